@@ -1,0 +1,417 @@
+import Database from 'better-sqlite3';
+import { Subject, type Observable } from 'rxjs';
+import { bytesCodec, type ValueCodec } from './codec.js';
+import {
+  StorageError,
+  alreadyExists,
+  closed,
+  compacted,
+  conflict,
+  corrupt,
+  futureRevision,
+  notFound,
+} from './errors.js';
+import { EventFanout, watchFromLog } from './fanout.js';
+import { DEFAULT_PREFIX, checkKey, checkLimit, checkPrefixOption, checkRangePrefix, checkRevision, prefixEnd, rangeStart } from './keys.js';
+import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent } from './store.js';
+
+export interface SqliteStoreOptions<V> {
+  /** The database file (created when missing). */
+  path: string;
+  prefix?: string;
+  codec?: ValueCodec<V>;
+  /**
+   * SQLite's `synchronous` setting. `FULL` (the default) fsyncs the WAL at every commit, so an
+   * acknowledged write survives a crash of the process *and* of the machine. `NORMAL` survives a
+   * process crash only.
+   */
+  synchronous?: 'FULL' | 'NORMAL';
+  /** Revisions compacted per transaction, so a large compaction never blocks writers for long. */
+  compactionChunk?: number;
+}
+
+/*
+ * Schema. `log` is the MVCC history: one row per write, its rowid the global revision. `live`
+ * maps each existing key to its newest revision, so current reads never scan history (the
+ * `GROUP BY key` over all revisions that makes kine's lists slow is left to historical reads).
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS log (
+  rev        INTEGER PRIMARY KEY,
+  key        TEXT    NOT NULL,
+  create_rev INTEGER NOT NULL,
+  prev_rev   INTEGER,
+  deleted    INTEGER NOT NULL,
+  value      BLOB
+);
+CREATE INDEX IF NOT EXISTS log_key_rev ON log (key, rev);
+CREATE TABLE IF NOT EXISTS live (key TEXT PRIMARY KEY, rev INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+`;
+
+interface Row {
+  key: string;
+  rev: number;
+  createRev: number;
+  deleted?: number;
+  value: Uint8Array | null;
+}
+
+interface ReplayRow extends Row {
+  prevValue: Uint8Array | null;
+}
+
+type WriteOp<V> =
+  | { kind: 'create'; key: string; value: V; bytes: Uint8Array }
+  | { kind: 'update'; key: string; value: V; bytes: Uint8Array; expected: number }
+  | { kind: 'delete'; key: string; expected: number | undefined }
+  | { kind: 'forceDelete'; key: string };
+
+interface Pending<V> {
+  op: WriteOp<V>;
+  resolve(result: KeyValue<V> | number): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The embedded default backend: one SQLite file in WAL mode. Writes are queued and committed in
+ * groups: every write requested while the previous group commits joins the next transaction, so
+ * 64 concurrent writers cost one fsync, not 64. Watches are fed from the commit path itself.
+ * The file is locked exclusively: one process owns it.
+ */
+export class SqliteStore<V = Uint8Array> implements Store<V> {
+  readonly backend = 'sqlite';
+  readonly prefix: string;
+  private readonly db: Database.Database;
+  private readonly codec: ValueCodec<V>;
+  private readonly fanout = new EventFanout<V>();
+  private readonly closing = new Subject<never>();
+  private readonly chunk: number;
+  private rev: number;
+  private compactRev: number;
+  private pending: Pending<V>[] = [];
+  private flushScheduled = false;
+  private isClosed = false;
+  private readonly sql;
+
+  constructor(options: SqliteStoreOptions<V>) {
+    this.prefix = checkPrefixOption(options.prefix ?? DEFAULT_PREFIX);
+    this.codec = options.codec ?? (bytesCodec as unknown as ValueCodec<V>);
+    this.chunk = options.compactionChunk ?? 5000;
+    try {
+      this.db = new Database(options.path);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+      this.db.pragma('locking_mode = EXCLUSIVE');
+      this.db.pragma('cache_size = -65536');
+      this.db.pragma('temp_store = MEMORY');
+      this.db.exec(SCHEMA);
+    } catch (error) {
+      throw new StorageError('Unavailable', `cannot open the sqlite store at ${options.path}: ${String(error)}`, {}, { cause: error });
+    }
+    const db = this.db;
+    this.sql = {
+      live: db.prepare<[string], Row>(
+        'SELECT live.key AS key, l.rev AS rev, l.create_rev AS createRev, l.value AS value FROM live JOIN log l ON l.rev = live.rev WHERE live.key = ?',
+      ),
+      at: db.prepare<[string, number], Row>(
+        'SELECT key, rev, create_rev AS createRev, deleted, value FROM log WHERE key = ? AND rev <= ? ORDER BY rev DESC LIMIT 1',
+      ),
+      insert: db.prepare<[number, string, number, number | null, number, Uint8Array | null]>(
+        'INSERT INTO log (rev, key, create_rev, prev_rev, deleted, value) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      setLive: db.prepare<[string, number]>(
+        'INSERT INTO live (key, rev) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET rev = excluded.rev',
+      ),
+      unsetLive: db.prepare<[string]>('DELETE FROM live WHERE key = ?'),
+      listLive: db.prepare<[string, string, number], Row>(
+        'SELECT live.key AS key, l.rev AS rev, l.create_rev AS createRev, l.value AS value FROM live JOIN log l ON l.rev = live.rev WHERE live.key >= ? AND live.key < ? ORDER BY live.key LIMIT ?',
+      ),
+      countLive: db.prepare<[string, string], { n: number }>('SELECT count(*) AS n FROM live WHERE key > ? AND key < ?'),
+      // SQLite fills bare columns from the row that holds max(rev): the version visible at the revision.
+      listAt: db.prepare<[string, string, number, number], Row>(
+        `SELECT key, rev, createRev, value FROM (
+           SELECT key, max(rev) AS rev, create_rev AS createRev, deleted, value FROM log
+           WHERE key >= ? AND key < ? AND rev <= ? GROUP BY key)
+         WHERE deleted = 0 ORDER BY key LIMIT ?`,
+      ),
+      countAt: db.prepare<[string, string, number], { n: number }>(
+        `SELECT count(*) AS n FROM (
+           SELECT max(rev), deleted FROM log WHERE key > ? AND key < ? AND rev <= ? GROUP BY key)
+         WHERE deleted = 0`,
+      ),
+      replay: db.prepare<[number, string, string], ReplayRow>(
+        `SELECT l.rev AS rev, l.key AS key, l.create_rev AS createRev, l.deleted AS deleted, l.value AS value, p.value AS prevValue
+         FROM log l LEFT JOIN log p ON p.rev = l.prev_rev
+         WHERE l.rev > ? AND l.key >= ? AND l.key < ? ORDER BY l.rev`,
+      ),
+      compactChunk: db.prepare<[number, number, number]>(
+        `DELETE FROM log WHERE rev >= ? AND rev < ? AND (deleted = 1 OR EXISTS (
+           SELECT 1 FROM log newer WHERE newer.key = log.key AND newer.rev > log.rev AND newer.rev <= ?))`,
+      ),
+      getMeta: db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?'),
+      setMeta: db.prepare<[string, number]>(
+        'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+      ),
+      maxRev: db.prepare<[], { rev: number | null }>('SELECT max(rev) AS rev FROM log'),
+    };
+    try {
+      // Take the exclusive lock now, so a second process fails here rather than mid-write.
+      db.exec('BEGIN IMMEDIATE; COMMIT;');
+    } catch (error) {
+      db.close();
+      throw new StorageError('Unavailable', `the sqlite store at ${options.path} is in use by another process`, {}, { cause: error });
+    }
+    this.compactRev = this.sql.getMeta.get('compact_rev')?.value ?? 0;
+    // Compaction never removes the newest row, so the log's last rowid is the current revision.
+    this.rev = Math.max(this.sql.maxRev.get()?.rev ?? 0, this.compactRev);
+  }
+
+  async get(key: string, options: GetOptions = {}): Promise<KeyValue<V> | undefined> {
+    this.checkOpen();
+    checkKey(key, this.prefix);
+    const at = this.readRevision(options.revision);
+    const row = at === this.rev ? this.sql.live.get(key) : this.sql.at.get(key, at);
+    return row && !row.deleted ? this.toKeyValue(row) : undefined;
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult<V>> {
+    this.checkOpen();
+    checkRangePrefix(prefix, this.prefix);
+    const at = this.readRevision(options.revision);
+    const limit = options.limit === undefined ? 0 : checkLimit(options.limit);
+    const start = rangeStart(prefix, options.startKey, this.prefix);
+    const end = prefixEnd(prefix);
+    const current = at === this.rev;
+    const rows = current ? this.sql.listLive.all(start, end, limit || -1) : this.sql.listAt.all(start, end, at, limit || -1);
+    const items = rows.map((row) => this.toKeyValue(row));
+    let remaining = 0;
+    if (limit > 0 && items.length === limit) {
+      const last = items[items.length - 1]!.key;
+      remaining = current ? this.sql.countLive.get(last, end)!.n : this.sql.countAt.get(last, end, at)!.n;
+    }
+    return { items, revision: at, remaining };
+  }
+
+  create(key: string, value: V): Promise<KeyValue<V>> {
+    return this.enqueue(() => {
+      checkKey(key, this.prefix);
+      const checked = this.codec.check(value);
+      return { kind: 'create', key, value: checked, bytes: this.codec.encode(checked) };
+    }) as Promise<KeyValue<V>>;
+  }
+
+  update(key: string, value: V, expectedModRevision: number): Promise<KeyValue<V>> {
+    return this.enqueue(() => {
+      checkKey(key, this.prefix);
+      checkRevision(expectedModRevision, 'expectedModRevision');
+      const checked = this.codec.check(value);
+      return { kind: 'update', key, value: checked, bytes: this.codec.encode(checked), expected: expectedModRevision };
+    }) as Promise<KeyValue<V>>;
+  }
+
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue<V>> {
+    return this.enqueue(() => {
+      checkKey(key, this.prefix);
+      if (expectedModRevision !== undefined) checkRevision(expectedModRevision, 'expectedModRevision');
+      return { kind: 'delete', key, expected: expectedModRevision };
+    }) as Promise<KeyValue<V>>;
+  }
+
+  forceDelete(key: string): Promise<number> {
+    return this.enqueue(() => {
+      checkKey(key, this.prefix);
+      return { kind: 'forceDelete', key };
+    }) as Promise<number>;
+  }
+
+  watch(prefix: string, fromRevision: number): Observable<StoreEvent<V>> {
+    checkRangePrefix(prefix, this.prefix);
+    checkRevision(fromRevision, 'fromRevision');
+    const replay = this.sql.replay;
+    const toEvent = (row: ReplayRow) => this.replayEvent(row);
+    return watchFromLog(
+      {
+        check: (from) => {
+          this.checkOpen();
+          if (from + 1 < this.compactRev) throw compacted(from, this.compactRev);
+        },
+        replay: function* (p: string, after: number) {
+          for (const row of replay.iterate(after, p, prefixEnd(p))) yield toEvent(row);
+        },
+        fanout: this.fanout,
+        closing: this.closing,
+      },
+      prefix,
+      fromRevision,
+    );
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.checkOpen();
+    checkRevision(revision);
+    if (revision > this.rev) throw futureRevision(revision, this.rev);
+    if (revision <= this.compactRev) return;
+    const from = this.compactRev;
+    // Reads below `revision` fail from now on, so rows may vanish underneath no reader.
+    this.compactRev = revision;
+    this.sql.setMeta.run('compact_rev', revision);
+    for (let lo = from; lo < revision; lo += this.chunk) {
+      const hi = Math.min(revision, lo + this.chunk);
+      this.sql.compactChunk.run(lo, hi, revision);
+      // Let queued writes commit between chunks.
+      if (hi < revision) await new Promise((resolve) => setImmediate(resolve));
+      if (this.isClosed) return;
+    }
+  }
+
+  async compactedRevision(): Promise<number> {
+    this.checkOpen();
+    return this.compactRev;
+  }
+
+  async revision(): Promise<number> {
+    this.checkOpen();
+    return this.rev;
+  }
+
+  async close(): Promise<void> {
+    if (this.isClosed) return;
+    if (this.pending.length > 0) this.flush();
+    this.isClosed = true;
+    this.db.close();
+    this.closing.error(closed());
+  }
+
+  private enqueue(prepare: () => WriteOp<V>): Promise<KeyValue<V> | number> {
+    return new Promise((resolve, reject) => {
+      if (this.isClosed) return reject(closed());
+      let op: WriteOp<V>;
+      try {
+        op = prepare();
+      } catch (error) {
+        return reject(error);
+      }
+      this.pending.push({ op, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits every queued write in one transaction, then tells watchers, then the writers. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0 || this.isClosed) {
+      for (const p of batch) p.reject(closed());
+      return;
+    }
+    const startRev = this.rev;
+    const outcomes: ({ ok: true; result: KeyValue<V> | number } | { ok: false; error: unknown })[] = [];
+    const events: StoreEvent<V>[] = [];
+    try {
+      this.db.transaction(() => {
+        for (const { op } of batch) {
+          try {
+            outcomes.push({ ok: true, result: this.apply(op, events) });
+          } catch (error) {
+            if (!(error instanceof StorageError)) throw error;
+            outcomes.push({ ok: false, error });
+          }
+        }
+      })();
+    } catch (error) {
+      this.rev = startRev;
+      const failure = new StorageError('Unavailable', `sqlite commit failed: ${String(error)}`, {}, { cause: error });
+      for (const p of batch) p.reject(failure);
+      return;
+    }
+    this.fanout.publish(events);
+    batch.forEach((p, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) p.resolve(outcome.result);
+      else p.reject(outcome.error);
+    });
+  }
+
+  /** One write inside the group transaction; a StorageError fails only this write. */
+  private apply(op: WriteOp<V>, events: StoreEvent<V>[]): KeyValue<V> | number {
+    const { key } = op;
+    const current = this.sql.live.get(key);
+    if (op.kind === 'create') {
+      if (current) throw alreadyExists(key);
+      const rev = ++this.rev;
+      this.sql.insert.run(rev, key, rev, null, 0, op.bytes);
+      this.sql.setLive.run(key, rev);
+      events.push({ type: 'put', key, value: op.value, revision: rev, createRevision: rev });
+      return { key, value: op.value, modRevision: rev, createRevision: rev };
+    }
+    if (!current) throw notFound(key);
+    if (op.kind === 'forceDelete') {
+      const rev = ++this.rev;
+      this.sql.insert.run(rev, key, current.createRev, current.rev, 1, null);
+      this.sql.unsetLive.run(key);
+      const prev = this.tryDecode(current.value!);
+      events.push(prev.ok ? { type: 'delete', key, prevValue: prev.value, revision: rev } : { type: 'delete', key, revision: rev });
+      return rev;
+    }
+    if (op.expected !== undefined && current.rev !== op.expected) throw conflict(key, op.expected, current.rev);
+    const prevValue = this.decode(key, current.value!);
+    const rev = ++this.rev;
+    if (op.kind === 'update') {
+      this.sql.insert.run(rev, key, current.createRev, current.rev, 0, op.bytes);
+      this.sql.setLive.run(key, rev);
+      events.push({ type: 'put', key, value: op.value, prevValue, revision: rev, createRevision: current.createRev });
+      return { key, value: op.value, modRevision: rev, createRevision: current.createRev };
+    }
+    this.sql.insert.run(rev, key, current.createRev, current.rev, 1, null);
+    this.sql.unsetLive.run(key);
+    events.push({ type: 'delete', key, prevValue, revision: rev });
+    return { key, value: prevValue, modRevision: rev, createRevision: current.createRev };
+  }
+
+  private readRevision(revision: number | undefined): number {
+    if (revision === undefined || checkRevision(revision) === 0) return this.rev;
+    if (revision < this.compactRev) throw compacted(revision, this.compactRev);
+    if (revision > this.rev) throw futureRevision(revision, this.rev);
+    return revision;
+  }
+
+  private toKeyValue(row: Row): KeyValue<V> {
+    return { key: row.key, value: this.decode(row.key, row.value!), modRevision: row.rev, createRevision: row.createRev };
+  }
+
+  private replayEvent(row: ReplayRow): StoreEvent<V> {
+    if (row.deleted) {
+      const prev = this.tryDecode(row.prevValue!);
+      return prev.ok ? { type: 'delete', key: row.key, prevValue: prev.value, revision: row.rev } : { type: 'delete', key: row.key, revision: row.rev };
+    }
+    const value = this.decode(row.key, row.value!);
+    return row.prevValue
+      ? { type: 'put', key: row.key, value, prevValue: this.decode(row.key, row.prevValue), revision: row.rev, createRevision: row.createRev }
+      : { type: 'put', key: row.key, value, revision: row.rev, createRevision: row.createRev };
+  }
+
+  private decode(key: string, bytes: Uint8Array): V {
+    try {
+      return this.codec.decode(bytes);
+    } catch (error) {
+      throw corrupt(key, error);
+    }
+  }
+
+  private tryDecode(bytes: Uint8Array): { ok: true; value: V } | { ok: false } {
+    try {
+      return { ok: true, value: this.codec.decode(bytes) };
+    } catch {
+      return { ok: false };
+    }
+  }
+
+  private checkOpen(): void {
+    if (this.isClosed) throw closed();
+  }
+}
