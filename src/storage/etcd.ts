@@ -37,7 +37,7 @@ export interface EtcdStoreOptions<V> {
   requestTimeoutMs?: number;
 }
 
-/** A StorageError the etcd errors below turn into; `Compacted`/`FutureRevision` get details later. */
+/** What a failed etcd3 call means here; `read`/`compact` add details to compacted/future. */
 type Failure = 'compacted' | 'future' | 'unavailable' | 'closed' | 'invalid';
 
 const COMPACTED_MESSAGE = 'required revision has been compacted';
@@ -55,10 +55,11 @@ const buf = (text: string) => Buffer.from(text, 'latin1');
 /** A plain Uint8Array view (no copy), so values compare equal to what other backends return. */
 const bytes = (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 const num = (value: string | number) => Number(value);
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function classify(error: unknown): Failure {
   if (error instanceof etcd3.ClientClosedError) return 'closed';
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (message.includes(COMPACTED_MESSAGE)) return 'compacted';
   if (message.includes(FUTURE_MESSAGE)) return 'future';
   // e.g. "etcdserver: request is too large": the request itself is at fault.
@@ -82,7 +83,9 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
   /** etcd's compacted revision is known to be at least this. */
   private knownCompacted = 0;
   /** Stops of live watches, run when the store closes. */
-  private readonly watches = new Set<(error: StorageError) => Promise<void>>();
+  private readonly watches = new Set<(error: StorageError) => void>();
+  /** Watcher cancels still in flight; close() waits for them before closing the client. */
+  private readonly cancelling = new Set<Promise<void>>();
 
   /** @internal use `openEtcdStore`. */
   constructor(
@@ -191,12 +194,14 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
         .startRevision(String(fromRevision + 1))
         .withPreviousKV()
         .watcher();
-      const stop = async (error?: StorageError) => {
+      const stop = (error?: StorageError) => {
         if (detached) return;
         detached = true;
         this.watches.delete(stop);
+        const cancel = watcher.cancel().catch(() => undefined);
+        this.cancelling.add(cancel);
+        void cancel.then(() => this.cancelling.delete(cancel));
         if (error) subscriber.error(error);
-        await watcher.cancel().catch(() => undefined);
       };
       this.watches.add(stop);
 
@@ -210,7 +215,7 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
           try {
             converted = this.toEvent(event.type, event.kv, event.prev_kv ?? undefined);
           } catch (error) {
-            void stop(error as StorageError);
+            stop(error as StorageError);
             return;
           }
           last = Math.max(last, revision);
@@ -239,7 +244,7 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
           (lookupError: unknown) => subscriber.error(lookupError),
         );
       });
-      return () => void stop();
+      return () => stop();
     });
   }
 
@@ -289,8 +294,10 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
     this.isClosed = true;
     // Detach every watcher before closing the client: a watch left attached to a closed client
     // makes etcd3 retry the stream forever. A cancel etcd never answers must not hang close().
-    const stops = [...this.watches].map((stop) => stop(closed()));
-    await Promise.race([Promise.all(stops), sleep(2000)]);
+    for (const stop of [...this.watches]) stop(closed());
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(this.cancelling), new Promise((resolve) => (timer = setTimeout(resolve, 2000)))]);
+    clearTimeout(timer);
     this.client.close();
   }
 
@@ -303,7 +310,7 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
         return;
       } catch (error) {
         if (Date.now() >= deadline || classify(error) !== 'unavailable') {
-          throw new StorageError('Unavailable', `cannot reach etcd within ${timeoutMs} ms: ${String(error)}`, {}, { cause: error });
+          throw new StorageError('Unavailable', `cannot reach etcd within ${timeoutMs} ms: ${messageOf(error)}`, {}, { cause: error });
         }
         await sleep(100);
       }
@@ -365,12 +372,12 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
       } catch (error) {
         const failure = this.isClosed ? 'closed' : classify(error);
         if (failure === 'closed') throw closed();
-        if (failure === 'invalid') throw new StorageError('InvalidArgument', String(error), {}, { cause: error });
+        if (failure === 'invalid') throw new StorageError('InvalidArgument', `etcd rejected the request: ${messageOf(error)}`, {}, { cause: error });
         const delay = RETRY_DELAYS_MS[attempt];
-        const retry = failure === 'unavailable' && delay !== undefined && (!write || NOT_SENT.test(String(error)));
+        const retry = failure === 'unavailable' && delay !== undefined && (!write || NOT_SENT.test(messageOf(error)));
         if (!retry) {
           // Compacted/FutureRevision travel as the cause; `read`/`compact` add the details.
-          throw new StorageError('Unavailable', `etcd request failed: ${String(error)}`, {}, { cause: error });
+          throw new StorageError('Unavailable', `etcd request failed: ${messageOf(error)}`, {}, { cause: error });
         }
         await sleep(delay);
       }
@@ -422,6 +429,10 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
   }
 }
 
+type GlobalPolicy = NonNullable<NonNullable<IOptions['faultHandling']>['global']>;
+/** A cockatiel policy that just runs the call (etcd3 only ever calls `execute` on it). */
+const noRetry = { execute: (fn: (context: object) => unknown) => fn({}) } as unknown as GlobalPolicy;
+
 /** Connects to etcd (waiting up to `dialTimeoutMs` for it to answer) and opens the store. */
 export async function openEtcdStore<V = Uint8Array>(options: EtcdStoreOptions<V>): Promise<EtcdStore<V>> {
   const { endpoints } = options;
@@ -433,10 +444,13 @@ export async function openEtcdStore<V = Uint8Array>(options: EtcdStoreOptions<V>
   const requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
   const clientOptions: IOptions = {
     hosts: endpoints,
+    // grpc-js refuses responses over 4 MiB by default, which a list of a large prefix exceeds
+    // (kube's etcd client lifts the limit the same way).
+    grpcOptions: { 'grpc.max_receive_message_length': 2 ** 31 - 1 },
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + requestTimeoutMs }),
     // No blind retries inside etcd3 (its default retries writes too): `call` decides what is
     // safe to retry. The per-host circuit breaker stays, so a dead member is skipped.
-    faultHandling: { global: { execute: (fn: (context: unknown) => unknown) => fn({}) } as never },
+    faultHandling: { global: noRetry },
   };
   const store = new EtcdStore<V>(new etcd3.Etcd3(clientOptions), prefix, codec);
   try {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { ValueCodec } from './codec.js';
 import { invalid } from './errors.js';
+import { openEtcdStore } from './etcd.js';
 import { MemoryStore } from './memory.js';
 import { Retention, type RetentionOptions } from './retention.js';
 import { SqliteStore } from './sqlite.js';
@@ -40,7 +41,6 @@ export async function openStore<V = Uint8Array>(options: OpenStoreOptions<V>): P
       break;
     case 'etcd': {
       if (!options.etcdServers?.length) throw invalid('the etcd backend needs at least one server');
-      const { openEtcdStore } = await import('./etcd.js');
       store = await openEtcdStore<V>({ endpoints: options.etcdServers, ...common });
       break;
     }

@@ -4,6 +4,7 @@
  * binary is missing these helpers throw (suites fail, they never skip).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,8 @@ export interface EtcdMember {
   kill(): void;
   /** Kills the process, waits for it to exit and removes its data directory. */
   stop(): Promise<void>;
+  /** Starts a killed member again over its data directory and ports; resolves once healthy. */
+  restart(): Promise<void>;
 }
 
 export interface EtcdCluster {
@@ -31,8 +34,9 @@ export interface EtcdCluster {
 const ETCD_BIN = process.env.ETCD_BIN ?? 'etcd';
 const STARTUP_TIMEOUT_MS = 30_000;
 
-/** Every etcd this process started, so that none outlives it when a test run dies. */
+/** Every etcd this process started, and data directory not yet removed, so none outlives a dead test run. */
 const running = new Set<ChildProcess>();
+const dataDirs = new Set<string>();
 let exitHookInstalled = false;
 
 function installExitHook(): void {
@@ -40,6 +44,13 @@ function installExitHook(): void {
   exitHookInstalled = true;
   process.once('exit', () => {
     for (const child of running) child.kill('SIGKILL');
+    for (const dir of dataDirs) {
+      try {
+        rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // best effort while exiting
+      }
+    }
   });
 }
 
@@ -92,16 +103,27 @@ interface MemberSpec {
 }
 
 class Member implements EtcdMember {
-  private exited = false;
-  private readonly exitPromise: Promise<void>;
+  private exited = true;
+  private exitPromise: Promise<void> = Promise.resolve();
   private readonly output: string[] = [];
+  private child!: ChildProcess;
+  private removed = false;
 
   constructor(
     readonly name: string,
     readonly endpoint: string,
     private readonly dataDir: string,
-    private readonly child: ChildProcess,
+    private readonly args: readonly string[],
   ) {
+    dataDirs.add(dataDir);
+    this.spawn();
+  }
+
+  private spawn(): void {
+    const child = spawn(ETCD_BIN, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    installExitHook();
+    this.child = child;
+    this.exited = false;
     running.add(child);
     this.exitPromise = new Promise<void>((resolve) => {
       child.once('exit', () => {
@@ -118,6 +140,14 @@ class Member implements EtcdMember {
     child.stdout?.resume();
   }
 
+  async restart(): Promise<void> {
+    if (this.removed) throw new Error(`etcd ${this.name} was stopped; its data is gone`);
+    this.kill();
+    await this.exitPromise;
+    this.spawn();
+    await this.waitHealthy(Date.now() + STARTUP_TIMEOUT_MS);
+  }
+
   get alive(): boolean {
     return !this.exited;
   }
@@ -131,9 +161,11 @@ class Member implements EtcdMember {
   }
 
   async stop(): Promise<void> {
+    this.removed = true;
     this.kill();
     await this.exitPromise;
     await rm(this.dataDir, { recursive: true, force: true });
+    dataDirs.delete(this.dataDir);
   }
 
   /** Resolves when /health answers `true` (the member has a leader); rejects if etcd exits. */
@@ -157,26 +189,21 @@ async function spawnMember(spec: MemberSpec, initialCluster: string, token: stri
   const dataDir = await mkdtemp(join(tmpdir(), `etcd-${spec.name}-`));
   const clientUrl = `http://127.0.0.1:${spec.clientPort}`;
   const peerUrl = `http://127.0.0.1:${spec.peerPort}`;
-  const child = spawn(
-    ETCD_BIN,
-    [
-      '--name', spec.name,
-      '--data-dir', dataDir,
-      '--listen-client-urls', clientUrl,
-      '--advertise-client-urls', clientUrl,
-      '--listen-peer-urls', peerUrl,
-      '--initial-advertise-peer-urls', peerUrl,
-      '--initial-cluster', initialCluster,
-      '--initial-cluster-state', 'new',
-      '--initial-cluster-token', token,
-      '--logger', 'zap',
-      '--log-level', 'error',
-      '--log-outputs', 'stderr',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  installExitHook();
-  return new Member(spec.name, clientUrl, dataDir, child);
+  const args = [
+    '--name', spec.name,
+    '--data-dir', dataDir,
+    '--listen-client-urls', clientUrl,
+    '--advertise-client-urls', clientUrl,
+    '--listen-peer-urls', peerUrl,
+    '--initial-advertise-peer-urls', peerUrl,
+    '--initial-cluster', initialCluster,
+    '--initial-cluster-state', 'new',
+    '--initial-cluster-token', token,
+    '--logger', 'zap',
+    '--log-level', 'error',
+    '--log-outputs', 'stderr',
+  ];
+  return new Member(spec.name, clientUrl, dataDir, args);
 }
 
 async function startMembers(count: number): Promise<Member[]> {
@@ -213,7 +240,7 @@ async function startWithRetry(count: number): Promise<Member[]> {
 }
 
 /** One etcd member on free loopback ports, healthy when this resolves. */
-export async function startEtcd(): Promise<{ endpoint: string; stop(): Promise<void>; kill(): void }> {
+export async function startEtcd(): Promise<EtcdMember> {
   const [member] = await startWithRetry(1);
   return member!;
 }
