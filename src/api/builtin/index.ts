@@ -1,0 +1,24 @@
+import { ResourceRegistry } from '../registry.js';
+import type { ResourceType } from '../resource-type.js';
+import { coreTypes } from './core.js';
+import { certificatesTypes, coordinationTypes, discoveryTypes, eventsTypes, rbacTypes } from './svc-groups.js';
+import { appsTypes, autoscalingTypes, batchTypes, policyTypes } from './workloads.js';
+
+/** Every built-in type, groups in the order Kubernetes' discovery lists them. */
+export const builtinTypes: readonly ResourceType[] = Object.freeze([
+  ...coreTypes,
+  ...appsTypes,
+  ...eventsTypes,
+  ...autoscalingTypes,
+  ...batchTypes,
+  ...certificatesTypes,
+  ...policyTypes,
+  ...rbacTypes,
+  ...coordinationTypes,
+  ...discoveryTypes,
+]);
+
+/** A registry of the built-in types; each call builds a fresh one (they share the frozen types). */
+export function builtinRegistry(): ResourceRegistry {
+  return new ResourceRegistry(builtinTypes);
+}

@@ -1,0 +1,108 @@
+import { APPS_GROUP, AUTOSCALING_GROUP, BATCH_GROUP, POLICY_GROUP } from '../groups.js';
+import {
+  controllerRevisionSchema,
+  cronJobSchema,
+  daemonSetSchema,
+  deploymentSchema,
+  horizontalPodAutoscalerSchema,
+  jobSchema,
+  podDisruptionBudgetSchema,
+  replicaSetSchema,
+  statefulSetSchema,
+} from '../kinds/index.js';
+import { defineResourceType, integerAt, type ResourceType } from '../resource-type.js';
+
+/** apps, batch, autoscaling and policy: the groups Kubernetes leaves unsuffixed. */
+
+const apps = { group: APPS_GROUP, version: 'v1', namespaced: true } as const;
+const batch = { group: BATCH_GROUP, version: 'v1', namespaced: true } as const;
+
+export const appsTypes: readonly ResourceType[] = [
+  defineResourceType({ ...apps, kind: 'ControllerRevision', resource: 'controllerrevisions', schema: controllerRevisionSchema }),
+  defineResourceType({
+    ...apps,
+    kind: 'DaemonSet',
+    resource: 'daemonsets',
+    shortNames: ['ds'],
+    categories: ['all'],
+    schema: daemonSetSchema,
+    subresources: ['status'],
+  }),
+  defineResourceType({
+    ...apps,
+    kind: 'Deployment',
+    resource: 'deployments',
+    shortNames: ['deploy'],
+    categories: ['all'],
+    schema: deploymentSchema,
+    subresources: ['scale', 'status'],
+  }),
+  defineResourceType({
+    ...apps,
+    kind: 'ReplicaSet',
+    resource: 'replicasets',
+    shortNames: ['rs'],
+    categories: ['all'],
+    schema: replicaSetSchema,
+    subresources: ['scale', 'status'],
+    fieldSelectors: { 'status.replicas': integerAt('status.replicas') },
+  }),
+  defineResourceType({
+    ...apps,
+    kind: 'StatefulSet',
+    resource: 'statefulsets',
+    shortNames: ['sts'],
+    categories: ['all'],
+    schema: statefulSetSchema,
+    subresources: ['scale', 'status'],
+  }),
+];
+
+export const autoscalingTypes: readonly ResourceType[] = [
+  defineResourceType({
+    group: AUTOSCALING_GROUP,
+    version: 'v2',
+    namespaced: true,
+    kind: 'HorizontalPodAutoscaler',
+    resource: 'horizontalpodautoscalers',
+    shortNames: ['hpa'],
+    categories: ['all'],
+    schema: horizontalPodAutoscalerSchema,
+    subresources: ['status'],
+  }),
+];
+
+export const batchTypes: readonly ResourceType[] = [
+  defineResourceType({
+    ...batch,
+    kind: 'CronJob',
+    resource: 'cronjobs',
+    shortNames: ['cj'],
+    categories: ['all'],
+    schema: cronJobSchema,
+    subresources: ['status'],
+  }),
+  defineResourceType({
+    ...batch,
+    kind: 'Job',
+    resource: 'jobs',
+    categories: ['all'],
+    schema: jobSchema,
+    subresources: ['status'],
+    // The label says "successful"; the field it reads is status.succeeded.
+    fieldSelectors: { 'status.successful': integerAt('status.succeeded') },
+  }),
+];
+
+export const policyTypes: readonly ResourceType[] = [
+  defineResourceType({
+    group: POLICY_GROUP,
+    version: 'v1',
+    namespaced: true,
+    kind: 'PodDisruptionBudget',
+    resource: 'poddisruptionbudgets',
+    shortNames: ['pdb'],
+    schema: podDisruptionBudgetSchema,
+    subresources: ['status'],
+  }),
+];

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { conditionSchema, kindSchema, looseSchema, nonNegativeInt, timeSchema, requiredPart } from './common.js';
+
+/** autoscaling/v2: HorizontalPodAutoscaler. */
+
+export const metricSpecSchema = z.looseObject({
+  type: z.enum(['Object', 'Pods', 'Resource', 'ContainerResource', 'External']),
+  object: looseSchema.optional(),
+  pods: looseSchema.optional(),
+  resource: looseSchema.optional(),
+  containerResource: looseSchema.optional(),
+  external: looseSchema.optional(),
+});
+
+export const horizontalPodAutoscalerSpecSchema = z.looseObject({
+  scaleTargetRef: z.looseObject({
+    apiVersion: z.string().optional(),
+    kind: z.string().min(1),
+    name: z.string().min(1),
+  }),
+  minReplicas: z.int().min(1).optional(),
+  maxReplicas: z.int().min(1),
+  metrics: z.array(metricSpecSchema).optional(),
+  behavior: looseSchema.optional(),
+});
+
+export const horizontalPodAutoscalerSchema = kindSchema({
+  spec: requiredPart(horizontalPodAutoscalerSpecSchema),
+  status: z
+    .looseObject({
+      observedGeneration: z.int().optional(),
+      lastScaleTime: timeSchema.optional(),
+      currentReplicas: nonNegativeInt.optional(),
+      desiredReplicas: nonNegativeInt.optional(),
+      currentMetrics: z.array(looseSchema).optional(),
+      conditions: z.array(conditionSchema).optional(),
+    })
+    .optional(),
+});
+
+export type HorizontalPodAutoscaler = z.infer<typeof horizontalPodAutoscalerSchema>;

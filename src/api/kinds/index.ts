@@ -1,0 +1,94 @@
+export {
+  base64Schema,
+  conditionSchema,
+  intOrStringSchema,
+  kindSchema,
+  labelSelectorRequirementSchema,
+  labelSelectorSchema,
+  localObjectReferenceSchema,
+  objectReferenceSchema,
+  quantitySchema,
+  resourceListSchema,
+} from './common.js';
+export {
+  containerSchema,
+  podSchema,
+  podSpecSchema,
+  podStatusSchema,
+  podTemplateSpecSchema,
+  type Container,
+  type Pod,
+  type PodSpec,
+  type PodStatus,
+  type PodTemplateSpec,
+} from './pod.js';
+export {
+  configMapSchema,
+  coreEventSchema,
+  limitRangeSchema,
+  namespaceSchema,
+  replicationControllerSchema,
+  resourceQuotaSchema,
+  secretSchema,
+  serviceAccountSchema,
+  type ConfigMap,
+  type CoreEvent,
+  type LimitRange,
+  type Namespace,
+  type ReplicationController,
+  type ResourceQuota,
+  type Secret,
+  type ServiceAccount,
+} from './core.js';
+export { nodeSchema, taintSchema, type Node, type NodeSpec, type NodeStatus, type Taint } from './node.js';
+export {
+  endpointsSchema,
+  servicePortSchema,
+  serviceSchema,
+  serviceSpecSchema,
+  type Endpoints,
+  type Service,
+  type ServicePort,
+  type ServiceSpec,
+} from './service.js';
+export {
+  persistentVolumeClaimSchema,
+  persistentVolumeSchema,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+} from './volumes.js';
+export {
+  controllerRevisionSchema,
+  daemonSetSchema,
+  deploymentSchema,
+  deploymentSpecSchema,
+  replicaSetSchema,
+  statefulSetSchema,
+  type ControllerRevision,
+  type DaemonSet,
+  type Deployment,
+  type DeploymentSpec,
+  type ReplicaSet,
+  type StatefulSet,
+} from './apps.js';
+export { cronJobSchema, jobSchema, jobSpecSchema, type CronJob, type Job, type JobSpec } from './batch.js';
+export { horizontalPodAutoscalerSchema, type HorizontalPodAutoscaler } from './autoscaling.js';
+export { podDisruptionBudgetSchema, type PodDisruptionBudget } from './policy.js';
+export { leaseSchema, leaseSpecSchema, type Lease, type LeaseSpec } from './coordination.js';
+export { endpointSliceSchema, type EndpointSlice } from './discovery.js';
+export {
+  clusterRoleBindingSchema,
+  clusterRoleSchema,
+  policyRuleSchema,
+  roleBindingSchema,
+  roleSchema,
+  subjectSchema,
+  type ClusterRole,
+  type ClusterRoleBinding,
+  type PolicyRule,
+  type Role,
+  type RoleBinding,
+  type Subject,
+} from './rbac.js';
+export { certificateSigningRequestSchema, type CertificateSigningRequest } from './certificates.js';
+export { eventSchema, type Event } from './events.js';

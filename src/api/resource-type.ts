@@ -1,0 +1,100 @@
+import type { z } from 'zod';
+import type { KubeObject } from './meta.js';
+
+/** How a kind's object names are checked (Kubernetes picks one per kind). */
+export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'pathSegment';
+
+/** Reads the value a field selector compares, from an object of the type; absent reads as "". */
+export type FieldAccessor = (object: Readonly<Record<string, unknown>>) => string | undefined;
+
+/** Everything svc knows about one served resource: names, scope, verbs, schema, selectors. */
+export interface ResourceType {
+  /** `''` for the core group. */
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly listKind: string;
+  /** The plural, lowercase name in URLs. */
+  readonly resource: string;
+  readonly singular: string;
+  readonly shortNames: readonly string[];
+  readonly namespaced: boolean;
+  readonly subresources: readonly string[];
+  readonly verbs: readonly string[];
+  readonly categories?: readonly string[];
+  /** Loose: fields it does not model pass through unchanged. */
+  readonly schema: z.ZodType<KubeObject>;
+  /** Every field a `fieldSelector` may name for this type. */
+  readonly fieldSelectors: Readonly<Record<string, FieldAccessor>>;
+  readonly nameValidation: NameRule;
+}
+
+/** The verbs of a Kubernetes object type that lacks none. */
+export const ALL_VERBS: readonly string[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export interface ResourceTypeInit {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly resource: string;
+  readonly namespaced: boolean;
+  readonly schema: z.ZodType<KubeObject>;
+  readonly shortNames?: readonly string[];
+  readonly subresources?: readonly string[];
+  readonly verbs?: readonly string[];
+  readonly categories?: readonly string[];
+  /** Beyond `metadata.name` and (namespaced) `metadata.namespace`, which every type gets. */
+  readonly fieldSelectors?: Readonly<Record<string, FieldAccessor>>;
+  readonly nameValidation?: NameRule;
+}
+
+/** A ResourceType with Kubernetes' defaults: `<Kind>List`, lowercase singular, every verb. */
+export function defineResourceType(init: ResourceTypeInit): ResourceType {
+  const { fieldSelectors = {}, ...rest } = init;
+  return Object.freeze({
+    listKind: `${init.kind}List`,
+    singular: init.kind.toLowerCase(),
+    shortNames: [],
+    subresources: [],
+    verbs: ALL_VERBS,
+    nameValidation: 'subdomain' as const,
+    ...rest,
+    fieldSelectors: Object.freeze({
+      'metadata.name': stringAt('metadata.name'),
+      ...(init.namespaced ? { 'metadata.namespace': stringAt('metadata.namespace') } : {}),
+      ...fieldSelectors,
+    }),
+  });
+}
+
+function valueAt(object: Readonly<Record<string, unknown>>, path: string): unknown {
+  let current: unknown = object;
+  for (const key of path.split('.')) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/** A string field; anything else (absent, wrong type) reads as absent. */
+export function stringAt(path: string): FieldAccessor {
+  return (object) => {
+    const value = valueAt(object, path);
+    return typeof value === 'string' ? value : undefined;
+  };
+}
+
+// Go formats an unset bool or int field as its zero value, and selectors compare that text.
+
+/** A boolean field as `true`/`false`; unset is `false`. */
+export function booleanAt(path: string): FieldAccessor {
+  return (object) => String(valueAt(object, path) === true);
+}
+
+/** An integer field in decimal; unset is `0`. */
+export function integerAt(path: string): FieldAccessor {
+  return (object) => {
+    const value = valueAt(object, path);
+    return typeof value === 'number' ? String(value) : '0';
+  };
+}

@@ -1,0 +1,14 @@
+import { randomInt } from 'node:crypto';
+
+// No vowels (no accidental words) and no look-alikes such as 0/o, 1/l.
+const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const RANDOM_LENGTH = 5;
+/** A generated name must still fit a DNS label, 63 characters. */
+export const MAX_GENERATE_NAME_PREFIX = 63 - RANDOM_LENGTH;
+
+/** The name for `metadata.generateName`: the prefix (cut to 58 characters) and 5 random ones. */
+export function generateName(prefix: string): string {
+  let suffix = '';
+  for (let i = 0; i < RANDOM_LENGTH; i++) suffix += ALPHABET[randomInt(ALPHABET.length)];
+  return prefix.slice(0, MAX_GENERATE_NAME_PREFIX) + suffix;
+}

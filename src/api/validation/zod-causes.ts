@@ -1,0 +1,118 @@
+import type { z } from 'zod';
+import type { FieldCause } from '../status-error.js';
+import { fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, fieldTooMany, fieldTypeInvalid } from './causes.js';
+
+/**
+ * Turns zod issues into Kubernetes field causes. The field path follows Kubernetes notation, which
+ * needs the schema: a map key reads `labels[app]`, a struct field `.name`, an index `[0]`.
+ */
+
+type Schema = z.core.$ZodType;
+type Issue = z.core.$ZodIssue;
+
+interface Def {
+  readonly type: string;
+  readonly shape?: Record<string, Schema>;
+  readonly catchall?: Schema;
+  readonly valueType?: Schema;
+  readonly element?: Schema;
+  readonly innerType?: Schema;
+  readonly in?: Schema;
+  readonly getter?: () => Schema;
+}
+
+const defOf = (schema: Schema): Def => schema._zod.def as unknown as Def;
+
+// Wrappers (optional, default, pipe, lazy...) do not change where a value sits in the document.
+function unwrap(schema: Schema | undefined): Schema | undefined {
+  for (let current = schema, depth = 0; current && depth < 16; depth++) {
+    const def = defOf(current);
+    const inner = def.innerType ?? def.in ?? (def.type === 'lazy' ? def.getter?.() : undefined);
+    if (!inner) return current;
+    current = inner;
+  }
+  return schema;
+}
+
+export function fieldPath(root: Schema, path: readonly PropertyKey[]): string {
+  let out = '';
+  let schema: Schema | undefined = root;
+  for (const segment of path) {
+    const inner = unwrap(schema);
+    const def: Def | undefined = inner && defOf(inner);
+    if (typeof segment === 'number') {
+      out += `[${segment}]`;
+      schema = def?.type === 'array' ? def.element : undefined;
+      continue;
+    }
+    const key = String(segment);
+    if (def?.type === 'record') {
+      out += `[${key}]`;
+      schema = def.valueType;
+    } else if (def?.type === 'object' && def.shape && !(key in def.shape) && def.catchall && defOf(def.catchall).type !== 'unknown') {
+      out += `[${key}]`;
+      schema = def.catchall;
+    } else {
+      out += out === '' ? key : `.${key}`;
+      schema = def?.type === 'object' ? def.shape?.[key] : undefined;
+    }
+  }
+  return out;
+}
+
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let current = data;
+  for (const segment of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[segment];
+  }
+  return current;
+}
+
+const jsonType = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+
+const EXPECTED: Record<string, string> = { int: 'integer', record: 'object', object: 'object' };
+
+function unionTypes(branches: readonly (readonly Issue[])[]): string[] {
+  const types = branches.flatMap((issues) =>
+    issues.flatMap((issue) => (issue.code === 'invalid_type' && issue.path.length === 0 ? [EXPECTED[issue.expected] ?? issue.expected] : [])),
+  );
+  return [...new Set(types)];
+}
+
+/** The causes for the issues of one parse of `data` against `root`. */
+export function causesFromIssues(root: Schema, data: unknown, issues: readonly Issue[], base: readonly PropertyKey[] = []): FieldCause[] {
+  return issues.flatMap((issue) => causeFromIssue(root, data, issue, [...base, ...issue.path]));
+}
+
+function causeFromIssue(root: Schema, data: unknown, issue: Issue, path: readonly PropertyKey[]): FieldCause[] {
+  const field = fieldPath(root, path);
+  const value = valueAt(data, path);
+  const missing = value === undefined && issue.code !== 'custom';
+  if (missing) return [fieldRequired(field)];
+  switch (issue.code) {
+    case 'invalid_type':
+      return [fieldTypeInvalid(field, jsonType(value), `must be of type ${EXPECTED[issue.expected] ?? issue.expected}`)];
+    case 'too_small':
+      // An empty string or list where one item is the minimum is how Kubernetes spells "required".
+      if ((issue.origin === 'string' || issue.origin === 'array') && Number(issue.minimum) === 1) return [fieldRequired(field)];
+      if (issue.origin === 'array') return [fieldInvalid(field, value, `must have at least ${issue.minimum} items`)];
+      return [fieldInvalid(field, value, `must be greater than or equal to ${issue.minimum}`)];
+    case 'too_big':
+      if (issue.origin === 'string') return [fieldTooLong(field, Number(issue.maximum))];
+      if (issue.origin === 'array') return [fieldTooMany(field, Array.isArray(value) ? value.length : 0, Number(issue.maximum))];
+      return [fieldInvalid(field, value, `must be less than or equal to ${issue.maximum}`)];
+    case 'invalid_value':
+      return [fieldNotSupported(field, value, issue.values)];
+    case 'invalid_union':
+      // Reached only when no branch accepted the type: zod reports a half-matching branch itself.
+      return [fieldTypeInvalid(field, jsonType(value), `must be of type ${unionTypes(issue.errors).join(' or ')}`)];
+    case 'invalid_key':
+      // zod puts the offending key at the end of the path; its problem is the key's own issue.
+      return issue.issues.map((inner) => fieldInvalid(field, path[path.length - 1], inner.message));
+    case 'invalid_element':
+      return issue.issues.map((inner) => fieldInvalid(field, value, inner.message));
+    default:
+      return [fieldInvalid(field, value, issue.message)];
+  }
+}

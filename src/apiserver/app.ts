@@ -1,0 +1,90 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry } from '../api/index.js';
+import type { Store } from '../storage/index.js';
+import type { Authenticator, UserInfo } from './authn/user.js';
+import { versionInfo } from './discovery.js';
+import { ensureSystemNamespaces } from './namespaces.js';
+import { ObjectReader } from './objects.js';
+import { openApiDocument, openApiRoot } from './openapi.js';
+import { resourceRouter } from './resources.js';
+import { SVC_VERSION } from './svc-version.js';
+import { pathNotFound, sendStatus, toStatusError } from './status.js';
+
+export interface ApiServerOptions {
+  /** The store objects live in (bytes: each object's JSON). */
+  store: Store;
+  /** Resolves the caller of every request but the health checks. */
+  authenticate: Authenticator;
+  /** The resource types served (default: every built-in type). */
+  registry?: ResourceRegistry;
+  /** Largest accepted request body (default 3 MiB; larger → 413). */
+  maxRequestBodyBytes?: number;
+  /** Enabled feature gates (`--feature-gates`). */
+  featureGates?: Readonly<Record<string, boolean>>;
+  /** pino logger options, or false for none. */
+  logger?: boolean | object;
+  /** TLS material; without it the app serves plain HTTP (tests use `inject`). */
+  https?: { key: string | Buffer; cert: string | Buffer };
+  /** svc's version, reported by `/version`. */
+  version?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated caller (absent only on the health checks). */
+    user?: UserInfo;
+  }
+}
+
+const UNAUTHENTICATED = new Set(['/healthz', '/livez', '/readyz']);
+
+/** Request bodies the server decodes; other media types are answered 415. */
+const BODY_TYPES = ['application/json'];
+
+/** Builds the API server without listening: the entry point calls `listen`, tests call `inject`. */
+export async function buildApp(options: ApiServerOptions): Promise<FastifyInstance> {
+  const registry = options.registry ?? builtinRegistry();
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
+    ...(options.https ? { https: options.https } : {}),
+  }) as unknown as FastifyInstance;
+
+  app.removeAllContentTypeParsers();
+  // Bodies arrive as bytes; handlers decode them so that a malformed body is their 400, not Fastify's.
+  app.addContentTypeParser(BODY_TYPES, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', (req, _payload, done) =>
+    done(unsupportedMediaType(String(req.headers['content-type']), BODY_TYPES), undefined),
+  );
+
+  app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatusError(error)));
+  app.setNotFoundHandler((_request, reply) => sendStatus(reply, pathNotFound()));
+
+  app.decorateRequest('user', undefined);
+  app.addHook('onRequest', async (request) => {
+    const path = request.url.split('?')[0]!;
+    if (UNAUTHENTICATED.has(path)) return;
+    const user = await options.authenticate(request.headers);
+    if (!user) throw unauthorized('Unauthorized');
+    request.user = user;
+  });
+
+  for (const path of UNAUTHENTICATED) app.get(path, async (_req, reply) => reply.type('text/plain').send('ok'));
+  app.get('/version', async (_req, reply) => reply.type('application/json').send(JSON.stringify(versionInfo(options.version ?? SVC_VERSION))));
+  app.get('/openapi/v3', async (_req, reply) => reply.type('application/json').send(JSON.stringify(openApiRoot(registry))));
+  app.get('/openapi/v3/*', async (request, reply) => {
+    const rest = (request.params as { '*': string })['*'].split('/');
+    const [prefix, a, b] = rest;
+    const doc =
+      prefix === 'api' && a && !b ? openApiDocument(registry, '', a) : prefix === 'apis' && a && b ? openApiDocument(registry, a, b) : undefined;
+    if (!doc) throw pathNotFound();
+    return reply.type('application/json').send(JSON.stringify(doc));
+  });
+
+  const route = resourceRouter({ store: options.store, reader: new ObjectReader(options.store), registry });
+  const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+  for (const url of ['/api', '/api/*', '/apis', '/apis/*']) app.route({ method: [...methods], url, handler: route });
+
+  await ensureSystemNamespaces(options.store, registry);
+  return app;
+}

@@ -1,0 +1,67 @@
+import { forbidden, notFound, type ResourceRegistry, type ResourceType } from '../api/index.js';
+import { isStorageError, type Store } from '../storage/index.js';
+import { apiVersionOf, encodeForStorage, objectKey, prepareForCreate, type ApiObject, type ObjectReader } from './objects.js';
+
+/** Namespaces that exist from the first start. */
+export const SYSTEM_NAMESPACES = ['default', 'svc-system', 'svc-public', 'svc-node-lease'] as const;
+
+/** The finalizer that holds a deleted namespace in Terminating until its contents are gone. */
+export const NAMESPACE_FINALIZER = 'kubernetes';
+
+export const namespaceType = (registry: ResourceRegistry): ResourceType => registry.lookup('', 'v1', 'namespaces')!;
+
+export const isTerminating = (ns: ApiObject) =>
+  ns.metadata.deletionTimestamp !== undefined || (ns['status'] as { phase?: string } | undefined)?.phase === 'Terminating';
+
+/** A new namespace is Active and carries the finalizer the namespace controller will remove. */
+export function prepareNamespace(object: ApiObject): ApiObject {
+  const spec = (object['spec'] as { finalizers?: string[] } | undefined) ?? {};
+  const finalizers = spec.finalizers?.includes(NAMESPACE_FINALIZER) ? spec.finalizers : [...(spec.finalizers ?? []), NAMESPACE_FINALIZER];
+  return { ...object, spec: { ...spec, finalizers }, status: { phase: 'Active' } };
+}
+
+/** Deleting a namespace only marks it: its contents go first (the namespace controller's job). */
+export function markNamespaceTerminating(ns: ApiObject, now = new Date()): ApiObject {
+  return {
+    ...ns,
+    metadata: { ...ns.metadata, deletionTimestamp: ns.metadata.deletionTimestamp ?? now.toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    status: { ...((ns['status'] as object | undefined) ?? {}), phase: 'Terminating' },
+  };
+}
+
+/**
+ * New content needs a live namespace: a missing one is 404, a terminating one 403, as kube's
+ * NamespaceLifecycle admission answers.
+ */
+export async function checkNamespaceAcceptsContent(
+  reader: ObjectReader,
+  registry: ResourceRegistry,
+  type: ResourceType,
+  namespace: string,
+  name: string,
+): Promise<void> {
+  const ns = await reader.get(namespaceType(registry), undefined, namespace);
+  if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
+  if (isTerminating(ns)) {
+    throw forbidden(
+      { group: type.group, resource: type.resource },
+      name,
+      `unable to create new content in namespace ${namespace} because it is being terminated`,
+    );
+  }
+}
+
+/** Creates the system namespaces that are missing. */
+export async function ensureSystemNamespaces(store: Store, registry: ResourceRegistry): Promise<void> {
+  const type = namespaceType(registry);
+  for (const name of SYSTEM_NAMESPACES) {
+    const object = prepareNamespace(
+      prepareForCreate({ apiVersion: apiVersionOf(type), kind: type.kind, metadata: { name } }),
+    );
+    try {
+      await store.create(objectKey(store, type, undefined, name), encodeForStorage(object));
+    } catch (error) {
+      if (!isStorageError(error, 'AlreadyExists')) throw error;
+    }
+  }
+}

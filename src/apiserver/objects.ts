@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { storageReadError, type ObjectMeta, type ResourceType } from '../api/index.js';
+import { type KeyValue, type Store } from '../storage/index.js';
+
+/** An API object as the server handles it: typed metadata, everything else as the client sent it. */
+export interface ApiObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** `apiVersion` of a type on the wire: `v1` for the core group, `<group>/<version>` otherwise. */
+export const apiVersionOf = (type: Pick<ResourceType, 'group' | 'version'>) =>
+  type.group === '' ? type.version : `${type.group}/${type.version}`;
+
+/**
+ * Where a type's objects live, under the store's prefix (`/registry/` unless `--etcd-prefix` says
+ * otherwise): `<prefix><group or core>/<resource>/[<namespace>/]<name>`.
+ */
+export function collectionPrefix(store: Pick<Store, 'prefix'>, type: ResourceType, namespace?: string): string {
+  const base = `${store.prefix}${type.group || 'core'}/${type.resource}/`;
+  return type.namespaced && namespace !== undefined ? `${base}${namespace}/` : base;
+}
+
+export function objectKey(store: Pick<Store, 'prefix'>, type: ResourceType, namespace: string | undefined, name: string): string {
+  return `${collectionPrefix(store, type, type.namespaced ? namespace : undefined)}${name}`;
+}
+
+/**
+ * Stored bytes carry no resourceVersion: the store's modRevision is the version, set on the
+ * way out, so an object never disagrees with the revision that wrote it.
+ */
+export function encodeForStorage(object: ApiObject): Uint8Array {
+  const { resourceVersion: _dropped, ...metadata } = object.metadata;
+  return encoder.encode(JSON.stringify({ ...object, metadata }));
+}
+
+export function decodeStored(kv: KeyValue): ApiObject {
+  let object: ApiObject;
+  try {
+    object = JSON.parse(decoder.decode(kv.value)) as ApiObject;
+  } catch (error) {
+    throw storageReadError(`the object stored at ${kv.key} cannot be decoded: ${String(error)}`);
+  }
+  object.metadata = { ...object.metadata, resourceVersion: String(kv.modRevision) };
+  return object;
+}
+
+/** The fields the server owns on create: a fresh uid, the creation time, no version yet. */
+export function prepareForCreate(object: ApiObject, now = new Date()): ApiObject {
+  const { resourceVersion: _rv, deletionTimestamp: _dt, deletionGracePeriodSeconds: _dg, ...metadata } = object.metadata;
+  return {
+    ...object,
+    metadata: {
+      ...metadata,
+      uid: randomUUID(),
+      creationTimestamp: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      generation: 1,
+    },
+  };
+}
+
+/**
+ * The fields an update may not change (uid, creation time, deletion state) come from the stored
+ * object; `generation` moves when anything outside metadata and status changes.
+ */
+export function prepareForUpdate(next: ApiObject, current: ApiObject): ApiObject {
+  const { metadata: nextMeta, status: _nextStatus, ...nextRest } = next;
+  const { metadata: curMeta, status: _curStatus, ...curRest } = current;
+  const specChanged = JSON.stringify(nextRest) !== JSON.stringify(curRest);
+  const generation = (curMeta.generation ?? 1) + (specChanged ? 1 : 0);
+  const metadata: ObjectMeta = {
+    ...nextMeta,
+    uid: curMeta.uid,
+    creationTimestamp: curMeta.creationTimestamp,
+    generation,
+  };
+  if (curMeta.deletionTimestamp) metadata.deletionTimestamp = curMeta.deletionTimestamp;
+  else delete metadata.deletionTimestamp;
+  if (curMeta.deletionGracePeriodSeconds !== undefined) metadata.deletionGracePeriodSeconds = curMeta.deletionGracePeriodSeconds;
+  else delete metadata.deletionGracePeriodSeconds;
+  return { ...next, metadata };
+}
+
+/** Reads a type's objects from the store, decoded and versioned. */
+export class ObjectReader {
+  constructor(private readonly store: Store) {}
+
+  async get(type: ResourceType, namespace: string | undefined, name: string): Promise<ApiObject | undefined> {
+    const kv = await this.store.get(objectKey(this.store, type, namespace, name));
+    return kv ? decodeStored(kv) : undefined;
+  }
+
+  async list(type: ResourceType, namespace: string | undefined): Promise<{ items: ApiObject[]; revision: number }> {
+    const { items, revision } = await this.store.list(collectionPrefix(this.store, type, namespace));
+    return { items: items.map(decodeStored), revision };
+  }
+}

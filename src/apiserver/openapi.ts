@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import type { ResourceRegistry, ResourceType } from '../api/index.js';
+
+/**
+ * A minimal OpenAPI v3 description: the root index and, per group version, the paths with their
+ * operations. kubectl reads it to learn that PATCH of a kind takes `fieldValidation`, and then
+ * leaves validation to the server instead of demanding a client-side schema.
+ * (Object schemas are not published yet: `kubectl explain` has nothing to show.)
+ */
+
+const gvPath = (group: string, version: string) => (group === '' ? `api/${version}` : `apis/${group}/${version}`);
+
+const queryParameter = (name: string) => ({ name, in: 'query', schema: { type: 'string' }, uniqueItems: true });
+
+function operations(type: ResourceType, collection: boolean) {
+  const gvk = { group: type.group, version: type.version, kind: type.kind };
+  const op = (action: string, extra: object = {}) => ({
+    operationId: `${action}${type.kind}`,
+    'x-kubernetes-action': action,
+    'x-kubernetes-group-version-kind': gvk,
+    responses: { '200': { description: 'OK' } },
+    ...extra,
+  });
+  const writeParams = { parameters: ['dryRun', 'fieldManager', 'fieldValidation'].map(queryParameter) };
+  const has = (verb: string) => type.verbs.includes(verb);
+  if (collection) {
+    return {
+      ...(has('list') ? { get: op('list') } : {}),
+      ...(has('create') ? { post: op('post', writeParams) } : {}),
+      ...(has('deletecollection') ? { delete: op('deletecollection') } : {}),
+    };
+  }
+  return {
+    ...(has('get') ? { get: op('get') } : {}),
+    ...(has('update') ? { put: op('put', writeParams) } : {}),
+    ...(has('patch') ? { patch: op('patch', { parameters: [...writeParams.parameters, queryParameter('force')] }) } : {}),
+    ...(has('delete') ? { delete: op('delete') } : {}),
+  };
+}
+
+export function openApiDocument(registry: ResourceRegistry, group: string, version: string) {
+  const types = registry.resourcesOf(group, version);
+  if (types.length === 0) return undefined;
+  const paths: Record<string, object> = {};
+  const base = `/${gvPath(group, version)}`;
+  for (const type of types) {
+    const scope = type.namespaced ? `${base}/namespaces/{namespace}/${type.resource}` : `${base}/${type.resource}`;
+    paths[scope] = operations(type, true);
+    paths[`${scope}/{name}`] = operations(type, false);
+  }
+  return { openapi: '3.0.0', info: { title: 'svc', version: `${group || 'core'}/${version}` }, paths };
+}
+
+export function openApiRoot(registry: ResourceRegistry) {
+  const paths: Record<string, { serverRelativeURL: string }> = {};
+  for (const group of registry.groups()) {
+    for (const version of group.versions) {
+      const doc = JSON.stringify(openApiDocument(registry, group.name, version));
+      const hash = createHash('sha256').update(doc).digest('hex').slice(0, 32).toUpperCase();
+      paths[gvPath(group.name, version)] = { serverRelativeURL: `/openapi/v3/${gvPath(group.name, version)}?hash=${hash}` };
+    }
+  }
+  return { paths };
+}

@@ -1,0 +1,82 @@
+/**
+ * What a resource request addresses, read from its path and method before anything else runs
+ * (authorization and the handlers branch on it).
+ */
+export interface RequestInfo {
+  /** `api` for the core group, `apis` for the others. */
+  readonly prefix: 'api' | 'apis';
+  readonly group: string;
+  readonly version: string;
+  readonly namespace: string | undefined;
+  readonly resource: string;
+  readonly name: string | undefined;
+  readonly subresource: string | undefined;
+  readonly verb: 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+}
+
+/** A path under `/api` or `/apis` that names a group or version rather than a resource. */
+export type DiscoveryPath =
+  | { readonly kind: 'versions' } // /api
+  | { readonly kind: 'groups' } // /apis
+  | { readonly kind: 'group'; readonly group: string } // /apis/<g>
+  | { readonly kind: 'resources'; readonly group: string; readonly version: string }; // /api/v1, /apis/<g>/<v>
+
+// Subresources of a namespace itself, which would otherwise read as a resource type inside it.
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
+const isTrue = (value: unknown) => value === '1' || value === 'true';
+
+/** Parses `/api/...` and `/apis/...`; undefined when the path is neither a resource nor discovery. */
+export function parseRequestPath(
+  method: string,
+  path: string,
+  query: Readonly<Record<string, unknown>>,
+): RequestInfo | DiscoveryPath | undefined {
+  const parts = path.split('/').filter((p) => p.length > 0).map(decodeURIComponent);
+  const prefix = parts.shift();
+  let group = '';
+  if (prefix === 'api') {
+    if (parts.length === 0) return { kind: 'versions' };
+  } else if (prefix === 'apis') {
+    if (parts.length === 0) return { kind: 'groups' };
+    group = parts.shift()!;
+    if (parts.length === 0) return { kind: 'group', group };
+  } else {
+    return undefined;
+  }
+  const version = parts.shift()!;
+  if (parts.length === 0) return { kind: 'resources', group, version };
+
+  let namespace: string | undefined;
+  if (parts[0] === 'namespaces' && parts.length >= 3 && !NAMESPACE_SUBRESOURCES.has(parts[2]!)) {
+    namespace = parts[1];
+    parts.splice(0, 2);
+  }
+  const [resource, name, subresource, ...rest] = parts;
+  if (rest.length > 0 || resource === undefined) return undefined;
+
+  let verb: RequestInfo['verb'];
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      verb = name === undefined ? (isTrue(query['watch']) ? 'watch' : 'list') : 'get';
+      break;
+    case 'POST':
+      verb = 'create';
+      break;
+    case 'PUT':
+      verb = 'update';
+      break;
+    case 'PATCH':
+      verb = 'patch';
+      break;
+    case 'DELETE':
+      verb = name === undefined ? 'deletecollection' : 'delete';
+      break;
+    default:
+      return undefined;
+  }
+  return { prefix, group, version, namespace, resource, name, subresource, verb };
+}
+
+export const isRequestInfo = (value: RequestInfo | DiscoveryPath): value is RequestInfo => 'verb' in value;

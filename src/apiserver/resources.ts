@@ -1,0 +1,76 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { methodNotAllowed, StatusError, upstreamGroupAlias, type ResourceRegistry } from '../api/index.js';
+import type { Store } from '../storage/index.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
+import type { Handler, HandlerContext } from './handlers/context.js';
+import { create } from './handlers/create.js';
+import { deleteCollection, deleteObject } from './handlers/delete.js';
+import { getObject, listObjects } from './handlers/read.js';
+import { update } from './handlers/update.js';
+import type { ObjectReader } from './objects.js';
+import { isRequestInfo, parseRequestPath, type RequestInfo } from './request-info.js';
+import { pathNotFound, sendStatus, toStatusError } from './status.js';
+
+const HANDLERS: Partial<Record<RequestInfo['verb'], Handler>> = {
+  get: getObject,
+  list: listObjects,
+  create,
+  update,
+  delete: deleteObject,
+  deletecollection: deleteCollection,
+};
+
+export interface ResourceRouterOptions {
+  store: Store;
+  reader: ObjectReader;
+  registry: ResourceRegistry;
+}
+
+/**
+ * One handler for everything under `/api` and `/apis`: discovery documents, then resource
+ * requests resolved to their type and dispatched by verb.
+ */
+export function resourceRouter(options: ResourceRouterOptions) {
+  const { registry } = options;
+  return async function route(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const url = request.url.split('?')[0]!;
+    const parsed = parseRequestPath(request.method, url, request.query as Record<string, unknown>);
+    if (!parsed) throw pathNotFound();
+    if (!isRequestInfo(parsed)) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method, 'discovery');
+      const host = request.headers.host ?? 'localhost';
+      const doc =
+        parsed.kind === 'versions'
+          ? apiVersions(host)
+          : parsed.kind === 'groups'
+            ? apiGroupList(registry)
+            : parsed.kind === 'group'
+              ? apiGroup(registry, upstreamGroupAlias(parsed.group))
+              : apiResourceList(registry, upstreamGroupAlias(parsed.group), parsed.version);
+      if (!doc) throw pathNotFound();
+      return reply.type('application/json').send(JSON.stringify(doc));
+    }
+
+    const info: RequestInfo = { ...parsed, group: upstreamGroupAlias(parsed.group) };
+    const type = registry.lookup(info.group, info.version, info.resource);
+    if (!type) throw pathNotFound();
+    // Subresources (status, scale, eviction, log, ...) are served by the subresources issue.
+    if (info.subresource !== undefined) throw pathNotFound();
+    if (type.namespaced && info.namespace === undefined && info.name !== undefined) throw pathNotFound();
+    if (!type.namespaced && info.namespace !== undefined) throw pathNotFound();
+    if (type.namespaced && info.namespace === undefined && (info.verb === 'create' || info.verb === 'deletecollection')) {
+      throw methodNotAllowed(info.verb, type.kind, 'it needs a namespace in the path');
+    }
+    if (info.verb === 'create' && info.name !== undefined) throw methodNotAllowed('create', type.kind, 'POST goes to the collection, not to an object');
+    const handler = HANDLERS[info.verb];
+    if (!type.verbs.includes(info.verb) || !handler) throw methodNotAllowed(info.verb, type.kind);
+
+    const ctx: HandlerContext = { ...options, type, info, request, reply };
+    try {
+      return await handler(ctx);
+    } catch (error) {
+      if (error instanceof StatusError) throw error;
+      return sendStatus(reply, toStatusError(error, { group: type.group, resource: type.resource, name: info.name }));
+    }
+  };
+}

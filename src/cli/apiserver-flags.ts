@@ -1,0 +1,117 @@
+import { isIP } from 'node:net';
+import type { ApiServerConfig } from '../apiserver/serve.js';
+import { describeFeatureGates, resolveFeatureGates, unknownFeatureGate } from './feature-gates.js';
+import type { CommandDoc } from './flag-docs.js';
+import { flag, type FlagValues } from './flag-spec.js';
+import { defineFlags, FlagError } from './flags.js';
+
+/** svc-apiserver's options: the one table its parser, `--help` and docs/flags/svc-apiserver.md use. */
+export const apiServerFlags = defineFlags({
+  'data-dir': flag.string({
+    default: './.svc',
+    valueName: 'path',
+    meaning:
+      'Directory for the server\'s state: the sqlite database (state.db), generated certificates (pki/), the admin token (admin-token) and the admin client config (admin.svcconfig). Created if missing.',
+    validate: (dir) => (dir === '' ? 'must not be empty' : undefined),
+  }),
+  storage: flag.enum(['sqlite', 'etcd', 'memory'], {
+    default: 'sqlite',
+    meaning: 'Where objects are stored: sqlite (embedded, in the data dir), etcd (external, see --etcd-servers) or memory (lost on exit).',
+  }),
+  'etcd-servers': flag.stringSlice({
+    valueName: 'urls',
+    meaning: 'etcd client URLs (scheme://ip:port), comma-separated. Required with --storage=etcd.',
+    validate: (urls) => {
+      const badUrl = urls.find((url) => !URL.canParse(url));
+      return badUrl === undefined ? undefined : `${JSON.stringify(badUrl)} is not a URL`;
+    },
+  }),
+  'etcd-prefix': flag.string({
+    default: '/registry',
+    meaning: 'The prefix of every key the server writes to etcd.',
+    validate: (prefix) => (/^\/[\x21-\x7e]*$/.test(prefix) ? undefined : 'must start with "/" and be printable ASCII without spaces'),
+  }),
+  'bind-address': flag.string({
+    default: '0.0.0.0',
+    valueName: 'ip',
+    meaning: 'The IP address to listen on for HTTPS. 0.0.0.0 (or ::) listens on every interface.',
+    validate: (ip) => (isIP(ip) ? undefined : 'not an IP address'),
+  }),
+  'secure-port': flag.int({
+    default: 6443,
+    valueName: 'port',
+    meaning: 'The port to serve HTTPS on. 0 picks a free port; the server prints the one it got.',
+    validate: (port) => (port >= 0 && port <= 65535 ? undefined : 'must be between 0 and 65535'),
+  }),
+  'tls-cert-file': flag.string({
+    valueName: 'path',
+    meaning:
+      'PEM file with the serving certificate (followed by any intermediates). Without it (and --tls-private-key-file) the server creates a CA and a serving certificate in <data-dir>/pki on first start and reuses them.',
+  }),
+  'tls-private-key-file': flag.string({
+    valueName: 'path',
+    meaning: 'PEM file with the private key of --tls-cert-file.',
+  }),
+  'token-auth-file': flag.string({
+    valueName: 'path',
+    meaning:
+      'CSV file of bearer tokens, one per line: token,user,uid[,"group1,group2"]. The generated admin token (<data-dir>/admin-token) is accepted as well.',
+  }),
+  'feature-gates': flag.map('bool', {
+    meaning: `Feature gates to turn on or off, as Name=true|false pairs. Known gates and defaults: ${describeFeatureGates()}.`,
+    validate: unknownFeatureGate,
+  }),
+  'max-request-body-bytes': flag.int({
+    default: 3 * 1024 * 1024,
+    valueName: 'bytes',
+    meaning: 'The largest request body accepted; larger requests are answered 413.',
+    validate: (n) => (n > 0 ? undefined : 'must be positive'),
+  }),
+  v: flag.int({
+    short: 'v',
+    default: 0,
+    valueName: 'level',
+    meaning: 'Log verbosity: 0 logs warnings and errors, 2 adds every request, 4 debug, 6 and above trace.',
+    validate: (n) => (n >= 0 ? undefined : 'must not be negative'),
+  }),
+});
+
+export type ApiServerFlags = FlagValues<typeof apiServerFlags>;
+
+export const apiServerDoc: CommandDoc = {
+  name: 'svc-apiserver',
+  usage: 'svc-apiserver [flags]',
+  summary:
+    'Serves the svc resource API over HTTPS, storing objects in sqlite (default), etcd or memory. Clients authenticate with bearer tokens; the admin client config is written to <data-dir>/admin.svcconfig.',
+  source: 'src/cli/apiserver-flags.ts',
+};
+
+/**
+ * The server's configuration from parsed flags, with the checks that involve more than one flag
+ * (each flag's own checks ran while parsing). Throws `FlagError`.
+ */
+export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
+  if (flags.storage === 'etcd' && flags.etcdServers.length === 0) {
+    throw new FlagError('--etcd-servers is required with --storage=etcd', '--etcd-servers');
+  }
+  if ((flags.tlsCertFile === undefined) !== (flags.tlsPrivateKeyFile === undefined)) {
+    const missing = flags.tlsCertFile === undefined ? '--tls-cert-file' : '--tls-private-key-file';
+    throw new FlagError(`${missing} is required when the other of --tls-cert-file/--tls-private-key-file is given`, missing);
+  }
+  return {
+    dataDir: flags.dataDir,
+    storage: flags.storage,
+    etcdServers: flags.etcdServers,
+    // The store wants a prefix that ends with "/"; the flag is spelled like kube's, without.
+    etcdPrefix: flags.etcdPrefix.endsWith('/') ? flags.etcdPrefix : `${flags.etcdPrefix}/`,
+    bindAddress: flags.bindAddress,
+    securePort: flags.securePort,
+    ...(flags.tlsCertFile !== undefined && flags.tlsPrivateKeyFile !== undefined
+      ? { tls: { certFile: flags.tlsCertFile, keyFile: flags.tlsPrivateKeyFile } }
+      : {}),
+    ...(flags.tokenAuthFile !== undefined ? { tokenAuthFile: flags.tokenAuthFile } : {}),
+    featureGates: resolveFeatureGates(flags.featureGates),
+    maxRequestBodyBytes: flags.maxRequestBodyBytes,
+    verbosity: flags.v,
+  };
+}

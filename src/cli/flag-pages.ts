@@ -1,0 +1,20 @@
+import { apiServerDoc, apiServerFlags } from './apiserver-flags.js';
+import type { CommandDoc } from './flag-docs.js';
+import type { FlagTable } from './flag-spec.js';
+import { upDoc, upFlags } from './up-flags.js';
+
+/** The generated flags pages: one per command with a table. The docs test keeps them current. */
+export interface FlagPage {
+  /** Relative to the repository root. */
+  readonly file: string;
+  readonly doc: CommandDoc;
+  readonly table: FlagTable;
+}
+
+/** The command that regenerates every page (named in each page's header). */
+export const FLAG_PAGES_GENERATOR = 'node --import tsx scripts/gen-flags-docs.ts';
+
+export const flagPages: readonly FlagPage[] = [
+  { file: 'docs/flags/svc-apiserver.md', doc: apiServerDoc, table: apiServerFlags },
+  { file: 'docs/flags/svc-up.md', doc: upDoc, table: upFlags },
+];

@@ -1,0 +1,17 @@
+export { FlagError, defineFlags, parseFlags, withDefaults } from './flags.js';
+export type { ParseResult } from './flags.js';
+export { flag, camelCase } from './flag-spec.js';
+export type { CamelCase, FlagOptions, FlagSpec, FlagTable, FlagType, FlagValue, FlagValues, MapValueType } from './flag-spec.js';
+export { renderHelp, renderMarkdown } from './flag-docs.js';
+export type { CommandDoc } from './flag-docs.js';
+export { formatDuration, parseDuration } from './duration.js';
+export { apiServerConfig, apiServerDoc, apiServerFlags } from './apiserver-flags.js';
+export type { ApiServerFlags } from './apiserver-flags.js';
+export { KNOWN_FEATURE_GATES, resolveFeatureGates } from './feature-gates.js';
+export type { FeatureGateName, FeatureGates } from './feature-gates.js';
+export { startApiServer } from './apiserver-command.js';
+export type { RunningApiServer } from './apiserver-command.js';
+export { upDoc, upFlags } from './up-flags.js';
+export { up } from './up-command.js';
+export { flagPages, FLAG_PAGES_GENERATOR } from './flag-pages.js';
+export type { FlagPage } from './flag-pages.js';

@@ -1,0 +1,53 @@
+import { EXIT_OK, EXIT_USAGE, processIO, type CommandIO } from './command.js';
+
+/**
+ * `svc`: one binary, subcommands. Each entry is a summary and a runner taking the arguments
+ * after its name; adding a command (the client verbs, `svc controller-manager`) is adding a row.
+ * Runners are imported when chosen, so `svc --help` or a client verb never loads the server.
+ */
+interface Subcommand {
+  readonly summary: string;
+  run(argv: readonly string[], io: CommandIO): Promise<number>;
+}
+
+const subcommands: Readonly<Record<string, Subcommand>> = {
+  up: {
+    summary: 'Start a local cluster (API server on the embedded store)',
+    run: async (argv, io) => (await import('./up-command.js')).up(argv, io),
+  },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(subcommands).map((name) => name.length)) + 2;
+  return [
+    'Usage: svc <command> [flags]',
+    '',
+    'svc runs a Kubernetes-compatible control plane.',
+    '',
+    'Commands:',
+    ...Object.entries(subcommands).map(([name, command]) => `  ${name.padEnd(width)}${command.summary}`),
+    '',
+    "Run 'svc <command> --help' for a command's flags.",
+  ].join('\n');
+}
+
+export async function main(argv: readonly string[], io: CommandIO = processIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h') {
+    io.out(usage());
+    return name === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  if (name === 'help') {
+    const target = rest[0] === undefined ? undefined : subcommands[rest[0]];
+    if (target) return target.run(['--help'], io);
+    io.out(usage());
+    return EXIT_OK;
+  }
+  const command = subcommands[name];
+  if (!command) {
+    io.err(`svc: unknown command ${JSON.stringify(name)}`);
+    io.err("Run 'svc --help' for usage.");
+    return EXIT_USAGE;
+  }
+  return command.run(rest, io);
+}

@@ -1,0 +1,2 @@
+export { SvcconfigError, loadSvcconfig, writeSvcconfig } from './svcconfig.js';
+export type { SvcconfigEntry, SvcconfigTarget } from './svcconfig.js';

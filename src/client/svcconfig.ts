@@ -1,0 +1,139 @@
+import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { z } from 'zod';
+
+/**
+ * svcconfig files: the kubeconfig format (YAML, `kind: Config`), so that the file svc writes
+ * works with kubectl and every Kubernetes client library, and theirs with svc's client.
+ */
+
+/** What a client needs to reach one server as one user. */
+export interface SvcconfigEntry {
+  /** The base URL, e.g. `https://127.0.0.1:6443`. */
+  readonly server: string;
+  /** PEM of the CA that signed the server's certificate; omitted: the system's CAs. */
+  readonly caData?: string | Uint8Array | undefined;
+  /** Bearer token. */
+  readonly token?: string | undefined;
+  /** Name of the cluster, user and context entries (and the current context). */
+  readonly name: string;
+}
+
+/** The current context, resolved: where to connect and as whom. */
+export interface SvcconfigTarget {
+  readonly context: string;
+  readonly cluster: string;
+  readonly user: string | undefined;
+  readonly server: string;
+  /** PEM, from `certificate-authority-data` or the file `certificate-authority` names. */
+  readonly caData: string | undefined;
+  readonly insecureSkipTlsVerify: boolean;
+  /** From `token` or the file `tokenFile` names. */
+  readonly token: string | undefined;
+  /** The context's default namespace, when it has one. */
+  readonly namespace: string | undefined;
+}
+
+export class SvcconfigError extends Error {
+  override readonly name = 'SvcconfigError';
+}
+
+/** Writes a one-context config to `path` (mode 0600: it holds a credential). */
+export async function writeSvcconfig(path: string, entry: SvcconfigEntry): Promise<void> {
+  const cluster: Record<string, unknown> = { server: entry.server };
+  if (entry.caData !== undefined) cluster['certificate-authority-data'] = Buffer.from(entry.caData).toString('base64');
+  const doc = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: entry.name, cluster }],
+    users: [{ name: entry.name, user: entry.token !== undefined ? { token: entry.token } : {} }],
+    contexts: [{ name: entry.name, context: { cluster: entry.name, user: entry.name } }],
+    'current-context': entry.name,
+    preferences: {},
+  };
+  const temp = `${path}.${process.pid}.tmp`;
+  await writeFile(temp, stringify(doc), { mode: 0o600 });
+  await chmod(temp, 0o600);
+  await rename(temp, path);
+}
+
+const ClusterSchema = z.object({
+  server: z.string(),
+  'certificate-authority-data': z.string().optional(),
+  'certificate-authority': z.string().optional(),
+  'insecure-skip-tls-verify': z.boolean().optional(),
+});
+const UserSchema = z.object({ token: z.string().optional(), tokenFile: z.string().optional() });
+const ContextSchema = z.object({ cluster: z.string(), user: z.string().optional(), namespace: z.string().optional() });
+
+// Only what svc reads; other kubeconfig fields (exec plugins, client certificates, extensions)
+// are accepted and ignored.
+const ConfigSchema = z.object({
+  clusters: z.array(z.object({ name: z.string(), cluster: ClusterSchema })).nullish(),
+  users: z.array(z.object({ name: z.string(), user: UserSchema.nullish() })).nullish(),
+  contexts: z.array(z.object({ name: z.string(), context: ContextSchema })).nullish(),
+  'current-context': z.string().optional(),
+});
+
+/**
+ * Reads `path` and resolves a context (the current one unless `options.context` names another).
+ * File references (`certificate-authority`, `tokenFile`) are relative to the config's folder.
+ */
+export async function loadSvcconfig(path: string, options: { context?: string } = {}): Promise<SvcconfigTarget> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new SvcconfigError(`${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (error) {
+    throw new SvcconfigError(`${path}: not YAML (${(error as Error).message})`);
+  }
+  const parsed = ConfigSchema.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new SvcconfigError(`${path}: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'not a config'}`);
+  }
+  const config = parsed.data;
+  const contextName = options.context ?? config['current-context'];
+  if (!contextName) throw new SvcconfigError(`${path}: no current-context`);
+  const context = config.contexts?.find((c) => c.name === contextName)?.context;
+  if (!context) throw new SvcconfigError(`${path}: context ${JSON.stringify(contextName)} not found`);
+  const cluster = config.clusters?.find((c) => c.name === context.cluster)?.cluster;
+  if (!cluster) throw new SvcconfigError(`${path}: cluster ${JSON.stringify(context.cluster)} not found`);
+  const user = context.user === undefined ? undefined : config.users?.find((u) => u.name === context.user);
+  if (context.user !== undefined && !user) throw new SvcconfigError(`${path}: user ${JSON.stringify(context.user)} not found`);
+
+  const base = dirname(resolve(path));
+  const caFile = cluster['certificate-authority'];
+  const caData =
+    cluster['certificate-authority-data'] !== undefined
+      ? Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8')
+      : caFile !== undefined
+        ? await readReferenced(resolve(base, caFile), path)
+        : undefined;
+  const tokenFile = user?.user?.tokenFile;
+  const token = user?.user?.token ?? (tokenFile !== undefined ? (await readReferenced(resolve(base, tokenFile), path)).trim() : undefined);
+  return {
+    context: contextName,
+    cluster: context.cluster,
+    user: context.user,
+    server: cluster.server,
+    caData,
+    insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] ?? false,
+    token,
+    namespace: context.namespace,
+  };
+}
+
+async function readReferenced(file: string, configPath: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new SvcconfigError(`${configPath}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}

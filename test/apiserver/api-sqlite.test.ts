@@ -1,0 +1,3 @@
+import { apiServerSuite } from './api-suite.js';
+
+apiServerSuite('sqlite');

@@ -1,0 +1,102 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Agent, request } from 'undici';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CommandIO } from '../../src/cli/command.js';
+import { main } from '../../src/cli/svc-command.js';
+import { loadSvcconfig } from '../../src/client/index.js';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+function capture(): CommandIO & { out: (line: string) => void; text: () => string; errText: () => string } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out: (line) => void out.push(line), err: (line) => void err.push(line), text: () => out.join('\n'), errText: () => err.join('\n') };
+}
+
+describe('svc', () => {
+  it('lists its commands on --help', async () => {
+    const io = capture();
+    expect(await main(['--help'], io)).toBe(0);
+    expect(io.text()).toMatch(/^Usage: svc <command> \[flags\]/);
+    expect(io.text()).toMatch(/\n {2}up +Start a local cluster/);
+  });
+
+  it('prints usage and exits 2 without a command', async () => {
+    const io = capture();
+    expect(await main([], io)).toBe(2);
+    expect(io.text()).toContain('Commands:');
+  });
+
+  it('exits 2 on an unknown command', async () => {
+    const io = capture();
+    expect(await main(['down'], io)).toBe(2);
+    expect(io.errText()).toContain('svc: unknown command "down"');
+  });
+
+  it('shows svc up flags, defaulting to loopback, on `svc up --help` and `svc help up`', async () => {
+    for (const argv of [['up', '--help'], ['help', 'up']]) {
+      const io = capture();
+      expect(await main(argv, io)).toBe(0);
+      expect(io.text()).toMatch(/^Usage: svc up \[flags\]/);
+      expect(io.text()).toMatch(/--bind-address ip +.*\(default "127\.0\.0\.1"\)/s);
+    }
+  });
+
+  it('exits 2 naming the flag on a bad svc up flag', async () => {
+    const io = capture();
+    expect(await main(['up', '--secure-port=x'], io)).toBe(2);
+    expect(io.errText()).toContain('svc up: invalid argument "x" for --secure-port flag');
+  });
+});
+
+describe('svc up as a process', () => {
+  it('starts, prints where its config is and how long it took, serves, and stops on SIGINT', async () => {
+    const dir = tempDir();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--storage=memory'], {
+      cwd: join(import.meta.dirname, '..', '..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const stderr: string[] = [];
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const lines: string[] = [];
+      for await (const line of createInterface({ input: child.stdout })) {
+        lines.push(line);
+        if (line.startsWith('  kubectl')) break;
+      }
+      const text = lines.join('\n');
+      expect(text, stderr.join('')).toMatch(/^svc-apiserver listening on https:\/\/127\.0\.0\.1:\d+$/m);
+      expect(text).toMatch(/^ready in \d+ ms$/m);
+      const svcconfig = join(dir, 'admin.svcconfig');
+      expect(text).toContain(`svcconfig: ${svcconfig}`);
+      expect(text).toContain(`export KUBECONFIG=${svcconfig}`);
+      expect(text).toContain(`kubectl --kubeconfig ${svcconfig} get ns`);
+
+      const target = await loadSvcconfig(svcconfig);
+      const agent = new Agent({ connect: { ca: target.caData } });
+      try {
+        const res = await request(`${target.server}/readyz`, { dispatcher: agent });
+        expect(await res.body.text()).toBe('ok');
+      } finally {
+        await agent.close();
+      }
+
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(stderr.join('')).toContain('SIGINT received, shutting down');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
