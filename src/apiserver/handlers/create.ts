@@ -15,7 +15,8 @@ export function validateForWrite(ctx: HandlerContext, object: ApiObject): ApiObj
   const result = validateObject(type, object);
   const causes = [...metaCauses, ...('causes' in result ? result.causes : [])];
   if (causes.length > 0) throw invalid(type.kind, object.metadata.name ?? object.metadata.generateName ?? '', causes);
-  return 'object' in result ? ({ ...object, ...(result.object as object) } as ApiObject) : object;
+  // The schema's output, not a merge: it has dropped JSON nulls (kubectl sends `creationTimestamp: null`).
+  return 'object' in result ? (result.object as ApiObject) : object;
 }
 
 /** Stores a new object; shared by POST and by PUT of an object that does not exist yet. */
