@@ -9,13 +9,13 @@ import {
   type ResourceType,
 } from '../../api/index.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
-import { queryParam, sendObject, type HandlerContext } from './context.js';
+import { queryParam, type HandlerContext } from './context.js';
 
 export async function getObject(ctx: HandlerContext): Promise<unknown> {
   const { type, info } = ctx;
-  const object = await ctx.reader.get(type, info.namespace, info.name!);
-  if (!object) throw notFound({ group: type.group, resource: type.resource }, info.name!);
-  return sendObject(ctx, 200, object);
+  const json = await ctx.reader.getJson(type, info.namespace, info.name!);
+  if (json === undefined) throw notFound({ group: type.group, resource: type.resource }, info.name!);
+  return ctx.reply.code(200).type('application/json').send(json);
 }
 
 /** The label and field selectors of a list, watch or deletecollection, parsed (bad → 400). */
