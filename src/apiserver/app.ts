@@ -4,7 +4,10 @@ import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
 import { versionInfo } from './discovery.js';
 import { ensureSystemNamespaces } from './namespaces.js';
+import { ContinueTokens } from './continue-token.js';
+import { DEFAULT_WATCH_SETTINGS, type WatchSettings } from './handlers/watch.js';
 import { ObjectReader } from './objects.js';
+import { ResourceCaches } from './resource-caches.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from './svc-version.js';
@@ -27,6 +30,21 @@ export interface ApiServerOptions {
   https?: { key: string | Buffer; cert: string | Buffer };
   /** svc's version, reported by `/version`. */
   version?: string;
+  /** Events the watch caches keep for watches that start in the past (default 5 minutes). */
+  watchHistoryWindowMs?: number | undefined;
+  /** How often watches that allow bookmarks get one (default 15 s). */
+  bookmarkIntervalMs?: number | undefined;
+  /** Events a watch may have waiting for a slow client before it is ended (default 1000). */
+  watchBufferEvents?: number | undefined;
+  /** Watches without timeoutSeconds end after [this, 2 × this] seconds (default 1800). */
+  minRequestTimeoutSeconds?: number | undefined;
+  /** How long a read waits for a resourceVersion the server has not reached before its 504 (default 3 s). */
+  tooLargeResourceVersionWaitMs?: number | undefined;
+  /**
+   * Key of the continue tokens' MAC. Give one that survives restarts (the server derives it from
+   * its admin token) so paged lists go on across them; default: random per process.
+   */
+  continueTokenKey?: Uint8Array | undefined;
 }
 
 declare module 'fastify' {
@@ -81,10 +99,35 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     return reply.type('application/json').send(JSON.stringify(doc));
   });
 
-  const route = resourceRouter({ store: options.store, reader: new ObjectReader(options.store), registry });
+  const caches = new ResourceCaches({
+    store: options.store,
+    registry,
+    historyWindowMs: options.watchHistoryWindowMs,
+    tooLargeWaitMs: options.tooLargeResourceVersionWaitMs,
+  });
+  const watch: WatchSettings = {
+    bufferEvents: options.watchBufferEvents ?? DEFAULT_WATCH_SETTINGS.bufferEvents,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_WATCH_SETTINGS.bookmarkIntervalMs,
+    minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? DEFAULT_WATCH_SETTINGS.minRequestTimeoutSeconds,
+    open: new Set(),
+  };
+  // Watches never end by themselves: closing the server ends them, or it would wait for them.
+  app.addHook('preClose', async () => {
+    caches.stop();
+    for (const res of watch.open) res.end();
+  });
+  const route = resourceRouter({
+    store: options.store,
+    reader: new ObjectReader(options.store),
+    registry,
+    caches,
+    tokens: new ContinueTokens(options.continueTokenKey),
+    watch,
+  });
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
   for (const url of ['/api', '/api/*', '/apis', '/apis/*']) app.route({ method: [...methods], url, handler: route });
 
   await ensureSystemNamespaces(options.store, registry);
+  await caches.start();
   return app;
 }

@@ -37,27 +37,8 @@ export function objectKey(store: Pick<Store, 'prefix'>, type: ResourceType, name
 export function encodeForStorage(object: ApiObject): Uint8Array {
   const { resourceVersion: _dropped, ...metadata } = object.metadata;
   const { kind, apiVersion, metadata: _meta, ...rest } = object;
-  // kind, apiVersion, metadata lead, always: `versionedJson` relies on where metadata starts.
+  // kind, apiVersion, metadata lead, always: `spliceResourceVersion` relies on where metadata starts.
   return encoder.encode(JSON.stringify({ kind, apiVersion, metadata, ...rest }));
-}
-
-const LEAD = '{"kind":';
-const METADATA = '"metadata":{';
-
-/**
- * The stored JSON with `metadata.resourceVersion` spliced in: the response bytes of a read,
- * without parsing and re-encoding the object. Stored values lead with kind, apiVersion and
- * metadata (`encodeForStorage`), and an unescaped `"metadata":{` cannot occur inside the two
- * strings before it, so its first occurrence is the object's metadata. Bytes of any other shape
- * take the decoding path.
- */
-export function versionedJson(kv: KeyValue): string {
-  const text = Buffer.from(kv.value.buffer, kv.value.byteOffset, kv.value.byteLength).toString('utf8');
-  const at = text.startsWith(LEAD) ? text.indexOf(METADATA) : -1;
-  if (at < 0) return JSON.stringify(decodeStored(kv));
-  const cut = at + METADATA.length;
-  const rv = `"resourceVersion":"${kv.modRevision}"`;
-  return text.slice(0, cut) + (text[cut] === '}' ? rv : `${rv},`) + text.slice(cut);
 }
 
 export function decodeStored(kv: KeyValue): ApiObject {
@@ -110,12 +91,6 @@ export function prepareForUpdate(next: ApiObject, current: ApiObject): ApiObject
 /** Reads a type's objects from the store, decoded and versioned. */
 export class ObjectReader {
   constructor(private readonly store: Store) {}
-
-  /** The object's response JSON, straight from the stored bytes (see `versionedJson`). */
-  async getJson(type: ResourceType, namespace: string | undefined, name: string): Promise<string | undefined> {
-    const kv = await this.store.get(objectKey(this.store, type, namespace, name));
-    return kv ? versionedJson(kv) : undefined;
-  }
 
   async get(type: ResourceType, namespace: string | undefined, name: string): Promise<ApiObject | undefined> {
     const kv = await this.store.get(objectKey(this.store, type, namespace, name));

@@ -7,6 +7,9 @@ import { create } from './handlers/create.js';
 import { deleteCollection, deleteObject } from './handlers/delete.js';
 import { getObject, listObjects } from './handlers/read.js';
 import { update } from './handlers/update.js';
+import { watchObjects, type WatchSettings } from './handlers/watch.js';
+import type { ContinueTokens } from './continue-token.js';
+import type { ResourceCaches } from './resource-caches.js';
 import type { ObjectReader } from './objects.js';
 import { isRequestInfo, parseRequestPath, type RequestInfo } from './request-info.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
@@ -14,6 +17,7 @@ import { pathNotFound, sendStatus, toStatusError } from './status.js';
 const HANDLERS: Partial<Record<RequestInfo['verb'], Handler>> = {
   get: getObject,
   list: listObjects,
+  watch: watchObjects,
   create,
   update,
   delete: deleteObject,
@@ -24,6 +28,9 @@ export interface ResourceRouterOptions {
   store: Store;
   reader: ObjectReader;
   registry: ResourceRegistry;
+  caches: ResourceCaches;
+  tokens: ContinueTokens;
+  watch: WatchSettings;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { isIPv6 } from 'node:net';
@@ -87,6 +88,8 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       featureGates: config.featureGates,
       logger: { level: logLevel(config.verbosity ?? 0), stream: config.logStream ?? process.stderr },
       https: { cert: serving.cert, key: serving.key },
+      // Derived from persisted state, so continue tokens stay good across a restart.
+      continueTokenKey: createHash('sha256').update('svc continue tokens\n').update(adminToken).digest(),
     });
   } catch (error) {
     await opened.close();

@@ -1,14 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ResourceRegistry, ResourceType } from '../../api/index.js';
 import type { Store } from '../../storage/index.js';
+import type { ContinueTokens } from '../continue-token.js';
 import type { ObjectReader } from '../objects.js';
+import type { ResourceCaches } from '../resource-caches.js';
 import type { RequestInfo } from '../request-info.js';
+import type { WatchSettings } from './watch.js';
 
 /** Everything a verb handler needs, resolved once per request by the resource router. */
 export interface HandlerContext {
   readonly store: Store;
   readonly reader: ObjectReader;
   readonly registry: ResourceRegistry;
+  readonly caches: ResourceCaches;
+  readonly tokens: ContinueTokens;
+  readonly watch: WatchSettings;
   readonly type: ResourceType;
   readonly info: RequestInfo;
   readonly request: FastifyRequest;

@@ -4,7 +4,8 @@ import { isTerminating, markNamespaceTerminating, namespaceType } from '../names
 import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
 import { isDryRun, parseJsonBody } from './body.js';
 import { queryParam, sendObject, type HandlerContext } from './context.js';
-import { selectorsOf, streamList } from './read.js';
+import { sendObjectList } from './list-body.js';
+import { objectMatcher, selectionOf } from './selection.js';
 
 interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
@@ -104,7 +105,7 @@ export async function deleteObject(ctx: HandlerContext): Promise<unknown> {
 
 /** Deletes every object the selectors match; answers the list of what was deleted or marked. */
 export async function deleteCollection(ctx: HandlerContext): Promise<unknown> {
-  const matches = selectorsOf(ctx);
+  const matches = objectMatcher(ctx, selectionOf(ctx));
   const options = deleteOptions(ctx);
   const { items, revision } = await ctx.reader.list(ctx.type, ctx.info.namespace);
   const done: ApiObject[] = [];
@@ -117,5 +118,5 @@ export async function deleteCollection(ctx: HandlerContext): Promise<unknown> {
       if (!isStorageError(error, 'NotFound') && !isStorageError(error, 'Conflict')) throw error;
     }
   }
-  return streamList(ctx, ctx.type, done, revision);
+  return sendObjectList(ctx, done, revision);
 }

@@ -1,62 +1,175 @@
-import { Readable } from 'node:stream';
-import {
-  badRequest,
-  matchesFields,
-  matchesLabels,
-  notFound,
-  parseFieldSelector,
-  parseLabelSelector,
-  type ResourceType,
-} from '../../api/index.js';
-import { apiVersionOf, type ApiObject } from '../objects.js';
+import { notFound, type ResourceType } from '../../api/index.js';
+import { isStorageError, type Store } from '../../storage/index.js';
+import { collectionPrefix, objectKey } from '../objects.js';
+import { planGet, planList, type ReadPlan } from '../read-semantics.js';
+import type { ReadSource } from '../resource-caches.js';
+import { servedObjectDecoder, type ServedObject } from '../served-object.js';
+import type { CacheList, CachedObject } from '../watch-cache/index.js';
 import { queryParam, type HandlerContext } from './context.js';
+import { sendList } from './list-body.js';
+import { selectionOf, servedFilter } from './selection.js';
+
+type Filter = ((object: CachedObject<ServedObject>) => boolean) | undefined;
+
+/**
+ * Where a read of `plan` is served from (the continuation and Exact plans decide for themselves):
+ * the cache for Any, the cache once it has caught up for Most Recent and Not older than — at
+ * once with an in-process store — else the store; 504 for a version the server never reaches.
+ */
+export async function sourceFor(ctx: HandlerContext, plan: ReadPlan): Promise<ReadSource> {
+  const cache = ctx.caches.of(ctx.type);
+  await cache.ready;
+  switch (plan.kind) {
+    case 'Any':
+      return 'cache';
+    case 'MostRecent':
+      if (ctx.caches.inProcess && cache.following) return 'cache';
+      return ctx.caches.reach(ctx.type, await ctx.caches.consistentRevision());
+    case 'NotOlderThan':
+    case 'Exact':
+      return ctx.caches.reach(ctx.type, plan.revision);
+    case 'Continuation':
+      return 'cache';
+  }
+}
 
 export async function getObject(ctx: HandlerContext): Promise<unknown> {
-  const { type, info } = ctx;
-  const json = await ctx.reader.getJson(type, info.namespace, info.name!);
-  if (json === undefined) throw notFound({ group: type.group, resource: type.resource }, info.name!);
-  return ctx.reply.code(200).type('application/json').send(json);
-}
-
-/** The label and field selectors of a list, watch or deletecollection, parsed (bad → 400). */
-export function selectorsOf(ctx: HandlerContext): (object: ApiObject) => boolean {
-  const labelText = queryParam(ctx, 'labelSelector');
-  const fieldText = queryParam(ctx, 'fieldSelector');
-  const labels = labelText ? parseLabelSelector(labelText) : undefined;
-  const fields = fieldText ? parseFieldSelector(fieldText, Object.keys(ctx.type.fieldSelectors)) : undefined;
-  return (object) =>
-    (labels === undefined || matchesLabels(labels, object.metadata.labels ?? {})) &&
-    (fields === undefined || matchesFields(fields, ctx.type, object));
-}
-
-export function checkLimit(ctx: HandlerContext): void {
-  const limit = queryParam(ctx, 'limit');
-  if (limit !== undefined && limit !== '' && !/^\d+$/.test(limit)) {
-    throw badRequest(`limit must be a non-negative integer, got ${JSON.stringify(limit)}`);
+  const { type, info, store } = ctx;
+  const plan = planGet({ resourceVersion: queryParam(ctx, 'resourceVersion') });
+  const key = objectKey(store, type, info.namespace, info.name!);
+  let object: ServedObject | undefined;
+  if ((await sourceFor(ctx, plan)) === 'cache') {
+    object = ctx.caches.of(type).get(key)?.object;
+  } else {
+    const kv = await store.get(key);
+    object = kv && servedObjectDecoder(type)(kv, kv.modRevision);
   }
+  if (!object) throw notFound({ group: type.group, resource: type.resource }, info.name!);
+  return ctx.reply.code(200).type('application/json').send(object.json);
+}
+
+/** One page of a list, from wherever it was served. */
+interface Page {
+  readonly items: readonly Uint8Array[];
+  readonly revision: number;
+  /** Keys after the page (matching ones when filtered from the cache); 0 when complete. */
+  readonly remaining: number;
+  /** The last key examined, when more may follow: the next page starts after it. */
+  readonly lastKey: string | undefined;
 }
 
 /**
- * Writes a `<Kind>List` item by item, so a large collection is never one string in memory.
- * (Paging, resourceVersion semantics and the watch cache arrive with the watch issue.)
+ * list: the list table's plan, then a page from the cache, a cache snapshot, or the store at the
+ * plan's revision. Every page of a paged list carries the first page's resourceVersion.
  */
-export function streamList(ctx: HandlerContext, type: ResourceType, items: Iterable<ApiObject>, resourceVersion: number) {
-  const head = `{"kind":${JSON.stringify(`${type.kind}List`)},"apiVersion":${JSON.stringify(apiVersionOf(type))},"metadata":{"resourceVersion":"${resourceVersion}"},"items":[`;
-  function* chunks() {
-    yield head;
-    let first = true;
-    for (const item of items) {
-      yield (first ? '' : ',') + JSON.stringify(item);
-      first = false;
+export async function listObjects(ctx: HandlerContext): Promise<unknown> {
+  const { type, info, store } = ctx;
+  const selection = selectionOf(ctx);
+  const filter = servedFilter(ctx, selection);
+  const { plan, limit } = planList({
+    resourceVersion: queryParam(ctx, 'resourceVersion'),
+    resourceVersionMatch: queryParam(ctx, 'resourceVersionMatch'),
+    limit: queryParam(ctx, 'limit'),
+    continue: queryParam(ctx, 'continue'),
+  });
+  const prefix = collectionPrefix(store, type, info.namespace);
+  const cache = ctx.caches.of(type);
+  let page: Page;
+
+  if (plan.kind === 'Continuation') {
+    const point = ctx.tokens.read(prefix, plan.token);
+    const startKey = prefix + point.start;
+    await cache.ready;
+    if (point.revision === -1) {
+      page = fromCache(cache.list({ prefix, startKey, limit, filter }), limit);
+    } else {
+      const cached = cache.listAt(point.revision, { prefix, startKey, limit, filter });
+      try {
+        page = cached ? fromCache(cached, limit) : await fromStore(store, type, prefix, { revision: point.revision, startKey, limit, filter });
+      } catch (error) {
+        if (isStorageError(error, 'Compacted')) throw ctx.tokens.expired(prefix, point);
+        throw error;
+      }
     }
-    yield ']}';
+  } else if (plan.kind === 'Exact') {
+    await ctx.caches.reach(type, plan.revision);
+    const cached = cache.listAt(plan.revision, { prefix, limit, filter });
+    page = cached ? fromCache(cached, limit) : await fromStore(store, type, prefix, { revision: plan.revision, limit, filter });
+  } else if ((await sourceFor(ctx, plan)) === 'cache') {
+    page = fromCache(cache.list({ prefix, limit, filter }), limit);
+  } else {
+    page = await fromStore(store, type, prefix, { revision: 0, limit, filter });
   }
-  return ctx.reply.code(200).type('application/json').send(Readable.from(chunks()));
+
+  const more = page.remaining > 0 && page.lastKey !== undefined;
+  return sendList(
+    ctx,
+    {
+      resourceVersion: page.revision,
+      continue: more ? ctx.tokens.issue(prefix, { revision: page.revision, start: after(page.lastKey!).slice(prefix.length) }) : undefined,
+      remainingItemCount: more && !selection.any ? page.remaining : undefined,
+    },
+    page.items,
+  );
 }
 
-export async function listObjects(ctx: HandlerContext): Promise<unknown> {
-  const matches = selectorsOf(ctx);
-  checkLimit(ctx);
-  const { items, revision } = await ctx.reader.list(ctx.type, ctx.info.namespace);
-  return streamList(ctx, ctx.type, items.filter(matches), revision);
+/**
+ * The smallest key after `key`: keys are printable ASCII from `!` (0x21) up, so nothing sorts
+ * between `key` and `key + "!"`.
+ */
+const after = (key: string) => `${key}!`;
+
+function fromCache(list: CacheList<ServedObject>, limit: number): Page {
+  const { items, revision, remaining } = list;
+  const last = items[items.length - 1];
+  return {
+    items: items.map((item) => item.object.json),
+    revision,
+    remaining: limit > 0 ? remaining : 0,
+    lastKey: last?.key,
+  };
+}
+
+/** Store pages grow to this many keys while a selector keeps rejecting what they hold. */
+const MAX_STORE_BATCH = 10_000;
+
+/**
+ * A page read from the store at `revision` (0: its current one), decoding and filtering as it
+ * goes. With a filter it reads on, doubling its batch, until `limit` items match or the
+ * collection ends, so a rare selector does not cost hundreds of round trips.
+ */
+async function fromStore(
+  store: Store,
+  type: ResourceType,
+  prefix: string,
+  options: { revision: number; startKey?: string; limit: number; filter: Filter },
+): Promise<Page> {
+  const decode = servedObjectDecoder(type);
+  const { limit, filter } = options;
+  const items: Uint8Array[] = [];
+  let revision = options.revision;
+  let startKey = options.startKey;
+  let batch = limit > 0 ? limit : 0;
+  for (;;) {
+    const result = await store.list(prefix, {
+      ...(revision > 0 ? { revision } : {}),
+      ...(startKey !== undefined ? { startKey } : {}),
+      ...(batch > 0 ? { limit: batch } : {}),
+    });
+    revision = result.revision;
+    for (let i = 0; i < result.items.length; i++) {
+      const kv = result.items[i]!;
+      const object = decode(kv, kv.modRevision);
+      if (filter && !filter({ key: kv.key, revision: kv.modRevision, object, bytes: () => object.json })) continue;
+      items.push(object.json);
+      if (limit > 0 && items.length === limit) {
+        const remaining = result.remaining + (result.items.length - 1 - i);
+        return { items, revision, remaining, lastKey: remaining > 0 ? kv.key : undefined };
+      }
+    }
+    const last = result.items[result.items.length - 1];
+    if (result.remaining === 0 || !last) return { items, revision, remaining: 0, lastKey: undefined };
+    startKey = after(last.key);
+    batch = Math.min(MAX_STORE_BATCH, batch * 2);
+  }
 }

@@ -185,6 +185,14 @@ export class WatchCache<T> {
     for (const watcher of [...this.watchers]) watcher.complete();
   }
 
+  /**
+   * Whether the cache is following the store's watch right now. With an in-process store that
+   * means it has applied every write the store has acknowledged: a consistent read can use it.
+   */
+  get following(): boolean {
+    return this.state === 'watching';
+  }
+
   /** The last revision the cache has applied: it holds every event up to it. */
   get revision(): number {
     return this.rev;

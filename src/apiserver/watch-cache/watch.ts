@@ -27,6 +27,12 @@ export interface CacheWatchOptions<T> {
    * `k8s.io/initial-events-end` bookmark here.
    */
   readonly onInitialEventsEnd?: (revision: number) => void;
+  /**
+   * Called once, synchronously, when the watch starts following the cache's live events (after
+   * any replay): from then on it has been handed every event up to the cache's revision, which
+   * is what makes a bookmark at that revision true.
+   */
+  readonly onLive?: () => void;
 }
 
 /** What a watch needs from its cache; the cache hands this to `cacheWatch` and to no one else. */
@@ -140,6 +146,7 @@ export class CacheWatcher<T> implements HubListener<T>, Unsubscribable {
     this.after = after;
     this.afterSeq = afterSeq;
     this.src.hub.add(this);
+    this.options.onLive?.();
   }
 
   private fromHistory(after: number): void {

@@ -1,0 +1,225 @@
+import type { ServerResponse } from 'node:http';
+import { Observable, concat, defer, type Subscription } from 'rxjs';
+import { badRequest, tooOldResourceVersion, type ResourceType } from '../../api/index.js';
+import type { Store } from '../../storage/index.js';
+import { apiVersionOf, collectionPrefix } from '../objects.js';
+import { parseBoolean, planWatch } from '../read-semantics.js';
+import { servedObjectDecoder, type ServedObject } from '../served-object.js';
+import { toStatusError } from '../status.js';
+import {
+  WatchExpiredError,
+  WatcherTooSlowError,
+  boundedSink,
+  type CacheEvent,
+  type CacheFilter,
+  type CacheWatchOptions,
+  type CachedObject,
+  type WatchCache,
+} from '../watch-cache/index.js';
+import { queryParam, type HandlerContext } from './context.js';
+import { selectionOf, servedFilter } from './selection.js';
+
+export interface WatchSettings {
+  /** Events one watch may have waiting for its client before it is ended (the client resumes). */
+  readonly bufferEvents: number;
+  /** How often a watch that allows bookmarks gets one while it is idle or busy. */
+  readonly bookmarkIntervalMs: number;
+  /** Watches without `timeoutSeconds` end after a random time in [this, 2 × this] seconds. */
+  readonly minRequestTimeoutSeconds: number;
+  /** Open watch responses, ended when the server shuts down. */
+  readonly open: Set<ServerResponse>;
+}
+
+export const DEFAULT_WATCH_SETTINGS = { bufferEvents: 1_000, bookmarkIntervalMs: 15_000, minRequestTimeoutSeconds: 1_800 } as const;
+
+/** The annotation of the bookmark that ends a watch list's initial events. */
+export const INITIAL_EVENTS_END = 'svc.io/initial-events-end';
+
+/** What a watch writes: an event, or a bookmark at a revision. */
+type Frame = CacheEvent<ServedObject> | { readonly type: 'BOOKMARK'; readonly revision: number; readonly initialEventsEnd?: boolean };
+
+/**
+ * GET on a collection with `watch=1`: the watch table's start point, then a chunked stream of
+ * `{type, object}` lines. Everything that can be refused (bad parameters, a version the server
+ * never reaches) is a plain Status before the 200; a failure after it is one ERROR event, after
+ * which the stream ends.
+ */
+export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
+  const { type, info, store } = ctx;
+  const plan = planWatch({
+    resourceVersion: queryParam(ctx, 'resourceVersion'),
+    resourceVersionMatch: queryParam(ctx, 'resourceVersionMatch'),
+    sendInitialEvents: queryParam(ctx, 'sendInitialEvents'),
+  });
+  const bookmarksText = queryParam(ctx, 'allowWatchBookmarks');
+  const bookmarks = bookmarksText === undefined || bookmarksText === '' ? false : parseBoolean(bookmarksText, 'allowWatchBookmarks');
+  const timeoutSeconds = parseTimeout(queryParam(ctx, 'timeoutSeconds'), ctx.watch.minRequestTimeoutSeconds);
+  const filter = servedFilter(ctx, selectionOf(ctx));
+  const prefix = collectionPrefix(store, type, info.namespace);
+  const cache = ctx.caches.of(type);
+  await cache.ready;
+
+  // Where the events come from; `onInitialEventsEnd` and `onLive` are filled in per subscriber.
+  let source: (hooks: Pick<CacheWatchOptions<ServedObject>, 'onInitialEventsEnd' | 'onLive'>) => Observable<CacheEvent<ServedObject>>;
+  const base = { prefix, ...(filter ? { filter } : {}) };
+  const { start, initialEvents } = plan;
+  if (start.kind === 'Exact') {
+    source = (hooks) => cache.watch({ ...base, ...hooks, fromRevision: start.revision });
+  } else {
+    const where = start.kind === 'Any' ? 'cache' : start.kind === 'MostRecent' && ctx.caches.inProcess && cache.following ? 'cache' : undefined;
+    const must = where ? undefined : start.kind === 'NotOlderThan' ? start.revision : await ctx.caches.consistentRevision();
+    const from = where ?? (await ctx.caches.reach(type, must!));
+    if (from === 'cache') {
+      source = (hooks) => cache.watch({ ...base, ...hooks, ...(initialEvents ? { initialEvents: true } : {}) });
+    } else {
+      // Only the store can show that state: list it there, then go on from the cache at its revision.
+      const revision = await store.revision();
+      source = (hooks) =>
+        initialEvents
+          ? concat(storeState(store, type, prefix, revision, filter, hooks.onInitialEventsEnd), defer(() => cache.watch({ ...base, ...hooks, fromRevision: revision })))
+          : cache.watch({ ...base, ...hooks, fromRevision: revision });
+    }
+  }
+
+  const reply = ctx.reply;
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+  res.flushHeaders();
+  ctx.watch.open.add(res);
+
+  const frames = new Observable<Frame>((subscriber) => {
+    let live = false;
+    let last = 0;
+    const events = source({
+      ...(plan.watchList && bookmarks ? { onInitialEventsEnd: (revision: number) => subscriber.next({ type: 'BOOKMARK', revision, initialEventsEnd: true }) } : {}),
+      onLive: () => {
+        live = true;
+      },
+    }).subscribe({
+      next: (event) => {
+        last = event.revision;
+        subscriber.next(event);
+      },
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => subscriber.complete(),
+    });
+    const ticker = bookmarks
+      ? setInterval(() => {
+          if (live) subscriber.next({ type: 'BOOKMARK', revision: Math.max(last, cache.revision) });
+        }, ctx.watch.bookmarkIntervalMs)
+      : undefined;
+    const deadline = setTimeout(() => subscriber.complete(), timeoutSeconds * 1000);
+    return () => {
+      events.unsubscribe();
+      clearInterval(ticker);
+      clearTimeout(deadline);
+    };
+  });
+
+  const encoder = frameEncoder(type);
+  let sink: Subscription | undefined;
+  const finish = (error?: unknown) => {
+    ctx.watch.open.delete(res);
+    if (error !== undefined && !(error instanceof WatcherTooSlowError) && !res.destroyed) res.write(errorFrame(error, type));
+    res.end();
+  };
+  res.once('close', () => {
+    ctx.watch.open.delete(res);
+    sink?.unsubscribe();
+  });
+  sink = boundedSink(frames, {
+    limit: ctx.watch.bufferEvents,
+    write: (frame) => encoder(res, frame),
+    onDrain: (listener) => {
+      res.once('drain', listener);
+      return () => res.off('drain', listener);
+    },
+  }).subscribe({ error: finish, complete: () => finish() });
+  return reply;
+}
+
+/** `timeoutSeconds`: a non-negative integer; unset or 0 picks the server's random timeout. */
+function parseTimeout(text: string | undefined, minSeconds: number): number {
+  if (text !== undefined && text !== '') {
+    if (!/^\d{1,9}$/.test(text)) throw badRequest(`timeoutSeconds ${JSON.stringify(text)} is not valid: it must be a non-negative integer`);
+    const seconds = Number(text);
+    if (seconds > 0) return seconds;
+  }
+  return Math.round(minSeconds * (1 + Math.random()));
+}
+
+/**
+ * The state a store list shows at `revision`, as synthetic ADDED events, then the end of the
+ * initial events (for the bookmark). Used when the cache cannot prove it has that state.
+ */
+function storeState(
+  store: Store,
+  type: ResourceType,
+  prefix: string,
+  revision: number,
+  filter: CacheFilter<ServedObject> | undefined,
+  onEnd: ((revision: number) => void) | undefined,
+): Observable<CacheEvent<ServedObject>> {
+  const decode = servedObjectDecoder(type);
+  return new Observable<CacheEvent<ServedObject>>((subscriber) => {
+    let stopped = false;
+    void (async () => {
+      let startKey: string | undefined;
+      for (;;) {
+        const page = await store.list(prefix, { revision, limit: 1_000, ...(startKey ? { startKey } : {}) });
+        for (const kv of page.items) {
+          if (stopped) return;
+          const object = decode(kv, kv.modRevision);
+          const cached: CachedObject<ServedObject> = { key: kv.key, revision: kv.modRevision, object, bytes: () => object.json };
+          if (!filter || filter(cached)) subscriber.next({ type: 'ADDED', revision, object: cached });
+        }
+        const last = page.items[page.items.length - 1];
+        if (page.remaining === 0 || !last) break;
+        startKey = `${last.key}!`;
+      }
+      if (stopped) return;
+      onEnd?.(revision);
+      subscriber.complete();
+    })().catch((error: unknown) => subscriber.error(error));
+    return () => {
+      stopped = true;
+    };
+  });
+}
+
+const HEADS = {
+  ADDED: Buffer.from('{"type":"ADDED","object":'),
+  MODIFIED: Buffer.from('{"type":"MODIFIED","object":'),
+  DELETED: Buffer.from('{"type":"DELETED","object":'),
+} as const;
+const TAIL = Buffer.from('}\n');
+
+/**
+ * Writes frames as JSON lines. An event is three writes under one cork (head, the version's
+ * shared bytes, tail): the object's bytes are never copied per watcher.
+ */
+function frameEncoder(type: ResourceType): (res: ServerResponse, frame: Frame) => boolean {
+  const envelope = `"kind":${JSON.stringify(type.kind)},"apiVersion":${JSON.stringify(apiVersionOf(type))}`;
+  return (res, frame) => {
+    if (frame.type === 'BOOKMARK') {
+      const annotations = frame.initialEventsEnd ? `,"annotations":{${JSON.stringify(INITIAL_EVENTS_END)}:"true"}` : '';
+      return res.write(`{"type":"BOOKMARK","object":{${envelope},"metadata":{"resourceVersion":"${frame.revision}"${annotations}}}}\n`);
+    }
+    res.cork();
+    res.write(HEADS[frame.type]);
+    res.write(frame.object.object.json);
+    const more = res.write(TAIL);
+    process.nextTick(() => res.uncork());
+    return more;
+  };
+}
+
+/** The ERROR event that ends a failed watch: 410 Expired for a start the server no longer holds. */
+function errorFrame(error: unknown, type: ResourceType): string {
+  const status =
+    error instanceof WatchExpiredError
+      ? tooOldResourceVersion(error.requested, error.oldest)
+      : toStatusError(error, { group: type.group, resource: type.resource });
+  return `{"type":"ERROR","object":${JSON.stringify(status.toStatus())}}\n`;
+}

@@ -1,0 +1,74 @@
+import { storageReadError, type Labels, type ResourceType } from '../api/index.js';
+import type { KeyValue } from '../storage/index.js';
+import type { ApiObject } from './objects.js';
+
+/**
+ * One object version as the read path holds it: its response bytes (the stored JSON with
+ * `metadata.resourceVersion` in place) and just enough of it to answer selectors. Keeping the
+ * decoded tree instead would cost several times the JSON in memory for every cached object.
+ */
+export interface ServedObject {
+  /** The object's JSON as every GET, list and watch sends it. */
+  readonly json: Buffer;
+  readonly namespace: string;
+  readonly name: string;
+  readonly labels: Labels;
+  /** The type's selectable fields, in the order of `ResourceType.fieldSelectors`. */
+  readonly fields: readonly string[];
+}
+
+const LEAD = '{"kind":';
+const METADATA = '"metadata":{';
+const RV = '"resourceVersion":"';
+
+/**
+ * The stored JSON with `metadata.resourceVersion` set to `revision`, without parsing and
+ * re-encoding it. Stored values lead with kind, apiVersion and metadata (`encodeForStorage`),
+ * and an unescaped `"metadata":{` cannot occur inside the two strings before it, so its first
+ * occurrence is the object's metadata. A value that already carries a resourceVersion there (the
+ * last state of a deleted object, re-stamped) has it replaced. Undefined for any other shape.
+ */
+export function spliceResourceVersion(text: string, revision: number): string | undefined {
+  const at = text.startsWith(LEAD) ? text.indexOf(METADATA) : -1;
+  if (at < 0) return undefined;
+  const cut = at + METADATA.length;
+  const stamp = `${RV}${revision}"`;
+  if (text.startsWith(RV, cut)) {
+    const end = text.indexOf('"', cut + RV.length);
+    return text.slice(0, cut) + stamp + text.slice(end + 1);
+  }
+  return text.slice(0, cut) + (text[cut] === '}' ? stamp : `${stamp},`) + text.slice(cut);
+}
+
+/**
+ * Decodes stored values of one type into ServedObjects. The value is parsed once, for its labels
+ * and selectable fields; the bytes sent are the stored ones with the version spliced in.
+ */
+export function servedObjectDecoder(type: ResourceType): (kv: KeyValue, revision: number) => ServedObject {
+  const accessors = Object.values(type.fieldSelectors);
+  return (kv, revision) => {
+    const text = Buffer.from(kv.value.buffer, kv.value.byteOffset, kv.value.byteLength).toString('utf8');
+    let object: ApiObject;
+    try {
+      object = JSON.parse(text) as ApiObject;
+    } catch (error) {
+      throw storageReadError(`the object stored at ${kv.key} cannot be decoded: ${String(error)}`);
+    }
+    const meta = object.metadata ?? {};
+    let json = spliceResourceVersion(text, revision);
+    if (json === undefined) {
+      object.metadata = { ...meta, resourceVersion: String(revision) };
+      json = JSON.stringify(object);
+    }
+    return {
+      json: Buffer.from(json, 'utf8'),
+      namespace: meta.namespace ?? '',
+      name: meta.name ?? '',
+      labels: meta.labels ?? {},
+      fields: accessors.map((read) => read(object) ?? ''),
+    };
+  };
+}
+
+/** A ServedObject's bytes: the cache's `encode`. */
+export const servedBytes = (object: ServedObject): Uint8Array => object.json;
