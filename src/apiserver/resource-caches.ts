@@ -51,6 +51,8 @@ export class ResourceCaches {
           prefix,
           decode: servedObjectDecoder(type),
           encode: servedBytes,
+          // Pages of a thousand keep the first list's transient memory small next to the cache.
+          listPageSize: 1_000,
           ...(options.historyWindowMs !== undefined ? { historyWindowMs: options.historyWindowMs } : {}),
           ...(options.snapshotWindowMs !== undefined ? { snapshotWindowMs: options.snapshotWindowMs } : {}),
         }),

@@ -1,0 +1,35 @@
+// Child process of the list and fan-out benchmarks: the API server as built (dist/, so its memory
+// is the daemon's, not a TypeScript loader's) on a sqlite store at the path given as argv[2],
+// plain HTTP on loopback. It prints `{"port":…}` once it listens, answers the IPC message
+// "memory" with its memoryUsage() after a full gc, and exits on "stop". Run with --expose-gc.
+import { unauthorized } from '../../dist/src/api/index.js';
+import { buildApp } from '../../dist/src/apiserver/index.js';
+import { SqliteStore } from '../../dist/src/storage/index.js';
+
+const TOKEN = 'bench-token';
+const path = process.argv[2];
+if (!path) throw new Error('usage: bench-server.mjs <state.db>');
+const store = new SqliteStore({ path });
+const started = performance.now();
+const app = await buildApp({
+  store,
+  authenticate: (headers) => {
+    if (headers['authorization'] === `Bearer ${TOKEN}`) return { name: 'bench', uid: 'bench', groups: ['system:masters'] };
+    throw unauthorized('Unauthorized');
+  },
+});
+await app.listen({ host: '127.0.0.1', port: 0 });
+const startMs = performance.now() - started;
+
+process.on('message', async (message) => {
+  if (message === 'memory') {
+    globalThis.gc?.();
+    globalThis.gc?.();
+    process.send({ memory: process.memoryUsage() });
+  } else if (message === 'stop') {
+    await app.close();
+    await store.close();
+    process.exit(0);
+  }
+});
+process.stdout.write(`${JSON.stringify({ port: app.server.address().port, startMs })}\n`);

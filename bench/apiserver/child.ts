@@ -1,0 +1,44 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/** The bearer token bench-server.mjs accepts. */
+export const BENCH_TOKEN = 'bench-token';
+
+export interface BenchServer {
+  readonly origin: string;
+  readonly child: ChildProcess;
+  /** ms from process start to listening (includes the watch caches' first list). */
+  readonly startMs: number;
+  /** The server's memoryUsage() after a full gc. */
+  memory(): Promise<NodeJS.MemoryUsage>;
+  stop(): Promise<void>;
+}
+
+/** Starts bench-server.mjs (run `npm run build` first) over the sqlite database at `db` in a child process. */
+export async function startBenchServer(db: string): Promise<BenchServer> {
+  const child = spawn(process.execPath, ['--expose-gc', new URL('./bench-server.mjs', import.meta.url).pathname, db], {
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  // A benchmark that throws must not leave its server running.
+  process.once('exit', () => child.kill());
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+  const { port, startMs } = JSON.parse(first) as { port: number; startMs: number };
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    child,
+    startMs,
+    memory: () =>
+      new Promise((resolve) => {
+        child.once('message', (m) => resolve((m as { memory: NodeJS.MemoryUsage }).memory));
+        child.send('memory');
+      }),
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.send('stop');
+      }),
+  };
+}
