@@ -29,6 +29,10 @@ export interface ApiServerConfig {
   readonly tokenAuthFile?: string | undefined;
   readonly featureGates?: Readonly<Record<string, boolean>> | undefined;
   readonly maxRequestBodyBytes?: number | undefined;
+  readonly minRequestTimeoutSeconds?: number | undefined;
+  readonly watchHistoryWindowMs?: number | undefined;
+  readonly bookmarkIntervalMs?: number | undefined;
+  readonly watchBufferEvents?: number | undefined;
   /** `-v`: 0 warnings and errors, 2 requests, 4 debug, 6 trace. */
   readonly verbosity?: number | undefined;
   /** Where logs go (default stderr, so stdout carries only what the command prints). */
@@ -85,6 +89,10 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       store: opened.store,
       authenticate,
       maxRequestBodyBytes: config.maxRequestBodyBytes,
+      minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
+      watchHistoryWindowMs: config.watchHistoryWindowMs,
+      bookmarkIntervalMs: config.bookmarkIntervalMs,
+      watchBufferEvents: config.watchBufferEvents,
       featureGates: config.featureGates,
       logger: { level: logLevel(config.verbosity ?? 0), stream: config.logStream ?? process.stderr },
       https: { cert: serving.cert, key: serving.key },

@@ -67,6 +67,30 @@ export const apiServerFlags = defineFlags({
     meaning: 'The largest request body accepted; larger requests are answered 413.',
     validate: (n) => (n > 0 ? undefined : 'must be positive'),
   }),
+  'min-request-timeout': flag.int({
+    default: 1800,
+    valueName: 'seconds',
+    meaning:
+      'Watches that do not set timeoutSeconds end after a random time between this many seconds and twice as many, so clients re-watch and spread out.',
+    validate: (n) => (n > 0 ? undefined : 'must be positive'),
+  }),
+  'watch-history-window': flag.duration({
+    default: 5 * 60_000,
+    meaning:
+      'How far back the watch caches keep events, so a watch can resume from a resourceVersion that old without a relist. Older starts are replayed from the store while it still holds them, else answered 410 Expired.',
+    validate: (ms) => (ms > 0 ? undefined : 'must be positive'),
+  }),
+  'watch-bookmark-interval': flag.duration({
+    default: 15_000,
+    meaning: 'How often a watch that allows bookmarks gets a BOOKMARK event with the resourceVersion it has seen everything up to.',
+    validate: (ms) => (ms > 0 ? undefined : 'must be positive'),
+  }),
+  'watch-buffer-events': flag.int({
+    default: 1000,
+    valueName: 'events',
+    meaning: 'Events a watch may have waiting for a slow client. One more and the server ends that watch; the client resumes from its last resourceVersion.',
+    validate: (n) => (n > 0 ? undefined : 'must be positive'),
+  }),
   v: flag.int({
     short: 'v',
     default: 0,
@@ -112,6 +136,10 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     ...(flags.tokenAuthFile !== undefined ? { tokenAuthFile: flags.tokenAuthFile } : {}),
     featureGates: resolveFeatureGates(flags.featureGates),
     maxRequestBodyBytes: flags.maxRequestBodyBytes,
+    minRequestTimeoutSeconds: flags.minRequestTimeout,
+    watchHistoryWindowMs: flags.watchHistoryWindow,
+    bookmarkIntervalMs: flags.watchBookmarkInterval,
+    watchBufferEvents: flags.watchBufferEvents,
     verbosity: flags.v,
   };
 }

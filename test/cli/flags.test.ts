@@ -342,9 +342,29 @@ describe('svc-apiserver flags', () => {
         ListFromCacheSnapshot: true,
       },
       maxRequestBodyBytes: 3145728,
+      minRequestTimeoutSeconds: 1800,
+      watchHistoryWindowMs: 300_000,
+      bookmarkIntervalMs: 15_000,
+      watchBufferEvents: 1000,
       verbosity: 0,
     });
   });
+
+  it('reads the watch options', () => {
+    expect(config(['--min-request-timeout=60', '--watch-history-window=10m', '--watch-bookmark-interval=2s', '--watch-buffer-events=50'])).toMatchObject({
+      minRequestTimeoutSeconds: 60,
+      watchHistoryWindowMs: 600_000,
+      bookmarkIntervalMs: 2_000,
+      watchBufferEvents: 50,
+    });
+  });
+
+  it.each([['--min-request-timeout=0'], ['--watch-history-window=0s'], ['--watch-buffer-events=-1'], ['--watch-bookmark-interval=soon']])(
+    'rejects %s',
+    (arg) => {
+      expect(() => config([arg])).toThrow();
+    },
+  );
 
   it('svc up listens on loopback by default', () => {
     const result = parseFlags(upFlags, []);
