@@ -32,7 +32,8 @@ export function parseRequestPath(
   path: string,
   query: Readonly<Record<string, unknown>>,
 ): RequestInfo | DiscoveryPath | undefined {
-  const parts = path.split('/').filter((p) => p.length > 0).map(decodeURIComponent);
+  const split = path.split('/').filter((p) => p.length > 0);
+  const parts = path.includes('%') ? split.map(decodeURIComponent) : split;
   const prefix = parts.shift();
   let group = '';
   if (prefix === 'api') {

@@ -33,6 +33,8 @@ const IN_PROCESS = new Set(['memory', 'sqlite']);
 export class ResourceCaches {
   readonly store: Store;
   private readonly caches = new Map<string, WatchCache<ServedObject>>();
+  /** The same caches by type: `of` runs on every read, and this spares it building the prefix. */
+  private readonly byType = new Map<ResourceType, WatchCache<ServedObject>>();
   private readonly tooLargeWaitMs: number;
   /** Whether the store delivers its watch events in the commit path (memory, sqlite). */
   readonly inProcess: boolean;
@@ -71,8 +73,11 @@ export class ResourceCaches {
   }
 
   of(type: ResourceType): WatchCache<ServedObject> {
-    const cache = this.caches.get(collectionPrefix(this.store, type));
+    let cache = this.byType.get(type);
+    if (cache) return cache;
+    cache = this.caches.get(collectionPrefix(this.store, type));
     if (!cache) throw new Error(`no watch cache for ${type.resource}.${type.group}`);
+    this.byType.set(type, cache);
     return cache;
   }
 

@@ -39,7 +39,9 @@ export interface ResourceRouterOptions {
  */
 export function resourceRouter(options: ResourceRouterOptions) {
   const { registry } = options;
-  return async function route(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  // Not async: a thrown StatusError reaches Fastify's error handler all the same, and a GET is
+  // one promise (the handler's) rather than two.
+  return function route(request: FastifyRequest, reply: FastifyReply): unknown {
     const url = request.url.split('?')[0]!;
     const parsed = parseRequestPath(request.method, url, request.query as Record<string, unknown>);
     if (!parsed) throw pathNotFound();
@@ -73,11 +75,9 @@ export function resourceRouter(options: ResourceRouterOptions) {
     if (!type.verbs.includes(info.verb) || !handler) throw methodNotAllowed(info.verb, type.kind);
 
     const ctx: HandlerContext = { ...options, type, info, request, reply };
-    try {
-      return await handler(ctx);
-    } catch (error) {
+    return handler(ctx).catch((error: unknown) => {
       if (error instanceof StatusError) throw error;
       return sendStatus(reply, toStatusError(error, { group: type.group, resource: type.resource, name: info.name }));
-    }
+    });
   };
 }

@@ -38,8 +38,11 @@ export async function getObject(ctx: HandlerContext): Promise<unknown> {
   const plan = planGet({ resourceVersion: queryParam(ctx, 'resourceVersion') });
   const key = objectKey(store, type, info.namespace, info.name!);
   let object: ServedObject | undefined;
-  if ((await sourceFor(ctx, plan)) === 'cache') {
-    object = ctx.caches.of(type).get(key)?.object;
+  const cache = ctx.caches.of(type);
+  // The common case — a consistent read on an in-process store — needs no wait at all.
+  const direct = plan.kind === 'MostRecent' && ctx.caches.inProcess && cache.following;
+  if (direct || (await sourceFor(ctx, plan)) === 'cache') {
+    object = cache.get(key)?.object;
   } else {
     const kv = await store.get(key);
     object = kv && servedObjectDecoder(type)(kv, kv.modRevision);
