@@ -115,6 +115,8 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     store: options.store,
     registry,
     historyWindowMs: options.watchHistoryWindowMs,
+    // ListFromCacheSnapshot=false: Exact and continued lists are read from the store.
+    ...(options.featureGates?.['ListFromCacheSnapshot'] === false ? { snapshotWindowMs: 0 } : {}),
     tooLargeWaitMs: options.tooLargeResourceVersionWaitMs,
   });
   const watch: WatchSettings = {
