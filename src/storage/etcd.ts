@@ -1,3 +1,4 @@
+import './etcd-stray-responses.js';
 import etcd3 from 'etcd3';
 import type { Etcd3, IKeyValue, IOptions, IRequestOp, IWatchResponse, Watcher } from 'etcd3';
 import { Observable } from 'rxjs';

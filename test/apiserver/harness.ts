@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { unauthorized } from '../../src/api/index.js';
-import { buildApp, type UserInfo } from '../../src/apiserver/index.js';
+import { buildApp, type ApiServerOptions, type UserInfo } from '../../src/apiserver/index.js';
 import { MemoryStore, SqliteStore, type Store } from '../../src/storage/index.js';
 import { openEtcdStore } from '../../src/storage/etcd.js';
 import { startEtcd } from '../support/etcd.js';
@@ -11,12 +11,48 @@ import { startEtcd } from '../support/etcd.js';
 export const TOKEN = 'test-admin-token';
 export const USER: UserInfo = { name: 'tester', uid: 'u-1', groups: ['system:masters', 'system:authenticated'] };
 
+export interface CallResult {
+  status: number;
+  body: any;
+  headers: Record<string, unknown>;
+}
+
 export interface TestServer {
   app: FastifyInstance;
   store: Store;
+  /**
+   * `http://127.0.0.1:<port>` when started with `listen: true` (streams such as watches need a
+   * real connection: `inject` only answers once the response has ended); undefined otherwise.
+   */
+  url: string | undefined;
   /** `inject` with the test token and JSON bodies; returns status and parsed JSON. */
-  call(method: string, url: string, body?: unknown, init?: Partial<InjectOptions>): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  call(method: string, url: string, body?: unknown, init?: Partial<InjectOptions>): Promise<CallResult>;
+  /** Like `call`, over a real HTTP connection to `url` (needs `listen: true`). */
+  http(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<CallResult>;
   close(): Promise<void>;
+}
+
+/** buildApp options a test may set, and whether the server also listens over plain HTTP. */
+export type TestServerOptions = Pick<
+  ApiServerOptions,
+  | 'maxRequestBodyBytes'
+  | 'watchHistoryWindowMs'
+  | 'bookmarkIntervalMs'
+  | 'watchBufferEvents'
+  | 'minRequestTimeoutSeconds'
+  | 'tooLargeResourceVersionWaitMs'
+  | 'continueTokenKey'
+> & {
+  /** Listen on 127.0.0.1, a free port, plain HTTP (see TestServer.url). Default: inject only. */
+  listen?: boolean;
+};
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text; // not JSON: keep the text
+  }
 }
 
 export type BackendName = 'memory' | 'sqlite' | 'etcd';
@@ -37,8 +73,9 @@ export async function openTestStore(backend: BackendName): Promise<{ store: Stor
   return { store, dispose: async () => (await store.close(), await etcd.stop()) };
 }
 
-/** The API server in-process (Fastify inject) over a fresh store of `backend`. */
-export async function startTestServer(backend: BackendName, options: { maxRequestBodyBytes?: number } = {}): Promise<TestServer> {
+/** The API server in-process (Fastify inject, and HTTP with `listen`) over a fresh store of `backend`. */
+export async function startTestServer(backend: BackendName, options: TestServerOptions = {}): Promise<TestServer> {
+  const { listen, ...appOptions } = options;
   const { store, dispose } = await openTestStore(backend);
   const app = await buildApp({
     store,
@@ -48,11 +85,19 @@ export async function startTestServer(backend: BackendName, options: { maxReques
       if (auth === `Bearer ${TOKEN}`) return USER;
       throw unauthorized('Unauthorized');
     },
-    ...options,
+    ...appOptions,
   });
+  let url: string | undefined;
+  if (listen) {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    if (!address || typeof address === 'string') throw new Error('the test server has no TCP address');
+    url = `http://127.0.0.1:${address.port}`;
+  }
   return {
     app,
     store,
+    url,
     async call(method, url, body, init = {}) {
       const { headers: extraHeaders, ...rest } = init;
       const res = await app.inject({
@@ -66,13 +111,20 @@ export async function startTestServer(backend: BackendName, options: { maxReques
         ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
         ...rest,
       } as InjectOptions);
-      let parsed: unknown = res.body;
-      try {
-        parsed = JSON.parse(res.body);
-      } catch {
-        // not JSON: keep the text
-      }
-      return { status: res.statusCode, body: parsed, headers: res.headers };
+      return { status: res.statusCode, body: parseBody(res.body), headers: res.headers };
+    },
+    async http(method, path, body, headers = {}) {
+      if (!url) throw new Error('http() needs a server started with listen: true');
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      });
+      return { status: res.status, body: parseBody(await res.text()), headers: Object.fromEntries(res.headers) };
     },
     async close() {
       await app.close();

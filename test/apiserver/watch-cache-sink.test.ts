@@ -123,6 +123,48 @@ describe('boundedSink', () => {
     await store.close();
   });
 
+  it('holds a replay that does not count without bound, and counts only the live events after it', async () => {
+    const store = new MemoryStore();
+    for (const name of ['a', 'b', 'c', 'd', 'e']) await store.create(key(name), bytes(thing(name)));
+    const cache = newCache(store);
+    await cache.ready;
+    const socket = new Socket<unknown>();
+    socket.full = true;
+    let live = false;
+    let error: unknown;
+    boundedSink(cache.watch({ initialEvents: true, onLive: () => (live = true) }), {
+      limit: 2,
+      counts: () => live,
+      write: socket.write,
+      onDrain: socket.onDrain,
+    }).subscribe({ error: (e: unknown) => (error = e) });
+    expect(error).toBeUndefined(); // a written, b..e held: the replay does not count
+    for (const name of ['f', 'g']) await store.create(key(name), bytes(thing(name)));
+    expect(error).toBeUndefined(); // two live events held: at the limit
+    await store.create(key('h'), bytes(thing('h')));
+    expect(error).toBeInstanceOf(WatcherTooSlowError);
+    expect(socket.written).toHaveLength(1);
+
+    const drained = new Socket<unknown>();
+    drained.full = true;
+    live = false;
+    let done: unknown;
+    boundedSink(cache.watch({ initialEvents: true, onLive: () => (live = true) }), {
+      limit: 2,
+      counts: () => live,
+      write: drained.write,
+      onDrain: drained.onDrain,
+    }).subscribe({ error: (e: unknown) => (done = e) });
+    drained.drain(7); // the 7 held initial events go out, and the socket is full again
+    expect(drained.written).toHaveLength(8);
+    for (const name of ['i', 'j']) await store.create(key(name), bytes(thing(name)));
+    expect(done).toBeUndefined(); // i and j held: the drained replay no longer counts, nor frees room
+    await store.create(key('k'), bytes(thing('k')));
+    expect(done).toBeInstanceOf(WatcherTooSlowError);
+    cache.stop();
+    await store.close();
+  });
+
   it("passes on the source's error after the events held before it", () => {
     const source = new Subject<number>();
     const socket = new Socket<number>();

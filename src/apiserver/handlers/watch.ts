@@ -20,7 +20,10 @@ import { queryParam, type HandlerContext } from './context.js';
 import { selectionOf, servedFilter } from './selection.js';
 
 export interface WatchSettings {
-  /** Events one watch may have waiting for its client before it is ended (the client resumes). */
+  /**
+   * Live events one watch may have waiting for its client before it is ended (the client
+   * resumes). Its replay (initial state, or the events since its start) is not counted.
+   */
   readonly bufferEvents: number;
   /** How often a watch that allows bookmarks gets one while it is idle or busy. */
   readonly bookmarkIntervalMs: number;
@@ -31,6 +34,12 @@ export interface WatchSettings {
 }
 
 export const DEFAULT_WATCH_SETTINGS = { bufferEvents: 1_000, bookmarkIntervalMs: 15_000, minRequestTimeoutSeconds: 1_800 } as const;
+
+/**
+ * The longest delay one Node timer can wait (2^31 - 1 ms, about 24.8 days). A longer one fires at
+ * once, which would end a watch asking for a long timeoutSeconds as soon as it opened.
+ */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The annotation of the bookmark that ends a watch list's initial events. */
 export const INITIAL_EVENTS_END = 'svc.io/initial-events-end';
@@ -63,7 +72,11 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
   let source: (hooks: Pick<CacheWatchOptions<ServedObject>, 'onInitialEventsEnd' | 'onLive'>) => Observable<CacheEvent<ServedObject>>;
   const base = { prefix, ...(filter ? { filter } : {}) };
   const { start, initialEvents } = plan;
+  // The revision the client is known to hold from the start: no bookmark may go below it, though
+  // the cache (which may not have seen that revision yet) can be behind it.
+  let floor = 0;
   if (start.kind === 'Exact') {
+    floor = start.revision;
     source = (hooks) => cache.watch({ ...base, ...hooks, fromRevision: start.revision });
   } else {
     const where = start.kind === 'Any' ? 'cache' : start.kind === 'MostRecent' && ctx.caches.inProcess && cache.following ? 'cache' : undefined;
@@ -74,6 +87,7 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
     } else {
       // Only the store can show that state: list it there, then go on from the cache at its revision.
       const revision = await store.revision();
+      floor = revision;
       source = (hooks) =>
         initialEvents
           ? concat(storeState(store, type, prefix, revision, filter, hooks.onInitialEventsEnd), defer(() => cache.watch({ ...base, ...hooks, fromRevision: revision })))
@@ -88,9 +102,11 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
   res.flushHeaders();
   ctx.watch.open.add(res);
 
+  // Live: the watch follows the cache's events. What it was handed before is its replay (initial
+  // state, history or store), which the sink holds without counting it against the buffer.
+  let live = false;
   const frames = new Observable<Frame>((subscriber) => {
-    let live = false;
-    let last = 0;
+    let last = floor;
     const events = source({
       ...(plan.watchList && bookmarks ? { onInitialEventsEnd: (revision: number) => subscriber.next({ type: 'BOOKMARK', revision, initialEventsEnd: true }) } : {}),
       onLive: () => {
@@ -109,7 +125,7 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
           if (live) subscriber.next({ type: 'BOOKMARK', revision: Math.max(last, cache.revision) });
         }, ctx.watch.bookmarkIntervalMs)
       : undefined;
-    const deadline = setTimeout(() => subscriber.complete(), timeoutSeconds * 1000);
+    const deadline = setTimeout(() => subscriber.complete(), Math.min(timeoutSeconds * 1000, MAX_TIMER_MS));
     return () => {
       events.unsubscribe();
       clearInterval(ticker);
@@ -130,6 +146,7 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
   });
   sink = boundedSink(frames, {
     limit: ctx.watch.bufferEvents,
+    counts: () => live,
     write: (frame) => encoder(res, frame),
     onDrain: (listener) => {
       res.once('drain', listener);

@@ -18,6 +18,14 @@ export interface BoundedSinkOptions<E> {
    * May return a function that cancels the registration; it is called when the sink ends first.
    */
   onDrain(listener: () => void): (() => void) | void;
+  /**
+   * Whether an event handed over now counts against `limit` (default: every one does). Those
+   * that do not are held without bound, ahead of the counted ones: a watch's replay (its
+   * initial state, or the events since its start revision) arrives in one synchronous burst
+   * that no socket takes at once, and is not the consumer falling behind the live events.
+   * Must turn true once and stay true.
+   */
+  counts?(): boolean;
 }
 
 /**
@@ -70,6 +78,8 @@ class Sink<E> implements Observer<E>, Unsubscribable {
   /** Events waiting for a drain; allocated the first time the consumer is full. */
   private held: E[] | undefined;
   private head = 0;
+  /** Held events at the front that do not count against the limit (see `counts`). */
+  private free = 0;
   private full = false;
   private ended: { error: unknown } | 'complete' | undefined;
   private cancelDrain: (() => void) | undefined;
@@ -84,7 +94,8 @@ class Sink<E> implements Observer<E>, Unsubscribable {
     if (this.subscriber.closed) return;
     if (!this.full) return void this.give(event);
     const held = (this.held ??= []);
-    if (held.length - this.head >= this.options.limit) return this.subscriber.error(new WatcherTooSlowError(this.options.limit));
+    if (this.options.counts?.() === false) this.free++;
+    else if (held.length - this.head - this.free >= this.options.limit) return this.subscriber.error(new WatcherTooSlowError(this.options.limit));
     held.push(event);
   }
 
@@ -130,6 +141,7 @@ class Sink<E> implements Observer<E>, Unsubscribable {
       while (this.head < held.length) {
         const event = held[this.head]!;
         held[this.head++] = undefined as E;
+        if (this.free > 0) this.free--;
         if (!this.give(event)) return;
       }
       held.length = 0;

@@ -1,0 +1,3 @@
+import { watchSuite } from './watch-suite.js';
+
+watchSuite('sqlite');
