@@ -123,6 +123,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     bufferEvents: options.watchBufferEvents ?? DEFAULT_WATCH_SETTINGS.bufferEvents,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_WATCH_SETTINGS.bookmarkIntervalMs,
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? DEFAULT_WATCH_SETTINGS.minRequestTimeoutSeconds,
+    watchList: options.featureGates?.['WatchList'] !== false,
     open: new Set(),
   };
   // Watches never end by themselves: closing the server ends them, or it would wait for them.

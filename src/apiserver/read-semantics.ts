@@ -104,7 +104,7 @@ export function planList(query: ReadQuery): { plan: ReadPlan; limit: number } {
  * The watch table (unset → get state and start at most recent, "0" → get state and start at
  * any, other → start at exactly that version) and the watch-list rules of `sendInitialEvents`.
  */
-export function planWatch(query: ReadQuery): WatchPlan {
+export function planWatch(query: ReadQuery, gates: { readonly watchList?: boolean } = {}): WatchPlan {
   const match = parseMatch(query.resourceVersionMatch);
   const rv = query.resourceVersion;
   const revision = unset(rv) ? undefined : parseResourceVersion(rv!);
@@ -115,6 +115,7 @@ export function planWatch(query: ReadQuery): WatchPlan {
     if (revision === 0) return { start: { kind: 'Any' }, initialEvents: true, watchList: false };
     return { start: { kind: 'Exact', revision }, initialEvents: false, watchList: false };
   }
+  if (gates.watchList === false) throw badRequest('sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
   const initial = parseBoolean(sendInitial, 'sendInitialEvents');
   if (match !== 'NotOlderThan') throw badRequest('sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
   const start: WatchPlan['start'] =

@@ -111,6 +111,11 @@ describe('the watch table', () => {
     badRequest(() => planWatch({ sendInitialEvents: 'true', resourceVersion: '5', resourceVersionMatch: 'Exact' }));
   });
 
+  it('refuses sendInitialEvents when the WatchList gate is off, and keeps the legacy table', () => {
+    expect(badRequest(() => planWatch({ sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' }, { watchList: false }))).toMatch(/WatchList/);
+    expect(planWatch({ resourceVersion: '0' }, { watchList: false }).start).toEqual({ kind: 'Any' });
+  });
+
   it('rejects resourceVersionMatch without sendInitialEvents, and bad values', () => {
     badRequest(() => planWatch({ resourceVersion: '5', resourceVersionMatch: 'NotOlderThan' }));
     badRequest(() => planWatch({ resourceVersion: 'abc' }));

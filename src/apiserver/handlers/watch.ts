@@ -29,6 +29,8 @@ export interface WatchSettings {
   readonly bookmarkIntervalMs: number;
   /** Watches without `timeoutSeconds` end after a random time in [this, 2 × this] seconds. */
   readonly minRequestTimeoutSeconds: number;
+  /** The WatchList feature gate: `sendInitialEvents` is refused when it is off. */
+  readonly watchList: boolean;
   /** Open watch responses, ended when the server shuts down. */
   readonly open: Set<ServerResponse>;
 }
@@ -59,7 +61,7 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
     resourceVersion: queryParam(ctx, 'resourceVersion'),
     resourceVersionMatch: queryParam(ctx, 'resourceVersionMatch'),
     sendInitialEvents: queryParam(ctx, 'sendInitialEvents'),
-  });
+  }, { watchList: ctx.watch.watchList });
   const bookmarksText = queryParam(ctx, 'allowWatchBookmarks');
   const bookmarks = bookmarksText === undefined || bookmarksText === '' ? false : parseBoolean(bookmarksText, 'allowWatchBookmarks');
   const timeoutSeconds = parseTimeout(queryParam(ctx, 'timeoutSeconds'), ctx.watch.minRequestTimeoutSeconds);
