@@ -42,6 +42,7 @@ export type TestServerOptions = Pick<
   | 'minRequestTimeoutSeconds'
   | 'tooLargeResourceVersionWaitMs'
   | 'continueTokenKey'
+  | 'featureGates'
 > & {
   /** Listen on 127.0.0.1, a free port, plain HTTP (see TestServer.url). Default: inject only. */
   listen?: boolean;
