@@ -32,29 +32,34 @@ export function parseRequestPath(
   path: string,
   query: Readonly<Record<string, unknown>>,
 ): RequestInfo | DiscoveryPath | undefined {
+  // Index arithmetic rather than shift/splice/destructuring: this runs on every request.
   const split = path.split('/').filter((p) => p.length > 0);
   const parts = path.includes('%') ? split.map(decodeURIComponent) : split;
-  const prefix = parts.shift();
+  const prefix = parts[0];
+  let at = 1;
   let group = '';
   if (prefix === 'api') {
-    if (parts.length === 0) return { kind: 'versions' };
+    if (parts.length === 1) return { kind: 'versions' };
   } else if (prefix === 'apis') {
-    if (parts.length === 0) return { kind: 'groups' };
-    group = parts.shift()!;
-    if (parts.length === 0) return { kind: 'group', group };
+    if (parts.length === 1) return { kind: 'groups' };
+    group = parts[at++]!;
+    if (parts.length === at) return { kind: 'group', group };
   } else {
     return undefined;
   }
-  const version = parts.shift()!;
-  if (parts.length === 0) return { kind: 'resources', group, version };
+  const version = parts[at++]!;
+  if (parts.length === at) return { kind: 'resources', group, version };
 
   let namespace: string | undefined;
-  if (parts[0] === 'namespaces' && parts.length >= 3 && !NAMESPACE_SUBRESOURCES.has(parts[2]!)) {
-    namespace = parts[1];
-    parts.splice(0, 2);
+  if (parts[at] === 'namespaces' && parts.length - at >= 3 && !NAMESPACE_SUBRESOURCES.has(parts[at + 2]!)) {
+    namespace = parts[at + 1];
+    at += 2;
   }
-  const [resource, name, subresource, ...rest] = parts;
-  if (rest.length > 0 || resource === undefined) return undefined;
+  if (parts.length - at > 3) return undefined;
+  const resource = parts[at];
+  const name = parts[at + 1];
+  const subresource = parts[at + 2];
+  if (resource === undefined) return undefined;
 
   let verb: RequestInfo['verb'];
   switch (method) {

@@ -42,7 +42,8 @@ export function resourceRouter(options: ResourceRouterOptions) {
   // Not async: a thrown StatusError reaches Fastify's error handler all the same, and a GET is
   // one promise (the handler's) rather than two.
   return function route(request: FastifyRequest, reply: FastifyReply): unknown {
-    const url = request.url.split('?')[0]!;
+    const q = request.url.indexOf('?');
+    const url = q < 0 ? request.url : request.url.slice(0, q);
     const parsed = parseRequestPath(request.method, url, request.query as Record<string, unknown>);
     if (!parsed) throw pathNotFound();
     if (!isRequestInfo(parsed)) {
@@ -60,7 +61,7 @@ export function resourceRouter(options: ResourceRouterOptions) {
       return reply.type('application/json').send(JSON.stringify(doc));
     }
 
-    const info: RequestInfo = { ...parsed, group: upstreamGroupAlias(parsed.group) };
+    const info: RequestInfo = parsed.group.endsWith('.k8s.io') ? { ...parsed, group: upstreamGroupAlias(parsed.group) } : parsed;
     const type = registry.lookup(info.group, info.version, info.resource);
     if (!type) throw pathNotFound();
     // Subresources (status, scale, eviction, log, ...) are served by the subresources issue.
