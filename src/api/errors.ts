@@ -178,6 +178,6 @@ export function serviceUnavailable(message: string): StatusError {
 }
 
 /** 500 for an object storage holds but cannot decode (the unsafe-delete flow keys off it). */
-export function storageReadError(message: string): StatusError {
-  return new StatusError({ reason: 'StorageReadError', message });
+export function storageReadError(message: string, gr?: GroupResource, name?: string): StatusError {
+  return new StatusError({ reason: 'StorageReadError', message, ...(gr && name !== undefined ? { details: subject(gr, name) } : {}) });
 }

@@ -229,3 +229,5 @@ export {
   parseFieldSelector,
   parseLabelSelector,
 } from './selectors/index.js';
+export { childSchema, itemSchema, schemaNode, unwrapSchema, type Schema, type SchemaNode } from './schema-walk.js';
+export { listTypeOf, type ListType } from './list-types.js';

@@ -6,6 +6,7 @@ import { versionInfo } from './discovery.js';
 import { ensureSystemNamespaces } from './namespaces.js';
 import { ContinueTokens } from './continue-token.js';
 import { DEFAULT_WATCH_SETTINGS, type WatchSettings } from './handlers/watch.js';
+import { JSON_BODY_TYPES, YAML_BODY_TYPES } from './handlers/body.js';
 import { ObjectReader } from './objects.js';
 import { ResourceCaches } from './resource-caches.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
@@ -56,8 +57,8 @@ declare module 'fastify' {
 
 const UNAUTHENTICATED = new Set(['/healthz', '/livez', '/readyz']);
 
-/** Request bodies the server decodes; other media types are answered 415. */
-const BODY_TYPES = ['application/json'];
+/** Request bodies the server decodes (JSON, YAML and the patch types); others are answered 415. */
+const BODY_TYPES = [...JSON_BODY_TYPES, ...YAML_BODY_TYPES];
 
 /** Builds the API server without listening: the entry point calls `listen`, tests call `inject`. */
 export async function buildApp(options: ApiServerOptions): Promise<FastifyInstance> {
@@ -138,6 +139,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     caches,
     tokens: new ContinueTokens(options.continueTokenKey),
     watch,
+    featureGates: options.featureGates ?? {},
   });
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
   for (const url of ['/api', '/api/*', '/apis', '/apis/*']) app.route({ method: [...methods], url, handler: route });

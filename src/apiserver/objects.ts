@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { storageReadError, type ObjectMeta, type ResourceType } from '../api/index.js';
-import { type KeyValue, type Store } from '../storage/index.js';
+import { qualifiedResource, storageReadError, type ObjectMeta, type ResourceType, type StatusError } from '../api/index.js';
+import { isStorageError, type KeyValue, type Store } from '../storage/index.js';
 
 /** An API object as the server handles it: typed metadata, everything else as the client sent it. */
 export interface ApiObject {
@@ -88,13 +88,35 @@ export function prepareForUpdate(next: ApiObject, current: ApiObject): ApiObject
   return { ...next, metadata };
 }
 
+/** The 500 for an object storage holds but cannot decode, naming it and the way out. */
+export function corruptObject(type: ResourceType, namespace: string | undefined, name: string, cause: unknown): StatusError {
+  const where = type.namespaced && namespace ? ` in namespace ${JSON.stringify(namespace)}` : '';
+  const gr = { group: type.group, resource: type.resource };
+  return storageReadError(
+    `${qualifiedResource(gr)} ${JSON.stringify(name)}${where} is corrupt in storage and cannot be read (${cause instanceof Error ? cause.message : String(cause)}); ` +
+      'it can only be deleted, with ignoreStoreReadErrorWithClusterBreakingPotential=true under the AllowUnsafeMalformedObjectDeletion feature gate',
+    gr,
+    name,
+  );
+}
+
 /** Reads a type's objects from the store, decoded and versioned. */
 export class ObjectReader {
   constructor(private readonly store: Store) {}
 
   async get(type: ResourceType, namespace: string | undefined, name: string): Promise<ApiObject | undefined> {
-    const kv = await this.store.get(objectKey(this.store, type, namespace, name));
-    return kv ? decodeStored(kv) : undefined;
+    let kv: KeyValue | undefined;
+    try {
+      kv = await this.store.get(objectKey(this.store, type, namespace, name));
+    } catch (error) {
+      throw isStorageError(error, 'Corrupt') ? corruptObject(type, namespace, name, error) : error;
+    }
+    if (!kv) return undefined;
+    try {
+      return decodeStored(kv);
+    } catch (error) {
+      throw corruptObject(type, namespace, name, error);
+    }
   }
 
   async list(type: ResourceType, namespace: string | undefined): Promise<{ items: ApiObject[]; revision: number }> {

@@ -5,6 +5,7 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discover
 import type { Handler, HandlerContext } from './handlers/context.js';
 import { create } from './handlers/create.js';
 import { deleteCollection, deleteObject } from './handlers/delete.js';
+import { patch } from './handlers/patch.js';
 import { getObject, listObjects } from './handlers/read.js';
 import { update } from './handlers/update.js';
 import { watchObjects, type WatchSettings } from './handlers/watch.js';
@@ -20,6 +21,7 @@ const HANDLERS: Partial<Record<RequestInfo['verb'], Handler>> = {
   watch: watchObjects,
   create,
   update,
+  patch,
   delete: deleteObject,
   deletecollection: deleteCollection,
 };
@@ -31,6 +33,7 @@ export interface ResourceRouterOptions {
   caches: ResourceCaches;
   tokens: ContinueTokens;
   watch: WatchSettings;
+  featureGates: Readonly<Record<string, boolean>>;
 }
 
 /**

@@ -1,23 +1,42 @@
 import { badRequest, upstreamGroupAlias, type ResourceType } from '../../api/index.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
+import { bodyText, decodeJson, decodeYaml, type DecodedBody } from '../writes/decode.js';
 import type { HandlerContext } from './context.js';
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
+/** Request body media types decoded as JSON and as YAML (app.ts accepts these, and only these). */
+export const JSON_BODY_TYPES = [
+  'application/json',
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+] as const;
+export const YAML_BODY_TYPES = ['application/yaml', 'application/apply-patch+yaml'] as const;
 
-/** Parses a JSON request body into an object (anything else is a 400). */
-export function parseJsonBody(ctx: HandlerContext): Record<string, unknown> | undefined {
+/** The request's media type, lowercased, without parameters. */
+export function mediaTypeOf(ctx: HandlerContext): string {
+  return String(ctx.request.headers['content-type'] ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+}
+
+/** The decoded body with its duplicate fields; undefined when the request has none. */
+export function decodeBody(ctx: HandlerContext): DecodedBody | undefined {
   const raw = ctx.request.body;
   if (raw === undefined || raw === null || (raw instanceof Uint8Array && raw.length === 0)) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw instanceof Uint8Array ? decoder.decode(raw) : String(raw));
-  } catch (error) {
-    throw badRequest(`the request body is not valid JSON: ${(error as Error).message}`);
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+  const text = bodyText(raw);
+  return (YAML_BODY_TYPES as readonly string[]).includes(mediaTypeOf(ctx)) ? decodeYaml(text) : decodeJson(text);
+}
+
+/** Parses a request body into an object (anything else is a 400); duplicate keys: last wins. */
+export function parseJsonBody(ctx: HandlerContext): Record<string, unknown> | undefined {
+  const decoded = decodeBody(ctx);
+  if (!decoded) return undefined;
+  return requireObject(decoded.value);
+}
+
+function requireObject(value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw badRequest('the request body must be a JSON object');
   }
-  return parsed as Record<string, unknown>;
+  return value as Record<string, unknown>;
 }
 
 const sameApiVersion = (sent: string, type: ResourceType) => {
@@ -27,13 +46,25 @@ const sameApiVersion = (sent: string, type: ResourceType) => {
   return group === type.group && version === type.version;
 };
 
+/** An object body with the duplicate fields its decoder saw. */
+export interface BodyObject {
+  readonly object: ApiObject;
+  readonly duplicates: readonly string[];
+}
+
 /**
  * The object a create or update carries: kind and apiVersion must be the path's (they default to
  * it when absent), the namespace must be the path's, and the result is stamped canonically.
  */
-export function objectFromBody(ctx: HandlerContext): ApiObject {
-  const body = parseJsonBody(ctx);
-  if (!body) throw badRequest('the request has no body: an object is required');
+export function objectFromBody(ctx: HandlerContext): BodyObject {
+  const decoded = decodeBody(ctx);
+  if (!decoded) throw badRequest('the request has no body: an object is required');
+  return { object: asTypedObject(ctx, decoded.value), duplicates: decoded.duplicates };
+}
+
+/** Checks a decoded value (a body, a patch result) is an object of the request's type and namespace. */
+export function asTypedObject(ctx: HandlerContext, value: unknown): ApiObject {
+  const body = requireObject(value);
   const { type, info } = ctx;
   const expected = apiVersionOf(type);
   if (body['apiVersion'] !== undefined && (typeof body['apiVersion'] !== 'string' || !sameApiVersion(body['apiVersion'], type))) {
@@ -63,4 +94,12 @@ export function isDryRun(value: string | undefined): boolean {
   if (value === undefined) return false;
   if (value === '' || value === 'All') return true;
   throw badRequest(`unsupported dryRun value ${JSON.stringify(value)}: the only accepted value is "All"`);
+}
+
+/** The object name on the URL must be the body's (an absent one defaults to it). */
+export function nameFromUrl(object: ApiObject, name: string): ApiObject {
+  const sent = object.metadata.name;
+  if (sent === undefined || sent === '') return { ...object, metadata: { ...object.metadata, name } };
+  if (sent !== name) throw badRequest(`the name of the object (${sent}) does not match the name on the URL (${name})`);
+  return object;
 }

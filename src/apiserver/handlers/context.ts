@@ -15,6 +15,8 @@ export interface HandlerContext {
   readonly caches: ResourceCaches;
   readonly tokens: ContinueTokens;
   readonly watch: WatchSettings;
+  /** Enabled feature gates (absent: the gate's default). */
+  readonly featureGates: Readonly<Record<string, boolean>>;
   readonly type: ResourceType;
   readonly info: RequestInfo;
   readonly request: FastifyRequest;

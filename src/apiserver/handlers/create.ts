@@ -2,32 +2,67 @@ import { alreadyExists, generateName, invalid, validateObject, validateObjectMet
 import { isStorageError } from '../../storage/index.js';
 import { checkNamespaceAcceptsContent, namespaceType, prepareNamespace } from '../namespaces.js';
 import { encodeForStorage, objectKey, prepareForCreate, type ApiObject } from '../objects.js';
+import {
+  fieldValidationOf,
+  firstFatalError,
+  reportFieldProblems,
+  withoutUnknownFields,
+  type FieldValidation,
+} from '../writes/field-validation.js';
+import { managedFieldsAfterCreate, type WriteManager } from '../writes/managed-fields.js';
+import { writeManagerOf } from '../writes/write-options.js';
 import { isDryRun, objectFromBody } from './body.js';
 import { queryParam, sendObject, type HandlerContext } from './context.js';
 
 // kube retries a generated name that collides a few times before answering AlreadyExists.
 const GENERATE_NAME_ATTEMPTS = 8;
 
-/** Checks a create or update body: the kind's schema and the metadata rules (422 with causes). */
-export function validateForWrite(ctx: HandlerContext, object: ApiObject): ApiObject {
-  const { type } = ctx;
-  const metaCauses = validateObjectMeta(object.metadata, { namespaced: type.namespaced, nameRule: type.nameValidation });
-  const result = validateObject(type, object);
-  const causes = [...metaCauses, ...('causes' in result ? result.causes : [])];
-  if (causes.length > 0) throw invalid(type.kind, object.metadata.name ?? object.metadata.generateName ?? '', causes);
-  // The schema's output, not a merge: it has dropped JSON nulls (kubectl sends `creationTimestamp: null`).
-  return 'object' in result ? (result.object as ApiObject) : object;
+/** How a write body's fields were decoded: duplicates seen, and the fieldValidation level. */
+export interface FieldCheck {
+  readonly duplicates: readonly string[];
+  readonly level: FieldValidation;
 }
 
-/** Stores a new object; shared by POST and by PUT of an object that does not exist yet. */
-export async function createObject(ctx: HandlerContext, body: ApiObject): Promise<unknown> {
+/**
+ * Checks a write body: unknown fields are dropped (and reported as `fieldValidation` says), then
+ * the kind's schema and the metadata rules (422 with causes; 400 with the first one when the body
+ * also had unknown or duplicate fields).
+ */
+export function validateForWrite(ctx: HandlerContext, object: ApiObject, fields?: FieldCheck): ApiObject {
+  const { type } = ctx;
+  const { value, unknown } = withoutUnknownFields(type.schema, object);
+  const pruned = value as ApiObject;
+  const problems = { unknown, duplicates: fields?.duplicates ?? [] };
+  const metaCauses = validateObjectMeta(pruned.metadata, { namespaced: type.namespaced, nameRule: type.nameValidation });
+  const result = validateObject(type, pruned);
+  const causes = [...metaCauses, ...('causes' in result ? result.causes : [])];
+  if (causes.length > 0) {
+    throw firstFatalError(problems, causes) ?? invalid(type.kind, pruned.metadata.name ?? pruned.metadata.generateName ?? '', causes);
+  }
+  reportFieldProblems(ctx, fields?.level ?? fieldValidationOf(ctx), problems);
+  // The schema's output, not a merge: it has dropped JSON nulls (kubectl sends `creationTimestamp: null`).
+  return 'object' in result ? (result.object as ApiObject) : pruned;
+}
+
+/**
+ * Stores a new object; shared by POST, by PUT of an object that does not exist yet and by an
+ * apply that creates. `prepared` skips the body checks (the caller ran them).
+ */
+export async function createObject(
+  ctx: HandlerContext,
+  body: ApiObject,
+  options: { fields?: FieldCheck; manager?: WriteManager; prepared?: boolean } = {},
+): Promise<unknown> {
   const { type, info, registry } = ctx;
+  const manager = options.manager ?? writeManagerOf(ctx, 'Update');
   const generated = !body.metadata.name && !!body.metadata.generateName;
   const named = (meta: ObjectMeta): ObjectMeta => (generated ? { ...meta, name: generateName(meta.generateName!) } : meta);
-  let object = validateForWrite(ctx, { ...body, metadata: named(body.metadata) });
+  let object = { ...body, metadata: named(body.metadata) };
+  if (!options.prepared) object = validateForWrite(ctx, object, options.fields);
   if (type.namespaced) await checkNamespaceAcceptsContent(ctx.reader, registry, type, info.namespace!, object.metadata.name!);
   object = prepareForCreate(object);
   if (type === namespaceType(registry)) object = prepareNamespace(object);
+  object = managedFieldsAfterCreate(ctx.type, object, manager);
   if (isDryRun(queryParam(ctx, 'dryRun'))) return sendObject(ctx, 201, object);
 
   for (let attempt = 1; ; attempt++) {
@@ -43,5 +78,6 @@ export async function createObject(ctx: HandlerContext, body: ApiObject): Promis
 }
 
 export async function create(ctx: HandlerContext): Promise<unknown> {
-  return createObject(ctx, objectFromBody(ctx));
+  const { object, duplicates } = objectFromBody(ctx);
+  return createObject(ctx, object, { fields: { duplicates, level: fieldValidationOf(ctx) } });
 }

@@ -1,6 +1,8 @@
 import { badRequest, conflict, invalid, optimisticLockMessage } from '../../api/index.js';
-import { encodeForStorage, objectKey, prepareForUpdate } from '../objects.js';
-import { isDryRun, objectFromBody } from './body.js';
+import { fieldValidationOf } from '../writes/field-validation.js';
+import { updateObject } from '../writes/update-object.js';
+import { writeManagerOf } from '../writes/write-options.js';
+import { isDryRun, nameFromUrl, objectFromBody } from './body.js';
 import { queryParam, sendObject, type HandlerContext } from './context.js';
 import { createObject, validateForWrite } from './create.js';
 
@@ -10,16 +12,16 @@ import { createObject, validateForWrite } from './create.js';
  */
 export async function update(ctx: HandlerContext): Promise<unknown> {
   const { type, info } = ctx;
-  const body = objectFromBody(ctx);
+  const dryRun = isDryRun(queryParam(ctx, 'dryRun'));
+  const decoded = objectFromBody(ctx);
+  const fields = { duplicates: decoded.duplicates, level: fieldValidationOf(ctx) };
+  const manager = writeManagerOf(ctx, 'Update');
   const name = info.name!;
-  if (body.metadata.name === undefined || body.metadata.name === '') body.metadata = { ...body.metadata, name };
-  if (body.metadata.name !== name) {
-    throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
-  }
+  const body = nameFromUrl(decoded.object, name);
   const current = await ctx.reader.get(type, info.namespace, name);
-  if (!current) return createObject(ctx, body);
+  if (!current) return createObject(ctx, body, { fields, manager });
 
-  const object = validateForWrite(ctx, body);
+  const object = validateForWrite(ctx, body, fields);
   const sent = object.metadata.resourceVersion;
   if (sent === undefined || sent === '') {
     throw invalid(type.kind, name, [
@@ -28,9 +30,5 @@ export async function update(ctx: HandlerContext): Promise<unknown> {
   }
   if (!/^\d+$/.test(sent)) throw badRequest(`invalid resourceVersion ${JSON.stringify(sent)}: must be a decimal integer`);
   if (sent !== current.metadata.resourceVersion) throw conflict({ group: type.group, resource: type.resource }, name, optimisticLockMessage);
-
-  const next = prepareForUpdate(object, current);
-  if (isDryRun(queryParam(ctx, 'dryRun'))) return sendObject(ctx, 200, next);
-  const kv = await ctx.store.update(objectKey(ctx.store, type, info.namespace, name), encodeForStorage(next), Number(sent));
-  return sendObject(ctx, 200, { ...next, metadata: { ...next.metadata, resourceVersion: String(kv.modRevision) } });
+  return sendObject(ctx, 200, await updateObject(ctx, object, current, manager, dryRun));
 }

@@ -1,0 +1,88 @@
+import type { z } from 'zod';
+
+/**
+ * Reads the structure of a kind's zod schema, for the code that walks an object alongside it:
+ * unknown-field detection, strategic merge and server-side apply's field sets. Wrappers
+ * (optional, default, prefault, pipe, lazy) are looked through: they do not change where a value
+ * sits in the document.
+ */
+
+export type Schema = z.core.$ZodType;
+
+interface Def {
+  readonly type: string;
+  readonly shape?: Record<string, Schema>;
+  readonly catchall?: Schema;
+  readonly valueType?: Schema;
+  readonly element?: Schema;
+  readonly innerType?: Schema;
+  readonly in?: Schema;
+  readonly getter?: () => Schema;
+}
+
+const defOf = (schema: Schema): Def => schema._zod.def as unknown as Def;
+
+/** The schema under its wrappers. */
+export function unwrapSchema(schema: Schema): Schema {
+  let current = schema;
+  for (let depth = 0; depth < 16; depth++) {
+    const def = defOf(current);
+    const inner = def.innerType ?? def.in ?? (def.type === 'lazy' ? def.getter?.() : undefined);
+    if (!inner) return current;
+    current = inner;
+  }
+  return current;
+}
+
+/** What a schema says about the value at its place. */
+export type SchemaNode =
+  /** A struct: `fields` are the ones svc models; `closed` when any other name is an unknown field. */
+  | { readonly kind: 'struct'; readonly schema: Schema; readonly fields: Readonly<Record<string, Schema>>; readonly closed: boolean }
+  /** A map with free keys (labels, data). */
+  | { readonly kind: 'map'; readonly schema: Schema; readonly values: Schema | undefined }
+  | { readonly kind: 'list'; readonly schema: Schema; readonly items: Schema | undefined }
+  /** A scalar, a union of scalars, or anything svc does not model (`z.unknown()`). */
+  | { readonly kind: 'leaf'; readonly schema: Schema | undefined; readonly open: boolean };
+
+const OPEN_LEAF: SchemaNode = { kind: 'leaf', schema: undefined, open: true };
+
+/**
+ * A struct is closed when it declares its fields: a schema with an empty shape (`looseSchema`)
+ * stands for a part svc does not model, where any field is accepted.
+ */
+export function schemaNode(schema: Schema | undefined): SchemaNode {
+  if (!schema) return OPEN_LEAF;
+  const inner = unwrapSchema(schema);
+  const def = defOf(inner);
+  switch (def.type) {
+    case 'object': {
+      const fields = def.shape ?? {};
+      const typedCatchall = def.catchall !== undefined && defOf(def.catchall).type !== 'unknown';
+      if (typedCatchall) return { kind: 'map', schema: inner, values: def.catchall };
+      return { kind: 'struct', schema: inner, fields, closed: Object.keys(fields).length > 0 };
+    }
+    case 'record':
+      return { kind: 'map', schema: inner, values: def.valueType };
+    case 'array':
+      return { kind: 'list', schema: inner, items: def.element };
+    case 'unknown':
+    case 'any':
+      return OPEN_LEAF;
+    default:
+      return { kind: 'leaf', schema: inner, open: false };
+  }
+}
+
+/** The schema of `key` inside a struct or map schema; undefined when svc does not model it. */
+export function childSchema(schema: Schema | undefined, key: string): Schema | undefined {
+  const node = schemaNode(schema);
+  if (node.kind === 'struct') return node.fields[key];
+  if (node.kind === 'map') return node.values;
+  return undefined;
+}
+
+/** The schema of a list's items. */
+export function itemSchema(schema: Schema | undefined): Schema | undefined {
+  const node = schemaNode(schema);
+  return node.kind === 'list' ? node.items : undefined;
+}

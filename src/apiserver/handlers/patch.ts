@@ -1,0 +1,90 @@
+import { badRequest, builtinTypes, conflict, notFound, optimisticLockMessage, unsupportedMediaType } from '../../api/index.js';
+import { isStorageError } from '../../storage/index.js';
+import { applyPatch } from '../writes/apply.js';
+import { fieldValidationOf } from '../writes/field-validation.js';
+import { applyJsonPatch, jsonPatchOperations } from '../writes/json-patch.js';
+import { isJsonObject } from '../writes/json-value.js';
+import { applyMergePatch } from '../writes/merge-patch.js';
+import { applyStrategicMergePatch } from '../writes/strategic-merge.js';
+import { updateObject } from '../writes/update-object.js';
+import { writeManagerOf } from '../writes/write-options.js';
+import { asTypedObject, decodeBody, isDryRun, mediaTypeOf, nameFromUrl } from './body.js';
+import { queryParam, sendObject, type HandlerContext } from './context.js';
+import { validateForWrite } from './create.js';
+
+/** The PATCH media types, and the kind of patch each one is. */
+export const PATCH_TYPES = {
+  'application/json-patch+json': 'json',
+  'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
+} as const;
+
+type PatchKind = (typeof PATCH_TYPES)[keyof typeof PATCH_TYPES];
+
+const BUILTIN = new Set(builtinTypes);
+
+// An unconditional patch that loses a race is applied again to the newer object, as Kubernetes does.
+const UNCONDITIONAL_ATTEMPTS = 5;
+
+/**
+ * PATCH: the patch is applied to the stored object, the result goes through the checks of an
+ * update and replaces it (200). A patch that sets `metadata.resourceVersion` is conditional on it
+ * (a stale one → 409); others are retried on a concurrent write. Apply has its own path.
+ */
+export async function patch(ctx: HandlerContext): Promise<unknown> {
+  const media = mediaTypeOf(ctx);
+  const kind: PatchKind | undefined = PATCH_TYPES[media as keyof typeof PATCH_TYPES];
+  if (!kind) throw unsupportedMediaType(media, Object.keys(PATCH_TYPES));
+  if (kind === 'strategic' && !BUILTIN.has(ctx.type)) {
+    throw unsupportedMediaType(media, ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']);
+  }
+  const dryRun = isDryRun(queryParam(ctx, 'dryRun'));
+  const level = fieldValidationOf(ctx);
+  if (kind === 'apply') return applyPatch(ctx, { dryRun, level });
+
+  const manager = writeManagerOf(ctx, 'Update');
+  const decoded = decodeBody(ctx);
+  if (!decoded) throw badRequest('the request has no body: a patch document is required');
+  const operations = kind === 'json' ? jsonPatchOperations(decoded.value) : undefined;
+  if (kind !== 'json' && !isJsonObject(decoded.value)) throw badRequest(`a ${kind} patch must be a JSON object`);
+  const conditional = setsResourceVersion(decoded.value);
+  const { type, info } = ctx;
+  const name = info.name!;
+  const gr = { group: type.group, resource: type.resource };
+
+  for (let attempt = 1; ; attempt++) {
+    const current = await ctx.reader.get(type, info.namespace, name);
+    if (!current) throw notFound(gr, name);
+    // A test of the version is the JSON patch way of making the patch conditional: a stale one is a 409.
+    if (operations?.some((op) => op.op === 'test' && op.path === '/metadata/resourceVersion' && op.value !== current.metadata.resourceVersion)) {
+      throw conflict(gr, name, optimisticLockMessage);
+    }
+    const patched =
+      operations !== undefined
+        ? applyJsonPatch(current, operations, { kind: { group: type.group, kind: type.kind }, name })
+        : kind === 'merge'
+          ? applyMergePatch(current, decoded.value)
+          : applyStrategicMergePatch(current, decoded.value, type.schema);
+    const object = nameFromUrl(asTypedObject(ctx, patched), name);
+    if (object.metadata.name !== name) throw badRequest('a patch may not change the name of the object');
+    const sent = object.metadata.resourceVersion;
+    if (conditional && sent !== undefined && sent !== current.metadata.resourceVersion) throw conflict(gr, name, optimisticLockMessage);
+    const checked = validateForWrite(ctx, object, { duplicates: decoded.duplicates, level });
+    try {
+      return sendObject(ctx, 200, await updateObject(ctx, checked, current, manager, dryRun));
+    } catch (error) {
+      if (!isStorageError(error, 'Conflict')) throw error;
+      if (conditional || attempt >= UNCONDITIONAL_ATTEMPTS) throw conflict(gr, name, optimisticLockMessage);
+    }
+  }
+}
+
+/** Whether a patch document names `metadata.resourceVersion` (which makes it conditional). */
+function setsResourceVersion(patchDoc: unknown): boolean {
+  if (Array.isArray(patchDoc)) {
+    return patchDoc.some((op) => isJsonObject(op) && op['path'] === '/metadata/resourceVersion');
+  }
+  const meta = isJsonObject(patchDoc) ? patchDoc['metadata'] : undefined;
+  return isJsonObject(meta) && meta['resourceVersion'] !== undefined && meta['resourceVersion'] !== null;
+}

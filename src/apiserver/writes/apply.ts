@@ -1,0 +1,132 @@
+import { badRequest, childSchema, conflict, itemSchema, listTypeOf, notFound, StatusError, type Schema } from '../../api/index.js';
+import { isStorageError } from '../../storage/index.js';
+import { asTypedObject, decodeBody, nameFromUrl } from '../handlers/body.js';
+import { queryParam, sendObject, type HandlerContext } from '../handlers/context.js';
+import { createObject, validateForWrite } from '../handlers/create.js';
+import { apiVersionOf, type ApiObject } from '../objects.js';
+import { describePath, fieldSetOf, itemKey, ownsAtOrBelow, removePath, sameAt, splitPath, type FieldSet } from './field-set.js';
+import type { FieldValidation } from './field-validation.js';
+import { withoutUnknownFields } from './field-validation.js';
+import { isJsonObject, type JsonObject } from './json-value.js';
+import { ownershipsOf, sameManager, withOwnerships, type Ownership } from './managed-fields.js';
+import { updateObject } from './update-object.js';
+import { writeManagerOf } from './write-options.js';
+
+const ATTEMPTS = 5;
+
+/**
+ * Server-side apply (`application/apply-patch+yaml`): the body is the manager's whole intent for
+ * the object. Absent object: created from it (201). Otherwise merged into the live object:
+ * - a field another manager owns with a different value is a conflict (409 listing each), unless
+ *   `force=true`, which takes it over;
+ * - fields the manager applied before and leaves out now are removed unless another manager owns
+ *   them;
+ * - managedFields records the manager's applied set (operation Apply).
+ */
+export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean; level: FieldValidation }): Promise<unknown> {
+  const manager = writeManagerOf(ctx, 'Apply');
+  const force = forceOf(queryParam(ctx, 'force'));
+  const decoded = decodeBody(ctx);
+  if (!decoded) throw badRequest('the request has no body: an apply configuration is required');
+  const { type, info } = ctx;
+  const name = info.name!;
+  const raw = nameFromUrl(asTypedObject(ctx, decoded.value), name);
+  if (raw.metadata.managedFields !== undefined) throw badRequest('metadata.managedFields must not be set in an apply configuration');
+  const fields = { duplicates: decoded.duplicates, level: options.level };
+  const config = withoutUnknownFields(type.schema, raw).value as ApiObject;
+  const gr = { group: type.group, resource: type.resource };
+
+  for (let attempt = 1; ; attempt++) {
+    const current = await ctx.reader.get(type, info.namespace, name);
+    if (!current) {
+      try {
+        return await createObject(ctx, raw, { fields, manager });
+      } catch (error) {
+        if (error instanceof StatusError && error.reason === 'AlreadyExists' && attempt < ATTEMPTS) continue;
+        throw error;
+      }
+    }
+    const sent = config.metadata.resourceVersion;
+    if (sent !== undefined && sent !== '' && sent !== current.metadata.resourceVersion) throw conflict(gr, name, 'the object has been modified; please apply your changes to the latest version and try again');
+
+    const applied = fieldSetOf(config, type.schema);
+    const ownerships = ownershipsOf(current, type);
+    const conflicts = ownerships.flatMap((o) =>
+      sameManager(o, manager)
+        ? []
+        : [...applied].filter((path) => o.fields.has(path) && !splitPath(path).at(-1)!.startsWith('k:') && !sameAt(config, current, path)).map((path) => ({ owner: o, path })),
+    );
+    if (conflicts.length > 0 && !force) throw applyConflict(gr, name, conflicts);
+
+    const merged = mergeApplied(current, config, type.schema) as ApiObject;
+    const own = ownerships.find((o) => sameManager(o, manager));
+    const others = ownerships
+      .filter((o) => o !== own)
+      .map((o) => ({ ...o, fields: force ? new Set([...o.fields].filter((p) => !conflicts.some((c) => c.owner === o && c.path === p))) : o.fields }));
+    // What the manager stops applying goes, deepest first, unless someone else still owns it.
+    const dropped = [...(own?.fields ?? [])].filter((p) => !applied.has(p)).sort((a, b) => splitPath(b).length - splitPath(a).length);
+    for (const path of dropped) {
+      if (!others.some((o) => ownsAtOrBelow(o.fields, path)) && !ownsAtOrBelow(applied, path)) removePath(merged, path);
+    }
+    const mine: Ownership = { ...manager, apiVersion: apiVersionOf(type), time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), fields: applied };
+    const withFields = withOwnerships(merged, own ? ownerships.map((o) => (o === own ? mine : others.find((x) => x.manager === o.manager && x.operation === o.operation)!)) : [...others, mine]);
+    const checked = validateForWrite(ctx, withFields, fields);
+    try {
+      return sendObject(ctx, 200, await updateObject(ctx, { ...checked, metadata: { ...checked.metadata, managedFields: withFields.metadata.managedFields } }, current, manager, options.dryRun));
+    } catch (error) {
+      if (!isStorageError(error, 'Conflict') || attempt >= ATTEMPTS) throw isStorageError(error, 'NotFound') ? notFound(gr, name) : error;
+    }
+  }
+}
+
+function forceOf(value: string | undefined): boolean {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true' || value === '') return true;
+  throw badRequest(`force must be true or false, got ${JSON.stringify(value)}`);
+}
+
+function applyConflict(gr: { group: string; resource: string }, name: string, conflicts: readonly { owner: Ownership; path: string }[]): StatusError {
+  const causes = conflicts.map(({ owner, path }) => ({
+    reason: 'FieldManagerConflict' as const,
+    message: `conflict with ${JSON.stringify(owner.manager)}${owner.operation === 'Update' ? ' using ' + owner.apiVersion : ''}`,
+    field: describePath(path),
+  }));
+  const text =
+    conflicts.length === 1
+      ? `Apply failed with 1 conflict: ${causes[0]!.message}: ${causes[0]!.field}`
+      : `Apply failed with ${conflicts.length} conflicts: ${causes.map((c) => `${c.message}: ${c.field}`).join('\n')}`;
+  const error = conflict(gr, name, text);
+  return new StatusError({ reason: 'Conflict', message: text, details: { ...error.details, causes } });
+}
+
+/** The applied configuration merged into the live object: maps by key, associative lists by item, the rest replaced. */
+function mergeApplied(live: unknown, config: unknown, schema: Schema | undefined): unknown {
+  if (!isJsonObject(config) || !isJsonObject(live)) return structuredClone(config);
+  const out: JsonObject = structuredClone(live);
+  for (const [key, value] of Object.entries(config)) {
+    const fieldSchema = childSchema(schema, key);
+    if (Array.isArray(value) && Array.isArray(out[key])) {
+      const listType = listTypeOf(schema, key, fieldSchema);
+      if (listType.type === 'map' && value.every(isJsonObject)) {
+        const items = itemSchema(fieldSchema);
+        const list = out[key] as unknown[];
+        for (const item of value as JsonObject[]) {
+          const id = itemKey(item, listType.keys);
+          const at = list.findIndex((existing) => isJsonObject(existing) && itemKey(existing, listType.keys) === id);
+          if (at >= 0) list[at] = mergeApplied(list[at], item, items);
+          else list.push(structuredClone(item));
+        }
+        continue;
+      }
+      if (listType.type === 'set') {
+        const list = out[key] as unknown[];
+        for (const item of value) if (!list.some((v) => JSON.stringify(v) === JSON.stringify(item))) list.push(item);
+        continue;
+      }
+    }
+    out[key] = mergeApplied(out[key], value, fieldSchema);
+  }
+  return out;
+}
+
+export type { FieldSet };

@@ -1,0 +1,119 @@
+import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import { badRequest } from '../../api/index.js';
+
+/**
+ * Request bodies decoded for the write verbs: the value, and every field given twice (the
+ * decoders see duplicate keys, which JSON.parse and a plain YAML load would silently collapse;
+ * the last value wins, as in Kubernetes). Paths are written as in field causes:
+ * `spec.containers[0].name`.
+ */
+export interface DecodedBody {
+  readonly value: unknown;
+  readonly duplicates: readonly string[];
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export function bodyText(raw: unknown): string {
+  if (raw instanceof Uint8Array) {
+    try {
+      return utf8.decode(raw);
+    } catch {
+      throw badRequest('the request body is not valid UTF-8');
+    }
+  }
+  return String(raw);
+}
+
+const fieldPath = (parent: string, key: string) => (parent === '' ? key : `${parent}.${key}`);
+
+export function decodeJson(text: string): DecodedBody {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`the request body is not valid JSON: ${(error as Error).message}`);
+  }
+  // Only an object can repeat a key; a body without a second quote-colon cannot have two.
+  return { value, duplicates: value !== null && typeof value === 'object' ? jsonDuplicates(text) : [] };
+}
+
+interface Frame {
+  readonly path: string;
+  readonly keys: Set<string> | undefined; // undefined for an array
+  index: number;
+  key: string | undefined;
+  expectKey: boolean;
+}
+
+/** Scans valid JSON text for keys repeated within one object. */
+export function jsonDuplicates(text: string): string[] {
+  const duplicates: string[] = [];
+  const stack: Frame[] = [];
+  const childPath = () => {
+    const top = stack[stack.length - 1];
+    if (!top) return '';
+    return top.keys ? fieldPath(top.path, top.key ?? '') : `${top.path}[${top.index}]`;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 0x22 /* " */) {
+      const start = i;
+      let escaped = false;
+      for (i++; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === 0x5c) {
+          escaped = true;
+          i++;
+        } else if (c === 0x22) break;
+      }
+      const top = stack[stack.length - 1];
+      if (top?.keys && top.expectKey) {
+        const raw = text.slice(start, i + 1);
+        const key = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+        if (top.keys.has(key)) duplicates.push(fieldPath(top.path, key));
+        top.keys.add(key);
+        top.key = key;
+        top.expectKey = false;
+      }
+    } else if (ch === 0x7b /* { */ || ch === 0x5b /* [ */) {
+      stack.push({ path: childPath(), keys: ch === 0x7b ? new Set() : undefined, index: 0, key: undefined, expectKey: true });
+    } else if (ch === 0x7d || ch === 0x5d) {
+      stack.pop();
+    } else if (ch === 0x2c /* , */) {
+      const top = stack[stack.length - 1];
+      if (top?.keys) top.expectKey = true;
+      else if (top) top.index++;
+    }
+  }
+  return duplicates;
+}
+
+/** One YAML document (JSON is YAML too); several documents, or none, are a 400. */
+export function decodeYaml(text: string): DecodedBody {
+  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
+  if (doc.errors.length > 0) throw badRequest(`the request body is not valid YAML: ${doc.errors[0]!.message}`);
+  const duplicates: string[] = [];
+  walkYaml(doc.contents, '', duplicates);
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    throw badRequest(`the request body cannot be decoded: ${(error as Error).message}`);
+  }
+  return { value, duplicates };
+}
+
+function walkYaml(node: YamlNode | null | undefined, path: string, duplicates: string[]): void {
+  if (isMap(node)) {
+    const seen = new Set<string>();
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      if (seen.has(key)) duplicates.push(fieldPath(path, key));
+      seen.add(key);
+      walkYaml(pair.value as YamlNode | null, fieldPath(path, key), duplicates);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => walkYaml(item as YamlNode | null, `${path}[${i}]`, duplicates));
+  }
+}

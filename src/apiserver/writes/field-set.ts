@@ -1,0 +1,186 @@
+import { childSchema, itemSchema, listTypeOf, schemaNode, type Schema } from '../../api/index.js';
+import { isJsonObject, jsonEqual, type JsonObject } from './json-value.js';
+
+/**
+ * The set of fields an object (or an applied configuration) sets, as server-side apply tracks
+ * them. A path is a list of elements in Kubernetes' FieldsV1 spelling: `f:<field>`,
+ * `k:<json of the key fields>` (an item of an associative list), `v:<json value>` (an item of a
+ * set). A set holds leaves (scalars, atomic lists, empty maps) and each associative-list item
+ * itself. Paths are kept joined by newlines (JSON never holds a raw one), so a set is a Set<string>.
+ */
+export type FieldSet = Set<string>;
+
+const SEP = '\n';
+
+/** Fields the server owns: never in a field set. */
+const SERVER_META = new Set([
+  'name',
+  'namespace',
+  'generateName',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'selfLink',
+]);
+
+export function fieldSetOf(object: JsonObject, schema: Schema | undefined): FieldSet {
+  const set: FieldSet = new Set();
+  for (const [key, value] of Object.entries(object)) {
+    if (key === 'apiVersion' || key === 'kind' || value === undefined) continue;
+    if (key === 'metadata' && isJsonObject(value)) {
+      const metaSchema = childSchema(schema, 'metadata');
+      for (const [field, v] of Object.entries(value)) {
+        if (!SERVER_META.has(field) && v !== undefined) walk(v, metaSchema, field, childSchema(metaSchema, field), `f:metadata${SEP}f:${field}`, set);
+      }
+      continue;
+    }
+    walk(value, schema, key, childSchema(schema, key), `f:${key}`, set);
+  }
+  return set;
+}
+
+function walk(value: unknown, parent: Schema | undefined, field: string, schema: Schema | undefined, path: string, set: FieldSet): void {
+  if (Array.isArray(value)) {
+    const listType = listTypeOf(parent, field, schema);
+    if (listType.type === 'set') {
+      for (const item of value) set.add(`${path}${SEP}v:${JSON.stringify(item)}`);
+      if (value.length === 0) set.add(path);
+    } else if (listType.type === 'map' && value.every(isJsonObject)) {
+      const items = itemSchema(schema);
+      for (const item of value as JsonObject[]) {
+        const itemPath = `${path}${SEP}k:${itemKey(item, listType.keys)}`;
+        set.add(itemPath);
+        for (const [key, v] of Object.entries(item)) walk(v, items, key, childSchema(items, key), `${itemPath}${SEP}f:${key}`, set);
+      }
+      if (value.length === 0) set.add(path);
+    } else {
+      set.add(path);
+    }
+    return;
+  }
+  if (isJsonObject(value) && schemaNode(schema).kind !== 'leaf') {
+    const entries = Object.entries(value);
+    if (entries.length === 0) set.add(path);
+    for (const [key, v] of entries) walk(v, schema, key, childSchema(schema, key), `${path}${SEP}f:${key}`, set);
+    return;
+  }
+  set.add(path);
+}
+
+/** `k:` element of an item: its key fields, in the declared order, as compact JSON. */
+export function itemKey(item: JsonObject, keys: readonly string[]): string {
+  const out: JsonObject = {};
+  for (const key of keys) if (item[key] !== undefined) out[key] = item[key];
+  return JSON.stringify(out);
+}
+
+export const splitPath = (path: string): string[] => path.split(SEP);
+
+/** A field set as FieldsV1: a trie of elements whose leaves are `{}` and whose `"."` marks a member node. */
+export function toFieldsV1(set: FieldSet): JsonObject {
+  const root: JsonObject = {};
+  const sorted = [...set].sort();
+  sorted.forEach((path, i) => {
+    let node = root;
+    for (const element of splitPath(path)) node = (node[element] ??= {}) as JsonObject;
+    // Sorted, a member's children follow it at once: it needs its "." when the next path is one.
+    if (Object.keys(node).length > 0 || sorted[i + 1]?.startsWith(`${path}${SEP}`)) node['.'] = {};
+  });
+  return root;
+}
+
+export function fromFieldsV1(fields: unknown): FieldSet {
+  const set: FieldSet = new Set();
+  const visit = (node: unknown, path: string) => {
+    if (!isJsonObject(node)) return;
+    const children = Object.keys(node).filter((k) => k !== '.');
+    if (path !== '' && (children.length === 0 || '.' in node)) set.add(path);
+    for (const key of children) visit(node[key], path === '' ? key : `${path}${SEP}${key}`);
+  };
+  visit(fields, '');
+  return set;
+}
+
+const MISSING = Symbol('missing');
+
+/** The value at a field path in an object; MISSING when absent. */
+export function valueAtPath(object: unknown, path: string): unknown {
+  let current: unknown = object;
+  for (const element of splitPath(path)) {
+    const kind = element.slice(0, 2);
+    const rest = element.slice(2);
+    if (kind === 'f:') {
+      if (!isJsonObject(current) || !(rest in current)) return MISSING;
+      current = current[rest];
+    } else if (kind === 'k:') {
+      if (!Array.isArray(current)) return MISSING;
+      const key = JSON.parse(rest) as JsonObject;
+      const found = current.find((item) => isJsonObject(item) && Object.entries(key).every(([k, v]) => jsonEqual(item[k], v)));
+      if (found === undefined) return MISSING;
+      current = found;
+    } else if (kind === 'v:') {
+      if (!Array.isArray(current)) return MISSING;
+      const value = JSON.parse(rest) as unknown;
+      if (!current.some((item) => jsonEqual(item, value))) return MISSING;
+      current = value;
+    } else {
+      return MISSING;
+    }
+  }
+  return current;
+}
+
+/** Whether the two objects hold the same value at `path` (both absent counts as the same). */
+export const sameAt = (a: unknown, b: unknown, path: string) => jsonEqual(valueAtPath(a, path), valueAtPath(b, path));
+
+/** Removes the field at `path` from `object` (in place); a missing path is left alone. */
+export function removePath(object: JsonObject, path: string): void {
+  const elements = splitPath(path);
+  const last = elements.pop()!;
+  let parentPath = '';
+  let parent: unknown = object;
+  for (const element of elements) {
+    parentPath = parentPath === '' ? element : `${parentPath}${SEP}${element}`;
+    parent = valueAtPath(object, parentPath);
+    if (parent === MISSING) return;
+  }
+  const kind = last.slice(0, 2);
+  const rest = last.slice(2);
+  if (kind === 'f:' && isJsonObject(parent)) delete parent[rest];
+  else if (kind === 'k:' && Array.isArray(parent)) {
+    const key = JSON.parse(rest) as JsonObject;
+    const at = parent.findIndex((item) => isJsonObject(item) && Object.entries(key).every(([k, v]) => jsonEqual(item[k], v)));
+    if (at >= 0) parent.splice(at, 1);
+  } else if (kind === 'v:' && Array.isArray(parent)) {
+    const value = JSON.parse(rest) as unknown;
+    const at = parent.findIndex((item) => jsonEqual(item, value));
+    if (at >= 0) parent.splice(at, 1);
+  }
+}
+
+/** Whether `set` holds `path` or anything beneath it. */
+export function ownsAtOrBelow(set: FieldSet, path: string): boolean {
+  if (set.has(path)) return true;
+  const prefix = `${path}${SEP}`;
+  for (const p of set) if (p.startsWith(prefix)) return true;
+  return false;
+}
+
+/** Human form of a path for conflict messages: `.spec.containers[name="web"].image`. */
+export function describePath(path: string): string {
+  return splitPath(path)
+    .map((element) => {
+      const rest = element.slice(2);
+      if (element.startsWith('f:')) return `.${rest}`;
+      if (element.startsWith('k:')) {
+        const key = JSON.parse(rest) as JsonObject;
+        return `[${Object.entries(key).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`;
+      }
+      return `[=${rest}]`;
+    })
+    .join('');
+}

@@ -1,0 +1,103 @@
+import { badRequest, schemaNode, type FieldCause, type ResourceType, type Schema } from '../../api/index.js';
+import type { HandlerContext } from '../handlers/context.js';
+import { queryParam } from '../handlers/context.js';
+import { isJsonObject } from './json-value.js';
+import { addWarnings } from './warnings.js';
+
+/** `fieldValidation`: what a write does about unknown and duplicate fields (default Warn). */
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+export function fieldValidationOf(ctx: HandlerContext): FieldValidation {
+  const value = queryParam(ctx, 'fieldValidation');
+  if (value === undefined || value === '') return 'Warn';
+  if (value === 'Ignore' || value === 'Warn' || value === 'Strict') return value;
+  throw badRequest(`fieldValidation must be one of Ignore, Warn, Strict, got ${JSON.stringify(value)}`);
+}
+
+/**
+ * `value` without the fields its schema does not declare, and their paths. A struct svc does not
+ * model (an empty shape) and the values of free maps accept anything.
+ */
+export function withoutUnknownFields(schema: Schema | undefined, value: unknown): { value: unknown; unknown: string[] } {
+  const unknown: string[] = [];
+  const pruned = prune(schema, value, '', unknown);
+  return { value: pruned, unknown };
+}
+
+function prune(schema: Schema | undefined, value: unknown, path: string, unknown: string[]): unknown {
+  const node = schemaNode(schema);
+  if (Array.isArray(value)) {
+    if (node.kind !== 'list') return value;
+    let changed = false;
+    const out = value.map((item, i) => {
+      const next = prune(node.items, item, `${path}[${i}]`, unknown);
+      if (next !== item) changed = true;
+      return next;
+    });
+    return changed ? out : value;
+  }
+  if (!isJsonObject(value)) return value;
+  if (node.kind === 'map') {
+    let out: Record<string, unknown> | undefined;
+    for (const [key, field] of Object.entries(value)) {
+      const next = prune(node.values, field, `${path}[${key}]`, unknown);
+      if (next !== field) (out ??= { ...value })[key] = next;
+    }
+    return out ?? value;
+  }
+  if (node.kind !== 'struct') return value;
+  let out: Record<string, unknown> | undefined;
+  for (const [key, field] of Object.entries(value)) {
+    const fieldPath = path === '' ? key : `${path}.${key}`;
+    const fieldSchema = node.fields[key];
+    if (!fieldSchema && node.closed) {
+      unknown.push(fieldPath);
+      out ??= { ...value };
+      delete out[key];
+      continue;
+    }
+    const next = prune(fieldSchema, field, fieldPath, unknown);
+    if (next !== field) (out ??= { ...value })[key] = next;
+  }
+  return out ?? value;
+}
+
+/** What a write learnt about a body's fields before its schema check. */
+export interface FieldProblems {
+  readonly unknown: readonly string[];
+  readonly duplicates: readonly string[];
+}
+
+export const NO_FIELD_PROBLEMS: FieldProblems = { unknown: [], duplicates: [] };
+
+const problemTexts = (problems: FieldProblems) => [
+  ...problems.duplicates.map((path) => `duplicate field ${JSON.stringify(path)}`),
+  ...problems.unknown.map((path) => `unknown field ${JSON.stringify(path)}`),
+];
+
+export const hasFieldProblems = (problems: FieldProblems) => problems.unknown.length + problems.duplicates.length > 0;
+
+/**
+ * A body with unknown or duplicate fields that is also invalid gets 400 with only the first fatal
+ * error, whatever the level (the spec's rule); `undefined` when the causes stand as a 422.
+ */
+export function firstFatalError(problems: FieldProblems, causes: readonly FieldCause[]) {
+  if (!hasFieldProblems(problems) || causes.length === 0) return undefined;
+  const first = causes[0]!;
+  return badRequest(first.field ? `${first.field}: ${first.message}` : first.message);
+}
+
+/** Strict: 400 naming every problem; Warn: one Warning per problem; Ignore: nothing. */
+export function reportFieldProblems(ctx: HandlerContext, level: FieldValidation, problems: FieldProblems): void {
+  if (!hasFieldProblems(problems) || level === 'Ignore') return;
+  const texts = problemTexts(problems);
+  if (level === 'Warn') return addWarnings(ctx.reply, texts);
+  throw strictDecodingError(ctx.type, texts);
+}
+
+function strictDecodingError(type: ResourceType, texts: readonly string[]) {
+  const version = type.group ? `${type.group}/${type.version}` : type.version;
+  return badRequest(
+    `${type.kind} in version ${JSON.stringify(version)} cannot be handled as a ${type.kind}: strict decoding error: ${texts.join(', ')}`,
+  );
+}

@@ -1,0 +1,96 @@
+import type { ManagedFieldsEntry, ResourceType } from '../../api/index.js';
+import { apiVersionOf, type ApiObject } from '../objects.js';
+import { fieldSetOf, fromFieldsV1, ownsAtOrBelow, sameAt, toFieldsV1, type FieldSet } from './field-set.js';
+import { jsonEqual } from './json-value.js';
+
+/** Who writes, and how: an apply, or any other write (`Update`). */
+export interface WriteManager {
+  readonly manager: string;
+  readonly operation: 'Apply' | 'Update';
+}
+
+/** One managedFields entry with its field set decoded. */
+export interface Ownership {
+  readonly manager: string;
+  readonly operation: 'Apply' | 'Update';
+  readonly apiVersion: string;
+  readonly time: string;
+  readonly fields: FieldSet;
+}
+
+const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export const sameManager = (o: Pick<Ownership, 'manager' | 'operation'>, m: WriteManager) => o.manager === m.manager && o.operation === m.operation;
+
+export function ownershipsOf(object: ApiObject, type: ResourceType): Ownership[] {
+  return (object.metadata.managedFields ?? []).flatMap((entry) =>
+    entry.manager === undefined
+      ? []
+      : [
+          {
+            manager: entry.manager,
+            operation: entry.operation === 'Apply' ? 'Apply' : 'Update',
+            apiVersion: entry.apiVersion ?? apiVersionOf(type),
+            time: entry.time ?? now(),
+            fields: fromFieldsV1(entry.fieldsV1),
+          } satisfies Ownership,
+        ],
+  );
+}
+
+/** The wire form: one entry per manager and operation, empty ones dropped. */
+export function withOwnerships(object: ApiObject, ownerships: readonly Ownership[]): ApiObject {
+  const managedFields: ManagedFieldsEntry[] = ownerships
+    .filter((o) => o.fields.size > 0)
+    .map((o) => ({
+      manager: o.manager,
+      operation: o.operation,
+      apiVersion: o.apiVersion,
+      time: o.time,
+      fieldsType: 'FieldsV1',
+      fieldsV1: toFieldsV1(o.fields),
+    }));
+  const metadata = { ...object.metadata };
+  if (managedFields.length > 0) metadata.managedFields = managedFields;
+  else delete metadata.managedFields;
+  return { ...object, metadata };
+}
+
+/** A new object: everything it sets belongs to its writer. */
+export function managedFieldsAfterCreate(type: ResourceType, object: ApiObject, manager: WriteManager): ApiObject {
+  return withOwnerships(object, [
+    { ...manager, apiVersion: apiVersionOf(type), time: now(), fields: fieldSetOf(object, type.schema) },
+  ]);
+}
+
+/**
+ * A write other than apply: the fields it changed or added become its manager's (taken from
+ * whoever had them); fields it removed leave every manager. An apply's entries were computed by
+ * apply.ts and are kept. A body that carries managedFields other than the stored ones replaces
+ * them (an empty list clears them), as Kubernetes allows.
+ */
+export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, current: ApiObject, manager: WriteManager): ApiObject {
+  if (manager.operation === 'Apply') return next;
+  const sent = next.metadata.managedFields;
+  const base = sent !== undefined && !jsonEqual(sent, current.metadata.managedFields) ? next : current;
+  if (sent !== undefined && sent.length === 0 && base === next) return withOwnerships(next, []);
+  const before = fieldSetOf(current, type.schema);
+  const after = fieldSetOf(next, type.schema);
+  const changed = [...after].filter((path) => !before.has(path) || !sameAt(current, next, path));
+  const removed = [...before].filter((path) => !after.has(path));
+  if (changed.length === 0 && removed.length === 0) return { ...next, metadata: { ...next.metadata, managedFields: base.metadata.managedFields } };
+
+  const ownerships = ownershipsOf(base, type).map((o) => {
+    const fields = new Set(o.fields);
+    for (const path of removed) fields.delete(path);
+    if (!sameManager(o, manager)) for (const path of changed) fields.delete(path);
+    return { ...o, fields };
+  });
+  let own = ownerships.find((o) => sameManager(o, manager));
+  if (!own) {
+    own = { ...manager, apiVersion: apiVersionOf(type), time: now(), fields: new Set() };
+    ownerships.push(own);
+  }
+  const updated = { ...own, time: now(), fields: new Set([...own.fields, ...changed].filter((p) => after.has(p) || ownsAtOrBelow(after, p))) };
+  return withOwnerships(next, ownerships.map((o) => (o === own ? updated : o)));
+}

@@ -1,0 +1,58 @@
+import { invalid } from '../../api/index.js';
+import type { HandlerContext } from '../handlers/context.js';
+import { namespaceType } from '../namespaces.js';
+import { encodeForStorage, objectKey, prepareForUpdate, type ApiObject } from '../objects.js';
+import { managedFieldsAfterUpdate, type WriteManager } from './managed-fields.js';
+
+/**
+ * The end of every write to an existing object (PUT, PATCH, apply): the server-owned metadata
+ * comes from `current`, managedFields are updated, and the result replaces `current` if nobody
+ * wrote in between (the store's compare-and-swap; a Conflict otherwise). A Terminating object
+ * whose last finalizer this write removes is removed from storage instead: the second phase of
+ * deletion. With `dryRun` nothing is written.
+ */
+export async function updateObject(
+  ctx: HandlerContext,
+  next: ApiObject,
+  current: ApiObject,
+  manager: WriteManager,
+  dryRun: boolean,
+): Promise<ApiObject> {
+  const { type, info } = ctx;
+  const name = current.metadata.name!;
+  if (current.metadata.deletionTimestamp) {
+    const before = new Set(current.metadata.finalizers ?? []);
+    const added = (next.metadata.finalizers ?? []).filter((f) => !before.has(f));
+    if (added.length > 0) {
+      throw invalid(type.kind, name, [
+        { reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` },
+      ]);
+    }
+  }
+  const object = managedFieldsAfterUpdate(type, prepareForUpdate(next, current), current, manager);
+  const key = objectKey(ctx.store, type, info.namespace, name);
+  const revision = Number(current.metadata.resourceVersion);
+  if (isRemovable(ctx, object)) {
+    if (dryRun) return object;
+    const kv = await ctx.store.delete(key, revision);
+    return stamped(object, kv.modRevision);
+  }
+  if (dryRun) return object;
+  const kv = await ctx.store.update(key, encodeForStorage(object), revision);
+  return stamped(object, kv.modRevision);
+}
+
+/** Terminating, with no finalizer left and no grace period running: storage may let it go. */
+export function isRemovable(ctx: Pick<HandlerContext, 'type' | 'registry'>, object: ApiObject): boolean {
+  const meta = object.metadata;
+  if (!meta.deletionTimestamp || (meta.finalizers?.length ?? 0) > 0 || (meta.deletionGracePeriodSeconds ?? 0) > 0) return false;
+  if (ctx.type === namespaceType(ctx.registry)) {
+    return ((object['spec'] as { finalizers?: string[] } | undefined)?.finalizers?.length ?? 0) === 0;
+  }
+  return true;
+}
+
+export const stamped = (object: ApiObject, revision: number): ApiObject => ({
+  ...object,
+  metadata: { ...object.metadata, resourceVersion: String(revision) },
+});
