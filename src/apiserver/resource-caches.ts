@@ -1,5 +1,5 @@
 import { resourceVersionTooLarge, type ResourceRegistry, type ResourceType } from '../api/index.js';
-import type { Store } from '../storage/index.js';
+import type { KeyValue, Store } from '../storage/index.js';
 import { collectionPrefix } from './objects.js';
 import { servedBytes, servedObjectDecoder, type ServedObject } from './served-object.js';
 import { WatchCache } from './watch-cache/index.js';
@@ -35,6 +35,9 @@ export class ResourceCaches {
   private readonly caches = new Map<string, WatchCache<ServedObject>>();
   /** The same caches by type: `of` runs on every read, and this spares it building the prefix. */
   private readonly byType = new Map<ResourceType, WatchCache<ServedObject>>();
+  private readonly decoders = new Map<ResourceType, (kv: KeyValue, revision: number) => ServedObject>();
+  /** Keys whose stored bytes a cache could not decode (it treats them as absent). */
+  private readonly corrupt = new Set<string>();
   private readonly tooLargeWaitMs: number;
   /** Whether the store delivers its watch events in the commit path (memory, sqlite). */
   readonly inProcess: boolean;
@@ -46,12 +49,19 @@ export class ResourceCaches {
     for (const type of options.registry.all()) {
       const prefix = collectionPrefix(options.store, type);
       if (this.caches.has(prefix)) continue;
+      const decode = servedObjectDecoder(type);
+      this.decoders.set(type, decode);
       this.caches.set(
         prefix,
         new WatchCache<ServedObject>({
           store: options.store,
           prefix,
-          decode: servedObjectDecoder(type),
+          decode: (kv, revision) => {
+            const object = decode(kv, revision);
+            this.corrupt.delete(kv.key);
+            return object;
+          },
+          onDecodeError: (key) => this.corrupt.add(key),
           encode: servedBytes,
           // Pages of a thousand keep the first list's transient memory small next to the cache.
           listPageSize: 1_000,
@@ -79,6 +89,21 @@ export class ResourceCaches {
     if (!cache) throw new Error(`no watch cache for ${type.resource}.${type.group}`);
     this.byType.set(type, cache);
     return cache;
+  }
+
+  /** The decoder of a type's stored values (shared with its cache: one set of pools). */
+  decoderOf(type: ResourceType): (kv: KeyValue, revision: number) => ServedObject {
+    let decode = this.decoders.get(type);
+    if (!decode) {
+      decode = servedObjectDecoder(type);
+      this.decoders.set(type, decode);
+    }
+    return decode;
+  }
+
+  /** Whether a cache last saw undecodable bytes at `key` (a corrupt object). */
+  isCorrupt(key: string): boolean {
+    return this.corrupt.has(key);
   }
 
   /** The revision a consistent read must see: the store's current one. */

@@ -56,7 +56,8 @@ export function servedObjectDecoder(type: ResourceType): (kv: KeyValue, revision
     try {
       object = JSON.parse(text) as ApiObject;
     } catch (error) {
-      throw storageReadError(`the object stored at ${kv.key} cannot be decoded: ${String(error)}`);
+      const name = kv.key.slice(kv.key.lastIndexOf('/') + 1);
+      throw storageReadError(`the object stored at ${kv.key} cannot be decoded: ${String(error)}`, { group: type.group, resource: type.resource }, name);
     }
     const meta = object.metadata ?? {};
     let json = spliceResourceVersion(text, revision);

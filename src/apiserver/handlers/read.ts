@@ -1,9 +1,9 @@
 import { notFound, type ResourceType } from '../../api/index.js';
-import { isStorageError, type Store } from '../../storage/index.js';
+import { isStorageError, type KeyValue, type Store } from '../../storage/index.js';
 import { collectionPrefix, objectKey } from '../objects.js';
 import { planGet, planList, type ReadPlan } from '../read-semantics.js';
 import type { ReadSource } from '../resource-caches.js';
-import { servedObjectDecoder, type ServedObject } from '../served-object.js';
+import type { ServedObject } from '../served-object.js';
 import type { CacheList, CachedObject } from '../watch-cache/index.js';
 import { queryParam, type HandlerContext } from './context.js';
 import { sendList } from './list-body.js';
@@ -33,19 +33,28 @@ export async function sourceFor(ctx: HandlerContext, plan: ReadPlan): Promise<Re
   }
 }
 
-export async function getObject(ctx: HandlerContext): Promise<unknown> {
+export function getObject(ctx: HandlerContext): Promise<unknown> {
   const { type, info, store } = ctx;
   const plan = planGet({ resourceVersion: queryParam(ctx, 'resourceVersion') });
   const key = objectKey(store, type, info.namespace, info.name!);
-  let object: ServedObject | undefined;
   const cache = ctx.caches.of(type);
-  // The common case — a consistent read on an in-process store — needs no wait at all.
-  const direct = plan.kind === 'MostRecent' && ctx.caches.inProcess && cache.following;
-  if (direct || (await sourceFor(ctx, plan)) === 'cache') {
-    object = cache.get(key)?.object;
-  } else {
+  // The common case — a consistent read on an in-process store — is answered without a wait.
+  if (plan.kind === 'MostRecent' && ctx.caches.inProcess && cache.following) {
+    const object = cache.get(key)?.object;
+    if (object) return Promise.resolve(ctx.reply.code(200).type('application/json').send(object.json));
+  }
+  return getObjectAfterWait(ctx, plan, key);
+}
+
+async function getObjectAfterWait(ctx: HandlerContext, plan: ReadPlan, key: string): Promise<unknown> {
+  const { type, info, store, caches } = ctx;
+  const source = await sourceFor(ctx, plan);
+  let object = source === 'cache' ? caches.of(type).get(key)?.object : undefined;
+  // From the store when only it can serve the read, or when the cache holds the key as stored
+  // bytes it could not decode: decoding them again answers with an error that names the object.
+  if (source === 'store' || (!object && caches.isCorrupt(key))) {
     const kv = await store.get(key);
-    object = kv && servedObjectDecoder(type)(kv, kv.modRevision);
+    object = kv && caches.decoderOf(type)(kv, kv.modRevision);
   }
   if (!object) throw notFound({ group: type.group, resource: type.resource }, info.name!);
   return ctx.reply.code(200).type('application/json').send(object.json);
@@ -88,7 +97,7 @@ export async function listObjects(ctx: HandlerContext): Promise<unknown> {
     } else {
       const cached = cache.listAt(point.revision, { prefix, startKey, limit, filter });
       try {
-        page = cached ? fromCache(cached, limit) : await fromStore(store, type, prefix, { revision: point.revision, startKey, limit, filter });
+        page = cached ? fromCache(cached, limit) : await fromStore(store, ctx.caches.decoderOf(type), prefix, { revision: point.revision, startKey, limit, filter });
       } catch (error) {
         if (isStorageError(error, 'Compacted')) throw ctx.tokens.expired(prefix, point);
         throw error;
@@ -97,11 +106,11 @@ export async function listObjects(ctx: HandlerContext): Promise<unknown> {
   } else if (plan.kind === 'Exact') {
     await ctx.caches.reach(type, plan.revision);
     const cached = cache.listAt(plan.revision, { prefix, limit, filter });
-    page = cached ? fromCache(cached, limit) : await fromStore(store, type, prefix, { revision: plan.revision, limit, filter });
+    page = cached ? fromCache(cached, limit) : await fromStore(store, ctx.caches.decoderOf(type), prefix, { revision: plan.revision, limit, filter });
   } else if ((await sourceFor(ctx, plan)) === 'cache') {
     page = fromCache(cache.list({ prefix, limit, filter }), limit);
   } else {
-    page = await fromStore(store, type, prefix, { revision: 0, limit, filter });
+    page = await fromStore(store, ctx.caches.decoderOf(type), prefix, { revision: 0, limit, filter });
   }
 
   const more = page.remaining > 0 && page.lastKey !== undefined;
@@ -143,11 +152,10 @@ const MAX_STORE_BATCH = 10_000;
  */
 async function fromStore(
   store: Store,
-  type: ResourceType,
+  decode: (kv: KeyValue, revision: number) => ServedObject,
   prefix: string,
   options: { revision: number; startKey?: string; limit: number; filter: Filter },
 ): Promise<Page> {
-  const decode = servedObjectDecoder(type);
   const { limit, filter } = options;
   const items: Uint8Array[] = [];
   let revision = options.revision;

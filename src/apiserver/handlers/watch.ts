@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { Observable, concat, defer, type Subscription } from 'rxjs';
 import { badRequest, tooOldResourceVersion, type ResourceType } from '../../api/index.js';
-import type { Store } from '../../storage/index.js';
+import type { KeyValue, Store } from '../../storage/index.js';
 import { apiVersionOf, collectionPrefix } from '../objects.js';
 import { parseBoolean, planWatch } from '../read-semantics.js';
-import { servedObjectDecoder, type ServedObject } from '../served-object.js';
+import type { ServedObject } from '../served-object.js';
 import { toStatusError } from '../status.js';
 import {
   WatchExpiredError,
@@ -92,7 +92,7 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
       floor = revision;
       source = (hooks) =>
         initialEvents
-          ? concat(storeState(store, type, prefix, revision, filter, hooks.onInitialEventsEnd), defer(() => cache.watch({ ...base, ...hooks, fromRevision: revision })))
+          ? concat(storeState(store, ctx.caches.decoderOf(type), prefix, revision, filter, hooks.onInitialEventsEnd), defer(() => cache.watch({ ...base, ...hooks, fromRevision: revision })))
           : cache.watch({ ...base, ...hooks, fromRevision: revision });
     }
   }
@@ -174,13 +174,12 @@ function parseTimeout(text: string | undefined, minSeconds: number): number {
  */
 function storeState(
   store: Store,
-  type: ResourceType,
+  decode: (kv: KeyValue, revision: number) => ServedObject,
   prefix: string,
   revision: number,
   filter: CacheFilter<ServedObject> | undefined,
   onEnd: ((revision: number) => void) | undefined,
 ): Observable<CacheEvent<ServedObject>> {
-  const decode = servedObjectDecoder(type);
   return new Observable<CacheEvent<ServedObject>>((subscriber) => {
     let stopped = false;
     void (async () => {
