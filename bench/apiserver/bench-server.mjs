@@ -4,12 +4,16 @@
 // "memory" with its memoryUsage() after a full gc, and exits on "stop". Run with --expose-gc.
 import { unauthorized } from '../../dist/src/api/index.js';
 import { buildApp } from '../../dist/src/apiserver/index.js';
-import { SqliteStore } from '../../dist/src/storage/index.js';
+import { MemoryStore, SqliteStore } from '../../dist/src/storage/index.js';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 const TOKEN = 'bench-token';
 const path = process.argv[2];
 if (!path) throw new Error('usage: bench-server.mjs <state.db>');
-const store = new SqliteStore({ path });
+// BENCH_STORE=memory measures the same server without the disk (to tell the two apart).
+const store = process.env.BENCH_STORE === 'memory' ? new MemoryStore() : new SqliteStore({ path });
+const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+loopDelay.enable();
 const started = performance.now();
 const app = await buildApp({
   store,
@@ -25,7 +29,8 @@ process.on('message', async (message) => {
   if (message === 'memory') {
     globalThis.gc?.();
     globalThis.gc?.();
-    process.send({ memory: process.memoryUsage() });
+    process.send({ memory: process.memoryUsage(), loopDelayMaxMs: loopDelay.max / 1e6, loopDelayP99Ms: loopDelay.percentile(99) / 1e6 });
+    loopDelay.reset();
   } else if (message === 'stop') {
     await app.close();
     await store.close();

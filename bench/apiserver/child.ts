@@ -11,12 +11,16 @@ export interface BenchServer {
   readonly startMs: number;
   /** The server's memoryUsage() after a full gc. */
   memory(): Promise<NodeJS.MemoryUsage>;
+  /** The server's event-loop delay since the last call (p99 and max, ms). */
+  loopDelay(): Promise<{ p99: number; max: number }>;
   stop(): Promise<void>;
 }
 
 /** Starts bench-server.mjs (run `npm run build` first) over the sqlite database at `db` in a child process. */
 export async function startBenchServer(db: string): Promise<BenchServer> {
-  const child = spawn(process.execPath, ['--expose-gc', new URL('./bench-server.mjs', import.meta.url).pathname, db], {
+  // BENCH_PROFILE=<dir> writes the server's CPU profile there (open it in Chrome's DevTools).
+  const profile = process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROFILE']}`] : [];
+  const child = spawn(process.execPath, ['--expose-gc', ...profile, new URL('./bench-server.mjs', import.meta.url).pathname, db], {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   // A benchmark that throws must not leave its server running.
@@ -33,6 +37,14 @@ export async function startBenchServer(db: string): Promise<BenchServer> {
     memory: () =>
       new Promise((resolve) => {
         child.once('message', (m) => resolve((m as { memory: NodeJS.MemoryUsage }).memory));
+        child.send('memory');
+      }),
+    loopDelay: () =>
+      new Promise((resolve) => {
+        child.once('message', (m) => {
+          const { loopDelayP99Ms, loopDelayMaxMs } = m as { loopDelayP99Ms: number; loopDelayMaxMs: number };
+          resolve({ p99: loopDelayP99Ms, max: loopDelayMaxMs });
+        });
         child.send('memory');
       }),
     stop: () =>

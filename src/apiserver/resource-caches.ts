@@ -18,6 +18,14 @@ export interface ResourceCachesOptions {
 /** Where a read that must see a revision is served from. */
 export type ReadSource = 'cache' | 'store';
 
+/**
+ * The field each type's watches are indexed by (kube's watch triggers): watches that select it
+ * with `=` are handed only the events of objects with that value. Pods by node, as every node
+ * agent watches its own; everything else by name, as watches of one object do.
+ */
+const TRIGGER_FIELDS: Readonly<Record<string, string>> = { pods: 'spec.nodeName' };
+const DEFAULT_TRIGGER_FIELD = 'metadata.name';
+
 /** Backends whose watch delivers every event in the commit path, before any later read returns. */
 const IN_PROCESS = new Set(['memory', 'sqlite']);
 
@@ -51,6 +59,7 @@ export class ResourceCaches {
       if (this.caches.has(prefix)) continue;
       const decode = servedObjectDecoder(type);
       this.decoders.set(type, decode);
+      const at = Object.keys(type.fieldSelectors).indexOf(this.triggerField(type));
       this.caches.set(
         prefix,
         new WatchCache<ServedObject>({
@@ -62,6 +71,7 @@ export class ResourceCaches {
             return object;
           },
           onDecodeError: (key) => this.corrupt.add(key),
+          ...(at >= 0 ? { triggerOf: (object: ServedObject) => object.fields[at] } : {}),
           encode: servedBytes,
           // Pages of a thousand keep the first list's transient memory small next to the cache.
           listPageSize: 1_000,
@@ -89,6 +99,11 @@ export class ResourceCaches {
     if (!cache) throw new Error(`no watch cache for ${type.resource}.${type.group}`);
     this.byType.set(type, cache);
     return cache;
+  }
+
+  /** The field selector whose `=` value indexes the type's watches (see TRIGGER_FIELDS). */
+  triggerField(type: ResourceType): string {
+    return TRIGGER_FIELDS[type.resource] ?? DEFAULT_TRIGGER_FIELD;
   }
 
   /** The decoder of a type's stored values (shared with its cache: one set of pools). */

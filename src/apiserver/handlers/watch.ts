@@ -65,14 +65,18 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
   const bookmarksText = queryParam(ctx, 'allowWatchBookmarks');
   const bookmarks = bookmarksText === undefined || bookmarksText === '' ? false : parseBoolean(bookmarksText, 'allowWatchBookmarks');
   const timeoutSeconds = parseTimeout(queryParam(ctx, 'timeoutSeconds'), ctx.watch.minRequestTimeoutSeconds);
-  const filter = servedFilter(ctx, selectionOf(ctx));
+  const selection = selectionOf(ctx);
+  const filter = servedFilter(ctx, selection);
+  // A watch that selects the type's trigger field with `=` sees only the events of that value.
+  const triggerField = ctx.caches.triggerField(type);
+  const trigger = selection.fields?.requirements.find((r) => r.field === triggerField && r.operator === 'Equals')?.value;
   const prefix = collectionPrefix(store, type, info.namespace);
   const cache = ctx.caches.of(type);
   await cache.ready;
 
   // Where the events come from; `onInitialEventsEnd` and `onLive` are filled in per subscriber.
   let source: (hooks: Pick<CacheWatchOptions<ServedObject>, 'onInitialEventsEnd' | 'onLive'>) => Observable<CacheEvent<ServedObject>>;
-  const base = { prefix, ...(filter ? { filter } : {}) };
+  const base = { prefix, ...(filter ? { filter } : {}), ...(trigger !== undefined ? { trigger } : {}) };
   const { start, initialEvents } = plan;
   // The revision the client is known to hold from the start: no bookmark may go below it, though
   // the cache (which may not have seen that revision yet) can be behind it.

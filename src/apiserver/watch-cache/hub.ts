@@ -2,6 +2,11 @@ import type { SequencedEvent } from './events.js';
 
 /** A live watcher, as the hub sees it (an object, not a closure: a watcher is one small instance). */
 export interface HubListener<T> {
+  /**
+   * Set when the watcher can only ever accept objects whose trigger value (the cache's
+   * `triggerOf`) is this: the hub then hands it only those events. Fixed for the listener's life.
+   */
+  readonly trigger?: string | undefined;
   receive(entry: SequencedEvent<T>): void;
 }
 
@@ -15,7 +20,17 @@ export interface HubListener<T> {
  * Listeners must not throw: a throw would abandon the rest of the queue for everyone.
  */
 export class Hub<T> {
+  /** Listeners without a trigger: every event is theirs to judge. */
   private readonly listeners = new Set<HubListener<T>>();
+  /** Listeners by trigger value: an event reaches only those of its object's value (and its previous one's). */
+  private readonly triggered = new Map<string, Set<HubListener<T>>>();
+  private count = 0;
+
+  /**
+   * `triggerOf` is the index kube calls a watch trigger (pods by node name): with a thousand
+   * kubelets each watching its own node's pods, an event costs two listener calls, not a thousand.
+   */
+  constructor(private readonly triggerOf?: (object: T) => string | undefined) {}
   private readonly queue: SequencedEvent<T>[] = [];
   private draining = false;
 
@@ -37,6 +52,7 @@ export class Hub<T> {
       for (let i = 0; i < this.queue.length; i++) {
         const entry = this.queue[i]!;
         for (const listener of this.listeners) listener.receive(entry);
+        if (this.triggered.size > 0) this.dispatchTriggered(entry);
       }
     } finally {
       this.queue.length = 0;
@@ -45,14 +61,40 @@ export class Hub<T> {
   }
 
   add(listener: HubListener<T>): void {
-    this.listeners.add(listener);
+    const { trigger } = listener;
+    if (trigger === undefined || !this.triggerOf) {
+      if (!this.listeners.has(listener)) this.count++;
+      this.listeners.add(listener);
+      return;
+    }
+    let set = this.triggered.get(trigger);
+    if (!set) this.triggered.set(trigger, (set = new Set()));
+    if (!set.has(listener)) this.count++;
+    set.add(listener);
   }
 
   delete(listener: HubListener<T>): void {
-    this.listeners.delete(listener);
+    if (this.listeners.delete(listener)) this.count--;
+    const { trigger } = listener;
+    if (trigger === undefined) return;
+    const set = this.triggered.get(trigger);
+    if (set?.delete(listener)) {
+      this.count--;
+      if (set.size === 0) this.triggered.delete(trigger);
+    }
   }
 
   get size(): number {
-    return this.listeners.size;
+    return this.count;
+  }
+
+  /** The listeners of the object's trigger value, and of its previous version's when that differs (it moved). */
+  private dispatchTriggered(entry: SequencedEvent<T>): void {
+    const triggerOf = this.triggerOf!;
+    const now = triggerOf(entry.event.object.object);
+    if (now !== undefined) this.triggered.get(now)?.forEach((listener) => listener.receive(entry));
+    const prev = entry.event.prev;
+    const before = prev && triggerOf(prev.object);
+    if (before !== undefined && before !== now) this.triggered.get(before)?.forEach((listener) => listener.receive(entry));
   }
 }

@@ -42,6 +42,12 @@ export interface WatchCacheOptions<T> {
    * returns; for other backends there is none (`false`), and `waitForRevision` waits for an event.
    */
   readonly progress?: false | (() => Promise<number>);
+  /**
+   * An index of live watches (kube's watch trigger): the value an object has for the field
+   * watches most often select on with `=`, such as a pod's node name. Watches that pass the
+   * same value as `trigger` are handed only the events of objects with that value.
+   */
+  triggerOf?(object: T): string | undefined;
   /** Told about each stored value `decode` rejected. */
   onDecodeError?(key: string, error: unknown): void;
   /** The clock of the history and snapshot windows, in ms (default: performance.now). */
@@ -89,7 +95,7 @@ export class WatchCache<T> {
 
   private readonly store: Store;
   private readonly versions: Versions<T>;
-  private readonly hub = new Hub<T>();
+  private readonly hub: Hub<T>;
   private readonly history: History<T>;
   private readonly snapshots: Snapshots<CachedVersion<T>>;
   private readonly waiters = new RevisionWaiters();
@@ -125,6 +131,7 @@ export class WatchCache<T> {
     }
     this.store = store;
     this.prefix = prefix;
+    this.hub = new Hub<T>(options.triggerOf?.bind(options));
     const maxHistory = positive(options.maxHistory ?? 100_000, 'maxHistory');
     const snapshotWindowMs = options.snapshotWindowMs ?? 75_000;
     this.history = new History(options.historyWindowMs ?? 300_000, maxHistory);

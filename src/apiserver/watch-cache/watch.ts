@@ -19,6 +19,12 @@ export interface CacheWatchOptions<T> {
   /** Keys under this prefix (default: the cache's prefix); it must lie under the cache's prefix. */
   readonly prefix?: string;
   readonly filter?: CacheFilter<T>;
+  /**
+   * The trigger value every object the filter accepts has (see WatchCacheOptions.triggerOf): the
+   * watch is then handed only events of objects with that value, or that had it. Only a promise
+   * about `filter`, which still decides.
+   */
+  readonly trigger?: string;
   /** Start with a synthetic ADDED for every matching current object, in key order. */
   readonly initialEvents?: boolean;
   /**
@@ -107,7 +113,10 @@ export class CacheWatcher<T> implements HubListener<T>, Unsubscribable {
     private readonly options: CacheWatchOptions<T>,
   ) {
     src.watchers.add(this);
+    this.trigger = options.trigger;
   }
+
+  readonly trigger: string | undefined;
 
   start(): void {
     if (this.subscriber.closed) return;
