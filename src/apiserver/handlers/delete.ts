@@ -24,13 +24,26 @@ export async function deleteObject(ctx: HandlerContext): Promise<unknown> {
   const { type, info } = ctx;
   const options = deleteOptionsOf(ctx);
   if (options.unsafeCorruptDelete) return deleteCorrupt(ctx);
-  const current = await ctx.reader.get(type, info.namespace, info.name!);
-  if (!current) throw notFound({ group: type.group, resource: type.resource }, info.name!);
-  const outcome = await deleteOne(ctx, current, options);
-  if (outcome.removed) return sendDeleted(ctx, current);
-  // Kubernetes' legacy answer for a delete that did not finish and asked not to orphan.
-  return sendObject(ctx, options.orphanDependents === false ? 202 : 200, outcome.object);
+  // A delete without a resourceVersion precondition is not the client's compare-and-swap: when
+  // a concurrent write moves the object between our read and our delete, read it again.
+  const retries = options.preconditions?.resourceVersion === undefined ? UNCONDITIONAL_RETRIES : 0;
+  for (let attempt = 0; ; attempt++) {
+    const current = await ctx.reader.get(type, info.namespace, info.name!);
+    if (!current) throw notFound({ group: type.group, resource: type.resource }, info.name!);
+    let outcome: Awaited<ReturnType<typeof deleteOne>>;
+    try {
+      outcome = await deleteOne(ctx, current, options);
+    } catch (error) {
+      if (isStorageError(error, 'Conflict') && attempt < retries) continue;
+      throw error;
+    }
+    if (outcome.removed) return sendDeleted(ctx, current);
+    // Kubernetes' legacy answer for a delete that did not finish and asked not to orphan.
+    return sendObject(ctx, options.orphanDependents === false ? 202 : 200, outcome.object);
+  }
 }
+
+const UNCONDITIONAL_RETRIES = 5;
 
 /**
  * The unsafe delete of an object storage cannot decode: tried as a normal read first; a readable
