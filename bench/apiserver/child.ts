@@ -19,8 +19,9 @@ export interface BenchServer {
 /** Starts bench-server.mjs (run `npm run build` first) over the sqlite database at `db` in a child process. */
 export async function startBenchServer(db: string): Promise<BenchServer> {
   // BENCH_PROFILE=<dir> writes the server's CPU profile there (open it in Chrome's DevTools).
+  const v8flags = process.env['BENCH_NODE_FLAGS'] ? process.env['BENCH_NODE_FLAGS'].split(' ') : [];
   const profile = process.env['BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROFILE']}`] : [];
-  const child = spawn(process.execPath, ['--expose-gc', ...profile, new URL('./bench-server.mjs', import.meta.url).pathname, db], {
+  const child = spawn(process.execPath, ['--expose-gc', ...v8flags, ...profile, new URL('./bench-server.mjs', import.meta.url).pathname, db], {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   // A benchmark that throws must not leave its server running.

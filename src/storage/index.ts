@@ -12,5 +12,5 @@ export { Retention } from './retention.js';
 export type { RetentionOptions } from './retention.js';
 export { openStore } from './open.js';
 export type { BackendName, OpenStoreOptions, OpenedStore } from './open.js';
-export { EtcdStore, openEtcdStore } from './etcd.js';
-export type { EtcdStoreOptions } from './etcd.js';
+export { openEtcdStore } from './open-etcd.js';
+export type { EtcdStore, EtcdStoreOptions } from './etcd.js';

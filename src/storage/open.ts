@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { ValueCodec } from './codec.js';
 import { invalid } from './errors.js';
-import { openEtcdStore } from './etcd.js';
 import { MemoryStore } from './memory.js';
+import { openEtcdStore } from './open-etcd.js';
 import { Retention, type RetentionOptions } from './retention.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
