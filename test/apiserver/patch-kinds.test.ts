@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinRegistry, type ResourceType } from '../../src/api/index.js';
+import { startTestServer, type TestServer } from './harness.js';
+
+const template = { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+const selector = { matchLabels: { app: 'x' } };
+
+/** What each built-in kind needs beyond a name to be valid. */
+const REQUIRED: Readonly<Record<string, Record<string, unknown>>> = {
+  Event: { involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' } },
+  'events.svc.io/Event': { eventTime: '2026-11-23T10:00:00.000000Z', reportingController: 'svc.io/test', reportingInstance: 'i', action: 'Test', reason: 'Test' },
+  LimitRange: { spec: { limits: [{ type: 'Container', max: { cpu: '1' } }] } },
+  PersistentVolumeClaim: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+  PersistentVolume: { spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp' } } },
+  Pod: { spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+  ControllerRevision: { revision: 1 },
+  DaemonSet: { spec: { selector, template } },
+  Deployment: { spec: { selector, template } },
+  ReplicaSet: { spec: { selector, template } },
+  StatefulSet: { spec: { selector, template, serviceName: 'x' } },
+  HorizontalPodAutoscaler: { spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'x' }, maxReplicas: 3 } },
+  CronJob: { spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } } } },
+  Job: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } },
+  CertificateSigningRequest: { spec: { request: Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\n-----END CERTIFICATE REQUEST-----\n').toString('base64'), signerName: 'svc.io/kube-apiserver-client', usages: ['client auth'] } },
+  ClusterRoleBinding: { roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: 'view' } },
+  RoleBinding: { roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'Role', name: 'view' } },
+  EndpointSlice: { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }] },
+};
+
+const apiVersion = (t: ResourceType) => (t.group ? `${t.group}/${t.version}` : t.version);
+const collection = (t: ResourceType) => `${t.group ? `/apis/${t.group}/${t.version}` : `/api/${t.version}`}${t.namespaced ? '/namespaces/default' : ''}/${t.resource}`;
+const fixture = (t: ResourceType) => REQUIRED[t.group ? `${t.group}/${t.kind}` : t.kind] ?? REQUIRED[t.kind] ?? {};
+/** The object without the fields the server owns or the patches below change. */
+const body = (object: Record<string, unknown>) => {
+  const { metadata: _m, status: _s, ...rest } = object;
+  return rest;
+};
+
+describe('every patch type on every built-in kind', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer('memory');
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  it.each(builtinRegistry().all().map((t) => [`${t.kind}${t.group ? `.${t.group}` : ''}`, t] as const))('%s', async (_name, type) => {
+    const name = `golden-${type.resource}`;
+    const url = `${collection(type)}/${name}`;
+    const created = await s.call('POST', collection(type), { apiVersion: apiVersion(type), kind: type.kind, metadata: { name }, ...fixture(type) });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+
+    const patches: [string, unknown][] = [
+      ['application/merge-patch+json', { metadata: { labels: { merge: '1' } } }],
+      ['application/json-patch+json', [{ op: 'add', path: '/metadata/annotations', value: { json: '2' } }]],
+      ['application/strategic-merge-patch+json', { metadata: { labels: { strategic: '3' } } }],
+    ];
+    for (const [contentType, patch] of patches) {
+      const res = await s.call('PATCH', url, patch, { headers: { 'content-type': contentType } });
+      expect(res.status, `${contentType}: ${JSON.stringify(res.body)}`).toBe(200);
+    }
+    const applied = await s.call(
+      'PATCH',
+      `${url}?fieldManager=golden`,
+      JSON.stringify({ apiVersion: apiVersion(type), kind: type.kind, metadata: { name, labels: { applied: '4' } } }),
+      { headers: { 'content-type': 'application/apply-patch+yaml' } },
+    );
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+
+    const got = await s.call('GET', url);
+    expect(got.body.metadata.labels).toEqual({ merge: '1', strategic: '3', applied: '4' });
+    expect(got.body.metadata.annotations).toEqual({ json: '2' });
+    expect(body(got.body)).toEqual(body(created.body));
+    expect(got.body.metadata.managedFields.map((m: { manager: string; operation: string }) => `${m.manager}/${m.operation}`)).toContain('golden/Apply');
+  });
+});
