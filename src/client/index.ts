@@ -1,2 +1,35 @@
+// The client of svc-apiserver: svcconfig loading, CRUD, paged lists, the resuming watcher and informers.
+
 export { SvcconfigError, loadSvcconfig, writeSvcconfig } from './svcconfig.js';
 export type { SvcconfigEntry, SvcconfigTarget } from './svcconfig.js';
+export { jsonCodec } from './codec.js';
+export type { Codec, WatchFramer } from './codec.js';
+export { Transport } from './transport.js';
+export type { ConnectionOptions, HttpRequest, StreamResponse } from './transport.js';
+export { isExpired, statusErrorFrom } from './status.js';
+export { builtin, objectKey, resource, resourcePath, typedResource } from './resource.js';
+export type { ObjectOf, Resource } from './resource.js';
+export { Client, isSuccessStatus, PATCH_TYPES } from './client.js';
+export type {
+  ClientOptions,
+  DeleteCollectionOptions,
+  DeleteOptions,
+  DeleteResult,
+  JsonPatchOperation,
+  PatchOptions,
+  PatchType,
+  SuccessStatus,
+  WriteOptions,
+} from './client.js';
+export { DEFAULT_PAGE_SIZE } from './list.js';
+export type { ExpiredPolicy, ListOptions, ListPage, PageFetcher } from './list.js';
+export { Backoff } from './backoff.js';
+export type { BackoffOptions } from './backoff.js';
+export { WatchFrameError, WatchStalledError, watchEvents } from './watch-stream.js';
+export type { RawWatchEvent } from './watch-stream.js';
+export { INITIAL_EVENTS_END, watcher } from './watcher.js';
+export type { WatcherDeps, WatcherEvent, WatchOptions } from './watcher.js';
+export { CacheWriter, deepFreeze, LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, namespaceIndex } from './cache.js';
+export type { CacheChange, CacheReader, IndexFunc } from './cache.js';
+export { Informer, InformerFactory, stripManagedFields } from './informer.js';
+export type { InformerEvent, InformerFactoryOptions, InformerOptions } from './informer.js';

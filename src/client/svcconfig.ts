@@ -31,6 +31,10 @@ export interface SvcconfigTarget {
   readonly insecureSkipTlsVerify: boolean;
   /** From `token` or the file `tokenFile` names. */
   readonly token: string | undefined;
+  /** PEM client certificate, from `client-certificate-data` or the file `client-certificate` names. */
+  readonly clientCertificate: string | undefined;
+  /** PEM private key of the client certificate, from `client-key-data` or the file `client-key` names. */
+  readonly clientKey: string | undefined;
   /** The context's default namespace, when it has one. */
   readonly namespace: string | undefined;
 }
@@ -64,10 +68,17 @@ const ClusterSchema = z.object({
   'certificate-authority': z.string().optional(),
   'insecure-skip-tls-verify': z.boolean().optional(),
 });
-const UserSchema = z.object({ token: z.string().optional(), tokenFile: z.string().optional() });
+const UserSchema = z.object({
+  token: z.string().optional(),
+  tokenFile: z.string().optional(),
+  'client-certificate-data': z.string().optional(),
+  'client-certificate': z.string().optional(),
+  'client-key-data': z.string().optional(),
+  'client-key': z.string().optional(),
+});
 const ContextSchema = z.object({ cluster: z.string(), user: z.string().optional(), namespace: z.string().optional() });
 
-// Only what svc reads; other kubeconfig fields (exec plugins, client certificates, extensions)
+// Only what svc reads; other kubeconfig fields (exec plugins, auth providers, extensions)
 // are accepted and ignored.
 const ConfigSchema = z.object({
   clusters: z.array(z.object({ name: z.string(), cluster: ClusterSchema })).nullish(),
@@ -116,6 +127,11 @@ export async function loadSvcconfig(path: string, options: { context?: string } 
       : caFile !== undefined
         ? await readReferenced(resolve(base, caFile), path)
         : undefined;
+  const clientCertificate = await dataOrFile(user?.user?.['client-certificate-data'], user?.user?.['client-certificate'], base, path);
+  const clientKey = await dataOrFile(user?.user?.['client-key-data'], user?.user?.['client-key'], base, path);
+  if ((clientCertificate === undefined) !== (clientKey === undefined)) {
+    throw new SvcconfigError(`${path}: user ${JSON.stringify(context.user)} has a client certificate or key without the other`);
+  }
   const tokenFile = user?.user?.tokenFile;
   const token = user?.user?.token ?? (tokenFile !== undefined ? (await readReferenced(resolve(base, tokenFile), path)).trim() : undefined);
   return {
@@ -126,8 +142,17 @@ export async function loadSvcconfig(path: string, options: { context?: string } 
     caData,
     insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] ?? false,
     token,
+    clientCertificate,
+    clientKey,
     namespace: context.namespace,
   };
+}
+
+/** A PEM given inline (base64, `*-data`) or by a file name relative to the config's folder. */
+async function dataOrFile(data: string | undefined, file: string | undefined, base: string, configPath: string): Promise<string | undefined> {
+  if (data !== undefined) return Buffer.from(data, 'base64').toString('utf8');
+  if (file !== undefined) return readReferenced(resolve(base, file), configPath);
+  return undefined;
 }
 
 async function readReferenced(file: string, configPath: string): Promise<string> {

@@ -1,0 +1,264 @@
+import type { AsyncIterableX } from 'ix/asynciterable';
+import type { Observable } from 'rxjs';
+import type { KubeObject, StatusDetails } from '../api/index.js';
+import { jsonCodec, type Codec } from './codec.js';
+import { listItemsObservable, listPagesIx, listPagesObservable, type ListOptions, type ListPage } from './list.js';
+import { resourcePath, type Resource } from './resource.js';
+import { isRecord } from './status.js';
+import { loadSvcconfig } from './svcconfig.js';
+import { Transport, type ConnectionOptions } from './transport.js';
+import { watcher, type WatcherEvent, type WatchOptions } from './watcher.js';
+
+export interface ClientOptions extends ConnectionOptions {
+  /** Namespace of namespaced requests that name none. Default `'default'`. */
+  readonly namespace?: string | undefined;
+  /** Request and response encoding. Default (and, for now, only): JSON. */
+  readonly codec?: Codec | undefined;
+}
+
+/** Options every write takes. */
+export interface WriteOptions {
+  readonly namespace?: string | undefined;
+  /** Run every check and answer as for real, without writing. */
+  readonly dryRun?: boolean | undefined;
+  /** Who makes the change (managedFields); required for apply patches. */
+  readonly fieldManager?: string | undefined;
+  readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore' | undefined;
+}
+
+/** The patch types svc-apiserver accepts, by their media type. */
+export const PATCH_TYPES = {
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+} as const;
+export type PatchType = keyof typeof PATCH_TYPES;
+
+/** One RFC 6902 operation. */
+export interface JsonPatchOperation {
+  readonly op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
+  readonly path: string;
+  readonly value?: unknown;
+  readonly from?: string;
+}
+
+export interface PatchOptions extends WriteOptions {
+  /** Default `'merge'`. */
+  readonly type?: PatchType | undefined;
+  /** Apply only: take fields other managers own. */
+  readonly force?: boolean | undefined;
+}
+
+export interface DeleteOptions {
+  readonly namespace?: string | undefined;
+  readonly dryRun?: boolean | undefined;
+  readonly gracePeriodSeconds?: number | undefined;
+  readonly propagationPolicy?: 'Orphan' | 'Background' | 'Foreground' | undefined;
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string } | undefined;
+}
+
+export interface DeleteCollectionOptions extends DeleteOptions {
+  readonly labelSelector?: string | undefined;
+  readonly fieldSelector?: string | undefined;
+}
+
+/** The answer of a delete that removed the object at once. */
+export interface SuccessStatus {
+  readonly kind: 'Status';
+  readonly status: 'Success';
+  readonly details?: StatusDetails;
+}
+
+/** A delete answers the object when it was only marked (finalizers), a Success Status when it is gone. */
+export type DeleteResult<T> = T | SuccessStatus;
+
+export function isSuccessStatus(value: unknown): value is SuccessStatus {
+  return isRecord(value) && value['kind'] === 'Status' && value['status'] === 'Success';
+}
+
+/**
+ * A client of svc-apiserver (and of any Kubernetes API server, for JSON): CRUD on any resource,
+ * paged lists as Observables or lazy AsyncIterables, and a resuming watch. Every failed request
+ * rejects with a StatusError (reason, code, details as the server sent them); network failures
+ * reject with undici's errors.
+ */
+export class Client {
+  readonly transport: Transport;
+  /** The namespace of namespaced requests that name none. */
+  readonly namespace: string;
+
+  constructor(options: ClientOptions) {
+    this.transport = new Transport(options, options.codec ?? jsonCodec);
+    this.namespace = options.namespace ?? 'default';
+  }
+
+  /** A client for a svcconfig (kubeconfig) file's current context, or `options.context`. */
+  static async fromSvcconfig(path: string, options: Omit<ClientOptions, 'server'> & { readonly context?: string } = {}): Promise<Client> {
+    const { context, ...rest } = options;
+    const target = await loadSvcconfig(path, context !== undefined ? { context } : {});
+    return new Client({
+      server: target.server,
+      token: target.token,
+      caData: target.caData,
+      clientCertificate: target.clientCertificate,
+      clientKey: target.clientKey,
+      insecureSkipTlsVerify: target.insecureSkipTlsVerify,
+      namespace: target.namespace,
+      ...rest,
+    });
+  }
+
+  #ns(res: Resource<KubeObject>, namespace: string | undefined): string | undefined {
+    return res.namespaced ? (namespace ?? this.namespace) : undefined;
+  }
+
+  async get<T extends KubeObject>(res: Resource<T>, name: string, options: { namespace?: string | undefined } = {}): Promise<T> {
+    return (await this.transport.request({ method: 'GET', path: resourcePath(res, this.#ns(res, options.namespace), name) })) as T;
+  }
+
+  /** Creates `object` in `options.namespace`, else its own `metadata.namespace`, else the client's. */
+  async create<T extends KubeObject>(res: Resource<T>, object: T, options: WriteOptions = {}): Promise<T> {
+    const ns = this.#ns(res, options.namespace ?? object.metadata.namespace);
+    return (await this.transport.request({ method: 'POST', path: resourcePath(res, ns), query: writeQuery(options), body: object })) as T;
+  }
+
+  /** Replaces the object `object` names; `metadata.resourceVersion` must be the stored one (409 otherwise). */
+  async update<T extends KubeObject>(res: Resource<T>, object: T, options: WriteOptions = {}): Promise<T> {
+    const name = object.metadata.name;
+    if (name === undefined) throw new TypeError('update needs metadata.name');
+    const ns = this.#ns(res, options.namespace ?? object.metadata.namespace);
+    return (await this.transport.request({ method: 'PUT', path: resourcePath(res, ns, name), query: writeQuery(options), body: object })) as T;
+  }
+
+  /**
+   * Patches one object. `type`: `'merge'` (default, RFC 7386), `'json'` (RFC 6902 operations),
+   * `'strategic'` (strategic merge), `'apply'` (server-side apply: `patch` is the object as the
+   * field manager wants it; `fieldManager` is required, `force` takes over conflicting fields).
+   */
+  async patch<T extends KubeObject>(res: Resource<T>, name: string, patch: readonly JsonPatchOperation[] | object, options: PatchOptions = {}): Promise<T> {
+    const type = options.type ?? 'merge';
+    if (type === 'apply' && options.fieldManager === undefined) throw new TypeError('an apply patch needs a fieldManager');
+    if (type === 'json' && !Array.isArray(patch)) throw new TypeError('a JSON patch is an array of operations');
+    return (await this.transport.request({
+      method: 'PATCH',
+      path: resourcePath(res, this.#ns(res, options.namespace), name),
+      query: { ...writeQuery(options), force: type === 'apply' && options.force ? true : undefined },
+      body: patch,
+      contentType: PATCH_TYPES[type],
+    })) as T;
+  }
+
+  async delete<T extends KubeObject>(res: Resource<T>, name: string, options: DeleteOptions = {}): Promise<DeleteResult<T>> {
+    return (await this.transport.request({
+      method: 'DELETE',
+      path: resourcePath(res, this.#ns(res, options.namespace), name),
+      ...deleteBody(options),
+    })) as DeleteResult<T>;
+  }
+
+  /** Deletes every object the selectors match (in one namespace, or all of a cluster-scoped type); answers what was deleted or marked. */
+  async deleteCollection<T extends KubeObject>(res: Resource<T>, options: DeleteCollectionOptions = {}): Promise<ListPage<T>> {
+    const body = await this.transport.request({
+      method: 'DELETE',
+      path: resourcePath(res, this.#ns(res, options.namespace)),
+      ...deleteBody(options),
+      query: { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, ...(options.dryRun ? { dryRun: 'All' } : {}) },
+    });
+    return toPage<T>(body);
+  }
+
+  /** One list request: everything (no `limit`), or one page. Namespaced types: every namespace unless `namespace` is given. */
+  async list<T extends KubeObject>(res: Resource<T>, options: ListOptions = {}, signal?: AbortSignal): Promise<ListPage<T>> {
+    const body = await this.transport.request({
+      method: 'GET',
+      path: resourcePath(res, res.namespaced ? options.namespace : undefined),
+      query: {
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        limit: options.limit,
+        continue: options.continue,
+        resourceVersion: options.resourceVersion,
+        resourceVersionMatch: options.resourceVersionMatch,
+      },
+      ...(signal ? { signal } : {}),
+    });
+    return toPage<T>(body);
+  }
+
+  /**
+   * The pages of a list as an ix AsyncIterable: a page is fetched only when the consumer pulls
+   * it, so breaking out early fetches nothing more. `limit` defaults to 500; see ExpiredPolicy for
+   * a continue token that expires part way.
+   */
+  listPages<T extends KubeObject>(res: Resource<T>, options: ListOptions = {}): AsyncIterableX<ListPage<T>> {
+    return listPagesIx((o, signal) => this.list(res, o, signal), options);
+  }
+
+  /** The pages of a list as an Observable (cold: each subscription lists; unsubscribing aborts). */
+  listPages$<T extends KubeObject>(res: Resource<T>, options: ListOptions = {}): Observable<ListPage<T>> {
+    return listPagesObservable((o, signal) => this.list(res, o, signal), options);
+  }
+
+  /** Every item of a paged list, page after page, as an Observable. */
+  list$<T extends KubeObject>(res: Resource<T>, options: ListOptions = {}): Observable<T> {
+    return listItemsObservable((o, signal) => this.list(res, o, signal), options);
+  }
+
+  /**
+   * A watch that never ends by itself: lists (INIT … INIT_DONE), watches from the list's version,
+   * resumes from the last version it saw after a disconnect, relists after a 410, and backs off on
+   * errors. See WatcherEvent and the state machine in watcher.ts. Cold: each subscription runs its own.
+   */
+  watch$<T extends KubeObject>(res: Resource<T>, options: WatchOptions = {}): Observable<WatcherEvent<T>> {
+    const namespace = res.namespaced ? options.namespace : undefined;
+    return watcher<T>(
+      {
+        transport: this.transport,
+        path: resourcePath(res, namespace),
+        listPage: (o, signal) => this.list(res, { ...o, namespace }, signal),
+      },
+      options,
+    );
+  }
+
+  /** Closes idle connections; waits for requests in flight. Unsubscribe watches first. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  /** Closes every connection now, watches included. */
+  destroy(): Promise<void> {
+    return this.transport.destroy();
+  }
+}
+
+function writeQuery(options: WriteOptions): Record<string, string | undefined> {
+  return {
+    dryRun: options.dryRun ? 'All' : undefined,
+    fieldManager: options.fieldManager,
+    fieldValidation: options.fieldValidation,
+  };
+}
+
+function deleteBody(options: DeleteOptions): { body?: object; query?: Record<string, string | undefined> } {
+  const body: Record<string, unknown> = {};
+  if (options.gracePeriodSeconds !== undefined) body['gracePeriodSeconds'] = options.gracePeriodSeconds;
+  if (options.propagationPolicy !== undefined) body['propagationPolicy'] = options.propagationPolicy;
+  if (options.preconditions !== undefined) body['preconditions'] = options.preconditions;
+  if (options.dryRun) body['dryRun'] = ['All'];
+  return Object.keys(body).length > 0 ? { body: { apiVersion: 'v1', kind: 'DeleteOptions', ...body } } : {};
+}
+
+function toPage<T>(body: unknown): ListPage<T> {
+  if (!isRecord(body) || !Array.isArray(body['items'])) throw new TypeError('the server answered a list without items');
+  const meta = isRecord(body['metadata']) ? body['metadata'] : {};
+  const cont = typeof meta['continue'] === 'string' && meta['continue'] !== '' ? meta['continue'] : undefined;
+  return {
+    items: body['items'] as T[],
+    resourceVersion: typeof meta['resourceVersion'] === 'string' ? meta['resourceVersion'] : '',
+    continue: cont,
+    remainingItemCount: typeof meta['remainingItemCount'] === 'number' ? meta['remainingItemCount'] : undefined,
+    restarted: false,
+  };
+}

@@ -1,0 +1,140 @@
+import { Agent, type Dispatcher } from 'undici';
+import type { Codec } from './codec.js';
+import { statusErrorFrom } from './status.js';
+
+/** Where and as whom to connect; a resolved svcconfig context is one (see `Client.fromSvcconfig`). */
+export interface ConnectionOptions {
+  /** Base URL, `https://host:port` (plain `http://` works too, for tests). */
+  readonly server: string;
+  /** Bearer token sent on every request. */
+  readonly token?: string | undefined;
+  /** PEM of the CA that signed the server's certificate; unset: the system's CAs. */
+  readonly caData?: string | undefined;
+  /** PEM client certificate and key (mutual TLS). */
+  readonly clientCertificate?: string | undefined;
+  readonly clientKey?: string | undefined;
+  /** Accept any server certificate. Default false. */
+  readonly insecureSkipTlsVerify?: boolean | undefined;
+  /** Idle keep-alive sockets are closed after this long. Default 30 s. */
+  readonly keepAliveTimeoutMs?: number | undefined;
+  /** Most sockets to the server at once (each open watch holds one). Default unlimited. */
+  readonly connections?: number | undefined;
+  /** Answers slower than this to arrive (headers) fail; default 60 s. Watches use their own timer. */
+  readonly requestTimeoutMs?: number | undefined;
+  /** `User-Agent`; default `svc-client`. */
+  readonly userAgent?: string | undefined;
+}
+
+export interface HttpRequest {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly path: string;
+  readonly query?: Record<string, string | number | boolean | undefined>;
+  readonly body?: unknown;
+  /** Defaults to the codec's media type when there is a body. */
+  readonly contentType?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** An open streaming response: iterate `body`; destroy it (or abort the signal) to hang up. */
+export interface StreamResponse {
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown };
+}
+
+/** Keep-alive HTTPS to one server through an undici Agent, with the credentials of a svcconfig. */
+export class Transport {
+  readonly #agent: Agent;
+  readonly #origin: string;
+  readonly #base: string;
+  readonly #headers: Record<string, string>;
+  readonly #timeoutMs: number;
+
+  constructor(
+    options: ConnectionOptions,
+    readonly codec: Codec,
+  ) {
+    const url = new URL(options.server);
+    this.#origin = url.origin;
+    this.#base = url.pathname.replace(/\/+$/, '');
+    this.#timeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.#headers = {
+      accept: codec.mediaType,
+      'user-agent': options.userAgent ?? 'svc-client',
+      ...(options.token !== undefined ? { authorization: `Bearer ${options.token}` } : {}),
+    };
+    this.#agent = new Agent({
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
+      ...(options.connections !== undefined ? { connections: options.connections } : {}),
+      connect: {
+        ...(options.caData !== undefined ? { ca: options.caData } : {}),
+        ...(options.clientCertificate !== undefined ? { cert: options.clientCertificate } : {}),
+        ...(options.clientKey !== undefined ? { key: options.clientKey } : {}),
+        rejectUnauthorized: !(options.insecureSkipTlsVerify ?? false),
+      },
+    });
+  }
+
+  #dispatch(req: HttpRequest, streaming: boolean): Promise<Dispatcher.ResponseData> {
+    const headers: Record<string, string> = { ...this.#headers };
+    let body: string | Uint8Array | undefined;
+    if (req.body !== undefined) {
+      body = typeof req.body === 'string' ? req.body : this.codec.encode(req.body);
+      headers['content-type'] = req.contentType ?? this.codec.mediaType;
+    }
+    return this.#agent.request({
+      origin: this.#origin,
+      path: this.#base + req.path + queryString(req.query),
+      method: req.method,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+      ...(req.signal ? { signal: req.signal } : {}),
+      headersTimeout: this.#timeoutMs,
+      // A watch may be quiet for minutes: its own stall timer watches it instead.
+      bodyTimeout: streaming ? 0 : this.#timeoutMs,
+    });
+  }
+
+  /** One request; resolves to the decoded 2xx body, rejects with a StatusError otherwise. */
+  async request(req: HttpRequest): Promise<unknown> {
+    const res = await this.#dispatch(req, false);
+    const bytes = new Uint8Array(await res.body.arrayBuffer());
+    if (res.statusCode < 200 || res.statusCode > 299) throw statusErrorFrom(res.statusCode, this.#decodeLoosely(bytes));
+    return bytes.length === 0 ? undefined : this.codec.decode(bytes);
+  }
+
+  /** A request whose 2xx body is read as a stream (watches); a non-2xx answer rejects with a StatusError. */
+  async stream(req: HttpRequest): Promise<StreamResponse> {
+    const res = await this.#dispatch(req, true);
+    if (res.statusCode < 200 || res.statusCode > 299) {
+      const bytes = new Uint8Array(await res.body.arrayBuffer());
+      throw statusErrorFrom(res.statusCode, this.#decodeLoosely(bytes));
+    }
+    return { headers: res.headers, body: res.body };
+  }
+
+  #decodeLoosely(bytes: Uint8Array): unknown {
+    try {
+      return this.codec.decode(bytes);
+    } catch {
+      return Buffer.from(bytes).toString('utf8');
+    }
+  }
+
+  /** Closes idle sockets and waits for in-flight requests; open watches should be unsubscribed first. */
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  /** Ends every socket now, in-flight requests and watches included. */
+  async destroy(): Promise<void> {
+    await this.#agent.destroy();
+  }
+}
+
+function queryString(query: HttpRequest['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
