@@ -1,2 +1,38 @@
-// Public surface of operators/: empty until the reactive framework issue adds its first export.
-export {};
+// Public surface of operators/: reusable RxJS operators for controller pipelines (docs/operators.md).
+// Each export is named on its own line.
+export { annotationsChanged } from './annotationsChanged.js';
+export { batch } from './batch.js';
+export type { BatchOptions } from './batch.js';
+export { concurrency } from './concurrency.js';
+export type { Task } from './concurrency.js';
+export { generationChanged } from './generationChanged.js';
+export { labelsChanged } from './labelsChanged.js';
+export type { KeySource } from './objects.js';
+export type { ObjectEvent } from './objects.js';
+export type { ObjectLike } from './objects.js';
+export type { ObjectMetaLike } from './objects.js';
+export type { OwnerReferenceLike } from './objects.js';
+export type { UpdateEvent } from './objects.js';
+export { awaitChange } from './outcome.js';
+export { requeueAfter } from './outcome.js';
+export { retryUnlessTerminal } from './outcome.js';
+export { TerminalError } from './outcome.js';
+export type { AwaitChange } from './outcome.js';
+export type { ErrorPolicy } from './outcome.js';
+export type { Outcome } from './outcome.js';
+export type { RequeueAfter } from './outcome.js';
+export type { WorkResult } from './outcome.js';
+export { rateLimit } from './rateLimit.js';
+export type { RateLimitOptions } from './rateLimit.js';
+export { resourceVersionChanged } from './resourceVersionChanged.js';
+export { resync } from './resync.js';
+export type { ResyncOptions } from './resync.js';
+export { toKey } from './toKey.js';
+export { toOwnerKey } from './toOwnerKey.js';
+export { TokenBucket } from './tokenBucket.js';
+export type { TokenBucketOptions } from './tokenBucket.js';
+export { workqueue } from './workqueue.js';
+export type { BackoffOptions } from './workqueue.js';
+export type { WorkContext } from './workqueue.js';
+export type { WorkqueueOptions } from './workqueue.js';
+export type { WorkReturn } from './workqueue.js';

@@ -1,0 +1,22 @@
+import { annotationsChanged } from '../../operators/index.js';
+import { predicateRow } from './changed.js';
+import type { PerItemRow } from './support.js';
+
+const sameMap = (a: Readonly<Record<string, string>> = {}, b: Readonly<Record<string, string>> = {}): boolean => {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+};
+
+export async function run(): Promise<PerItemRow[]> {
+  return [
+    await predicateRow(
+      'annotationsChanged',
+      annotationsChanged,
+      (i, changed) => [
+        { metadata: { name: `p${i}`, annotations: { app: 'web', tier: 'front' } } },
+        { metadata: { name: `p${i}`, annotations: { app: changed ? 'api' : 'web', tier: 'front' } } },
+      ],
+      (e) => !sameMap(e.old?.metadata?.annotations, e.new?.metadata?.annotations),
+    ),
+  ];
+}
