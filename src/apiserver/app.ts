@@ -6,7 +6,7 @@ import { versionInfo } from './discovery.js';
 import { ensureSystemNamespaces } from './namespaces.js';
 import { ContinueTokens } from './continue-token.js';
 import { DEFAULT_WATCH_SETTINGS, type WatchSettings } from './handlers/watch.js';
-import { JSON_BODY_TYPES, YAML_BODY_TYPES } from './handlers/body.js';
+import { CBOR_BODY_TYPES, JSON_BODY_TYPES, PROTOBUF_BODY_TYPES, YAML_BODY_TYPES } from './handlers/body.js';
 import { ObjectReader } from './objects.js';
 import { ResourceCaches } from './resource-caches.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
@@ -57,8 +57,11 @@ declare module 'fastify' {
 
 const UNAUTHENTICATED = new Set(['/healthz', '/livez', '/readyz']);
 
-/** Request bodies the server decodes (JSON, YAML and the patch types); others are answered 415. */
-const BODY_TYPES = [...JSON_BODY_TYPES, ...YAML_BODY_TYPES];
+/**
+ * Request bodies the server decodes (JSON, YAML, protobuf, the patch types, and CBOR when its
+ * gate is on); others are answered 415.
+ */
+const bodyTypes = (cbor: boolean): string[] => [...JSON_BODY_TYPES, ...YAML_BODY_TYPES, ...PROTOBUF_BODY_TYPES, ...(cbor ? CBOR_BODY_TYPES : [])];
 
 /** Builds the API server without listening: the entry point calls `listen`, tests call `inject`. */
 export async function buildApp(options: ApiServerOptions): Promise<FastifyInstance> {
@@ -69,6 +72,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     ...(options.https ? { https: options.https } : {}),
   }) as unknown as FastifyInstance;
 
+  const BODY_TYPES = bodyTypes(options.featureGates?.['CBORServingAndStorage'] === true);
   app.removeAllContentTypeParsers();
   // Bodies arrive as bytes; handlers decode them so that a malformed body is their 400, not Fastify's.
   app.addContentTypeParser(BODY_TYPES, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));

@@ -1,7 +1,8 @@
 import { badRequest, upstreamGroupAlias, type ResourceType } from '../../api/index.js';
+import { CBOR_MEDIA_TYPE, KUBE_PROTOBUF_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, decodeCbor, decodeProtobuf } from '../../encoding/index.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
 import { bodyText, decodeJson, decodeYaml, type DecodedBody } from '../writes/decode.js';
-import type { HandlerContext } from './context.js';
+import { representationOf, type HandlerContext } from './context.js';
 
 /** Request body media types decoded as JSON and as YAML (app.ts accepts these, and only these). */
 export const JSON_BODY_TYPES = [
@@ -11,19 +12,39 @@ export const JSON_BODY_TYPES = [
   'application/strategic-merge-patch+json',
 ] as const;
 export const YAML_BODY_TYPES = ['application/yaml', 'application/apply-patch+yaml'] as const;
+/** Protobuf envelopes (svc's name and the one Kubernetes clients send): objects for create and update. */
+export const PROTOBUF_BODY_TYPES = [PROTOBUF_MEDIA_TYPE, KUBE_PROTOBUF_MEDIA_TYPE] as const;
+/** CBOR bodies, accepted only with the CBORServingAndStorage gate. */
+export const CBOR_BODY_TYPES = [CBOR_MEDIA_TYPE, 'application/apply-patch+cbor'] as const;
 
-/** The request's media type, lowercased, without parameters. */
-export function mediaTypeOf(ctx: HandlerContext): string {
+/** The Content-Type's media type, lowercased, without parameters. */
+function bodyMediaType(ctx: HandlerContext): string {
   return String(ctx.request.headers['content-type'] ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+}
+
+/**
+ * The request's media type as the verbs see it: an apply patch sent as CBOR is the apply patch
+ * (its body is decoded as CBOR all the same).
+ */
+export function mediaTypeOf(ctx: HandlerContext): string {
+  const media = bodyMediaType(ctx);
+  return media === 'application/apply-patch+cbor' ? 'application/apply-patch+yaml' : media;
 }
 
 /** The decoded body with its duplicate fields; undefined when the request has none. */
 export function decodeBody(ctx: HandlerContext): DecodedBody | undefined {
+  // A write whose answer the client cannot accept is refused (406) before anything is written.
+  representationOf(ctx, 'object', false);
   const raw = ctx.request.body;
   if (raw === undefined || raw === null || (raw instanceof Uint8Array && raw.length === 0)) return undefined;
+  const media = bodyMediaType(ctx);
+  if ((PROTOBUF_BODY_TYPES as readonly string[]).includes(media)) return { value: decodeProtobuf(asBytes(raw)), duplicates: [] };
+  if ((CBOR_BODY_TYPES as readonly string[]).includes(media)) return { value: decodeCbor(asBytes(raw)), duplicates: [] };
   const text = bodyText(raw);
-  return (YAML_BODY_TYPES as readonly string[]).includes(mediaTypeOf(ctx)) ? decodeYaml(text) : decodeJson(text);
+  return (YAML_BODY_TYPES as readonly string[]).includes(media) ? decodeYaml(text) : decodeJson(text);
 }
+
+const asBytes = (raw: unknown): Uint8Array => (raw instanceof Uint8Array ? raw : Buffer.from(String(raw)));
 
 /** Parses a request body into an object (anything else is a 400); duplicate keys: last wins. */
 export function parseJsonBody(ctx: HandlerContext): Record<string, unknown> | undefined {

@@ -1,5 +1,23 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ResourceRegistry, ResourceType } from '../../api/index.js';
+import { builtinTypes, type ResourceRegistry, type ResourceType } from '../../api/index.js';
+import {
+  acceptsGzip,
+  compressBuffer,
+  compressLarge,
+  hasProtobufMessage,
+  negotiate,
+  parseIncludeObject,
+  renderOptions,
+  renderValue,
+  viewOptions,
+  type JsonObject,
+  type RenderOptions,
+  type Representation,
+  type Target,
+} from '../../encoding/index.js';
+import { apiVersionOf } from '../objects.js';
+import { parseBoolean } from '../read-semantics.js';
 import type { Store } from '../../storage/index.js';
 import type { ContinueTokens } from '../continue-token.js';
 import type { ObjectReader } from '../objects.js';
@@ -32,6 +50,73 @@ export function queryParam(ctx: HandlerContext, name: string): string | undefine
   return value === undefined ? undefined : String(value);
 }
 
+const BUILTIN = new Set(builtinTypes.map((type) => `${type.group}/${type.version}/${type.resource}/${type.kind}`));
+
+/** True for the types svc defines itself (they have per-kind table columns and protobuf messages). */
+export function isBuiltin(type: ResourceType): boolean {
+  return BUILTIN.has(`${type.group}/${type.version}/${type.resource}/${type.kind}`);
+}
+
+/**
+ * The representation the request's `Accept` asks for (406 when none can be served). `views`:
+ * whether Table and metadata-only views are served (reads only).
+ */
+export function representationOf(ctx: HandlerContext, target: Target, views: boolean): Representation {
+  return negotiate(ctx.request.headers.accept, {
+    target,
+    protobuf: isBuiltin(ctx.type) && hasProtobufMessage(apiVersionOf(ctx.type), ctx.type.kind),
+    cbor: ctx.featureGates['CBORServingAndStorage'] === true,
+    views,
+  });
+}
+
+/** `pretty=true`: indented JSON. */
+export function isPretty(ctx: HandlerContext): boolean {
+  const text = queryParam(ctx, 'pretty');
+  return text !== undefined && text !== '' && parseBoolean(text, 'pretty');
+}
+
+/** Everything the encoders need to write this request's answer in `rep`. */
+export function renderOptionsOf(ctx: HandlerContext, rep: Representation): RenderOptions {
+  const includeObject = rep.view === 'Table' ? parseIncludeObject(queryParam(ctx, 'includeObject')) : 'Metadata';
+  return renderOptions(rep, ctx.type, apiVersionOf(ctx.type), viewOptions(rep, ctx.type, isBuiltin(ctx.type), includeObject), isPretty(ctx));
+}
+
+/** Get and list answers are gzipped for clients that accept it, past 128 KiB (APIResponseCompression). */
+function compressible(ctx: HandlerContext): boolean {
+  return ctx.featureGates['APIResponseCompression'] !== false && acceptsGzip(ctx.request.headers['accept-encoding']);
+}
+
+/** A read's answer of one buffer (gzipped when large and accepted). */
+export function sendReadBytes(ctx: HandlerContext, contentType: string, body: Uint8Array): FastifyReply {
+  const reply = ctx.reply.code(200).type(contentType);
+  if (body.length <= GZIP_MIN || !compressible(ctx)) return reply.send(body);
+  const out = compressBuffer(body);
+  if (out.gzip) reply.header('content-encoding', 'gzip').header('vary', 'Accept-Encoding');
+  return reply.send(out.body);
+}
+const GZIP_MIN = 128 * 1024;
+
+/** A read's answer written chunk by chunk (gzipped once it grows large, when accepted). */
+export function sendReadChunks(ctx: HandlerContext, contentType: string, chunks: Iterable<Uint8Array>): FastifyReply {
+  const reply = ctx.reply.code(200).type(contentType);
+  if (!compressible(ctx)) return reply.send(Readable.from(chunks, { objectMode: false }));
+  const out = compressLarge(chunks);
+  if (out.gzip) reply.header('content-encoding', 'gzip').header('vary', 'Accept-Encoding');
+  return reply.send(out.body);
+}
+
+/**
+ * A write's answer (the object, or a Status) in the codec the client accepts. Only the type's own
+ * objects take another codec; a Status is always JSON.
+ */
 export function sendObject(ctx: HandlerContext, code: number, object: unknown): FastifyReply {
-  return ctx.reply.code(code).type('application/json').send(JSON.stringify(object));
+  const value = object as JsonObject;
+  if (value === null || typeof value !== 'object' || value['kind'] !== ctx.type.kind) {
+    return ctx.reply.code(code).type('application/json').send(JSON.stringify(object));
+  }
+  const rep = representationOf(ctx, 'object', false);
+  const pretty = isPretty(ctx);
+  if (rep.codec === 'json' && !pretty) return ctx.reply.code(code).type('application/json').send(JSON.stringify(object));
+  return ctx.reply.code(code).type(rep.contentType).send(Buffer.from(renderValue(renderOptionsOf(ctx, rep), value)));
 }

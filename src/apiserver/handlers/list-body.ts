@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import type { ResourceType } from '../../api/index.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
-import type { HandlerContext } from './context.js';
+import { PLAIN_JSON, chunked, renderList, type ListMetadata, type Representation } from '../../encoding/index.js';
+import { isPretty, renderOptionsOf, representationOf, sendReadChunks, type HandlerContext } from './context.js';
 
 /** The collection metadata of one list response (a page of a paged list, or all of it). */
 export interface ListMeta {
@@ -12,47 +13,41 @@ export interface ListMeta {
   readonly remainingItemCount?: number | undefined;
 }
 
-/** Items are gathered into writes of about this size: big enough to be cheap, small enough to stream. */
-const CHUNK_BYTES = 64 * 1024;
-
 /**
  * A `<Kind>List` as a stream of byte chunks: the head, then each item's bytes as they are (no
  * parse, no re-encode), so a large collection is never one string in memory.
  */
 export function listBody(type: ResourceType, meta: ListMeta, items: Iterable<Uint8Array>): Readable {
+  return Readable.from(listChunks(type, meta, items), { objectMode: false });
+}
+
+/** The chunks of `listBody`. */
+export function listChunks(type: ResourceType, meta: ListMeta, items: Iterable<Uint8Array>): Iterable<Buffer> {
   const metadata =
     `{"resourceVersion":"${meta.resourceVersion}"` +
     (meta.continue ? `,"continue":${JSON.stringify(meta.continue)}` : '') +
     (meta.remainingItemCount !== undefined ? `,"remainingItemCount":${meta.remainingItemCount}` : '') +
     '}';
   const head = Buffer.from(`{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(type))},"metadata":${metadata},"items":[`);
-  const comma = Buffer.from(',');
-  function* chunks(): Generator<Buffer> {
-    let parts: Uint8Array[] = [head];
-    let size = head.length;
-    let first = true;
-    for (const item of items) {
-      if (!first) {
-        parts.push(comma);
-        size += 1;
-      }
-      parts.push(item);
-      size += item.length;
-      first = false;
-      if (size >= CHUNK_BYTES) {
-        yield Buffer.concat(parts, size);
-        parts = [];
-        size = 0;
-      }
-    }
-    parts.push(Buffer.from(']}'));
-    yield Buffer.concat(parts);
-  }
-  return Readable.from(chunks(), { objectMode: false });
+  return chunked(head, items, COMMA, CLOSE);
 }
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']}');
 
-export function sendList(ctx: HandlerContext, meta: ListMeta, items: Iterable<Uint8Array>) {
-  return ctx.reply.code(200).type('application/json').send(listBody(ctx.type, meta, items));
+/** The collection metadata as it goes on the wire. */
+const wireMeta = (meta: ListMeta): ListMetadata => ({
+  resourceVersion: String(meta.resourceVersion),
+  ...(meta.continue ? { continue: meta.continue } : {}),
+  ...(meta.remainingItemCount !== undefined ? { remainingItemCount: meta.remainingItemCount } : {}),
+});
+
+/**
+ * A list in the representation the client negotiated (`rep`, else the one its Accept asks for
+ * with no views: deletecollection's answer). Plain JSON is the items' shared bytes, item by item.
+ */
+export function sendList(ctx: HandlerContext, meta: ListMeta, items: Iterable<Uint8Array>, rep: Representation = representationOf(ctx, 'list', false)) {
+  if (rep === PLAIN_JSON && !isPretty(ctx)) return sendReadChunks(ctx, 'application/json', listChunks(ctx.type, meta, items));
+  return sendReadChunks(ctx, rep.contentType, renderList(renderOptionsOf(ctx, rep), wireMeta(meta), items));
 }
 
 const utf8 = new TextEncoder();

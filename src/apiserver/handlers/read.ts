@@ -5,7 +5,8 @@ import { planGet, planList, type ReadPlan } from '../read-semantics.js';
 import type { ReadSource } from '../resource-caches.js';
 import type { ServedObject } from '../served-object.js';
 import type { CacheList, CachedObject } from '../watch-cache/index.js';
-import { queryParam, type HandlerContext } from './context.js';
+import { GZIP_THRESHOLD_BYTES, PLAIN_JSON, renderObject, type Representation } from '../../encoding/index.js';
+import { queryParam, renderOptionsOf, representationOf, sendReadBytes, type HandlerContext } from './context.js';
 import { sendList } from './list-body.js';
 import { selectionOf, servedFilter } from './selection.js';
 
@@ -35,18 +36,30 @@ export async function sourceFor(ctx: HandlerContext, plan: ReadPlan): Promise<Re
 
 export function getObject(ctx: HandlerContext): Promise<unknown> {
   const { type, info, store } = ctx;
+  const rep = representationOf(ctx, 'object', true);
   const plan = planGet({ resourceVersion: queryParam(ctx, 'resourceVersion') });
   const key = objectKey(store, type, info.namespace, info.name!);
   const cache = ctx.caches.of(type);
   // The common case — a consistent read on an in-process store — is answered without a wait.
   if (plan.kind === 'MostRecent' && ctx.caches.inProcess && cache.following) {
     const object = cache.get(key)?.object;
-    if (object) return Promise.resolve(ctx.reply.code(200).type('application/json').send(object.json));
+    if (object) return Promise.resolve(sendServed(ctx, rep, object));
   }
-  return getObjectAfterWait(ctx, plan, key);
+  return getObjectAfterWait(ctx, rep, plan, key);
 }
 
-async function getObjectAfterWait(ctx: HandlerContext, plan: ReadPlan, key: string): Promise<unknown> {
+/**
+ * One object in `rep`. Plain JSON is the version's shared bytes as they are (the hot path);
+ * anything else is rendered from them per request.
+ */
+function sendServed(ctx: HandlerContext, rep: Representation, object: ServedObject) {
+  if (rep === PLAIN_JSON && object.json.length <= GZIP_THRESHOLD_BYTES && queryParam(ctx, 'pretty') === undefined) {
+    return ctx.reply.code(200).type('application/json').send(object.json);
+  }
+  return sendReadBytes(ctx, rep.contentType, renderObject(renderOptionsOf(ctx, rep), object.json));
+}
+
+async function getObjectAfterWait(ctx: HandlerContext, rep: Representation, plan: ReadPlan, key: string): Promise<unknown> {
   const { type, info, store, caches } = ctx;
   const source = await sourceFor(ctx, plan);
   let object = source === 'cache' ? caches.of(type).get(key)?.object : undefined;
@@ -57,7 +70,7 @@ async function getObjectAfterWait(ctx: HandlerContext, plan: ReadPlan, key: stri
     object = kv && caches.decoderOf(type)(kv, kv.modRevision);
   }
   if (!object) throw notFound({ group: type.group, resource: type.resource }, info.name!);
-  return ctx.reply.code(200).type('application/json').send(object.json);
+  return sendServed(ctx, rep, object);
 }
 
 /** One page of a list, from wherever it was served. */
@@ -76,6 +89,7 @@ interface Page {
  */
 export async function listObjects(ctx: HandlerContext): Promise<unknown> {
   const { type, info, store } = ctx;
+  const rep = representationOf(ctx, 'list', true);
   const selection = selectionOf(ctx);
   const filter = servedFilter(ctx, selection);
   const { plan, limit } = planList({
@@ -122,6 +136,7 @@ export async function listObjects(ctx: HandlerContext): Promise<unknown> {
       remainingItemCount: more && !selection.any ? page.remaining : undefined,
     },
     page.items,
+    rep,
   );
 }
 

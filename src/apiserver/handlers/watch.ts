@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { Observable, concat, defer, type Subscription } from 'rxjs';
-import { badRequest, tooOldResourceVersion, type ResourceType } from '../../api/index.js';
+import { badRequest, tooOldResourceVersion, type ResourceType, type Status } from '../../api/index.js';
+import { PLAIN_JSON, watchFrames, type JsonObject, type RenderOptions } from '../../encoding/index.js';
 import type { KeyValue, Store } from '../../storage/index.js';
 import { apiVersionOf, collectionPrefix } from '../objects.js';
 import { parseBoolean, planWatch } from '../read-semantics.js';
@@ -16,7 +17,7 @@ import {
   type CachedObject,
   type WatchCache,
 } from '../watch-cache/index.js';
-import { queryParam, type HandlerContext } from './context.js';
+import { isPretty, queryParam, renderOptionsOf, representationOf, type HandlerContext } from './context.js';
 import { selectionOf, servedFilter } from './selection.js';
 
 export interface WatchSettings {
@@ -57,6 +58,8 @@ type Frame = CacheEvent<ServedObject> | { readonly type: 'BOOKMARK'; readonly re
  */
 export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
   const { type, info, store } = ctx;
+  const rep = representationOf(ctx, 'watch', true);
+  const encoder = rep === PLAIN_JSON && !isPretty(ctx) ? frameEncoder(type) : renderedFrameEncoder(renderOptionsOf(ctx, rep));
   const plan = planWatch({
     resourceVersion: queryParam(ctx, 'resourceVersion'),
     resourceVersionMatch: queryParam(ctx, 'resourceVersionMatch'),
@@ -104,7 +107,7 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
   const reply = ctx.reply;
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+  res.writeHead(200, { 'content-type': rep.contentType, 'cache-control': 'no-cache, private' });
   res.flushHeaders();
   ctx.watch.open.add(res);
 
@@ -139,11 +142,10 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
     };
   });
 
-  const encoder = frameEncoder(type);
   let sink: Subscription | undefined;
   const finish = (error?: unknown) => {
     ctx.watch.open.delete(res);
-    if (error !== undefined && !(error instanceof WatcherTooSlowError) && !res.destroyed) res.write(errorFrame(error, type));
+    if (error !== undefined && !(error instanceof WatcherTooSlowError) && !res.destroyed) encoder.error(res, errorStatus(error, type));
     res.end();
   };
   res.once('close', () => {
@@ -153,7 +155,7 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
   sink = boundedSink(frames, {
     limit: ctx.watch.bufferEvents,
     counts: () => live,
-    write: (frame) => encoder(res, frame),
+    write: (frame) => encoder.write(res, frame),
     onDrain: (listener) => {
       res.once('drain', listener);
       return () => res.off('drain', listener);
@@ -217,13 +219,19 @@ const HEADS = {
 } as const;
 const TAIL = Buffer.from('}\n');
 
+/** Writes one watch's frames, and the ERROR event that ends a failed one. */
+interface FrameEncoder {
+  write(res: ServerResponse, frame: Frame): boolean;
+  error(res: ServerResponse, status: Status): void;
+}
+
 /**
  * Writes frames as JSON lines. An event is three writes under one cork (head, the version's
  * shared bytes, tail): the object's bytes are never copied per watcher.
  */
-function frameEncoder(type: ResourceType): (res: ServerResponse, frame: Frame) => boolean {
+function frameEncoder(type: ResourceType): FrameEncoder {
   const envelope = `"kind":${JSON.stringify(type.kind)},"apiVersion":${JSON.stringify(apiVersionOf(type))}`;
-  return (res, frame) => {
+  const write = (res: ServerResponse, frame: Frame): boolean => {
     if (frame.type === 'BOOKMARK') {
       const annotations = frame.initialEventsEnd ? `,"annotations":{${JSON.stringify(INITIAL_EVENTS_END)}:"true"}` : '';
       return res.write(`{"type":"BOOKMARK","object":{${envelope},"metadata":{"resourceVersion":"${frame.revision}"${annotations}}}}\n`);
@@ -235,13 +243,29 @@ function frameEncoder(type: ResourceType): (res: ServerResponse, frame: Frame) =
     process.nextTick(() => res.uncork());
     return more;
   };
+  return { write, error: (res, status) => void res.write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`) };
 }
 
-/** The ERROR event that ends a failed watch: 410 Expired for a start the server no longer holds. */
-function errorFrame(error: unknown, type: ResourceType): string {
+/**
+ * Frames in any other representation (a view, pretty JSON, protobuf, CBOR): each event's object
+ * is decoded from the version's JSON bytes and encoded per watcher.
+ */
+function renderedFrameEncoder(options: RenderOptions): FrameEncoder {
+  const frames = watchFrames(options);
+  return {
+    write: (res, frame) => {
+      if (frame.type === 'BOOKMARK') return res.write(frames.bookmark(frame.revision, frame.initialEventsEnd ? { [INITIAL_EVENTS_END]: 'true' } : undefined));
+      return res.write(frames.event(frame.type, frame.object.object.json));
+    },
+    error: (res, status) => void res.write(frames.error(status as unknown as JsonObject)),
+  };
+}
+
+/** The Status of the ERROR event that ends a failed watch: 410 Expired for a start the server no longer holds. */
+function errorStatus(error: unknown, type: ResourceType): Status {
   const status =
     error instanceof WatchExpiredError
       ? tooOldResourceVersion(error.requested, error.oldest)
       : toStatusError(error, { group: type.group, resource: type.resource });
-  return `{"type":"ERROR","object":${JSON.stringify(status.toStatus())}}\n`;
+  return status.toStatus();
 }

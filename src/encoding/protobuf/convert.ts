@@ -1,0 +1,176 @@
+import protobuf from 'protobufjs';
+import { isObject, type JsonObject } from '../json-value.js';
+
+/**
+ * JSON objects ↔ protobuf messages, by walking the message's reflection. The value types whose
+ * JSON differs from their message are converted here: Time and MicroTime (RFC 3339 strings),
+ * Quantity and IntOrString (a string or a number), RawExtension and FieldsV1 (embedded JSON),
+ * bytes (base64), and `...Inline` fields (Kubernetes' embedded structs, flat in JSON).
+ */
+
+const INLINE = 'Inline';
+/** Go's zero time.Time (year 1) in Unix seconds. */
+const GO_ZERO_TIME_SECONDS = -62135596800;
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
+/** A value that JSON cannot carry where the message expects it: a 400 for a request body. */
+export class ConversionError extends Error {}
+
+function timeToMessage(value: unknown, path: string): JsonObject {
+  if (typeof value !== 'string') throw new ConversionError(`${path}: expected an RFC 3339 time`);
+  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(value);
+  const ms = match ? Date.parse(`${match[1]}${match[3]}`) : NaN;
+  if (!match || Number.isNaN(ms)) throw new ConversionError(`${path}: ${JSON.stringify(value)} is not an RFC 3339 time`);
+  const nanos = match[2] ? Number(match[2].padEnd(9, '0')) : 0;
+  return { seconds: ms / 1000, ...(nanos ? { nanos } : {}) };
+}
+
+function timeFromMessage(message: JsonObject, micro: boolean): string | typeof ZERO_TIME {
+  const seconds = toNumber(message['seconds']);
+  const nanos = toNumber(message['nanos']);
+  if ((seconds === 0 && nanos === 0) || seconds === GO_ZERO_TIME_SECONDS) return ZERO_TIME;
+  const base = new Date(seconds * 1000).toISOString().slice(0, 19);
+  return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`;
+}
+
+function toNumber(value: unknown): number {
+  if (typeof value === 'number') return value;
+  if (value && typeof value === 'object' && 'low' in value) {
+    const long = value as unknown as { low: number; high: number; unsigned?: boolean };
+    return long.high * 0x1_0000_0000 + (long.low >>> 0);
+  }
+  if (typeof value === 'string') return Number(value);
+  return 0;
+}
+
+/** A JSON object as the plain object `type.fromObject` takes. */
+export function toMessage(type: protobuf.Type, json: JsonObject, path = ''): JsonObject {
+  const out: JsonObject = {};
+  for (const field of type.fieldsArray) {
+    if (field.name.endsWith(INLINE) && field.resolvedType instanceof protobuf.Type) {
+      out[field.name] = toMessage(field.resolvedType, json, path);
+      continue;
+    }
+    const value = json[field.name];
+    if (value === undefined || value === null) continue;
+    const at = path ? `${path}.${field.name}` : field.name;
+    if (field.map) {
+      if (!isObject(value)) throw new ConversionError(`${at}: expected an object`);
+      const entries: JsonObject = {};
+      for (const [key, entry] of Object.entries(value)) if (entry !== null) entries[key] = fieldValue(field, entry, `${at}[${key}]`);
+      out[field.name] = entries;
+    } else if (field.repeated) {
+      if (!Array.isArray(value)) throw new ConversionError(`${at}: expected an array`);
+      out[field.name] = value.map((item, i) => fieldValue(field, item, `${at}[${i}]`));
+    } else {
+      out[field.name] = fieldValue(field, value, at);
+    }
+  }
+  return out;
+}
+
+function fieldValue(field: protobuf.Field, value: unknown, path: string): unknown {
+  const message = field.resolvedType;
+  if (message instanceof protobuf.Type) {
+    switch (message.fullName) {
+      case '.svc.meta.v1.Time':
+      case '.svc.meta.v1.MicroTime':
+        return timeToMessage(value, path);
+      case '.svc.util.Quantity':
+        if (typeof value !== 'string' && typeof value !== 'number') throw new ConversionError(`${path}: expected a quantity`);
+        return { string: String(value) };
+      case '.svc.util.IntOrString':
+        if (typeof value === 'number') return { type: 0, intVal: value };
+        if (typeof value === 'string') return { type: 1, strVal: value };
+        throw new ConversionError(`${path}: expected an integer or a string`);
+      case '.svc.runtime.RawExtension':
+        return { raw: utf8.encode(JSON.stringify(value)) };
+      case '.svc.meta.v1.FieldsV1':
+        return { Raw: utf8.encode(JSON.stringify(value)) };
+    }
+    if (!isObject(value)) throw new ConversionError(`${path}: expected an object`);
+    return toMessage(message, value, path);
+  }
+  switch (field.type) {
+    case 'string':
+      if (typeof value !== 'string') throw new ConversionError(`${path}: expected a string`);
+      return value;
+    case 'bool':
+      if (typeof value !== 'boolean') throw new ConversionError(`${path}: expected a boolean`);
+      return value;
+    case 'bytes':
+      if (typeof value !== 'string') throw new ConversionError(`${path}: expected base64 data`);
+      return Buffer.from(value, 'base64');
+    default:
+      if (typeof value !== 'number' || !Number.isInteger(value)) throw new ConversionError(`${path}: expected an integer`);
+      return value;
+  }
+}
+
+/** A decoded message as JSON (fields that were not on the wire are left out). */
+export function fromMessage(type: protobuf.Type, message: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const field of type.fieldsArray) {
+    if (!Object.hasOwn(message, field.name)) continue;
+    const value = message[field.name];
+    if (value === undefined || value === null) continue;
+    if (field.name.endsWith(INLINE) && field.resolvedType instanceof protobuf.Type) {
+      Object.assign(out, fromMessage(field.resolvedType, value as JsonObject));
+    } else if (field.map) {
+      // Empty maps and lists are not on the wire (the decoder's defaults): JSON leaves them out too.
+      const entries = Object.entries(value as JsonObject);
+      if (entries.length > 0) out[field.name] = Object.fromEntries(entries.map(([key, entry]) => [key, jsonValue(field, entry)]));
+    } else if (field.repeated) {
+      if ((value as unknown[]).length > 0) out[field.name] = (value as unknown[]).map((item) => jsonValue(field, item));
+    } else {
+      const json = jsonValue(field, value);
+      // Go writes its zero values (an empty string, the zero time) where JSON leaves the field out.
+      if (json !== '' && json !== ZERO_TIME) out[field.name] = json;
+    }
+  }
+  return out;
+}
+
+/** What a Time without seconds and nanos, or Go's zero time, reads as: left out. */
+const ZERO_TIME = Symbol('zero time');
+
+function jsonValue(field: protobuf.Field, value: unknown): unknown {
+  const message = field.resolvedType;
+  if (message instanceof protobuf.Type) {
+    const m = value as JsonObject;
+    switch (message.fullName) {
+      case '.svc.meta.v1.Time':
+        return timeFromMessage(m, false);
+      case '.svc.meta.v1.MicroTime':
+        return timeFromMessage(m, true);
+      case '.svc.util.Quantity':
+        return typeof m['string'] === 'string' ? m['string'] : '';
+      case '.svc.util.IntOrString':
+        return toNumber(m['type']) === 1 ? (m['strVal'] ?? '') : toNumber(m['intVal']);
+      case '.svc.runtime.RawExtension':
+        return embeddedJson(m['raw']);
+      case '.svc.meta.v1.FieldsV1':
+        return embeddedJson(m['Raw']);
+    }
+    return fromMessage(message, m);
+  }
+  switch (field.type) {
+    case 'bytes':
+      return Buffer.from(value as Uint8Array).toString('base64');
+    case 'string':
+    case 'bool':
+      return value;
+    default:
+      return toNumber(value);
+  }
+}
+
+function embeddedJson(raw: unknown): unknown {
+  if (!(raw instanceof Uint8Array) || raw.length === 0) return null;
+  try {
+    return JSON.parse(fromUtf8.decode(raw));
+  } catch {
+    throw new ConversionError('an embedded object is not JSON');
+  }
+}

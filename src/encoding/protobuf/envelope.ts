@@ -1,0 +1,155 @@
+import protobuf from 'protobufjs';
+import { badRequest } from '../../api/index.js';
+import { isObject, parseObject, type JsonObject } from '../json-value.js';
+import type { ValueCodec } from '../codec.js';
+import type { ListMetadata } from '../views.js';
+import { ConversionError, fromMessage, toMessage } from './convert.js';
+import { listMetaType, messageOf, typeMetaType, unknownType, watchEventType } from './schema.js';
+
+/** `k8s\0`: the first bytes of every protobuf body (the fourth is the envelope's version). */
+export const PROTOBUF_MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
+
+/** The message bytes of an object (raw of its envelope); undefined when its kind has no message. */
+export function encodeRaw(object: JsonObject): Uint8Array | undefined {
+  const type = messageOf(String(object['apiVersion'] ?? ''), String(object['kind'] ?? ''));
+  if (!type) return undefined;
+  // toMessage already gives every field its wire form, so the encoder takes it as it is.
+  return type.encode(toMessage(type, object)).finish();
+}
+
+/** The envelope around message bytes: magic, then Unknown{typeMeta, raw}. */
+export function envelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
+  const unknown = unknownType.encode({ typeMeta: { apiVersion, kind }, raw }).finish();
+  const out = new Uint8Array(PROTOBUF_MAGIC.length + unknown.length);
+  out.set(PROTOBUF_MAGIC);
+  out.set(unknown, PROTOBUF_MAGIC.length);
+  return out;
+}
+
+/** An object (with its kind and apiVersion) as a protobuf body. */
+export function encodeProtobuf(object: JsonObject): Uint8Array {
+  const raw = encodeRaw(object);
+  if (!raw) throw new Error(`no protobuf message for ${String(object['apiVersion'])} ${String(object['kind'])}`);
+  return envelope(String(object['apiVersion']), String(object['kind']), raw);
+}
+
+/**
+ * A protobuf body back to JSON, with kind and apiVersion from its envelope. A wrong prefix, a
+ * malformed message, an encoding other than none or an unknown kind is a 400.
+ */
+export function decodeProtobuf(body: Uint8Array): JsonObject {
+  if (body.length < 4 || PROTOBUF_MAGIC.some((byte, i) => body[i] !== byte)) {
+    throw badRequest('the protobuf body does not begin with the magic prefix 6b 38 73 00: it is not a protobuf envelope (is the Content-Type right?)');
+  }
+  let unknown: JsonObject;
+  try {
+    unknown = unknownType.toObject(unknownType.decode(body.subarray(4)), { defaults: false }) as JsonObject;
+  } catch (error) {
+    throw badRequest(`the protobuf envelope cannot be decoded: ${(error as Error).message}`);
+  }
+  if (typeof unknown['contentEncoding'] === 'string' && unknown['contentEncoding'] !== '') {
+    throw badRequest(`unsupported contentEncoding ${JSON.stringify(unknown['contentEncoding'])} in the protobuf envelope`);
+  }
+  if (typeof unknown['contentType'] === 'string' && unknown['contentType'] !== '' && !unknown['contentType'].includes('protobuf')) {
+    throw badRequest(`unsupported contentType ${JSON.stringify(unknown['contentType'])} in the protobuf envelope`);
+  }
+  const typeMeta = isObject(unknown['typeMeta']) ? unknown['typeMeta'] : {};
+  const apiVersion = typeof typeMeta['apiVersion'] === 'string' ? typeMeta['apiVersion'] : '';
+  const kind = typeof typeMeta['kind'] === 'string' ? typeMeta['kind'] : '';
+  const type = messageOf(apiVersion, kind);
+  if (!type) throw badRequest(`the protobuf envelope names ${JSON.stringify(`${apiVersion} ${kind}`)}, which has no protobuf message`);
+  const raw = unknown['raw'] instanceof Uint8Array ? unknown['raw'] : new Uint8Array();
+  try {
+    return { kind, apiVersion, ...fromMessage(type, type.decode(raw) as unknown as JsonObject) };
+  } catch (error) {
+    if (error instanceof ConversionError) throw badRequest(`the protobuf body cannot be decoded: ${error.message}`);
+    throw badRequest(`the protobuf body is not a valid ${kind}: ${(error as Error).message}`);
+  }
+}
+
+/** The codec behind application/vnd.svc.protobuf: envelopes, and length-prefixed watch events. */
+export const protobufCodec: ValueCodec = {
+  encode: (value) => {
+    try {
+      return encodeProtobuf(value);
+    } catch (error) {
+      if (error instanceof ConversionError) throw badRequest(`the object cannot be encoded as protobuf: ${error.message}`);
+      throw error;
+    }
+  },
+  frame: (type, object) => {
+    const event = watchEventType.encode({ type, object: { raw: encodeProtobuf(object) } }).finish();
+    const out = new Uint8Array(4 + event.length);
+    new DataView(out.buffer).setUint32(0, event.length, false);
+    out.set(event, 4);
+    return out;
+  },
+};
+
+/**
+ * Each object version's message bytes, computed once and kept as long as the version's JSON
+ * buffer lives (the cache's shared bytes are the key, so the entry goes when they go).
+ */
+const rawCache = new WeakMap<Uint8Array, Uint8Array>();
+
+export function cachedRaw(json: Uint8Array): Uint8Array {
+  let raw = rawCache.get(json);
+  if (!raw) {
+    raw = encodeRaw(parseObject(json));
+    if (!raw) throw new Error('an object of a kind without a protobuf message');
+    rawCache.set(json, raw);
+  }
+  return raw;
+}
+
+/** One watch frame of an object version in the Object view, from its cached message bytes. */
+export function protobufEventFrame(type: string, apiVersion: string, kind: string, json: Uint8Array): Uint8Array {
+  const event = watchEventType.encode({ type, object: { raw: envelope(apiVersion, kind, cachedRaw(json)) } }).finish();
+  const out = new Uint8Array(4 + event.length);
+  new DataView(out.buffer).setUint32(0, event.length, false);
+  out.set(event, 4);
+  return out;
+}
+
+const tag = (field: number) => (field << 3) | 2;
+
+/**
+ * A `<Kind>List` envelope written item by item: the items' message bytes (cached per version)
+ * are sized first, then the envelope's heads and each item follow without concatenating the list.
+ */
+export function* protobufListChunks(apiVersion: string, listKind: string, metadata: ListMetadata, items: Iterable<Uint8Array>): Generator<Uint8Array> {
+  const raws = [...items].map(cachedRaw);
+  const meta = listMetaType.encode(listMetaType.fromObject(metadata)).finish();
+  let listSize = 1 + varintSize(meta.length) + meta.length;
+  for (const raw of raws) listSize += 1 + varintSize(raw.length) + raw.length;
+  const typeMeta = typeMetaType.encode({ apiVersion, kind: listKind }).finish();
+  const head = new protobuf.Writer();
+  head.uint32(tag(1)).bytes(typeMeta).uint32(tag(2)).uint32(listSize).uint32(tag(1)).bytes(meta);
+  const headBytes = head.finish();
+  let pending: Uint8Array[] = [PROTOBUF_MAGIC, headBytes];
+  let size = PROTOBUF_MAGIC.length + headBytes.length;
+  for (const raw of raws) {
+    const w = new protobuf.Writer();
+    const prefix = w.uint32(tag(2)).uint32(raw.length).finish();
+    pending.push(prefix, raw);
+    size += prefix.length + raw.length;
+    if (size >= 64 * 1024) {
+      yield Buffer.concat(pending, size);
+      pending = [];
+      size = 0;
+    }
+  }
+  if (pending.length) yield Buffer.concat(pending, size);
+}
+
+function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+}
+
+/** True when svc has a protobuf message for the kind of a type. */
+export const hasProtobufMessage = (apiVersion: string, kind: string) => messageOf(apiVersion, kind) !== undefined;

@@ -1,0 +1,55 @@
+import protobuf from 'protobufjs';
+import { upstreamGroupAlias } from '../../api/index.js';
+import { PROTO_SOURCES } from './sources.js';
+
+/** Every message of docs/proto, parsed once. */
+export const protoRoot: protobuf.Root = (() => {
+  const root = new protobuf.Root();
+  // Imports name files of the same set; resolve them from the embedded sources.
+  for (const source of Object.values(PROTO_SOURCES)) protobuf.parse(source, root, { keepCase: true });
+  root.resolveAll();
+  return root;
+})();
+
+const packageOf = (group: string): string => {
+  switch (group) {
+    case '':
+      return 'svc.core.v1';
+    case 'apps':
+      return 'svc.apps.v1';
+    case 'batch':
+      return 'svc.batch.v1';
+    case 'meta.svc.io':
+      return 'svc.meta.v1';
+    default:
+      return 'svc.groups';
+  }
+};
+
+/** The group of an apiVersion (`apps/v1` → apps, `v1` → core, upstream names → svc's). */
+export const groupOf = (apiVersion: string) => {
+  const slash = apiVersion.lastIndexOf('/');
+  return slash < 0 ? '' : upstreamGroupAlias(apiVersion.slice(0, slash));
+};
+
+/** The message of a kind (an object, a `<Kind>List`, a view or a Status); undefined when svc has none. */
+export function messageOf(apiVersion: string, kind: string): protobuf.Type | undefined {
+  const key = `${apiVersion}\u0000${kind}`;
+  if (byKind.has(key)) return byKind.get(key);
+  const type = lookupMessage(apiVersion, kind);
+  if (byKind.size < 10_000) byKind.set(key, type);
+  return type;
+}
+const byKind = new Map<string, protobuf.Type | undefined>();
+
+function lookupMessage(apiVersion: string, kind: string): protobuf.Type | undefined {
+  const group = groupOf(apiVersion);
+  const name = kind === 'Status' && group === '' ? 'svc.meta.v1.Status' : `${packageOf(group)}.${kind}`;
+  const found = protoRoot.lookup(name);
+  return found instanceof protobuf.Type ? found : undefined;
+}
+
+export const typeMetaType = protoRoot.lookupType('svc.runtime.TypeMeta');
+export const unknownType = protoRoot.lookupType('svc.runtime.Unknown');
+export const watchEventType = protoRoot.lookupType('svc.meta.v1.WatchEvent');
+export const listMetaType = protoRoot.lookupType('svc.meta.v1.ListMeta');
