@@ -1,0 +1,103 @@
+// Child process of bench/client/informer.ts: one informer implementation (argv[2]: `svc`,
+// `svc-pruned` (with a transform dropping managedFields) or `client-node`) in a fresh heap. It lists the pods of namespace `bench` at the exact version
+// argv[4] (the state before the update stream), watches from there — the server replays the whole
+// stream of updates at once — and stops at the update whose resourceVersion is argv[5]. Prints
+// one JSON line: list time, stream time, events, CPU time, and the heap the cache holds after
+// the list and after the stream.
+// Run with --expose-gc.
+import * as k8s from '@kubernetes/client-node';
+import { builtin, Client, Informer, stripManagedFields } from '../../src/client/index.js';
+
+const [impl, svcconfig, fromRv, finalRv, countText] = process.argv.slice(2);
+if (!impl || !svcconfig || !fromRv || !finalRv || !countText) throw new Error('usage: consumer.ts <svc|client-node> <svcconfig> <rv0> <finalRv> <objects>');
+const objects = Number(countText);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with --expose-gc');
+const heap = () => {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+};
+
+interface Run {
+  /** Resolves when the list is in the cache. */
+  synced: Promise<void>;
+  /** Resolves when the update at finalRv has been applied. */
+  done: Promise<void>;
+  updates(): number;
+  size(): number;
+  stop(): void;
+}
+
+function runSvc(client: Client): Run {
+  const informer = new Informer(client, builtin.pods, {
+    namespace: 'bench',
+    firstList: { resourceVersion: fromRv!, resourceVersionMatch: 'Exact' },
+    // `svc-pruned`: the documented pruning transform, dropping what a controller rarely reads.
+    ...(impl === 'svc-pruned' ? { transform: stripManagedFields } : {}),
+  });
+  let updates = 0;
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  const sub = informer.events$.subscribe((e) => {
+    if (e.type !== 'updated') return;
+    updates += 1;
+    if (e.object.metadata.resourceVersion === finalRv) finish();
+  });
+  return { synced: informer.waitForSync(), done, updates: () => updates, size: () => informer.store.size, stop: () => (sub.unsubscribe(), informer.stop()) };
+}
+
+function runClientNode(kc: k8s.KubeConfig): Run {
+  const api = kc.makeApiClient(k8s.CoreV1Api);
+  const informer = k8s.makeInformer(kc, '/api/v1/namespaces/bench/pods', () =>
+    api.listNamespacedPod({ namespace: 'bench', resourceVersion: fromRv!, resourceVersionMatch: 'Exact' }),
+  );
+  let updates = 0;
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  informer.on('update', (pod: k8s.V1Pod) => {
+    updates += 1;
+    if (pod.metadata?.resourceVersion === finalRv) finish();
+  });
+  informer.on('error', (error: unknown) => {
+    process.stderr.write(`client-node informer error: ${String(error)}\n`);
+  });
+  return { synced: informer.start(), done, updates: () => updates, size: () => informer.list('bench').length, stop: () => void informer.stop() };
+}
+
+// Everything but the cache is loaded and connected before the baseline.
+const kc = new k8s.KubeConfig();
+kc.loadFromFile(svcconfig);
+const client = await Client.fromSvcconfig(svcconfig);
+const before = heap();
+const cpuMs = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage) => (b.user - a.user + b.system - a.system) / 1000;
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+const run = impl === 'client-node' ? runClientNode(kc) : runSvc(client);
+await run.synced;
+const listMs = performance.now() - t0;
+const listCpuMs = cpuMs(cpu0, process.cpuUsage());
+// The cache right after the list: client-node keeps its list items as deserialized model objects.
+const afterList = heap();
+const t1 = performance.now();
+const cpu1 = process.cpuUsage();
+await run.done;
+const t2 = performance.now();
+const cpu2 = process.cpuUsage();
+const after = heap();
+process.stdout.write(
+  `${JSON.stringify({
+    impl,
+    cached: run.size(),
+    listMs,
+    listCpuMs,
+    heapPerObjectAfterList: (afterList - before) / objects,
+    streamMs: t2 - t1,
+    streamCpuMs: cpuMs(cpu1, cpu2),
+    updates: run.updates(),
+    heapPerObject: (after - before) / objects,
+  })}\n`,
+);
+run.stop();
+await client.destroy();
+process.exit(0);

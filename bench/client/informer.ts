@@ -1,0 +1,138 @@
+// Informer benchmark (issue 8): svc's Informer against @kubernetes/client-node's, on one real
+// svc-apiserver (HTTPS, admin.svcconfig, JSON) and one stream. The driver creates OBJECTS pods,
+// then writes UPDATES annotation patches; each consumer (a child process with its own heap) lists
+// the pods at the version before the updates and watches from there, so the server replays the
+// same UPDATES events to both as fast as they can take them. Reported: events/s (wall clock and
+// per CPU-second of the consumer) and the heap the cache holds per object.
+//   npm run bench:informer          (OBJECTS=10000 UPDATES=40000 ROUNDS=2 by default)
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { builtin, Client } from '../../src/client/index.js';
+
+const OBJECTS = Number(process.env['OBJECTS'] ?? 10_000);
+const UPDATES = Number(process.env['UPDATES'] ?? 40_000);
+const ROUNDS = Number(process.env['ROUNDS'] ?? 2);
+const here = (file: string) => new URL(file, import.meta.url).pathname;
+
+function child(args: string[], flags: string[] = []): { line: Promise<string>; send(m: string): void; exited: Promise<void> } {
+  const proc = spawn(process.execPath, [...flags, '--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  process.once('exit', () => proc.kill());
+  const line = new Promise<string>((resolve, reject) => {
+    createInterface({ input: proc.stdout! }).once('line', resolve);
+    proc.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+  });
+  return { line, send: (m) => proc.send(m), exited: new Promise((resolve) => proc.once('exit', () => resolve())) };
+}
+
+const pod = (i: number) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: {
+    name: `web-${i}`,
+    namespace: 'bench',
+    labels: { app: 'web', tier: 'frontend', shard: `s-${i % 16}` },
+    annotations: { 'bench.svc.io/gen': '0' },
+  },
+  spec: {
+    nodeName: `node-${i % 100}`,
+    containers: [
+      {
+        name: 'app',
+        image: 'registry.local/web:1.4.2',
+        ports: [{ containerPort: 8080, protocol: 'TCP' as const }],
+        env: [
+          { name: 'MODE', value: 'production' },
+          { name: 'SHARD', value: `s-${i % 16}` },
+        ],
+        resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+      },
+    ],
+  },
+});
+
+async function pool<T>(count: number, concurrency: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        out[i] = await task(i);
+      }
+    }),
+  );
+  return out;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-bench-informer-'));
+const server = child([here('./server.ts'), dir]);
+const { svcconfig } = JSON.parse(await server.line) as { svcconfig: string };
+const client = await Client.fromSvcconfig(svcconfig);
+await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
+
+let started = performance.now();
+const created = await pool(OBJECTS, 64, (i) => client.create(builtin.pods, pod(i)));
+const fromRv = String(Math.max(...created.map((p) => Number(p.metadata.resourceVersion))));
+console.error(`created ${OBJECTS} pods in ${Math.round(performance.now() - started)} ms`);
+started = performance.now();
+const updated = await pool(UPDATES, 64, (k) =>
+  client.patch(builtin.pods, `web-${k % OBJECTS}`, { metadata: { annotations: { 'bench.svc.io/gen': String(k) } } }, { namespace: 'bench' }),
+);
+const finalRv = String(Math.max(...updated.map((p) => Number(p.metadata.resourceVersion))));
+console.error(`wrote ${UPDATES} updates in ${Math.round(performance.now() - started)} ms`);
+const jsonBytes = created.reduce((n, p) => n + Buffer.byteLength(JSON.stringify(p)), 0) / OBJECTS;
+await client.destroy();
+
+interface Result {
+  impl: string;
+  cached: number;
+  listMs: number;
+  listCpuMs: number;
+  streamMs: number;
+  streamCpuMs: number;
+  updates: number;
+  heapPerObjectAfterList: number;
+  heapPerObject: number;
+}
+const results: Result[] = [];
+for (let round = 0; round < ROUNDS; round += 1) {
+  for (const impl of ['svc', 'client-node', 'svc-pruned']) {
+    // CONSUMER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the consumers.
+    const flags = ['--expose-gc', ...(process.env['CONSUMER_FLAGS']?.split(' ') ?? [])];
+    const consumer = child([here('./consumer.ts'), impl, svcconfig, fromRv, finalRv, String(OBJECTS)], flags);
+    const result = JSON.parse(await consumer.line) as Result;
+    await consumer.exited;
+    console.error(JSON.stringify(result));
+    results.push(result);
+  }
+}
+server.send('stop');
+await server.exited;
+rmSync(dir, { recursive: true, force: true });
+
+const best = (impl: string) => {
+  const mine = results.filter((r) => r.impl === impl);
+  return {
+    eventsPerS: Math.max(...mine.map((r) => r.updates / (r.streamMs / 1000))),
+    eventsPerCpuS: Math.max(...mine.map((r) => r.updates / (r.streamCpuMs / 1000))),
+    listMs: Math.min(...mine.map((r) => r.listMs)),
+    heapPerObject: Math.min(...mine.map((r) => r.heapPerObject)),
+    heapAfterList: Math.min(...mine.map((r) => r.heapPerObjectAfterList)),
+  };
+};
+const svc = best('svc');
+const cn = best('client-node');
+const pruned = best('svc-pruned');
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+console.log(`objects ${OBJECTS}, updates ${UPDATES}, pod JSON ${fmt(jsonBytes)} B, best of ${ROUNDS}`);
+console.log('| informer | events/s (wall) | events per CPU-second | list+sync (ms) | heap per pod after the list (B) | heap per pod after the stream (B) |');
+console.log('| --- | --- | --- | --- | --- | --- |');
+console.log(`| svc Informer | ${fmt(svc.eventsPerS)} | ${fmt(svc.eventsPerCpuS)} | ${fmt(svc.listMs)} | ${fmt(svc.heapAfterList)} | ${fmt(svc.heapPerObject)} |`);
+console.log(`| svc Informer + transform dropping managedFields | ${fmt(pruned.eventsPerS)} | ${fmt(pruned.eventsPerCpuS)} | ${fmt(pruned.listMs)} | ${fmt(pruned.heapAfterList)} | ${fmt(pruned.heapPerObject)} |`);
+console.log(`| @kubernetes/client-node | ${fmt(cn.eventsPerS)} | ${fmt(cn.eventsPerCpuS)} | ${fmt(cn.listMs)} | ${fmt(cn.heapAfterList)} | ${fmt(cn.heapPerObject)} |`);
+console.log(
+  `ratio: ${(svc.eventsPerS / cn.eventsPerS).toFixed(2)}× events/s (wall), ${(svc.eventsPerCpuS / cn.eventsPerCpuS).toFixed(2)}× per CPU-second, ${(svc.heapAfterList / cn.heapAfterList).toFixed(2)}× the memory after the list, ${(svc.heapPerObject / cn.heapPerObject).toFixed(2)}× after the stream`,
+);
