@@ -1,2 +1,3 @@
-// Public surface of controllers/: empty until the reactive framework issue adds its first export.
-export {};
+// Public surface of controllers/: the controller builder (the controller manager's loops arrive with its issue).
+export { controller } from './controller.js';
+export type { ControllerOptions, ControllerResult, OwnedSource } from './controller.js';

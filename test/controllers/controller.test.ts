@@ -1,0 +1,86 @@
+import { Subject, firstValueFrom, filter, take, toArray } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isStatusError } from '../../src/api/index.js';
+import { builtin, Informer } from '../../src/client/index.js';
+import { controller, type ControllerResult } from '../../controllers/index.js';
+import { startClientTestServer, type ClientTestServer } from '../client/support.js';
+
+const obj = (name: string, owner?: string) => ({
+  metadata: { name, namespace: 'ns', ...(owner ? { ownerReferences: [{ kind: 'Parent', name: owner, apiVersion: 'v1', uid: 'u', controller: true }] } : {}) },
+});
+
+describe('controller (virtual time)', () => {
+  it('reconciles the keys of primary objects, of owned objects mapped to their owner, and of other triggers', () => {
+    new TestScheduler((actual, expected) => expect(actual).toEqual(expected)).run(({ cold, hot, expectObservable }) => {
+      const primary = hot('-a---b---|', { a: { object: obj('a') }, b: { object: obj('b') } });
+      const owned = hot('---x-----|', { x: { object: obj('x', 'b') } });
+      const other = cold('------k--|', { k: 'ns/c' });
+      const results = controller({ name: 'test', for: primary, owns: [{ events: owned, kind: 'Parent' }], watches: [other], reconcile: () => undefined });
+      expectObservable(results).toBe('-a-b-bc--|', {
+        a: { type: 'awaitChange', key: 'ns/a', item: 'ns/a', attempts: 1, controller: 'test' },
+        b: { type: 'awaitChange', key: 'ns/b', item: 'ns/b', attempts: 1, controller: 'test' },
+        c: { type: 'awaitChange', key: 'ns/c', item: 'ns/c', attempts: 1, controller: 'test' },
+      });
+    });
+  });
+});
+
+describe('controller against svc-apiserver', () => {
+  let server: ClientTestServer;
+  beforeAll(async () => {
+    server = await startClientTestServer();
+    const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ctl' } };
+    expect((await server.s.call('POST', '/api/v1/namespaces', ns)).status).toBe(201);
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('keeps a Secret per ConfigMap, recreating it when it is deleted, and drains on stop', async () => {
+    const { client } = server;
+    const configMaps = new Informer(client, builtin.configMaps, { namespace: 'ctl' });
+    const secrets = new Informer(client, builtin.secrets, { namespace: 'ctl' });
+    const stop$ = new Subject<void>();
+    const results$ = new Subject<ControllerResult>();
+    const reconciles = controller({
+      name: 'configmap-secrets',
+      for: configMaps.events$,
+      owns: [{ events: secrets.events$, kind: 'ConfigMap' }],
+      stop$,
+      reconcile: async (key) => {
+        const [namespace, name] = key.split('/') as [string, string];
+        const owner = configMaps.store.get(key);
+        if (!owner || secrets.store.get(key)) return;
+        try {
+          await client.create(builtin.secrets, {
+            apiVersion: 'v1',
+            kind: 'Secret',
+            metadata: { name, namespace, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name, uid: owner.metadata.uid!, controller: true }] },
+            stringData: { from: name },
+          } as never);
+        } catch (error) {
+          if (!isStatusError(error, 'AlreadyExists')) throw error;
+        }
+      },
+    });
+    const done = firstValueFrom(results$.pipe(toArray()));
+    reconciles.subscribe(results$);
+
+    const secretOtherThan = (name: string, uid?: string) =>
+      firstValueFrom(secrets.events$.pipe(filter((e) => e.type !== 'deleted' && e.object.metadata.name === name && e.object.metadata.uid !== uid), take(1)));
+    await client.create(builtin.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', namespace: 'ctl' }, data: { a: 'b' } } as never);
+    const first = await secretOtherThan('one');
+    await client.delete(builtin.secrets, 'one', { namespace: 'ctl' });
+    // The deletion of the owned Secret triggers its owner's key: the controller creates a new one.
+    const second = await secretOtherThan('one', first.object.metadata.uid);
+    expect(second.object.metadata.ownerReferences?.[0]?.name).toBe('one');
+
+    stop$.next();
+    const results = await done;
+    expect(results.every((r) => r.controller === 'configmap-secrets')).toBe(true);
+    expect(results.filter((r) => r.type === 'terminal')).toEqual([]);
+    configMaps.stop();
+    secrets.stop();
+  });
+});
