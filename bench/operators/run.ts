@@ -8,6 +8,7 @@ import * as batch from './batch.js';
 import * as concurrency from './concurrency.js';
 import * as generationChanged from './generationChanged.js';
 import * as labelsChanged from './labelsChanged.js';
+import * as leaderElection from './leaderElection.js';
 import * as rateLimit from './rateLimit.js';
 import * as resourceVersionChanged from './resourceVersionChanged.js';
 import * as resync from './resync.js';
@@ -28,6 +29,7 @@ const benches: Record<string, { run(): Promise<PerItemRow[]> }> = {
   resourceVersionChanged,
   toKey,
   toOwnerKey,
+  leaderElection,
 };
 const GOAL_NS: Record<string, number> = { workqueue: 1000, rateLimit: 1000 };
 
