@@ -1,7 +1,7 @@
 import type { AsyncIterableX } from 'ix/asynciterable';
 import type { Observable } from 'rxjs';
 import type { KubeObject, StatusDetails } from '../api/index.js';
-import { jsonCodec, type Codec } from './codec.js';
+import { METADATA_LIST_ACCEPT, jsonCodec, type Codec } from './codec.js';
 import { listItemsObservable, listPagesIx, listPagesObservable, type ListOptions, type ListPage } from './list.js';
 import { resourcePath, type Resource } from './resource.js';
 import { isRecord } from './status.js';
@@ -181,6 +181,7 @@ export class Client {
         resourceVersion: options.resourceVersion,
         resourceVersionMatch: options.resourceVersionMatch,
       },
+      ...(options.metadataOnly ? { accept: METADATA_LIST_ACCEPT } : {}),
       ...(signal ? { signal } : {}),
     });
     return toPage<T>(body);

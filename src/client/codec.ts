@@ -3,6 +3,10 @@
  * Only JSON exists today; protobuf and CBOR come with the encodings issue and plug in here.
  */
 
+/** The metadata-only views (meta.svc.io/v1): lists ask for the List form, objects and watches for the item form. */
+export const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.svc.io;v=v1';
+export const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.svc.io;v=v1';
+
 /** Encodes request bodies, decodes response bodies, and splits a watch stream into frames. */
 export interface Codec {
   /** Sent as `Accept` and, for bodies this codec encodes, `Content-Type`. */

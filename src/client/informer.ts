@@ -43,10 +43,11 @@ export interface InformerOptions<T extends KubeObject>
   readonly freeze?: boolean | undefined;
 
   /**
-   * Cache PartialObjectMetadata only. **Not yet available**: it needs the server's metadata view
-   * (another issue); `true` throws.
+   * Cache PartialObjectMetadata only: the server sends kind, apiVersion and metadata, so a
+   * controller that needs no spec or status (a garbage collector, a namespace cleaner) holds a
+   * fraction of the memory. Default false.
    */
-  readonly metadataOnly?: false | undefined;
+  readonly metadataOnly?: boolean | undefined;
 }
 
 /**
@@ -87,9 +88,6 @@ export class Informer<T extends KubeObject> {
   readonly synced$: Observable<boolean>;
 
   constructor(client: Client, resource: Resource<T>, options: InformerOptions<T> = {}) {
-    if ((options as { metadataOnly?: boolean }).metadataOnly === true) {
-      throw new Error('metadata-only informers are not yet available: they need PartialObjectMetadata from the server');
-    }
     this.#client = client;
     this.#resource = resource;
     this.#options = options;
@@ -113,7 +111,7 @@ export class Informer<T extends KubeObject> {
   /** Starts listing and watching (idempotent); returns this. */
   start(): this {
     if (this.#subscription) return this;
-    const { indexers: _i, resyncPeriodMs: _r, transform: _t, freeze: _f, metadataOnly: _m, ...watch } = this.#options;
+    const { indexers: _i, resyncPeriodMs: _r, transform: _t, freeze: _f, ...watch } = this.#options;
     this.#subscription = this.#client.watch$(this.#resource, { ...watch, emitBookmarks: false }).subscribe({
       next: (event) => this.#apply(event),
       error: (error: unknown) => this.#events.error(error),

@@ -44,6 +44,11 @@ export interface ListOptions {
   /** Unset (default): the newest state (consistent read). `'0'`: any state the server has in memory. */
   readonly resourceVersion?: string | undefined;
   readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan' | undefined;
+  /**
+   * Ask for metadata only (PartialObjectMetadataList): items carry kind, apiVersion and
+   * metadata, nothing of spec or status. Default false.
+   */
+  readonly metadataOnly?: boolean | undefined;
   /** See ExpiredPolicy. Default `'restart'`. */
   readonly onExpired?: ExpiredPolicy | undefined;
   /** Restarts allowed per list under `'restart'` before the 410 is thrown. Default 3. */

@@ -32,6 +32,8 @@ export interface HttpRequest {
   readonly body?: unknown;
   /** Defaults to the codec's media type when there is a body. */
   readonly contentType?: string;
+  /** Overrides the codec's `Accept` (a view such as PartialObjectMetadata). */
+  readonly accept?: string;
   readonly signal?: AbortSignal;
 }
 
@@ -76,6 +78,7 @@ export class Transport {
 
   #dispatch(req: HttpRequest, streaming: boolean): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = { ...this.#headers };
+    if (req.accept !== undefined) headers['accept'] = req.accept;
     let body: string | Uint8Array | undefined;
     if (req.body !== undefined) {
       body = typeof req.body === 'string' ? req.body : this.codec.encode(req.body);

@@ -4,6 +4,7 @@ import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { DEFAULT_PAGE_SIZE, pages, type PageFetcher } from './list.js';
 import { isExpired, isRecord } from './status.js';
 import type { Transport } from './transport.js';
+import { METADATA_ACCEPT } from './codec.js';
 import { watchEventBatches } from './watch-stream.js';
 
 /**
@@ -29,6 +30,11 @@ export type WatcherEvent<T extends KubeObject> =
   | { readonly type: 'BOOKMARK'; readonly resourceVersion: string };
 
 export interface WatchOptions {
+  /**
+   * Metadata only: the list asks for PartialObjectMetadataList and the watch for
+   * PartialObjectMetadata, so objects carry kind, apiVersion and metadata. Default false.
+   */
+  readonly metadataOnly?: boolean | undefined;
   /** A namespace; unset on a namespaced resource watches every namespace. */
   readonly namespace?: string | undefined;
   readonly labelSelector?: string | undefined;
@@ -193,6 +199,7 @@ async function listInto<T extends KubeObject>(
       ...(at ? { resourceVersion: at.resourceVersion, resourceVersionMatch: at.resourceVersionMatch } : {}),
       labelSelector: options.labelSelector,
       fieldSelector: options.fieldSelector,
+      ...(options.metadataOnly ? { metadataOnly: true } : {}),
       limit: options.pageSize ?? DEFAULT_PAGE_SIZE,
       // An expired token restarts the whole list, with a new INIT (run() does it).
       onExpired: 'fail',
@@ -248,7 +255,8 @@ async function watchOnce<T extends KubeObject>(
     ...(streaming ? { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', resourceVersion: '' } : { resourceVersion: from }),
   };
   try {
-    const batches = watchEventBatches<T>(deps.transport, { method: 'GET', path: deps.path, query }, timeoutSeconds * 1000 + (options.stallGraceMs ?? 5_000), signal);
+    const accept = options.metadataOnly ? { accept: METADATA_ACCEPT } : {};
+    const batches = watchEventBatches<T>(deps.transport, { method: 'GET', path: deps.path, query, ...accept }, timeoutSeconds * 1000 + (options.stallGraceMs ?? 5_000), signal);
     for await (const batch of batches) {
       for (const event of batch) {
         if (signal.aborted) return { end: 'closed', resourceVersion: rv, delivered };

@@ -148,10 +148,6 @@ describe('Informer', () => {
     await until(() => events.filter((e) => e.type === 'resync').length >= 2, 'two resyncs');
     expect(events.filter((e) => e.type === 'resync').every((e) => e.object === inf.store.getByName('r', ns))).toBe(true);
   });
-
-  it('refuses metadata-only mode, which needs the server\'s PartialObjectMetadata', () => {
-    expect(() => new Informer(client, builtin.configMaps, { metadataOnly: true } as never)).toThrow(/not yet available/);
-  });
 });
 
 describe('CacheWriter', () => {
