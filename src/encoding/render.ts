@@ -56,11 +56,20 @@ export function registerListStreamer(codec: Representation['codec'], streamer: L
 }
 
 /**
+ * The last frame encoded per representation (codec, view, type): the hub hands one event to every
+ * watcher in one synchronous pass, so the watchers of one representation share one encoding of it,
+ * as a version's JSON bytes are shared. One entry per representation in use: bounded.
+ */
+const lastFrames = new Map<string, { readonly json: Uint8Array; readonly type: string; readonly bytes: Uint8Array }>();
+
+/**
  * The watch frames of one watch in a representation other than plain JSON. Table events carry
  * the column definitions in the first event only (as Kubernetes sends them).
  */
 export function watchFrames(options: RenderOptions) {
   const codec = codecOf(options.rep.codec);
+  const { rep, view } = options;
+  const shareKey = [rep.codec, rep.view, rep.viewGroup, rep.viewVersion, view.includeObject, options.apiVersion, options.kind].join('|');
   let columnsSent = false;
   const metadataOnly = (metadata: JsonObject): JsonObject => {
     switch (options.rep.view) {
@@ -75,9 +84,16 @@ export function watchFrames(options: RenderOptions) {
   return {
     event(type: string, json: Uint8Array): Uint8Array {
       if (options.rep.codec === 'protobuf' && options.rep.view === 'Object') return protobufEventFrame(type, options.apiVersion, options.kind, json);
-      const object = objectInView(parseObject(json), options.view, !columnsSent);
-      if (options.rep.view === 'Table') columnsSent = true;
-      return codec.frame(type, object);
+      // A Table watch's first event carries the column definitions: that frame is its own.
+      const shareable = !(rep.view === 'Table' && !columnsSent);
+      if (rep.view === 'Table') columnsSent = true;
+      const last = shareable ? lastFrames.get(shareKey) : undefined;
+      if (last && last.json === json && last.type === type) return last.bytes;
+      // Age cells are computed when the event is encoded, not when the watch began.
+      const object = objectInView(parseObject(json), { ...options.view, now: Date.now() }, !shareable);
+      const bytes = codec.frame(type, object);
+      if (shareable) lastFrames.set(shareKey, { json, type, bytes });
+      return bytes;
     },
     bookmark(resourceVersion: number, annotations?: Record<string, string>): Uint8Array {
       return codec.frame('BOOKMARK', metadataOnly({ resourceVersion: String(resourceVersion), ...(annotations ? { annotations } : {}) }));
