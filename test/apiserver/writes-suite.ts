@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type BackendName, type CallResult, type TestServer } from './harness.js';
-import { startWritesServer } from './writes-harness.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const DEPLOY = '/apis/apps/v1/namespaces/default/deployments';
@@ -52,7 +51,7 @@ export function writesSuite(backend: BackendName) {
   describe(`writes on the ${backend} store`, () => {
     let s: TestServer;
     beforeAll(async () => {
-      s = await startWritesServer(backend, { AllowUnsafeMalformedObjectDeletion: true });
+      s = await startTestServer(backend, { featureGates: { AllowUnsafeMalformedObjectDeletion: true } });
     });
     afterAll(async () => {
       await s.close();

@@ -1,35 +1,22 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
-import { kubectl, requireKubectl } from '../support/kubectl.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { kubectl, requireKubectl, useKubectlServer } from '../support/kubectl.js';
 
 const configMap = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } });
 
 describe('kubectl paging and watching against svc-apiserver', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-kubectl-watch-'));
-  let server: RunningApiServer;
-  let config: string;
+  const k = useKubectlServer('svc-kubectl-watch-');
 
   beforeAll(async () => {
-    requireKubectl();
-    server = await startApiServer({ dataDir: join(dir, 'data'), storage: 'sqlite', bindAddress: '127.0.0.1', securePort: 0 });
-    config = server.svcconfigPath;
     // From a manifest: `kubectl create namespace` sends protobuf, which the representations issue serves.
     const ns = JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'paged' } });
-    expect((await kubectl(config, ['create', '-f', '-'], ns)).code).toBe(0);
-  });
-  afterAll(async () => {
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
+    expect((await kubectl(k.config, ['create', '-f', '-'], ns)).code).toBe(0);
   });
 
   it('follows continue tokens page by page (--chunk-size) to the whole collection', async () => {
-    for (let i = 0; i < 7; i++) expect((await kubectl(config, ['create', '-n', 'paged', '-f', '-'], configMap(`cm-${i}`))).code).toBe(0);
-    const res = await kubectl(config, ['get', 'configmaps', '-n', 'paged', '--chunk-size=2', '-o', 'name', '-v=6']);
+    for (let i = 0; i < 7; i++) expect((await kubectl(k.config, ['create', '-n', 'paged', '-f', '-'], configMap(`cm-${i}`))).code).toBe(0);
+    const res = await kubectl(k.config, ['get', 'configmaps', '-n', 'paged', '--chunk-size=2', '-o', 'name', '-v=6']);
     expect(res.code).toBe(0);
     expect(res.stdout.trim().split('\n')).toEqual(Array.from({ length: 7 }, (_, i) => `configmap/cm-${i}`));
     // kubectl logged each page request: the first with limit=2, the later ones with a continue token.
@@ -38,8 +25,8 @@ describe('kubectl paging and watching against svc-apiserver', () => {
   });
 
   it('watches with -w: the existing objects, then each change as it happens', async () => {
-    expect((await kubectl(config, ['create', '-n', 'paged', '-f', '-'], configMap('watched-first'))).code).toBe(0);
-    const watch = spawn(requireKubectl(), ['--kubeconfig', config, 'get', 'configmaps', '-n', 'paged', '-w', '-o', 'name', '--field-selector=metadata.name!=kube-root-ca.crt'], {
+    expect((await kubectl(k.config, ['create', '-n', 'paged', '-f', '-'], configMap('watched-first'))).code).toBe(0);
+    const watch = spawn(requireKubectl(), ['--kubeconfig', k.config, 'get', 'configmaps', '-n', 'paged', '-w', '-o', 'name', '--field-selector=metadata.name!=kube-root-ca.crt'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines = createInterface({ input: watch.stdout });
@@ -59,9 +46,9 @@ describe('kubectl paging and watching against svc-apiserver', () => {
     lines.on('line', (l) => seen.push(l));
     try {
       await waitFor('configmap/watched-first');
-      expect((await kubectl(config, ['create', '-n', 'paged', '-f', '-'], configMap('watched-second'))).code).toBe(0);
+      expect((await kubectl(k.config, ['create', '-n', 'paged', '-f', '-'], configMap('watched-second'))).code).toBe(0);
       await waitFor('configmap/watched-second');
-      expect((await kubectl(config, ['delete', 'configmap', '-n', 'paged', 'watched-first'])).code).toBe(0);
+      expect((await kubectl(k.config, ['delete', 'configmap', '-n', 'paged', 'watched-first'])).code).toBe(0);
       // The deletion is an event too: kubectl prints the object's name once more.
       await new Promise<void>((resolve, reject) => {
         const count = () => seen.filter((l) => l === 'configmap/watched-first').length;

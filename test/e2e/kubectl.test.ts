@@ -1,61 +1,47 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
-import { kubectl, requireKubectl } from '../support/kubectl.js';
+import { kubectl, useKubectlServer } from '../support/kubectl.js';
 
 describe('kubectl against svc-apiserver over HTTPS with the written svcconfig', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-kubectl-'));
-  let server: RunningApiServer;
-  let config: string;
-
-  beforeAll(async () => {
-    requireKubectl();
-    server = await startApiServer({ dataDir: join(dir, 'data'), storage: 'sqlite', bindAddress: '127.0.0.1', securePort: 0 });
-    config = server.svcconfigPath;
-  });
-  afterAll(async () => {
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const k = useKubectlServer('svc-kubectl-');
 
   it('lists the namespaces that exist from the first start', async () => {
-    const res = await kubectl(config, ['get', 'namespaces']);
+    const res = await kubectl(k.config, ['get', 'namespaces']);
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     for (const ns of ['default', 'svc-system', 'svc-public', 'svc-node-lease']) expect(res.stdout).toContain(ns);
   });
 
   it('creates from a file, reads back as YAML, and deletes', async () => {
-    const manifest = join(dir, 'cm.yaml');
+    const manifest = join(k.dir, 'cm.yaml');
     writeFileSync(manifest, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  labels: {app: demo}\ndata:\n  color: blue\n');
-    const created = await kubectl(config, ['create', '-f', manifest]);
+    const created = await kubectl(k.config, ['create', '-f', manifest]);
     expect(created.stderr).toBe('');
     expect(created.stdout.trim()).toBe('configmap/settings created');
 
-    const yaml = await kubectl(config, ['get', 'configmap', 'settings', '-o', 'yaml']);
+    const yaml = await kubectl(k.config, ['get', 'configmap', 'settings', '-o', 'yaml']);
     expect(yaml.code).toBe(0);
     const object = parse(yaml.stdout);
     expect(object).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', data: { color: 'blue' }, metadata: { name: 'settings', namespace: 'default' } });
     expect(object.metadata.resourceVersion).toMatch(/^\d+$/);
-    expect((await kubectl(config, ['get', 'cm', '-l', 'app=demo', '-o', 'name'])).stdout.trim()).toBe('configmap/settings');
+    expect((await kubectl(k.config, ['get', 'cm', '-l', 'app=demo', '-o', 'name'])).stdout.trim()).toBe('configmap/settings');
 
-    const again = await kubectl(config, ['create', '-f', manifest]);
+    const again = await kubectl(k.config, ['create', '-f', manifest]);
     expect(again.code).not.toBe(0);
     expect(again.stderr).toContain('AlreadyExists');
 
-    const deleted = await kubectl(config, ['delete', 'configmap', 'settings']);
+    const deleted = await kubectl(k.config, ['delete', 'configmap', 'settings']);
     expect(deleted.stderr).toBe('');
     expect(deleted.stdout.trim()).toBe('configmap "settings" deleted');
-    const missing = await kubectl(config, ['get', 'configmap', 'settings']);
+    const missing = await kubectl(k.config, ['get', 'configmap', 'settings']);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('configmaps "settings" not found');
   });
 
   it('creates in another API group and namespace', async () => {
-    const manifest = join(dir, 'app.yaml');
+    const manifest = join(k.dir, 'app.yaml');
     writeFileSync(
       manifest,
       [
@@ -63,17 +49,17 @@ describe('kubectl against svc-apiserver over HTTPS with the written svcconfig', 
         'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx}]\n',
       ].join('\n'),
     );
-    const created = await kubectl(config, ['create', '-f', manifest]);
+    const created = await kubectl(k.config, ['create', '-f', manifest]);
     expect(created.stderr).toBe('');
     expect(created.stdout).toContain('namespace/shop created');
     expect(created.stdout).toContain('deployment.apps/web created');
-    const names = await kubectl(config, ['get', 'deployments', '-n', 'shop', '-o', 'name']);
+    const names = await kubectl(k.config, ['get', 'deployments', '-n', 'shop', '-o', 'name']);
     expect(names.stdout.trim()).toBe('deployment.apps/web');
   });
 
   it('fails with Unauthorized when the token is wrong', async () => {
-    const bad = join(dir, 'bad.svcconfig');
-    writeFileSync(bad, readFileSync(config, 'utf8').replace(server.adminToken, 'not-the-token'));
+    const bad = join(k.dir, 'bad.svcconfig');
+    writeFileSync(bad, readFileSync(k.config, 'utf8').replace(k.server.adminToken, 'not-the-token'));
     const res = await kubectl(bad, ['get', 'namespaces']);
     expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(/Unauthorized|must be logged in/);

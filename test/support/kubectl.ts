@@ -1,4 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
 
 /** kubectl is a real client the suites drive; it must be there (CI fails without it, never skips). */
 export function requireKubectl(): string {
@@ -26,4 +31,40 @@ export function kubectl(svcconfig: string, args: readonly string[], stdin?: stri
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     child.stdin.end(stdin ?? '');
   });
+}
+
+/** A svc-apiserver over HTTPS for kubectl, started before a suite's tests and removed after. */
+export interface KubectlServer {
+  /** A scratch folder for the suite's manifests (the server's data lives in `<dir>/data`). */
+  readonly dir: string;
+  readonly server: RunningApiServer;
+  /** The admin svcconfig the server wrote: pass it to `kubectl`. */
+  readonly config: string;
+}
+
+/** Registers the suite's beforeAll/afterAll that run a server for kubectl (and check kubectl is there). */
+export function useKubectlServer(prefix: string, storage: 'sqlite' | 'memory' = 'sqlite'): KubectlServer {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  let server: RunningApiServer | undefined;
+  beforeAll(async () => {
+    requireKubectl();
+    server = await startApiServer({ dataDir: join(dir, 'data'), storage, bindAddress: '127.0.0.1', securePort: 0 });
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const running = () => {
+    if (!server) throw new Error('the kubectl server is not running: use it inside tests or hooks');
+    return server;
+  };
+  return {
+    dir,
+    get server() {
+      return running();
+    },
+    get config() {
+      return running().svcconfigPath;
+    },
+  };
 }
