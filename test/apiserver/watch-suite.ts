@@ -13,7 +13,8 @@ import { CONTINUE_EXPIRED_MESSAGE, ContinueTokens } from '../../src/apiserver/co
 import { collectionPrefix } from '../../src/apiserver/objects.js';
 import type { WatchEvent } from '../support/watch-client.js';
 import { USER, startTestServer, type BackendName, type CallResult, type TestServer } from './harness.js';
-import { Client, brief, cm, cmPath, expectStatus, names, prng, rvOf, socketBufferBytes, versions } from './read-client.js';
+import { Client, brief, cm, cmPath, expectStatus, names, rvOf, socketBufferBytes, versions } from './read-client.js';
+import { seededRandom as prng } from '../support/prng.js';
 
 const KEY = randomBytes(32);
 const CONFIGMAPS = builtinRegistry().lookup('', 'v1', 'configmaps')!;

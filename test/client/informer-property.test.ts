@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigMap } from '../../src/api/index.js';
 import { builtin, Informer, objectKey, type Client, type InformerEvent } from '../../src/client/index.js';
-import { prng } from '../apiserver/read-client.js';
+import { seededRandom as prng } from '../support/prng.js';
 import { cm, FAST, startClientTestServer, until, type ClientTestServer } from './support.js';
 
 let t: ClientTestServer;

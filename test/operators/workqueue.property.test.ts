@@ -12,19 +12,9 @@
 import { asyncScheduler, mergeMap, Observable, of, tap, throwError, timer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { awaitChange, requeueAfter, TerminalError, workqueue, type Outcome, type WorkResult } from '../../operators/index.js';
+import { seededRandom as seeded } from '../support/prng.js';
 import { testScheduler } from './marbles.js';
 
-/** mulberry32: a small seeded generator, enough to make every trial reproducible from its seed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Planned = { kind: 'ok'; outcome: Outcome<unknown> } | { kind: 'retry' } | { kind: 'terminal' };
 type LogEntry =
