@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { schemaNode, type Schema } from '../schema-walk.js';
 import type { FieldCause } from '../status-error.js';
 import { fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, fieldTooMany, fieldTypeInvalid } from './causes.js';
 
@@ -7,54 +8,26 @@ import { fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, fieldTooM
  * needs the schema: a map key reads `labels[app]`, a struct field `.name`, an index `[0]`.
  */
 
-type Schema = z.core.$ZodType;
 type Issue = z.core.$ZodIssue;
 
-interface Def {
-  readonly type: string;
-  readonly shape?: Record<string, Schema>;
-  readonly catchall?: Schema;
-  readonly valueType?: Schema;
-  readonly element?: Schema;
-  readonly innerType?: Schema;
-  readonly in?: Schema;
-  readonly getter?: () => Schema;
-}
-
-const defOf = (schema: Schema): Def => schema._zod.def as unknown as Def;
-
-// Wrappers (optional, default, pipe, lazy...) do not change where a value sits in the document.
-function unwrap(schema: Schema | undefined): Schema | undefined {
-  for (let current = schema, depth = 0; current && depth < 16; depth++) {
-    const def = defOf(current);
-    const inner = def.innerType ?? def.in ?? (def.type === 'lazy' ? def.getter?.() : undefined);
-    if (!inner) return current;
-    current = inner;
-  }
-  return schema;
-}
-
+/** The Kubernetes path of `path` in a document of `root`: struct fields dotted, map keys and indexes bracketed. */
 export function fieldPath(root: Schema, path: readonly PropertyKey[]): string {
   let out = '';
   let schema: Schema | undefined = root;
   for (const segment of path) {
-    const inner = unwrap(schema);
-    const def: Def | undefined = inner && defOf(inner);
+    const node = schemaNode(schema);
     if (typeof segment === 'number') {
       out += `[${segment}]`;
-      schema = def?.type === 'array' ? def.element : undefined;
+      schema = node.kind === 'list' ? node.items : undefined;
       continue;
     }
     const key = String(segment);
-    if (def?.type === 'record') {
+    if (node.kind === 'map') {
       out += `[${key}]`;
-      schema = def.valueType;
-    } else if (def?.type === 'object' && def.shape && !(key in def.shape) && def.catchall && defOf(def.catchall).type !== 'unknown') {
-      out += `[${key}]`;
-      schema = def.catchall;
+      schema = node.values;
     } else {
       out += out === '' ? key : `.${key}`;
-      schema = def?.type === 'object' ? def.shape?.[key] : undefined;
+      schema = node.kind === 'struct' ? node.fields[key] : undefined;
     }
   }
   return out;
