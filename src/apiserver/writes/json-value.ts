@@ -1,9 +1,7 @@
-/** JSON values as the write paths handle them. */
+/** JSON values as the write paths handle them: the encoding layer's object test, and equality. */
+import { isObject as isJsonObject, type JsonObject } from '../../encoding/index.js';
 
-export type JsonObject = { [key: string]: unknown };
-
-export const isJsonObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
+export { isJsonObject, type JsonObject };
 
 /** Structural equality of two JSON values (key order ignored). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
