@@ -1,6 +1,7 @@
 /**
  * The client's codec seam: how request bodies are encoded and responses and watch frames decoded.
- * Only JSON exists today; protobuf and CBOR come with the encodings issue and plug in here.
+ * Only JSON is wired today; protobuf and CBOR codecs built on src/encoding (its envelope,
+ * decoders and watch framing) plug in here.
  */
 
 /** The metadata-only views (meta.svc.io/v1): lists ask for the List form, objects and watches for the item form. */
