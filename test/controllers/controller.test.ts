@@ -26,6 +26,28 @@ describe('controller (virtual time)', () => {
   });
 });
 
+describe('controller shutdown (virtual time)', () => {
+  it('stops taking triggers on stop$, lets running work finish, and cuts work still running after the drain timeout', () => {
+    new TestScheduler((actual, expected) => expect(actual).toEqual(expected)).run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const primary = hot('-a-b---------', { a: { object: obj('a') }, b: { object: obj('b') } });
+      const stop$ = hot('  ---s---------');
+      // a's reconcile takes 3 frames; b's never ends: the drain (5 frames) cuts it.
+      const slowA = cold('---(x|)', { x: undefined });
+      const never = cold('-');
+      const results = controller({
+        name: 'drain',
+        for: primary,
+        stop$,
+        drainTimeoutMs: 5,
+        concurrency: 2,
+        reconcile: (key) => (key === 'ns/a' ? slowA : never),
+      });
+      expectObservable(results).toBe('----a---|', { a: { type: 'awaitChange', key: 'ns/a', item: 'ns/a', attempts: 1, controller: 'drain' } });
+      expectSubscriptions(never.subscriptions).toBe('---^----!');
+    });
+  });
+});
+
 describe('controller against svc-apiserver', () => {
   let server: ClientTestServer;
   beforeAll(async () => {
