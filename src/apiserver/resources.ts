@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { methodNotAllowed, StatusError, upstreamGroupAlias, type ResourceRegistry } from '../api/index.js';
+import { badRequest, methodNotAllowed, StatusError, upstreamGroupAlias, type ResourceRegistry } from '../api/index.js';
 import type { Store } from '../storage/index.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import type { Handler, HandlerContext } from './handlers/context.js';
@@ -14,6 +14,9 @@ import type { ResourceCaches } from './resource-caches.js';
 import type { ObjectReader } from './objects.js';
 import { isRequestInfo, parseRequestPath, type RequestInfo } from './request-info.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
+
+/** What `watch=` may say; anything else is a 400 rather than a silent list. */
+const WATCH_VALUES = new Set(['', '1', 'true', '0', 'false']);
 
 const HANDLERS: Partial<Record<RequestInfo['verb'], Handler>> = {
   get: getObject,
@@ -64,6 +67,10 @@ export function resourceRouter(options: ResourceRouterOptions) {
       return reply.type('application/json').send(JSON.stringify(doc));
     }
 
+    const watchParam = (request.query as Record<string, unknown>)['watch'];
+    if (watchParam !== undefined && !WATCH_VALUES.has(String(watchParam))) {
+      throw badRequest(`watch ${JSON.stringify(String(watchParam))} is not valid: it must be true, false, 1 or 0`);
+    }
     const info: RequestInfo = parsed.group.endsWith('.k8s.io') ? { ...parsed, group: upstreamGroupAlias(parsed.group) } : parsed;
     const type = registry.lookup(info.group, info.version, info.resource);
     if (!type) throw pathNotFound();

@@ -33,7 +33,7 @@ describe('controller shutdown (virtual time)', () => {
       const stop$ = hot('  ---s---------');
       // a's reconcile takes 3 frames; b's never ends: the drain (5 frames) cuts it.
       const slowA = cold('---(x|)', { x: undefined });
-      const never = cold('-');
+      const never = cold<undefined>('-');
       const results = controller({
         name: 'drain',
         for: primary,
