@@ -179,6 +179,7 @@ export {
   type NameRule,
   type ResourceType,
   type ResourceTypeInit,
+  type ScalePaths,
 } from './resource-type.js';
 export { ResourceRegistry, type ApiGroupVersions } from './registry.js';
 export { builtinRegistry, builtinTypes } from './builtin/index.js';

@@ -7,6 +7,17 @@ export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'pathSegment';
 /** Reads the value a field selector compares, from an object of the type; absent reads as "". */
 export type FieldAccessor = (object: Readonly<Record<string, unknown>>) => string | undefined;
 
+/**
+ * The fields behind a type's `scale` subresource, as JSON paths from the object's root
+ * (`.spec.replicas`), the form CustomResourceDefinitions use.
+ */
+export interface ScalePaths {
+  readonly specReplicasPath: string;
+  readonly statusReplicasPath: string;
+  /** Where the label selector (as a string) is read for `status.selector`; absent leaves it empty. */
+  readonly labelSelectorPath?: string;
+}
+
 /** Everything svc knows about one served resource: names, scope, verbs, schema, selectors. */
 export interface ResourceType {
   /** `''` for the core group. */
@@ -20,6 +31,8 @@ export interface ResourceType {
   readonly shortNames: readonly string[];
   readonly namespaced: boolean;
   readonly subresources: readonly string[];
+  /** Where the `scale` subresource reads and writes replicas (types whose subresources include `scale`). */
+  readonly scale?: ScalePaths;
   readonly verbs: readonly string[];
   readonly categories?: readonly string[];
   /** Loose: fields it does not model pass through unchanged. */
@@ -41,6 +54,7 @@ export interface ResourceTypeInit {
   readonly schema: z.ZodType<KubeObject>;
   readonly shortNames?: readonly string[];
   readonly subresources?: readonly string[];
+  readonly scale?: ScalePaths;
   readonly verbs?: readonly string[];
   readonly categories?: readonly string[];
   /** Beyond `metadata.name` and (namespaced) `metadata.namespace`, which every type gets. */
