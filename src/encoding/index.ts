@@ -35,7 +35,7 @@ export {
 export { renderOptions, renderObject, renderValue, renderList, watchFrames, registerListStreamer, type RenderOptions, type ListStreamer } from './render.js';
 export { acceptsGzip, compressLarge, compressBuffer, GZIP_THRESHOLD_BYTES, GZIP_LEVEL, type MaybeCompressed } from './gzip.js';
 export { isObject, parseObject, type JsonObject } from './json-value.js';
-export { PROTOBUF_MAGIC, encodeProtobuf, decodeProtobuf, protobufCodec, protobufListChunks, hasProtobufMessage, encodeRaw, envelope } from './protobuf/envelope.js';
+export { PROTOBUF_MAGIC, encodeProtobuf, decodeProtobuf, decodeProtobufWatchEvent, protobufCodec, protobufListChunks, hasProtobufMessage, encodeRaw, envelope } from './protobuf/envelope.js';
 export { protoRoot, messageOf } from './protobuf/schema.js';
 export { PROTO_SOURCES } from './protobuf/sources.js';
 
