@@ -14,6 +14,7 @@ import type { ResourceCaches } from './resource-caches.js';
 import type { ObjectReader } from './objects.js';
 import { isRequestInfo, parseRequestPath, type RequestInfo } from './request-info.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
+import { upstreamRenamer } from './upstream-names.js';
 
 /** What `watch=` may say; anything else is a 400 rather than a silent list. */
 const WATCH_VALUES = new Set(['', '1', 'true', '0', 'false']);
@@ -61,8 +62,8 @@ export function resourceRouter(options: ResourceRouterOptions) {
           : parsed.kind === 'groups'
             ? apiGroupList(registry)
             : parsed.kind === 'group'
-              ? apiGroup(registry, upstreamGroupAlias(parsed.group))
-              : apiResourceList(registry, upstreamGroupAlias(parsed.group), parsed.version);
+              ? apiGroup(registry, parsed.group)
+              : apiResourceList(registry, parsed.group, parsed.version);
       if (!doc) throw pathNotFound();
       return reply.type('application/json').send(JSON.stringify(doc));
     }
@@ -85,7 +86,7 @@ export function resourceRouter(options: ResourceRouterOptions) {
     const handler = HANDLERS[info.verb];
     if (!type.verbs.includes(info.verb) || !handler) throw methodNotAllowed(info.verb, type.kind);
 
-    const ctx: HandlerContext = { ...options, type, info, request, reply };
+    const ctx: HandlerContext = { ...options, type, info, request, reply, rename: info === parsed ? undefined : upstreamRenamer(info.group) };
     return handler(ctx).catch((error: unknown) => {
       if (error instanceof StatusError) throw error;
       return sendStatus(reply, toStatusError(error, { group: type.group, resource: type.resource, name: info.name }));
