@@ -1,6 +1,7 @@
 import { apiServerDoc, apiServerFlags } from './apiserver-flags.js';
 import type { CommandDoc } from './flag-docs.js';
 import type { FlagTable } from './flag-spec.js';
+import { nodeAgentDoc, nodeAgentFlags } from './nodeagent-flags.js';
 import { upDoc, upFlags } from './up-flags.js';
 
 /** The generated flags pages: one per command with a table. The docs test keeps them current. */
@@ -17,4 +18,5 @@ export const FLAG_PAGES_GENERATOR = 'node --import tsx scripts/gen-flags-docs.ts
 export const flagPages: readonly FlagPage[] = [
   { file: 'docs/flags/svc-apiserver.md', doc: apiServerDoc, table: apiServerFlags },
   { file: 'docs/flags/svc-up.md', doc: upDoc, table: upFlags },
+  { file: 'docs/flags/nodeagent.md', doc: nodeAgentDoc, table: nodeAgentFlags },
 ];
