@@ -171,7 +171,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
   }
 
   // Said once the logger exists, and only when the flag asked for anonymous requests.
-  if (config.anonymousAuth !== false && anonymous.warning) app.log.warn(anonymous.warning);
+  if (config.anonymousAuth !== false && anonymous.warning) app.log.info(anonymous.warning);
   const port = (app.server.address() as AddressInfo).port;
   const clientHost = UNSPECIFIED.has(config.bindAddress) ? '127.0.0.1' : config.bindAddress;
   const url = urlFor(clientHost, port);
