@@ -83,7 +83,7 @@ export const apiServerFlags = defineFlags({
     meaning: 'The iss claim of service-account tokens; repeatable. The first is written into new tokens; tokens naming any of them are accepted.',
     // Kubernetes' rule: an issuer with a ":" must be a URL (a bare name is allowed).
     validate: (issuers) => {
-      if (issuers.some((i) => i === '')) return 'an issuer must not be empty';
+      if (issuers.length === 0 || issuers.some((i) => i === '')) return 'an issuer must not be empty';
       const bad = issuers.find((i) => i.includes(':') && !URL.canParse(i));
       return bad === undefined ? undefined : `${JSON.stringify(bad)} contains ":" but is not a URL`;
     },
