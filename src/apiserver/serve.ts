@@ -27,7 +27,7 @@ import { ensurePki, loadServingCertificate, servingNames } from './pki.js';
  */
 
 export interface ApiServerConfig {
-  /** Holds state.db (sqlite), pki/, admin-token and admin.svcconfig; created if missing. */
+  /** Holds state.db (sqlite), pki/, admin-token, service-account.key and admin.svcconfig; created if missing. */
   readonly dataDir: string;
   readonly storage: BackendName;
   readonly etcdServers?: readonly string[] | undefined;
@@ -45,7 +45,7 @@ export interface ApiServerConfig {
   readonly anonymousAuth?: boolean | undefined;
   /** PEM files of public keys service-account tokens are checked with (the signing key's is always included). */
   readonly serviceAccountKeyFiles?: readonly string[] | undefined;
-  /** The private key tokens are signed with; default `<dataDir>/pki/service-account.key`, generated on first start. */
+  /** The private key tokens are signed with; default `<dataDir>/service-account.key`, generated on first start. */
   readonly serviceAccountSigningKeyFile?: string | undefined;
   /** Token issuers: the first signs, all are accepted. */
   readonly serviceAccountIssuers?: readonly string[] | undefined;
@@ -82,12 +82,8 @@ const UNSPECIFIED = new Set(['0.0.0.0', '::']);
 /** `--service-account-issuer`'s default, k3s's: the in-cluster name of the API server. */
 export const DEFAULT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
-/** `<dataDir>/pki/<name>`, the folder created if needed (a given serving certificate skips ensurePki). */
-async function pkiFile(dataDir: string, name: string): Promise<string> {
-  const dir = join(dataDir, 'pki');
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  return join(dir, name);
-}
+/** The generated service-account signing key, beside admin-token (pki/ exists only when the server is its own CA). */
+const SIGNING_KEY_FILE = 'service-account.key';
 
 function logLevel(verbosity: number): string {
   if (verbosity >= 6) return 'trace';
@@ -115,7 +111,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
   const signingKey =
     config.serviceAccountSigningKeyFile !== undefined
       ? await readSigningKey(config.serviceAccountSigningKeyFile)
-      : await ensureSigningKey(await pkiFile(config.dataDir, 'service-account.key'));
+      : await ensureSigningKey(join(config.dataDir, SIGNING_KEY_FILE));
   const serviceAccountTokens = new ServiceAccountTokens({
     issuers: config.serviceAccountIssuers?.length ? config.serviceAccountIssuers : [DEFAULT_ISSUER],
     audiences: config.apiAudiences,

@@ -11,7 +11,7 @@ export const apiServerFlags = defineFlags({
     default: './.svc',
     valueName: 'path',
     meaning:
-      'Directory for the server\'s state: the sqlite database (state.db), generated certificates (pki/), the admin token (admin-token) and the admin client config (admin.svcconfig). Created if missing.',
+      'Directory for the server\'s state: the sqlite database (state.db), generated certificates (pki/), the admin token (admin-token), the service-account signing key (service-account.key) and the admin client config (admin.svcconfig). Created if missing.',
     validate: (dir) => (dir === '' ? 'must not be empty' : undefined),
   }),
   storage: flag.enum(['sqlite', 'etcd', 'memory'], {
@@ -75,7 +75,7 @@ export const apiServerFlags = defineFlags({
   'service-account-signing-key-file': flag.string({
     valueName: 'path',
     meaning:
-      'PEM private key (RSA, or ECDSA P-256/P-384/P-521) the server signs service-account tokens with. Default: <data-dir>/pki/service-account.key, an RSA key generated on first start.',
+      'PEM private key (RSA, or ECDSA P-256/P-384/P-521) the server signs service-account tokens with. Default: <data-dir>/service-account.key, an RSA key generated on first start.',
   }),
   'service-account-issuer': flag.stringSlice({
     default: ['https://kubernetes.default.svc.cluster.local'],

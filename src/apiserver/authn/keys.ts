@@ -94,7 +94,7 @@ export async function readSigningKey(path: string): Promise<SigningKey> {
 }
 
 /**
- * The key in `path` (`<data-dir>/pki/service-account.key`), generated on first start: RSA 2048,
+ * The key in `path` (`<data-dir>/service-account.key`), generated on first start: RSA 2048,
  * as k3s does, since RS256 is the one algorithm every JWT consumer checks.
  */
 export async function ensureSigningKey(path: string): Promise<SigningKey> {

@@ -96,7 +96,7 @@ describe('service-account keys', () => {
   it('generates a signing key in the data dir on first start and keeps it across restarts', async () => {
     const data = join(dir, 'generated');
     let server = await startApiServer(base(data));
-    const keyPath = join(data, 'pki', 'service-account.key');
+    const keyPath = join(data, 'service-account.key');
     let token: string;
     try {
       expect(existsSync(keyPath)).toBe(true);
