@@ -39,6 +39,16 @@ describe('kubectl and service-account tokens', () => {
     expect(ghost.stderr).toMatch(/not found/);
   });
 
+  it('binds a token to a pod with --bound-object-kind', async () => {
+    await kubectl(k.config, ['create', 'serviceaccount', 'runner']);
+    const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: job-1}\nspec: {serviceAccountName: runner, containers: [{name: c, image: busybox}]}\n';
+    expect((await kubectl(k.config, ['apply', '-f', '-'], pod)).code).toBe(0);
+    const bound = await kubectl(k.config, ['create', 'token', 'runner', '--bound-object-kind=Pod', '--bound-object-name=job-1']);
+    expect(bound.stderr).toBe('');
+    expect(claimsOf(bound.stdout.trim())['kubernetes.io'].pod.name).toBe('job-1');
+    expect((await kubectl(k.config, ['--token', bound.stdout.trim(), 'get', 'ns'])).code).toBe(0);
+  });
+
   it('a token stops working when its service account is deleted', async () => {
     await kubectl(k.config, ['create', 'serviceaccount', 'temp']);
     const token = (await kubectl(k.config, ['create', 'token', 'temp'])).stdout.trim();
