@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry } from '../api/index.js';
 import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
+import { cachedBoundObjects, type Authentication, type ServiceAccountTokens } from './authn/index.js';
 import { versionInfo } from './discovery.js';
 import { ensureSystemNamespaces } from './namespaces.js';
 import { ContinueTokens } from './continue-token.js';
@@ -27,8 +28,15 @@ export interface ApiServerOptions {
   featureGates?: Readonly<Record<string, boolean>>;
   /** pino logger options, or false for none. */
   logger?: boolean | object;
-  /** TLS material; without it the app serves plain HTTP (tests use `inject`). */
-  https?: { key: string | Buffer; cert: string | Buffer };
+  /**
+   * TLS material; without it the app serves plain HTTP (tests use `inject`). With `clientCa` the
+   * server asks clients for a certificate (without requiring one) and verifies it against that CA.
+   */
+  https?: { key: string | Buffer; cert: string | Buffer; clientCa?: string | undefined };
+  /** Service-account tokens: checked by `authenticate`, minted by the TokenRequest subresource. */
+  serviceAccountTokens?: ServiceAccountTokens | undefined;
+  /** Resolves a bare bearer token as a request carrying it would be (the TokenReview endpoint's). */
+  authenticateToken?: Authentication['authenticateToken'] | undefined;
   /** svc's version, reported by `/version`. */
   version?: string;
   /** Events the watch caches keep for watches that start in the past (default 5 minutes). */
@@ -63,13 +71,20 @@ const UNAUTHENTICATED = new Set(['/healthz', '/livez', '/readyz']);
  */
 const bodyTypes = (cbor: boolean): string[] => [...JSON_BODY_TYPES, ...YAML_BODY_TYPES, ...PROTOBUF_BODY_TYPES, ...(cbor ? CBOR_BODY_TYPES : [])];
 
+/** Node's TLS options: with a client CA, certificates are requested, and checked by authentication, not the handshake. */
+function httpsOptions({ key, cert, clientCa }: NonNullable<ApiServerOptions['https']>) {
+  // rejectUnauthorized: false keeps the handshake going with a bad certificate, so the client gets
+  // a 401 Status it can read rather than a reset connection; `socket.authorized` says what OpenSSL found.
+  return clientCa ? { key, cert, ca: clientCa, requestCert: true, rejectUnauthorized: false } : { key, cert };
+}
+
 /** Builds the API server without listening: the entry point calls `listen`, tests call `inject`. */
 export async function buildApp(options: ApiServerOptions): Promise<FastifyInstance> {
   const registry = options.registry ?? builtinRegistry();
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
-    ...(options.https ? { https: options.https } : {}),
+    ...(options.https ? { https: httpsOptions(options.https) } : {}),
   }) as unknown as FastifyInstance;
 
   const BODY_TYPES = bodyTypes(options.featureGates?.['CBORServingAndStorage'] === true);
@@ -96,7 +111,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     };
     let result: ReturnType<Authenticator>;
     try {
-      result = options.authenticate(request.headers);
+      result = options.authenticate(request.headers, request.raw.socket);
     } catch (error) {
       return done(error as Error);
     }
@@ -136,14 +151,17 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     caches.stop();
     for (const res of watch.open) res.end();
   });
+  const reader = new ObjectReader(options.store);
+  options.serviceAccountTokens?.bind(cachedBoundObjects(caches, registry, reader));
   const route = resourceRouter({
     store: options.store,
-    reader: new ObjectReader(options.store),
+    reader,
     registry,
     caches,
     tokens: new ContinueTokens(options.continueTokenKey),
     watch,
     featureGates: options.featureGates ?? {},
+    serviceAccountTokens: options.serviceAccountTokens,
   });
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
   for (const url of ['/api', '/api/*', '/apis', '/apis/*']) app.route({ method: [...methods], url, handler: route });

@@ -9,6 +9,8 @@ import { patch } from './handlers/patch.js';
 import { getObject, listObjects } from './handlers/read.js';
 import { update } from './handlers/update.js';
 import { watchObjects, type WatchSettings } from './handlers/watch.js';
+import { serveTokenRequest } from './authn/token-request-route.js';
+import type { ServiceAccountTokens } from './authn/index.js';
 import type { ContinueTokens } from './continue-token.js';
 import type { ResourceCaches } from './resource-caches.js';
 import type { ObjectReader } from './objects.js';
@@ -38,6 +40,8 @@ export interface ResourceRouterOptions {
   tokens: ContinueTokens;
   watch: WatchSettings;
   featureGates: Readonly<Record<string, boolean>>;
+  /** Mints TokenRequests (authn); absent: the token subresource answers 503. */
+  serviceAccountTokens?: ServiceAccountTokens | undefined;
 }
 
 /**
@@ -75,6 +79,11 @@ export function resourceRouter(options: ResourceRouterOptions) {
     const info: RequestInfo = parsed.group.endsWith('.k8s.io') ? { ...parsed, group: upstreamGroupAlias(parsed.group) } : parsed;
     const type = registry.lookup(info.group, info.version, info.resource);
     if (!type) throw pathNotFound();
+    // authn: serviceaccounts/<name>/token (TokenRequest). Move under src/apiserver/subresources/ at merge.
+    if (info.subresource === 'token' && type.group === '' && type.resource === 'serviceaccounts' && info.namespace !== undefined && info.name !== undefined) {
+      const { serviceAccountTokens, ...rest } = options;
+      return serveTokenRequest({ ...rest, type, info, request, reply }, serviceAccountTokens);
+    }
     // Subresources (status, scale, eviction, log, ...) are served by the subresources issue.
     if (info.subresource !== undefined) throw pathNotFound();
     if (type.namespaced && info.namespace === undefined && info.name !== undefined) throw pathNotFound();

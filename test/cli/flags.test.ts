@@ -347,6 +347,11 @@ describe('svc-apiserver flags', () => {
       bookmarkIntervalMs: 15_000,
       watchBufferEvents: 1000,
       verbosity: 0,
+      anonymousAuth: true,
+      serviceAccountKeyFiles: [],
+      serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'],
+      apiAudiences: [],
+      serviceAccountMaxTokenExpirationSeconds: 0,
     });
   });
 
