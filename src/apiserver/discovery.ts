@@ -1,4 +1,5 @@
 import type { ResourceRegistry, ResourceType } from '../api/index.js';
+import { subresourceEntries, virtualResources } from './subresources/index.js';
 
 /**
  * The legacy discovery documents kubectl and client-go read to map kinds to resources:
@@ -60,7 +61,7 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
     kind: 'APIResourceList',
     apiVersion: 'v1',
     groupVersion: group === '' ? version : `${group}/${version}`,
-    resources: types.map(resourceEntry),
+    resources: [...types.flatMap((type) => [resourceEntry(type), ...subresourceEntries(type)]), ...virtualResources(group, version, registry)],
   };
 }
 

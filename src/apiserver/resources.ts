@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, methodNotAllowed, StatusError, upstreamGroupAlias, type ResourceRegistry } from '../api/index.js';
+import { badRequest, methodNotAllowed, StatusError, upstreamGroupAlias, type ResourceRegistry, type ResourceType } from '../api/index.js';
 import type { Store } from '../storage/index.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import type { Handler, HandlerContext } from './handlers/context.js';
@@ -14,6 +14,7 @@ import type { ResourceCaches } from './resource-caches.js';
 import type { ObjectReader } from './objects.js';
 import { isRequestInfo, parseRequestPath, type RequestInfo } from './request-info.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
+import { subresourceHandler, virtualEndpoint } from './subresources/index.js';
 
 /** What `watch=` may say; anything else is a 400 rather than a silent list. */
 const WATCH_VALUES = new Set(['', '1', 'true', '0', 'false']);
@@ -72,23 +73,29 @@ export function resourceRouter(options: ResourceRouterOptions) {
       throw badRequest(`watch ${JSON.stringify(String(watchParam))} is not valid: it must be true, false, 1 or 0`);
     }
     const info: RequestInfo = parsed.group.endsWith('.k8s.io') ? { ...parsed, group: upstreamGroupAlias(parsed.group) } : parsed;
+    const run = (type: ResourceType, handler: Handler): unknown => {
+      const ctx: HandlerContext = { ...options, type, info, request, reply };
+      return handler(ctx).catch((error: unknown) => {
+        if (error instanceof StatusError) throw error;
+        return sendStatus(reply, toStatusError(error, { group: type.group, resource: type.resource, name: info.name }));
+      });
+    };
     const type = registry.lookup(info.group, info.version, info.resource);
-    if (!type) throw pathNotFound();
-    // Subresources (status, scale, eviction, log, ...) are served by the subresources issue.
-    if (info.subresource !== undefined) throw pathNotFound();
+    if (!type) {
+      // Resources that are operations on another type (the legacy `bindings`).
+      const virtual = virtualEndpoint(registry, info);
+      if (!virtual) throw pathNotFound();
+      return run(virtual.type, virtual.handler);
+    }
     if (type.namespaced && info.namespace === undefined && info.name !== undefined) throw pathNotFound();
     if (!type.namespaced && info.namespace !== undefined) throw pathNotFound();
+    if (info.subresource !== undefined) return run(type, subresourceHandler(type, info));
     if (type.namespaced && info.namespace === undefined && (info.verb === 'create' || info.verb === 'deletecollection')) {
       throw methodNotAllowed(info.verb, type.kind, 'it needs a namespace in the path');
     }
     if (info.verb === 'create' && info.name !== undefined) throw methodNotAllowed('create', type.kind, 'POST goes to the collection, not to an object');
     const handler = HANDLERS[info.verb];
     if (!type.verbs.includes(info.verb) || !handler) throw methodNotAllowed(info.verb, type.kind);
-
-    const ctx: HandlerContext = { ...options, type, info, request, reply };
-    return handler(ctx).catch((error: unknown) => {
-      if (error instanceof StatusError) throw error;
-      return sendStatus(reply, toStatusError(error, { group: type.group, resource: type.resource, name: info.name }));
-    });
+    return run(type, handler);
   };
 }
