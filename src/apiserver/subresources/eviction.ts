@@ -1,4 +1,4 @@
-import { badRequest, forbidden, notFound, StatusError } from '../../api/index.js';
+import { badRequest, forbidden, notFound, StatusError, type ResourceType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { decodeBody, isDryRun } from '../handlers/body.js';
 import { queryParam, sendObject, type HandlerContext } from '../handlers/context.js';
@@ -198,7 +198,7 @@ async function evictOnce(ctx: HandlerContext, podCtx: HandlerContext, name: stri
 }
 
 /** The budget's new status, written only if nobody wrote the budget since it was read (else the eviction starts over). */
-async function writeBudgetStatus(ctx: HandlerContext, budgetType: NonNullable<ReturnType<HandlerContext['registry']['lookup']>>, pdb: ApiObject, status: BudgetStatus): Promise<void> {
+async function writeBudgetStatus(ctx: HandlerContext, budgetType: ResourceType, pdb: ApiObject, status: BudgetStatus): Promise<void> {
   const next = managedFieldsAfterUpdate(budgetType, { ...pdb, status }, pdb, EVICTION_MANAGER);
   const key = objectKey(ctx.store, budgetType, pdb.metadata.namespace, pdb.metadata.name!);
   try {
