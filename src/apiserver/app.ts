@@ -91,8 +91,9 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   app.removeAllContentTypeParsers();
   // Bodies arrive as bytes; handlers decode them so that a malformed body is their 400, not Fastify's.
   app.addContentTypeParser(BODY_TYPES, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  app.addContentTypeParser('*', (req, _payload, done) =>
-    done(unsupportedMediaType(String(req.headers['content-type']), BODY_TYPES), undefined),
+  // A body without a Content-Type is JSON, as kube-apiserver reads it (client-go's scale client sends none).
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) =>
+    req.headers['content-type'] === undefined ? done(null, body) : done(unsupportedMediaType(String(req.headers['content-type']), BODY_TYPES), undefined),
   );
 
   app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatusError(error)));

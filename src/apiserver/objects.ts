@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { qualifiedResource, storageReadError, type ObjectMeta, type ResourceType, type StatusError } from '../api/index.js';
 import { isStorageError, type KeyValue, type Store } from '../storage/index.js';
+import { jsonEqual } from './writes/json-value.js';
 
 /** An API object as the server handles it: typed metadata, everything else as the client sent it. */
 export interface ApiObject {
@@ -73,7 +74,8 @@ export function prepareForCreate(object: ApiObject, now = new Date()): ApiObject
 export function prepareForUpdate(next: ApiObject, current: ApiObject): ApiObject {
   const { metadata: nextMeta, status: _nextStatus, ...nextRest } = next;
   const { metadata: curMeta, status: _curStatus, ...curRest } = current;
-  const specChanged = JSON.stringify(nextRest) !== JSON.stringify(curRest);
+  // Compared as values: the schema's output and the stored bytes order their keys differently.
+  const specChanged = !jsonEqual(nextRest, curRest);
   const generation = (curMeta.generation ?? 1) + (specChanged ? 1 : 0);
   const metadata: ObjectMeta = {
     ...nextMeta,

@@ -11,6 +11,7 @@ import {
 } from '../writes/field-validation.js';
 import { managedFieldsAfterCreate, type WriteManager } from '../writes/managed-fields.js';
 import { writeManagerOf } from '../writes/write-options.js';
+import { statusOnCreate } from '../subresources/write-scope.js';
 import { isDryRun, objectFromBody } from './body.js';
 import { queryParam, sendObject, type HandlerContext } from './context.js';
 
@@ -60,7 +61,7 @@ export async function createObject(
   let object = { ...body, metadata: named(body.metadata) };
   if (!options.prepared) object = validateForWrite(ctx, object, options.fields);
   if (type.namespaced) await checkNamespaceAcceptsContent(ctx.reader, registry, type, info.namespace!, object.metadata.name!);
-  object = prepareForCreate(object);
+  object = statusOnCreate(type, prepareForCreate(object));
   if (type === namespaceType(registry)) object = prepareNamespace(object);
   object = managedFieldsAfterCreate(ctx.type, object, manager);
   if (isDryRun(queryParam(ctx, 'dryRun'))) return sendObject(ctx, 201, object);
