@@ -8,6 +8,7 @@ import { deleteCollection, deleteObject } from './handlers/delete.js';
 import { patch } from './handlers/patch.js';
 import { getObject, listObjects } from './handlers/read.js';
 import { update } from './handlers/update.js';
+import { namespaceSubresource } from './handlers/namespace-subresources.js';
 import { watchObjects, type WatchSettings } from './handlers/watch.js';
 import type { ContinueTokens } from './continue-token.js';
 import type { ResourceCaches } from './resource-caches.js';
@@ -74,8 +75,13 @@ export function resourceRouter(options: ResourceRouterOptions) {
     const info: RequestInfo = parsed.group.endsWith('.k8s.io') ? { ...parsed, group: upstreamGroupAlias(parsed.group) } : parsed;
     const type = registry.lookup(info.group, info.version, info.resource);
     if (!type) throw pathNotFound();
-    // Subresources (status, scale, eviction, log, ...) are served by the subresources issue.
-    if (info.subresource !== undefined) throw pathNotFound();
+    // Subresources (status, scale, eviction, log, ...) are served by the subresources issue;
+    // a namespace's finalize and status are served here for the namespace controller.
+    if (info.subresource !== undefined) {
+      const sub = namespaceSubresource(registry, type, info);
+      if (!sub) throw pathNotFound();
+      return sub({ ...options, type, info, request, reply });
+    }
     if (type.namespaced && info.namespace === undefined && info.name !== undefined) throw pathNotFound();
     if (!type.namespaced && info.namespace !== undefined) throw pathNotFound();
     if (type.namespaced && info.namespace === undefined && (info.verb === 'create' || info.verb === 'deletecollection')) {
