@@ -4,3 +4,5 @@ export type { ControllerOptions, ControllerResult, OwnedSource } from './control
 export type { ControllerContext, ControlLoop } from './context.js';
 export { namespaceController } from './namespace/index.js';
 export type { NamespaceControllerOptions } from './namespace/index.js';
+export { garbageCollector } from './garbage-collector/index.js';
+export type { GarbageCollectorOptions } from './garbage-collector/index.js';
