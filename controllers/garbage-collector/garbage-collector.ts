@@ -16,7 +16,8 @@ export interface GarbageCollectorOptions {
   readonly rediscoveryPeriodMs?: number;
 }
 
-const NAME = 'garbage-collector';
+// Kubernetes' canonical controller name (`--controllers` also accepts its alias `garbagecollector`).
+const NAME = 'garbage-collector-controller';
 
 /** Types whose objects never own anything and come in floods (Kubernetes' collector ignores them too). */
 const IGNORED = new Set(['/events', 'events.k8s.io/events']);

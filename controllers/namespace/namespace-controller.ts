@@ -22,7 +22,8 @@ export interface NamespaceControllerOptions {
   readonly contentRecheckMs?: number;
 }
 
-const NAME = 'namespace';
+// Kubernetes' canonical controller name (`--controllers` also accepts its alias `namespace`).
+const NAME = 'namespace-controller';
 
 /**
  * The namespace controller: empties a Terminating namespace of every namespaced type the server
