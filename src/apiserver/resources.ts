@@ -8,6 +8,7 @@ import { deleteCollection, deleteObject } from './handlers/delete.js';
 import { patch } from './handlers/patch.js';
 import { getObject, listObjects } from './handlers/read.js';
 import { update } from './handlers/update.js';
+import { namespaceSubresource } from './handlers/namespace-subresources.js';
 import { watchObjects, type WatchSettings } from './handlers/watch.js';
 import { serveTokenRequest } from './authn/token-request-route.js';
 import type { ServiceAccountTokens } from './authn/index.js';
@@ -98,6 +99,12 @@ export function resourceRouter(options: ResourceRouterOptions) {
     if (info.subresource === 'token' && type.group === '' && type.resource === 'serviceaccounts' && info.namespace !== undefined && info.name !== undefined) {
       const { serviceAccountTokens, ...rest } = options;
       return serveTokenRequest({ ...rest, type, info, request, reply, rename }, serviceAccountTokens);
+    }
+    // A namespace's finalize also removes a Terminating namespace left without finalizers (the
+    // namespace controller's last step); the generic subresources do the rest.
+    if (info.subresource === 'finalize') {
+      const finalize = namespaceSubresource(registry, type, info);
+      if (finalize) return run(type, finalize);
     }
     if (type.namespaced && info.namespace === undefined && info.name !== undefined) throw pathNotFound();
     if (!type.namespaced && info.namespace !== undefined) throw pathNotFound();
