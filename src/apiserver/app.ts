@@ -2,6 +2,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry } from '../api/index.js';
 import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
+import { chainAuthorizers, isApiPath, nonResourceAttributesOf, RbacState, reconcileBootstrapPolicy, requireAllowed, type AuthorizationMode } from './authz/index.js';
+import { virtualResources } from './virtual/index.js';
 import { versionInfo } from './discovery.js';
 import { ensureSystemNamespaces } from './namespaces.js';
 import { ContinueTokens } from './continue-token.js';
@@ -46,6 +48,11 @@ export interface ApiServerOptions {
    * its admin token) so paged lists go on across them; default: random per process.
    */
   continueTokenKey?: Uint8Array | undefined;
+  /**
+   * `--authorization-mode`: the authorizers every request passes, in order (default RBAC, with
+   * the default roles and bindings reconciled at start). See docs/authorization.md.
+   */
+  authorization?: readonly AuthorizationMode[] | undefined;
 }
 
 declare module 'fastify' {
@@ -83,6 +90,10 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatusError(error)));
   app.setNotFoundHandler((_request, reply) => sendStatus(reply, pathNotFound()));
 
+  const modes = options.authorization ?? ['RBAC'];
+  const rbac = modes.includes('RBAC') ? new RbacState() : undefined;
+  const authorizer = chainAuthorizers(modes, rbac);
+
   app.decorateRequest('user', undefined);
   // A callback hook, not an async one: token authentication is synchronous, and on the hot path
   // an await per request is a measurable share of a GET.
@@ -92,6 +103,15 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     const accept = (user: UserInfo | undefined) => {
       if (!user) return done(unauthorized('Unauthorized'));
       request.user = user;
+      // Paths outside /api and /apis are non-resource requests (/version, /openapi/v3/...).
+      const path = query < 0 ? request.url : request.url.slice(0, query);
+      if (!isApiPath(path)) {
+        try {
+          requireAllowed(authorizer, nonResourceAttributesOf(user, request.method, path));
+        } catch (error) {
+          return done(error as Error);
+        }
+      }
       done();
     };
     let result: ReturnType<Authenticator>;
@@ -134,6 +154,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   // Watches never end by themselves: closing the server ends them, or it would wait for them.
   app.addHook('preClose', async () => {
     caches.stop();
+    rbac?.stop();
     for (const res of watch.open) res.end();
   });
   const route = resourceRouter({
@@ -144,11 +165,15 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     tokens: new ContinueTokens(options.continueTokenKey),
     watch,
     featureGates: options.featureGates ?? {},
+    authorizer,
+    virtual: virtualResources(registry, { authorizer, rbac, authenticate: options.authenticate }),
   });
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
   for (const url of ['/api', '/api/*', '/apis', '/apis/*']) app.route({ method: [...methods], url, handler: route });
 
   await ensureSystemNamespaces(options.store, registry);
+  if (rbac) await reconcileBootstrapPolicy(options.store, registry);
   await caches.start();
+  rbac?.follow(caches, registry);
   return app;
 }

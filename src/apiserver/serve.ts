@@ -5,6 +5,7 @@ import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import { openStore, type BackendName } from '../storage/index.js';
 import { buildApp } from './app.js';
+import type { AuthorizationMode } from './authz/index.js';
 import { ADMIN_USER, ensureAdminToken, readTokenFile, tokenAuthenticator } from './authn/index.js';
 import { ensurePki, loadServingCertificate, servingNames } from './pki.js';
 
@@ -28,6 +29,8 @@ export interface ApiServerConfig {
   readonly tls?: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly tokenAuthFile?: string | undefined;
   readonly featureGates?: Readonly<Record<string, boolean>> | undefined;
+  /** `--authorization-mode` (default RBAC). */
+  readonly authorization?: readonly AuthorizationMode[] | undefined;
   readonly maxRequestBodyBytes?: number | undefined;
   readonly minRequestTimeoutSeconds?: number | undefined;
   readonly watchHistoryWindowMs?: number | undefined;
@@ -94,6 +97,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       bookmarkIntervalMs: config.bookmarkIntervalMs,
       watchBufferEvents: config.watchBufferEvents,
       featureGates: config.featureGates,
+      authorization: config.authorization,
       logger: { level: logLevel(config.verbosity ?? 0), stream: config.logStream ?? process.stderr },
       https: { cert: serving.cert, key: serving.key },
       // Derived from persisted state, so continue tokens stay good across a restart.

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { ApiServerConfig } from '../apiserver/serve.js';
+import { AUTHORIZATION_MODES, parseAuthorizationModes } from '../apiserver/index.js';
 import { describeFeatureGates, resolveFeatureGates, unknownFeatureGate } from './feature-gates.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagValues } from './flag-spec.js';
@@ -56,6 +57,19 @@ export const apiServerFlags = defineFlags({
     valueName: 'path',
     meaning:
       'CSV file of bearer tokens, one per line: token,user,uid[,"group1,group2"]. The generated admin token (<data-dir>/admin-token) is accepted as well.',
+  }),
+  'authorization-mode': flag.stringSlice({
+    default: ['RBAC'],
+    valueName: 'modes',
+    meaning: `Authorizers every request passes, in order, comma-separated: ${AUTHORIZATION_MODES.join(', ')}. The first that allows decides; a request none allows is answered 403. With RBAC, members of system:masters may do anything, and the default roles and bindings are created and reconciled at every start.`,
+    validate: (modes) => {
+      try {
+        parseAuthorizationModes(modes.join(','));
+        return undefined;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
   }),
   'feature-gates': flag.map('bool', {
     meaning: `Feature gates to turn on or off, as Name=true|false pairs. Known gates and defaults: ${describeFeatureGates()}.`,
@@ -134,6 +148,7 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
       ? { tls: { certFile: flags.tlsCertFile, keyFile: flags.tlsPrivateKeyFile } }
       : {}),
     ...(flags.tokenAuthFile !== undefined ? { tokenAuthFile: flags.tokenAuthFile } : {}),
+    authorization: parseAuthorizationModes(flags.authorizationMode.join(',')),
     featureGates: resolveFeatureGates(flags.featureGates),
     maxRequestBodyBytes: flags.maxRequestBodyBytes,
     minRequestTimeoutSeconds: flags.minRequestTimeout,

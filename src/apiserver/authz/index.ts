@@ -8,7 +8,7 @@ export { AUTHORIZATION_MODES, chainAuthorizers, parseAuthorizationModes, PRIVILE
 export { RbacAuthorizer } from './rbac-authorizer.js';
 export { RbacState, serviceAccountUser, type BoundSubject } from './rbac-state.js';
 export { ruleAllows } from './rule-matching.js';
-export { nonResourceAttributesOf, requireAllowed, resourceAttributesOf, userOf } from './request-attributes.js';
+export { authorizeApiRequest, isApiPath, nonResourceAttributesOf, requireAllowed, resourceAttributesOf, userOf } from './request-attributes.js';
 export { reconcileBootstrapPolicy, type ReconcileResult } from './bootstrap.js';
 export {
   AUTOUPDATE_ANNOTATION,

@@ -20,13 +20,16 @@ const ALWAYS_DENY: Authorizer = { authorize: () => NO_OPINION };
  * before anything else is asked (as kube-apiserver does), so the cluster admin can never lock
  * itself out by editing a binding.
  */
-export function chainAuthorizers(modes: readonly AuthorizationMode[], rbac: () => RbacState): Authorizer {
+export function chainAuthorizers(modes: readonly AuthorizationMode[], rbac: RbacState | undefined): Authorizer {
   const chain: Authorizer[] = [];
   if (modes.includes('RBAC')) chain.push(privilegedGroup);
   for (const mode of modes) {
     if (mode === 'AlwaysAllow') chain.push(ALWAYS_ALLOW);
     else if (mode === 'AlwaysDeny') chain.push(ALWAYS_DENY);
-    else chain.push(new RbacAuthorizer(rbac()));
+    else {
+      if (!rbac) throw new Error('the RBAC authorization mode needs the RBAC state');
+      chain.push(new RbacAuthorizer(rbac));
+    }
   }
   if (chain.length === 1) return chain[0]!;
   return {

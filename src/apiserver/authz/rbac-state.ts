@@ -58,19 +58,20 @@ export class RbacState {
   readonly #subscriptions: Subscription[] = [];
   readonly #listeners = new Set<() => void>();
 
-  /** Follows the four types' caches (which must be started). */
-  static follow(caches: ResourceCaches, registry: ResourceRegistry): RbacState {
-    const state = new RbacState();
+  /**
+   * Follows the four types' caches, which must be started: the initial state arrives before this
+   * returns, every later change as the cache applies it.
+   */
+  follow(caches: ResourceCaches, registry: ResourceRegistry): void {
     const follow = (resource: string, apply: (e: CacheEvent<ServedObject>) => void) => {
       const type = registry.lookup(RBAC_GROUP, 'v1', resource);
       if (!type) return;
-      state.#subscriptions.push(caches.of(type).watch({ initialEvents: true }).subscribe((e) => (apply(e), state.#changed())));
+      this.#subscriptions.push(caches.of(type).watch({ initialEvents: true }).subscribe((e) => (apply(e), this.#changed())));
     };
-    follow('roles', (e) => state.#applyRole(e));
-    follow('clusterroles', (e) => state.#applyClusterRole(e));
-    follow('rolebindings', (e) => state.#applyBinding(e, 'RoleBinding'));
-    follow('clusterrolebindings', (e) => state.#applyBinding(e, 'ClusterRoleBinding'));
-    return state;
+    follow('roles', (e) => this.#applyRole(e));
+    follow('clusterroles', (e) => this.#applyClusterRole(e));
+    follow('rolebindings', (e) => this.#applyBinding(e, 'RoleBinding'));
+    follow('clusterrolebindings', (e) => this.#applyBinding(e, 'ClusterRoleBinding'));
   }
 
   stop(): void {

@@ -1,6 +1,6 @@
 import { unauthorized } from '../../api/index.js';
 import type { UserInfo } from '../authn/user.js';
-import type { RequestInfo } from '../request-info.js';
+import { isRequestInfo, type DiscoveryPath, type RequestInfo } from '../request-info.js';
 import { forbiddenError, type NonResourceAttributes, type ResourceAttributes } from './attributes.js';
 import type { Authorizer } from './decision.js';
 
@@ -53,3 +53,25 @@ export function userOf(request: { user?: UserInfo | undefined }): UserInfo {
   if (!request.user) throw unauthorized('Unauthorized');
   return request.user;
 }
+
+/**
+ * Authorizes a request under `/api` or `/apis` once its path is parsed: a resource request by its
+ * attributes, a discovery document as the non-resource path it is (`/apis/apps/v1`).
+ */
+export function authorizeApiRequest(
+  authorizer: Authorizer,
+  request: { user?: UserInfo | undefined; method: string; query: unknown },
+  parsed: RequestInfo | DiscoveryPath,
+  path: string,
+): void {
+  const user = userOf(request);
+  requireAllowed(
+    authorizer,
+    isRequestInfo(parsed)
+      ? resourceAttributesOf(user, parsed, request.query as Record<string, unknown>)
+      : nonResourceAttributesOf(user, request.method, path),
+  );
+}
+
+/** Paths the resource router authorizes itself (it knows which are resources). */
+export const isApiPath = (path: string) => path === '/api' || path === '/apis' || path.startsWith('/api/') || path.startsWith('/apis/');
