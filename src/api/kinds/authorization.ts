@@ -30,8 +30,9 @@ export const nonResourceAttributesSchema = z.looseObject({
   verb: z.string().optional(),
 });
 
+/** The answer. Optional on the way in: clients send an empty status (protobuf bodies always do). */
 export const subjectAccessReviewStatusSchema = z.looseObject({
-  allowed: z.boolean(),
+  allowed: z.boolean().optional(),
   denied: z.boolean().optional(),
   reason: z.string().optional(),
   evaluationError: z.string().optional(),
@@ -67,14 +68,14 @@ export const selfSubjectAccessReviewSchema = kindSchema({
 });
 
 export const resourceRuleSchema = z.looseObject({
-  verbs: z.array(z.string()),
+  verbs: z.array(z.string()).optional(),
   apiGroups: z.array(z.string()).optional(),
   resources: z.array(z.string()).optional(),
   resourceNames: z.array(z.string()).optional(),
 });
 
 export const nonResourceRuleSchema = z.looseObject({
-  verbs: z.array(z.string()),
+  verbs: z.array(z.string()).optional(),
   nonResourceURLs: z.array(z.string()).optional(),
 });
 
@@ -82,9 +83,9 @@ export const selfSubjectRulesReviewSchema = kindSchema({
   spec: z.looseObject({ namespace: z.string().optional() }),
   status: z
     .looseObject({
-      resourceRules: z.array(resourceRuleSchema),
-      nonResourceRules: z.array(nonResourceRuleSchema),
-      incomplete: z.boolean(),
+      resourceRules: z.array(resourceRuleSchema).optional(),
+      nonResourceRules: z.array(nonResourceRuleSchema).optional(),
+      incomplete: z.boolean().optional(),
       evaluationError: z.string().optional(),
     })
     .optional(),

@@ -2,7 +2,8 @@ import { badRequest, type ResourceType } from '../../api/index.js';
 import type { UserInfo } from '../authn/user.js';
 import { userOf } from '../authz/index.js';
 import { asTypedObject, decodeBody, isDryRun } from '../handlers/body.js';
-import { queryParam, sendObject, type Handler, type HandlerContext } from '../handlers/context.js';
+import { renderOptions, renderValue, viewOptions, type JsonObject } from '../../encoding/index.js';
+import { isPretty, queryParam, representationOf, type Handler, type HandlerContext } from '../handlers/context.js';
 import type { ApiObject } from '../objects.js';
 
 /** What a virtual type's function is handed: the checked body, and who asks, where. */
@@ -43,7 +44,11 @@ export function virtualHandler<T>(resource: VirtualResource<T>): Handler {
       throw badRequest(`${type.kind} in version ${JSON.stringify(type.version)} cannot be handled as a ${type.kind}: ${problems}`);
     }
     const answer = await resource.answer({ body: parsed.data as T, user: userOf(ctx.request), namespace: ctx.info.namespace });
-    return sendObject(ctx, 201, { ...answer, apiVersion: clientApiVersion(ctx), kind: type.kind });
+    const apiVersion = clientApiVersion(ctx);
+    const rep = representationOf(ctx, 'object', false);
+    const value = { ...answer, apiVersion, kind: type.kind } as JsonObject;
+    const options = renderOptions(rep, type, apiVersion, viewOptions(rep, type, true, 'Metadata'), isPretty(ctx));
+    return ctx.reply.code(201).type(rep.contentType).send(Buffer.from(renderValue(options, value)));
   };
 }
 
