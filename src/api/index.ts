@@ -155,7 +155,31 @@ export {
   taintSchema,
 } from './kinds/index.js';
 export {
+  localSubjectAccessReviewSchema,
+  nonResourceAttributesSchema,
+  resourceAttributesSchema,
+  selfSubjectAccessReviewSchema,
+  selfSubjectRulesReviewSchema,
+  subjectAccessReviewSchema,
+  subjectAccessReviewStatusSchema,
+  tokenReviewSchema,
+  userInfoSchema,
+  type LocalSubjectAccessReview,
+  type NonResourceAttributes,
+  type NonResourceRule,
+  type ResourceAttributes,
+  type ResourceRule,
+  type ReviewUserInfo,
+  type SelfSubjectAccessReview,
+  type SelfSubjectRulesReview,
+  type SubjectAccessReview,
+  type SubjectAccessReviewStatus,
+  type TokenReview,
+} from './kinds/index.js';
+export {
   APPS_GROUP,
+  AUTHENTICATION_GROUP,
+  AUTHORIZATION_GROUP,
   AUTOSCALING_GROUP,
   BATCH_GROUP,
   CERTIFICATES_GROUP,
@@ -183,6 +207,7 @@ export {
 } from './resource-type.js';
 export { ResourceRegistry, type ApiGroupVersions } from './registry.js';
 export { builtinRegistry, builtinTypes } from './builtin/index.js';
+export { reviewTypes } from './builtin/review-groups.js';
 export {
   DNS1123_LABEL_MAX,
   DNS1123_SUBDOMAIN_MAX,

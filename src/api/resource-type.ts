@@ -40,6 +40,11 @@ export interface ResourceType {
   /** Every field a `fieldSelector` may name for this type. */
   readonly fieldSelectors: Readonly<Record<string, FieldAccessor>>;
   readonly nameValidation: NameRule;
+  /**
+   * A virtual type (an operation, such as a SubjectAccessReview): created only, answered by a
+   * function, never stored, so it has no watch cache.
+   */
+  readonly virtual?: boolean;
 }
 
 /** The verbs of a Kubernetes object type that lacks none. */
@@ -60,6 +65,7 @@ export interface ResourceTypeInit {
   /** Beyond `metadata.name` and (namespaced) `metadata.namespace`, which every type gets. */
   readonly fieldSelectors?: Readonly<Record<string, FieldAccessor>>;
   readonly nameValidation?: NameRule;
+  readonly virtual?: boolean;
 }
 
 /** A ResourceType with Kubernetes' defaults: `<Kind>List`, lowercase singular, every verb. */

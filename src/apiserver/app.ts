@@ -3,6 +3,8 @@ import { builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegis
 import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
 import { cachedBoundObjects, type Authentication, type ServiceAccountTokens } from './authn/index.js';
+import { chainAuthorizers, isApiPath, nonResourceAttributesOf, RbacState, reconcileBootstrapPolicy, requireAllowed, type AuthorizationMode } from './authz/index.js';
+import { virtualResources } from './virtual/index.js';
 import { versionInfo } from './discovery.js';
 import { ensureSystemNamespaces } from './namespaces.js';
 import { ContinueTokens } from './continue-token.js';
@@ -54,6 +56,11 @@ export interface ApiServerOptions {
    * its admin token) so paged lists go on across them; default: random per process.
    */
   continueTokenKey?: Uint8Array | undefined;
+  /**
+   * `--authorization-mode`: the authorizers every request passes, in order (default RBAC, with
+   * the default roles and bindings reconciled at start). See docs/authorization.md.
+   */
+  authorization?: readonly AuthorizationMode[] | undefined;
 }
 
 declare module 'fastify' {
@@ -99,6 +106,10 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatusError(error)));
   app.setNotFoundHandler((_request, reply) => sendStatus(reply, pathNotFound()));
 
+  const modes = options.authorization ?? ['RBAC'];
+  const rbac = modes.includes('RBAC') ? new RbacState() : undefined;
+  const authorizer = chainAuthorizers(modes, rbac);
+
   app.decorateRequest('user', undefined);
   // A callback hook, not an async one: token authentication is synchronous, and on the hot path
   // an await per request is a measurable share of a GET.
@@ -108,6 +119,15 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     const accept = (user: UserInfo | undefined) => {
       if (!user) return done(unauthorized('Unauthorized'));
       request.user = user;
+      // Paths outside /api and /apis are non-resource requests (/version, /openapi/v3/...).
+      const path = query < 0 ? request.url : request.url.slice(0, query);
+      if (!isApiPath(path)) {
+        try {
+          requireAllowed(authorizer, nonResourceAttributesOf(user, request.method, path));
+        } catch (error) {
+          return done(error as Error);
+        }
+      }
       done();
     };
     let result: ReturnType<Authenticator>;
@@ -150,6 +170,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   // Watches never end by themselves: closing the server ends them, or it would wait for them.
   app.addHook('preClose', async () => {
     caches.stop();
+    rbac?.stop();
     for (const res of watch.open) res.end();
   });
   const reader = new ObjectReader(options.store);
@@ -163,11 +184,15 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     watch,
     featureGates: options.featureGates ?? {},
     serviceAccountTokens: options.serviceAccountTokens,
+    authorizer,
+    virtual: virtualResources(registry, { authorizer, rbac, authenticate: options.authenticate }),
   });
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
   for (const url of ['/api', '/api/*', '/apis', '/apis/*']) app.route({ method: [...methods], url, handler: route });
 
   await ensureSystemNamespaces(options.store, registry);
+  if (rbac) await reconcileBootstrapPolicy(options.store, registry);
   await caches.start();
+  rbac?.follow(caches, registry);
   return app;
 }

@@ -55,6 +55,7 @@ export class ResourceCaches {
     this.tooLargeWaitMs = options.tooLargeWaitMs ?? 3_000;
     this.inProcess = IN_PROCESS.has(options.store.backend);
     for (const type of options.registry.all()) {
+      if (type.virtual) continue; // never stored: nothing to cache
       const prefix = collectionPrefix(options.store, type);
       if (this.caches.has(prefix)) continue;
       const decode = servedObjectDecoder(type);

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, methodNotAllowed, StatusError, upstreamGroupAlias, type ResourceRegistry, type ResourceType } from '../api/index.js';
+import { authorizeApiRequest, type Authorizer } from './authz/index.js';
 import type { Store } from '../storage/index.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import type { Handler, HandlerContext } from './handlers/context.js';
@@ -44,6 +45,10 @@ export interface ResourceRouterOptions {
   featureGates: Readonly<Record<string, boolean>>;
   /** Mints TokenRequests (authn); absent: the token subresource answers 503. */
   serviceAccountTokens?: ServiceAccountTokens | undefined;
+  /** Decides every request after its path is parsed; absent: everything is allowed. */
+  authorizer?: Authorizer | undefined;
+  /** The create handlers of the virtual types (access and token reviews). */
+  virtual?: ReadonlyMap<ResourceType, Handler> | undefined;
 }
 
 /**
@@ -59,6 +64,7 @@ export function resourceRouter(options: ResourceRouterOptions) {
     const url = q < 0 ? request.url : request.url.slice(0, q);
     const parsed = parseRequestPath(request.method, url, request.query as Record<string, unknown>);
     if (!parsed) throw pathNotFound();
+    if (options.authorizer) authorizeApiRequest(options.authorizer, request, parsed, url);
     if (!isRequestInfo(parsed)) {
       if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method, 'discovery');
       const host = request.headers.host ?? 'localhost';
@@ -113,7 +119,7 @@ export function resourceRouter(options: ResourceRouterOptions) {
       throw methodNotAllowed(info.verb, type.kind, 'it needs a namespace in the path');
     }
     if (info.verb === 'create' && info.name !== undefined) throw methodNotAllowed('create', type.kind, 'POST goes to the collection, not to an object');
-    const handler = HANDLERS[info.verb];
+    const handler = type.virtual ? options.virtual?.get(type) : HANDLERS[info.verb];
     if (!type.verbs.includes(info.verb) || !handler) throw methodNotAllowed(info.verb, type.kind);
     return run(type, handler);
   };
