@@ -155,6 +155,7 @@ export {
   taintSchema,
 } from './kinds/index.js';
 export {
+  APIEXTENSIONS_GROUP,
   APPS_GROUP,
   AUTOSCALING_GROUP,
   BATCH_GROUP,
@@ -177,12 +178,24 @@ export {
   stringAt,
   type FieldAccessor,
   type NameRule,
+  type PrinterColumn,
   type ResourceType,
   type ResourceTypeInit,
   type ScalePaths,
+  type WriteStrategy,
 } from './resource-type.js';
-export { ResourceRegistry, type ApiGroupVersions } from './registry.js';
+export { ResourceRegistry, type ApiGroupVersions, type RegistryChange } from './registry.js';
 export { builtinRegistry, builtinTypes } from './builtin/index.js';
+export { customResourceDefinitionType } from './builtin/apiextensions.js';
+export {
+  customResourceDefinitionSchema,
+  type CustomResourceColumn,
+  type CustomResourceDefinition,
+  type CustomResourceDefinitionNames,
+  type CustomResourceDefinitionSpec,
+  type CustomResourceDefinitionStatus,
+  type CustomResourceDefinitionVersion,
+} from './kinds/apiextensions.js';
 export {
   DNS1123_LABEL_MAX,
   DNS1123_SUBDOMAIN_MAX,
@@ -230,5 +243,5 @@ export {
   parseFieldSelector,
   parseLabelSelector,
 } from './selectors/index.js';
-export { childSchema, itemSchema, schemaNode, unwrapSchema, type Schema, type SchemaNode } from './schema-walk.js';
+export { childSchema, itemSchema, markOpenStruct, schemaNode, unwrapSchema, type Schema, type SchemaNode } from './schema-walk.js';
 export { listTypeOf, type ListType } from './list-types.js';

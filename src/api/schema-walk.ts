@@ -44,6 +44,19 @@ export type SchemaNode =
   /** A scalar, a union of scalars, or anything svc does not model (`z.unknown()`). */
   | { readonly kind: 'leaf'; readonly schema: Schema | undefined; readonly open: boolean };
 
+/**
+ * Structs that declare fields and keep unknown ones all the same (a custom resource schema's
+ * `x-kubernetes-preserve-unknown-fields` beside `properties`): a loose object with fields is
+ * otherwise closed.
+ */
+const openStructs = new WeakSet<Schema>();
+
+/** Marks an object schema as keeping fields it does not declare; returns it. */
+export function markOpenStruct<T extends Schema>(schema: T): T {
+  openStructs.add(schema);
+  return schema;
+}
+
 const OPEN_LEAF: SchemaNode = { kind: 'leaf', schema: undefined, open: true };
 
 /**
@@ -59,7 +72,7 @@ export function schemaNode(schema: Schema | undefined): SchemaNode {
       const fields = def.shape ?? {};
       const typedCatchall = def.catchall !== undefined && defOf(def.catchall).type !== 'unknown';
       if (typedCatchall) return { kind: 'map', schema: inner, values: def.catchall };
-      return { kind: 'struct', schema: inner, fields, closed: Object.keys(fields).length > 0 };
+      return { kind: 'struct', schema: inner, fields, closed: Object.keys(fields).length > 0 && !openStructs.has(inner) };
     }
     case 'record':
       return { kind: 'map', schema: inner, values: def.valueType };

@@ -92,3 +92,13 @@ export {
 } from './rbac.js';
 export { certificateSigningRequestSchema, type CertificateSigningRequest } from './certificates.js';
 export { eventSchema, type Event } from './events.js';
+export {
+  customResourceDefinitionSchema,
+  jsonSchemaPropsSchema,
+  type CustomResourceColumn,
+  type CustomResourceDefinition,
+  type CustomResourceDefinitionNames,
+  type CustomResourceDefinitionSpec,
+  type CustomResourceDefinitionStatus,
+  type CustomResourceDefinitionVersion,
+} from './apiextensions.js';
