@@ -243,5 +243,5 @@ export {
   parseFieldSelector,
   parseLabelSelector,
 } from './selectors/index.js';
-export { childSchema, itemSchema, markOpenStruct, schemaNode, unwrapSchema, type Schema, type SchemaNode } from './schema-walk.js';
+export { childSchema, itemSchema, markStruct, schemaNode, unwrapSchema, type Schema, type SchemaNode } from './schema-walk.js';
 export { listTypeOf, type ListType } from './list-types.js';

@@ -45,15 +45,15 @@ export type SchemaNode =
   | { readonly kind: 'leaf'; readonly schema: Schema | undefined; readonly open: boolean };
 
 /**
- * Structs that declare fields and keep unknown ones all the same (a custom resource schema's
- * `x-kubernetes-preserve-unknown-fields` beside `properties`): a loose object with fields is
- * otherwise closed.
+ * Structs whose openness is said outright rather than read from their shape: a custom resource
+ * schema's object with `properties` and `x-kubernetes-preserve-unknown-fields` (open), or with
+ * neither properties nor that flag (closed: every field is unknown and pruned).
  */
-const openStructs = new WeakSet<Schema>();
+const structOpenness = new WeakMap<Schema, boolean>();
 
-/** Marks an object schema as keeping fields it does not declare; returns it. */
-export function markOpenStruct<T extends Schema>(schema: T): T {
-  openStructs.add(schema);
+/** Says whether an object schema keeps the fields it does not declare; returns it. */
+export function markStruct<T extends Schema>(schema: T, options: { readonly closed: boolean }): T {
+  structOpenness.set(schema, options.closed);
   return schema;
 }
 
@@ -72,7 +72,7 @@ export function schemaNode(schema: Schema | undefined): SchemaNode {
       const fields = def.shape ?? {};
       const typedCatchall = def.catchall !== undefined && defOf(def.catchall).type !== 'unknown';
       if (typedCatchall) return { kind: 'map', schema: inner, values: def.catchall };
-      return { kind: 'struct', schema: inner, fields, closed: Object.keys(fields).length > 0 && !openStructs.has(inner) };
+      return { kind: 'struct', schema: inner, fields, closed: structOpenness.get(inner) ?? Object.keys(fields).length > 0 };
     }
     case 'record':
       return { kind: 'map', schema: inner, values: def.valueType };
