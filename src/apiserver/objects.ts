@@ -34,14 +34,16 @@ export function objectKey(store: Pick<Store, 'prefix'>, type: ResourceType, name
  * Stored bytes carry no resourceVersion: the store's modRevision is the version, set on the
  * way out, so an object never disagrees with the revision that wrote it.
  */
-export function encodeForStorage(object: ApiObject): Uint8Array {
+export function encodeForStorage(object: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion'>): Uint8Array {
   const { resourceVersion: _dropped, ...metadata } = object.metadata;
-  const { kind, apiVersion, metadata: _meta, ...rest } = object;
+  const { kind, apiVersion: sent, metadata: _meta, ...rest } = object;
+  // A type served in several versions stores one of them (conversion None: only apiVersion differs).
+  const apiVersion = type?.storageVersion !== undefined ? apiVersionOf({ group: type.group, version: type.storageVersion }) : sent;
   // kind, apiVersion, metadata lead, always: `spliceResourceVersion` relies on where metadata starts.
   return encoder.encode(JSON.stringify({ kind, apiVersion, metadata, ...rest }));
 }
 
-export function decodeStored(kv: KeyValue): ApiObject {
+export function decodeStored(kv: KeyValue, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion'>): ApiObject {
   let object: ApiObject;
   try {
     object = JSON.parse(decoder.decode(kv.value)) as ApiObject;
@@ -49,6 +51,7 @@ export function decodeStored(kv: KeyValue): ApiObject {
     throw storageReadError(`the object stored at ${kv.key} cannot be decoded: ${String(error)}`);
   }
   object.metadata = { ...object.metadata, resourceVersion: String(kv.modRevision) };
+  if (type?.storageVersion !== undefined) object.apiVersion = apiVersionOf(type);
   return object;
 }
 
@@ -113,7 +116,7 @@ export class ObjectReader {
     }
     if (!kv) return undefined;
     try {
-      return decodeStored(kv);
+      return decodeStored(kv, type);
     } catch (error) {
       throw corruptObject(type, namespace, name, error);
     }
@@ -121,6 +124,6 @@ export class ObjectReader {
 
   async list(type: ResourceType, namespace: string | undefined): Promise<{ items: ApiObject[]; revision: number }> {
     const { items, revision } = await this.store.list(collectionPrefix(this.store, type, namespace));
-    return { items: items.map(decodeStored), revision };
+    return { items: items.map((kv) => decodeStored(kv, type)), revision };
   }
 }
