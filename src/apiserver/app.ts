@@ -9,6 +9,7 @@ import { DEFAULT_WATCH_SETTINGS, type WatchSettings } from './handlers/watch.js'
 import { CBOR_BODY_TYPES, JSON_BODY_TYPES, PROTOBUF_BODY_TYPES, YAML_BODY_TYPES } from './handlers/body.js';
 import { ObjectReader } from './objects.js';
 import { ResourceCaches } from './resource-caches.js';
+import { CustomResourceDefinitions, serveCustomResourceDefinitions } from './crd/index.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from './svc-version.js';
@@ -66,6 +67,7 @@ const bodyTypes = (cbor: boolean): string[] => [...JSON_BODY_TYPES, ...YAML_BODY
 /** Builds the API server without listening: the entry point calls `listen`, tests call `inject`. */
 export async function buildApp(options: ApiServerOptions): Promise<FastifyInstance> {
   const registry = options.registry ?? builtinRegistry();
+  serveCustomResourceDefinitions(registry);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
@@ -132,7 +134,9 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     open: new Set(),
   };
   // Watches never end by themselves: closing the server ends them, or it would wait for them.
+  const customResources = new CustomResourceDefinitions({ store: options.store, registry, caches });
   app.addHook('preClose', async () => {
+    customResources.stop();
     caches.stop();
     for (const res of watch.open) res.end();
   });
@@ -149,6 +153,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   for (const url of ['/api', '/api/*', '/apis', '/apis/*']) app.route({ method: [...methods], url, handler: route });
 
   await ensureSystemNamespaces(options.store, registry);
+  await customResources.start();
   await caches.start();
   return app;
 }
