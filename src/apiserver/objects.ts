@@ -76,7 +76,8 @@ export function prepareForCreate(object: ApiObject, now = new Date()): ApiObject
 export function prepareForUpdate(next: ApiObject, current: ApiObject): ApiObject {
   const { metadata: nextMeta, status: _nextStatus, ...nextRest } = next;
   const { metadata: curMeta, status: _curStatus, ...curRest } = current;
-  const specChanged = JSON.stringify(nextRest) !== JSON.stringify(curRest);
+  // Compared as values: a schema's output may order keys differently from the stored bytes.
+  const specChanged = !sameJson(nextRest, curRest);
   const generation = (curMeta.generation ?? 1) + (specChanged ? 1 : 0);
   const metadata: ObjectMeta = {
     ...nextMeta,
@@ -89,6 +90,18 @@ export function prepareForUpdate(next: ApiObject, current: ApiObject): ApiObject
   if (curMeta.deletionGracePeriodSeconds !== undefined) metadata.deletionGracePeriodSeconds = curMeta.deletionGracePeriodSeconds;
   else delete metadata.deletionGracePeriodSeconds;
   return { ...next, metadata };
+}
+
+/** Deep equality of two JSON values, whatever the order of their keys. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((item, i) => sameJson(item, (b as unknown[])[i]));
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((key) => Object.prototype.hasOwnProperty.call(b, key) && sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 }
 
 /** The 500 for an object storage holds but cannot decode, naming it and the way out. */

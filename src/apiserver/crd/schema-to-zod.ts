@@ -59,8 +59,11 @@ function build(node: JsonSchema, mode: Mode): Zod {
 function base(node: JsonSchema, mode: Mode): Zod {
   if (flag(node, 'x-kubernetes-int-or-string')) return z.union([z.int(), z.string()]);
   switch (stringOf(node, 'type')) {
-    case 'string':
-      return z.string();
+    case 'string': {
+      // As zod checks, so that the causes are Kubernetes' TooLong and TooMany.
+      const max = numberOf(node, 'maxLength');
+      return max === undefined ? z.string() : z.string().max(max);
+    }
     case 'integer':
       return z.int();
     case 'number':
@@ -69,7 +72,8 @@ function base(node: JsonSchema, mode: Mode): Zod {
       return z.boolean();
     case 'array': {
       const items = isSchemaObject(node['items']) ? build(node['items'], mode) : z.unknown();
-      return z.array(items);
+      const max = numberOf(node, 'maxItems');
+      return max === undefined ? z.array(items) : z.array(items).max(max);
     }
     case 'object':
       return objectBase(node, mode);
@@ -138,8 +142,6 @@ function checksOf(node: JsonSchema): Check[] {
   }
   const minLength = numberOf(node, 'minLength');
   if (minLength !== undefined) checks.push((v) => (typeof v === 'string' && [...v].length < minLength ? `should be at least ${minLength} chars long` : undefined));
-  const maxLength = numberOf(node, 'maxLength');
-  if (maxLength !== undefined) checks.push((v) => (typeof v === 'string' && [...v].length > maxLength ? `may not be longer than ${maxLength}` : undefined));
   const pattern = stringOf(node, 'pattern');
   if (pattern !== undefined) {
     const re = new RegExp(pattern, 'u');
@@ -149,8 +151,6 @@ function checksOf(node: JsonSchema): Check[] {
   if (format !== undefined) checks.push((v) => (matchesFormat(format, v) ? undefined : `must be of format ${format}`));
   const minItems = numberOf(node, 'minItems');
   if (minItems !== undefined) checks.push((v) => (Array.isArray(v) && v.length < minItems ? `should have at least ${minItems} items` : undefined));
-  const maxItems = numberOf(node, 'maxItems');
-  if (maxItems !== undefined) checks.push((v) => (Array.isArray(v) && v.length > maxItems ? `may not have more than ${maxItems} items` : undefined));
   if (flag(node, 'uniqueItems')) {
     checks.push((v) => {
       if (!Array.isArray(v)) return undefined;
