@@ -1,4 +1,16 @@
-import type { ResourceRegistry, ResourceType } from '../api/index.js';
+import { upstreamGroupName, type ResourceRegistry, type ResourceType } from '../api/index.js';
+
+type GroupDocument = NonNullable<ReturnType<typeof groupDocument>>;
+
+/** A group document under another name (its versions' groupVersions follow). */
+function renamed(doc: GroupDocument, from: string, to: string): GroupDocument {
+  const swap = (gv: string) => (gv.startsWith(`${from}/`) ? `${to}${gv.slice(from.length)}` : gv);
+  return {
+    name: to,
+    versions: doc.versions.map((v) => ({ ...v, groupVersion: swap(v.groupVersion) })),
+    preferredVersion: { ...doc.preferredVersion, groupVersion: swap(doc.preferredVersion.groupVersion) },
+  };
+}
 
 /**
  * The legacy discovery documents kubectl and client-go read to map kinds to resources:
@@ -32,7 +44,13 @@ export function apiGroupList(registry: ResourceRegistry) {
     groups: registry
       .groups()
       .filter((g) => g.name !== '')
-      .map((g) => groupDocument(registry, g.name)!),
+      .flatMap((g) => {
+        const doc = groupDocument(registry, g.name)!;
+        // The groups svc renames (`*.svc.io`) are listed by their upstream names too: kubectl maps
+        // the manifests it is given (apiextensions.k8s.io/v1 CRDs) to resources through this list.
+        const upstream = upstreamGroupName(g.name);
+        return upstream === g.name ? [doc] : [doc, renamed(doc, g.name, upstream)];
+      }),
   };
 }
 
@@ -53,13 +71,14 @@ function resourceEntry(type: ResourceType) {
   };
 }
 
-export function apiResourceList(registry: ResourceRegistry, group: string, version: string) {
+/** `asGroup`: the group name the client asked with (upstream `*.k8s.io`), which the answer keeps. */
+export function apiResourceList(registry: ResourceRegistry, group: string, version: string, asGroup = group) {
   const types = registry.resourcesOf(group, version);
   if (types.length === 0) return undefined;
   return {
     kind: 'APIResourceList',
     apiVersion: 'v1',
-    groupVersion: group === '' ? version : `${group}/${version}`,
+    groupVersion: group === '' ? version : `${asGroup}/${version}`,
     resources: types.map(resourceEntry),
   };
 }

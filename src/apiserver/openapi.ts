@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ResourceRegistry, ResourceType } from '../api/index.js';
+import { upstreamGroupName, type ResourceRegistry, type ResourceType } from '../api/index.js';
 
 /**
  * A minimal OpenAPI v3 description: the root index and, per group version, the paths with their
@@ -12,8 +12,8 @@ const gvPath = (group: string, version: string) => (group === '' ? `api/${versio
 
 const queryParameter = (name: string) => ({ name, in: 'query', schema: { type: 'string' }, uniqueItems: true });
 
-function operations(type: ResourceType, collection: boolean) {
-  const gvk = { group: type.group, version: type.version, kind: type.kind };
+function operations(type: ResourceType, collection: boolean, group = type.group) {
+  const gvk = { group, version: type.version, kind: type.kind };
   const op = (action: string, extra: object = {}) => ({
     operationId: `${action}${type.kind}`,
     'x-kubernetes-action': action,
@@ -45,8 +45,8 @@ export function openApiDocument(registry: ResourceRegistry, group: string, versi
   const base = `/${gvPath(group, version)}`;
   for (const type of types) {
     const scope = type.namespaced ? `${base}/namespaces/{namespace}/${type.resource}` : `${base}/${type.resource}`;
-    paths[scope] = operations(type, true);
-    paths[`${scope}/{name}`] = operations(type, false);
+    paths[scope] = operations(type, true, group);
+    paths[`${scope}/{name}`] = operations(type, false, group);
   }
   return { openapi: '3.0.0', info: { title: 'svc', version: `${group || 'core'}/${version}` }, paths };
 }
@@ -58,6 +58,9 @@ export function openApiRoot(registry: ResourceRegistry) {
       const doc = JSON.stringify(openApiDocument(registry, group.name, version));
       const hash = createHash('sha256').update(doc).digest('hex').slice(0, 32).toUpperCase();
       paths[gvPath(group.name, version)] = { serverRelativeURL: `/openapi/v3/${gvPath(group.name, version)}?hash=${hash}` };
+      // Real clients look their group up by its upstream name (apiextensions.k8s.io).
+      const upstream = upstreamGroupName(group.name);
+      if (upstream !== group.name) paths[gvPath(upstream, version)] = { serverRelativeURL: `/openapi/v3/${gvPath(upstream, version)}?hash=${hash}` };
     }
   }
   return { paths };

@@ -62,7 +62,7 @@ export function resourceRouter(options: ResourceRouterOptions) {
             ? apiGroupList(registry)
             : parsed.kind === 'group'
               ? apiGroup(registry, upstreamGroupAlias(parsed.group))
-              : apiResourceList(registry, upstreamGroupAlias(parsed.group), parsed.version);
+              : apiResourceList(registry, upstreamGroupAlias(parsed.group), parsed.version, parsed.group);
       if (!doc) throw pathNotFound();
       return reply.type('application/json').send(JSON.stringify(doc));
     }

@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(async () => server.close());
 
 type Crd = ReturnType<typeof widgetCrd>;
-const schemaOf = (crd: Crd) => crd.spec.versions[0]!.schema.openAPIV3Schema as Record<string, any>;
+const schemaOf = (crd: Crd) => crd.spec.versions[0]!.schema!.openAPIV3Schema as Record<string, any>;
 const deep = (levels: number): object => (levels === 0 ? { type: 'string' } : { type: 'object', properties: { a: deep(levels - 1) } });
 
 const cases: [string, (crd: Crd) => void, string][] = [
@@ -32,8 +32,8 @@ const cases: [string, (crd: Crd) => void, string][] = [
   ['a root that is not an object', (c) => (schemaOf(c)['type'] = 'string'), 'spec.versions[0].schema.openAPIV3Schema.type'],
   ['too deep', (c) => (schemaOf(c)['properties'].spec = deep(70)), 'spec.versions[0].schema.openAPIV3Schema'],
   ['metadata constraints', (c) => (schemaOf(c)['properties'].metadata = { type: 'object', properties: { labels: { type: 'object' } } }), 'spec.versions[0].schema.openAPIV3Schema.properties[metadata].properties[labels]'],
-  ['a printer column of an unknown type', (c) => (c.spec.versions[0]!.additionalPrinterColumns[0]!.type = 'float'), 'spec.versions[0].additionalPrinterColumns[0].type'],
-  ['a printer column with a bad path', (c) => (c.spec.versions[0]!.additionalPrinterColumns[0]!.jsonPath = 'spec..x'), 'spec.versions[0].additionalPrinterColumns[0].jsonPath'],
+  ['a printer column of an unknown type', (c) => (c.spec.versions[0]!.additionalPrinterColumns![0]!.type = 'float'), 'spec.versions[0].additionalPrinterColumns[0].type'],
+  ['a printer column with a bad path', (c) => (c.spec.versions[0]!.additionalPrinterColumns![0]!.jsonPath = 'spec..x'), 'spec.versions[0].additionalPrinterColumns[0].jsonPath'],
   ['a scale path outside spec', (c) => (c.spec.versions[0]!.subresources!.scale.specReplicasPath = '.status.replicas'), 'spec.versions[0].subresources.scale.specReplicasPath'],
   ['a missing schema', (c) => delete (c.spec.versions[1] as any).schema, 'spec.versions[1].schema.openAPIV3Schema'],
 ];
