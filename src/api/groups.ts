@@ -16,6 +16,7 @@ export const EVENTS_GROUP = 'events.svc.io';
 /** The virtual review types: access reviews, and token reviews. */
 export const AUTHORIZATION_GROUP = 'authorization.svc.io';
 export const AUTHENTICATION_GROUP = 'authentication.svc.io';
+export const APIEXTENSIONS_GROUP = 'apiextensions.svc.io';
 /** The group of the Table and PartialObjectMetadata views. */
 export const META_GROUP = 'meta.svc.io';
 

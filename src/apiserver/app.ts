@@ -12,6 +12,7 @@ import { DEFAULT_WATCH_SETTINGS, type WatchSettings } from './handlers/watch.js'
 import { CBOR_BODY_TYPES, JSON_BODY_TYPES, PROTOBUF_BODY_TYPES, YAML_BODY_TYPES } from './handlers/body.js';
 import { ObjectReader } from './objects.js';
 import { ResourceCaches } from './resource-caches.js';
+import { CustomResourceDefinitions, serveCustomResourceDefinitions } from './crd/index.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from './svc-version.js';
@@ -88,6 +89,7 @@ function httpsOptions({ key, cert, clientCa }: NonNullable<ApiServerOptions['htt
 /** Builds the API server without listening: the entry point calls `listen`, tests call `inject`. */
 export async function buildApp(options: ApiServerOptions): Promise<FastifyInstance> {
   const registry = options.registry ?? builtinRegistry();
+  serveCustomResourceDefinitions(registry);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
@@ -168,7 +170,9 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     open: new Set(),
   };
   // Watches never end by themselves: closing the server ends them, or it would wait for them.
+  const customResources = new CustomResourceDefinitions({ store: options.store, registry, caches });
   app.addHook('preClose', async () => {
+    customResources.stop();
     caches.stop();
     rbac?.stop();
     for (const res of watch.open) res.end();
@@ -192,6 +196,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
 
   await ensureSystemNamespaces(options.store, registry);
   if (rbac) await reconcileBootstrapPolicy(options.store, registry);
+  await customResources.start();
   await caches.start();
   rbac?.follow(caches, registry);
   return app;

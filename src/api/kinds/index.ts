@@ -111,3 +111,13 @@ export {
   type SubjectAccessReviewStatus,
 } from './authorization.js';
 export { tokenReviewSchema, userInfoSchema, type ReviewUserInfo, type TokenReview } from './authentication.js';
+export {
+  customResourceDefinitionSchema,
+  jsonSchemaPropsSchema,
+  type CustomResourceColumn,
+  type CustomResourceDefinition,
+  type CustomResourceDefinitionNames,
+  type CustomResourceDefinitionSpec,
+  type CustomResourceDefinitionStatus,
+  type CustomResourceDefinitionVersion,
+} from './apiextensions.js';
