@@ -1,10 +1,11 @@
 /**
  * Loads an image archive into containerd for its CRI plugin. The CRI has no import call, so this
  * goes around it: `ctr images import` (shipped with containerd) into the `k8s.io` namespace,
- * unpacked into the snapshotter the CRI plugin uses. ctr rather than containerd's own content and
- * images gRPC services: the import (blob ingest, index walk, platform match, unpack) is several
- * hundred lines of containerd logic that ctr already does correctly, and every containerd
- * install has it. The CRI plugin sees the new image through containerd's image events.
+ * unpacked into the snapshotter the CRI plugin uses; `--digests` also names the image by its
+ * manifest digest, which the CRI reports as its repo digest. ctr rather than containerd's own
+ * content and images gRPC services: the import (blob ingest, index walk, platform match, unpack)
+ * is several hundred lines of containerd logic that ctr already does correctly, and every
+ * containerd install has it. The CRI plugin sees the new image through containerd's events.
  */
 import { spawn } from 'node:child_process';
 import { StatusError } from '../../api/index.js';
@@ -24,7 +25,7 @@ export interface ImportImageOptions {
 
 export function importImageArchive(options: ImportImageOptions): Promise<void> {
   const address = options.address.replace(/^unix:\/\//, '');
-  const args = ['--address', address, '--namespace', options.namespace ?? 'k8s.io', 'images', 'import', '--snapshotter', options.snapshotter, options.archive];
+  const args = ['--address', address, '--namespace', options.namespace ?? 'k8s.io', 'images', 'import', '--digests', '--snapshotter', options.snapshotter, options.archive];
   return new Promise((resolve, reject) => {
     const child = spawn(options.ctr ?? 'ctr', args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
