@@ -5,10 +5,12 @@ export type * from './types.js';
 export { importImageArchive, type ImportImageOptions } from './image-import.js';
 export {
   BUSYBOX_IMAGE,
+  DEFAULT_BUSYBOX_BINARY,
   PAUSE_IMAGE,
   buildLocalImages,
   busyboxImage,
   defaultImageCacheDir,
+  isDynamicallyLinked,
   pauseImage,
   type LocalImageArchive,
   type LocalImages,

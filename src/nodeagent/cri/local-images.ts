@@ -77,6 +77,24 @@ export function pauseImage(binary: Uint8Array): ImageDefinition {
   };
 }
 
+/**
+ * Whether an ELF executable needs a dynamic loader (has a PT_INTERP program header). The images
+ * carry no libc, so a dynamically linked busybox would fail in them with a bare "no such file".
+ */
+export function isDynamicallyLinked(elf: Buffer): boolean {
+  if (elf.length < 64 || elf.readUInt32BE(0) !== 0x7f454c46) throw new Error('not an ELF executable');
+  const is64 = elf[4] === 2;
+  const little = elf[5] === 1;
+  const u16 = (o: number) => (little ? elf.readUInt16LE(o) : elf.readUInt16BE(o));
+  const u32 = (o: number) => (little ? elf.readUInt32LE(o) : elf.readUInt32BE(o));
+  const phoff = is64 ? Number(little ? elf.readBigUInt64LE(0x20) : elf.readBigUInt64BE(0x20)) : u32(0x1c);
+  const phentsize = u16(is64 ? 0x36 : 0x2a);
+  const phnum = u16(is64 ? 0x38 : 0x2c);
+  const PT_INTERP = 3;
+  for (let i = 0; i < phnum; i++) if (u32(phoff + i * phentsize) === PT_INTERP) return true;
+  return false;
+}
+
 export interface LocalImageArchive {
   readonly ref: string;
   /** Path of the OCI layout tar in the cache directory. */
@@ -119,6 +137,7 @@ function save(cacheDir: string, image: BuiltImage): LocalImageArchive {
 export function buildLocalImages(cacheDir: string, busybox: string = DEFAULT_BUSYBOX_BINARY): LocalImages {
   if (!existsSync(busybox)) throw new Error(`${busybox} is missing: install a static busybox (Debian: apt-get install busybox-static)`);
   const binary = readFileSync(busybox);
+  if (isDynamicallyLinked(binary)) throw new Error(`${busybox} is dynamically linked; the images need a static busybox (Debian: apt-get install busybox-static)`);
   mkdirSync(cacheDir, { recursive: true });
   return {
     busybox: save(cacheDir, buildOciArchive(busyboxImage(binary, applets(busybox)))),
