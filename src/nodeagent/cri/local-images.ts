@@ -25,9 +25,10 @@ const PATH_ENV = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/
 
 /**
  * PID 1 of a pod sandbox gets no default signal actions, so a bare `sleep` would ignore SIGTERM.
- * The shell traps TERM and INT and exits; `wait` keeps it interruptible and reaps zombies.
+ * The shell traps TERM and INT, ends its sleep and exits 0; `wait` keeps it interruptible and
+ * reaps zombies.
  */
-const PAUSE_SCRIPT = "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done";
+const PAUSE_SCRIPT = "trap 'kill $! 2>/dev/null; exit 0' TERM INT; while :; do sleep 3600 & wait $!; done";
 
 function applets(busybox: string): string[] {
   const listed = spawnSync(busybox, ['--list'], { encoding: 'utf8' });
