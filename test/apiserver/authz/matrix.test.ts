@@ -111,14 +111,14 @@ const rows: Row[] = [
     message: 'leases.coordination.k8s.io "x" is forbidden: User "erin" cannot get resource "leases" in API group "coordination.k8s.io" in the namespace "ns-a"',
   },
   { user: 'erin', method: 'GET', url: '/apis/apps/v1/deployments', status: 403, allowed: false, ask: { verb: 'list', group: 'apps', resource: 'deployments' } },
-  // Subresources are authorized apart from their parents (allowed ones are not served yet: 404).
-  { user: 'grace', method: 'GET', url: `${A}/pods/p1/status`, status: 404, allowed: true, ask: { verb: 'get', resource: 'pods', subresource: 'status', namespace: 'ns-a', name: 'p1' } },
+  // Subresources are authorized apart from their parents: an allowed status read is served (200).
+  { user: 'grace', method: 'GET', url: `${A}/pods/p1/status`, status: 200, allowed: true, ask: { verb: 'get', resource: 'pods', subresource: 'status', namespace: 'ns-a', name: 'p1' } },
   { user: 'grace', method: 'GET', url: `${A}/pods/p1`, status: 403, allowed: false, ask: { verb: 'get', resource: 'pods', namespace: 'ns-a', name: 'p1' } },
   {
     user: 'alice', method: 'GET', url: `${A}/pods/p1/status`, status: 403, allowed: false, ask: { verb: 'get', resource: 'pods', subresource: 'status', namespace: 'ns-a', name: 'p1' },
     message: 'pods "p1" is forbidden: User "alice" cannot get resource "pods/status" in API group "" in the namespace "ns-a"',
   },
-  { user: 'henry', method: 'GET', url: '/apis/apps/v1/namespaces/ns-a/deployments/web/status', status: 404, allowed: true, ask: { verb: 'get', group: 'apps', resource: 'deployments', subresource: 'status', namespace: 'ns-a', name: 'web' } },
+  { user: 'henry', method: 'GET', url: '/apis/apps/v1/namespaces/ns-a/deployments/web/status', status: 200, allowed: true, ask: { verb: 'get', group: 'apps', resource: 'deployments', subresource: 'status', namespace: 'ns-a', name: 'web' } },
   { user: 'henry', method: 'GET', url: '/apis/apps/v1/namespaces/ns-a/deployments/web', status: 403, allowed: false, ask: { verb: 'get', group: 'apps', resource: 'deployments', namespace: 'ns-a', name: 'web' } },
   // Cluster-scoped types are authorized at the cluster scope.
   { user: 'ivy', method: 'GET', url: '/api/v1/namespaces', status: 403, allowed: false, ask: { verb: 'list', resource: 'namespaces' } },
