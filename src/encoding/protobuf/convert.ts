@@ -5,7 +5,8 @@ import { isObject, type JsonObject } from '../json-value.js';
  * JSON objects ↔ protobuf messages, by walking the message's reflection. The value types whose
  * JSON differs from their message are converted here: Time and MicroTime (RFC 3339 strings),
  * Quantity and IntOrString (a string or a number), RawExtension and FieldsV1 (embedded JSON),
- * bytes (base64), and `...Inline` fields (Kubernetes' embedded structs, flat in JSON).
+ * StringList (a bare array of strings in JSON, a message on the wire so that it can be a map
+ * value), bytes (base64), and `...Inline` fields (Kubernetes' embedded structs, flat in JSON).
  */
 
 const INLINE = 'Inline';
@@ -88,6 +89,9 @@ function fieldValue(field: protobuf.Field, value: unknown, path: string): unknow
         return { raw: utf8.encode(JSON.stringify(value)) };
       case '.svc.meta.v1.FieldsV1':
         return { Raw: utf8.encode(JSON.stringify(value)) };
+      case '.svc.util.StringList':
+        if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw new ConversionError(`${path}: expected an array of strings`);
+        return { items: value };
     }
     if (!isObject(value)) throw new ConversionError(`${path}: expected an object`);
     return toMessage(message, value, path);
@@ -152,6 +156,8 @@ function jsonValue(field: protobuf.Field, value: unknown): unknown {
         return embeddedJson(m['raw']);
       case '.svc.meta.v1.FieldsV1':
         return embeddedJson(m['Raw']);
+      case '.svc.util.StringList':
+        return Array.isArray(m['items']) ? m['items'] : [];
     }
     return fromMessage(message, m);
   }
