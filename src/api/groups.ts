@@ -13,6 +13,7 @@ export const DISCOVERY_GROUP = 'discovery.svc.io';
 export const RBAC_GROUP = 'rbac.authorization.svc.io';
 export const CERTIFICATES_GROUP = 'certificates.svc.io';
 export const EVENTS_GROUP = 'events.svc.io';
+export const ADMISSIONREGISTRATION_GROUP = 'admissionregistration.svc.io';
 /** The group of the Table and PartialObjectMetadata views. */
 export const META_GROUP = 'meta.svc.io';
 

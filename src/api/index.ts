@@ -155,6 +155,17 @@ export {
   taintSchema,
 } from './kinds/index.js';
 export {
+  mutatingWebhookConfigurationSchema,
+  validatingWebhookConfigurationSchema,
+  type MutatingWebhook,
+  type MutatingWebhookConfiguration,
+  type RuleWithOperations,
+  type ValidatingWebhook,
+  type ValidatingWebhookConfiguration,
+  type WebhookClientConfig,
+} from './kinds/index.js';
+export {
+  ADMISSIONREGISTRATION_GROUP,
   APPS_GROUP,
   AUTOSCALING_GROUP,
   BATCH_GROUP,

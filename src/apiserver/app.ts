@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry } from '../api/index.js';
 import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
+import { Admission } from './admission/index.js';
 import { versionInfo } from './discovery.js';
 import { ensureSystemNamespaces } from './namespaces.js';
 import { ContinueTokens } from './continue-token.js';
@@ -46,6 +47,8 @@ export interface ApiServerOptions {
    * its admin token) so paged lists go on across them; default: random per process.
    */
   continueTokenKey?: Uint8Array | undefined;
+  /** `--enable-admission-plugins` / `--disable-admission-plugins` (default: every plugin on). */
+  admissionPlugins?: { enable?: readonly string[] | undefined; disable?: readonly string[] | undefined } | undefined;
 }
 
 declare module 'fastify' {
@@ -136,9 +139,13 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     caches.stop();
     for (const res of watch.open) res.end();
   });
+  const reader = new ObjectReader(options.store);
+  const admission = new Admission({ store: options.store, reader, registry, caches, ...options.admissionPlugins });
+  app.addHook('onClose', () => admission.stop());
   const route = resourceRouter({
     store: options.store,
-    reader: new ObjectReader(options.store),
+    reader,
+    admission,
     registry,
     caches,
     tokens: new ContinueTokens(options.continueTokenKey),
@@ -150,5 +157,6 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
 
   await ensureSystemNamespaces(options.store, registry);
   await caches.start();
+  await admission.start();
   return app;
 }

@@ -9,6 +9,7 @@ import { patch } from './handlers/patch.js';
 import { getObject, listObjects } from './handlers/read.js';
 import { update } from './handlers/update.js';
 import { watchObjects, type WatchSettings } from './handlers/watch.js';
+import type { Admission } from './admission/index.js';
 import type { ContinueTokens } from './continue-token.js';
 import type { ResourceCaches } from './resource-caches.js';
 import type { ObjectReader } from './objects.js';
@@ -36,6 +37,7 @@ export interface ResourceRouterOptions {
   caches: ResourceCaches;
   tokens: ContinueTokens;
   watch: WatchSettings;
+  admission: Admission;
   featureGates: Readonly<Record<string, boolean>>;
 }
 

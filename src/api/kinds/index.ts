@@ -92,3 +92,13 @@ export {
 } from './rbac.js';
 export { certificateSigningRequestSchema, type CertificateSigningRequest } from './certificates.js';
 export { eventSchema, type Event } from './events.js';
+export {
+  mutatingWebhookConfigurationSchema,
+  validatingWebhookConfigurationSchema,
+  type MutatingWebhook,
+  type MutatingWebhookConfiguration,
+  type RuleWithOperations,
+  type ValidatingWebhook,
+  type ValidatingWebhookConfiguration,
+  type WebhookClientConfig,
+} from './admissionregistration.js';
