@@ -34,6 +34,8 @@ export class WebhookClient {
     } catch (error) {
       throw new WebhookUnreachable(`Post "${target.url}": ${signal.aborted ? 'context deadline exceeded' : describe(error)}`);
     }
+    // The timeout's abort may reach a body already given up on: that is not an error of anyone's.
+    response.body.on('error', () => undefined);
     try {
       if (response.statusCode !== 200) {
         throw new WebhookUnreachable(`the server responded with status ${response.statusCode}`);
