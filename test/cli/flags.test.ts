@@ -347,6 +347,7 @@ describe('svc-apiserver flags', () => {
       bookmarkIntervalMs: 15_000,
       watchBufferEvents: 1000,
       verbosity: 0,
+      admissionPlugins: { enable: [], disable: [] },
     });
   });
 
