@@ -109,7 +109,11 @@ describe('quantities', () => {
 });
 
 describe('admission plugin flags', () => {
-  const config = (argv: string[]) => apiServerConfig(parseFlags(apiServerFlags, argv).values as never);
+  const config = (argv: string[]) => {
+    const parsed = parseFlags(apiServerFlags, argv);
+    if (parsed.help) throw new Error('unexpected help');
+    return apiServerConfig(parsed.values);
+  };
   it('turns every plugin on by default, in their fixed order', () => {
     expect(enabledPlugins()).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
     expect(enabledPlugins(['ResourceQuota'], ['LimitRanger', 'NamespaceLifecycle'])).toEqual(['ServiceAccount', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
