@@ -62,11 +62,6 @@ export class Admission {
     await this.#client.close();
   }
 
-  /** Settles once quota recounts scheduled so far are written (tests, orderly shutdown). */
-  async settled(): Promise<void> {
-    await this.#quotaSync?.idle();
-  }
-
   /**
    * Runs the chain; returns the object to store (the mutated one), or throws the first refusal.
    * `revalidate` re-runs the handler's checks on an object a plugin changed.

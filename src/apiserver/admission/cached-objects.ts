@@ -37,11 +37,6 @@ export class CachedObjects {
     return version && this.parse(version);
   }
 
-  /** The revision the type's cache has applied: configurations older than a write are never consulted for it. */
-  revision(type: ResourceType): number {
-    return this.caches.of(type).revision;
-  }
-
   private parse(version: Version): ApiObject {
     let object = this.#parsed.get(version);
     if (!object) {

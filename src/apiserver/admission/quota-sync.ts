@@ -68,13 +68,6 @@ export class QuotaUsageSync {
     for (const subscription of this.#subscriptions) subscription.unsubscribe();
   }
 
-  /** Settles when every recount scheduled so far has been written. */
-  async idle(): Promise<void> {
-    while (this.#scheduled || this.#running) await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-
-  #running = false;
-
   // Events arrive inside the cache's dispatch, where nothing may write: recounts run after it.
   private schedule(namespace: string, full: boolean): void {
     this.#pending.set(namespace, (this.#pending.get(namespace) ?? false) || full);
@@ -84,16 +77,12 @@ export class QuotaUsageSync {
   }
 
   private async drain(): Promise<void> {
-    this.#running = true;
     this.#scheduled = false;
-    try {
-      while (this.#pending.size > 0 && !this.#stopped) {
-        const [namespace, full] = this.#pending.entries().next().value as [string, boolean];
-        this.#pending.delete(namespace);
-        await this.recount(namespace, full).catch(() => undefined);
-      }
-    } finally {
-      this.#running = false;
+    while (this.#pending.size > 0 && !this.#stopped) {
+      const [namespace, full] = this.#pending.entries().next().value as [string, boolean];
+      this.#pending.delete(namespace);
+      // A recount that fails (the store is closing, say) is redone by the next event in that namespace.
+      await this.recount(namespace, full).catch(() => undefined);
     }
   }
 
