@@ -325,6 +325,24 @@ describe('matching', () => {
     expect(w.at('/svc')).toHaveLength(1);
     expect(SERVICE_DNS_NAME).toBe('hooks.webhooks.svc');
   });
+
+  it('falls back to the Service EndpointSlices, skipping endpoints that are not ready', async () => {
+    await s.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'sliced' } });
+    const reference = { service: { namespace: 'sliced', name: 'hooks', path: '/sliced', port: 443 }, caBundle: w.caBundle };
+    await configure('Validating', 'sliced', [{ ...hook('sliced.example.com', '/sliced'), clientConfig: reference }]);
+    const created = await s.call('POST', '/apis/discovery.svc.io/v1/namespaces/sliced/endpointslices', {
+      apiVersion: 'discovery.svc.io/v1', kind: 'EndpointSlice', metadata: { name: 'hooks-abc', labels: { 'kubernetes.io/service-name': 'hooks' } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: ['127.0.0.2'], conditions: { ready: false } }, { addresses: ['127.0.0.1'], conditions: { ready: true } }],
+      ports: [{ name: 'https', port: w.port }],
+    });
+    expect(created.status).toBe(201);
+    // The certificate names hooks.webhooks.svc, not hooks.sliced.svc: verification refuses it.
+    const refused = await s.call('POST', CM, configMap('via-slice'));
+    expect(refused.status).toBe(500);
+    expect(refused.body.message).toContain('failed to call webhook: Post "https://127.0.0.1:');
+    expect(w.at('/sliced')).toHaveLength(0);
+  });
 });
 
 describe('webhook configurations', () => {
