@@ -235,6 +235,39 @@ describe('mutating webhooks', () => {
   });
 });
 
+describe('every write path', () => {
+  const UPDATE_RULE = { ...CONFIGMAP_RULE, operations: ['UPDATE'] };
+
+  it('runs mutating webhooks on merge patches, JSON patches and applies, storing their change', async () => {
+    await s.call('POST', CM, configMap('patched'));
+    w.on('/stamp', (review) => patchReply(review, [{ op: 'add', path: '/data/stamped', value: review.request.options.kind }]));
+    await configure('Mutating', 'stamp', [hook('stamp.example.com', '/stamp', { rules: [UPDATE_RULE] })]);
+    const merge = await s.call('PATCH', `${CM}/patched`, { data: { k: 'merged' } }, { headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(merge.status).toBe(200);
+    expect(merge.body.data).toEqual({ k: 'merged', stamped: 'PatchOptions' });
+    const json = await s.call('PATCH', `${CM}/patched`, [{ op: 'replace', path: '/data/k', value: 'json' }], { headers: { 'content-type': 'application/json-patch+json' } });
+    expect(json.body.data).toEqual({ k: 'json', stamped: 'PatchOptions' });
+    const applied = await s.call('PATCH', `${CM}/patched?fieldManager=tests&force=true`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'patched' }, data: { k: 'applied' } }, {
+      headers: { 'content-type': 'application/apply-patch+yaml' },
+    });
+    expect(applied.status).toBe(200);
+    expect(applied.body.data).toMatchObject({ k: 'applied', stamped: 'PatchOptions' });
+    expect((await s.call('GET', `${CM}/patched`)).body.data).toMatchObject({ k: 'applied', stamped: 'PatchOptions' });
+    expect(w.at('/stamp').map((r) => r.request.operation)).toEqual(['UPDATE', 'UPDATE', 'UPDATE']);
+  });
+
+  it('refuses a deletecollection when a webhook denies one of its deletes', async () => {
+    await s.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'guarded' } });
+    await s.call('POST', '/api/v1/namespaces/guarded/configmaps', configMap('keep'));
+    w.on('/guard', (review) => ({ response: { uid: review.request.uid, allowed: false, status: { message: `${review.request.name} is guarded` } } }));
+    await configure('Validating', 'guard', [hook('guard.example.com', '/guard', { rules: [{ ...CONFIGMAP_RULE, operations: ['DELETE'] }] })]);
+    const res = await s.call('DELETE', '/api/v1/namespaces/guarded/configmaps');
+    expect(res.status).toBe(403);
+    expect(res.body.message).toBe('admission webhook "guard.example.com" denied the request: keep is guarded');
+    expect((await s.call('GET', '/api/v1/namespaces/guarded/configmaps/keep')).status).toBe(200);
+  });
+});
+
 describe('dry run', () => {
   it.each(['Some', 'Unknown'])('refuses a dry run that would call a webhook with sideEffects %s (400), without calling it', async (sideEffects) => {
     await configure('Validating', 'effects', [hook('effects.example.com', '/effects', { sideEffects })]);
