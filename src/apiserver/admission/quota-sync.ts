@@ -4,6 +4,7 @@ import { isStorageError } from '../../storage/index.js';
 import type { ResourceCaches } from '../resource-caches.js';
 import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
 import type { AdmissionEnv } from './plugin.js';
+import { quotaTracks } from './quota-scopes.js';
 import { totalUsage, usageOf, type Usage } from './quota-usage.js';
 import { hardOf, recordedUsage, withUsage } from './resource-quota.js';
 
@@ -110,7 +111,9 @@ export class QuotaUsageSync {
     const recorded = recordedUsage(quota);
     const names = Object.keys(hard).filter((name) => full || !recorded.has(name));
     const types = new Set(names.map((name) => typeCounted(this.env.registry, name)).filter((t): t is ResourceType => t !== undefined));
-    const observed: Usage = totalUsage([...types].flatMap((type) => this.env.objects.list(type, namespace).map((o) => usageOf(type, o))));
+    const observed: Usage = totalUsage(
+      [...types].flatMap((type) => this.env.objects.list(type, namespace).filter((o) => quotaTracks(quota, type, o)).map((o) => usageOf(type, o))),
+    );
     const used: Usage = new Map(recorded);
     for (const name of names) used.set(name, observed.get(name) ?? 0);
     const next = withUsage(quota, used);

@@ -4,6 +4,7 @@ import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
 import type { AdmissionAttributes } from './attributes.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
 import { formatQuantity, parseQuantity } from './quantity.js';
+import { quotaTracks } from './quota-scopes.js';
 import { COMPUTE_RESOURCES, missingCompute, totalUsage, usageOf, type Usage } from './quota-usage.js';
 
 /** Compare-and-swap attempts on one quota before the request gives up (each loses only to a concurrent charge). */
@@ -49,9 +50,9 @@ export function recordedUsage(quota: ApiObject): Usage {
 export function resourceQuota(env: AdmissionEnv): AdmissionPlugin {
   const quotaType = env.registry.lookup('', 'v1', 'resourcequotas')!;
 
-  /** What the namespace's objects of `type` use now, from the cache: the base of a quota that has never recorded a resource. */
-  const observed = (type: ResourceType, namespace: string): Usage =>
-    totalUsage(env.objects.list(type, namespace).map((object) => usageOf(type, object)));
+  /** What the namespace's objects of `type` that `quota` tracks use now, from the cache: the base of a quota that has never recorded a resource. */
+  const observed = (quota: ApiObject, type: ResourceType, namespace: string): Usage =>
+    totalUsage(env.objects.list(type, namespace).filter((o) => quotaTracks(quota, type, o)).map((object) => usageOf(type, object)));
 
   async function update(quota: ApiObject, used: Usage): Promise<boolean> {
     const key = objectKey(env.store, quotaType, quota.metadata.namespace, quota.metadata.name!);
@@ -85,6 +86,7 @@ export function resourceQuota(env: AdmissionEnv): AdmissionPlugin {
       const delta = usageOf(type, object);
       const isPod = type.group === '' && type.resource === 'pods';
       const relevant = quotas
+        .filter((q) => quotaTracks(q, type, object))
         .filter((q) => Object.keys(hardOf(q)).some((name) => delta.has(name) || (isPod && (COMPUTE_RESOURCES as readonly string[]).includes(name))))
         .map((q) => q.metadata.name!)
         .sort();
@@ -117,7 +119,7 @@ export function resourceQuota(env: AdmissionEnv): AdmissionPlugin {
           const used = recordedUsage(quota);
           const unrecorded = Object.keys(hard).filter((resource) => delta.has(resource) && !used.has(resource));
           if (unrecorded.length > 0) {
-            const now = observed(type, namespace);
+            const now = observed(quota, type, namespace);
             for (const resource of unrecorded) used.set(resource, now.get(resource) ?? 0);
           }
           const exceeded = Object.keys(hard).filter((resource) => delta.has(resource) && used.get(resource)! + delta.get(resource)! > parseQuantity(hard[resource])!);

@@ -254,6 +254,28 @@ describe('ResourceQuota', () => {
     expect((await statusOf('quota-race', 'race')).used).toEqual({ configmaps: '3' });
   });
 
+  it('counts only the pods in a scoped quota\'s scopes', async () => {
+    await namespace('quota-scoped');
+    await s.call('POST', '/api/v1/namespaces/quota-scoped/resourcequotas', { ...quota('best-effort', { pods: '1' }), spec: { hard: { pods: '1' }, scopes: ['BestEffort'] } });
+    await s.call('POST', '/api/v1/namespaces/quota-scoped/resourcequotas', {
+      ...quota('deadline', { pods: '1' }),
+      spec: { hard: { pods: '1' }, scopeSelector: { matchExpressions: [{ scopeName: 'Terminating', operator: 'Exists' }] } },
+    });
+    const PODS = '/api/v1/namespaces/quota-scoped/pods';
+    const sized = [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '100m' } } }];
+    expect((await s.call('POST', PODS, pod('free-1'))).status).toBe(201);
+    const second = await s.call('POST', PODS, pod('free-2'));
+    expect(second.status).toBe(403);
+    expect(second.body.message).toContain('exceeded quota: best-effort');
+    expect((await s.call('POST', PODS, pod('sized-1', {}, sized))).status).toBe(201);
+    expect((await s.call('POST', PODS, pod('sized-2', {}, sized))).status).toBe(201);
+    expect((await s.call('POST', PODS, pod('ends-1', { activeDeadlineSeconds: 60 }, sized))).status).toBe(201);
+    const ends = await s.call('POST', PODS, pod('ends-2', { activeDeadlineSeconds: 60 }, sized));
+    expect(ends.status).toBe(403);
+    expect(ends.body.message).toContain('exceeded quota: deadline');
+    expect((await s.call('POST', '/api/v1/namespaces/quota-scoped/configmaps', cm('untracked'))).status).toBe(201);
+  });
+
   it('fills in status.hard and status.used of a new quota from what the namespace holds', async () => {
     await namespace('quota-late');
     for (const name of ['x', 'y']) await s.call('POST', '/api/v1/namespaces/quota-late/configmaps', cm(name));
