@@ -70,9 +70,13 @@ export class Admission {
     return this.#chain.run(attrs, scope, revalidate);
   }
 
-  /** After a namespace is stored: its `default` ServiceAccount. */
+  /**
+   * After a namespace is stored: its `default` ServiceAccount. Never fails the request (the
+   * namespace exists either way); an account not made now is made at the next start, and until
+   * then pods there are refused with a clear 403.
+   */
   async created(type: ResourceType, object: ApiObject): Promise<void> {
     if (type !== namespaceType(this.options.registry)) return;
-    await ensureDefaultServiceAccount(this.options.store, this.options.registry, object.metadata.name!);
+    await ensureDefaultServiceAccount(this.options.store, this.options.registry, object.metadata.name!).catch(() => undefined);
   }
 }

@@ -1,5 +1,5 @@
 export { Admission, type AdmissionOptions } from './admission.js';
-export { admitWrite, type OptionsKind, type WriteAdmission } from './request.js';
+export { abandonAdmission, admitWrite, type OptionsKind, type WriteAdmission } from './request.js';
 export type { AdmissionAttributes, AdmissionOperation } from './attributes.js';
 export type { AdmissionPlugin, AdmissionEnv, AdmissionRequestScope } from './plugin.js';
 export { ADMISSION_PLUGINS, DEFAULT_ADMISSION_PLUGINS, enabledPlugins, isAdmissionPluginName, type AdmissionPluginName } from './plugins.js';

@@ -12,9 +12,11 @@ export interface AdmissionEnv {
   readonly objects: CachedObjects;
 }
 
-/** Per request: where a plugin's warnings go (the `Warning` response header). */
+/** Per request: where a plugin's warnings go (the `Warning` response header), and what undoes its side effects. */
 export interface AdmissionRequestScope {
   warn(texts: readonly string[]): void;
+  /** Registers what to undo when the write admission let through is not stored after all (a quota charge). */
+  onAbandon(undo: () => Promise<void>): void;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { queryParam, type HandlerContext } from '../handlers/context.js';
 import type { ApiObject } from '../objects.js';
+import type { FastifyRequest } from 'fastify';
 import { addWarnings } from '../writes/warnings.js';
 import type { AdmissionOperation } from './attributes.js';
 import { reviewOptions } from './review-options.js';
@@ -19,6 +20,18 @@ export interface WriteAdmission {
   readonly options?: Readonly<Record<string, unknown>>;
   /** Re-runs the handler's schema checks on an object a plugin changed. */
   readonly revalidate?: (object: ApiObject) => ApiObject;
+}
+
+const undos = new WeakMap<FastifyRequest, (() => Promise<void>)[]>();
+
+/**
+ * Undoes what admission did for a request whose write then failed (the name was taken): a quota
+ * charge is given back. Best effort: the quota recount corrects what this cannot.
+ */
+export async function abandonAdmission(ctx: HandlerContext): Promise<void> {
+  const list = undos.get(ctx.request);
+  undos.delete(ctx.request);
+  for (const undo of list ?? []) await undo().catch(() => undefined);
 }
 
 /**
@@ -47,7 +60,10 @@ export async function admitWrite(ctx: HandlerContext, write: WriteAdmission): Pr
       options,
       user: ctx.request.user,
     },
-    { warn: (texts) => addWarnings(ctx.reply, texts) },
+    {
+      warn: (texts) => addWarnings(ctx.reply, texts),
+      onAbandon: (undo) => undos.set(ctx.request, [...(undos.get(ctx.request) ?? []), undo]),
+    },
     write.revalidate,
   );
 }

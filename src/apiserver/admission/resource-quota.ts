@@ -78,7 +78,7 @@ export function resourceQuota(env: AdmissionEnv): AdmissionPlugin {
 
   return {
     name: 'ResourceQuota',
-    async validate(attrs: AdmissionAttributes) {
+    async validate(attrs: AdmissionAttributes, scope) {
       const { type, namespace, object } = attrs;
       if (attrs.operation !== 'CREATE' || attrs.subresource !== '' || !type.namespaced || !object || namespace === '') return;
       const quotas = env.objects.list(quotaType, namespace);
@@ -136,6 +136,7 @@ export function resourceQuota(env: AdmissionEnv): AdmissionPlugin {
           for (const [resource, milli] of delta) if (resource in hard) used.set(resource, (used.get(resource) ?? 0) + milli);
           if (await update(quota, used)) {
             charged.push(name);
+            scope.onAbandon(() => refund(namespace, name, delta));
             break;
           }
           if (attempt >= CHARGE_ATTEMPTS) {

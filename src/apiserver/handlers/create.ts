@@ -1,6 +1,6 @@
 import { alreadyExists, generateName, invalid, validateObject, validateObjectMeta, type ObjectMeta } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { admitWrite } from '../admission/index.js';
+import { abandonAdmission, admitWrite } from '../admission/index.js';
 import { namespaceType, prepareNamespace } from '../namespaces.js';
 import { encodeForStorage, objectKey, prepareForCreate, type ApiObject } from '../objects.js';
 import {
@@ -76,8 +76,12 @@ export async function createObject(
       await ctx.admission.created(type, object);
       return sendObject(ctx, 201, { ...object, metadata: { ...object.metadata, resourceVersion: String(kv.modRevision) } });
     } catch (error) {
-      if (!isStorageError(error, 'AlreadyExists')) throw error;
-      if (!generated || attempt >= GENERATE_NAME_ATTEMPTS) throw alreadyExists({ group: type.group, resource: type.resource }, object.metadata.name!);
+      const taken = isStorageError(error, 'AlreadyExists');
+      if (!taken || !generated || attempt >= GENERATE_NAME_ATTEMPTS) {
+        // Not stored: what admission charged for it (quota) is given back.
+        await abandonAdmission(ctx);
+        throw taken ? alreadyExists({ group: type.group, resource: type.resource }, object.metadata.name!) : error;
+      }
       object = { ...object, metadata: named(object.metadata) };
     }
   }

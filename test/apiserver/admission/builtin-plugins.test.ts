@@ -194,6 +194,16 @@ describe('ResourceQuota', () => {
     expect(second.body.message).toContain('exceeded quota: objects, requested: count/secrets=1, used: count/secrets=1, limited: count/secrets=1');
   });
 
+  it('gives the charge back when the create then fails (the name is taken)', async () => {
+    await namespace('quota-taken');
+    await s.call('POST', '/api/v1/namespaces/quota-taken/resourcequotas', quota('q', { configmaps: '2' }));
+    const CMS = '/api/v1/namespaces/quota-taken/configmaps';
+    expect((await s.call('POST', CMS, cm('same'))).status).toBe(201);
+    expect((await s.call('POST', CMS, cm('same'))).status).toBe(409);
+    expect((await statusOf('quota-taken', 'q')).used).toEqual({ configmaps: '1' });
+    expect((await s.call('POST', CMS, cm('other'))).status).toBe(201);
+  });
+
   it('gives usage back when objects are deleted', async () => {
     await namespace('quota-release');
     await s.call('POST', '/api/v1/namespaces/quota-release/resourcequotas', quota('one', { configmaps: '1' }));
