@@ -8,7 +8,7 @@ import { CachedObjects } from './cached-objects.js';
 import { AdmissionChain } from './chain.js';
 import { ensureDefaultServiceAccount, ensureDefaultServiceAccounts } from './default-service-account.js';
 import type { AdmissionEnv, AdmissionRequestScope } from './plugin.js';
-import { createPlugin, enabledPlugins } from './plugins.js';
+import { ADMISSION_PLUGINS, createPlugin, enabledPlugins, isAdmissionPluginName } from './plugins.js';
 import { QuotaUsageSync } from './quota-sync.js';
 import { WebhookClient } from './webhook/call.js';
 
@@ -41,6 +41,8 @@ export class Admission {
       registry: options.registry,
       objects: new CachedObjects(options.caches, options.store),
     };
+    const unknown = [...(options.enable ?? []), ...(options.disable ?? [])].find((name) => !isAdmissionPluginName(name));
+    if (unknown !== undefined) throw new Error(`unknown admission plugin ${JSON.stringify(unknown)}; known plugins: ${ADMISSION_PLUGINS.join(', ')}`);
     const names = enabledPlugins(options.enable, options.disable);
     this.#chain = new AdmissionChain(names.map((name) => createPlugin(name, this.#env, this.#client)));
     if (names.includes('ResourceQuota')) this.#quotaSync = new QuotaUsageSync(this.#env, options.caches);

@@ -73,12 +73,15 @@ export function serviceAccountPlugin(env: AdmissionEnv): AdmissionPlugin {
       }
       const next: PodSpec = { ...spec, serviceAccountName: accountName };
       const automount = spec.automountServiceAccountToken ?? (account['automountServiceAccountToken'] as boolean | undefined) ?? true;
-      if (automount && !mounted(spec.containers) && !mounted(spec.initContainers)) {
+      const mount = automount && !mounted(spec.containers) && !mounted(spec.initContainers);
+      // Unchanged, the pod is handed on as it came: the chain then need not validate it again.
+      if (!mount && spec.serviceAccountName === accountName) return pod;
+      if (mount) {
         const taken = new Set((spec.volumes ?? []).map((v) => v.name));
         let volume = API_ACCESS_VOLUME_PREFIX + suffix();
         while (taken.has(volume)) volume = API_ACCESS_VOLUME_PREFIX + suffix();
-        const mount = { name: volume, readOnly: true, mountPath: SERVICE_ACCOUNT_MOUNT_PATH };
-        const withMount = (c: Container): Container => ({ ...c, volumeMounts: [...(c.volumeMounts ?? []), mount] });
+        const volumeMount = { name: volume, readOnly: true, mountPath: SERVICE_ACCOUNT_MOUNT_PATH };
+        const withMount = (c: Container): Container => ({ ...c, volumeMounts: [...(c.volumeMounts ?? []), volumeMount] });
         next.volumes = [...(spec.volumes ?? []), apiAccessVolume(volume)];
         next.containers = (spec.containers ?? []).map(withMount);
         if (spec.initContainers) next.initContainers = spec.initContainers.map(withMount);
