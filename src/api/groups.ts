@@ -17,6 +17,7 @@ export const EVENTS_GROUP = 'events.svc.io';
 export const AUTHORIZATION_GROUP = 'authorization.svc.io';
 export const AUTHENTICATION_GROUP = 'authentication.svc.io';
 export const APIEXTENSIONS_GROUP = 'apiextensions.svc.io';
+export const ADMISSIONREGISTRATION_GROUP = 'admissionregistration.svc.io';
 /** The group of the Table and PartialObjectMetadata views. */
 export const META_GROUP = 'meta.svc.io';
 

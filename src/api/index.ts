@@ -175,8 +175,17 @@ export {
   type SubjectAccessReview,
   type SubjectAccessReviewStatus,
   type TokenReview,
+  mutatingWebhookConfigurationSchema,
+  validatingWebhookConfigurationSchema,
+  type MutatingWebhook,
+  type MutatingWebhookConfiguration,
+  type RuleWithOperations,
+  type ValidatingWebhook,
+  type ValidatingWebhookConfiguration,
+  type WebhookClientConfig,
 } from './kinds/index.js';
 export {
+  ADMISSIONREGISTRATION_GROUP,
   APIEXTENSIONS_GROUP,
   APPS_GROUP,
   AUTHENTICATION_GROUP,

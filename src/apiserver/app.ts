@@ -5,6 +5,7 @@ import type { Authenticator, UserInfo } from './authn/user.js';
 import { cachedBoundObjects, type Authentication, type ServiceAccountTokens } from './authn/index.js';
 import { chainAuthorizers, isApiPath, nonResourceAttributesOf, RbacState, reconcileBootstrapPolicy, requireAllowed, type AuthorizationMode } from './authz/index.js';
 import { virtualResources } from './virtual/index.js';
+import { Admission } from './admission/index.js';
 import { versionInfo } from './discovery.js';
 import { ensureSystemNamespaces } from './namespaces.js';
 import { ContinueTokens } from './continue-token.js';
@@ -62,6 +63,8 @@ export interface ApiServerOptions {
    * the default roles and bindings reconciled at start). See docs/authorization.md.
    */
   authorization?: readonly AuthorizationMode[] | undefined;
+  /** `--enable-admission-plugins` / `--disable-admission-plugins` (default: every plugin on). */
+  admissionPlugins?: { enable?: readonly string[] | undefined; disable?: readonly string[] | undefined } | undefined;
 }
 
 declare module 'fastify' {
@@ -179,9 +182,12 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   });
   const reader = new ObjectReader(options.store);
   options.serviceAccountTokens?.bind(cachedBoundObjects(caches, registry, reader));
+  const admission = new Admission({ store: options.store, reader, registry, caches, ...options.admissionPlugins });
+  app.addHook('onClose', () => admission.stop());
   const route = resourceRouter({
     store: options.store,
     reader,
+    admission,
     registry,
     caches,
     tokens: new ContinueTokens(options.continueTokenKey),
@@ -199,5 +205,6 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   await customResources.start();
   await caches.start();
   rbac?.follow(caches, registry);
+  await admission.start();
   return app;
 }

@@ -1,6 +1,6 @@
-import { forbidden, notFound, type ResourceRegistry, type ResourceType } from '../api/index.js';
+import type { ResourceRegistry, ResourceType } from '../api/index.js';
 import { isStorageError, type Store } from '../storage/index.js';
-import { apiVersionOf, encodeForStorage, objectKey, prepareForCreate, type ApiObject, type ObjectReader } from './objects.js';
+import { apiVersionOf, encodeForStorage, objectKey, prepareForCreate, type ApiObject } from './objects.js';
 
 /** Namespaces that exist from the first start. */
 export const SYSTEM_NAMESPACES = ['default', 'svc-system', 'svc-public', 'svc-node-lease'] as const;
@@ -27,28 +27,6 @@ export function markNamespaceTerminating(ns: ApiObject, now = new Date()): ApiOb
     metadata: { ...ns.metadata, deletionTimestamp: ns.metadata.deletionTimestamp ?? now.toISOString().replace(/\.\d{3}Z$/, 'Z') },
     status: { ...((ns['status'] as object | undefined) ?? {}), phase: 'Terminating' },
   };
-}
-
-/**
- * New content needs a live namespace: a missing one is 404, a terminating one 403, as kube's
- * NamespaceLifecycle admission answers.
- */
-export async function checkNamespaceAcceptsContent(
-  reader: ObjectReader,
-  registry: ResourceRegistry,
-  type: ResourceType,
-  namespace: string,
-  name: string,
-): Promise<void> {
-  const ns = await reader.get(namespaceType(registry), undefined, namespace);
-  if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
-  if (isTerminating(ns)) {
-    throw forbidden(
-      { group: type.group, resource: type.resource },
-      name,
-      `unable to create new content in namespace ${namespace} because it is being terminated`,
-    );
-  }
 }
 
 /** Creates the system namespaces that are missing. */

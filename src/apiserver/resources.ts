@@ -13,6 +13,7 @@ import { namespaceSubresource } from './handlers/namespace-subresources.js';
 import { watchObjects, type WatchSettings } from './handlers/watch.js';
 import { serveTokenRequest } from './authn/token-request-route.js';
 import type { ServiceAccountTokens } from './authn/index.js';
+import type { Admission } from './admission/index.js';
 import type { ContinueTokens } from './continue-token.js';
 import type { ResourceCaches } from './resource-caches.js';
 import type { ObjectReader } from './objects.js';
@@ -42,6 +43,7 @@ export interface ResourceRouterOptions {
   caches: ResourceCaches;
   tokens: ContinueTokens;
   watch: WatchSettings;
+  admission: Admission;
   featureGates: Readonly<Record<string, boolean>>;
   /** Mints TokenRequests (authn); absent: the token subresource answers 503. */
   serviceAccountTokens?: ServiceAccountTokens | undefined;

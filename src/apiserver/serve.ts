@@ -62,6 +62,8 @@ export interface ApiServerConfig {
   readonly watchHistoryWindowMs?: number | undefined;
   readonly bookmarkIntervalMs?: number | undefined;
   readonly watchBufferEvents?: number | undefined;
+  /** Admission plugins turned on and off beyond the defaults. */
+  readonly admissionPlugins?: { readonly enable?: readonly string[]; readonly disable?: readonly string[] } | undefined;
   /** `-v`: 0 warnings and errors, 2 requests, 4 debug, 6 trace. */
   readonly verbosity?: number | undefined;
   /** Where logs go (default stderr, so stdout carries only what the command prints). */
@@ -150,6 +152,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       watchBufferEvents: config.watchBufferEvents,
       featureGates: config.featureGates,
       authorization: config.authorization,
+      admissionPlugins: config.admissionPlugins,
       logger: { level: logLevel(config.verbosity ?? 0), stream: config.logStream ?? process.stderr },
       https: { cert: serving.cert, key: serving.key, clientCa },
       // Derived from persisted state, so continue tokens stay good across a restart.

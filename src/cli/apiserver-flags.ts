@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { ADMISSION_PLUGINS, isAdmissionPluginName } from '../apiserver/admission/index.js';
 import type { ApiServerConfig } from '../apiserver/serve.js';
 import { AUTHORIZATION_MODES, parseAuthorizationModes } from '../apiserver/index.js';
 import { describeFeatureGates, resolveFeatureGates, unknownFeatureGate } from './feature-gates.js';
@@ -145,6 +146,16 @@ export const apiServerFlags = defineFlags({
     meaning: 'Events a watch may have waiting for a slow client. One more and the server ends that watch; the client resumes from its last resourceVersion.',
     validate: (n) => (n > 0 ? undefined : 'must be positive'),
   }),
+  'enable-admission-plugins': flag.stringSlice({
+    valueName: 'names',
+    meaning: `Admission plugins to run besides the default ones, comma-separated. Every plugin svc has is on by default and they always run in this order: ${ADMISSION_PLUGINS.join(', ')}.`,
+    validate: unknownAdmissionPlugin,
+  }),
+  'disable-admission-plugins': flag.stringSlice({
+    valueName: 'names',
+    meaning: `Admission plugins to turn off, comma-separated, from: ${ADMISSION_PLUGINS.join(', ')}.`,
+    validate: unknownAdmissionPlugin,
+  }),
   v: flag.int({
     short: 'v',
     default: 0,
@@ -155,6 +166,11 @@ export const apiServerFlags = defineFlags({
 });
 
 export type ApiServerFlags = FlagValues<typeof apiServerFlags>;
+
+function unknownAdmissionPlugin(names: readonly string[]): string | undefined {
+  const unknown = names.find((name) => !isAdmissionPluginName(name));
+  return unknown === undefined ? undefined : `unknown admission plugin ${JSON.stringify(unknown)}; known plugins: ${ADMISSION_PLUGINS.join(', ')}`;
+}
 
 export const apiServerDoc: CommandDoc = {
   name: 'svc-apiserver',
@@ -175,6 +191,10 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
   if ((flags.tlsCertFile === undefined) !== (flags.tlsPrivateKeyFile === undefined)) {
     const missing = flags.tlsCertFile === undefined ? '--tls-cert-file' : '--tls-private-key-file';
     throw new FlagError(`${missing} is required when the other of --tls-cert-file/--tls-private-key-file is given`, missing);
+  }
+  const both = flags.enableAdmissionPlugins.find((name) => flags.disableAdmissionPlugins.includes(name));
+  if (both !== undefined) {
+    throw new FlagError(`${both} is both enabled and disabled: name it in only one of --enable-admission-plugins and --disable-admission-plugins`, '--disable-admission-plugins');
   }
   return {
     dataDir: flags.dataDir,
@@ -203,5 +223,6 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     bookmarkIntervalMs: flags.watchBookmarkInterval,
     watchBufferEvents: flags.watchBufferEvents,
     verbosity: flags.v,
+    admissionPlugins: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins },
   };
 }

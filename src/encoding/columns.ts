@@ -224,6 +224,8 @@ const TABLES: Readonly<Record<string, TableConvertor>> = {
   }),
   'rbac.authorization.svc.io/ClusterRoleBinding': table([col('Role', 'string'), AGE], (o, now) => [`${str(o, 'roleRef.kind') ?? ''}/${str(o, 'roleRef.name') ?? ''}`, age(o, now)]),
   'rbac.authorization.svc.io/RoleBinding': table([col('Role', 'string'), AGE], (o, now) => [`${str(o, 'roleRef.kind') ?? ''}/${str(o, 'roleRef.name') ?? ''}`, age(o, now)]),
+  'admissionregistration.svc.io/MutatingWebhookConfiguration': table([col('Webhooks', 'integer'), AGE], (o, now) => [arr(o, 'webhooks').length, age(o, now)]),
+  'admissionregistration.svc.io/ValidatingWebhookConfiguration': table([col('Webhooks', 'integer'), AGE], (o, now) => [arr(o, 'webhooks').length, age(o, now)]),
   'discovery.svc.io/EndpointSlice': table([col('AddressType', 'string'), col('Ports', 'string'), col('Endpoints', 'string'), AGE], (o, now) => [
     str(o, 'addressType') ?? '',
     none(arr(o, 'ports').map((p) => String(num(p, 'port'))).join(',')),

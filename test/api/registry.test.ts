@@ -42,6 +42,8 @@ const EXPECTED: [string, string, string, boolean, string[]][] = [
   ['rbac.authorization.svc.io/v1', 'ClusterRole', 'clusterroles', false, []],
   ['rbac.authorization.svc.io/v1', 'RoleBinding', 'rolebindings', true, []],
   ['rbac.authorization.svc.io/v1', 'ClusterRoleBinding', 'clusterrolebindings', false, []],
+  ['admissionregistration.svc.io/v1', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', false, []],
+  ['admissionregistration.svc.io/v1', 'ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', false, []],
   ['certificates.svc.io/v1', 'CertificateSigningRequest', 'certificatesigningrequests', false, ['csr']],
   ['events.svc.io/v1', 'Event', 'events', true, ['ev']],
   ['authentication.svc.io/v1', 'TokenReview', 'tokenreviews', false, []],
@@ -73,7 +75,7 @@ describe('builtinRegistry', () => {
     const groups = registry.groups();
     expect(groups[0]).toEqual({ name: '', versions: ['v1'], preferredVersion: 'v1' });
     expect(groups.map((g) => g.name).sort()).toEqual(
-      ['', 'apps', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io', 'coordination.svc.io', 'discovery.svc.io', 'events.svc.io', 'policy', 'rbac.authorization.svc.io'].sort(),
+      ['', 'admissionregistration.svc.io', 'apps', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io', 'coordination.svc.io', 'discovery.svc.io', 'events.svc.io', 'policy', 'rbac.authorization.svc.io'].sort(),
     );
     expect(groups.find((g) => g.name === 'autoscaling')).toEqual({ name: 'autoscaling', versions: ['v2'], preferredVersion: 'v2' });
   });

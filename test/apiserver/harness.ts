@@ -44,6 +44,7 @@ export type TestServerOptions = Pick<
   | 'continueTokenKey'
   | 'featureGates'
   | 'registry'
+  | 'admissionPlugins'
 > & {
   /** Listen on 127.0.0.1, a free port, plain HTTP (see TestServer.url). Default: inject only. */
   listen?: boolean;

@@ -9,7 +9,8 @@ const selector = { matchLabels: { app: 'x' } };
 const REQUIRED: Readonly<Record<string, Record<string, unknown>>> = {
   Event: { involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' } },
   'events.svc.io/Event': { eventTime: '2026-11-23T10:00:00.000000Z', reportingController: 'svc.io/test', reportingInstance: 'i', action: 'Test', reason: 'Test' },
-  LimitRange: { spec: { limits: [{ type: 'Container', max: { cpu: '1' } }] } },
+  // A default within the max: LimitRanger admission gives the golden Pod (in the same namespace) a valid limit.
+  LimitRange: { spec: { limits: [{ type: 'Container', max: { cpu: '1' }, default: { cpu: '1' } }] } },
   PersistentVolumeClaim: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
   PersistentVolume: { spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp' } } },
   Pod: { spec: { containers: [{ name: 'c', image: 'busybox' }] } },

@@ -353,6 +353,7 @@ describe('svc-apiserver flags', () => {
       serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'],
       apiAudiences: [],
       serviceAccountMaxTokenExpirationSeconds: 0,
+      admissionPlugins: { enable: [], disable: [] },
     });
   });
 

@@ -13,7 +13,7 @@ const PB = 'application/vnd.svc.protobuf';
 const auth = { authorization: `Bearer ${TOKEN}` };
 const TIME = '2026-11-23T10:20:30Z';
 
-const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'full', labels: { app: 'web' } }, spec: podSpec };
+const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'full', labels: { app: 'web' } }, spec: { ...podSpec, automountServiceAccountToken: false } }; // no generated token volume: two pods compare equal
 
 const hpa = {
   apiVersion: 'autoscaling/v2',

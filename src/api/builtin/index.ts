@@ -1,7 +1,7 @@
 import { ResourceRegistry } from '../registry.js';
 import type { ResourceType } from '../resource-type.js';
 import { coreTypes } from './core.js';
-import { certificatesTypes, coordinationTypes, discoveryTypes, eventsTypes, rbacTypes } from './svc-groups.js';
+import { admissionregistrationTypes, certificatesTypes, coordinationTypes, discoveryTypes, eventsTypes, rbacTypes } from './svc-groups.js';
 import { reviewTypes } from './review-groups.js';
 import { appsTypes, autoscalingTypes, batchTypes, policyTypes } from './workloads.js';
 
@@ -16,6 +16,7 @@ export const builtinTypes: readonly ResourceType[] = Object.freeze([
   ...certificatesTypes,
   ...policyTypes,
   ...rbacTypes,
+  ...admissionregistrationTypes,
   ...coordinationTypes,
   ...discoveryTypes,
 ]);

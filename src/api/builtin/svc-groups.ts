@@ -1,4 +1,4 @@
-import { CERTIFICATES_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, EVENTS_GROUP, RBAC_GROUP } from '../groups.js';
+import { ADMISSIONREGISTRATION_GROUP, CERTIFICATES_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, EVENTS_GROUP, RBAC_GROUP } from '../groups.js';
 import {
   certificateSigningRequestSchema,
   clusterRoleBindingSchema,
@@ -6,8 +6,10 @@ import {
   endpointSliceSchema,
   eventSchema,
   leaseSchema,
+  mutatingWebhookConfigurationSchema,
   roleBindingSchema,
   roleSchema,
+  validatingWebhookConfigurationSchema,
 } from '../kinds/index.js';
 import { defineResourceType, stringAt, type ResourceType } from '../resource-type.js';
 
@@ -69,4 +71,11 @@ export const discoveryTypes: readonly ResourceType[] = [
     resource: 'endpointslices',
     schema: endpointSliceSchema,
   }),
+];
+
+const admission = { group: ADMISSIONREGISTRATION_GROUP, version: 'v1', namespaced: false, categories: ['api-extensions'] } as const;
+
+export const admissionregistrationTypes: readonly ResourceType[] = [
+  defineResourceType({ ...admission, kind: 'MutatingWebhookConfiguration', resource: 'mutatingwebhookconfigurations', schema: mutatingWebhookConfigurationSchema }),
+  defineResourceType({ ...admission, kind: 'ValidatingWebhookConfiguration', resource: 'validatingwebhookconfigurations', schema: validatingWebhookConfigurationSchema }),
 ];

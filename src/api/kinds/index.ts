@@ -121,3 +121,13 @@ export {
   type CustomResourceDefinitionStatus,
   type CustomResourceDefinitionVersion,
 } from './apiextensions.js';
+export {
+  mutatingWebhookConfigurationSchema,
+  validatingWebhookConfigurationSchema,
+  type MutatingWebhook,
+  type MutatingWebhookConfiguration,
+  type RuleWithOperations,
+  type ValidatingWebhook,
+  type ValidatingWebhookConfiguration,
+  type WebhookClientConfig,
+} from './admissionregistration.js';

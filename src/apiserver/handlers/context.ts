@@ -25,6 +25,7 @@ import type { ResourceCaches } from '../resource-caches.js';
 import type { RequestInfo } from '../request-info.js';
 import type { WatchSettings } from './watch.js';
 import { renameText, type Renamer } from '../upstream-names.js';
+import type { Admission } from '../admission/index.js';
 
 /** Everything a verb handler needs, resolved once per request by the resource router. */
 export interface HandlerContext {
@@ -34,6 +35,8 @@ export interface HandlerContext {
   readonly caches: ResourceCaches;
   readonly tokens: ContinueTokens;
   readonly watch: WatchSettings;
+  /** The admission chain every write passes before storage. */
+  readonly admission: Admission;
   /** Enabled feature gates (absent: the gate's default). */
   readonly featureGates: Readonly<Record<string, boolean>>;
   readonly type: ResourceType;

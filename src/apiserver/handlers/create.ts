@@ -1,6 +1,7 @@
 import { alreadyExists, generateName, invalid, validateObject, validateObjectMeta, type ObjectMeta } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { checkNamespaceAcceptsContent, namespaceType, prepareNamespace } from '../namespaces.js';
+import { abandonAdmission, admitWrite } from '../admission/index.js';
+import { namespaceType, prepareNamespace } from '../namespaces.js';
 import { encodeForStorage, objectKey, prepareForCreate, type ApiObject } from '../objects.js';
 import {
   fieldValidationOf,
@@ -46,6 +47,9 @@ export function validateForWrite(ctx: HandlerContext, object: ApiObject, fields?
   return 'object' in result ? (result.object as ApiObject) : pruned;
 }
 
+/** The checks of a write body, again, on an object admission changed (fields it added that the kind lacks are dropped silently). */
+export const revalidate = (ctx: HandlerContext, object: ApiObject): ApiObject => validateForWrite(ctx, object, { duplicates: [], level: 'Ignore' });
+
 /**
  * Stores a new object; shared by POST, by PUT of an object that does not exist yet and by an
  * apply that creates. `prepared` skips the body checks (the caller ran them).
@@ -62,19 +66,26 @@ export async function createObject(
   let object = { ...body, metadata: named(body.metadata) };
   if (!options.prepared) object = validateForWrite(ctx, object, options.fields);
   object = strategyForCreate(type, object);
-  if (type.namespaced) await checkNamespaceAcceptsContent(ctx.reader, registry, type, info.namespace!, object.metadata.name!);
+  const dryRun = isDryRun(queryParam(ctx, 'dryRun'));
+  object = (await admitWrite(ctx, { operation: 'CREATE', object, dryRun, optionsKind: 'CreateOptions', revalidate: (o) => revalidate(ctx, o) }))!;
+  // After admission: a Pod's QoS class reflects the resources LimitRanger may have defaulted.
   object = statusOnCreate(type, prepareForCreate(object));
   if (type === namespaceType(registry)) object = prepareNamespace(object);
   object = managedFieldsAfterCreate(ctx.type, object, manager);
-  if (isDryRun(queryParam(ctx, 'dryRun'))) return sendObject(ctx, 201, object);
+  if (dryRun) return sendObject(ctx, 201, object);
 
   for (let attempt = 1; ; attempt++) {
     try {
       const kv = await ctx.store.create(objectKey(ctx.store, type, info.namespace, object.metadata.name!), encodeForStorage(object, type));
+      await ctx.admission.created(type, object);
       return sendObject(ctx, 201, { ...object, metadata: { ...object.metadata, resourceVersion: String(kv.modRevision) } });
     } catch (error) {
-      if (!isStorageError(error, 'AlreadyExists')) throw error;
-      if (!generated || attempt >= GENERATE_NAME_ATTEMPTS) throw alreadyExists({ group: type.group, resource: type.resource }, object.metadata.name!);
+      const taken = isStorageError(error, 'AlreadyExists');
+      if (!taken || !generated || attempt >= GENERATE_NAME_ATTEMPTS) {
+        // Not stored: what admission charged for it (quota) is given back.
+        await abandonAdmission(ctx);
+        throw taken ? alreadyExists({ group: type.group, resource: type.resource }, object.metadata.name!) : error;
+      }
       object = { ...object, metadata: named(object.metadata) };
     }
   }

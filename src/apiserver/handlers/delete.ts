@@ -1,5 +1,6 @@
 import { badRequest, isStatusError, notFound } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
+import { admitWrite } from '../admission/index.js';
 import { objectKey, type ApiObject } from '../objects.js';
 import { deleteOptionsOf, type DeleteOptions } from '../writes/delete-options.js';
 import { deleteOne } from '../writes/deletion.js';
@@ -30,6 +31,7 @@ export async function deleteObject(ctx: HandlerContext): Promise<unknown> {
   for (let attempt = 0; ; attempt++) {
     const current = await ctx.reader.get(type, info.namespace, info.name!);
     if (!current) throw notFound({ group: type.group, resource: type.resource }, info.name!);
+    await admitDelete(ctx, current, options);
     let outcome: Awaited<ReturnType<typeof deleteOne>>;
     try {
       outcome = await deleteOne(ctx, current, options);
@@ -44,6 +46,12 @@ export async function deleteObject(ctx: HandlerContext): Promise<unknown> {
 }
 
 const UNCONDITIONAL_RETRIES = 5;
+
+/** Admission of a delete: the object as stored, the options as AdmissionReview carries them. */
+function admitDelete(ctx: HandlerContext, current: ApiObject, options: DeleteOptions): Promise<unknown> {
+  const { dryRun: _dryRun, unsafeCorruptDelete: _unsafe, ...given } = options;
+  return admitWrite(ctx, { operation: 'DELETE', oldObject: current, dryRun: options.dryRun, optionsKind: 'DeleteOptions', options: given });
+}
 
 /**
  * The unsafe delete of an object storage cannot decode: tried as a normal read first; a readable
@@ -74,6 +82,7 @@ export async function deleteCollection(ctx: HandlerContext): Promise<unknown> {
   for (const item of items.filter(matches)) {
     const itemCtx = { ...ctx, info: { ...ctx.info, namespace: item.metadata.namespace, name: item.metadata.name } };
     try {
+      await admitDelete(itemCtx, item, options);
       done.push((await deleteOne(itemCtx, item, options)).object);
     } catch (error) {
       // An object deleted or changed meanwhile is someone else's to finish.

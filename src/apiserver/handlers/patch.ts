@@ -10,7 +10,8 @@ import { updateObject } from '../writes/update-object.js';
 import { writeManagerOf } from '../writes/write-options.js';
 import { asTypedObject, decodeBody, isDryRun, mediaTypeOf, nameFromUrl } from './body.js';
 import { queryParam, sendObject, type HandlerContext } from './context.js';
-import { validateForWrite } from './create.js';
+import { admitWrite } from '../admission/index.js';
+import { revalidate, validateForWrite } from './create.js';
 
 /** The PATCH media types, and the kind of patch each one is. */
 export const PATCH_TYPES = {
@@ -71,8 +72,9 @@ export async function patch(ctx: HandlerContext): Promise<unknown> {
     const sent = object.metadata.resourceVersion;
     if (conditional && sent !== undefined && sent !== current.metadata.resourceVersion) throw conflict(gr, name, optimisticLockMessage);
     const checked = validateForWrite(ctx, object, { duplicates: decoded.duplicates, level });
+    const admitted = (await admitWrite(ctx, { operation: 'UPDATE', object: checked, oldObject: current, dryRun, optionsKind: 'PatchOptions', revalidate: (o) => revalidate(ctx, o) }))!;
     try {
-      return sendObject(ctx, 200, await updateObject(ctx, checked, current, manager, dryRun));
+      return sendObject(ctx, 200, await updateObject(ctx, admitted, current, manager, dryRun));
     } catch (error) {
       if (!isStorageError(error, 'Conflict')) throw error;
       if (conditional || attempt >= UNCONDITIONAL_ATTEMPTS) throw conflict(gr, name, optimisticLockMessage);

@@ -4,7 +4,8 @@ import { updateObject } from '../writes/update-object.js';
 import { writeManagerOf } from '../writes/write-options.js';
 import { isDryRun, nameFromUrl, objectFromBody } from './body.js';
 import { queryParam, sendObject, type HandlerContext } from './context.js';
-import { createObject, validateForWrite } from './create.js';
+import { admitWrite } from '../admission/index.js';
+import { createObject, revalidate, validateForWrite } from './create.js';
 
 /**
  * PUT: replaces the object when the body carries the stored resourceVersion (another one is a
@@ -30,5 +31,6 @@ export async function update(ctx: HandlerContext): Promise<unknown> {
   }
   if (!/^\d+$/.test(sent)) throw badRequest(`invalid resourceVersion ${JSON.stringify(sent)}: must be a decimal integer`);
   if (sent !== current.metadata.resourceVersion) throw conflict({ group: type.group, resource: type.resource }, name, optimisticLockMessage);
-  return sendObject(ctx, 200, await updateObject(ctx, object, current, manager, dryRun));
+  const admitted = (await admitWrite(ctx, { operation: 'UPDATE', object, oldObject: current, dryRun, optionsKind: 'UpdateOptions', revalidate: (o) => revalidate(ctx, o) }))!;
+  return sendObject(ctx, 200, await updateObject(ctx, admitted, current, manager, dryRun));
 }

@@ -2,7 +2,8 @@ import { badRequest, childSchema, conflict, itemSchema, listTypeOf, notFound, St
 import { isStorageError } from '../../storage/index.js';
 import { asTypedObject, decodeBody, nameFromUrl } from '../handlers/body.js';
 import { queryParam, sendObject, type HandlerContext } from '../handlers/context.js';
-import { createObject, validateForWrite } from '../handlers/create.js';
+import { admitWrite } from '../admission/index.js';
+import { createObject, revalidate, validateForWrite } from '../handlers/create.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
 import { describePath, fieldSetOf, itemKey, ownsAtOrBelow, removePath, sameAt, splitPath, type FieldSet } from './field-set.js';
 import type { FieldValidation } from './field-validation.js';
@@ -73,7 +74,14 @@ export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean
     }
     const mine: Ownership = { ...manager, apiVersion: apiVersionOf(type), time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), fields: applied };
     const withFields = withOwnerships(merged, own ? ownerships.map((o) => (o === own ? mine : others.find((x) => x.manager === o.manager && x.operation === o.operation && x.subresource === o.subresource)!)) : [...others, mine]);
-    const checked = validateForWrite(ctx, withFields, fields);
+    const checked = (await admitWrite(ctx, {
+      operation: 'UPDATE',
+      object: validateForWrite(ctx, withFields, fields),
+      oldObject: current,
+      dryRun: options.dryRun,
+      optionsKind: 'PatchOptions',
+      revalidate: (o) => revalidate(ctx, o),
+    }))!;
     try {
       return sendObject(ctx, 200, await updateObject(ctx, { ...checked, metadata: { ...checked.metadata, managedFields: withFields.metadata.managedFields } }, current, manager, options.dryRun));
     } catch (error) {

@@ -203,7 +203,9 @@ describe('tokens bound to a pod or a secret', () => {
     await createSa('robot');
     expect((await requestToken('robot', { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'none' } })).status).toBe(404);
     await s.call('POST', '/api/v1/namespaces/default/pods', { body: pod('worker', 'robot') });
-    await s.call('POST', '/api/v1/namespaces/default/pods', { body: pod('stranger', 'someone-else') });
+    // Admission wants a pod's service account to exist.
+    await createSa('someone-else');
+    expect((await s.call('POST', '/api/v1/namespaces/default/pods', { body: pod('stranger', 'someone-else') })).status).toBe(201);
     const stale = await requestToken('robot', { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'worker', uid: 'not-its-uid' } });
     expect(stale.status).toBe(400);
     const foreign = await requestToken('robot', { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'stranger' } });

@@ -42,6 +42,8 @@ export const MODEL_OF_KIND: Readonly<Record<string, string>> = {
   'rbac/v1/Role': 'V1Role',
   'coordination/v1/Lease': 'V1Lease',
   'authentication/v1/TokenReview': 'V1TokenReview',
+  'admissionregistration/v1/MutatingWebhookConfiguration': 'V1MutatingWebhookConfiguration',
+  'admissionregistration/v1/ValidatingWebhookConfiguration': 'V1ValidatingWebhookConfiguration',
   'authorization/v1/SubjectAccessReview': 'V1SubjectAccessReview',
   'authorization/v1/LocalSubjectAccessReview': 'V1LocalSubjectAccessReview',
   'authorization/v1/SelfSubjectAccessReview': 'V1SelfSubjectAccessReview',

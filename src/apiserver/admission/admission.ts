@@ -1,0 +1,84 @@
+import type { ResourceRegistry, ResourceType } from '../../api/index.js';
+import type { Store } from '../../storage/index.js';
+import { namespaceType } from '../namespaces.js';
+import type { ApiObject, ObjectReader } from '../objects.js';
+import type { ResourceCaches } from '../resource-caches.js';
+import type { AdmissionAttributes } from './attributes.js';
+import { CachedObjects } from './cached-objects.js';
+import { AdmissionChain } from './chain.js';
+import { ensureDefaultServiceAccount, ensureDefaultServiceAccounts } from './default-service-account.js';
+import type { AdmissionEnv, AdmissionRequestScope } from './plugin.js';
+import { ADMISSION_PLUGINS, createPlugin, enabledPlugins, isAdmissionPluginName } from './plugins.js';
+import { QuotaUsageSync } from './quota-sync.js';
+import { WebhookClient } from './webhook/call.js';
+
+export interface AdmissionOptions {
+  readonly store: Store;
+  readonly reader: ObjectReader;
+  readonly registry: ResourceRegistry;
+  readonly caches: ResourceCaches;
+  /** `--enable-admission-plugins` (added to the defaults). */
+  readonly enable?: readonly string[] | undefined;
+  /** `--disable-admission-plugins`. */
+  readonly disable?: readonly string[] | undefined;
+}
+
+/**
+ * The server's admission: the plugin chain every write passes, and what keeps the state it relies
+ * on (each namespace's `default` ServiceAccount, quota usage as objects go). The write handlers
+ * call `admit` after decoding, patching and schema validation, and before storage.
+ */
+export class Admission {
+  readonly #chain: AdmissionChain;
+  readonly #client = new WebhookClient();
+  readonly #quotaSync: QuotaUsageSync | undefined;
+  readonly #env: AdmissionEnv;
+
+  constructor(private readonly options: AdmissionOptions) {
+    this.#env = {
+      store: options.store,
+      reader: options.reader,
+      registry: options.registry,
+      objects: new CachedObjects(options.caches, options.store),
+    };
+    const unknown = [...(options.enable ?? []), ...(options.disable ?? [])].find((name) => !isAdmissionPluginName(name));
+    if (unknown !== undefined) throw new Error(`unknown admission plugin ${JSON.stringify(unknown)}; known plugins: ${ADMISSION_PLUGINS.join(', ')}`);
+    const names = enabledPlugins(options.enable, options.disable);
+    this.#chain = new AdmissionChain(names.map((name) => createPlugin(name, this.#env, this.#client)));
+    if (names.includes('ResourceQuota')) this.#quotaSync = new QuotaUsageSync(this.#env, options.caches);
+  }
+
+  /** The names of the plugins that run, in order. */
+  get plugins(): readonly string[] {
+    return this.#chain.plugins.map((p) => p.name);
+  }
+
+  /** Before serving (after the caches hold their first list). */
+  async start(): Promise<void> {
+    await ensureDefaultServiceAccounts(this.options.store, this.options.registry);
+    this.#quotaSync?.start();
+  }
+
+  async stop(): Promise<void> {
+    this.#quotaSync?.stop();
+    await this.#client.close();
+  }
+
+  /**
+   * Runs the chain; returns the object to store (the mutated one), or throws the first refusal.
+   * `revalidate` re-runs the handler's checks on an object a plugin changed.
+   */
+  admit(attrs: AdmissionAttributes, scope: AdmissionRequestScope, revalidate?: (object: ApiObject) => ApiObject): Promise<ApiObject | undefined> {
+    return this.#chain.run(attrs, scope, revalidate);
+  }
+
+  /**
+   * After a namespace is stored: its `default` ServiceAccount. Never fails the request (the
+   * namespace exists either way); an account not made now is made at the next start, and until
+   * then pods there are refused with a clear 403.
+   */
+  async created(type: ResourceType, object: ApiObject): Promise<void> {
+    if (type !== namespaceType(this.options.registry)) return;
+    await ensureDefaultServiceAccount(this.options.store, this.options.registry, object.metadata.name!).catch(() => undefined);
+  }
+}

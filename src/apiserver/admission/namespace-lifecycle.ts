@@ -1,0 +1,40 @@
+import { forbidden, notFound } from '../../api/index.js';
+import { isTerminating, namespaceType } from '../namespaces.js';
+import type { ApiObject } from '../objects.js';
+import type { AdmissionAttributes } from './attributes.js';
+import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
+
+/** Namespaces that can never be deleted (kube's default, kube-system, kube-public). */
+export const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set(['default', 'svc-system', 'svc-public']);
+
+/** A namespace as admission sees it: from the cache, or from the store when the cache has not seen it yet (etcd lag). */
+export async function namespaceOf(env: AdmissionEnv, name: string): Promise<ApiObject | undefined> {
+  const type = namespaceType(env.registry);
+  return env.objects.get(type, undefined, name) ?? (await env.reader.get(type, undefined, name));
+}
+
+/**
+ * NamespaceLifecycle: new content needs a live namespace (a missing one is 404, a terminating
+ * one 403), and the system namespaces cannot be deleted (403).
+ */
+export function namespaceLifecycle(env: AdmissionEnv): AdmissionPlugin {
+  return {
+    name: 'NamespaceLifecycle',
+    async validate(attrs: AdmissionAttributes) {
+      const { type } = attrs;
+      if (attrs.operation === 'DELETE' && type === namespaceType(env.registry) && IMMORTAL_NAMESPACES.has(attrs.name)) {
+        throw forbidden({ group: '', resource: 'namespaces' }, attrs.name, 'this namespace may not be deleted');
+      }
+      if (attrs.operation !== 'CREATE' || !type.namespaced || attrs.namespace === '') return;
+      const ns = await namespaceOf(env, attrs.namespace);
+      if (!ns) throw notFound({ group: '', resource: 'namespaces' }, attrs.namespace);
+      if (isTerminating(ns)) {
+        throw forbidden(
+          { group: type.group, resource: type.resource },
+          attrs.name,
+          `unable to create new content in namespace ${attrs.namespace} because it is being terminated`,
+        );
+      }
+    },
+  };
+}

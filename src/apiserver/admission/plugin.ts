@@ -1,0 +1,33 @@
+import type { ResourceRegistry } from '../../api/index.js';
+import type { Store } from '../../storage/index.js';
+import type { ApiObject, ObjectReader } from '../objects.js';
+import type { AdmissionAttributes } from './attributes.js';
+import type { CachedObjects } from './cached-objects.js';
+
+/** What plugins may use: the caches first, the store for reads that must be current and for quota writes. */
+export interface AdmissionEnv {
+  readonly store: Store;
+  readonly reader: ObjectReader;
+  readonly registry: ResourceRegistry;
+  readonly objects: CachedObjects;
+}
+
+/** Per request: where a plugin's warnings go (the `Warning` response header), and what undoes its side effects. */
+export interface AdmissionRequestScope {
+  warn(texts: readonly string[]): void;
+  /** Registers what to undo when the write admission let through is not stored after all (a quota charge). */
+  onAbandon(undo: () => Promise<void>): void;
+}
+
+/**
+ * One admission plugin. `admit` runs in the mutating phase and returns the object to go on with
+ * (the same one when it changes nothing); `validate` runs after the mutated object has passed
+ * schema validation again, and may only accept or throw. A rejection is a thrown StatusError.
+ */
+export interface AdmissionPlugin {
+  readonly name: string;
+  admit?(attrs: AdmissionAttributes, scope: AdmissionRequestScope): Promise<ApiObject | undefined> | ApiObject | undefined;
+  validate?(attrs: AdmissionAttributes, scope: AdmissionRequestScope): Promise<void> | void;
+}
+
+export type PluginFactory = (env: AdmissionEnv) => AdmissionPlugin;

@@ -1,0 +1,150 @@
+import { forbidden, type ResourceType } from '../../api/index.js';
+import { isStorageError } from '../../storage/index.js';
+import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
+import type { AdmissionAttributes } from './attributes.js';
+import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
+import { formatQuantity, parseQuantity } from './quantity.js';
+import { quotaTracks } from './quota-scopes.js';
+import { COMPUTE_RESOURCES, missingCompute, totalUsage, usageOf, type Usage } from './quota-usage.js';
+
+/** Compare-and-swap attempts on one quota before the request gives up (each loses only to a concurrent charge). */
+const CHARGE_ATTEMPTS = 32;
+
+export interface QuotaStatus {
+  hard?: Record<string, string | number>;
+  used?: Record<string, string | number>;
+}
+
+export const hardOf = (quota: ApiObject) => ((quota['spec'] as { hard?: Record<string, string | number> } | undefined)?.hard ?? {});
+export const statusOf = (quota: ApiObject) => ((quota['status'] as QuotaStatus | undefined) ?? {});
+
+const pretty = (usage: Usage, names: readonly string[]) =>
+  [...names].sort().map((name) => `${name}=${formatQuantity(usage.get(name) ?? 0)}`).join(',');
+
+/** A quota object with new status: `hard` mirrors the spec, `used` is the given usage of the spec's resources. */
+export function withUsage(quota: ApiObject, used: Usage): ApiObject {
+  const hard = hardOf(quota);
+  const usedOut: Record<string, string> = {};
+  for (const name of Object.keys(hard)) usedOut[name] = formatQuantity(used.get(name) ?? 0);
+  return { ...quota, status: { ...statusOf(quota), hard, used: usedOut } };
+}
+
+/** The recorded usage of a quota, by resource name (milli-units). */
+export function recordedUsage(quota: ApiObject): Usage {
+  const usage: Usage = new Map();
+  for (const [name, value] of Object.entries(statusOf(quota).used ?? {})) {
+    const milli = parseQuantity(value);
+    if (milli !== undefined) usage.set(name, milli);
+  }
+  return usage;
+}
+
+/**
+ * ResourceQuota: a new object in a namespace with quotas is charged against each quota that
+ * limits something it uses. The charge is the quota's `status.used` written back with the
+ * store's compare-and-swap, so of two concurrent creates that would both fit alone only one can
+ * win the last unit: the other re-reads the quota and is refused (403 `exceeded quota: ...`).
+ * A dry run is checked the same way and charges nothing. Pods must set every compute resource a
+ * quota limits (403 `failed quota: ...: must specify ...`).
+ */
+export function resourceQuota(env: AdmissionEnv): AdmissionPlugin {
+  const quotaType = env.registry.lookup('', 'v1', 'resourcequotas')!;
+
+  /** What the namespace's objects of `type` that `quota` tracks use now, from the cache: the base of a quota that has never recorded a resource. */
+  const observed = (quota: ApiObject, type: ResourceType, namespace: string): Usage =>
+    totalUsage(env.objects.list(type, namespace).filter((o) => quotaTracks(quota, type, o)).map((object) => usageOf(type, object)));
+
+  async function update(quota: ApiObject, used: Usage): Promise<boolean> {
+    const key = objectKey(env.store, quotaType, quota.metadata.namespace, quota.metadata.name!);
+    try {
+      await env.store.update(key, encodeForStorage(withUsage(quota, used)), Number(quota.metadata.resourceVersion));
+      return true;
+    } catch (error) {
+      if (isStorageError(error, 'Conflict') || isStorageError(error, 'NotFound')) return false;
+      throw error;
+    }
+  }
+
+  /** Gives back a charge after a later quota refused the request (best effort: the usage sync recounts anyway). */
+  async function refund(namespace: string, name: string, delta: Usage): Promise<void> {
+    for (let attempt = 0; attempt < CHARGE_ATTEMPTS; attempt++) {
+      const quota = await env.reader.get(quotaType, namespace, name);
+      if (!quota) return;
+      const used = recordedUsage(quota);
+      for (const [resource, milli] of delta) if (used.has(resource)) used.set(resource, Math.max(0, used.get(resource)! - milli));
+      if (await update(quota, used)) return;
+    }
+  }
+
+  return {
+    name: 'ResourceQuota',
+    async validate(attrs: AdmissionAttributes, scope) {
+      const { type, namespace, object } = attrs;
+      if (attrs.operation !== 'CREATE' || attrs.subresource !== '' || !type.namespaced || !object || namespace === '') return;
+      const quotas = env.objects.list(quotaType, namespace);
+      if (quotas.length === 0) return;
+      const delta = usageOf(type, object);
+      const isPod = type.group === '' && type.resource === 'pods';
+      const relevant = quotas
+        .filter((q) => quotaTracks(q, type, object))
+        .filter((q) => Object.keys(hardOf(q)).some((name) => delta.has(name) || (isPod && (COMPUTE_RESOURCES as readonly string[]).includes(name))))
+        .map((q) => q.metadata.name!)
+        .sort();
+      if (relevant.length === 0) return;
+
+      if (isPod) {
+        for (const quota of quotas.filter((q) => relevant.includes(q.metadata.name!))) {
+          const missing = Object.keys(hardOf(quota))
+            .filter((name) => (COMPUTE_RESOURCES as readonly string[]).includes(name))
+            .sort()
+            .map((name) => [name, missingCompute(object, name)] as const)
+            .filter(([, containers]) => containers.length > 0);
+          if (missing.length > 0) {
+            throw forbidden(
+              { group: type.group, resource: type.resource },
+              attrs.name,
+              `failed quota: ${quota.metadata.name}: must specify ${missing.map(([name, containers]) => `${name} for: ${containers.join(',')}`).join('; ')}`,
+            );
+          }
+        }
+      }
+
+      const charged: string[] = [];
+      for (const name of relevant) {
+        for (let attempt = 1; ; attempt++) {
+          // The store's copy, not the cache's: the compare-and-swap must start from the latest charge.
+          const quota = await env.reader.get(quotaType, namespace, name);
+          if (!quota) break;
+          const hard = hardOf(quota);
+          const used = recordedUsage(quota);
+          const unrecorded = Object.keys(hard).filter((resource) => delta.has(resource) && !used.has(resource));
+          if (unrecorded.length > 0) {
+            const now = observed(quota, type, namespace);
+            for (const resource of unrecorded) used.set(resource, now.get(resource) ?? 0);
+          }
+          const exceeded = Object.keys(hard).filter((resource) => delta.has(resource) && used.get(resource)! + delta.get(resource)! > parseQuantity(hard[resource])!);
+          if (exceeded.length > 0) {
+            await Promise.all(charged.map((done) => refund(namespace, done, delta)));
+            const limited: Usage = new Map(exceeded.map((resource) => [resource, parseQuantity(hard[resource])!]));
+            throw forbidden(
+              { group: type.group, resource: type.resource },
+              attrs.name,
+              `exceeded quota: ${name}, requested: ${pretty(delta, exceeded)}, used: ${pretty(used, exceeded)}, limited: ${pretty(limited, exceeded)}`,
+            );
+          }
+          if (attrs.dryRun) break;
+          for (const [resource, milli] of delta) if (resource in hard) used.set(resource, (used.get(resource) ?? 0) + milli);
+          if (await update(quota, used)) {
+            charged.push(name);
+            scope.onAbandon(() => refund(namespace, name, delta));
+            break;
+          }
+          if (attempt >= CHARGE_ATTEMPTS) {
+            await Promise.all(charged.map((done) => refund(namespace, done, delta)));
+            throw forbidden({ group: type.group, resource: type.resource }, attrs.name, `status unknown for quota: ${name}: too many concurrent updates, try again`);
+          }
+        }
+      }
+    },
+  };
+}
