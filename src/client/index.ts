@@ -5,7 +5,7 @@ export type { SvcconfigEntry, SvcconfigTarget } from './svcconfig.js';
 export { jsonCodec } from './codec.js';
 export type { Codec, WatchFramer } from './codec.js';
 export { Transport } from './transport.js';
-export type { ConnectionOptions, HttpRequest, StreamResponse } from './transport.js';
+export type { ConnectionOptions, HttpRequest, RequestThrottle, StreamResponse } from './transport.js';
 export { isExpired, statusErrorFrom } from './status.js';
 export { builtin, objectKey, resource, resourcePath, typedResource } from './resource.js';
 export type { ObjectOf, Resource } from './resource.js';
