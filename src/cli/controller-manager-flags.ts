@@ -132,8 +132,8 @@ const concurrency = (what: string, dflt: number, built = false) =>
     validate: positive,
   });
 
-const period = (dflt: number | undefined, meaning: string) =>
-  flag.duration({ ...(dflt === undefined ? {} : { default: dflt }), meaning, validate: nonNegative });
+const period = <const D extends number>(dflt: D, meaning: string) => flag.duration({ default: dflt, meaning, validate: nonNegative });
+const optionalPeriod = (meaning: string) => flag.duration({ meaning, validate: nonNegative });
 
 const signingCert = (signer: string) =>
   flag.string({
@@ -181,9 +181,9 @@ export const controllerManagerFlags = defineFlags({
     `How long a running node may be unresponsive before it is marked unhealthy. Must be a multiple of the node agent's status update frequency (10s) and greater than the sum of the node agent's HTTP/2 ping timeout (15s) and read-idle timeout (30s). ${NOT_BUILT}`,
   ),
   'node-startup-grace-period': period(MIN, `How long a starting node may be unresponsive before it is marked unhealthy. ${NOT_BUILT}`),
-  'endpoint-updates-batch-period': period(undefined, `Batching delay of endpoint updates: larger means higher programming latency but fewer revisions. ${NOT_BUILT}`),
-  'endpointslice-updates-batch-period': period(undefined, `Batching delay of endpoint slice updates. ${NOT_BUILT}`),
-  'mirroring-endpointslice-updates-batch-period': period(undefined, `Batching delay of the endpoint-slice mirroring controller's updates. ${NOT_BUILT}`),
+  'endpoint-updates-batch-period': optionalPeriod(`Batching delay of endpoint updates: larger means higher programming latency but fewer revisions. ${NOT_BUILT}`),
+  'endpointslice-updates-batch-period': optionalPeriod(`Batching delay of endpoint slice updates. ${NOT_BUILT}`),
+  'mirroring-endpointslice-updates-batch-period': optionalPeriod(`Batching delay of the endpoint-slice mirroring controller's updates. ${NOT_BUILT}`),
 
   // --- Certificates and service accounts -----------------------------------------------------
   'cluster-signing-cert-file': flag.string({
@@ -238,7 +238,7 @@ export const controllerManagerFlags = defineFlags({
     meaning: 'How long controllers may take to finish their work in flight when the manager stops or loses the lease; then they are cut off.',
     validate: nonNegative,
   }),
-  'controller-start-interval': period(undefined, 'Wait between starting one controller and the next.'),
+  'controller-start-interval': optionalPeriod('Wait between starting one controller and the next.'),
   'namespace-sync-period': period(5 * MIN, 'Period of the namespace lifecycle sync (a full resync of every namespace).'),
   'resource-quota-sync-period': period(5 * MIN, `Period of syncing quota usage. ${NOT_BUILT}`),
   'min-resync-period': flag.duration({ default: 12 * HOUR, meaning: 'Informers resync at a random period between this and twice this.', validate: positive }),
