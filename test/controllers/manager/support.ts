@@ -63,3 +63,16 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Short election durations for tests: 2s lease, 1s renew deadline, 200ms retry. */
 export const FAST_ELECTION = ['--leader-elect-lease-duration=2s', '--leader-elect-renew-deadline=1s', '--leader-elect-retry-period=200ms'];
+
+/** A port free right now on 127.0.0.1 (--secure-port=0 means "off", so tests pick one). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as import('node:net').AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
