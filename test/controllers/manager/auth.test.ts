@@ -13,7 +13,7 @@ import { freePort, startCluster, type Cluster } from './support.js';
 
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 
-async function pem(key: CryptoKey): Promise<string> {
+async function pem(key: webcrypto.CryptoKey): Promise<string> {
   return x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY');
 }
 
@@ -54,9 +54,9 @@ describe('who may use the secure port', () => {
   let cluster: Cluster;
   let manager: RunningControllerManager;
   let delegating: RunningControllerManager;
-  let clients: Awaited<ReturnType<ReturnType<typeof authority>['issue']>>[];
   let ca: Awaited<ReturnType<typeof authority>>;
   let proxyCa: Awaited<ReturnType<typeof authority>>;
+  let clients: Awaited<ReturnType<typeof ca.issue>>[];
   const agents: Agent[] = [];
 
   const metricsAs = async (m: RunningControllerManager, identity?: { cert: string; key: string }, headers: Record<string, string> = {}) => {
