@@ -78,6 +78,8 @@ describe('the secure port', () => {
     expect(res.text).toMatch(/^workqueue_depth\{name="namespace-controller"\} 0$/m);
     expect(res.text).toMatch(/^workqueue_work_duration_seconds_count\{name="namespace-controller",result="awaitChange"\} [1-9]/m);
     expect(res.text).toMatch(/^leader_election_master_status\{name="svc-controller-manager"\} 1$/m);
+    // The loops' requests went through the --svc-api-qps bucket.
+    expect(res.text).toMatch(/^rest_client_rate_limiter_duration_seconds_count [1-9]/m);
   });
 
   it('answers 404 for unknown paths and 405 for writes', async () => {

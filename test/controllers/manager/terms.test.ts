@@ -112,6 +112,26 @@ describe('terms of leadership', () => {
     }
   });
 
+  it('waits --controller-start-interval between starting one loop and the next', async () => {
+    const started: string[] = [];
+    const loop = (name: string): LoopFactory => () => () => new Observable(() => void started.push(name));
+    const m = await startControllerManager({
+      ...(await options(() => new Observable())),
+      controllers: ['garbage-collector-controller', 'namespace-controller'],
+      loops: new Map([
+        ['garbage-collector-controller', loop('gc')],
+        ['namespace-controller', loop('ns')],
+      ]),
+      startIntervalMs: 60_000,
+      drainTimeoutMs: 100,
+    });
+    await m.firstTerm;
+    await sleep(300);
+    expect(started).toEqual(['gc']); // the next one is a minute away
+    await m.close();
+    expect(started).toEqual(['gc']); // and never starts once the term has ended
+  });
+
   it('runs no garbage collector with --enable-garbage-collector=false, and reports unbuilt controllers', async () => {
     const m = await startControllerManager({
       ...(await options(() => new Observable())),
