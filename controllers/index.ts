@@ -1,4 +1,6 @@
-// Public surface of controllers/: the controller builder (the controller manager's loops arrive with its issue).
+// Public surface of controllers/: the controller builder, the context loops get, and the controller manager.
 export { controller } from './controller.js';
 export type { ControllerOptions, ControllerResult, OwnedSource } from './controller.js';
 export type { ControllerContext, ControllerDefaults, ControlLoop } from './context.js';
+export { builtinLoops, CONTROLLER_NAMES, selectControllers, startControllerManager } from './manager/index.js';
+export type { ControllerManagerOptions, ControllerName, LoopFactory, LoopRegistry, LoopSettings, RunningControllerManager } from './manager/index.js';

@@ -5,6 +5,7 @@ import { CONTROLLER_NAMES, DISABLED_BY_DEFAULT } from '../../controllers/manager
 import { main, parseControllerManagerArgs } from '../../src/cli/controller-manager-command.js';
 import { controllerManagerFlags } from '../../src/cli/controller-manager-flags.js';
 import { FlagError } from '../../src/cli/flags.js';
+import { main as svc } from '../../src/cli/svc-command.js';
 
 const API = '--master=https://127.0.0.1:6443';
 const parse = (...argv: string[]) => parseControllerManagerArgs([API, ...argv]);
@@ -248,6 +249,12 @@ describe('the command line', () => {
     const raw = await run(['--version=raw']);
     expect(raw.code).toBe(0);
     expect(JSON.parse(raw.out)).toMatchObject({ gitVersion: expect.stringMatching(/^v\d+\.\d+\.\d+$/), major: expect.any(String), minor: expect.any(String) });
+  });
+
+  it('is also `svc controller-manager`', async () => {
+    const out: string[] = [];
+    expect(await svc(['controller-manager', '--version'], { out: (l) => out.push(l), err: () => undefined })).toBe(0);
+    expect(out.join('\n')).toMatch(/^svc-controller-manager v/);
   });
 
   it('sets the reported version with --version=vX.Y.Z and keeps running', () => {
