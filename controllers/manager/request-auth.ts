@@ -65,6 +65,15 @@ function subjectField(cert: X509Certificate, field: string): string[] {
     .map((line) => line.slice(field.length + 1));
 }
 
+/** Extra keys are percent-encoded in header names; a malformed one is kept as it came. */
+const safeDecode = (text: string): string => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+};
+
 const headerValues = (headers: IncomingHttpHeaders, name: string): string[] => {
   const value = headers[name.toLowerCase()];
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
@@ -84,7 +93,7 @@ export class RequestAuth {
           const extra: Record<string, string[]> = {};
           for (const [header, value] of Object.entries(headers)) {
             const prefix = rh.extraHeaderPrefixes.find((p) => header.startsWith(p.toLowerCase()));
-            if (prefix !== undefined && value !== undefined) extra[decodeURIComponent(header.slice(prefix.length))] = Array.isArray(value) ? value : [value];
+            if (prefix !== undefined && value !== undefined) extra[safeDecode(header.slice(prefix.length))] = Array.isArray(value) ? value : [value];
           }
           const uid = rh.uidHeaders.map((h) => headerValues(headers, h)[0]).find((v) => v !== undefined && v !== '');
           return { name, uid, groups: rh.groupHeaders.flatMap((h) => headerValues(headers, h)), ...(Object.keys(extra).length > 0 ? { extra } : {}) };
