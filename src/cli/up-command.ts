@@ -43,8 +43,13 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   io.out('Use it with:');
   io.out(`  export KUBECONFIG=${server.svcconfigPath}`);
   io.out(`  kubectl --kubeconfig ${server.svcconfigPath} get ns`);
-  return closeOnSignal(async () => {
-    await manager.close();
-    await server.close();
-  }, io);
+  // The grace covers the manager's drain (10s by default), the Lease release and the server's close.
+  return closeOnSignal(
+    async () => {
+      await manager.close();
+      await server.close();
+    },
+    io,
+    30_000,
+  );
 }
