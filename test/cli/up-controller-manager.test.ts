@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, builtin } from '../../src/client/index.js';
 import { eventually } from '../controllers/manager/support.js';
+import { kubectl } from '../support/kubectl.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-up-cm-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,6 +37,10 @@ describe('svc up with the controller manager', () => {
       await eventually(async () => Boolean(await holder()), 'the controller manager to take its Lease');
       await eventually(() => stderr.join('').includes('started namespace-controller'), 'the log line of the first loop');
       expect(stderr.join('')).toContain('became leader');
+      // kubectl sees the same Lease, held by this host's manager.
+      const got = await kubectl(join(dir, 'admin.svcconfig'), ['get', 'lease', '-n', 'svc-system', 'svc-controller-manager', '-o', 'jsonpath={.spec.holderIdentity}']);
+      expect(got.code, got.stderr).toBe(0);
+      expect(got.stdout).toBe(await holder());
       child.kill('SIGINT');
       expect(await exited, stderr.join('')).toBe(0);
     } finally {
