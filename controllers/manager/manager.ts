@@ -11,7 +11,7 @@ import { silentLog, type ManagerLog } from './log.js';
 import { ManagerMetrics, type MetricsOptions } from './metrics.js';
 import type { RequestAuth } from './request-auth.js';
 import { startServing, type Serving, type ServingTls } from './serving.js';
-import { startTerm } from './term.js';
+import { startTerm, type Term } from './term.js';
 
 /**
  * The controller manager: clients to the API server (throttled), the selected control loops run
@@ -110,6 +110,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
   const identity = options.election?.identity ?? `${hostname()}_${randomUUID()}`;
   let shuttingDown = false;
   const leaderName = options.election?.lease.name ?? 'svc-controller-manager';
+  let currentTerm: Term | undefined;
   metrics.leading(leaderName, false);
   const leadership: Leadership = runLeadership({
     ...(options.election ? { election: { ...options.election, identity } } : {}),
@@ -117,7 +118,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     log,
     onLeading: (leads) => metrics.leading(leaderName, leads),
     startTerm: () =>
-      startTerm({
+      (currentTerm = startTerm({
         loops,
         client,
         drainTimeoutMs: options.drainTimeoutMs,
@@ -125,21 +126,30 @@ export async function startControllerManager(options: ControllerManagerOptions):
         informerOptions: { resyncPeriodMs: options.loopSettings.minResyncPeriodMs },
         metrics: (name) => metrics.queue(name),
         log,
-      }),
+      })),
   });
 
   let serving: Serving | undefined;
   if (options.serving) {
     const ping: HealthCheck = () => undefined;
     const shutdown: HealthCheck = () => (shuttingDown ? 'the manager is shutting down' : undefined);
+    // A loop that failed stays stopped until the next term: say so where probes look.
+    const controllers: HealthCheck = () => {
+      const failed = leadership.leading() && currentTerm ? [...currentTerm.failed] : [];
+      return failed.length === 0 ? undefined : failed.map(([name, why]) => `${name}: ${why}`).join('; ');
+    };
     try {
       serving = await startServing({
         ...options.serving,
         health: {
           livez: new Map([['ping', ping]]),
-          healthz: new Map([['ping', ping]]),
+          healthz: new Map([
+            ['ping', ping],
+            ['controllers', controllers],
+          ]),
           readyz: new Map([
             ['ping', ping],
+            ['controllers', controllers],
             ['shutdown', shutdown],
           ]),
         },

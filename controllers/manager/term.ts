@@ -26,6 +26,8 @@ export interface TermOptions {
 export interface Term {
   /** Names of the loops started so far. */
   readonly started: readonly string[];
+  /** Loops that failed (errored or threw at start) in this term, with why: they stay stopped until the next term. */
+  readonly failed: ReadonlyMap<string, string>;
   /**
    * Signals every loop to stop, waits for them to drain (at most the drain timeout), then cuts
    * whatever still runs and stops the informers. Idempotent.
@@ -44,6 +46,7 @@ export function startTerm(options: TermOptions): Term {
     controllerDefaults: (name) => ({ stop$, drainTimeoutMs: options.drainTimeoutMs, ...(options.metrics ? { metrics: options.metrics(name) } : {}) }),
   };
   const started: string[] = [];
+  const failed = new Map<string, string>();
   const running = new Map<string, { subscription: Subscription; done: Promise<void> }>();
   let stopping = false;
   let pending: NodeJS.Timeout | undefined;
@@ -58,13 +61,17 @@ export function startTerm(options: TermOptions): Term {
           if (result.type === 'terminal') options.log.warn(`${name}: gave up on ${result.key}: ${String(result.error)}`);
         },
         error: (error: unknown) => {
-          options.log.error(`${name} failed: ${(error as Error).message ?? String(error)}`);
+          const why = error instanceof Error ? error.message : String(error);
+          failed.set(name, why);
+          options.log.error(`${name} failed: ${why}`);
           finish();
         },
         complete: finish,
       });
     } catch (error) {
-      options.log.error(`${name} failed to start: ${(error as Error).message}`);
+      const why = error instanceof Error ? error.message : String(error);
+      failed.set(name, `failed to start: ${why}`);
+      options.log.error(`${name} failed to start: ${why}`);
       return;
     }
     running.set(name, { subscription, done });
@@ -87,6 +94,7 @@ export function startTerm(options: TermOptions): Term {
   let stopped: Promise<void> | undefined;
   return {
     started,
+    failed,
     stop() {
       stopped ??= (async () => {
         stopping = true;

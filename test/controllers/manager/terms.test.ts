@@ -1,12 +1,17 @@
 // Terms of leadership end with a bounded drain: reconciles in flight finish before the manager
 // stops (up to --controller-shutdown-timeout), a loop that ignores the stop signal is cut at
 // the timeout, and a lost lease drains the loops and campaigns again.
-import { Observable } from 'rxjs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Observable, throwError } from 'rxjs';
+import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { controller, type ControlLoop } from '../../../controllers/index.js';
-import { startControllerManager, type ControllerManagerOptions, type ControllerName, type LoopFactory } from '../../../controllers/manager/index.js';
+import { RequestAuth, startControllerManager, type ControllerManagerOptions, type ControllerName, type LoopFactory } from '../../../controllers/manager/index.js';
+import { ensurePki } from '../../../src/apiserver/index.js';
 import { builtin, loadSvcconfig } from '../../../src/client/index.js';
-import { eventually, sleep, startCluster, type Cluster } from './support.js';
+import { eventually, freePort, sleep, startCluster, type Cluster } from './support.js';
 
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { v: '1' } });
 
@@ -130,6 +135,35 @@ describe('terms of leadership', () => {
     expect(started).toEqual(['gc']); // the next one is a minute away
     await m.close();
     expect(started).toEqual(['gc']); // and never starts once the term has ended
+  });
+
+  it('reports a failed loop on /healthz and /readyz until the next term', async () => {
+    const { cert, key } = await ensurePki(mkdtempSync(join(tmpdir(), 'svc-cm-terms-')), { dns: ['localhost'], ips: ['127.0.0.1'] });
+    const m = await startControllerManager({
+      ...(await options(() => throwError(() => new Error('broken on purpose')))),
+      serving: {
+        bindAddress: '127.0.0.1',
+        port: await freePort(),
+        tls: { cert, key },
+        http2: false,
+        profiling: false,
+        auth: new RequestAuth({ alwaysAllowPaths: ['/healthz', '/readyz'] }),
+      },
+    });
+    const agent = new Agent({ connect: { rejectUnauthorized: false } });
+    try {
+      await m.firstTerm;
+      for (const endpoint of ['healthz', 'readyz']) {
+        const res = await request(`${m.serving!.url}/${endpoint}?verbose`, { dispatcher: agent });
+        const text = await res.body.text();
+        expect(res.statusCode).toBe(500);
+        expect(text).toContain('[-]controllers failed: namespace-controller: broken on purpose');
+        expect(text).toContain(`${endpoint} check failed`);
+      }
+    } finally {
+      await agent.close();
+      await m.close();
+    }
   });
 
   it('runs no garbage collector with --enable-garbage-collector=false, and reports unbuilt controllers', async () => {
