@@ -17,7 +17,7 @@ export interface LoopSettings {
   readonly minResyncPeriodMs: number;
 }
 
-/** Makes a loop from the settings; called once per leadership term. */
+/** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
 export type LoopFactory = (settings: LoopSettings) => ControlLoop;
 
 export type LoopRegistry = ReadonlyMap<ControllerName, LoopFactory>;

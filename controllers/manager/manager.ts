@@ -112,22 +112,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
   const leaderName = options.election?.lease.name ?? 'svc-controller-manager';
   let currentTerm: Term | undefined;
   metrics.leading(leaderName, false);
-  const leadership: Leadership = runLeadership({
-    ...(options.election ? { election: { ...options.election, identity } } : {}),
-    client: electionClient,
-    log,
-    onLeading: (leads) => metrics.leading(leaderName, leads),
-    startTerm: () =>
-      (currentTerm = startTerm({
-        loops,
-        client,
-        drainTimeoutMs: options.drainTimeoutMs,
-        startIntervalMs: options.startIntervalMs,
-        informerOptions: { resyncPeriodMs: options.loopSettings.minResyncPeriodMs },
-        metrics: (name) => metrics.queue(name),
-        log,
-      })),
-  });
+  let leadership: Leadership | undefined;
 
   let serving: Serving | undefined;
   if (options.serving) {
@@ -135,7 +120,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     const shutdown: HealthCheck = () => (shuttingDown ? 'the manager is shutting down' : undefined);
     // A loop that failed stays stopped until the next term: say so where probes look.
     const controllers: HealthCheck = () => {
-      const failed = leadership.leading() && currentTerm ? [...currentTerm.failed] : [];
+      const failed = leadership?.leading() && currentTerm ? [...currentTerm.failed] : [];
       return failed.length === 0 ? undefined : failed.map(([name, why]) => `${name}: ${why}`).join('; ');
     };
     try {
@@ -156,11 +141,30 @@ export async function startControllerManager(options: ControllerManagerOptions):
         metrics: () => metrics.render(),
       });
     } catch (error) {
-      await leadership.stop();
       await Promise.all([client.destroy(), electionClient.destroy()]);
       throw error;
     }
   }
+
+  // Loops start only once the port is up: a manager that cannot serve never takes the Lease.
+  const lead: Leadership = runLeadership({
+    ...(options.election ? { election: { ...options.election, identity } } : {}),
+    client: electionClient,
+    log,
+    onLeading: (leads) => metrics.leading(leaderName, leads),
+    startTerm: () =>
+      (currentTerm = startTerm({
+        loops,
+        client,
+        drainTimeoutMs: options.drainTimeoutMs,
+        startIntervalMs: options.startIntervalMs,
+        informerOptions: { resyncPeriodMs: options.loopSettings.minResyncPeriodMs },
+        metrics: (name) => metrics.queue(name),
+        log,
+      })),
+  });
+
+  leadership = lead;
 
   let closing: Promise<void> | undefined;
   return {
@@ -170,12 +174,12 @@ export async function startControllerManager(options: ControllerManagerOptions):
     identity,
     running: [...loops.keys()],
     notBuilt,
-    leading: () => leadership.leading(),
-    firstTerm: leadership.firstTerm,
+    leading: () => lead.leading(),
+    firstTerm: lead.firstTerm,
     close() {
       closing ??= (async () => {
         shuttingDown = true;
-        await leadership.stop();
+        await lead.stop();
         await serving?.close();
         await Promise.all([client.destroy(), electionClient.destroy()]);
       })();

@@ -166,6 +166,14 @@ describe('terms of leadership', () => {
     }
   });
 
+  it('fails to start, and never campaigns, when its secure port is taken', async () => {
+    const port = await freePort();
+    await cluster.manager([`--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false']);
+    await expect(cluster.manager([`--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect-resource-name=never'])).rejects.toThrow('the address is in use');
+    await sleep(300);
+    expect(await cluster.holder('never')).toBeUndefined();
+  });
+
   it('runs no garbage collector with --enable-garbage-collector=false, and reports unbuilt controllers', async () => {
     const m = await startControllerManager({
       ...(await options(() => new Observable())),
