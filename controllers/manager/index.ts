@@ -3,7 +3,6 @@ export { CONTROLLER_NAMES, CONTROLLERS, DISABLED_BY_DEFAULT, canonicalController
 export type { ControllerName } from './controller-names.js';
 export { apiThrottle } from './api-throttle.js';
 export type { ApiThrottleOptions } from './api-throttle.js';
-export { followOnlyLoop } from './follow-only-loop.js';
 export { runChecks } from './health.js';
 export type { HealthAnswer, HealthCheck } from './health.js';
 export { runLeadership } from './leadership.js';

@@ -1,7 +1,7 @@
 import type { ControlLoop } from '../context.js';
 import type { ControllerName } from './controller-names.js';
-import { followOnlyLoop } from './follow-only-loop.js';
-import { builtin } from '../../src/client/index.js';
+import { garbageCollector } from '../garbage-collector/index.js';
+import { namespaceController } from '../namespace/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -22,15 +22,10 @@ export type LoopFactory = (settings: LoopSettings) => ControlLoop;
 
 export type LoopRegistry = ReadonlyMap<ControllerName, LoopFactory>;
 
-/**
- * The loops svc ships. The namespace controller and the garbage collector are written in
- * controllers/namespace/ and controllers/garbage-collector/; until they are merged their names
- * run a loop that follows their objects and reconciles nothing, so that leadership, metrics and
- * the drain are exercised end to end. Replace these two entries with the real loops.
- */
+/** The loops svc ships, by the names `--controllers` selects them with. */
 export function builtinLoops(): LoopRegistry {
   return new Map<ControllerName, LoopFactory>([
-    ['namespace-controller', (s) => followOnlyLoop('namespace-controller', builtin.namespaces, { concurrency: s.concurrentNamespaceSyncs, resyncPeriodMs: s.namespaceSyncPeriodMs })],
-    ['garbage-collector-controller', (s) => followOnlyLoop('garbage-collector-controller', builtin.configMaps, { concurrency: s.concurrentGcSyncs })],
+    ['namespace-controller', (s) => (ctx) => namespaceController(ctx, { concurrency: s.concurrentNamespaceSyncs, resyncPeriodMs: s.namespaceSyncPeriodMs })],
+    ['garbage-collector-controller', (s) => (ctx) => garbageCollector(ctx, { concurrency: s.concurrentGcSyncs })],
   ]);
 }

@@ -2,6 +2,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry } from '../api/index.js';
 import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
+import { cachedBoundObjects, type Authentication, type ServiceAccountTokens } from './authn/index.js';
+import { chainAuthorizers, isApiPath, nonResourceAttributesOf, RbacState, reconcileBootstrapPolicy, requireAllowed, type AuthorizationMode } from './authz/index.js';
+import { virtualResources } from './virtual/index.js';
 import { versionInfo } from './discovery.js';
 import { ensureSystemNamespaces } from './namespaces.js';
 import { ContinueTokens } from './continue-token.js';
@@ -9,6 +12,7 @@ import { DEFAULT_WATCH_SETTINGS, type WatchSettings } from './handlers/watch.js'
 import { CBOR_BODY_TYPES, JSON_BODY_TYPES, PROTOBUF_BODY_TYPES, YAML_BODY_TYPES } from './handlers/body.js';
 import { ObjectReader } from './objects.js';
 import { ResourceCaches } from './resource-caches.js';
+import { CustomResourceDefinitions, serveCustomResourceDefinitions } from './crd/index.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from './svc-version.js';
@@ -27,8 +31,15 @@ export interface ApiServerOptions {
   featureGates?: Readonly<Record<string, boolean>>;
   /** pino logger options, or false for none. */
   logger?: boolean | object;
-  /** TLS material; without it the app serves plain HTTP (tests use `inject`). */
-  https?: { key: string | Buffer; cert: string | Buffer };
+  /**
+   * TLS material; without it the app serves plain HTTP (tests use `inject`). With `clientCa` the
+   * server asks clients for a certificate (without requiring one) and verifies it against that CA.
+   */
+  https?: { key: string | Buffer; cert: string | Buffer; clientCa?: string | undefined };
+  /** Service-account tokens: checked by `authenticate`, minted by the TokenRequest subresource. */
+  serviceAccountTokens?: ServiceAccountTokens | undefined;
+  /** Resolves a bare bearer token as a request carrying it would be (the TokenReview endpoint's). */
+  authenticateToken?: Authentication['authenticateToken'] | undefined;
   /** svc's version, reported by `/version`. */
   version?: string;
   /** Events the watch caches keep for watches that start in the past (default 5 minutes). */
@@ -46,6 +57,11 @@ export interface ApiServerOptions {
    * its admin token) so paged lists go on across them; default: random per process.
    */
   continueTokenKey?: Uint8Array | undefined;
+  /**
+   * `--authorization-mode`: the authorizers every request passes, in order (default RBAC, with
+   * the default roles and bindings reconciled at start). See docs/authorization.md.
+   */
+  authorization?: readonly AuthorizationMode[] | undefined;
 }
 
 declare module 'fastify' {
@@ -63,25 +79,38 @@ const UNAUTHENTICATED = new Set(['/healthz', '/livez', '/readyz']);
  */
 const bodyTypes = (cbor: boolean): string[] => [...JSON_BODY_TYPES, ...YAML_BODY_TYPES, ...PROTOBUF_BODY_TYPES, ...(cbor ? CBOR_BODY_TYPES : [])];
 
+/** Node's TLS options: with a client CA, certificates are requested, and checked by authentication, not the handshake. */
+function httpsOptions({ key, cert, clientCa }: NonNullable<ApiServerOptions['https']>) {
+  // rejectUnauthorized: false keeps the handshake going with a bad certificate, so the client gets
+  // a 401 Status it can read rather than a reset connection; `socket.authorized` says what OpenSSL found.
+  return clientCa ? { key, cert, ca: clientCa, requestCert: true, rejectUnauthorized: false } : { key, cert };
+}
+
 /** Builds the API server without listening: the entry point calls `listen`, tests call `inject`. */
 export async function buildApp(options: ApiServerOptions): Promise<FastifyInstance> {
   const registry = options.registry ?? builtinRegistry();
+  serveCustomResourceDefinitions(registry);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
-    ...(options.https ? { https: options.https } : {}),
+    ...(options.https ? { https: httpsOptions(options.https) } : {}),
   }) as unknown as FastifyInstance;
 
   const BODY_TYPES = bodyTypes(options.featureGates?.['CBORServingAndStorage'] === true);
   app.removeAllContentTypeParsers();
   // Bodies arrive as bytes; handlers decode them so that a malformed body is their 400, not Fastify's.
   app.addContentTypeParser(BODY_TYPES, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  app.addContentTypeParser('*', (req, _payload, done) =>
-    done(unsupportedMediaType(String(req.headers['content-type']), BODY_TYPES), undefined),
+  // A body without a Content-Type is JSON, as kube-apiserver reads it (client-go's scale client sends none).
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) =>
+    req.headers['content-type'] === undefined ? done(null, body) : done(unsupportedMediaType(String(req.headers['content-type']), BODY_TYPES), undefined),
   );
 
   app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatusError(error)));
   app.setNotFoundHandler((_request, reply) => sendStatus(reply, pathNotFound()));
+
+  const modes = options.authorization ?? ['RBAC'];
+  const rbac = modes.includes('RBAC') ? new RbacState() : undefined;
+  const authorizer = chainAuthorizers(modes, rbac);
 
   app.decorateRequest('user', undefined);
   // A callback hook, not an async one: token authentication is synchronous, and on the hot path
@@ -92,11 +121,20 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     const accept = (user: UserInfo | undefined) => {
       if (!user) return done(unauthorized('Unauthorized'));
       request.user = user;
+      // Paths outside /api and /apis are non-resource requests (/version, /openapi/v3/...).
+      const path = query < 0 ? request.url : request.url.slice(0, query);
+      if (!isApiPath(path)) {
+        try {
+          requireAllowed(authorizer, nonResourceAttributesOf(user, request.method, path));
+        } catch (error) {
+          return done(error as Error);
+        }
+      }
       done();
     };
     let result: ReturnType<Authenticator>;
     try {
-      result = options.authenticate(request.headers);
+      result = options.authenticate(request.headers, request.raw.socket);
     } catch (error) {
       return done(error as Error);
     }
@@ -132,23 +170,34 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     open: new Set(),
   };
   // Watches never end by themselves: closing the server ends them, or it would wait for them.
+  const customResources = new CustomResourceDefinitions({ store: options.store, registry, caches });
   app.addHook('preClose', async () => {
+    customResources.stop();
     caches.stop();
+    rbac?.stop();
     for (const res of watch.open) res.end();
   });
+  const reader = new ObjectReader(options.store);
+  options.serviceAccountTokens?.bind(cachedBoundObjects(caches, registry, reader));
   const route = resourceRouter({
     store: options.store,
-    reader: new ObjectReader(options.store),
+    reader,
     registry,
     caches,
     tokens: new ContinueTokens(options.continueTokenKey),
     watch,
     featureGates: options.featureGates ?? {},
+    serviceAccountTokens: options.serviceAccountTokens,
+    authorizer,
+    virtual: virtualResources(registry, { authorizer, rbac, authenticate: options.authenticate }),
   });
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
   for (const url of ['/api', '/api/*', '/apis', '/apis/*']) app.route({ method: [...methods], url, handler: route });
 
   await ensureSystemNamespaces(options.store, registry);
+  if (rbac) await reconcileBootstrapPolicy(options.store, registry);
+  await customResources.start();
   await caches.start();
+  rbac?.follow(caches, registry);
   return app;
 }

@@ -1,4 +1,5 @@
-import type { ResourceRegistry, ResourceType } from '../api/index.js';
+import { upstreamGroupAlias, upstreamGroupName, type ResourceRegistry, type ResourceType } from '../api/index.js';
+import { subresourceEntries, virtualResources } from './subresources/index.js';
 
 /**
  * The legacy discovery documents kubectl and client-go read to map kinds to resources:
@@ -14,8 +15,12 @@ export function apiVersions(serverAddress: string) {
   };
 }
 
+/**
+ * A group's document under the name the client used: svc's own (`rbac.authorization.svc.io`) or
+ * the upstream one (`rbac.authorization.k8s.io`), which serves the same types and objects.
+ */
 function groupDocument(registry: ResourceRegistry, name: string) {
-  const group = registry.groups().find((g) => g.name === name);
+  const group = registry.groups().find((g) => g.name === upstreamGroupAlias(name));
   if (!group) return undefined;
   const versions = group.versions.map((version) => ({ groupVersion: `${name}/${version}`, version }));
   return {
@@ -25,14 +30,21 @@ function groupDocument(registry: ResourceRegistry, name: string) {
   };
 }
 
+/**
+ * Every group, svc's names first, then each `*.svc.io` group again under its upstream
+ * `*.k8s.io` name, so that unmodified Kubernetes manifests and clients find the kinds they name.
+ * (A resource both serve resolves to svc's name first, by this order.)
+ */
 export function apiGroupList(registry: ResourceRegistry) {
+  const own = registry
+    .groups()
+    .filter((g) => g.name !== '')
+    .map((g) => g.name);
+  const upstream = own.map(upstreamGroupName).filter((name, i) => name !== own[i]);
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: registry
-      .groups()
-      .filter((g) => g.name !== '')
-      .map((g) => groupDocument(registry, g.name)!),
+    groups: [...own, ...upstream].map((name) => groupDocument(registry, name)!),
   };
 }
 
@@ -54,13 +66,13 @@ function resourceEntry(type: ResourceType) {
 }
 
 export function apiResourceList(registry: ResourceRegistry, group: string, version: string) {
-  const types = registry.resourcesOf(group, version);
+  const types = registry.resourcesOf(upstreamGroupAlias(group), version);
   if (types.length === 0) return undefined;
   return {
     kind: 'APIResourceList',
     apiVersion: 'v1',
     groupVersion: group === '' ? version : `${group}/${version}`,
-    resources: types.map(resourceEntry),
+    resources: [...types.flatMap((type) => [resourceEntry(type), ...subresourceEntries(type)]), ...virtualResources(group, version, registry)],
   };
 }
 

@@ -6,3 +6,16 @@ export type { RequestInfo } from './request-info.js';
 export { ensurePki, loadServingCertificate, servingNames } from './pki.js';
 export type { ServingCertificate, ServingNames } from './pki.js';
 export { SVC_VERSION } from './svc-version.js';
+export {
+  AUTHORIZATION_MODES,
+  BOOTSTRAP_CLUSTER_ROLE_BINDINGS,
+  BOOTSTRAP_CLUSTER_ROLES,
+  CONTROLLER_MANAGER_USER,
+  NODES_GROUP,
+  nodeUser,
+  parseAuthorizationModes,
+  PRIVILEGED_GROUP,
+  SCHEDULER_USER,
+  serviceAccountUser,
+} from './authz/index.js';
+export type { Attributes, AuthorizationMode, Authorizer, Decision } from './authz/index.js';

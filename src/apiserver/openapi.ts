@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ResourceRegistry, ResourceType } from '../api/index.js';
+import { upstreamGroupAlias, upstreamGroupName, type ResourceRegistry, type ResourceType } from '../api/index.js';
 
 /**
  * A minimal OpenAPI v3 description: the root index and, per group version, the paths with their
@@ -12,8 +12,8 @@ const gvPath = (group: string, version: string) => (group === '' ? `api/${versio
 
 const queryParameter = (name: string) => ({ name, in: 'query', schema: { type: 'string' }, uniqueItems: true });
 
-function operations(type: ResourceType, collection: boolean) {
-  const gvk = { group: type.group, version: type.version, kind: type.kind };
+function operations(type: ResourceType, group: string, collection: boolean) {
+  const gvk = { group, version: type.version, kind: type.kind };
   const op = (action: string, extra: object = {}) => ({
     operationId: `${action}${type.kind}`,
     'x-kubernetes-action': action,
@@ -38,15 +38,16 @@ function operations(type: ResourceType, collection: boolean) {
   };
 }
 
+/** The paths of one group version, under the group name asked for (svc's or the upstream one). */
 export function openApiDocument(registry: ResourceRegistry, group: string, version: string) {
-  const types = registry.resourcesOf(group, version);
+  const types = registry.resourcesOf(upstreamGroupAlias(group), version);
   if (types.length === 0) return undefined;
   const paths: Record<string, object> = {};
   const base = `/${gvPath(group, version)}`;
   for (const type of types) {
     const scope = type.namespaced ? `${base}/namespaces/{namespace}/${type.resource}` : `${base}/${type.resource}`;
-    paths[scope] = operations(type, true);
-    paths[`${scope}/{name}`] = operations(type, false);
+    paths[scope] = operations(type, group, true);
+    paths[`${scope}/{name}`] = operations(type, group, false);
   }
   return { openapi: '3.0.0', info: { title: 'svc', version: `${group || 'core'}/${version}` }, paths };
 }
@@ -54,10 +55,14 @@ export function openApiDocument(registry: ResourceRegistry, group: string, versi
 export function openApiRoot(registry: ResourceRegistry) {
   const paths: Record<string, { serverRelativeURL: string }> = {};
   for (const group of registry.groups()) {
-    for (const version of group.versions) {
-      const doc = JSON.stringify(openApiDocument(registry, group.name, version));
-      const hash = createHash('sha256').update(doc).digest('hex').slice(0, 32).toUpperCase();
-      paths[gvPath(group.name, version)] = { serverRelativeURL: `/openapi/v3/${gvPath(group.name, version)}?hash=${hash}` };
+    // Each *.svc.io group is described under its upstream name too, as discovery lists it.
+    const names = upstreamGroupName(group.name) === group.name ? [group.name] : [group.name, upstreamGroupName(group.name)];
+    for (const name of names) {
+      for (const version of group.versions) {
+        const doc = JSON.stringify(openApiDocument(registry, name, version));
+        const hash = createHash('sha256').update(doc).digest('hex').slice(0, 32).toUpperCase();
+        paths[gvPath(name, version)] = { serverRelativeURL: `/openapi/v3/${gvPath(name, version)}?hash=${hash}` };
+      }
     }
   }
   return { paths };

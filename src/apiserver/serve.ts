@@ -5,7 +5,20 @@ import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import { openStore, type BackendName } from '../storage/index.js';
 import { buildApp } from './app.js';
-import { ADMIN_USER, ensureAdminToken, readTokenFile, tokenAuthenticator } from './authn/index.js';
+import {
+  ADMIN_USER,
+  anonymousAllowed,
+  ensureAdminToken,
+  ensureSigningKey,
+  readClientCa,
+  readSigningKey,
+  readTokenFile,
+  readVerificationKeys,
+  ServiceAccountTokens,
+  unionAuthenticator,
+} from './authn/index.js';
+
+import type { AuthorizationMode } from './authz/index.js';
 import { ensurePki, loadServingCertificate, servingNames } from './pki.js';
 
 /**
@@ -15,7 +28,7 @@ import { ensurePki, loadServingCertificate, servingNames } from './pki.js';
  */
 
 export interface ApiServerConfig {
-  /** Holds state.db (sqlite), pki/, admin-token and admin.svcconfig; created if missing. */
+  /** Holds state.db (sqlite), pki/, admin-token, service-account.key and admin.svcconfig; created if missing. */
   readonly dataDir: string;
   readonly storage: BackendName;
   readonly etcdServers?: readonly string[] | undefined;
@@ -27,7 +40,23 @@ export interface ApiServerConfig {
   /** The serving certificate and key; without them the server uses its own CA in `<dataDir>/pki`. */
   readonly tls?: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly tokenAuthFile?: string | undefined;
+  /** PEM bundle of the CAs whose client certificates authenticate (user = CN, groups = O). */
+  readonly clientCaFile?: string | undefined;
+  /** Whether requests without credentials are `system:anonymous` (default true; see `anonymousAllowed`). */
+  readonly anonymousAuth?: boolean | undefined;
+  /** PEM files of public keys service-account tokens are checked with (the signing key's is always included). */
+  readonly serviceAccountKeyFiles?: readonly string[] | undefined;
+  /** The private key tokens are signed with; default `<dataDir>/service-account.key`, generated on first start. */
+  readonly serviceAccountSigningKeyFile?: string | undefined;
+  /** Token issuers: the first signs, all are accepted. */
+  readonly serviceAccountIssuers?: readonly string[] | undefined;
+  /** Audiences a token must name one of (default: the issuers). */
+  readonly apiAudiences?: readonly string[] | undefined;
+  /** Longest token TokenRequest grants, in seconds (0: no cap). */
+  readonly serviceAccountMaxTokenExpirationSeconds?: number | undefined;
   readonly featureGates?: Readonly<Record<string, boolean>> | undefined;
+  /** `--authorization-mode` (default RBAC). */
+  readonly authorization?: readonly AuthorizationMode[] | undefined;
   readonly maxRequestBodyBytes?: number | undefined;
   readonly minRequestTimeoutSeconds?: number | undefined;
   readonly watchHistoryWindowMs?: number | undefined;
@@ -53,6 +82,11 @@ export interface ServingApiServer {
 }
 
 const UNSPECIFIED = new Set(['0.0.0.0', '::']);
+/** `--service-account-issuer`'s default, k3s's: the in-cluster name of the API server. */
+export const DEFAULT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
+
+/** The generated service-account signing key, beside admin-token (pki/ exists only when the server is its own CA). */
+const SIGNING_KEY_FILE = 'service-account.key';
 
 function logLevel(verbosity: number): string {
   if (verbosity >= 6) return 'trace';
@@ -76,7 +110,26 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
     : await ensurePki(join(config.dataDir, 'pki'), servingNames(config.bindAddress));
   const adminToken = await ensureAdminToken(config.dataDir);
   const fileTokens = config.tokenAuthFile !== undefined ? await readTokenFile(config.tokenAuthFile) : [];
-  const authenticate = tokenAuthenticator([...fileTokens, { token: adminToken, user: ADMIN_USER }]);
+  const clientCa = config.clientCaFile !== undefined ? await readClientCa(config.clientCaFile) : undefined;
+  const signingKey =
+    config.serviceAccountSigningKeyFile !== undefined
+      ? await readSigningKey(config.serviceAccountSigningKeyFile)
+      : await ensureSigningKey(join(config.dataDir, SIGNING_KEY_FILE));
+  const serviceAccountTokens = new ServiceAccountTokens({
+    issuers: config.serviceAccountIssuers?.length ? config.serviceAccountIssuers : [DEFAULT_ISSUER],
+    audiences: config.apiAudiences,
+    signingKey,
+    verificationKeys: await readVerificationKeys(config.serviceAccountKeyFiles ?? []),
+    maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds,
+  });
+  // Anonymous requests are let in only under an authorizer that can refuse them (RBAC).
+  const anonymous = anonymousAllowed(config.anonymousAuth ?? true, config.authorization ?? ['RBAC']);
+  const authentication = unionAuthenticator({
+    clientCertificates: clientCa !== undefined,
+    tokens: [...fileTokens, { token: adminToken, user: ADMIN_USER }],
+    serviceAccounts: serviceAccountTokens,
+    anonymous: anonymous.allowed,
+  });
 
   const opened = await openStore({
     backend: config.storage,
@@ -87,15 +140,18 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
   try {
     app = await buildApp({
       store: opened.store,
-      authenticate,
+      authenticate: authentication.authenticate,
+      authenticateToken: authentication.authenticateToken,
+      serviceAccountTokens,
       maxRequestBodyBytes: config.maxRequestBodyBytes,
       minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
       watchHistoryWindowMs: config.watchHistoryWindowMs,
       bookmarkIntervalMs: config.bookmarkIntervalMs,
       watchBufferEvents: config.watchBufferEvents,
       featureGates: config.featureGates,
+      authorization: config.authorization,
       logger: { level: logLevel(config.verbosity ?? 0), stream: config.logStream ?? process.stderr },
-      https: { cert: serving.cert, key: serving.key },
+      https: { cert: serving.cert, key: serving.key, clientCa },
       // Derived from persisted state, so continue tokens stay good across a restart.
       continueTokenKey: createHash('sha256').update('svc continue tokens\n').update(adminToken).digest(),
     });
@@ -114,6 +170,8 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
     throw new Error(`cannot listen on ${urlFor(config.bindAddress, config.securePort)}: ${reason}`);
   }
 
+  // Said once the logger exists, and only when the flag asked for anonymous requests.
+  if (config.anonymousAuth !== false && anonymous.warning) app.log.info(anonymous.warning);
   const port = (app.server.address() as AddressInfo).port;
   const clientHost = UNSPECIFIED.has(config.bindAddress) ? '127.0.0.1' : config.bindAddress;
   const url = urlFor(clientHost, port);

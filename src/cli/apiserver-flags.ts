@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { ApiServerConfig } from '../apiserver/serve.js';
+import { AUTHORIZATION_MODES, parseAuthorizationModes } from '../apiserver/index.js';
 import { describeFeatureGates, resolveFeatureGates, unknownFeatureGate } from './feature-gates.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagValues } from './flag-spec.js';
@@ -11,7 +12,7 @@ export const apiServerFlags = defineFlags({
     default: './.svc',
     valueName: 'path',
     meaning:
-      'Directory for the server\'s state: the sqlite database (state.db), generated certificates (pki/), the admin token (admin-token) and the admin client config (admin.svcconfig). Created if missing.',
+      'Directory for the server\'s state: the sqlite database (state.db), generated certificates (pki/), the admin token (admin-token), the service-account signing key (service-account.key) and the admin client config (admin.svcconfig). Created if missing.',
     validate: (dir) => (dir === '' ? 'must not be empty' : undefined),
   }),
   storage: flag.enum(['sqlite', 'etcd', 'memory'], {
@@ -56,6 +57,59 @@ export const apiServerFlags = defineFlags({
     valueName: 'path',
     meaning:
       'CSV file of bearer tokens, one per line: token,user,uid[,"group1,group2"]. The generated admin token (<data-dir>/admin-token) is accepted as well.',
+  }),
+  'client-ca-file': flag.string({
+    valueName: 'path',
+    meaning:
+      'PEM bundle of CA certificates. Clients presenting a certificate signed by one of them authenticate as its CommonName, with its Organizations as groups. A certificate from another CA, expired or not yet valid is answered 401.',
+  }),
+  'anonymous-auth': flag.bool({
+    default: true,
+    meaning:
+      'Requests without credentials are served as system:anonymous (group system:unauthenticated) instead of being answered 401, and meet authorization like anyone (the default roles let them read /version and /healthz, nothing else). As in Kubernetes, it never applies with the AlwaysAllow authorizer: then such requests are answered 401 and the server logs a warning.',
+  }),
+  'service-account-key-file': flag.stringSlice({
+    valueName: 'paths',
+    meaning:
+      'PEM files of public keys (or certificates, or private keys) that service-account tokens are checked with; repeatable, each file may hold several keys. The signing key\'s public half is always accepted.',
+  }),
+  'service-account-signing-key-file': flag.string({
+    valueName: 'path',
+    meaning:
+      'PEM private key (RSA, or ECDSA P-256/P-384/P-521) the server signs service-account tokens with. Default: <data-dir>/service-account.key, an RSA key generated on first start.',
+  }),
+  'service-account-issuer': flag.stringSlice({
+    default: ['https://kubernetes.default.svc.cluster.local'],
+    valueName: 'issuers',
+    meaning: 'The iss claim of service-account tokens; repeatable. The first is written into new tokens; tokens naming any of them are accepted.',
+    // Kubernetes' rule: an issuer with a ":" must be a URL (a bare name is allowed).
+    validate: (issuers) => {
+      if (issuers.length === 0 || issuers.some((i) => i === '')) return 'an issuer must not be empty';
+      const bad = issuers.find((i) => i.includes(':') && !URL.canParse(i));
+      return bad === undefined ? undefined : `${JSON.stringify(bad)} contains ":" but is not a URL`;
+    },
+  }),
+  'api-audiences': flag.stringSlice({
+    valueName: 'audiences',
+    meaning: 'Audiences of the API: a service-account token must name one of them in its aud claim. Default: the service-account issuers.',
+  }),
+  'service-account-max-token-expiration': flag.duration({
+    default: 0,
+    meaning: 'The longest lifetime a TokenRequest is granted; longer requests get this much. 0 means no cap.',
+    validate: (ms) => (ms === 0 || ms >= 600_000 ? undefined : 'must be 0 or at least 10m'),
+  }),
+  'authorization-mode': flag.stringSlice({
+    default: ['RBAC'],
+    valueName: 'modes',
+    meaning: `Authorizers every request passes, in order, comma-separated: ${AUTHORIZATION_MODES.join(', ')}. The first that allows decides; a request none allows is answered 403. With RBAC, members of system:masters may do anything, and the default roles and bindings are created and reconciled at every start.`,
+    validate: (modes) => {
+      try {
+        parseAuthorizationModes(modes.join(','));
+        return undefined;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
   }),
   'feature-gates': flag.map('bool', {
     meaning: `Feature gates to turn on or off, as Name=true|false pairs. Known gates and defaults: ${describeFeatureGates()}.`,
@@ -106,7 +160,7 @@ export const apiServerDoc: CommandDoc = {
   name: 'svc-apiserver',
   usage: 'svc-apiserver [flags]',
   summary:
-    'Serves the svc resource API over HTTPS, storing objects in sqlite (default), etcd or memory. Clients authenticate with bearer tokens; the admin client config is written to <data-dir>/admin.svcconfig.',
+    'Serves the svc resource API over HTTPS, storing objects in sqlite (default), etcd or memory. Clients authenticate with bearer tokens, service-account tokens or client certificates; the admin client config is written to <data-dir>/admin.svcconfig.',
   source: 'src/cli/apiserver-flags.ts',
 };
 
@@ -134,6 +188,14 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
       ? { tls: { certFile: flags.tlsCertFile, keyFile: flags.tlsPrivateKeyFile } }
       : {}),
     ...(flags.tokenAuthFile !== undefined ? { tokenAuthFile: flags.tokenAuthFile } : {}),
+    ...(flags.clientCaFile !== undefined ? { clientCaFile: flags.clientCaFile } : {}),
+    anonymousAuth: flags.anonymousAuth,
+    serviceAccountKeyFiles: flags.serviceAccountKeyFile,
+    ...(flags.serviceAccountSigningKeyFile !== undefined ? { serviceAccountSigningKeyFile: flags.serviceAccountSigningKeyFile } : {}),
+    serviceAccountIssuers: flags.serviceAccountIssuer,
+    apiAudiences: flags.apiAudiences,
+    serviceAccountMaxTokenExpirationSeconds: Math.floor(flags.serviceAccountMaxTokenExpiration / 1000),
+    authorization: parseAuthorizationModes(flags.authorizationMode.join(',')),
     featureGates: resolveFeatureGates(flags.featureGates),
     maxRequestBodyBytes: flags.maxRequestBodyBytes,
     minRequestTimeoutSeconds: flags.minRequestTimeout,

@@ -2,8 +2,13 @@
 
 export { SvcconfigError, loadSvcconfig, writeSvcconfig } from './svcconfig.js';
 export type { SvcconfigEntry, SvcconfigTarget } from './svcconfig.js';
-export { jsonCodec } from './codec.js';
-export type { Codec, WatchFramer } from './codec.js';
+export { jsonCodec, jsonLinesFramer } from './codec.js';
+export type { Codec, EncodedBody, WatchFramer } from './codec.js';
+/**
+ * The protobuf codec (application/vnd.svc.protobuf with a JSON fallback), loaded on demand so a
+ * JSON client never loads protobufjs: `new Client({ ..., codec: await loadProtobufCodec() })`.
+ */
+export const loadProtobufCodec = async (): Promise<import('./codec.js').Codec> => (await import('./protobuf-codec.js')).protobufCodec;
 export { Transport } from './transport.js';
 export type { ConnectionOptions, HttpRequest, RequestThrottle, StreamResponse } from './transport.js';
 export { isExpired, statusErrorFrom } from './status.js';
@@ -33,3 +38,5 @@ export { CacheWriter, deepFreeze, LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, na
 export type { CacheChange, CacheReader, IndexFunc } from './cache.js';
 export { Informer, InformerFactory, stripManagedFields } from './informer.js';
 export type { InformerEvent, InformerFactoryOptions, InformerOptions } from './informer.js';
+export { discoverResources, supports } from './discovery.js';
+export type { ApiResource, Discovery, DiscoveryFailure } from './discovery.js';

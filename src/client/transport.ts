@@ -93,8 +93,18 @@ export class Transport {
     if (req.accept !== undefined) headers['accept'] = req.accept;
     let body: string | Uint8Array | undefined;
     if (req.body !== undefined) {
-      body = typeof req.body === 'string' ? req.body : this.codec.encode(req.body);
-      headers['content-type'] = req.contentType ?? this.codec.mediaType;
+      if (typeof req.body === 'string') {
+        body = req.body;
+        headers['content-type'] = req.contentType ?? 'application/json';
+      } else if (req.contentType !== undefined) {
+        // Patches and delete options name their own (JSON-based) type.
+        body = JSON.stringify(req.body);
+        headers['content-type'] = req.contentType;
+      } else {
+        const encoded = this.codec.encode(req.body);
+        body = encoded.body;
+        headers['content-type'] = encoded.contentType;
+      }
     }
     return this.#agent.request({
       origin: this.#origin,
@@ -113,8 +123,9 @@ export class Transport {
   async request(req: HttpRequest): Promise<unknown> {
     const res = await this.#dispatch(req, false);
     const bytes = new Uint8Array(await res.body.arrayBuffer());
-    if (res.statusCode < 200 || res.statusCode > 299) throw statusErrorFrom(res.statusCode, this.#decodeLoosely(bytes));
-    return bytes.length === 0 ? undefined : this.codec.decode(bytes);
+    const contentType = headerValue(res.headers['content-type']);
+    if (res.statusCode < 200 || res.statusCode > 299) throw statusErrorFrom(res.statusCode, this.#decodeLoosely(bytes, contentType));
+    return bytes.length === 0 ? undefined : this.codec.decode(bytes, contentType);
   }
 
   /** A request whose 2xx body is read as a stream (watches); a non-2xx answer rejects with a StatusError. */
@@ -122,14 +133,14 @@ export class Transport {
     const res = await this.#dispatch(req, true);
     if (res.statusCode < 200 || res.statusCode > 299) {
       const bytes = new Uint8Array(await res.body.arrayBuffer());
-      throw statusErrorFrom(res.statusCode, this.#decodeLoosely(bytes));
+      throw statusErrorFrom(res.statusCode, this.#decodeLoosely(bytes, headerValue(res.headers['content-type'])));
     }
     return { headers: res.headers, body: res.body };
   }
 
-  #decodeLoosely(bytes: Uint8Array): unknown {
+  #decodeLoosely(bytes: Uint8Array, contentType: string | undefined): unknown {
     try {
-      return this.codec.decode(bytes);
+      return this.codec.decode(bytes, contentType);
     } catch {
       return Buffer.from(bytes).toString('utf8');
     }
@@ -144,6 +155,11 @@ export class Transport {
   async destroy(): Promise<void> {
     await this.#agent.destroy();
   }
+}
+
+/** A response header's one value (undici gives repeated headers as arrays). */
+export function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function queryString(query: HttpRequest['query']): string {

@@ -1,5 +1,5 @@
 import type { KubeObject, StatusError } from '../api/index.js';
-import type { HttpRequest, Transport } from './transport.js';
+import { headerValue, type HttpRequest, type Transport } from './transport.js';
 import { isRecord, statusErrorFrom } from './status.js';
 
 /** One event of one watch request, as the server framed it; an ERROR's Status is a StatusError. */
@@ -47,7 +47,7 @@ export async function* watchEventBatches<T extends KubeObject>(
   }, stallMs);
   try {
     const res = await transport.stream({ ...request, signal: abort.signal });
-    const framer = transport.codec.watchFramer();
+    const framer = transport.codec.watchFramer(headerValue(res.headers['content-type']));
     for await (const chunk of res.body) {
       timer.refresh();
       const frames = framer.push(chunk);

@@ -18,6 +18,8 @@ export {
 } from './negotiate.js';
 export { codecOf, registerCodec, jsonCodec, yamlCodec, type ValueCodec } from './codec.js';
 export { humanDuration, ageOf } from './duration.js';
+export { parseJsonPath, valueAtPath, type JsonPathSegment } from './json-path.js';
+export { printerColumnsTable } from './printer-columns.js';
 export { tableConvertorOf, DEFAULT_TABLE, KINDS_WITH_COLUMNS, type ColumnDefinition, type TableConvertor } from './columns.js';
 export {
   parseIncludeObject,
@@ -35,7 +37,7 @@ export {
 export { renderOptions, renderObject, renderValue, renderList, watchFrames, registerListStreamer, type RenderOptions, type ListStreamer } from './render.js';
 export { acceptsGzip, compressLarge, compressBuffer, GZIP_THRESHOLD_BYTES, GZIP_LEVEL, type MaybeCompressed } from './gzip.js';
 export { isObject, parseObject, type JsonObject } from './json-value.js';
-export { PROTOBUF_MAGIC, encodeProtobuf, decodeProtobuf, protobufCodec, protobufListChunks, hasProtobufMessage, encodeRaw, envelope } from './protobuf/envelope.js';
+export { PROTOBUF_MAGIC, encodeProtobuf, decodeProtobuf, decodeProtobufWatchEvent, protobufCodec, protobufListChunks, hasProtobufMessage, encodeRaw, envelope } from './protobuf/envelope.js';
 export { protoRoot, messageOf } from './protobuf/schema.js';
 export { PROTO_SOURCES } from './protobuf/sources.js';
 

@@ -334,6 +334,7 @@ describe('svc-apiserver flags', () => {
       etcdPrefix: '/registry/',
       bindAddress: '0.0.0.0',
       securePort: 6443,
+      authorization: ['RBAC'],
       featureGates: {
         APIResponseCompression: true,
         AllowUnsafeMalformedObjectDeletion: false,
@@ -347,6 +348,11 @@ describe('svc-apiserver flags', () => {
       bookmarkIntervalMs: 15_000,
       watchBufferEvents: 1000,
       verbosity: 0,
+      anonymousAuth: true,
+      serviceAccountKeyFiles: [],
+      serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'],
+      apiAudiences: [],
+      serviceAccountMaxTokenExpirationSeconds: 0,
     });
   });
 

@@ -69,7 +69,7 @@ describe('protobuf schemas', () => {
   it('has a message for every built-in kind and its list', () => {
     for (const { type, apiVersion } of kinds) {
       expect(messageOf(apiVersion, type.kind), type.kind).toBeDefined();
-      expect(messageOf(apiVersion, type.listKind), type.listKind).toBeDefined();
+      if (!type.virtual) expect(messageOf(apiVersion, type.listKind), type.listKind).toBeDefined(); // virtual types have no lists
     }
   });
 

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { unauthorized } from '../../api/index.js';
 import { readOptional, writePrivateFile } from '../state-files.js';
-import type { Authenticator, RequestHeaders, UserInfo } from './user.js';
+import { withAuthenticatedGroup, type Authenticator, type RequestHeaders, type UserInfo } from './user.js';
 
 /**
  * Bearer tokens: the static token file (`--token-auth-file`), the admin token the server mints
@@ -21,12 +21,11 @@ export const ADMIN_USER: UserInfo = Object.freeze({
   groups: Object.freeze(['system:masters', 'system:authenticated']),
 });
 
-const AUTHENTICATED = 'system:authenticated';
 const ADMIN_TOKEN_FILE = 'admin-token';
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{16,}$/;
 
 /** The one place credentials are turned down, so every rejection reads the same on the wire. */
-function rejected(): Error {
+export function rejected(): Error {
   return unauthorized('Unauthorized');
 }
 
@@ -121,34 +120,50 @@ export async function ensureAdminToken(dataDir: string): Promise<string> {
 const digest = (token: string) => createHash('sha256').update(token).digest();
 
 /**
- * Resolves `Authorization: Bearer <token>` against `tokens`. No header: `undefined` (the app
- * decides; it answers 401 except on health checks). A header of another scheme: `undefined`
- * too, so that other authenticators can be chained. An unknown token or a malformed header:
- * Unauthorized.
+ * The token of `Authorization: Bearer <token>`. No header, or a well-formed header of another
+ * scheme (some other authenticator's): `undefined`. A malformed header, or several: Unauthorized.
  */
-export function tokenAuthenticator(tokens: Iterable<TokenEntry>): Authenticator {
+export function bearerToken(headers: RequestHeaders): string | undefined {
+  const header = headers['authorization'];
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string') throw rejected();
+  const parts = header.trim().split(/[ \t]+/);
+  const [scheme = '', token] = parts;
+  if (scheme.toLowerCase() !== 'bearer') {
+    // A lone word (or nothing) is no `<scheme> <credentials>` at all; a well-formed other scheme
+    // may be some other authenticator's.
+    if (parts.length < 2 || scheme === '') throw rejected();
+    return undefined;
+  }
+  if (token === undefined || parts.length !== 2) throw rejected();
+  return token;
+}
+
+/** Looks a token up among `tokens`: its user (with `system:authenticated`), or `undefined`. */
+export function staticTokens(tokens: Iterable<TokenEntry>): (token: string) => UserInfo | undefined {
   // Comparing fixed-length digests, all of them every time, takes as long whatever the token
   // presented, so response times reveal nothing about how close a guess was.
-  const known = [...tokens].map(({ token, user }) => ({
-    digest: digest(token),
-    user: user.groups.includes(AUTHENTICATED) ? user : { ...user, groups: [...user.groups, AUTHENTICATED] },
-  }));
-  return (headers: RequestHeaders) => {
-    const header = headers['authorization'];
-    if (header === undefined) return undefined;
-    if (typeof header !== 'string') throw rejected();
-    const parts = header.trim().split(/[ \t]+/);
-    const [scheme = '', token] = parts;
-    if (scheme.toLowerCase() !== 'bearer') {
-      // A lone word (or nothing) is no `<scheme> <credentials>` at all; a well-formed other scheme
-      // may be some other authenticator's.
-      if (parts.length < 2 || scheme === '') throw rejected();
-      return undefined;
-    }
-    if (token === undefined || parts.length !== 2) throw rejected();
+  const known = [...tokens].map(({ token, user }) => ({ digest: digest(token), user: withAuthenticatedGroup(user) }));
+  return (token) => {
     const presented = digest(token);
     let found: UserInfo | undefined;
     for (const entry of known) if (timingSafeEqual(presented, entry.digest)) found = entry.user;
+    return found;
+  };
+}
+
+/**
+ * Resolves `Authorization: Bearer <token>` against `tokens` alone. No header: `undefined` (the
+ * app decides; it answers 401 except on health checks). A header of another scheme: `undefined`
+ * too, so that other authenticators can be chained. An unknown token or a malformed header:
+ * Unauthorized. (The server chains it with the other methods: see `unionAuthenticator`.)
+ */
+export function tokenAuthenticator(tokens: Iterable<TokenEntry>): Authenticator {
+  const lookup = staticTokens(tokens);
+  return (headers: RequestHeaders) => {
+    const token = bearerToken(headers);
+    if (token === undefined) return undefined;
+    const found = lookup(token);
     if (!found) throw rejected();
     return found;
   };

@@ -24,6 +24,7 @@ import type { ObjectReader } from '../objects.js';
 import type { ResourceCaches } from '../resource-caches.js';
 import type { RequestInfo } from '../request-info.js';
 import type { WatchSettings } from './watch.js';
+import { renameText, type Renamer } from '../upstream-names.js';
 
 /** Everything a verb handler needs, resolved once per request by the resource router. */
 export interface HandlerContext {
@@ -39,6 +40,11 @@ export interface HandlerContext {
   readonly info: RequestInfo;
   readonly request: FastifyRequest;
   readonly reply: FastifyReply;
+  /**
+   * Set when the request named its group the upstream way (`*.k8s.io`): stamps the answer's
+   * apiVersions with that name (src/apiserver/upstream-names.ts).
+   */
+  readonly rename?: Renamer | undefined;
 }
 
 export type Handler = (ctx: HandlerContext) => Promise<unknown>;
@@ -88,8 +94,9 @@ function compressible(ctx: HandlerContext): boolean {
 }
 
 /** A read's answer of one buffer (gzipped when large and accepted). */
-export function sendReadBytes(ctx: HandlerContext, contentType: string, body: Uint8Array): FastifyReply {
+export function sendReadBytes(ctx: HandlerContext, contentType: string, bytes: Uint8Array): FastifyReply {
   const reply = ctx.reply.code(200).type(contentType);
+  const body = ctx.rename ? ctx.rename(bytes) : bytes;
   if (body.length <= GZIP_MIN || !compressible(ctx)) return reply.send(body);
   const out = compressBuffer(body);
   if (out.gzip) reply.header('content-encoding', 'gzip').header('vary', 'Accept-Encoding');
@@ -98,8 +105,10 @@ export function sendReadBytes(ctx: HandlerContext, contentType: string, body: Ui
 const GZIP_MIN = 128 * 1024;
 
 /** A read's answer written chunk by chunk (gzipped once it grows large, when accepted). */
-export function sendReadChunks(ctx: HandlerContext, contentType: string, chunks: Iterable<Uint8Array>): FastifyReply {
+export function sendReadChunks(ctx: HandlerContext, contentType: string, parts: Iterable<Uint8Array>): FastifyReply {
   const reply = ctx.reply.code(200).type(contentType);
+  // Chunks end between items, so no group name is ever split across two of them.
+  const chunks = ctx.rename ? mapChunks(parts, ctx.rename) : parts;
   if (!compressible(ctx)) return reply.send(Readable.from(chunks, { objectMode: false }));
   const out = compressLarge(chunks);
   if (out.gzip) reply.header('content-encoding', 'gzip').header('vary', 'Accept-Encoding');
@@ -117,6 +126,15 @@ export function sendObject(ctx: HandlerContext, code: number, object: unknown): 
   }
   const rep = representationOf(ctx, 'object', false);
   const pretty = isPretty(ctx);
-  if (rep.codec === 'json' && !pretty) return ctx.reply.code(code).type('application/json').send(JSON.stringify(object));
-  return ctx.reply.code(code).type(rep.contentType).send(Buffer.from(renderValue(renderOptionsOf(ctx, rep), value)));
+  const rename = ctx.rename;
+  if (rep.codec === 'json' && !pretty) {
+    const text = JSON.stringify(object);
+    return ctx.reply.code(code).type('application/json').send(rename ? renameText(rename, text) : text);
+  }
+  const bytes = Buffer.from(renderValue(renderOptionsOf(ctx, rep), value));
+  return ctx.reply.code(code).type(rep.contentType).send(rename ? rename(bytes) : bytes);
+}
+
+function* mapChunks(chunks: Iterable<Uint8Array>, rename: Renamer): Generator<Uint8Array> {
+  for (const chunk of chunks) yield rename(chunk);
 }

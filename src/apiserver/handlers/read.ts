@@ -54,7 +54,7 @@ export function getObject(ctx: HandlerContext): Promise<unknown> {
  */
 function sendServed(ctx: HandlerContext, rep: Representation, object: ServedObject) {
   if (rep === PLAIN_JSON && object.json.length <= GZIP_THRESHOLD_BYTES && queryParam(ctx, 'pretty') === undefined) {
-    return ctx.reply.code(200).type('application/json').send(object.json);
+    return ctx.reply.code(200).type('application/json').send(ctx.rename ? ctx.rename(object.json) : object.json);
   }
   return sendReadBytes(ctx, rep.contentType, renderObject(renderOptionsOf(ctx, rep), object.json));
 }

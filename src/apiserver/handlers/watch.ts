@@ -7,6 +7,7 @@ import { apiVersionOf, collectionPrefix } from '../objects.js';
 import { parseBoolean, planWatch } from '../read-semantics.js';
 import type { ServedObject } from '../served-object.js';
 import { toStatusError } from '../status.js';
+import type { Renamer } from '../upstream-names.js';
 import {
   WatchExpiredError,
   WatcherTooSlowError,
@@ -107,6 +108,7 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
   const reply = ctx.reply;
   reply.hijack();
   const res = reply.raw;
+  if (ctx.rename) renameWrites(res, ctx.rename);
   res.writeHead(200, { 'content-type': rep.contentType, 'cache-control': 'no-cache, private' });
   res.flushHeaders();
   ctx.watch.open.add(res);
@@ -268,4 +270,14 @@ function errorStatus(error: unknown, type: ResourceType): Status {
       ? tooOldResourceVersion(error.requested, error.oldest)
       : toStatusError(error, { group: type.group, resource: type.resource });
   return status.toStatus();
+}
+
+/**
+ * A watch on an upstream group name: each write (a whole frame, or a whole part of one: the
+ * group name is never split between writes) is stamped with that name before it leaves. Costs a
+ * copy per event and watcher, paid only by such watches.
+ */
+function renameWrites(res: ServerResponse, rename: Renamer): void {
+  const write = res.write.bind(res) as (chunk: Uint8Array) => boolean;
+  res.write = ((chunk: string | Uint8Array) => write(rename(typeof chunk === 'string' ? Buffer.from(chunk) : chunk))) as typeof res.write;
 }

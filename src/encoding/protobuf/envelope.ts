@@ -60,11 +60,30 @@ export function decodeProtobuf(body: Uint8Array): JsonObject {
   if (!type) throw badRequest(`the protobuf envelope names ${JSON.stringify(`${apiVersion} ${kind}`)}, which has no protobuf message`);
   const raw = unknown['raw'] instanceof Uint8Array ? unknown['raw'] : new Uint8Array();
   try {
-    return { kind, apiVersion, ...fromMessage(type, type.decode(raw) as unknown as JsonObject) };
+    const object: JsonObject = { kind, apiVersion, ...fromMessage(type, type.decode(raw) as unknown as JsonObject) };
+    // An empty repeated field is absent on the wire; a list's items are `[]` in JSON all the same.
+    if (object['items'] === undefined && type.fields['items']?.repeated === true) object['items'] = [];
+    return object;
   } catch (error) {
     if (error instanceof ConversionError) throw badRequest(`the protobuf body cannot be decoded: ${error.message}`);
     throw badRequest(`the protobuf body is not a valid ${kind}: ${(error as Error).message}`);
   }
+}
+
+/**
+ * One protobuf watch frame (without its 4-byte length) back to `{type, object}`; the object is
+ * decoded from its own envelope. Malformed frames are a 400 like malformed bodies.
+ */
+export function decodeProtobufWatchEvent(frame: Uint8Array): { type: string; object: JsonObject } {
+  let event: JsonObject;
+  try {
+    event = watchEventType.toObject(watchEventType.decode(frame), { defaults: false }) as JsonObject;
+  } catch (error) {
+    throw badRequest(`the protobuf watch event cannot be decoded: ${(error as Error).message}`);
+  }
+  const object = isObject(event['object']) ? event['object'] : {};
+  const raw = object['raw'] instanceof Uint8Array ? object['raw'] : new Uint8Array();
+  return { type: typeof event['type'] === 'string' ? event['type'] : '', object: decodeProtobuf(raw) };
 }
 
 /** The codec behind application/vnd.svc.protobuf: envelopes, and length-prefixed watch events. */

@@ -1,6 +1,6 @@
 // Authentication and authorization on the manager's secure port: client certificates
 // (--client-ca-file), identity headers from a trusted front proxy (--requestheader-*), and
-// delegation to the API server, which must fail closed while it answers no reviews.
+// delegation to the API server through TokenReview and SubjectAccessReview, failing closed.
 import { webcrypto } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import * as x509 from '@peculiar/x509';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningControllerManager } from '../../../controllers/manager/index.js';
+import { writeSvcconfig } from '../../../src/client/index.js';
 import { freePort, startCluster, type Cluster } from './support.js';
 
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
@@ -54,6 +55,7 @@ describe('who may use the secure port', () => {
   let cluster: Cluster;
   let manager: RunningControllerManager;
   let delegating: RunningControllerManager;
+  let broken: RunningControllerManager;
   let ca: Awaited<ReturnType<typeof authority>>;
   let proxyCa: Awaited<ReturnType<typeof authority>>;
   let clients: Awaited<ReturnType<typeof ca.issue>>[];
@@ -90,6 +92,16 @@ describe('who may use the secure port', () => {
       `--authentication-svcconfig=${cluster.api.svcconfigPath}`,
       `--authorization-svcconfig=${cluster.api.svcconfigPath}`,
     ]);
+    // Reviews made with a credential the API server refuses.
+    const refused = join(dir, 'refused.svcconfig');
+    await writeSvcconfig(refused, { server: cluster.api.url, caData: cluster.api.caPem, token: 'not-a-token', name: 'refused' });
+    broken = await cluster.manager([
+      `--secure-port=${await freePort()}`,
+      '--bind-address=127.0.0.1',
+      '--leader-elect=false',
+      `--authentication-svcconfig=${refused}`,
+      `--authorization-svcconfig=${refused}`,
+    ]);
   });
   afterAll(async () => {
     await Promise.all(agents.map((a) => a.close()));
@@ -123,15 +135,28 @@ describe('who may use the secure port', () => {
     expect(res.body?.message).toContain('User "alice"');
   });
 
-  it('fails closed when the API server cannot review a token: 401, not anonymous', async () => {
+  it('rejects a bearer token the API server does not know (TokenReview): 401, not anonymous', async () => {
     const res = await metricsAs(delegating, undefined, { authorization: 'Bearer some-token' });
     expect(res.status).toBe(401);
     expect(res.body?.reason).toBe('Unauthorized');
   });
 
-  it('fails closed when the API server cannot review access: 403', async () => {
+  it('asks the API server (SubjectAccessReview) and forbids what RBAC does not allow', async () => {
     const res = await metricsAs(delegating);
     expect(res.status).toBe(403);
+    expect(res.body?.message).toContain('User "system:anonymous" cannot get path "/metrics"');
+    expect(res.body?.message).not.toContain('review failed');
+  });
+
+  it('serves a user the API server authenticates (TokenReview) and authorizes (SubjectAccessReview)', async () => {
+    const res = await metricsAs(delegating, undefined, { authorization: `Bearer ${cluster.api.adminToken}` });
+    expect(res.status).toBe(200);
+  });
+
+  it('fails closed when the reviews cannot be made: 401 for tokens, 403 for access', async () => {
+    const res = await metricsAs(broken);
+    expect(res.status).toBe(403);
     expect(res.body?.message).toContain('the access review failed');
+    expect((await metricsAs(broken, undefined, { authorization: `Bearer ${cluster.api.adminToken}` })).status).toBe(401);
   });
 });
