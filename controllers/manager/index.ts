@@ -11,7 +11,7 @@ export { builtinLoops } from './loop-registry.js';
 export type { LoopFactory, LoopRegistry, LoopSettings } from './loop-registry.js';
 export { silentLog } from './log.js';
 export type { ManagerLog } from './log.js';
-export { JSON_CONTENT_TYPE, startControllerManager } from './manager.js';
+export { JSON_CONTENT_TYPE, PROTOBUF_CONTENT_TYPE, startControllerManager } from './manager.js';
 export type { ControllerManagerOptions, RunningControllerManager } from './manager.js';
 export { ManagerMetrics } from './metrics.js';
 export type { MetricsOptions } from './metrics.js';

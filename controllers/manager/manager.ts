@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { Client, jsonCodec, type ConnectionOptions } from '../../src/client/index.js';
+import { Client, jsonCodec, loadProtobufCodec, type Codec, type ConnectionOptions } from '../../src/client/index.js';
 import type { ControlLoop } from '../context.js';
 import { apiThrottle } from './api-throttle.js';
 import type { ControllerName } from './controller-names.js';
@@ -20,11 +20,12 @@ import { startTerm, type Term } from './term.js';
  */
 
 export const JSON_CONTENT_TYPE = 'application/json';
+export const PROTOBUF_CONTENT_TYPE = 'application/vnd.svc.protobuf';
 
 export interface ControllerManagerOptions {
   /** Where the API server is and who to be (a resolved svcconfig, `--master` applied). */
   readonly connection: ConnectionOptions;
-  /** `--svc-api-content-type`. The client speaks JSON only until its protobuf codec lands. */
+  /** `--svc-api-content-type`: `application/vnd.svc.protobuf` (the client's protobuf codec) or `application/json`. */
   readonly contentType: string;
   readonly qps: number;
   readonly burst: number;
@@ -75,20 +76,19 @@ export interface RunningControllerManager {
 export async function startControllerManager(options: ControllerManagerOptions): Promise<RunningControllerManager> {
   const log = options.log ?? silentLog;
   const metrics = new ManagerMetrics(options.metrics);
-  if (options.contentType !== JSON_CONTENT_TYPE) {
-    log.info(`--svc-api-content-type=${options.contentType}: the client has no codec for it yet, requests are sent as ${JSON_CONTENT_TYPE}`);
-  }
+  // Protobuf for kinds that have a message, JSON for the rest (custom types, patches): the codec decides per object.
+  const codec: Codec = options.contentType === PROTOBUF_CONTENT_TYPE ? await loadProtobufCodec() : jsonCodec;
   const userAgent = options.userAgent ?? 'svc-controller-manager';
   const client = new Client({
     ...options.connection,
-    codec: jsonCodec,
+    codec,
     userAgent,
     throttle: apiThrottle({ qps: options.qps, burst: options.burst, onWait: (ms) => metrics.throttled(ms) }),
   });
   // The lease has its own client and bucket: controller traffic must never delay a renewal.
   const electionClient = new Client({
     ...options.connection,
-    codec: jsonCodec,
+    codec,
     userAgent: `${userAgent}/leader-election`,
     throttle: apiThrottle({ qps: options.qps, burst: options.burst }),
   });

@@ -172,7 +172,7 @@ export const controllerManagerFlags = defineFlags({
   svcconfig: flag.string({ valueName: 'path', meaning: 'Path to a svcconfig (kubeconfig) file with the API server address and credentials.' }),
   'svc-api-content-type': flag.enum(['application/vnd.svc.protobuf', 'application/json'], {
     default: 'application/vnd.svc.protobuf',
-    meaning: 'Content type of requests sent to the API server. The client speaks JSON until its protobuf codec lands: protobuf is accepted and sent as JSON meanwhile.',
+    meaning: 'Content type of requests sent to the API server. With protobuf, objects of kinds that have a protobuf message go as protobuf and the rest (custom types, patches) as JSON.',
   }),
   'route-reconciliation-period': period(10 * SEC, `Period of reconciling the routes the cloud provider created for nodes. ${NOT_BUILT}`),
   'node-monitor-period': period(5 * SEC, `Period of syncing node status in the cloud node lifecycle controller. ${NOT_BUILT}`),

@@ -35,6 +35,17 @@ describe('leader election between controller managers', () => {
     expect(await metrics(other)).not.toMatch(/^workqueue_adds_total\{name="namespace-controller"\} [1-9]/m);
   });
 
+  it('speaks protobuf to the API server by default (--svc-api-content-type), JSON when asked', async () => {
+    const proto = await cluster.manager(['--leader-elect-resource-name=proto', ...FAST_ELECTION]);
+    const json = await cluster.manager(['--leader-elect-resource-name=json', '--svc-api-content-type=application/json', ...FAST_ELECTION]);
+    expect(proto.client.transport.codec.mediaType).toMatch(/^application\/vnd\.svc\.protobuf/);
+    expect(json.client.transport.codec.mediaType).toBe('application/json');
+    // Both campaign and lead on their own Lease: the Lease writes work in either encoding.
+    await Promise.all([proto.firstTerm, json.firstTerm]);
+    expect(await cluster.holder('proto')).toBe(proto.identity);
+    expect(await cluster.holder('json')).toBe(json.identity);
+  });
+
   it('hands over at once when the leader stops gracefully: the Lease is released, not left to expire', async () => {
     // A 60s lease: without the release the other would wait a minute, far past the guard below.
     const slow = ['--leader-elect-lease-duration=60s', '--leader-elect-renew-deadline=40s', '--leader-elect-retry-period=200ms'];
