@@ -48,6 +48,8 @@ function sampleValue(field: protobuf.Field, depth: number): unknown {
         return { any: ['json', 1] };
       case '.svc.meta.v1.FieldsV1':
         return { 'f:metadata': {} };
+      case '.svc.util.StringList':
+        return ['one', 'two'];
     }
     return depth > 6 ? undefined : sample(message, depth + 1);
   }
