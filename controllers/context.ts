@@ -19,8 +19,11 @@ export interface ControllerContext {
    * drain timeout from `--controller-shutdown-timeout`, `stop$`): spread them into the builder's
    * options. Named per loop so the manager can label its metrics.
    */
-  readonly controllerDefaults: (name: string) => Partial<ControllerOptions<unknown>>;
+  readonly controllerDefaults: (name: string) => ControllerDefaults;
 }
+
+/** What the manager sets on every controller: its stop signal, drain bound and metrics hook. */
+export type ControllerDefaults = Pick<ControllerOptions<unknown>, 'stop$' | 'drainTimeoutMs' | 'metrics'>;
 
 /** A control loop as the manager starts it. */
 export type ControlLoop = (context: ControllerContext) => Observable<ControllerResult<unknown>>;

@@ -7,6 +7,7 @@ import {
   type KeySource,
   type TokenBucketOptions,
   type WorkContext,
+  type WorkqueueMetrics,
   type WorkResult,
   type WorkReturn,
 } from '../operators/index.js';
@@ -44,6 +45,8 @@ export interface ControllerOptions<R = undefined> {
   readonly stop$?: Observable<unknown>;
   /** Longest graceful drain after `stop$` (default 30 s). */
   readonly drainTimeoutMs?: number;
+  /** Instrumentation of the controller's work queue (the manager's per-controller metrics). */
+  readonly metrics?: WorkqueueMetrics;
   readonly scheduler?: SchedulerLike;
 }
 
@@ -85,6 +88,7 @@ export function controller<R = undefined>(options: ControllerOptions<R>): Observ
       ...(options.backoff !== undefined ? { backoff: options.backoff } : {}),
       ...(options.bucket !== undefined ? { bucket: options.bucket } : {}),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
     }),
   );
   // The drain is bounded: once stop$ has fired, a reconcile still running after the timeout is cut.

@@ -1,8 +1,10 @@
-// Public surface of controllers/: the controller builder and the controller manager's loops.
+// Public surface of controllers/: the controller builder, the context loops get, the loops, and the controller manager.
 export { controller } from './controller.js';
 export type { ControllerOptions, ControllerResult, OwnedSource } from './controller.js';
-export type { ControllerContext, ControlLoop } from './context.js';
+export type { ControllerContext, ControllerDefaults, ControlLoop } from './context.js';
 export { namespaceController } from './namespace/index.js';
 export type { NamespaceControllerOptions } from './namespace/index.js';
 export { garbageCollector } from './garbage-collector/index.js';
 export type { GarbageCollectorOptions } from './garbage-collector/index.js';
+export { builtinLoops, CONTROLLER_NAMES, selectControllers, startControllerManager } from './manager/index.js';
+export type { ControllerManagerOptions, ControllerName, LoopFactory, LoopRegistry, LoopSettings, RunningControllerManager } from './manager/index.js';

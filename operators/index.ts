@@ -41,5 +41,6 @@ export { whileLeader } from './whileLeader.js';
 export { workqueue } from './workqueue.js';
 export type { BackoffOptions } from './workqueue.js';
 export type { WorkContext } from './workqueue.js';
+export type { WorkqueueMetrics } from './workqueue.js';
 export type { WorkqueueOptions } from './workqueue.js';
 export type { WorkReturn } from './workqueue.js';

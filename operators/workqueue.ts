@@ -36,6 +36,21 @@ export interface WorkContext {
   readonly attempt: number;
 }
 
+/**
+ * Where a work queue reports what it does, after client-go's workqueue metrics. Every method is
+ * optional and is called synchronously on the queue's path, so it must be cheap (a counter).
+ */
+export interface WorkqueueMetrics {
+  /** A key was queued: not counted when it was already waiting (coalesced), as client-go's `adds_total`. */
+  add?(key: string): void;
+  /** Keys waiting for a worker, after each change (client-go's `depth`). */
+  depth?(waiting: number): void;
+  /** A failed run will be retried after back-off (client-go's `retries_total`). */
+  retry?(key: string): void;
+  /** A run ended after `ms` milliseconds of the queue's scheduler, with its result's type. */
+  workDuration?(ms: number, result: WorkResult<unknown, unknown>['type']): void;
+}
+
 /** Options of {@link workqueue}. */
 export interface WorkqueueOptions<T, R = undefined> {
   /**
@@ -62,6 +77,8 @@ export interface WorkqueueOptions<T, R = undefined> {
   scheduler?: SchedulerLike;
   /** Random numbers in [0, 1) for jitter. Default: `Math.random`. */
   random?: () => number;
+  /** Instrumentation (queue depth, adds, retries, work duration). Default: none. */
+  metrics?: WorkqueueMetrics;
 }
 
 interface Entry<T> {
@@ -75,6 +92,8 @@ interface Entry<T> {
   failures: number;
   /** When a delayed re-add is due; Infinity when none is pending. */
   dueAt: number;
+  /** When the running work started (scheduler time), for `metrics.workDuration`. */
+  startedAt: number;
 }
 
 /**
@@ -131,6 +150,7 @@ export function workqueue<T, R = undefined>(options: WorkqueueOptions<T, R>): Op
   const errorPolicy = options.errorPolicy === undefined ? retryUnlessTerminal : requireFunction('errorPolicy', options.errorPolicy);
   const scheduler = options.scheduler ?? asyncScheduler;
   const random = options.random ?? Math.random;
+  const metrics = options.metrics;
   const backoff = options.backoff === false ? undefined : options.backoff ?? {};
   const base = backoff === undefined ? 0 : requirePositive('backoff.base', backoff.base ?? 5, true);
   const max = backoff === undefined ? 0 : requirePositive('backoff.max', backoff.max ?? 1_000_000);
@@ -160,10 +180,16 @@ export function workqueue<T, R = undefined>(options: WorkqueueOptions<T, R>): Op
       let timerAt = Infinity;
 
       // Marks the key dirty and queues it unless a worker has it; the caller pumps afterwards.
+      const depth = (): void => metrics?.depth?.(queue.length - head);
+
       const add = (key: string, entry: Entry<T>): void => {
         if (entry.dirty) return;
         entry.dirty = true;
-        if (!entry.processing) queue.push(key);
+        metrics?.add?.(key);
+        if (!entry.processing) {
+          queue.push(key);
+          depth();
+        }
       };
 
       const forgetIfIdle = (key: string, entry: Entry<T>): void => {
@@ -211,8 +237,10 @@ export function workqueue<T, R = undefined>(options: WorkqueueOptions<T, R>): Op
       const settle = (key: string, entry: Entry<T>, result: WorkResult<T, R>): void => {
         entry.processing = false;
         active--;
+        metrics?.workDuration?.(scheduler.now() - entry.startedAt, result.type);
         if (entry.dirty) {
           queue.push(key);
+          depth();
         }
         switch (result.type) {
           case 'awaitChange':
@@ -253,6 +281,7 @@ export function workqueue<T, R = undefined>(options: WorkqueueOptions<T, R>): Op
           return;
         }
         entry.failures = attempts;
+        metrics?.retry?.(key);
         const perKey = backoffDelay(attempts);
         const overall = bucket === undefined ? 0 : bucket.reserve(scheduler.now());
         settle(key, entry, { type: 'retry', key, item, attempts, error, after: perKey > overall ? perKey : overall });
@@ -261,6 +290,7 @@ export function workqueue<T, R = undefined>(options: WorkqueueOptions<T, R>): Op
       const run = (key: string, entry: Entry<T>): void => {
         const item = entry.item;
         const attempts = entry.failures + 1;
+        entry.startedAt = scheduler.now();
         let returned: WorkReturn<R>;
         try {
           returned = work(item, { key, attempt: attempts });
@@ -310,6 +340,7 @@ export function workqueue<T, R = undefined>(options: WorkqueueOptions<T, R>): Op
           entry.dirty = false;
           entry.processing = true;
           active++;
+          depth();
           run(key, entry);
         }
         pumping = false;
@@ -327,7 +358,7 @@ export function workqueue<T, R = undefined>(options: WorkqueueOptions<T, R>): Op
           }
           let entry = entries.get(key);
           if (entry === undefined) {
-            entry = { item, dirty: false, processing: false, failures: 0, dueAt: Infinity };
+            entry = { item, dirty: false, processing: false, failures: 0, dueAt: Infinity, startedAt: 0 };
             entries.set(key, entry);
           } else {
             entry.item = item;

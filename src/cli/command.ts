@@ -72,7 +72,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
  * or a close that hangs past the grace period, exits at once: an operator pressing Ctrl-C twice
  * means it.
  */
-export function closeOnSignal(close: () => Promise<void>, io: CommandIO): Promise<number> {
+export function closeOnSignal(close: () => Promise<void>, io: CommandIO, graceMs = SHUTDOWN_GRACE_MS): Promise<number> {
   return new Promise((resolve) => {
     const signals = ['SIGINT', 'SIGTERM'] as const;
     const onSignal = (signal: NodeJS.Signals) => {
@@ -83,9 +83,9 @@ export function closeOnSignal(close: () => Promise<void>, io: CommandIO): Promis
       };
       for (const s of signals) process.once(s, force);
       setTimeout(() => {
-        io.err(`shutdown took longer than ${SHUTDOWN_GRACE_MS / 1000}s`);
+        io.err(`shutdown took longer than ${graceMs / 1000}s`);
         force();
-      }, SHUTDOWN_GRACE_MS).unref();
+      }, graceMs).unref();
       io.err(`${signal} received, shutting down`);
       close().then(
         () => resolve(EXIT_OK),

@@ -30,6 +30,8 @@ function valueName(spec: FlagSpec): string {
       return 'string';
     case 'stringSlice':
       return 'strings';
+    case 'stringArray':
+      return 'stringArray';
     case 'map':
       return `mapString${spec.of === 'bool' ? 'Bool' : spec.of === 'string' ? 'String' : 'Number'}`;
     case 'multimap':
@@ -101,6 +103,8 @@ function typeCell(spec: FlagSpec): string {
       return 'duration (`90s`, `1m30s`)';
     case 'stringSlice':
       return 'strings (comma-separated, repeatable)';
+    case 'stringArray':
+      return 'string (repeatable, one item each)';
     case 'map':
       return `map of ${spec.of} (\`k=v,k2=v2\`, repeatable)`;
     case 'multimap':

@@ -1,4 +1,5 @@
 import { apiServerDoc, apiServerFlags } from './apiserver-flags.js';
+import { controllerManagerDoc, controllerManagerFlags } from './controller-manager-flags.js';
 import type { CommandDoc } from './flag-docs.js';
 import type { FlagTable } from './flag-spec.js';
 import { nodeAgentDoc, nodeAgentFlags } from './nodeagent-flags.js';
@@ -18,5 +19,6 @@ export const FLAG_PAGES_GENERATOR = 'node --import tsx scripts/gen-flags-docs.ts
 export const flagPages: readonly FlagPage[] = [
   { file: 'docs/flags/svc-apiserver.md', doc: apiServerDoc, table: apiServerFlags },
   { file: 'docs/flags/svc-up.md', doc: upDoc, table: upFlags },
+  { file: 'docs/flags/svc-controller-manager.md', doc: controllerManagerDoc, table: controllerManagerFlags },
   { file: 'docs/flags/nodeagent.md', doc: nodeAgentDoc, table: nodeAgentFlags },
 ];

@@ -4,7 +4,7 @@
  * `--help` and the generated docs page, and so that the parsed values are typed from the table.
  */
 
-export type FlagType = 'string' | 'bool' | 'int' | 'int32' | 'float' | 'duration' | 'enum' | 'stringSlice' | 'map' | 'multimap';
+export type FlagType = 'string' | 'bool' | 'int' | 'int32' | 'float' | 'duration' | 'enum' | 'stringSlice' | 'stringArray' | 'map' | 'multimap';
 
 /** The type of the values of a `map` flag (`k=v` pairs); keys are always strings. */
 export type MapValueType = 'string' | 'bool' | 'int' | 'float';
@@ -50,6 +50,10 @@ export interface EnumFlag<V extends string = string> extends FlagOptions<V> {
 export interface StringSliceFlag extends FlagOptions<readonly string[]> {
   readonly type: 'stringSlice';
 }
+/** Repeatable like a slice, but each occurrence is one item, commas and all (`--tls-sni-cert-key a.crt,a.key`). */
+export interface StringArrayFlag extends FlagOptions<readonly string[]> {
+  readonly type: 'stringArray';
+}
 export interface MapFlag<M extends MapValueType = MapValueType> extends FlagOptions<Readonly<Record<string, MapValue<M>>>> {
   readonly type: 'map';
   readonly of: M;
@@ -58,7 +62,7 @@ export interface MultimapFlag extends FlagOptions<Readonly<Record<string, readon
   readonly type: 'multimap';
 }
 
-export type FlagSpec = StringFlag | BoolFlag | NumberFlag | EnumFlag | StringSliceFlag | MapFlag | MultimapFlag;
+export type FlagSpec = StringFlag | BoolFlag | NumberFlag | EnumFlag | StringSliceFlag | StringArrayFlag | MapFlag | MultimapFlag;
 
 /** A daemon's options by flag name (`data-dir`), in the order `--help` lists them. */
 export type FlagTable = Readonly<Record<string, FlagSpec>>;
@@ -71,7 +75,7 @@ type ValueOf<S> = S extends { type: 'string' }
       ? number
       : S extends { type: 'enum'; values: readonly (infer V)[] }
         ? V
-        : S extends { type: 'stringSlice' }
+        : S extends { type: 'stringSlice' | 'stringArray' }
           ? readonly string[]
           : S extends { type: 'map'; of: infer M extends MapValueType }
             ? Readonly<Record<string, MapValue<M>>>
@@ -80,7 +84,7 @@ type ValueOf<S> = S extends { type: 'string' }
               : never;
 
 /** Types whose absence has a natural value (false, empty), so they are never `undefined`. */
-type AlwaysSet = { type: 'bool' | 'stringSlice' | 'map' | 'multimap' };
+type AlwaysSet = { type: 'bool' | 'stringSlice' | 'stringArray' | 'map' | 'multimap' };
 
 export type FlagValue<S> = S extends { default: unknown } ? ValueOf<S> : S extends AlwaysSet ? ValueOf<S> : ValueOf<S> | undefined;
 
@@ -109,6 +113,7 @@ export const flag = {
   enum: <const V extends string, const O extends FlagOptions<NoInfer<V>>>(values: readonly V[], options: O) =>
     ({ type: 'enum', values, ...options }) as const,
   stringSlice: <const O extends FlagOptions<readonly string[]>>(options: O) => ({ type: 'stringSlice', ...options }) as const,
+  stringArray: <const O extends FlagOptions<readonly string[]>>(options: O) => ({ type: 'stringArray', ...options }) as const,
   map: <const M extends MapValueType, const O extends FlagOptions<Readonly<Record<string, MapValue<NoInfer<M>>>>>>(of: M, options: O) =>
     ({ type: 'map', of, ...options }) as const,
   multimap: <const O extends FlagOptions<Readonly<Record<string, readonly string[]>>>>(options: O) =>

@@ -89,6 +89,8 @@ export function parseValue(spec: FlagSpec, text: string): Parsed<unknown> {
       return spec.values.includes(text) ? ok(text) : bad(`must be one of ${spec.values.join(', ')}`);
     case 'stringSlice':
       return ok(splitList(text));
+    case 'stringArray':
+      return ok([text]);
     case 'map': {
       const pairs = splitPairs(text);
       if (!pairs.ok) return pairs;
@@ -115,6 +117,7 @@ export function parseValue(spec: FlagSpec, text: string): Parsed<unknown> {
 export function mergeValue(spec: FlagSpec, previous: unknown, next: unknown): unknown {
   switch (spec.type) {
     case 'stringSlice':
+    case 'stringArray':
       return [...(previous as string[]), ...(next as string[])];
     case 'map':
       return { ...(previous as object), ...(next as object) };
@@ -134,6 +137,7 @@ export function implicitValue(spec: FlagSpec): unknown {
     case 'bool':
       return false;
     case 'stringSlice':
+    case 'stringArray':
       return [];
     case 'map':
     case 'multimap':
@@ -150,6 +154,8 @@ export function formatValue(spec: FlagSpec, value: unknown): string {
       return formatDuration(value as number);
     case 'stringSlice':
       return (value as string[]).join(',');
+    case 'stringArray':
+      return (value as string[]).join(' ');
     case 'map':
       return Object.entries(value as Record<string, unknown>)
         .map(([k, v]) => `${k}=${String(v)}`)
@@ -173,6 +179,7 @@ export function isZeroValue(spec: FlagSpec, value: unknown): boolean {
     case 'bool':
       return value === false;
     case 'stringSlice':
+    case 'stringArray':
       return (value as string[]).length === 0;
     case 'map':
     case 'multimap':

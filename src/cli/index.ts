@@ -15,3 +15,8 @@ export { upDoc, upFlags } from './up-flags.js';
 export { up } from './up-command.js';
 export { flagPages, FLAG_PAGES_GENERATOR } from './flag-pages.js';
 export type { FlagPage } from './flag-pages.js';
+export { controllerManagerDoc, controllerManagerFlags } from './controller-manager-flags.js';
+export type { ControllerManagerFlags } from './controller-manager-flags.js';
+export { controllerManagerSettings } from './controller-manager-config.js';
+export type { ControllerManagerSettings } from './controller-manager-config.js';
+export { parseControllerManagerArgs, startControllerManagerFromArgs } from './controller-manager-command.js';

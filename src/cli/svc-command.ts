@@ -15,6 +15,10 @@ const subcommands: Readonly<Record<string, Subcommand>> = {
     summary: 'Start a local cluster (API server on the embedded store)',
     run: async (argv, io) => (await import('./up-command.js')).up(argv, io),
   },
+  'controller-manager': {
+    summary: 'Run the controller manager against an API server (same as svc-controller-manager)',
+    run: async (argv, io) => (await import('./controller-manager-command.js')).main(argv, io),
+  },
 };
 
 function usage(): string {

@@ -1,12 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { startForCommand } from './apiserver-command.js';
 import { apiServerConfig } from './apiserver-flags.js';
-import { closeOnSignal, isExit, readCommandLine, type CommandIO } from './command.js';
+import { closeOnSignal, EXIT_FAILED, isExit, readCommandLine, type CommandIO } from './command.js';
+import { startControllerManagerFromArgs } from './controller-manager-command.js';
+import { textLog } from './controller-manager-log.js';
 import { upDoc, upFlags } from './up-flags.js';
 
 /**
- * `svc up`: a whole local cluster in one process on the embedded store. Today that is the API
- * server; the controller manager and the scheduler start here too once they exist.
+ * `svc up`: a whole local cluster in one process on the embedded store: the API server and the
+ * controller manager; the scheduler starts here too once it exists.
  */
 
 export interface UpOptions {
@@ -20,6 +22,20 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   if (isExit(config)) return config.exitCode;
   const server = await startForCommand(upDoc, config, io);
   if (isExit(server)) return server.exitCode;
+  // The controller manager runs in this process, as the admin, with leader election on (a second
+  // `svc up` or an svc-controller-manager on the same cluster then waits instead of racing).
+  // Its secure port stays off: run svc-controller-manager on its own for /metrics and /healthz.
+  let manager: Awaited<ReturnType<typeof startControllerManagerFromArgs>>;
+  try {
+    manager = await startControllerManagerFromArgs(
+      [`--svcconfig=${server.svcconfigPath}`, '--secure-port=0'],
+      textLog(io, { verbosity: config.verbosity ?? 0, splitStream: false }),
+    );
+  } catch (error) {
+    io.err(`${upDoc.name}: controller manager: ${(error as Error).message}`);
+    await server.close();
+    return EXIT_FAILED;
+  }
   const elapsed = Math.round(performance.now() - (options.startedAt ?? 0));
   io.out(`svcconfig: ${server.svcconfigPath}`);
   io.out(`ready in ${elapsed} ms`);
@@ -27,5 +43,13 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   io.out('Use it with:');
   io.out(`  export KUBECONFIG=${server.svcconfigPath}`);
   io.out(`  kubectl --kubeconfig ${server.svcconfigPath} get ns`);
-  return closeOnSignal(server.close, io);
+  // The grace covers the manager's drain (10s by default), the Lease release and the server's close.
+  return closeOnSignal(
+    async () => {
+      await manager.close();
+      await server.close();
+    },
+    io,
+    30_000,
+  );
 }

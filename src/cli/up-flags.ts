@@ -12,6 +12,6 @@ export const upDoc: CommandDoc = {
   name: 'svc up',
   usage: 'svc up [flags]',
   summary:
-    'Starts a local cluster on the embedded sqlite store in --data-dir (./.svc) and writes <data-dir>/admin.svcconfig for kubectl and svc clients. Listens on 127.0.0.1 unless --bind-address says otherwise. Stop it with Ctrl-C; the next `svc up` on the same data dir resumes the cluster.',
+    'Starts a local cluster on the embedded sqlite store in --data-dir (./.svc): the API server and the controller manager (leader election on, its secure port off). Writes <data-dir>/admin.svcconfig for kubectl and svc clients. Listens on 127.0.0.1 unless --bind-address says otherwise. Stop it with Ctrl-C; the next `svc up` on the same data dir resumes the cluster.',
   source: "src/cli/up-flags.ts (svc-apiserver's table with other defaults)",
 };

@@ -10,7 +10,7 @@ export type { Codec, EncodedBody, WatchFramer } from './codec.js';
  */
 export const loadProtobufCodec = async (): Promise<import('./codec.js').Codec> => (await import('./protobuf-codec.js')).protobufCodec;
 export { Transport } from './transport.js';
-export type { ConnectionOptions, HttpRequest, StreamResponse } from './transport.js';
+export type { ConnectionOptions, HttpRequest, RequestThrottle, StreamResponse } from './transport.js';
 export { isExpired, statusErrorFrom } from './status.js';
 export { builtin, objectKey, resource, resourcePath, typedResource } from './resource.js';
 export type { ObjectOf, Resource } from './resource.js';

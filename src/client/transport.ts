@@ -23,7 +23,16 @@ export interface ConnectionOptions {
   readonly requestTimeoutMs?: number | undefined;
   /** `User-Agent`; default `svc-client`. */
   readonly userAgent?: string | undefined;
+  /**
+   * Awaited before every request (watches included) is sent: resolves when it may go. The
+   * controller manager fills it with a token bucket (`--svc-api-qps`, `--svc-api-burst`); the
+   * client layer only knows the shape, so it needs no rate-limiting code of its own.
+   */
+  readonly throttle?: RequestThrottle | undefined;
 }
+
+/** Resolves when the request may be sent; rejects (with the request's abort reason) to drop it. */
+export type RequestThrottle = (request: { readonly method: string; readonly path: string; readonly signal?: AbortSignal | undefined }) => Promise<void>;
 
 export interface HttpRequest {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -50,6 +59,7 @@ export class Transport {
   readonly #base: string;
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
+  readonly #throttle: RequestThrottle | undefined;
 
   constructor(
     options: ConnectionOptions,
@@ -59,6 +69,7 @@ export class Transport {
     this.#origin = url.origin;
     this.#base = url.pathname.replace(/\/+$/, '');
     this.#timeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.#throttle = options.throttle;
     this.#headers = {
       accept: codec.mediaType,
       'user-agent': options.userAgent ?? 'svc-client',
@@ -76,7 +87,8 @@ export class Transport {
     });
   }
 
-  #dispatch(req: HttpRequest, streaming: boolean): Promise<Dispatcher.ResponseData> {
+  async #dispatch(req: HttpRequest, streaming: boolean): Promise<Dispatcher.ResponseData> {
+    if (this.#throttle !== undefined) await this.#throttle({ method: req.method, path: req.path, signal: req.signal });
     const headers: Record<string, string> = { ...this.#headers };
     if (req.accept !== undefined) headers['accept'] = req.accept;
     let body: string | Uint8Array | undefined;

@@ -1,0 +1,130 @@
+import type { Observable, Subscription } from 'rxjs';
+import { leaderElection, type LeaseClient } from '../../operators/index.js';
+import { builtin, type Client, type Resource } from '../../src/client/index.js';
+import type { Lease } from '../../src/api/index.js';
+import type { ManagerLog } from './log.js';
+import type { Term } from './term.js';
+
+/**
+ * Runs terms of work while this process leads. A term starts when the election says `true` and
+ * is drained (bounded by its drain timeout) when it says `false`; a new term never starts before
+ * the previous one has drained. Losing the lease does not end the process: it drains and
+ * campaigns again, so an in-process manager (svc up) recovers without a restart. Stopping drains
+ * the term first, then leaves the election, releasing the Lease (holder cleared) and waiting for
+ * that write, so a successor takes over at once rather than after the lease duration.
+ */
+
+export interface ElectionSettings {
+  readonly lease: { readonly namespace: string; readonly name: string };
+  readonly identity: string;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+}
+
+export interface Leadership {
+  /** Whether a term is running now. */
+  leading(): boolean;
+  /** Resolves when this process first leads (at once without election). */
+  readonly firstTerm: Promise<void>;
+  /** Drains the running term, then releases the Lease. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface LeadershipOptions {
+  /** Without it the process leads from the start (`--leader-elect=false`). */
+  readonly election?: ElectionSettings;
+  readonly client: Client;
+  readonly startTerm: () => Term;
+  readonly onLeading?: (leads: boolean) => void;
+  readonly log: ManagerLog;
+}
+
+export function runLeadership(options: LeadershipOptions): Leadership {
+  const { log } = options;
+  let term: Term | undefined;
+  let draining: Promise<void> = Promise.resolve();
+  let wantLead = false;
+  let stopped = false;
+  let markFirst!: () => void;
+  const firstTerm = new Promise<void>((resolve) => (markFirst = resolve));
+
+  const begin = (): void => {
+    wantLead = true;
+    // Start after the previous term has drained, if we still lead by then.
+    void draining.then(() => {
+      if (!wantLead || stopped || term !== undefined) return;
+      term = options.startTerm();
+      options.onLeading?.(true);
+      markFirst();
+    });
+  };
+  const end = (): Promise<void> => {
+    wantLead = false;
+    const current = term;
+    term = undefined;
+    if (current === undefined) return draining;
+    options.onLeading?.(false);
+    draining = draining.then(() => current.stop());
+    return draining;
+  };
+
+  // Writes to the Lease are tracked so that stop() can wait for the release to reach the server.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    inFlight.add(promise);
+    promise.then(
+      () => inFlight.delete(promise),
+      () => inFlight.delete(promise),
+    );
+    return promise;
+  };
+  const client = options.client;
+  const leaseClient: LeaseClient<Resource<Lease>> = {
+    get: (resource, name, at) => client.get(resource, name, at),
+    create: (resource, lease, at) => track(client.create(resource, lease as Lease, at)),
+    update: (resource, lease, at) => track(client.update(resource, lease as Lease, at)),
+  };
+
+  let subscription: Subscription | undefined;
+  const election = options.election;
+  if (election === undefined) {
+    begin();
+  } else {
+    const leader$: Observable<boolean> = leaderElection<Resource<Lease>>({
+      client: leaseClient,
+      resource: builtin.leases,
+      lease: election.lease,
+      identity: election.identity,
+      leaseDuration: election.leaseDurationMs,
+      renewDeadline: election.renewDeadlineMs,
+      retryPeriod: election.retryPeriodMs,
+    });
+    log.info(`waiting to lead through Lease ${election.lease.namespace}/${election.lease.name} as ${election.identity}`);
+    subscription = leader$.subscribe((leads) => {
+      if (leads) {
+        log.info(`became leader (${election.identity})`);
+        begin();
+      } else {
+        log.warn(`lost the lease ${election.lease.namespace}/${election.lease.name}: draining controllers`);
+        void end();
+      }
+    });
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    leading: () => term !== undefined,
+    firstTerm,
+    stop() {
+      stopping ??= (async () => {
+        stopped = true;
+        await end();
+        subscription?.unsubscribe(); // sends the release when we led
+        await Promise.race([Promise.allSettled([...inFlight]), new Promise((r) => setTimeout(r, election?.renewDeadlineMs ?? 0).unref())]);
+      })();
+      return stopping;
+    },
+  };
+}
+

@@ -1,0 +1,31 @@
+import type { ControlLoop } from '../context.js';
+import type { ControllerName } from './controller-names.js';
+import { garbageCollector } from '../garbage-collector/index.js';
+import { namespaceController } from '../namespace/index.js';
+
+/**
+ * Which control loops are built, by controller name, and how each is made from the manager's
+ * settings. A name in controller-names.ts without an entry here is accepted by `--controllers`
+ * and reported as not built when the manager starts.
+ */
+
+/** The options loops read, from the manager's flags (durations in ms). */
+export interface LoopSettings {
+  readonly concurrentNamespaceSyncs: number;
+  readonly namespaceSyncPeriodMs: number;
+  readonly concurrentGcSyncs: number;
+  readonly minResyncPeriodMs: number;
+}
+
+/** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
+export type LoopFactory = (settings: LoopSettings) => ControlLoop;
+
+export type LoopRegistry = ReadonlyMap<ControllerName, LoopFactory>;
+
+/** The loops svc ships, by the names `--controllers` selects them with. */
+export function builtinLoops(): LoopRegistry {
+  return new Map<ControllerName, LoopFactory>([
+    ['namespace-controller', (s) => (ctx) => namespaceController(ctx, { concurrency: s.concurrentNamespaceSyncs, resyncPeriodMs: s.namespaceSyncPeriodMs })],
+    ['garbage-collector-controller', (s) => (ctx) => garbageCollector(ctx, { concurrency: s.concurrentGcSyncs })],
+  ]);
+}

@@ -1,0 +1,83 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { WorkqueueMetrics } from '../../operators/index.js';
+
+/**
+ * The manager's Prometheus metrics, in a registry of its own (two managers in one process, as in
+ * tests, do not collide). Names follow client-go's, so dashboards built for kube-controller-manager
+ * read them: per controller (label `name`) the work queue's depth, adds, retries and work
+ * duration; the leader status; the time requests waited for the API rate limiter.
+ */
+
+export interface MetricsOptions {
+  /** Fully qualified names not to register (`--disabled-metrics`). */
+  readonly disabled?: ReadonlySet<string>;
+  /** `metric,label` → the values allowed; others are reported as `unexpected` (`--allow-metric-labels`). */
+  readonly allowLabels?: ReadonlyMap<string, readonly string[]>;
+}
+
+const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export class ManagerMetrics {
+  readonly registry = new Registry();
+  readonly #disabled: ReadonlySet<string>;
+  readonly #allow: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly #depth: Gauge<'name'> | undefined;
+  readonly #adds: Counter<'name'> | undefined;
+  readonly #retries: Counter<'name'> | undefined;
+  readonly #work: Histogram<'name' | 'result'> | undefined;
+  readonly #leader: Gauge<'name'> | undefined;
+  readonly #throttle: Histogram | undefined;
+
+  constructor(options: MetricsOptions = {}) {
+    this.#disabled = options.disabled ?? new Set();
+    this.#allow = new Map([...(options.allowLabels ?? new Map<string, readonly string[]>())].map(([k, v]) => [k, new Set(v)]));
+    const registers = [this.registry];
+    const on = (name: string) => !this.#disabled.has(name);
+    this.#depth = on('workqueue_depth') ? new Gauge({ name: 'workqueue_depth', help: 'Keys waiting in the work queue of a controller.', labelNames: ['name'], registers }) : undefined;
+    this.#adds = on('workqueue_adds_total') ? new Counter({ name: 'workqueue_adds_total', help: 'Keys added to the work queue of a controller (not counting coalesced adds).', labelNames: ['name'], registers }) : undefined;
+    this.#retries = on('workqueue_retries_total') ? new Counter({ name: 'workqueue_retries_total', help: 'Failed reconciles retried with back-off.', labelNames: ['name'], registers }) : undefined;
+    this.#work = on('workqueue_work_duration_seconds')
+      ? new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long reconciles take, by result (awaitChange, requeueAfter, retry, terminal).', labelNames: ['name', 'result'], buckets: DURATION_BUCKETS, registers })
+      : undefined;
+    this.#leader = on('leader_election_master_status') ? new Gauge({ name: 'leader_election_master_status', help: '1 while this process leads, else 0.', labelNames: ['name'], registers }) : undefined;
+    this.#throttle = on('rest_client_rate_limiter_duration_seconds')
+      ? new Histogram({ name: 'rest_client_rate_limiter_duration_seconds', help: 'How long requests to the API server waited for the client rate limiter.', buckets: DURATION_BUCKETS, registers })
+      : undefined;
+    collectDefaultMetrics({ register: this.registry });
+    for (const name of this.#disabled) if (this.registry.getSingleMetric(name)) this.registry.removeSingleMetric(name);
+  }
+
+  /** A label value as the allow-list lets it be reported. */
+  #label(metric: string, label: string, value: string): string {
+    const allowed = this.#allow.get(`${metric},${label}`);
+    return allowed === undefined || allowed.has(value) ? value : 'unexpected';
+  }
+
+  /** The hook a controller named `name` reports its work queue to. */
+  queue(name: string): WorkqueueMetrics {
+    const depth = this.#depth?.labels({ name: this.#label('workqueue_depth', 'name', name) });
+    const adds = this.#adds?.labels({ name: this.#label('workqueue_adds_total', 'name', name) });
+    const retries = this.#retries?.labels({ name: this.#label('workqueue_retries_total', 'name', name) });
+    const workName = this.#label('workqueue_work_duration_seconds', 'name', name);
+    const work = this.#work;
+    return {
+      ...(adds ? { add: () => adds.inc() } : {}),
+      ...(depth ? { depth: (n: number) => depth.set(n) } : {}),
+      ...(retries ? { retry: () => retries.inc() } : {}),
+      ...(work ? { workDuration: (ms: number, result: string) => work.observe({ name: workName, result: this.#label('workqueue_work_duration_seconds', 'result', result) }, ms / 1000) } : {}),
+    };
+  }
+
+  leading(name: string, leads: boolean): void {
+    this.#leader?.set({ name: this.#label('leader_election_master_status', 'name', name) }, leads ? 1 : 0);
+  }
+
+  throttled(waitMs: number): void {
+    this.#throttle?.observe(waitMs / 1000);
+  }
+
+  /** The exposition text, and its content type. */
+  async render(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}

@@ -1,0 +1,274 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSecureContext, type SecureContext } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import { parse as parseYaml } from 'yaml';
+import {
+  AccessReviewer,
+  parseCertificates,
+  RequestAuth,
+  startControllerManager,
+  TokenReviewer,
+  type ControllerManagerOptions,
+  type ManagerLog,
+  type RunningControllerManager,
+  type ServingTls,
+} from '../../controllers/manager/index.js';
+import { ensurePki, loadServingCertificate, servingNames, SVC_VERSION } from '../apiserver/index.js';
+import { Client, loadSvcconfig, type ConnectionOptions } from '../client/index.js';
+import { closeOnSignal, EXIT_FAILED, EXIT_OK, isExit, processIO, readCommandLine, type CommandIO } from './command.js';
+import { controllerManagerSettings, type ControllerManagerSettings } from './controller-manager-config.js';
+import { controllerManagerDoc, controllerManagerFlags, TLS_CIPHER_SUITES } from './controller-manager-flags.js';
+import { textLog } from './controller-manager-log.js';
+import { FlagError, parseFlags } from './flags.js';
+
+/**
+ * svc-controller-manager: flags → settings → files read (svcconfig, certificates, CAs) →
+ * `startControllerManager`, then serve until SIGINT/SIGTERM, which drains the loops (bounded by
+ * --controller-shutdown-timeout) and releases the Lease before exiting.
+ */
+
+/** `--version` alone means `--version=true` (a string flag would otherwise take the next argument). */
+export function normalizeArgv(argv: readonly string[]): string[] {
+  return argv.map((arg) => (arg === '--version' ? '--version=true' : arg));
+}
+
+/** Parses a command line into settings; throws `FlagError`. For tests and embedders. */
+export function parseControllerManagerArgs(argv: readonly string[]): ControllerManagerSettings {
+  const parsed = parseFlags(controllerManagerFlags, normalizeArgv(argv));
+  if (parsed.help) throw new FlagError('--help is not a manager option');
+  if (parsed.args.length > 0) throw new FlagError(`unexpected argument ${JSON.stringify(parsed.args[0])}`);
+  return controllerManagerSettings(parsed.values);
+}
+
+export function versionText(settings: ControllerManagerSettings): string {
+  if (settings.printVersion === 'raw') {
+    const [major = '0', minor = '0'] = settings.reportedVersion.replace(/^v/, '').split('.');
+    return JSON.stringify(
+      { major, minor, gitVersion: settings.reportedVersion, svcVersion: SVC_VERSION, nodeVersion: process.version, platform: `${process.platform}/${process.arch}` },
+      null,
+      2,
+    );
+  }
+  return `svc-controller-manager ${settings.reportedVersion}`;
+}
+
+const TLS_VERSIONS = { VersionTLS10: 'TLSv1', VersionTLS11: 'TLSv1.1', VersionTLS12: 'TLSv1.2', VersionTLS13: 'TLSv1.3' } as const;
+
+async function readText(path: string, flag: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new Error(`${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+/** `--tls-sni-cert-key` entries as a lookup by server name: exact names first, then wildcards. */
+async function sniCallback(entries: readonly string[], base: { ciphers?: string; minVersion?: string }): Promise<ServingTls['SNICallback']> {
+  const exact = new Map<string, SecureContext>();
+  const wildcard = new Map<string, SecureContext>();
+  // Explicit patterns beat names taken from certificates: those are added only where free.
+  const layers: Array<{ names: string[]; context: SecureContext; explicit: boolean }> = [];
+  for (const entry of entries) {
+    const colon = entry.indexOf(':');
+    const [certFile, keyFile] = (colon < 0 ? entry : entry.slice(0, colon)).split(',') as [string, string];
+    const cert = await readText(certFile, '--tls-sni-cert-key');
+    const key = await readText(keyFile, '--tls-sni-cert-key');
+    const context = createSecureContext({ cert, key, ...(base.ciphers ? { ciphers: base.ciphers } : {}), ...(base.minVersion ? { minVersion: base.minVersion as 'TLSv1.2' } : {}) });
+    let names: string[];
+    const explicit = colon >= 0;
+    if (explicit) names = entry.slice(colon + 1).split(',').map((n) => n.trim().toLowerCase()).filter((n) => n !== '');
+    else {
+      const leaf = new X509Certificate(cert);
+      const sans = (leaf.subjectAltName ?? '').split(', ').filter((s) => s.startsWith('DNS:')).map((s) => s.slice(4).toLowerCase());
+      const cn = /(?:^|\n)CN=([^\n]+)/.exec(leaf.subject)?.[1];
+      names = sans.length > 0 ? sans : cn ? [cn.toLowerCase()] : [];
+    }
+    layers.push({ names, context, explicit });
+  }
+  for (const explicitFirst of [true, false]) {
+    for (const layer of layers.filter((l) => l.explicit === explicitFirst)) {
+      for (const name of layer.names) {
+        const map = name.startsWith('*.') ? wildcard : exact;
+        const key = name.startsWith('*.') ? name.slice(2) : name;
+        if (!map.has(key)) map.set(key, layer.context);
+      }
+    }
+  }
+  return (servername, cb) => {
+    const name = servername.toLowerCase();
+    const context = exact.get(name) ?? wildcard.get(name.slice(name.indexOf('.') + 1));
+    cb(null, context);
+  };
+}
+
+async function servingTls(flags: ControllerManagerSettings['flags']): Promise<ServingTls> {
+  let cert: string;
+  let key: string;
+  if (flags.tlsCertFile && flags.tlsPrivateKeyFile) {
+    ({ cert, key } = await loadServingCertificate(flags.tlsCertFile, flags.tlsPrivateKeyFile));
+  } else {
+    const names = servingNames(flags.bindAddress === '' ? '0.0.0.0' : flags.bindAddress);
+    if (flags.certDir) ({ cert, key } = await ensurePki(flags.certDir, names));
+    else {
+      // No --cert-dir: the pair lives in memory only (generated in a private temporary folder, then deleted).
+      const dir = await mkdtemp(join(tmpdir(), 'svc-cm-pki-'));
+      try {
+        ({ cert, key } = await ensurePki(dir, names));
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+  }
+  const ca: string[] = [];
+  for (const [file, flag] of [
+    [flags.clientCaFile, '--client-ca-file'],
+    [flags.requestheaderClientCaFile, '--requestheader-client-ca-file'],
+  ] as const) {
+    if (file) ca.push(await readText(file, flag));
+  }
+  const ciphers = flags.tlsCipherSuites.map((name) => TLS_CIPHER_SUITES[name]).filter((c): c is string => c !== undefined && c !== '');
+  const minVersion = flags.tlsMinVersion ? TLS_VERSIONS[flags.tlsMinVersion as keyof typeof TLS_VERSIONS] : undefined;
+  const base = { ...(ciphers.length > 0 ? { ciphers: ciphers.join(':') } : {}), ...(minVersion ? { minVersion } : {}) };
+  const sni = flags.tlsSniCertKey.length > 0 ? await sniCallback(flags.tlsSniCertKey, base) : undefined;
+  return { cert, key, ...(ca.length > 0 ? { ca } : {}), ...base, ...(sni ? { SNICallback: sni } : {}) } as ServingTls;
+}
+
+async function requestAuth(flags: ControllerManagerSettings['flags']): Promise<RequestAuth> {
+  const certs = async (file: string | undefined, flag: string) => (file ? parseCertificates(await readText(file, flag), flag) : undefined);
+  const clientCAs = await certs(flags.clientCaFile, '--client-ca-file');
+  const requestHeaderCAs = await certs(flags.requestheaderClientCaFile, '--requestheader-client-ca-file');
+  const tokens = flags.authenticationSvcconfig
+    ? new TokenReviewer(await Client.fromSvcconfig(flags.authenticationSvcconfig, { userAgent: 'svc-controller-manager/authentication' }), flags.authenticationTokenWebhookCacheTtl)
+    : undefined;
+  const access = flags.authorizationSvcconfig
+    ? new AccessReviewer(
+        await Client.fromSvcconfig(flags.authorizationSvcconfig, { userAgent: 'svc-controller-manager/authorization' }),
+        flags.authorizationWebhookCacheAuthorizedTtl,
+        flags.authorizationWebhookCacheUnauthorizedTtl,
+      )
+    : undefined;
+  return new RequestAuth({
+    ...(clientCAs ? { clientCAs } : {}),
+    ...(requestHeaderCAs
+      ? {
+          requestHeader: {
+            cas: requestHeaderCAs,
+            allowedNames: flags.requestheaderAllowedNames,
+            usernameHeaders: flags.requestheaderUsernameHeaders,
+            groupHeaders: flags.requestheaderGroupHeaders,
+            extraHeaderPrefixes: flags.requestheaderExtraHeadersPrefix,
+            uidHeaders: flags.requestheaderUidHeaders,
+          },
+        }
+      : {}),
+    ...(tokens ? { tokens } : {}),
+    ...(access ? { access } : {}),
+    alwaysAllowPaths: flags.authorizationAlwaysAllowPaths,
+  });
+}
+
+async function allowLabels(settings: ControllerManagerSettings): Promise<Map<string, readonly string[]>> {
+  const merged = new Map<string, readonly string[]>();
+  const manifest = settings.flags.allowMetricLabelsManifest;
+  if (manifest) {
+    const doc: unknown = parseYaml(await readText(manifest, '--allow-metric-labels-manifest'));
+    if (typeof doc !== 'object' || doc === null) throw new Error('--allow-metric-labels-manifest: not a map of "<metric>,<label>" to values');
+    for (const [key, value] of Object.entries(doc)) {
+      if (typeof value !== 'string' || !/^[^,]+,[^,]+$/.test(key)) throw new Error(`--allow-metric-labels-manifest: entry ${JSON.stringify(key)} is not "<metric>,<label>": "<v1>,<v2>"`);
+      merged.set(key, value.split(',').map((v) => v.trim()).filter((v) => v !== ''));
+    }
+  }
+  for (const [key, values] of settings.allowMetricLabels) merged.set(key, values);
+  return merged;
+}
+
+async function connection(flags: ControllerManagerSettings['flags']): Promise<ConnectionOptions> {
+  if (!flags.svcconfig) return { server: flags.master! };
+  const target = await loadSvcconfig(flags.svcconfig);
+  return {
+    server: flags.master || target.server,
+    token: target.token,
+    caData: target.caData,
+    clientCertificate: target.clientCertificate,
+    clientKey: target.clientKey,
+    insecureSkipTlsVerify: target.insecureSkipTlsVerify,
+  };
+}
+
+/** The manager's options from its settings, with every file read. Throws `Error` on unusable files. */
+export async function controllerManagerOptions(settings: ControllerManagerSettings, log: ManagerLog): Promise<ControllerManagerOptions> {
+  const f = settings.flags;
+  return {
+    connection: await connection(f),
+    contentType: f.svcApiContentType,
+    qps: f.svcApiQps,
+    burst: f.svcApiBurst,
+    controllers: settings.controllers,
+    loopSettings: {
+      concurrentNamespaceSyncs: f.concurrentNamespaceSyncs,
+      namespaceSyncPeriodMs: f.namespaceSyncPeriod,
+      concurrentGcSyncs: f.concurrentGcSyncs,
+      minResyncPeriodMs: f.minResyncPeriod,
+    },
+    enableGarbageCollector: f.enableGarbageCollector,
+    drainTimeoutMs: f.controllerShutdownTimeout,
+    startIntervalMs: f.controllerStartInterval ?? 0,
+    ...(f.leaderElect
+      ? {
+          election: {
+            lease: { namespace: f.leaderElectResourceNamespace, name: f.leaderElectResourceName },
+            leaseDurationMs: f.leaderElectLeaseDuration,
+            renewDeadlineMs: f.leaderElectRenewDeadline,
+            retryPeriodMs: f.leaderElectRetryPeriod,
+          },
+        }
+      : {}),
+    ...(f.securePort !== 0
+      ? {
+          serving: {
+            bindAddress: f.bindAddress,
+            port: f.securePort,
+            tls: await servingTls(f),
+            http2: !f.disableHttp2Serving,
+            ...(f.http2MaxStreamsPerConnection ? { maxStreamsPerConnection: f.http2MaxStreamsPerConnection } : {}),
+            profiling: f.profiling,
+            auth: await requestAuth(f),
+          },
+        }
+      : {}),
+    metrics: { disabled: new Set(f.disabledMetrics), allowLabels: await allowLabels(settings) },
+    userAgent: `svc-controller-manager/${settings.reportedVersion}`,
+    log,
+  };
+}
+
+/** Starts the manager from a command line (tests, `svc up`). Throws `FlagError` or `Error`. */
+export async function startControllerManagerFromArgs(argv: readonly string[], log: ManagerLog): Promise<RunningControllerManager> {
+  const settings = parseControllerManagerArgs(argv);
+  return startControllerManager(await controllerManagerOptions(settings, log));
+}
+
+/** svc-controller-manager: runs until SIGINT/SIGTERM. Returns the exit code. */
+export async function main(argv: readonly string[], io: CommandIO = processIO): Promise<number> {
+  const settings = readCommandLine(controllerManagerDoc, controllerManagerFlags, normalizeArgv(argv), io, controllerManagerSettings);
+  // Usage errors exit 1 as kube-controller-manager's do; help exits 0.
+  if (isExit(settings)) return settings.exitCode === EXIT_OK ? EXIT_OK : EXIT_FAILED;
+  if (settings.printVersion) {
+    io.out(versionText(settings));
+    return EXIT_OK;
+  }
+  const log = textLog(io, { verbosity: settings.flags.v, splitStream: settings.flags.logTextSplitStream });
+  let manager: RunningControllerManager;
+  try {
+    manager = await startControllerManager(await controllerManagerOptions(settings, log));
+  } catch (error) {
+    io.err(`${controllerManagerDoc.name}: ${(error as Error).message}`);
+    return EXIT_FAILED;
+  }
+  log.info(`svc-controller-manager ${settings.reportedVersion} running ${manager.running.join(', ') || 'no controllers'}`);
+  if (manager.serving) io.out(`svc-controller-manager serving on ${manager.serving.url}`);
+  // The drain has its own bound; the grace covers it plus the Lease release and closing the port.
+  return closeOnSignal(manager.close, io, settings.flags.controllerShutdownTimeout + 10_000);
+}

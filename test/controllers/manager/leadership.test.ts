@@ -1,0 +1,107 @@
+// Two controller managers against one real API server: one leads through the Lease
+// svc-system/svc-controller-manager, the other waits; stopping or killing the leader hands over.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { builtin } from '../../../src/client/index.js';
+import { eventually, FAST_ELECTION, sleep, startCluster, type Cluster } from './support.js';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+
+describe('leader election between controller managers', () => {
+  let cluster: Cluster;
+  beforeEach(async () => {
+    cluster = await startCluster();
+  });
+  afterEach(async () => {
+    await cluster.close();
+  });
+
+  it('lets one manager lead and run its controllers while the other waits', async () => {
+    const a = await cluster.manager(FAST_ELECTION);
+    const b = await cluster.manager(FAST_ELECTION);
+    await eventually(() => a.leading() || b.leading(), 'a leader');
+    await sleep(3000); // more than a lease duration of renewals: the other still waits
+    const [leader, other] = a.leading() ? [a, b] : [b, a];
+    expect(other.leading()).toBe(false);
+    expect(await cluster.holder()).toBe(leader.identity);
+    const lease = await cluster.client.get(builtin.leases, 'svc-controller-manager', { namespace: 'svc-system' });
+    expect(lease.spec).toMatchObject({ leaseDurationSeconds: 2, leaseTransitions: 0 });
+    const metrics = async (m: typeof a) => (await m.metrics.render()).body;
+    expect(await metrics(leader)).toMatch(/^leader_election_master_status\{name="svc-controller-manager"\} 1$/m);
+    expect(await metrics(other)).toMatch(/^leader_election_master_status\{name="svc-controller-manager"\} 0$/m);
+    // Only the leader's controllers did any work: the stand-in namespace loop saw the system namespaces.
+    await eventually(async () => /^workqueue_adds_total\{name="namespace-controller"\} [1-9]/m.test(await metrics(leader)), 'namespace adds');
+    expect(await metrics(other)).not.toMatch(/^workqueue_adds_total\{name="namespace-controller"\} [1-9]/m);
+  });
+
+  it('speaks protobuf to the API server by default (--svc-api-content-type), JSON when asked', async () => {
+    const proto = await cluster.manager(['--leader-elect-resource-name=proto', ...FAST_ELECTION]);
+    const json = await cluster.manager(['--leader-elect-resource-name=json', '--svc-api-content-type=application/json', ...FAST_ELECTION]);
+    expect(proto.client.transport.codec.mediaType).toMatch(/^application\/vnd\.svc\.protobuf/);
+    expect(json.client.transport.codec.mediaType).toBe('application/json');
+    // Both campaign and lead on their own Lease: the Lease writes work in either encoding.
+    await Promise.all([proto.firstTerm, json.firstTerm]);
+    expect(await cluster.holder('proto')).toBe(proto.identity);
+    expect(await cluster.holder('json')).toBe(json.identity);
+  });
+
+  it('hands over at once when the leader stops gracefully: the Lease is released, not left to expire', async () => {
+    // A 60s lease: without the release the other would wait a minute, far past the guard below.
+    const slow = ['--leader-elect-lease-duration=60s', '--leader-elect-renew-deadline=40s', '--leader-elect-retry-period=200ms'];
+    const a = await cluster.manager(slow);
+    await a.firstTerm;
+    const b = await cluster.manager(slow);
+    await sleep(500);
+    expect(b.leading()).toBe(false);
+    await a.close();
+    expect(a.leading()).toBe(false);
+    await eventually(() => b.leading(), 'the other manager to lead', 10_000);
+    expect(await cluster.holder()).toBe(b.identity);
+  });
+
+  it('takes over after the lease expires when the leader process is killed', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/svc-controller-manager.ts', `--svcconfig=${cluster.api.svcconfigPath}`, '--secure-port=0', ...FAST_ELECTION],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    try {
+      await eventually(async () => (await cluster.holder()) !== undefined, 'the process to lead');
+      const first = await cluster.holder();
+      const b = await cluster.manager(FAST_ELECTION);
+      await sleep(1000);
+      expect(b.leading()).toBe(false);
+      child.kill('SIGKILL'); // no release: the lease must expire
+      expect(await exited).toBe('SIGKILL');
+      await eventually(() => b.leading(), 'the survivor to lead');
+      expect(await cluster.holder()).toBe(b.identity);
+      expect(first).not.toBe(b.identity);
+      const lease = await cluster.client.get(builtin.leases, 'svc-controller-manager', { namespace: 'svc-system' });
+      expect(lease.spec?.leaseTransitions).toBe(1);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('drains and releases the Lease on SIGTERM, then exits 0', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/svc-controller-manager.ts', `--svcconfig=${cluster.api.svcconfigPath}`, '--secure-port=0', '--leader-elect-lease-duration=60s', '--leader-elect-renew-deadline=40s'],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const stderr: string[] = [];
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await eventually(async () => (await cluster.holder()) !== undefined, 'the process to lead');
+      child.kill('SIGTERM');
+      expect(await exited, stderr.join('')).toBe(0);
+      expect(await cluster.holder()).toBeUndefined();
+      expect(stderr.join('')).toContain('SIGTERM received, shutting down');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});

@@ -1,0 +1,78 @@
+// Shared by the controller manager suites: a real svc-apiserver over HTTPS in-process (memory
+// store) with its admin svcconfig, and managers started from command lines against it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApiServer, type RunningApiServer } from '../../../src/cli/apiserver-command.js';
+import { startControllerManagerFromArgs } from '../../../src/cli/controller-manager-command.js';
+import { silentLog, type ManagerLog, type RunningControllerManager } from '../../../controllers/manager/index.js';
+import { Client, builtin } from '../../../src/client/index.js';
+
+export interface Cluster {
+  readonly api: RunningApiServer;
+  readonly dir: string;
+  readonly client: Client;
+  /** A manager against this API server; closed by `close()`. */
+  manager(extra?: string[], log?: ManagerLog): Promise<RunningControllerManager>;
+  /** The Lease's holder (undefined: none or no Lease). */
+  holder(name?: string): Promise<string | undefined>;
+  close(): Promise<void>;
+}
+
+export async function startCluster(): Promise<Cluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cm-'));
+  const api = await startApiServer(['--storage=memory', '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`]);
+  const client = await Client.fromSvcconfig(api.svcconfigPath);
+  const managers: RunningControllerManager[] = [];
+  return {
+    api,
+    dir,
+    client,
+    async manager(extra = [], log = silentLog) {
+      const m = await startControllerManagerFromArgs([`--svcconfig=${api.svcconfigPath}`, '--secure-port=0', ...extra], log);
+      managers.push(m);
+      return m;
+    },
+    async holder(name = 'svc-controller-manager') {
+      try {
+        const lease = await client.get(builtin.leases, name, { namespace: 'svc-system' });
+        return lease.spec?.holderIdentity || undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async close() {
+      await Promise.all(managers.map((m) => m.close()));
+      await client.destroy();
+      await api.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resolves when `predicate` holds (checked every 20 ms); fails after a generous guard. */
+export async function eventually(predicate: () => boolean | Promise<boolean>, what: string, guardMs = 20_000): Promise<void> {
+  const start = Date.now();
+  while (!(await predicate())) {
+    if (Date.now() - start > guardMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Short election durations for tests: 2s lease, 1s renew deadline, 200ms retry. */
+export const FAST_ELECTION = ['--leader-elect-lease-duration=2s', '--leader-elect-renew-deadline=1s', '--leader-elect-retry-period=200ms'];
+
+/** A port free right now on 127.0.0.1 (--secure-port=0 means "off", so tests pick one). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as import('node:net').AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
