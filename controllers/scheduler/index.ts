@@ -1,6 +1,8 @@
 // Public surface of controllers/scheduler: the scheduler pipeline and the parts it is made of (docs/scheduler.md).
 export { scheduler, DEFAULT_SCHEDULER_NAMES, SCHEDULER_NAME } from './scheduler.js';
 export type { ScheduleResult, SchedulerOptions, SchedulerState } from './scheduler.js';
+export { leaderElectedScheduler } from './leader-elected.js';
+export type { LeaderElectedSchedulerOptions } from './leader-elected.js';
 export { SchedulerCache } from './cache.js';
 export { NodeInfo } from './node-info.js';
 export { podInfo, podKey } from './pod-info.js';

@@ -8,7 +8,14 @@ import { builtin, Client } from '../../../src/client/index.js';
 import { scheduler, type ScheduleResult, type SchedulerOptions, type SchedulerState } from '../../../controllers/scheduler/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../../apiserver/harness.js';
 
-export { until } from '../../client/support.js';
+/** Resolves when `predicate` (sync or async) holds, polling; fails with `what` after `guardMs`. */
+export async function until(predicate: () => boolean | Promise<boolean>, what: string, guardMs = 20_000): Promise<void> {
+  const start = Date.now();
+  while (!(await predicate())) {
+    if (Date.now() - start > guardMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 export interface SchedulerTestBed {
   readonly s: TestServer;
