@@ -2,6 +2,7 @@ import { apiServerDoc, apiServerFlags } from './apiserver-flags.js';
 import type { CommandDoc } from './flag-docs.js';
 import type { FlagTable } from './flag-spec.js';
 import { nodeAgentDoc, nodeAgentFlags } from './nodeagent-flags.js';
+import { schedulerDoc, schedulerFlags } from './scheduler-flags.js';
 import { upDoc, upFlags } from './up-flags.js';
 
 /** The generated flags pages: one per command with a table. The docs test keeps them current. */
@@ -19,4 +20,5 @@ export const flagPages: readonly FlagPage[] = [
   { file: 'docs/flags/svc-apiserver.md', doc: apiServerDoc, table: apiServerFlags },
   { file: 'docs/flags/svc-up.md', doc: upDoc, table: upFlags },
   { file: 'docs/flags/nodeagent.md', doc: nodeAgentDoc, table: nodeAgentFlags },
+  { file: 'docs/flags/svc-scheduler.md', doc: schedulerDoc, table: schedulerFlags },
 ];
