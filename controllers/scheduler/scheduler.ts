@@ -4,6 +4,7 @@ import { isStatusError, type Node, type Pod } from '../../src/api/index.js';
 import { builtin, InformerFactory, type Client, type InformerEvent } from '../../src/client/index.js';
 import type { TokenBucketOptions } from '../../operators/index.js';
 import { SchedulerApi } from './api-calls.js';
+import { EventRecorder, type EventRecorderOptions } from './event-recorder.js';
 import { SchedulerCache } from './cache.js';
 import { DEFAULT_FILTERS } from './filters/index.js';
 import { NodeFinder } from './find-node.js';
@@ -34,6 +35,8 @@ export interface SchedulerOptions {
   readonly scores?: readonly ScorePlugin[];
   /** Emit a `Scheduled` Event per bound pod (as kube-scheduler does). Default true. */
   readonly scheduledEvents?: boolean;
+  /** The Events' bounded buffer and how many are sent at once (Events are best effort). */
+  readonly events?: EventRecorderOptions;
   /** This instance, in Events. Default the host name. */
   readonly identity?: string;
   readonly random?: () => number;
@@ -49,6 +52,7 @@ export type ScheduleResult =
 export interface SchedulerState {
   readonly cache: SchedulerCache;
   readonly queue: SchedulingQueue;
+  readonly events: EventRecorder;
 }
 
 /** Whether what scheduling reads of a pod (its spec, labels, annotations) is unchanged. */
@@ -103,9 +107,10 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
     });
     const api = new SchedulerApi(options.client, options.bucket ?? { qps: 50, burst: 100 }, SCHEDULER_NAME, options.identity ?? hostname());
     const slots = new Slots(options.bindConcurrency ?? 64);
+    const events = new EventRecorder((pod, type, reason, message) => api.event(pod, type, reason, message), options.events);
     const results = new Subject<ScheduleResult>();
     const resultSub = results.subscribe(subscriber);
-    onState?.({ cache, queue });
+    onState?.({ cache, queue, events });
     let stopped = false;
 
     const nodes = informers.informer(builtin.nodes);
@@ -139,7 +144,7 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
       queue.add(podInfo(pod), event.type === 'added' || !sameSchedulingInputs(event.old, pod));
     };
 
-    const events = merge(
+    const watching = merge(
       new Observable<void>((s) => nodes.events$.subscribe({ next: onNode, error: (e: unknown) => s.error(e) })),
       new Observable<void>((s) => bound.events$.subscribe({ next: onBound, error: (e: unknown) => s.error(e) })),
       new Observable<void>((s) => pending.events$.subscribe({ next: onPending, error: (e: unknown) => s.error(e) })),
@@ -150,9 +155,7 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
         await api.bind(pod, nodeName);
         queue.done(key);
         results.next({ type: 'bound', pod: key, node: nodeName });
-        if (options.scheduledEvents ?? true) {
-          api.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${key} to ${nodeName}`).catch(() => undefined);
-        }
+        if (options.scheduledEvents ?? true) events.record(pod, 'Normal', 'Scheduled', `Successfully assigned ${key} to ${nodeName}`);
       } catch (error) {
         cache.forget(key);
         if (isStatusError(error) && error.code === 404) queue.delete(key);
@@ -168,7 +171,7 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
       results.next({ type: 'unschedulable', pod: key, message });
       api
         .markUnschedulable(pod, 'Unschedulable', message)
-        .then((changed) => (changed ? api.event(pod, 'Warning', 'FailedScheduling', message) : undefined))
+        .then((changed) => changed && events.record(pod, 'Warning', 'FailedScheduling', message))
         .catch(() => undefined);
     };
 
@@ -205,7 +208,8 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
     return () => {
       stopped = true;
       queue.close();
-      events.unsubscribe();
+      watching.unsubscribe();
+      events.close();
       resultSub.unsubscribe();
       if (!options.informers) informers.stop();
     };
