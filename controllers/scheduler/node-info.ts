@@ -1,6 +1,7 @@
 import type { Node } from '../../src/api/index.js';
 import { WILDCARD_IP, type HostPort, type PodInfo } from './pod-info.js';
 import { allocatableOf, PODS } from './resources.js';
+import { effectiveTaints, type TaintLike } from './tolerations.js';
 
 /**
  * One node and what is bound (or assumed) on it, kept up to date incrementally: adding or removing
@@ -9,6 +10,8 @@ import { allocatableOf, PODS } from './resources.js';
 export class NodeInfo {
   #node: Node | undefined;
   #allocatable: ReadonlyMap<string, number> = new Map();
+  #taints: readonly TaintLike[] = [];
+  #maxPods = 0;
   readonly #pods = new Map<string, PodInfo>();
   readonly #requested = new Map<string, number>();
   /** `protocol/port` → host IPs using it, with how many pods use each. */
@@ -28,6 +31,8 @@ export class NodeInfo {
   setNode(node: Node | undefined): void {
     this.#node = node;
     this.#allocatable = allocatableOf(node?.status);
+    this.#taints = node ? effectiveTaints(node) : [];
+    this.#maxPods = Math.floor((this.#allocatable.get(PODS) ?? 0) / 1000);
     this.generation++;
   }
 
@@ -50,7 +55,12 @@ export class NodeInfo {
 
   /** How many pods the node takes (its allocatable `pods`, in whole pods). */
   get maxPods(): number {
-    return Math.floor((this.#allocatable.get(PODS) ?? 0) / 1000);
+    return this.#maxPods;
+  }
+
+  /** The node's taints plus the not-ready / unreachable taint its Ready condition implies (see `effectiveTaints`). */
+  get taints(): readonly TaintLike[] {
+    return this.#taints;
   }
 
   get pods(): ReadonlyMap<string, PodInfo> {

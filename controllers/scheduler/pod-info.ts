@@ -1,6 +1,6 @@
 import type { Pod } from '../../src/api/index.js';
 import { nodeAffinityOf, type PodNodeAffinity } from './affinity.js';
-import { nonZeroRequests, podRequests } from './resources.js';
+import { CPU, EPHEMERAL_STORAGE, MEMORY, nonZeroRequests, podRequests } from './resources.js';
 
 /** A host port a pod asks for: `hostIP` 0.0.0.0 when it names none, protocol TCP by default. */
 export interface HostPort {
@@ -19,6 +19,8 @@ export interface PodInfo {
   readonly key: string;
   readonly pod: Pod;
   readonly requests: ReadonlyMap<string, number>;
+  /** The same requests as pairs, cpu, memory and ephemeral-storage first, then by name: the order shortages are reported in. */
+  readonly requestList: readonly (readonly [string, number])[];
   readonly nonZero: { readonly cpu: number; readonly memory: number };
   readonly hostPorts: readonly HostPort[];
   readonly affinity: PodNodeAffinity;
@@ -41,6 +43,14 @@ export function podKey(pod: Pod): string {
   return `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
 }
 
+const FIRST = [CPU, MEMORY, EPHEMERAL_STORAGE];
+const rank = (name: string): number => {
+  const i = FIRST.indexOf(name);
+  return i < 0 ? FIRST.length : i;
+};
+
 export function podInfo(pod: Pod): PodInfo {
-  return { key: podKey(pod), pod, requests: podRequests(pod), nonZero: nonZeroRequests(pod), hostPorts: hostPortsOf(pod), affinity: nodeAffinityOf(pod) };
+  const requests = podRequests(pod);
+  const requestList = [...requests].sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return { key: podKey(pod), pod, requests, requestList, nonZero: nonZeroRequests(pod), hostPorts: hostPortsOf(pod), affinity: nodeAffinityOf(pod) };
 }

@@ -2,13 +2,16 @@ import type { Node, Pod, Taint } from '../../src/api/index.js';
 
 type Toleration = NonNullable<Pod['spec']['tolerations']>[number];
 
+/** What matching reads of a taint. */
+export type TaintLike = Pick<Taint, 'key' | 'value' | 'effect'>;
+
 /** Taint keys kube-scheduler's neighbours use for node conditions; svc reads them from the condition directly. */
 export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
 export const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';
 export const TAINT_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
 
 /** Whether `toleration` tolerates `taint`: same effect (or any), same key (or any, with Exists), same value with Equal. */
-export function tolerates(toleration: Toleration, taint: Pick<Taint, 'key' | 'value' | 'effect'>): boolean {
+export function tolerates(toleration: Toleration, taint: TaintLike): boolean {
   if (toleration.effect && toleration.effect !== taint.effect) return false;
   const operator = toleration.operator ?? 'Equal';
   if (!toleration.key) return operator === 'Exists';
@@ -16,7 +19,7 @@ export function tolerates(toleration: Toleration, taint: Pick<Taint, 'key' | 'va
   return operator === 'Exists' || (toleration.value ?? '') === (taint.value ?? '');
 }
 
-export function toleratedBy(tolerations: readonly Toleration[] | undefined, taint: Pick<Taint, 'key' | 'value' | 'effect'>): boolean {
+export function toleratedBy(tolerations: readonly Toleration[] | undefined, taint: TaintLike): boolean {
   return (tolerations ?? []).some((t) => tolerates(t, taint));
 }
 
@@ -26,7 +29,7 @@ export function toleratedBy(tolerations: readonly Toleration[] | undefined, tain
  * lifecycle controller writes those taints; svc derives them here so a node that is not Ready is
  * never chosen, while a pod that tolerates the taint (a DaemonSet's) still may be.
  */
-export function effectiveTaints(node: Node): readonly Pick<Taint, 'key' | 'value' | 'effect'>[] {
+export function effectiveTaints(node: Node): readonly TaintLike[] {
   const own = node.spec?.taints ?? [];
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready')?.status;
   if (ready === 'True') return own;

@@ -1,10 +1,6 @@
 import type { FilterPlugin } from '../plugin.js';
-import { CPU, EPHEMERAL_STORAGE, MEMORY } from '../resources.js';
 
 export const REASON_TOO_MANY_PODS = 'Too many pods';
-
-/** cpu, memory and ephemeral-storage first, then the rest by name: the order kube-scheduler reports them in. */
-const FIRST = [CPU, MEMORY, EPHEMERAL_STORAGE];
 
 /**
  * The pod must fit in what the node has left: one more pod within its allocatable `pods`, and each
@@ -15,15 +11,13 @@ const FIRST = [CPU, MEMORY, EPHEMERAL_STORAGE];
 export const nodeResourcesFit: FilterPlugin = {
   name: 'NodeResourcesFit',
   filter(pod, node) {
-    const reasons: string[] = [];
-    if (node.podCount + 1 > node.maxPods) reasons.push(REASON_TOO_MANY_PODS);
-    const names = [...FIRST.filter((n) => pod.requests.has(n)), ...[...pod.requests.keys()].filter((n) => !FIRST.includes(n)).sort()];
-    for (const name of names) {
-      const want = pod.requests.get(name) ?? 0;
-      if (want <= 0) continue;
+    // Allocation-free on the common path: most nodes fit, and this runs for every node searched.
+    let reasons: string[] | undefined;
+    if (node.podCount + 1 > node.maxPods) reasons = [REASON_TOO_MANY_PODS];
+    for (const [name, want] of pod.requestList) {
       const free = (node.allocatable.get(name) ?? 0) - (node.requested.get(name) ?? 0);
-      if (want > free) reasons.push(`Insufficient ${name}`);
+      if (want > free) (reasons ??= []).push(`Insufficient ${name}`);
     }
-    return reasons.length > 0 ? reasons : undefined;
+    return reasons;
   },
 };

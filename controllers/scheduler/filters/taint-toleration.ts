@@ -1,5 +1,5 @@
 import type { FilterPlugin } from '../plugin.js';
-import { effectiveTaints, toleratedBy } from '../tolerations.js';
+import { toleratedBy } from '../tolerations.js';
 
 /**
  * A node's NoSchedule and NoExecute taints must each be tolerated (PreferNoSchedule only lowers
@@ -9,8 +9,7 @@ import { effectiveTaints, toleratedBy } from '../tolerations.js';
 export const taintToleration: FilterPlugin = {
   name: 'TaintToleration',
   filter(pod, node) {
-    if (!node.node) return undefined;
-    for (const taint of effectiveTaints(node.node)) {
+    for (const taint of node.taints) {
       if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
       if (!toleratedBy(pod.pod.spec.tolerations, taint)) return [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`];
     }
