@@ -141,6 +141,8 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
       if (event.type === 'resync') return;
       if (event.type === 'deleted' || pod.metadata.deletionTimestamp) return queue.delete(podKey(pod));
       if (!names.has(pod.spec.schedulerName ?? 'default-scheduler') || pod.spec.nodeName) return;
+      // A gated pod is not ready to be scheduled (spec.schedulingGates); removing its last gate is an update that adds it.
+      if ((pod.spec.schedulingGates?.length ?? 0) > 0) return queue.delete(podKey(pod));
       queue.add(podInfo(pod), event.type === 'added' || !sameSchedulingInputs(event.old, pod));
     };
 

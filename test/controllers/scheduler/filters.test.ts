@@ -196,6 +196,20 @@ describe('NodePorts', () => {
   });
 });
 
+describe('scheduling gates', () => {
+  it('leaves a pod with scheduling gates alone, and schedules it once the last gate is removed', async () => {
+    await createNodes(bed.client, node('n1'));
+    const running = bed.start();
+    const gated = pod('gated');
+    gated.spec.schedulingGates = [{ name: 'example.com/quota' }];
+    await createPods(bed.client, gated, pod('free'));
+    expect(await boundNode(bed.client, 'free')).toBe('n1');
+    expect(running.results.some((r) => r.pod === 'default/gated')).toBe(false);
+    await bed.client.patch(builtin.pods, 'gated', [{ op: 'remove', path: '/spec/schedulingGates' }], { type: 'json' });
+    expect(await boundNode(bed.client, 'gated')).toBe('n1');
+  });
+});
+
 describe('scheduler names', () => {
   it('takes default-scheduler and svc-scheduler pods and leaves pods of other schedulers alone', async () => {
     await createNodes(bed.client, node('n1'));
