@@ -105,7 +105,10 @@ export async function startScheduler(flags: SchedulerFlags, options: SchedulerSt
     async close() {
       subscription.unsubscribe();
       await new Promise<void>((resolve) => (health ? health.close(() => resolve()) : resolve()));
-      if (!options.client) await client.destroy();
+      if (options.client) return;
+      // close() lets the Lease release (sent on unsubscribe) reach the server; a hung server gets 2 s.
+      const grace = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 2000).unref());
+      if ((await Promise.race([client.close(), grace])) === 'late') await client.destroy();
     },
   };
 }
