@@ -21,19 +21,15 @@ export interface QueuedPod {
   /** When its back-off ends, ms (0: none). */
   backoffUntil: number;
   readonly seq: number;
+  /** `spec.priority` and `metadata.creationTimestamp`, read once: both are immutable, and the heap compares them often. */
+  readonly priority: number;
+  readonly created: string;
 }
-
-const priorityOf = (q: QueuedPod): number => q.info.pod.spec.priority ?? 0;
-const createdOf = (q: QueuedPod): string => q.info.pod.metadata.creationTimestamp ?? '';
 
 /** Higher priority first, then the older pod, then arrival order. */
 function before(a: QueuedPod, b: QueuedPod): boolean {
-  const pa = priorityOf(a);
-  const pb = priorityOf(b);
-  if (pa !== pb) return pa > pb;
-  const ca = createdOf(a);
-  const cb = createdOf(b);
-  if (ca !== cb) return ca < cb;
+  if (a.priority !== b.priority) return a.priority > b.priority;
+  if (a.created !== b.created) return a.created < b.created;
   return a.seq < b.seq;
 }
 
@@ -121,7 +117,15 @@ export class SchedulingQueue {
       this.#requeue(parked);
       return;
     }
-    this.#pushActive({ info, attempts: 0, timestamp: this.#now(), backoffUntil: 0, seq: this.#seq++ });
+    this.#pushActive({
+      info,
+      attempts: 0,
+      timestamp: this.#now(),
+      backoffUntil: 0,
+      seq: this.#seq++,
+      priority: info.pod.spec.priority ?? 0,
+      created: info.pod.metadata.creationTimestamp ?? '',
+    });
   }
 
   delete(key: string): void {
