@@ -7,6 +7,7 @@ export { concurrency } from './concurrency.js';
 export type { Task } from './concurrency.js';
 export { generationChanged } from './generationChanged.js';
 export { labelsChanged } from './labelsChanged.js';
+export { mergeByKey } from './mergeByKey.js';
 export { leaderElection } from './leaderElection.js';
 export type { LeaderElectionOptions } from './leaderElection.js';
 export type { LeaseClient } from './leaderElection.js';

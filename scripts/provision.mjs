@@ -1,8 +1,18 @@
-// Installs the external components the test suites run for real (etcd from Debian's
-// etcd-server package). A suite whose component is missing fails; it never skips.
+// Installs the external components the test suites run for real: etcd (Debian's etcd-server),
+// and the node runtime — containerd, runc, the CNI plugins and a static busybox — then builds
+// svc's local images from that busybox. Idempotent and quiet when everything is present. A
+// suite whose component is missing fails; it never skips.
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const has = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
+
+const installed = (pkg) =>
+  spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' }).stdout?.includes('install ok installed') ?? false;
 
 function aptInstall(packages) {
   if (process.getuid?.() !== 0) {
@@ -10,19 +20,49 @@ function aptInstall(packages) {
     return false;
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  if (update.status !== 0) return false;
-  const install = spawnSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: 'inherit', env });
-  return install.status === 0;
+  const install = () => spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], { stdio: 'inherit', env }).status === 0;
+  // The package lists may be missing or stale on a fresh machine; refresh them only then.
+  if (spawnSync('apt-get', ['install', '-y', '-qq', '--simulate', ...packages], { stdio: 'ignore', env }).status === 0 && install()) return true;
+  if (spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env }).status !== 0) return false;
+  return install();
+}
+
+/** What the node runtime suites need, each with how to tell it is there. */
+const NODE_PACKAGES = [
+  { pkg: 'containerd', present: () => has('containerd') && has('ctr') },
+  { pkg: 'runc', present: () => has('runc') },
+  { pkg: 'containernetworking-plugins', present: () => existsSync('/usr/lib/cni/bridge') },
+  { pkg: 'busybox-static', present: () => installed('busybox-static') },
+  // The bridge plugin's portmap and masquerade rules, and `ip` for the test helper.
+  { pkg: 'iptables', present: () => has('iptables') },
+  { pkg: 'iproute2', present: () => has('ip') },
+];
+
+function provisionEtcd() {
+  if (has('etcd')) return;
+  console.log('provision: installing etcd-server (Debian)');
+  if (!aptInstall(['etcd-server']) || !has('etcd')) console.error('provision: etcd could not be installed; the etcd suites will fail');
+}
+
+function provisionNodeRuntime() {
+  const missing = NODE_PACKAGES.filter((p) => !p.present());
+  if (missing.length === 0) return;
+  const names = missing.map((p) => p.pkg);
+  console.log(`provision: installing ${names.join(' ')} (Debian)`);
+  if (!aptInstall(names) || missing.some((p) => !p.present())) {
+    console.error('provision: the node runtime could not be installed; the containerd suites will fail');
+  }
+}
+
+function buildImages() {
+  const built = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts/build-images.ts'), '--quiet'], { stdio: 'inherit', cwd: root });
+  if (built.status !== 0) console.error('provision: svc images could not be built; the containerd suites will fail');
 }
 
 export function provision() {
-  if (!has('etcd')) {
-    console.log('provision: installing etcd-server (Debian)');
-    if (!aptInstall(['etcd-server']) || !has('etcd')) {
-      console.error('provision: etcd could not be installed; the etcd suites will fail');
-    }
-  }
+  provisionEtcd();
+  provisionNodeRuntime();
+  buildImages();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) provision();

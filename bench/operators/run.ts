@@ -9,6 +9,7 @@ import * as concurrency from './concurrency.js';
 import * as generationChanged from './generationChanged.js';
 import * as labelsChanged from './labelsChanged.js';
 import * as leaderElection from './leaderElection.js';
+import * as mergeByKey from './mergeByKey.js';
 import * as rateLimit from './rateLimit.js';
 import * as resourceVersionChanged from './resourceVersionChanged.js';
 import * as resync from './resync.js';
@@ -30,6 +31,7 @@ const benches: Record<string, { run(): Promise<PerItemRow[]> }> = {
   toKey,
   toOwnerKey,
   leaderElection,
+  mergeByKey,
 };
 const GOAL_NS: Record<string, number> = { workqueue: 1000, rateLimit: 1000 };
 

@@ -13,6 +13,10 @@ export const DISCOVERY_GROUP = 'discovery.svc.io';
 export const RBAC_GROUP = 'rbac.authorization.svc.io';
 export const CERTIFICATES_GROUP = 'certificates.svc.io';
 export const EVENTS_GROUP = 'events.svc.io';
+/** The virtual review types: access reviews, and token reviews. */
+export const AUTHORIZATION_GROUP = 'authorization.svc.io';
+export const AUTHENTICATION_GROUP = 'authentication.svc.io';
+export const APIEXTENSIONS_GROUP = 'apiextensions.svc.io';
 /** The group of the Table and PartialObjectMetadata views. */
 export const META_GROUP = 'meta.svc.io';
 

@@ -155,7 +155,32 @@ export {
   taintSchema,
 } from './kinds/index.js';
 export {
+  localSubjectAccessReviewSchema,
+  nonResourceAttributesSchema,
+  resourceAttributesSchema,
+  selfSubjectAccessReviewSchema,
+  selfSubjectRulesReviewSchema,
+  subjectAccessReviewSchema,
+  subjectAccessReviewStatusSchema,
+  tokenReviewSchema,
+  userInfoSchema,
+  type LocalSubjectAccessReview,
+  type NonResourceAttributes,
+  type NonResourceRule,
+  type ResourceAttributes,
+  type ResourceRule,
+  type ReviewUserInfo,
+  type SelfSubjectAccessReview,
+  type SelfSubjectRulesReview,
+  type SubjectAccessReview,
+  type SubjectAccessReviewStatus,
+  type TokenReview,
+} from './kinds/index.js';
+export {
+  APIEXTENSIONS_GROUP,
   APPS_GROUP,
+  AUTHENTICATION_GROUP,
+  AUTHORIZATION_GROUP,
   AUTOSCALING_GROUP,
   BATCH_GROUP,
   CERTIFICATES_GROUP,
@@ -177,12 +202,25 @@ export {
   stringAt,
   type FieldAccessor,
   type NameRule,
+  type PrinterColumn,
   type ResourceType,
   type ResourceTypeInit,
   type ScalePaths,
+  type WriteStrategy,
 } from './resource-type.js';
-export { ResourceRegistry, type ApiGroupVersions } from './registry.js';
+export { ResourceRegistry, type ApiGroupVersions, type RegistryChange } from './registry.js';
 export { builtinRegistry, builtinTypes } from './builtin/index.js';
+export { reviewTypes } from './builtin/review-groups.js';
+export { customResourceDefinitionType } from './builtin/apiextensions.js';
+export {
+  customResourceDefinitionSchema,
+  type CustomResourceColumn,
+  type CustomResourceDefinition,
+  type CustomResourceDefinitionNames,
+  type CustomResourceDefinitionSpec,
+  type CustomResourceDefinitionStatus,
+  type CustomResourceDefinitionVersion,
+} from './kinds/apiextensions.js';
 export {
   DNS1123_LABEL_MAX,
   DNS1123_SUBDOMAIN_MAX,
@@ -230,5 +268,5 @@ export {
   parseFieldSelector,
   parseLabelSelector,
 } from './selectors/index.js';
-export { childSchema, itemSchema, schemaNode, unwrapSchema, type Schema, type SchemaNode } from './schema-walk.js';
+export { childSchema, itemSchema, markStruct, schemaNode, unwrapSchema, type Schema, type SchemaNode } from './schema-walk.js';
 export { listTypeOf, type ListType } from './list-types.js';

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { KubeObject } from './meta.js';
+import type { FieldCause } from './status-error.js';
 
 /** How a kind's object names are checked (Kubernetes picks one per kind). */
 export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'pathSegment';
@@ -16,6 +17,35 @@ export interface ScalePaths {
   readonly statusReplicasPath: string;
   /** Where the label selector (as a string) is read for `status.selector`; absent leaves it empty. */
   readonly labelSelectorPath?: string;
+}
+
+/**
+ * A Table column of a type that declares its own (a CustomResourceDefinition's
+ * `additionalPrinterColumns`): the cell is the value at `jsonPath`, rendered as `type`.
+ */
+export interface PrinterColumn {
+  readonly name: string;
+  /** integer, number, string, boolean or date. */
+  readonly type: string;
+  readonly format: string;
+  readonly description: string;
+  /** 0: always shown; 1 and above: only with `-o wide`. */
+  readonly priority: number;
+  /** A simple JSONPath from the object's root: `.spec.replicas`, `.status.conditions[0].type`. */
+  readonly jsonPath: string;
+}
+
+/**
+ * What a type adds to the generic write path, as Kubernetes' REST strategies do. Each hook returns
+ * the object to go on with, or throws a StatusError; absent hooks change nothing.
+ */
+export interface WriteStrategy {
+  /** A new object, after the schema check and before it is stored. */
+  prepareForCreate?(object: KubeObject): KubeObject;
+  /** A replacement for `current`, after the schema check and before it is stored. */
+  prepareForUpdate?(next: KubeObject, current: KubeObject): KubeObject;
+  /** Checks the schema cannot express; `old` on updates. Causes make a 422 Invalid. */
+  validate?(object: KubeObject, old: KubeObject | undefined): readonly FieldCause[];
 }
 
 /** Everything svc knows about one served resource: names, scope, verbs, schema, selectors. */
@@ -40,6 +70,20 @@ export interface ResourceType {
   /** Every field a `fieldSelector` may name for this type. */
   readonly fieldSelectors: Readonly<Record<string, FieldAccessor>>;
   readonly nameValidation: NameRule;
+  /**
+   * A virtual type (an operation, such as a SubjectAccessReview): created only, answered by a
+   * function, never stored, so it has no watch cache.
+   */
+  readonly virtual?: boolean;
+  /** Table columns of their own (types without them get Name and Created At). */
+  readonly printerColumns?: readonly PrinterColumn[];
+  /** Hooks of the write path (custom resources: status split, CRD checks). */
+  readonly strategy?: WriteStrategy;
+  /**
+   * The version objects are stored in, when the type is served in several (custom resources):
+   * writes store `apiVersion` as `<group>/<storageVersion>`, reads answer in `version`.
+   */
+  readonly storageVersion?: string;
 }
 
 /** The verbs of a Kubernetes object type that lacks none. */
@@ -60,6 +104,10 @@ export interface ResourceTypeInit {
   /** Beyond `metadata.name` and (namespaced) `metadata.namespace`, which every type gets. */
   readonly fieldSelectors?: Readonly<Record<string, FieldAccessor>>;
   readonly nameValidation?: NameRule;
+  readonly virtual?: boolean;
+  readonly printerColumns?: readonly PrinterColumn[];
+  readonly strategy?: WriteStrategy;
+  readonly storageVersion?: string;
 }
 
 /** A ResourceType with Kubernetes' defaults: `<Kind>List`, lowercase singular, every verb. */

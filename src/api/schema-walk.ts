@@ -44,6 +44,19 @@ export type SchemaNode =
   /** A scalar, a union of scalars, or anything svc does not model (`z.unknown()`). */
   | { readonly kind: 'leaf'; readonly schema: Schema | undefined; readonly open: boolean };
 
+/**
+ * Structs whose openness is said outright rather than read from their shape: a custom resource
+ * schema's object with `properties` and `x-kubernetes-preserve-unknown-fields` (open), or with
+ * neither properties nor that flag (closed: every field is unknown and pruned).
+ */
+const structOpenness = new WeakMap<Schema, boolean>();
+
+/** Says whether an object schema keeps the fields it does not declare; returns it. */
+export function markStruct<T extends Schema>(schema: T, options: { readonly closed: boolean }): T {
+  structOpenness.set(schema, options.closed);
+  return schema;
+}
+
 const OPEN_LEAF: SchemaNode = { kind: 'leaf', schema: undefined, open: true };
 
 /**
@@ -59,7 +72,7 @@ export function schemaNode(schema: Schema | undefined): SchemaNode {
       const fields = def.shape ?? {};
       const typedCatchall = def.catchall !== undefined && defOf(def.catchall).type !== 'unknown';
       if (typedCatchall) return { kind: 'map', schema: inner, values: def.catchall };
-      return { kind: 'struct', schema: inner, fields, closed: Object.keys(fields).length > 0 };
+      return { kind: 'struct', schema: inner, fields, closed: structOpenness.get(inner) ?? Object.keys(fields).length > 0 };
     }
     case 'record':
       return { kind: 'map', schema: inner, values: def.valueType };

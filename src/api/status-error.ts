@@ -40,7 +40,9 @@ export type CauseType =
   | 'InternalError'
   | 'UnexpectedServerResponse'
   | 'FieldManagerConflict'
-  | 'ResourceVersionTooLarge';
+  | 'ResourceVersionTooLarge'
+  // policy/v1's cause of an eviction refused by a PodDisruptionBudget.
+  | 'DisruptionBudget';
 
 /** One entry of `details.causes`; Kubernetes omits the empty keys, and so do we. */
 export interface StatusCause {

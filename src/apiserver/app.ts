@@ -3,6 +3,8 @@ import { builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegis
 import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
 import { cachedBoundObjects, type Authentication, type ServiceAccountTokens } from './authn/index.js';
+import { chainAuthorizers, isApiPath, nonResourceAttributesOf, RbacState, reconcileBootstrapPolicy, requireAllowed, type AuthorizationMode } from './authz/index.js';
+import { virtualResources } from './virtual/index.js';
 import { versionInfo } from './discovery.js';
 import { ensureSystemNamespaces } from './namespaces.js';
 import { ContinueTokens } from './continue-token.js';
@@ -10,6 +12,7 @@ import { DEFAULT_WATCH_SETTINGS, type WatchSettings } from './handlers/watch.js'
 import { CBOR_BODY_TYPES, JSON_BODY_TYPES, PROTOBUF_BODY_TYPES, YAML_BODY_TYPES } from './handlers/body.js';
 import { ObjectReader } from './objects.js';
 import { ResourceCaches } from './resource-caches.js';
+import { CustomResourceDefinitions, serveCustomResourceDefinitions } from './crd/index.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from './svc-version.js';
@@ -54,6 +57,11 @@ export interface ApiServerOptions {
    * its admin token) so paged lists go on across them; default: random per process.
    */
   continueTokenKey?: Uint8Array | undefined;
+  /**
+   * `--authorization-mode`: the authorizers every request passes, in order (default RBAC, with
+   * the default roles and bindings reconciled at start). See docs/authorization.md.
+   */
+  authorization?: readonly AuthorizationMode[] | undefined;
 }
 
 declare module 'fastify' {
@@ -81,6 +89,7 @@ function httpsOptions({ key, cert, clientCa }: NonNullable<ApiServerOptions['htt
 /** Builds the API server without listening: the entry point calls `listen`, tests call `inject`. */
 export async function buildApp(options: ApiServerOptions): Promise<FastifyInstance> {
   const registry = options.registry ?? builtinRegistry();
+  serveCustomResourceDefinitions(registry);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
@@ -91,12 +100,17 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   app.removeAllContentTypeParsers();
   // Bodies arrive as bytes; handlers decode them so that a malformed body is their 400, not Fastify's.
   app.addContentTypeParser(BODY_TYPES, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  app.addContentTypeParser('*', (req, _payload, done) =>
-    done(unsupportedMediaType(String(req.headers['content-type']), BODY_TYPES), undefined),
+  // A body without a Content-Type is JSON, as kube-apiserver reads it (client-go's scale client sends none).
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) =>
+    req.headers['content-type'] === undefined ? done(null, body) : done(unsupportedMediaType(String(req.headers['content-type']), BODY_TYPES), undefined),
   );
 
   app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatusError(error)));
   app.setNotFoundHandler((_request, reply) => sendStatus(reply, pathNotFound()));
+
+  const modes = options.authorization ?? ['RBAC'];
+  const rbac = modes.includes('RBAC') ? new RbacState() : undefined;
+  const authorizer = chainAuthorizers(modes, rbac);
 
   app.decorateRequest('user', undefined);
   // A callback hook, not an async one: token authentication is synchronous, and on the hot path
@@ -107,6 +121,15 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     const accept = (user: UserInfo | undefined) => {
       if (!user) return done(unauthorized('Unauthorized'));
       request.user = user;
+      // Paths outside /api and /apis are non-resource requests (/version, /openapi/v3/...).
+      const path = query < 0 ? request.url : request.url.slice(0, query);
+      if (!isApiPath(path)) {
+        try {
+          requireAllowed(authorizer, nonResourceAttributesOf(user, request.method, path));
+        } catch (error) {
+          return done(error as Error);
+        }
+      }
       done();
     };
     let result: ReturnType<Authenticator>;
@@ -147,8 +170,11 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     open: new Set(),
   };
   // Watches never end by themselves: closing the server ends them, or it would wait for them.
+  const customResources = new CustomResourceDefinitions({ store: options.store, registry, caches });
   app.addHook('preClose', async () => {
+    customResources.stop();
     caches.stop();
+    rbac?.stop();
     for (const res of watch.open) res.end();
   });
   const reader = new ObjectReader(options.store);
@@ -162,11 +188,16 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     watch,
     featureGates: options.featureGates ?? {},
     serviceAccountTokens: options.serviceAccountTokens,
+    authorizer,
+    virtual: virtualResources(registry, { authorizer, rbac, authenticate: options.authenticate }),
   });
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
   for (const url of ['/api', '/api/*', '/apis', '/apis/*']) app.route({ method: [...methods], url, handler: route });
 
   await ensureSystemNamespaces(options.store, registry);
+  if (rbac) await reconcileBootstrapPolicy(options.store, registry);
+  await customResources.start();
   await caches.start();
+  rbac?.follow(caches, registry);
   return app;
 }

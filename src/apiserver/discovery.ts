@@ -1,4 +1,5 @@
 import { upstreamGroupAlias, upstreamGroupName, type ResourceRegistry, type ResourceType } from '../api/index.js';
+import { subresourceEntries, virtualResources } from './subresources/index.js';
 
 /**
  * The legacy discovery documents kubectl and client-go read to map kinds to resources:
@@ -71,7 +72,7 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
     kind: 'APIResourceList',
     apiVersion: 'v1',
     groupVersion: group === '' ? version : `${group}/${version}`,
-    resources: types.map(resourceEntry),
+    resources: [...types.flatMap((type) => [resourceEntry(type), ...subresourceEntries(type)]), ...virtualResources(group, version, registry)],
   };
 }
 

@@ -3,3 +3,16 @@ export type { ApiServerOptions } from './app.js';
 export type { Authenticator, RequestHeaders, UserInfo } from './authn/user.js';
 export { parseRequestPath } from './request-info.js';
 export type { RequestInfo } from './request-info.js';
+export {
+  AUTHORIZATION_MODES,
+  BOOTSTRAP_CLUSTER_ROLE_BINDINGS,
+  BOOTSTRAP_CLUSTER_ROLES,
+  CONTROLLER_MANAGER_USER,
+  NODES_GROUP,
+  nodeUser,
+  parseAuthorizationModes,
+  PRIVILEGED_GROUP,
+  SCHEDULER_USER,
+  serviceAccountUser,
+} from './authz/index.js';
+export type { Attributes, AuthorizationMode, Authorizer, Decision } from './authz/index.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { qualifiedResource, storageReadError, type ObjectMeta, type ResourceType, type StatusError } from '../api/index.js';
 import { isStorageError, type KeyValue, type Store } from '../storage/index.js';
+import { jsonEqual } from './writes/json-value.js';
 
 /** An API object as the server handles it: typed metadata, everything else as the client sent it. */
 export interface ApiObject {
@@ -34,14 +35,16 @@ export function objectKey(store: Pick<Store, 'prefix'>, type: ResourceType, name
  * Stored bytes carry no resourceVersion: the store's modRevision is the version, set on the
  * way out, so an object never disagrees with the revision that wrote it.
  */
-export function encodeForStorage(object: ApiObject): Uint8Array {
+export function encodeForStorage(object: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion'>): Uint8Array {
   const { resourceVersion: _dropped, ...metadata } = object.metadata;
-  const { kind, apiVersion, metadata: _meta, ...rest } = object;
+  const { kind, apiVersion: sent, metadata: _meta, ...rest } = object;
+  // A type served in several versions stores one of them (conversion None: only apiVersion differs).
+  const apiVersion = type?.storageVersion !== undefined ? apiVersionOf({ group: type.group, version: type.storageVersion }) : sent;
   // kind, apiVersion, metadata lead, always: `spliceResourceVersion` relies on where metadata starts.
   return encoder.encode(JSON.stringify({ kind, apiVersion, metadata, ...rest }));
 }
 
-export function decodeStored(kv: KeyValue): ApiObject {
+export function decodeStored(kv: KeyValue, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion'>): ApiObject {
   let object: ApiObject;
   try {
     object = JSON.parse(decoder.decode(kv.value)) as ApiObject;
@@ -49,6 +52,7 @@ export function decodeStored(kv: KeyValue): ApiObject {
     throw storageReadError(`the object stored at ${kv.key} cannot be decoded: ${String(error)}`);
   }
   object.metadata = { ...object.metadata, resourceVersion: String(kv.modRevision) };
+  if (type?.storageVersion !== undefined) object.apiVersion = apiVersionOf(type);
   return object;
 }
 
@@ -73,7 +77,8 @@ export function prepareForCreate(object: ApiObject, now = new Date()): ApiObject
 export function prepareForUpdate(next: ApiObject, current: ApiObject): ApiObject {
   const { metadata: nextMeta, status: _nextStatus, ...nextRest } = next;
   const { metadata: curMeta, status: _curStatus, ...curRest } = current;
-  const specChanged = JSON.stringify(nextRest) !== JSON.stringify(curRest);
+  // Compared as values: the schema's output and the stored bytes order their keys differently.
+  const specChanged = !jsonEqual(nextRest, curRest);
   const generation = (curMeta.generation ?? 1) + (specChanged ? 1 : 0);
   const metadata: ObjectMeta = {
     ...nextMeta,
@@ -86,6 +91,18 @@ export function prepareForUpdate(next: ApiObject, current: ApiObject): ApiObject
   if (curMeta.deletionGracePeriodSeconds !== undefined) metadata.deletionGracePeriodSeconds = curMeta.deletionGracePeriodSeconds;
   else delete metadata.deletionGracePeriodSeconds;
   return { ...next, metadata };
+}
+
+/** Deep equality of two JSON values, whatever the order of their keys. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((item, i) => sameJson(item, (b as unknown[])[i]));
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((key) => Object.prototype.hasOwnProperty.call(b, key) && sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 }
 
 /** The 500 for an object storage holds but cannot decode, naming it and the way out. */
@@ -113,7 +130,7 @@ export class ObjectReader {
     }
     if (!kv) return undefined;
     try {
-      return decodeStored(kv);
+      return decodeStored(kv, type);
     } catch (error) {
       throw corruptObject(type, namespace, name, error);
     }
@@ -121,6 +138,6 @@ export class ObjectReader {
 
   async list(type: ResourceType, namespace: string | undefined): Promise<{ items: ApiObject[]; revision: number }> {
     const { items, revision } = await this.store.list(collectionPrefix(this.store, type, namespace));
-    return { items: items.map(decodeStored), revision };
+    return { items: items.map((kv) => decodeStored(kv, type)), revision };
   }
 }

@@ -55,7 +55,8 @@ export function parseRequestPath(
     namespace = parts[at + 1];
     at += 2;
   }
-  if (parts.length - at > 3) return undefined;
+  // Only a proxy carries a path of its own after the subresource (`pods/x/proxy/healthz`).
+  if (parts.length - at > 3 && parts[at + 2] !== 'proxy') return undefined;
   const resource = parts[at];
   const name = parts[at + 1];
   const subresource = parts[at + 2];

@@ -49,47 +49,86 @@ export class ResourceCaches {
   private readonly tooLargeWaitMs: number;
   /** Whether the store delivers its watch events in the commit path (memory, sqlite). */
   readonly inProcess: boolean;
+  private readonly options: ResourceCachesOptions;
+  /** Caches of the types added at runtime (custom resources), one per type even when versions share a prefix. */
+  private readonly added = new Map<ResourceType, WatchCache<ServedObject>>();
+  private started = false;
 
   constructor(options: ResourceCachesOptions) {
     this.store = options.store;
+    this.options = options;
     this.tooLargeWaitMs = options.tooLargeWaitMs ?? 3_000;
     this.inProcess = IN_PROCESS.has(options.store.backend);
     for (const type of options.registry.all()) {
+      if (type.virtual) continue; // never stored: nothing to cache
       const prefix = collectionPrefix(options.store, type);
       if (this.caches.has(prefix)) continue;
       const decode = servedObjectDecoder(type);
       this.decoders.set(type, decode);
-      const at = Object.keys(type.fieldSelectors).indexOf(this.triggerField(type));
-      this.caches.set(
-        prefix,
-        new WatchCache<ServedObject>({
-          store: options.store,
-          prefix,
-          decode: (kv, revision) => {
-            const object = decode(kv, revision);
-            this.corrupt.delete(kv.key);
-            return object;
-          },
-          onDecodeError: (key) => this.corrupt.add(key),
-          ...(at >= 0 ? { triggerOf: (object: ServedObject) => object.fields[at] } : {}),
-          encode: servedBytes,
-          // Pages of a thousand keep the first list's transient memory small next to the cache.
-          listPageSize: 1_000,
-          ...(options.historyWindowMs !== undefined ? { historyWindowMs: options.historyWindowMs } : {}),
-          ...(options.snapshotWindowMs !== undefined ? { snapshotWindowMs: options.snapshotWindowMs } : {}),
-        }),
-      );
+      this.caches.set(prefix, this.newCache(type, decode));
     }
+  }
+
+  private newCache(type: ResourceType, decode: (kv: KeyValue, revision: number) => ServedObject): WatchCache<ServedObject> {
+    const options = this.options;
+    const prefix = collectionPrefix(options.store, type);
+    const at = Object.keys(type.fieldSelectors).indexOf(this.triggerField(type));
+    return new WatchCache<ServedObject>({
+      store: options.store,
+      prefix,
+      decode: (kv, revision) => {
+        const object = decode(kv, revision);
+        this.corrupt.delete(kv.key);
+        return object;
+      },
+      onDecodeError: (key) => this.corrupt.add(key),
+      ...(at >= 0 ? { triggerOf: (object: ServedObject) => object.fields[at] } : {}),
+      encode: servedBytes,
+      // Pages of a thousand keep the first list's transient memory small next to the cache.
+      listPageSize: 1_000,
+      ...(options.historyWindowMs !== undefined ? { historyWindowMs: options.historyWindowMs } : {}),
+      ...(options.snapshotWindowMs !== undefined ? { snapshotWindowMs: options.snapshotWindowMs } : {}),
+    });
+  }
+
+  /**
+   * Serves a type added at runtime from a cache of its own, decoding with `decode` (a custom
+   * resource's version rewrites apiVersion and applies defaults). Started at once when the
+   * caches already run; `ready` of `of(type)` says when its first list is in.
+   */
+  add(type: ResourceType, decode: (kv: KeyValue, revision: number) => ServedObject = servedObjectDecoder(type)): void {
+    if (this.added.has(type)) return;
+    this.decoders.set(type, decode);
+    const cache = this.newCache(type, decode);
+    this.added.set(type, cache);
+    this.byType.set(type, cache);
+    // A type removed before its first list is in rejects `ready`; whoever awaits it hears so.
+    cache.ready.catch(() => undefined);
+    if (this.started) cache.start();
+  }
+
+  /** Stops the cache of a type `add` served (its watches end). */
+  remove(type: ResourceType): void {
+    const cache = this.added.get(type);
+    if (!cache) return;
+    cache.stop();
+    this.added.delete(type);
+    this.byType.delete(type);
+    this.decoders.delete(type);
   }
 
   /** Lists every type once and follows the store; resolves when every cache holds its first list. */
   async start(): Promise<void> {
-    for (const cache of this.caches.values()) cache.start();
-    await Promise.all([...this.caches.values()].map((cache) => cache.ready));
+    this.started = true;
+    const all = [...this.caches.values(), ...this.added.values()];
+    for (const cache of all) cache.start();
+    await Promise.all(all.map((cache) => cache.ready));
   }
 
   stop(): void {
+    this.started = false;
     for (const cache of this.caches.values()) cache.stop();
+    for (const cache of this.added.values()) cache.stop();
   }
 
   of(type: ResourceType): WatchCache<ServedObject> {

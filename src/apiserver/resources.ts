@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, methodNotAllowed, StatusError, upstreamGroupAlias, type ResourceRegistry } from '../api/index.js';
+import { badRequest, methodNotAllowed, StatusError, upstreamGroupAlias, type ResourceRegistry, type ResourceType } from '../api/index.js';
+import { authorizeApiRequest, type Authorizer } from './authz/index.js';
 import type { Store } from '../storage/index.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import type { Handler, HandlerContext } from './handlers/context.js';
@@ -8,6 +9,7 @@ import { deleteCollection, deleteObject } from './handlers/delete.js';
 import { patch } from './handlers/patch.js';
 import { getObject, listObjects } from './handlers/read.js';
 import { update } from './handlers/update.js';
+import { namespaceSubresource } from './handlers/namespace-subresources.js';
 import { watchObjects, type WatchSettings } from './handlers/watch.js';
 import { serveTokenRequest } from './authn/token-request-route.js';
 import type { ServiceAccountTokens } from './authn/index.js';
@@ -17,6 +19,7 @@ import type { ObjectReader } from './objects.js';
 import { isRequestInfo, parseRequestPath, type RequestInfo } from './request-info.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { upstreamRenamer } from './upstream-names.js';
+import { subresourceHandler, virtualEndpoint } from './subresources/index.js';
 
 /** What `watch=` may say; anything else is a 400 rather than a silent list. */
 const WATCH_VALUES = new Set(['', '1', 'true', '0', 'false']);
@@ -42,6 +45,10 @@ export interface ResourceRouterOptions {
   featureGates: Readonly<Record<string, boolean>>;
   /** Mints TokenRequests (authn); absent: the token subresource answers 503. */
   serviceAccountTokens?: ServiceAccountTokens | undefined;
+  /** Decides every request after its path is parsed; absent: everything is allowed. */
+  authorizer?: Authorizer | undefined;
+  /** The create handlers of the virtual types (access and token reviews). */
+  virtual?: ReadonlyMap<ResourceType, Handler> | undefined;
 }
 
 /**
@@ -57,6 +64,7 @@ export function resourceRouter(options: ResourceRouterOptions) {
     const url = q < 0 ? request.url : request.url.slice(0, q);
     const parsed = parseRequestPath(request.method, url, request.query as Record<string, unknown>);
     if (!parsed) throw pathNotFound();
+    if (options.authorizer) authorizeApiRequest(options.authorizer, request, parsed, url);
     if (!isRequestInfo(parsed)) {
       if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method, 'discovery');
       const host = request.headers.host ?? 'localhost';
@@ -77,28 +85,42 @@ export function resourceRouter(options: ResourceRouterOptions) {
       throw badRequest(`watch ${JSON.stringify(String(watchParam))} is not valid: it must be true, false, 1 or 0`);
     }
     const info: RequestInfo = parsed.group.endsWith('.k8s.io') ? { ...parsed, group: upstreamGroupAlias(parsed.group) } : parsed;
+    // A request under an upstream group name is answered under that name (upstream-names.ts).
+    const rename = info === parsed ? undefined : upstreamRenamer(info.group);
+    const run = (type: ResourceType, handler: Handler): unknown => {
+      const ctx: HandlerContext = { ...options, type, info, request, reply, rename };
+      return handler(ctx).catch((error: unknown) => {
+        if (error instanceof StatusError) throw error;
+        return sendStatus(reply, toStatusError(error, { group: type.group, resource: type.resource, name: info.name }));
+      });
+    };
     const type = registry.lookup(info.group, info.version, info.resource);
-    if (!type) throw pathNotFound();
-    // authn: serviceaccounts/<name>/token (TokenRequest). Move under src/apiserver/subresources/ at merge.
+    if (!type) {
+      // Resources that are operations on another type (the legacy `bindings`).
+      const virtual = virtualEndpoint(registry, info);
+      if (!virtual) throw pathNotFound();
+      return run(virtual.type, virtual.handler);
+    }
+    // serviceaccounts/<name>/token (TokenRequest) needs the token issuer, which handlers do not carry.
     if (info.subresource === 'token' && type.group === '' && type.resource === 'serviceaccounts' && info.namespace !== undefined && info.name !== undefined) {
       const { serviceAccountTokens, ...rest } = options;
-      return serveTokenRequest({ ...rest, type, info, request, reply }, serviceAccountTokens);
+      return serveTokenRequest({ ...rest, type, info, request, reply, rename }, serviceAccountTokens);
     }
-    // Subresources (status, scale, eviction, log, ...) are served by the subresources issue.
-    if (info.subresource !== undefined) throw pathNotFound();
+    // A namespace's finalize also removes a Terminating namespace left without finalizers (the
+    // namespace controller's last step); the generic subresources do the rest.
+    if (info.subresource === 'finalize') {
+      const finalize = namespaceSubresource(registry, type, info);
+      if (finalize) return run(type, finalize);
+    }
     if (type.namespaced && info.namespace === undefined && info.name !== undefined) throw pathNotFound();
     if (!type.namespaced && info.namespace !== undefined) throw pathNotFound();
+    if (info.subresource !== undefined) return run(type, subresourceHandler(type, info));
     if (type.namespaced && info.namespace === undefined && (info.verb === 'create' || info.verb === 'deletecollection')) {
       throw methodNotAllowed(info.verb, type.kind, 'it needs a namespace in the path');
     }
     if (info.verb === 'create' && info.name !== undefined) throw methodNotAllowed('create', type.kind, 'POST goes to the collection, not to an object');
-    const handler = HANDLERS[info.verb];
+    const handler = type.virtual ? options.virtual?.get(type) : HANDLERS[info.verb];
     if (!type.verbs.includes(info.verb) || !handler) throw methodNotAllowed(info.verb, type.kind);
-
-    const ctx: HandlerContext = { ...options, type, info, request, reply, rename: info === parsed ? undefined : upstreamRenamer(info.group) };
-    return handler(ctx).catch((error: unknown) => {
-      if (error instanceof StatusError) throw error;
-      return sendStatus(reply, toStatusError(error, { group: type.group, resource: type.resource, name: info.name }));
-    });
+    return run(type, handler);
   };
 }

@@ -18,6 +18,7 @@ import {
   unionAuthenticator,
 } from './authn/index.js';
 
+import type { AuthorizationMode } from './authz/index.js';
 import { ensurePki, loadServingCertificate, servingNames } from './pki.js';
 
 /**
@@ -54,6 +55,8 @@ export interface ApiServerConfig {
   /** Longest token TokenRequest grants, in seconds (0: no cap). */
   readonly serviceAccountMaxTokenExpirationSeconds?: number | undefined;
   readonly featureGates?: Readonly<Record<string, boolean>> | undefined;
+  /** `--authorization-mode` (default RBAC). */
+  readonly authorization?: readonly AuthorizationMode[] | undefined;
   readonly maxRequestBodyBytes?: number | undefined;
   readonly minRequestTimeoutSeconds?: number | undefined;
   readonly watchHistoryWindowMs?: number | undefined;
@@ -119,8 +122,8 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
     verificationKeys: await readVerificationKeys(config.serviceAccountKeyFiles ?? []),
     maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds,
   });
-  // authz: pass the configured authorization modes once the server has an authorizer (RBAC).
-  const anonymous = anonymousAllowed(config.anonymousAuth ?? true, ['AlwaysAllow']);
+  // Anonymous requests are let in only under an authorizer that can refuse them (RBAC).
+  const anonymous = anonymousAllowed(config.anonymousAuth ?? true, config.authorization ?? ['RBAC']);
   const authentication = unionAuthenticator({
     clientCertificates: clientCa !== undefined,
     tokens: [...fileTokens, { token: adminToken, user: ADMIN_USER }],
@@ -146,6 +149,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       bookmarkIntervalMs: config.bookmarkIntervalMs,
       watchBufferEvents: config.watchBufferEvents,
       featureGates: config.featureGates,
+      authorization: config.authorization,
       logger: { level: logLevel(config.verbosity ?? 0), stream: config.logStream ?? process.stderr },
       https: { cert: serving.cert, key: serving.key, clientCa },
       // Derived from persisted state, so continue tokens stay good across a restart.

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { ApiServerConfig } from '../apiserver/serve.js';
+import { AUTHORIZATION_MODES, parseAuthorizationModes } from '../apiserver/index.js';
 import { describeFeatureGates, resolveFeatureGates, unknownFeatureGate } from './feature-gates.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagValues } from './flag-spec.js';
@@ -65,7 +66,7 @@ export const apiServerFlags = defineFlags({
   'anonymous-auth': flag.bool({
     default: true,
     meaning:
-      'Requests without credentials are served as system:anonymous (group system:unauthenticated) instead of being answered 401. As in Kubernetes, it never applies with the AlwaysAllow authorizer, which is the only one svc has until RBAC: today such requests are answered 401 and the server logs a warning.',
+      'Requests without credentials are served as system:anonymous (group system:unauthenticated) instead of being answered 401, and meet authorization like anyone (the default roles let them read /version and /healthz, nothing else). As in Kubernetes, it never applies with the AlwaysAllow authorizer: then such requests are answered 401 and the server logs a warning.',
   }),
   'service-account-key-file': flag.stringSlice({
     valueName: 'paths',
@@ -96,6 +97,19 @@ export const apiServerFlags = defineFlags({
     default: 0,
     meaning: 'The longest lifetime a TokenRequest is granted; longer requests get this much. 0 means no cap.',
     validate: (ms) => (ms === 0 || ms >= 600_000 ? undefined : 'must be 0 or at least 10m'),
+  }),
+  'authorization-mode': flag.stringSlice({
+    default: ['RBAC'],
+    valueName: 'modes',
+    meaning: `Authorizers every request passes, in order, comma-separated: ${AUTHORIZATION_MODES.join(', ')}. The first that allows decides; a request none allows is answered 403. With RBAC, members of system:masters may do anything, and the default roles and bindings are created and reconciled at every start.`,
+    validate: (modes) => {
+      try {
+        parseAuthorizationModes(modes.join(','));
+        return undefined;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
   }),
   'feature-gates': flag.map('bool', {
     meaning: `Feature gates to turn on or off, as Name=true|false pairs. Known gates and defaults: ${describeFeatureGates()}.`,
@@ -181,6 +195,7 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     serviceAccountIssuers: flags.serviceAccountIssuer,
     apiAudiences: flags.apiAudiences,
     serviceAccountMaxTokenExpirationSeconds: Math.floor(flags.serviceAccountMaxTokenExpiration / 1000),
+    authorization: parseAuthorizationModes(flags.authorizationMode.join(',')),
     featureGates: resolveFeatureGates(flags.featureGates),
     maxRequestBodyBytes: flags.maxRequestBodyBytes,
     minRequestTimeoutSeconds: flags.minRequestTimeout,

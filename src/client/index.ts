@@ -38,3 +38,5 @@ export { CacheWriter, deepFreeze, LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, na
 export type { CacheChange, CacheReader, IndexFunc } from './cache.js';
 export { Informer, InformerFactory, stripManagedFields } from './informer.js';
 export type { InformerEvent, InformerFactoryOptions, InformerOptions } from './informer.js';
+export { discoverResources, supports } from './discovery.js';
+export type { ApiResource, Discovery, DiscoveryFailure } from './discovery.js';

@@ -208,7 +208,8 @@ export class InformerFactory {
   ) {}
 
   informer<T extends KubeObject>(resource: Resource<T>, options: InformerOptions<T> = {}): Informer<T> {
-    const key = [resource.group, resource.version, resource.resource, options.namespace ?? '', options.labelSelector ?? '', options.fieldSelector ?? ''].join('|');
+    // A metadata-only cache holds other objects than a full one: they are never shared.
+    const key = [resource.group, resource.version, resource.resource, options.namespace ?? '', options.labelSelector ?? '', options.fieldSelector ?? '', options.metadataOnly ? 'metadata' : ''].join('|');
     const existing = this.#informers.get(key) as Informer<T> | undefined;
     if (existing) {
       for (const [name, fn] of Object.entries(options.indexers ?? {})) existing.addIndexer(name, fn);

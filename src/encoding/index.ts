@@ -18,6 +18,8 @@ export {
 } from './negotiate.js';
 export { codecOf, registerCodec, jsonCodec, yamlCodec, type ValueCodec } from './codec.js';
 export { humanDuration, ageOf } from './duration.js';
+export { parseJsonPath, valueAtPath, type JsonPathSegment } from './json-path.js';
+export { printerColumnsTable } from './printer-columns.js';
 export { tableConvertorOf, DEFAULT_TABLE, KINDS_WITH_COLUMNS, type ColumnDefinition, type TableConvertor } from './columns.js';
 export {
   parseIncludeObject,

@@ -1,6 +1,7 @@
 import { badRequest, type ResourceType } from '../api/index.js';
 import { tableConvertorOf, type TableConvertor } from './columns.js';
 import { isObject, parseObject, type JsonObject } from './json-value.js';
+import { printerColumnsTable } from './printer-columns.js';
 import type { Representation, View } from './negotiate.js';
 
 /** What a Table row carries besides its cells (`includeObject`; Kubernetes' default is Metadata). */
@@ -32,8 +33,9 @@ export interface ViewOptions {
 }
 
 /** The ViewOptions of a negotiated representation for a type. */
-export function viewOptions(rep: Representation, type: Pick<ResourceType, 'group' | 'kind'>, builtin: boolean, includeObject: IncludeObject = 'Metadata', now = Date.now()): ViewOptions {
-  return { view: rep.view, viewGroup: rep.viewGroup, viewVersion: rep.viewVersion, includeObject, table: tableConvertorOf(type.group, type.kind, builtin), now };
+export function viewOptions(rep: Representation, type: Pick<ResourceType, 'group' | 'kind' | 'printerColumns'>, builtin: boolean, includeObject: IncludeObject = 'Metadata', now = Date.now()): ViewOptions {
+  const table = type.printerColumns ? printerColumnsTable(type.printerColumns) : tableConvertorOf(type.group, type.kind, builtin);
+  return { view: rep.view, viewGroup: rep.viewGroup, viewVersion: rep.viewVersion, includeObject, table, now };
 }
 
 const viewApiVersion = (options: ViewOptions) => `${options.viewGroup}/${options.viewVersion}`;

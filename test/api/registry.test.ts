@@ -44,6 +44,11 @@ const EXPECTED: [string, string, string, boolean, string[]][] = [
   ['rbac.authorization.svc.io/v1', 'ClusterRoleBinding', 'clusterrolebindings', false, []],
   ['certificates.svc.io/v1', 'CertificateSigningRequest', 'certificatesigningrequests', false, ['csr']],
   ['events.svc.io/v1', 'Event', 'events', true, ['ev']],
+  ['authentication.svc.io/v1', 'TokenReview', 'tokenreviews', false, []],
+  ['authorization.svc.io/v1', 'LocalSubjectAccessReview', 'localsubjectaccessreviews', true, []],
+  ['authorization.svc.io/v1', 'SelfSubjectAccessReview', 'selfsubjectaccessreviews', false, []],
+  ['authorization.svc.io/v1', 'SelfSubjectRulesReview', 'selfsubjectrulesreviews', false, []],
+  ['authorization.svc.io/v1', 'SubjectAccessReview', 'subjectaccessreviews', false, []],
 ];
 
 const split = (gv: string) => (gv.includes('/') ? gv.split('/') : ['', gv]) as [string, string];
@@ -68,7 +73,7 @@ describe('builtinRegistry', () => {
     const groups = registry.groups();
     expect(groups[0]).toEqual({ name: '', versions: ['v1'], preferredVersion: 'v1' });
     expect(groups.map((g) => g.name).sort()).toEqual(
-      ['', 'apps', 'autoscaling', 'batch', 'certificates.svc.io', 'coordination.svc.io', 'discovery.svc.io', 'events.svc.io', 'policy', 'rbac.authorization.svc.io'].sort(),
+      ['', 'apps', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io', 'coordination.svc.io', 'discovery.svc.io', 'events.svc.io', 'policy', 'rbac.authorization.svc.io'].sort(),
     );
     expect(groups.find((g) => g.name === 'autoscaling')).toEqual({ name: 'autoscaling', versions: ['v2'], preferredVersion: 'v2' });
   });
@@ -93,9 +98,9 @@ describe('builtinRegistry', () => {
     expect(registry.byKind('', 'Deployment')).toBeUndefined();
   });
 
-  it('gives every type all verbs except deletecollection on namespaces', () => {
+  it('gives every type all verbs except deletecollection on namespaces, and the virtual review types only create', () => {
     for (const type of registry.all()) {
-      const expected = type.resource === 'namespaces' ? ALL_VERBS.filter((v) => v !== 'deletecollection') : ALL_VERBS;
+      const expected = type.virtual ? ['create'] : type.resource === 'namespaces' ? ALL_VERBS.filter((v) => v !== 'deletecollection') : ALL_VERBS;
       expect(type.verbs, type.resource).toEqual(expected);
     }
   });

@@ -43,6 +43,7 @@ export type TestServerOptions = Pick<
   | 'tooLargeResourceVersionWaitMs'
   | 'continueTokenKey'
   | 'featureGates'
+  | 'registry'
 > & {
   /** Listen on 127.0.0.1, a free port, plain HTTP (see TestServer.url). Default: inject only. */
   listen?: boolean;

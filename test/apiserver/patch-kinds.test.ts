@@ -45,7 +45,8 @@ describe('every patch type on every built-in kind', () => {
     await s.close();
   });
 
-  it.each(builtinRegistry().all().map((t) => [`${t.kind}${t.group ? `.${t.group}` : ''}`, t] as const))('%s', async (_name, type) => {
+  // Virtual types (the reviews) are create-only: they have nothing to patch.
+  it.each(builtinRegistry().all().filter((t) => !t.virtual).map((t) => [`${t.kind}${t.group ? `.${t.group}` : ''}`, t] as const))('%s', async (_name, type) => {
     const name = `golden-${type.resource}`;
     const url = `${collection(type)}/${name}`;
     const created = await s.call('POST', collection(type), { apiVersion: apiVersion(type), kind: type.kind, metadata: { name }, ...fixture(type) });

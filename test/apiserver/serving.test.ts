@@ -83,11 +83,26 @@ describe('svc-apiserver over HTTPS with generated certificates and tokens', () =
     expect(await get(server.url, path, server.caPem!)).toMatchObject({ status: 200, text: 'ok' });
   });
 
-  it.each(['/api', '/api/v1/namespaces', '/version', '/no/such/path'])('answers %s without a token with a 401 Status', async (path) => {
-    const res = await get(server.url, path, server.caPem!);
-    expect(res.status).toBe(401);
+  // --anonymous-auth defaults to true and RBAC is the default authorizer: a request without
+  // credentials is system:anonymous and meets RBAC, whose default policy lets it read /version and
+  // the health checks (system:public-info-viewer) and nothing else. Discovery (system:discovery)
+  // is bound to system:authenticated only, as in Kubernetes.
+  it('answers /version without a token: system:anonymous may read it (system:public-info-viewer)', async () => {
+    const res = await get(server.url, '/version', server.caPem!);
+    expect(res.status).toBe(200);
     expect(res.type).toMatch(/^application\/json/);
-    expect(JSON.parse(res.text)).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Unauthorized', code: 401 });
+    expect(JSON.parse(res.text)).toHaveProperty('gitVersion');
+  });
+
+  it.each([
+    ['/api', 'forbidden: User "system:anonymous" cannot get path "/api"'],
+    ['/api/v1/namespaces', 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope'],
+    ['/no/such/path', 'forbidden: User "system:anonymous" cannot get path "/no/such/path"'],
+  ])('answers %s without a token with a 403 Status naming system:anonymous', async (path, message) => {
+    const res = await get(server.url, path, server.caPem!);
+    expect(res.status).toBe(403);
+    expect(res.type).toMatch(/^application\/json/);
+    expect(JSON.parse(res.text)).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message });
   });
 
   it.each([['Bearer wrong-token'], ['Bearer'], ['alice-token'], ['Bearer alice-token extra']])('answers %j with a 401 Status', async (header) => {
@@ -101,9 +116,16 @@ describe('svc-apiserver over HTTPS with generated certificates and tokens', () =
     expect(res.status).toBe(200);
   });
 
-  it('accepts a token from --token-auth-file', async () => {
+  it('accepts a token from --token-auth-file: alice is authenticated, and RBAC (no binding for her) names her in its 403', async () => {
     const res = await get(server.url, '/api/v1/namespaces', server.caPem!, 'alice-token');
-    expect(res.status).not.toBe(401);
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.text)).toMatchObject({
+      kind: 'Status',
+      reason: 'Forbidden',
+      message: 'namespaces is forbidden: User "alice" cannot list resource "namespaces" in API group "" at the cluster scope',
+    });
+    // What every authenticated user may read (system:discovery), she may.
+    expect((await get(server.url, '/api', server.caPem!, 'alice-token')).status).toBe(200);
   });
 
   it('writes admin.svcconfig (0600) with the server URL, the CA and the admin token', async () => {
@@ -123,6 +145,32 @@ describe('svc-apiserver over HTTPS with generated certificates and tokens', () =
 
   it('refuses a second server on the same port', async () => {
     await expect(memoryServer(tempDir(), `--secure-port=${server.port}`)).rejects.toThrow(/cannot listen on https:\/\/127\.0\.0\.1:\d+: the address is in use/);
+  });
+});
+
+describe.each([
+  ['--anonymous-auth=false', 'anonymous requests are off'],
+  ['--authorization-mode=AlwaysAllow', 'anonymous requests never meet the AlwaysAllow authorizer, whatever --anonymous-auth says'],
+])('svc-apiserver %s: %s', (flag) => {
+  let server: RunningApiServer;
+  beforeAll(async () => {
+    server = await memoryServer(tempDir(), flag);
+  });
+  afterAll(() => server?.close());
+
+  it.each(['/api', '/api/v1/namespaces', '/version', '/no/such/path'])('answers %s without a token with a 401 Status', async (path) => {
+    const res = await get(server.url, path, server.caPem!);
+    expect(res.status).toBe(401);
+    expect(res.type).toMatch(/^application\/json/);
+    expect(JSON.parse(res.text)).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Unauthorized', code: 401 });
+  });
+
+  it('still answers the health checks without a token', async () => {
+    expect(await get(server.url, '/healthz', server.caPem!)).toMatchObject({ status: 200, text: 'ok' });
+  });
+
+  it('still serves the admin token', async () => {
+    expect((await get(server.url, '/api/v1/namespaces', server.caPem!, server.adminToken)).status).toBe(200);
   });
 });
 

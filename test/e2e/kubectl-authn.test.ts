@@ -3,6 +3,13 @@ import { kubectl, useKubectlServer } from '../support/kubectl.js';
 
 const k = useKubectlServer('svc-e2e-authn-', 'memory');
 
+/** As the admin, with kubectl: RBAC is on, so a service account's token may only do what it is granted. */
+async function grantView(account: string) {
+  const bound = await kubectl(k.config, ['create', 'clusterrolebinding', `${account}-view`, '--clusterrole=view', `--serviceaccount=default:${account}`]);
+  expect(bound.stderr).toBe('');
+  expect(bound.code).toBe(0);
+}
+
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
 
 describe('kubectl and service-account tokens', () => {
@@ -14,6 +21,11 @@ describe('kubectl and service-account tokens', () => {
     const token = created.stdout.trim();
     expect(claimsOf(token)).toMatchObject({ sub: 'system:serviceaccount:default:robot', iss: 'https://kubernetes.default.svc.cluster.local' });
 
+    // The server knows the token's holder: RBAC refuses it by name until it is granted something.
+    const refused = await kubectl(k.config, ['--token', token, 'get', 'serviceaccount', 'robot', '-o', 'name']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('User "system:serviceaccount:default:robot" cannot get resource "serviceaccounts" in API group "" in the namespace "default"');
+    await grantView('robot');
     const used = await kubectl(k.config, ['--token', token, 'get', 'serviceaccount', 'robot', '-o', 'name']);
     expect(used.stderr).toBe('');
     expect(used.stdout.trim()).toBe('serviceaccount/robot');
@@ -41,6 +53,7 @@ describe('kubectl and service-account tokens', () => {
 
   it('binds a token to a pod with --bound-object-kind', async () => {
     await kubectl(k.config, ['create', 'serviceaccount', 'runner']);
+    await grantView('runner');
     const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: job-1}\nspec: {serviceAccountName: runner, containers: [{name: c, image: busybox}]}\n';
     expect((await kubectl(k.config, ['apply', '-f', '-'], pod)).code).toBe(0);
     const bound = await kubectl(k.config, ['create', 'token', 'runner', '--bound-object-kind=Pod', '--bound-object-name=job-1']);
@@ -51,6 +64,7 @@ describe('kubectl and service-account tokens', () => {
 
   it('a token stops working when its service account is deleted', async () => {
     await kubectl(k.config, ['create', 'serviceaccount', 'temp']);
+    await grantView('temp');
     const token = (await kubectl(k.config, ['create', 'token', 'temp'])).stdout.trim();
     expect((await kubectl(k.config, ['--token', token, 'get', 'ns'])).code).toBe(0);
     expect((await kubectl(k.config, ['delete', 'serviceaccount', 'temp'])).code).toBe(0);

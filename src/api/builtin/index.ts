@@ -2,6 +2,7 @@ import { ResourceRegistry } from '../registry.js';
 import type { ResourceType } from '../resource-type.js';
 import { coreTypes } from './core.js';
 import { certificatesTypes, coordinationTypes, discoveryTypes, eventsTypes, rbacTypes } from './svc-groups.js';
+import { reviewTypes } from './review-groups.js';
 import { appsTypes, autoscalingTypes, batchTypes, policyTypes } from './workloads.js';
 
 /** Every built-in type, groups in the order Kubernetes' discovery lists them. */
@@ -9,6 +10,7 @@ export const builtinTypes: readonly ResourceType[] = Object.freeze([
   ...coreTypes,
   ...appsTypes,
   ...eventsTypes,
+  ...reviewTypes,
   ...autoscalingTypes,
   ...batchTypes,
   ...certificatesTypes,

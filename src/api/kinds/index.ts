@@ -92,3 +92,32 @@ export {
 } from './rbac.js';
 export { certificateSigningRequestSchema, type CertificateSigningRequest } from './certificates.js';
 export { eventSchema, type Event } from './events.js';
+export {
+  localSubjectAccessReviewSchema,
+  nonResourceAttributesSchema,
+  resourceAttributesSchema,
+  selfSubjectAccessReviewSchema,
+  selfSubjectRulesReviewSchema,
+  subjectAccessReviewSchema,
+  subjectAccessReviewStatusSchema,
+  type LocalSubjectAccessReview,
+  type NonResourceAttributes,
+  type NonResourceRule,
+  type ResourceAttributes,
+  type ResourceRule,
+  type SelfSubjectAccessReview,
+  type SelfSubjectRulesReview,
+  type SubjectAccessReview,
+  type SubjectAccessReviewStatus,
+} from './authorization.js';
+export { tokenReviewSchema, userInfoSchema, type ReviewUserInfo, type TokenReview } from './authentication.js';
+export {
+  customResourceDefinitionSchema,
+  jsonSchemaPropsSchema,
+  type CustomResourceColumn,
+  type CustomResourceDefinition,
+  type CustomResourceDefinitionNames,
+  type CustomResourceDefinitionSpec,
+  type CustomResourceDefinitionStatus,
+  type CustomResourceDefinitionVersion,
+} from './apiextensions.js';

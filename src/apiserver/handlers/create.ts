@@ -10,7 +10,9 @@ import {
   type FieldValidation,
 } from '../writes/field-validation.js';
 import { managedFieldsAfterCreate, type WriteManager } from '../writes/managed-fields.js';
+import { strategyForCreate } from '../writes/strategy.js';
 import { writeManagerOf } from '../writes/write-options.js';
+import { statusOnCreate } from '../subresources/write-scope.js';
 import { isDryRun, objectFromBody } from './body.js';
 import { queryParam, sendObject, type HandlerContext } from './context.js';
 
@@ -59,15 +61,16 @@ export async function createObject(
   const named = (meta: ObjectMeta): ObjectMeta => (generated ? { ...meta, name: generateName(meta.generateName!) } : meta);
   let object = { ...body, metadata: named(body.metadata) };
   if (!options.prepared) object = validateForWrite(ctx, object, options.fields);
+  object = strategyForCreate(type, object);
   if (type.namespaced) await checkNamespaceAcceptsContent(ctx.reader, registry, type, info.namespace!, object.metadata.name!);
-  object = prepareForCreate(object);
+  object = statusOnCreate(type, prepareForCreate(object));
   if (type === namespaceType(registry)) object = prepareNamespace(object);
   object = managedFieldsAfterCreate(ctx.type, object, manager);
   if (isDryRun(queryParam(ctx, 'dryRun'))) return sendObject(ctx, 201, object);
 
   for (let attempt = 1; ; attempt++) {
     try {
-      const kv = await ctx.store.create(objectKey(ctx.store, type, info.namespace, object.metadata.name!), encodeForStorage(object));
+      const kv = await ctx.store.create(objectKey(ctx.store, type, info.namespace, object.metadata.name!), encodeForStorage(object, type));
       return sendObject(ctx, 201, { ...object, metadata: { ...object.metadata, resourceVersion: String(kv.modRevision) } });
     } catch (error) {
       if (!isStorageError(error, 'AlreadyExists')) throw error;

@@ -11,6 +11,7 @@ import { isJsonObject, type JsonObject } from './json-value.js';
 import { ownershipsOf, sameManager, withOwnerships, type Ownership } from './managed-fields.js';
 import { updateObject } from './update-object.js';
 import { writeManagerOf } from './write-options.js';
+import { writableThrough } from '../subresources/write-scope.js';
 
 const ATTEMPTS = 5;
 
@@ -33,12 +34,14 @@ export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean
   const raw = nameFromUrl(asTypedObject(ctx, decoded.value), name);
   if (raw.metadata.managedFields !== undefined) throw badRequest('metadata.managedFields must not be set in an apply configuration');
   const fields = { duplicates: decoded.duplicates, level: options.level };
-  const config = withoutUnknownFields(type.schema, raw).value as ApiObject;
+  // Only the fields the endpoint writes are applied (and owned): status through /status, the rest through the object.
+  const config = writableThrough(ctx, withoutUnknownFields(type.schema, raw).value as ApiObject);
   const gr = { group: type.group, resource: type.resource };
 
   for (let attempt = 1; ; attempt++) {
     const current = await ctx.reader.get(type, info.namespace, name);
     if (!current) {
+      if (info.subresource !== undefined) throw notFound(gr, name);
       try {
         return await createObject(ctx, raw, { fields, manager });
       } catch (error) {
@@ -69,7 +72,7 @@ export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean
       if (!others.some((o) => ownsAtOrBelow(o.fields, path)) && !ownsAtOrBelow(applied, path)) removePath(merged, path);
     }
     const mine: Ownership = { ...manager, apiVersion: apiVersionOf(type), time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), fields: applied };
-    const withFields = withOwnerships(merged, own ? ownerships.map((o) => (o === own ? mine : others.find((x) => x.manager === o.manager && x.operation === o.operation)!)) : [...others, mine]);
+    const withFields = withOwnerships(merged, own ? ownerships.map((o) => (o === own ? mine : others.find((x) => x.manager === o.manager && x.operation === o.operation && x.subresource === o.subresource)!)) : [...others, mine]);
     const checked = validateForWrite(ctx, withFields, fields);
     try {
       return sendObject(ctx, 200, await updateObject(ctx, { ...checked, metadata: { ...checked.metadata, managedFields: withFields.metadata.managedFields } }, current, manager, options.dryRun));

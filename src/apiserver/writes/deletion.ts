@@ -86,7 +86,7 @@ export async function deleteOne(ctx: HandlerContext, current: ApiObject, options
     };
   }
   if (options.dryRun) return { removed: false, object: marked };
-  const kv = await ctx.store.update(key, encodeForStorage(marked), revision);
+  const kv = await ctx.store.update(key, encodeForStorage(marked, ctx.type), revision);
   return { removed: false, object: stamped(marked, kv.modRevision) };
 }
 

@@ -7,6 +7,8 @@ import { jsonEqual } from './json-value.js';
 export interface WriteManager {
   readonly manager: string;
   readonly operation: 'Apply' | 'Update';
+  /** The subresource written through (`status`, `scale`); a manager's fields are scoped by it. */
+  readonly subresource?: string;
 }
 
 /** One managedFields entry with its field set decoded. */
@@ -16,11 +18,13 @@ export interface Ownership {
   readonly apiVersion: string;
   readonly time: string;
   readonly fields: FieldSet;
+  readonly subresource?: string;
 }
 
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-export const sameManager = (o: Pick<Ownership, 'manager' | 'operation'>, m: WriteManager) => o.manager === m.manager && o.operation === m.operation;
+export const sameManager = (o: Pick<Ownership, 'manager' | 'operation' | 'subresource'>, m: WriteManager) =>
+  o.manager === m.manager && o.operation === m.operation && (o.subresource ?? '') === (m.subresource ?? '');
 
 export function ownershipsOf(object: ApiObject, type: ResourceType): Ownership[] {
   return (object.metadata.managedFields ?? []).flatMap((entry) =>
@@ -33,6 +37,7 @@ export function ownershipsOf(object: ApiObject, type: ResourceType): Ownership[]
             apiVersion: entry.apiVersion ?? apiVersionOf(type),
             time: entry.time ?? now(),
             fields: fromFieldsV1(entry.fieldsV1),
+            ...(entry.subresource ? { subresource: entry.subresource } : {}),
           } satisfies Ownership,
         ],
   );
@@ -49,6 +54,7 @@ export function withOwnerships(object: ApiObject, ownerships: readonly Ownership
       time: o.time,
       fieldsType: 'FieldsV1',
       fieldsV1: toFieldsV1(o.fields),
+      ...(o.subresource ? { subresource: o.subresource } : {}),
     }));
   const metadata = { ...object.metadata };
   if (managedFields.length > 0) metadata.managedFields = managedFields;

@@ -3,6 +3,8 @@ import type { HandlerContext } from '../handlers/context.js';
 import { namespaceType } from '../namespaces.js';
 import { encodeForStorage, objectKey, prepareForUpdate, type ApiObject } from '../objects.js';
 import { managedFieldsAfterUpdate, type WriteManager } from './managed-fields.js';
+import { splitWrite } from '../subresources/write-scope.js';
+import { strategyForUpdate } from './strategy.js';
 
 /**
  * The end of every write to an existing object (PUT, PATCH, apply): the server-owned metadata
@@ -29,7 +31,7 @@ export async function updateObject(
       ]);
     }
   }
-  const object = managedFieldsAfterUpdate(type, prepareForUpdate(next, current), current, manager);
+  const object = managedFieldsAfterUpdate(type, prepareForUpdate(strategyForUpdate(type, splitWrite(ctx, next, current), current), current), current, manager);
   const key = objectKey(ctx.store, type, info.namespace, name);
   const revision = Number(current.metadata.resourceVersion);
   if (isRemovable(ctx, object)) {
@@ -38,7 +40,7 @@ export async function updateObject(
     return stamped(object, kv.modRevision);
   }
   if (dryRun) return object;
-  const kv = await ctx.store.update(key, encodeForStorage(object), revision);
+  const kv = await ctx.store.update(key, encodeForStorage(object, type), revision);
   return stamped(object, kv.modRevision);
 }
 

@@ -11,6 +11,7 @@ const PRINTABLE = /^[\x20-\x7e]*$/;
  * apply requires; other writes default to the User-Agent before its first `/` (as Kubernetes).
  */
 export function writeManagerOf(ctx: HandlerContext, operation: WriteManager['operation']): WriteManager {
+  const subresource = ctx.info.subresource ? { subresource: ctx.info.subresource } : {};
   const given = queryParam(ctx, 'fieldManager');
   if (given !== undefined && given !== '') {
     if (given.length > MAX_MANAGER || !PRINTABLE.test(given)) {
@@ -18,12 +19,12 @@ export function writeManagerOf(ctx: HandlerContext, operation: WriteManager['ope
         { reason: 'FieldValueInvalid', field: 'fieldManager', message: `must be at most ${MAX_MANAGER} printable characters` },
       ]);
     }
-    return { manager: given, operation };
+    return { manager: given, operation, ...subresource };
   }
   if (operation === 'Apply') {
     throw invalid(PATCH_OPTIONS, '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: 'is required for apply patch' }]);
   }
   const agent = String(ctx.request.headers['user-agent'] ?? '');
   const prefix = [...agent.split('/')[0]!].filter((c) => PRINTABLE.test(c)).join('').slice(0, MAX_MANAGER);
-  return { manager: prefix || 'unknown', operation };
+  return { manager: prefix || 'unknown', operation, ...subresource };
 }

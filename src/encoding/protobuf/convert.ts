@@ -5,7 +5,8 @@ import { isObject, type JsonObject } from '../json-value.js';
  * JSON objects ↔ protobuf messages, by walking the message's reflection. The value types whose
  * JSON differs from their message are converted here: Time and MicroTime (RFC 3339 strings),
  * Quantity and IntOrString (a string or a number), RawExtension and FieldsV1 (embedded JSON),
- * bytes (base64), and `...Inline` fields (Kubernetes' embedded structs, flat in JSON).
+ * StringList (a bare array of strings in JSON, a message on the wire so that it can be a map
+ * value), bytes (base64), and `...Inline` fields (Kubernetes' embedded structs, flat in JSON).
  */
 
 const INLINE = 'Inline';
@@ -44,30 +45,70 @@ function toNumber(value: unknown): number {
   return 0;
 }
 
-/** A JSON object as the plain object `type.fromObject` takes. */
+/** Where a JSON key of a message goes: a field, reached through the `...Inline` fields in `via`. */
+interface Slot {
+  readonly field: protobuf.Field;
+  readonly via: readonly protobuf.Field[];
+}
+
+/**
+ * Each message's JSON keys → their fields, built once per message. Encoding then costs the keys
+ * an object has, not the fields its message could have (a PodSpec has 42, a VolumeSource 30).
+ */
+const slotsByType = new WeakMap<protobuf.Type, ReadonlyMap<string, readonly Slot[]>>();
+
+function slotsOf(type: protobuf.Type): ReadonlyMap<string, readonly Slot[]> {
+  let slots = slotsByType.get(type);
+  if (!slots) {
+    const map = new Map<string, Slot[]>();
+    const add = (t: protobuf.Type, via: readonly protobuf.Field[]) => {
+      for (const field of t.fieldsArray) {
+        field.resolve();
+        if (field.name.endsWith(INLINE) && field.resolvedType instanceof protobuf.Type) add(field.resolvedType, [...via, field]);
+        else map.set(field.name, [...(map.get(field.name) ?? []), { field, via }]);
+      }
+    };
+    add(type, []);
+    slots = map;
+    slotsByType.set(type, slots);
+  }
+  return slots;
+}
+
+/** A JSON object as the plain object `type.encode` takes (every value in its wire form). */
 export function toMessage(type: protobuf.Type, json: JsonObject, path = ''): JsonObject {
   const out: JsonObject = {};
-  for (const field of type.fieldsArray) {
-    if (field.name.endsWith(INLINE) && field.resolvedType instanceof protobuf.Type) {
-      out[field.name] = toMessage(field.resolvedType, json, path);
-      continue;
-    }
-    const value = json[field.name];
+  const slots = slotsOf(type);
+  for (const key in json) {
+    const value = json[key];
     if (value === undefined || value === null) continue;
-    const at = path ? `${path}.${field.name}` : field.name;
-    if (field.map) {
-      if (!isObject(value)) throw new ConversionError(`${at}: expected an object`);
-      const entries: JsonObject = {};
-      for (const [key, entry] of Object.entries(value)) if (entry !== null) entries[key] = fieldValue(field, entry, `${at}[${key}]`);
-      out[field.name] = entries;
-    } else if (field.repeated) {
-      if (!Array.isArray(value)) throw new ConversionError(`${at}: expected an array`);
-      out[field.name] = value.map((item, i) => fieldValue(field, item, `${at}[${i}]`));
-    } else {
-      out[field.name] = fieldValue(field, value, at);
+    const targets = slots.get(key);
+    if (!targets) continue;
+    const at = path ? `${path}.${key}` : key;
+    for (const { field, via } of targets) {
+      let target = out;
+      for (const inline of via) target = (target[inline.name] ??= {}) as JsonObject;
+      target[field.name] = wireValue(field, value, at);
     }
   }
   return out;
+}
+
+function wireValue(field: protobuf.Field, value: unknown, at: string): unknown {
+  if (field.map) {
+    if (!isObject(value)) throw new ConversionError(`${at}: expected an object`);
+    const entries: JsonObject = {};
+    for (const key in value) {
+      const entry = value[key];
+      if (entry !== null && entry !== undefined) entries[key] = fieldValue(field, entry, `${at}[${key}]`);
+    }
+    return entries;
+  }
+  if (field.repeated) {
+    if (!Array.isArray(value)) throw new ConversionError(`${at}: expected an array`);
+    return value.map((item, i) => fieldValue(field, item, `${at}[${i}]`));
+  }
+  return fieldValue(field, value, at);
 }
 
 function fieldValue(field: protobuf.Field, value: unknown, path: string): unknown {
@@ -88,6 +129,9 @@ function fieldValue(field: protobuf.Field, value: unknown, path: string): unknow
         return { raw: utf8.encode(JSON.stringify(value)) };
       case '.svc.meta.v1.FieldsV1':
         return { Raw: utf8.encode(JSON.stringify(value)) };
+      case '.svc.util.StringList':
+        if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw new ConversionError(`${path}: expected an array of strings`);
+        return { items: value };
     }
     if (!isObject(value)) throw new ConversionError(`${path}: expected an object`);
     return toMessage(message, value, path);
@@ -111,22 +155,24 @@ function fieldValue(field: protobuf.Field, value: unknown, path: string): unknow
 /** A decoded message as JSON (fields that were not on the wire are left out). */
 export function fromMessage(type: protobuf.Type, message: JsonObject): JsonObject {
   const out: JsonObject = {};
-  for (const field of type.fieldsArray) {
-    if (!Object.hasOwn(message, field.name)) continue;
-    const value = message[field.name];
-    if (value === undefined || value === null) continue;
-    if (field.name.endsWith(INLINE) && field.resolvedType instanceof protobuf.Type) {
+  // The decoder's own properties are the fields on the wire (and the empty lists and maps it
+  // starts with); every other field is a prototype default and is skipped without a lookup.
+  for (const name of Object.keys(message)) {
+    const field = type.fields[name];
+    const value = message[name];
+    if (!field || value === undefined || value === null) continue;
+    if (name.endsWith(INLINE) && field.resolvedType instanceof protobuf.Type) {
       Object.assign(out, fromMessage(field.resolvedType, value as JsonObject));
     } else if (field.map) {
       // Empty maps and lists are not on the wire (the decoder's defaults): JSON leaves them out too.
       const entries = Object.entries(value as JsonObject);
-      if (entries.length > 0) out[field.name] = Object.fromEntries(entries.map(([key, entry]) => [key, jsonValue(field, entry)]));
+      if (entries.length > 0) out[name] = Object.fromEntries(entries.map(([key, entry]) => [key, jsonValue(field, entry)]));
     } else if (field.repeated) {
-      if ((value as unknown[]).length > 0) out[field.name] = (value as unknown[]).map((item) => jsonValue(field, item));
+      if ((value as unknown[]).length > 0) out[name] = (value as unknown[]).map((item) => jsonValue(field, item));
     } else {
       const json = jsonValue(field, value);
       // Go writes its zero values (an empty string, the zero time) where JSON leaves the field out.
-      if (json !== '' && json !== ZERO_TIME) out[field.name] = json;
+      if (json !== '' && json !== ZERO_TIME) out[name] = json;
     }
   }
   return out;
@@ -152,6 +198,8 @@ function jsonValue(field: protobuf.Field, value: unknown): unknown {
         return embeddedJson(m['raw']);
       case '.svc.meta.v1.FieldsV1':
         return embeddedJson(m['Raw']);
+      case '.svc.util.StringList':
+        return Array.isArray(m['items']) ? m['items'] : [];
     }
     return fromMessage(message, m);
   }

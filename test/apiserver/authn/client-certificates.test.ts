@@ -32,13 +32,43 @@ afterAll(async () => {
 const get = (path: string, cert?: TestClientCert, token?: string) =>
   httpsCall('GET', `${server.url}${path}`, { ca: server.caPem, ...(cert ? { cert: cert.cert, key: cert.key } : {}), ...(token ? { token } : {}) });
 
+const RBAC = '/apis/rbac.authorization.k8s.io/v1';
+
+/** As the admin, binds a ClusterRole (cluster-wide, or in `namespace`): RBAC is on, so an authenticated user may do nothing else. */
+async function bind(name: string, clusterRole: string, subject: { kind: 'User' | 'Group'; name: string }, namespace?: string) {
+  const kind = namespace ? 'RoleBinding' : 'ClusterRoleBinding';
+  const res = await httpsCall('POST', `${server.url}${RBAC}/${namespace ? `namespaces/${namespace}/rolebindings` : 'clusterrolebindings'}`, {
+    ca: server.caPem,
+    token: server.adminToken,
+    body: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind,
+      metadata: { name, ...(namespace ? { namespace } : {}) },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', ...subject }],
+    },
+  });
+  expect(res.status).toBe(201);
+}
+
+/** A 403 whose message names the user: authentication succeeded, authorization said no. */
+const expectForbiddenAs = (res: { status: number; body: any }, user: string) => {
+  expect(res.status).toBe(403);
+  expect(res.body).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403 });
+  expect(res.body.message).toContain(`User "${user}" cannot `);
+};
+
 const expectUnauthorized = (res: { status: number; body: any }) => {
   expect(res.status).toBe(401);
   expect(res.body).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Unauthorized', code: 401 });
 };
 
 describe('x509 client certificates (--client-ca-file)', () => {
-  it('serves a client whose certificate the client CA signed', async () => {
+  it('authenticates a client whose certificate the client CA signed: CN is the user, O the groups', async () => {
+    // Before any grant, RBAC refuses alice by name: the certificate made her "alice".
+    expectForbiddenAs(await get(NS, alice), 'alice');
+    // Bound through the group her certificate's O= gives her.
+    await bind('dev-view', 'view', { kind: 'Group', name: 'dev' });
     const res = await get(NS, alice);
     expect(res.status).toBe(200);
     expect(res.body.kind).toBe('NamespaceList');
@@ -48,8 +78,9 @@ describe('x509 client certificates (--client-ca-file)', () => {
     expect((await get(NS, undefined, server.adminToken)).status).toBe(200);
   });
 
-  it('answers a request with no credentials at all 401 (anonymous is off under AlwaysAllow)', async () => {
-    expectUnauthorized(await get(NS));
+  it('treats a request with no credentials at all as system:anonymous (--anonymous-auth defaults to true under RBAC)', async () => {
+    expectForbiddenAs(await get(NS), 'system:anonymous');
+    expect((await get('/version')).status).toBe(200);
   });
 
   it.each([
@@ -75,7 +106,7 @@ describe('x509 client certificates (--client-ca-file)', () => {
     expect((await get('/api/v1/namespaces/default/configmaps/by-mallory', undefined, server.adminToken)).status).toBe(404);
   });
 
-  it('lets kubectl in with a kubeconfig holding client-certificate-data', async () => {
+  it('lets kubectl in with a kubeconfig holding client-certificate-data, as alice, with what RBAC grants her', async () => {
     requireKubectl();
     const b64 = (text: string) => Buffer.from(text).toString('base64');
     const path = join(dir, 'alice.kubeconfig');
@@ -90,6 +121,10 @@ describe('x509 client certificates (--client-ca-file)', () => {
         'current-context: alice',
       ].join('\n'),
     );
+    const refused = await kubectl(path, ['create', 'configmap', 'from-alice', '--from-literal=a=b']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('User "alice" cannot create resource "configmaps" in API group "" in the namespace "default"');
+    await bind('alice-edits', 'edit', { kind: 'User', name: 'alice' }, 'default');
     const created = await kubectl(path, ['create', 'configmap', 'from-alice', '--from-literal=a=b']);
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);

@@ -20,6 +20,36 @@ async function requestToken(name: string, spec: Record<string, unknown> = {}, ex
   return s.call('POST', `${SA_PATH}/${name}/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec, ...extra } });
 }
 
+/**
+ * As the admin, binds the `view` ClusterRole cluster-wide to the service account default/<name>.
+ * RBAC is on: a token that authenticates grants nothing by itself, so tests that expect a token's
+ * request to succeed grant the account first (view lets it list namespaces).
+ */
+async function grantView(name: string) {
+  const res = await s.call('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+    body: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: `${name}-view` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'ServiceAccount', name, namespace: 'default' }],
+    },
+  });
+  expect(res.status).toBe(201);
+}
+
+/** RBAC's 403 for listing namespaces, naming the user: proof that authentication succeeded. */
+function expectForbiddenListingNamespaces(res: { status: number; body: any }, user: string) {
+  expect(res.status).toBe(403);
+  expect(res.body).toMatchObject({
+    kind: 'Status',
+    status: 'Failure',
+    reason: 'Forbidden',
+    code: 403,
+    message: `namespaces is forbidden: User "${user}" cannot list resource "namespaces" in API group "" at the cluster scope`,
+  });
+}
+
 function expectUnauthorized(res: { status: number; body: any }) {
   expect(res.status).toBe(401);
   expect(res.body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Unauthorized', code: 401 });
@@ -52,6 +82,9 @@ describe('TokenRequest: serviceaccounts/<name>/token', () => {
     });
     expect(claims.exp - claims.iat).toBe(3600);
 
+    // Authenticated as the account, which RBAC has granted nothing yet.
+    expectForbiddenListingNamespaces(await s.call('GET', NS, { token }), 'system:serviceaccount:default:robot');
+    await grantView('robot');
     expect((await s.call('GET', NS, { token })).status).toBe(200);
     const user = await s.authentication.authenticateToken(token);
     expect(user).toMatchObject({
@@ -145,6 +178,7 @@ describe('tokens bound to a pod or a secret', () => {
 
   it('carries the pod in the claims and the user, and dies with the pod', async () => {
     await createSa('robot');
+    await grantView('robot');
     const created = await s.call('POST', '/api/v1/namespaces/default/pods', { body: pod('worker', 'robot') });
     expect(created.status).toBe(201);
     const podUid = created.body.metadata.uid;
@@ -179,6 +213,7 @@ describe('tokens bound to a pod or a secret', () => {
 
   it('dies with the secret it is bound to', async () => {
     await createSa('robot');
+    await grantView('robot');
     expect((await s.call('POST', '/api/v1/namespaces/default/secrets', { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cred' } } })).status).toBe(201);
     const res = await requestToken('robot', { boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: 'cred' } });
     expect(res.status).toBe(201);
@@ -194,6 +229,8 @@ describe('the service-account token verifier', () => {
   beforeEach(async () => {
     s = await startSaServer();
     saUid = await createSa('robot');
+    // The account may list namespaces: a 200 means the token authenticated, a 401 that it did not.
+    await grantView('robot');
   });
 
   const nowSeconds = () => Math.floor(s.clock.now / 1000);
@@ -297,6 +334,7 @@ describe('the service-account token verifier', () => {
     const token = sign(claims());
     expect((await s.call('GET', NS, { token })).status).toBe(200);
     expect((await s.call('DELETE', `${SA_PATH}/robot`)).status).toBe(200);
+    // The ClusterRoleBinding outlives the account: these 401s are authentication's, not RBAC's.
     await expectRefused(token);
     const newUid = await createSa('robot');
     expect(newUid).not.toBe(saUid);
@@ -308,6 +346,7 @@ describe('the service-account token verifier', () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-384' });
     s = await startSaServer({ extraKeys: [publicKey] });
     saUid = await createSa('robot');
+    await grantView('robot');
     expect((await s.call('GET', NS, { token: signJws(claims(), privateKey, 'ES384', keyId(publicKey)) })).status).toBe(200);
     // Keys without a kid in the token are tried in turn.
     expect((await s.call('GET', NS, { token: signJws(claims(), privateKey, 'ES384') })).status).toBe(200);
@@ -315,9 +354,11 @@ describe('the service-account token verifier', () => {
 });
 
 describe('anonymous requests', () => {
-  it('are system:anonymous when allowed; a bad credential is still a 401', async () => {
+  it('are system:anonymous when allowed, and meet RBAC as such; a bad credential is still a 401', async () => {
     s = await startSaServer({ anonymous: true });
-    expect((await s.call('GET', NS, { token: null })).status).toBe(200);
+    // The default policy lets system:unauthenticated read /version (system:public-info-viewer), nothing more.
+    expectForbiddenListingNamespaces(await s.call('GET', NS, { token: null }), 'system:anonymous');
+    expect((await s.call('GET', '/version', { token: null })).status).toBe(200);
     expectUnauthorized(await s.call('GET', NS, { token: 'wrong' }));
     expectUnauthorized(await s.call('GET', NS, { token: 'a.b.c' }));
     expectUnauthorized(await s.call('GET', NS, { token: null, headers: { authorization: 'Bearer' } }));

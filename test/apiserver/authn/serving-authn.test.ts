@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anonymousAllowed, keyId, publicKeysFromPem, signJws } from '../../../src/apiserver/authn/index.js';
-import { startApiServer } from '../../../src/cli/apiserver-command.js';
+import { startApiServer, type RunningApiServer } from '../../../src/cli/apiserver-command.js';
 import { apiServerConfig, apiServerFlags } from '../../../src/cli/apiserver-flags.js';
 import { FlagError, parseFlags } from '../../../src/cli/flags.js';
 import { httpsCall } from './https-request.js';
@@ -16,6 +16,22 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const base = (data: string) => ['--storage=sqlite', '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${data}`];
+
+/** As the admin, binds the `view` ClusterRole to the service account default/<name>: RBAC is on, and the tokens below must list namespaces. */
+async function grantView(server: RunningApiServer, name: string) {
+  const res = await httpsCall('POST', `${server.url}/apis/rbac.authorization.k8s.io/v1/clusterrolebindings`, {
+    ca: server.caPem,
+    token: server.adminToken,
+    body: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: `${name}-view` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'ServiceAccount', name, namespace: 'default' }],
+    },
+  });
+  expect(res.status).toBe(201);
+}
 
 function config(argv: string[]) {
   const parsed = parseFlags(apiServerFlags, argv);
@@ -106,6 +122,7 @@ describe('service-account keys', () => {
       const minted = await httpsCall('POST', `${server.url}/api/v1/namespaces/default/serviceaccounts/robot/token`, { ...headers, body: {} });
       expect(minted.status).toBe(201);
       token = minted.body.status.token;
+      await grantView(server, 'robot');
       expect((await httpsCall('GET', `${server.url}/api/v1/namespaces`, { ca: server.caPem, token })).status).toBe(200);
     } finally {
       await server.close();
@@ -137,6 +154,7 @@ describe('service-account keys', () => {
       const admin = { ca: server.caPem, token: server.adminToken };
       const sa = await httpsCall('POST', `${server.url}/api/v1/namespaces/default/serviceaccounts`, { ...admin, body: { metadata: { name: 'robot' } } });
       const minted = await httpsCall('POST', `${server.url}/api/v1/namespaces/default/serviceaccounts/robot/token`, { ...admin, body: {} });
+      await grantView(server, 'robot');
       const header = JSON.parse(Buffer.from(minted.body.status.token.split('.')[0], 'base64url').toString());
       expect(header).toMatchObject({ alg: 'ES256', kid: keyId(signing.publicKey) });
       expect(minted.body.spec.audiences).toEqual(['svc-api']);

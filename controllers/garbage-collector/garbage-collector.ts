@@ -1,0 +1,80 @@
+import { EMPTY, Subject, catchError, exhaustMap, finalize, from, map, mergeMap, timer, type Observable } from 'rxjs';
+import type { KubeObject } from '../../src/api/index.js';
+import { discoverResources, supports, type ApiResource, type Discovery } from '../../src/client/index.js';
+import { mergeByKey } from '../../operators/index.js';
+import type { ControllerContext } from '../context.js';
+import { controller, type ControllerResult } from '../controller.js';
+import { collect } from './collect.js';
+import { OWNER_INDEX, OwnershipGraph, ownerUids } from './graph.js';
+import { identityKey, parseIdentityKey } from './identity.js';
+import { triggeredBy } from './triggers.js';
+
+export interface GarbageCollectorOptions {
+  /** Objects looked at at once (`--concurrent-gc-syncs`, default 20). */
+  readonly concurrency: number;
+  /** How often the served types are discovered again, so that new types are watched. Default 30 s. */
+  readonly rediscoveryPeriodMs?: number;
+}
+
+// Kubernetes' canonical controller name (`--controllers` also accepts its alias `garbagecollector`).
+const NAME = 'garbage-collector-controller';
+
+/** Types whose objects never own anything and come in floods (Kubernetes' collector ignores them too). */
+const IGNORED = new Set(['/events', 'events.k8s.io/events']);
+
+/** What the collector watches: every type it can list, watch and delete. */
+export const collectable = (type: ApiResource) => supports(type, 'list', 'watch', 'delete') && !IGNORED.has(`${type.group}/${type.resource}`);
+
+/**
+ * The garbage collector: follows `metadata.ownerReferences` across every type the server serves,
+ * through metadata-only informers (one per type, shared through the context's factory), and
+ * deletes dependents whose owners are gone (Background), deletes the dependents of an owner
+ * deleted in the Foreground before letting it go, and orphans the dependents of an owner deleted
+ * with Orphan.
+ */
+export function garbageCollector(ctx: ControllerContext, options: GarbageCollectorOptions): Observable<ControllerResult<unknown>> {
+  const graph = new OwnershipGraph();
+  const again = new Subject<string>();
+  let known: readonly ApiResource[] = [];
+
+  const types$ = timer(0, options.rediscoveryPeriodMs ?? 30_000).pipe(
+    // A failed discovery changes nothing: the types watched so far stay watched.
+    exhaustMap(() => from(discoverResources(ctx.client)).pipe(catchError(() => EMPTY))),
+    map((discovery) => {
+      known = keepFailedGroups(discovery, known);
+      graph.setTypes(known);
+      return known.filter(collectable);
+    }),
+  );
+  const keys$ = types$.pipe(
+    mergeByKey(
+      (type) => `${type.group}/${type.resource}`,
+      (type) => {
+        const informer = ctx.informers.informer<KubeObject>(type, { metadataOnly: true, indexers: { [OWNER_INDEX]: ownerUids } });
+        graph.watch(type, informer);
+        return informer.events$.pipe(
+          mergeMap((event) => triggeredBy(event, type, graph).map(identityKey)),
+          finalize(() => graph.unwatch(type)),
+        );
+      },
+    ),
+  );
+
+  return controller<unknown>({
+    ...ctx.controllerDefaults(NAME),
+    name: NAME,
+    for: EMPTY,
+    watches: [keys$, again],
+    concurrency: options.concurrency,
+    stop$: ctx.stop$,
+    reconcile: (key) => collect({ client: ctx.client, graph, enqueue: (id) => again.next(identityKey(id)) }, parseIdentityKey(key)),
+  });
+}
+
+/** The discovered types, plus those of group versions that failed this time (they stay watched). */
+function keepFailedGroups(discovery: Discovery, previous: readonly ApiResource[]): ApiResource[] {
+  if (discovery.failures.length === 0) return [...discovery.resources];
+  const failed = new Set(discovery.failures.map((f) => f.groupVersion));
+  const gv = (t: ApiResource) => (t.group === '' ? t.version : `${t.group}/${t.version}`);
+  return [...discovery.resources, ...previous.filter((t) => failed.has(gv(t)))];
+}

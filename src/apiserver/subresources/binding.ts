@@ -1,0 +1,99 @@
+import { badRequest, conflict, invalid, notFound, type FieldCause } from '../../api/index.js';
+import { isStorageError } from '../../storage/index.js';
+import { decodeBody, isDryRun } from '../handlers/body.js';
+import { queryParam, sendObject, type HandlerContext } from '../handlers/context.js';
+import type { ApiObject } from '../objects.js';
+import { isJsonObject } from '../writes/json-value.js';
+import { updateObject } from '../writes/update-object.js';
+import { writeManagerOf } from '../writes/write-options.js';
+
+/**
+ * A core/v1 Binding: the scheduler's decision that a pod runs on a node. POSTed to
+ * `pods/<name>/binding`, or (the legacy form) to `bindings` in the pod's namespace, where the
+ * pod is the Binding's own name. It sets `spec.nodeName` once: a pod already bound, or being
+ * deleted, is a 409 Conflict. The Binding's annotations are copied to the pod and its
+ * PodScheduled condition becomes True.
+ */
+
+const BINDING_KIND = { group: '', kind: 'Binding' };
+const ATTEMPTS = 5;
+
+interface Binding {
+  readonly name: string;
+  readonly node: string;
+  readonly uid: string | undefined;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+function bindingOf(ctx: HandlerContext): Binding {
+  const decoded = decodeBody(ctx);
+  if (!decoded || !isJsonObject(decoded.value)) throw badRequest('the request body must be a Binding object');
+  const body = decoded.value;
+  if (body['kind'] !== undefined && body['kind'] !== 'Binding') throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (Binding)`);
+  if (body['apiVersion'] !== undefined && body['apiVersion'] !== 'v1') throw badRequest(`the API version in the data (${String(body['apiVersion'])}) does not match the expected API version (v1)`);
+  const meta = isJsonObject(body['metadata']) ? body['metadata'] : {};
+  if (meta['namespace'] !== undefined && meta['namespace'] !== '' && meta['namespace'] !== ctx.info.namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  const urlName = ctx.info.subresource === 'binding' ? ctx.info.name : undefined;
+  const name = typeof meta['name'] === 'string' && meta['name'] !== '' ? meta['name'] : urlName;
+  if (urlName !== undefined && name !== urlName) throw badRequest('name in URL does not match name in Binding object');
+  const target = isJsonObject(body['target']) ? body['target'] : {};
+  const causes: FieldCause[] = [];
+  if (!name) causes.push({ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' });
+  if (target['kind'] !== undefined && target['kind'] !== '' && target['kind'] !== 'Node') {
+    causes.push({ reason: 'FieldValueNotSupported', field: 'target.kind', message: `Unsupported value: ${JSON.stringify(target['kind'])}: supported values: "Node"` });
+  }
+  if (typeof target['name'] !== 'string' || target['name'] === '') causes.push({ reason: 'FieldValueRequired', field: 'target.name', message: 'Required value' });
+  const annotations = meta['annotations'];
+  if (annotations !== undefined && !(isJsonObject(annotations) && Object.values(annotations).every((v) => typeof v === 'string'))) {
+    causes.push({ reason: 'FieldValueInvalid', field: 'metadata.annotations', message: 'Invalid value: must be a map of strings' });
+  }
+  if (causes.length > 0) throw invalid(BINDING_KIND, name ?? '', causes);
+  return {
+    name: name!,
+    node: target['name'] as string,
+    uid: typeof meta['uid'] === 'string' && meta['uid'] !== '' ? meta['uid'] : undefined,
+    annotations: (annotations ?? {}) as Record<string, string>,
+  };
+}
+
+function bound(pod: ApiObject, binding: Binding, now: string): ApiObject {
+  const status = (isJsonObject(pod['status']) ? pod['status'] : {}) as { conditions?: { type: string }[] };
+  const conditions = (status.conditions ?? []).filter((c) => c.type !== 'PodScheduled');
+  const annotations = { ...(pod.metadata.annotations ?? {}), ...binding.annotations };
+  return {
+    ...pod,
+    metadata: { ...pod.metadata, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
+    spec: { ...(pod['spec'] as object), nodeName: binding.node },
+    status: { ...status, conditions: [...conditions, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now }] },
+  };
+}
+
+export async function bindPod(ctx: HandlerContext): Promise<unknown> {
+  const binding = bindingOf(ctx);
+  const dryRun = isDryRun(queryParam(ctx, 'dryRun'));
+  const pods = { group: '', resource: 'pods' };
+  const gr = { group: '', resource: 'pods/binding' };
+  // The pod is written as a whole (spec and status), not through one endpoint's part of it.
+  const podCtx: HandlerContext = { ...ctx, info: { ...ctx.info, resource: 'pods', name: binding.name, subresource: 'binding' } };
+  const manager = writeManagerOf(podCtx, 'Update');
+  for (let attempt = 1; ; attempt++) {
+    const pod = await ctx.reader.get(ctx.type, ctx.info.namespace, binding.name);
+    if (!pod) throw notFound(pods, binding.name);
+    if (binding.uid !== undefined && binding.uid !== pod.metadata.uid) {
+      throw conflict(gr, binding.name, `Precondition failed: UID in precondition: ${binding.uid}, UID in object meta: ${pod.metadata.uid}`);
+    }
+    if (pod.metadata.deletionTimestamp) throw conflict(gr, binding.name, `pod ${binding.name} is being deleted, cannot be assigned to a host`);
+    const nodeName = (pod['spec'] as { nodeName?: string } | undefined)?.nodeName;
+    if (nodeName) throw conflict(gr, binding.name, `pod ${binding.name} is already assigned to node ${JSON.stringify(nodeName)}`);
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    try {
+      await updateObject(podCtx, bound(pod, binding, now), pod, manager, dryRun);
+      return sendObject(ctx, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    } catch (error) {
+      if (isStorageError(error, 'NotFound')) throw notFound(pods, binding.name);
+      if (!isStorageError(error, 'Conflict') || attempt >= ATTEMPTS) throw error;
+    }
+  }
+}

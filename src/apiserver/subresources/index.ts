@@ -1,0 +1,8 @@
+// Subresources: the status/spec split, scale, binding, eviction, and the node agent's
+// subresources; see docs/subresources.md.
+
+export { subresourceEntries, subresourceHandler, virtualEndpoint, virtualResources, SUBRESOURCES, type SubresourceEndpoint } from './endpoints.js';
+export { splitWrite, statusOnCreate, writableThrough } from './write-scope.js';
+export { forwardToNodeAgent, nodeAgentEndpoint, type NodeAgentEndpoint, type NodeAgentTarget } from './node-agent.js';
+export { computeStatus as computeDisruptionBudgetStatus, type BudgetStatus } from './disruption-budget.js';
+export { scaleOf, type ResolvedScale } from './scale-paths.js';

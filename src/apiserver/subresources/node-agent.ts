@@ -1,0 +1,84 @@
+import { badRequest, notFound, serviceUnavailable } from '../../api/index.js';
+import type { HandlerContext } from '../handlers/context.js';
+import type { ApiObject } from '../objects.js';
+
+/**
+ * The subresources a node agent serves (a pod's log, exec, attach, portforward and proxy; a
+ * node's proxy) and a service's proxy. The API server resolves what the request is about to the
+ * node whose agent must answer — pod → `spec.nodeName` → Node → the agent's address and port —
+ * and hands the request to `forwardToNodeAgent`. svc has no node agent proxy yet, so that step
+ * answers 503 ServiceUnavailable naming what is missing; the proxy plugs in there.
+ */
+
+/** Where a node's agent listens, as its Node object advertises it. */
+export interface NodeAgentEndpoint {
+  readonly node: string;
+  /** The node's InternalIP (else its first address); undefined before the agent reported any. */
+  readonly address: string | undefined;
+  /** `status.daemonEndpoints.kubeletEndpoint.Port`; undefined before the agent reported it. */
+  readonly port: number | undefined;
+}
+
+/** What a request to a node agent is about. */
+export interface NodeAgentTarget {
+  /** `log`, `exec`, `attach`, `portforward`, `proxy`. */
+  readonly subresource: string;
+  readonly endpoint: NodeAgentEndpoint;
+  readonly pod?: { readonly namespace: string; readonly name: string; readonly uid: string | undefined };
+}
+
+/** `name`, `name:port` or `scheme:name:port` (the proxy forms): the object's name. */
+export function proxiedName(name: string): string {
+  const parts = name.split(':');
+  if (parts.length === 3) return parts[1]!;
+  return parts[0]!;
+}
+
+/** The endpoint of `nodeName`'s agent; 503 when the Node does not exist (no agent registered it). */
+export async function nodeAgentEndpoint(ctx: HandlerContext, nodeName: string): Promise<NodeAgentEndpoint> {
+  const nodes = ctx.registry.lookup('', 'v1', 'nodes');
+  const node = nodes ? await ctx.reader.get(nodes, undefined, nodeName) : undefined;
+  if (!node) throw serviceUnavailable(`the node agent of node ${JSON.stringify(nodeName)} is not available: the node is not registered`);
+  return endpointOf(node);
+}
+
+function endpointOf(node: ApiObject): NodeAgentEndpoint {
+  const status = (node['status'] ?? {}) as {
+    addresses?: { type?: string; address?: string }[];
+    daemonEndpoints?: { kubeletEndpoint?: { Port?: number } };
+  };
+  const addresses = status.addresses ?? [];
+  const address = (addresses.find((a) => a.type === 'InternalIP') ?? addresses[0])?.address;
+  return { node: node.metadata.name!, address, port: status.daemonEndpoints?.kubeletEndpoint?.Port };
+}
+
+/** Resolves the request to its node agent, then forwards it. */
+export async function serveThroughNodeAgent(ctx: HandlerContext): Promise<unknown> {
+  const { type, info } = ctx;
+  const sub = info.subresource!;
+  const name = proxiedName(info.name!);
+  const gr = { group: type.group, resource: type.resource };
+  if (type.resource === 'services') {
+    const service = await ctx.reader.get(type, info.namespace, name);
+    if (!service) throw notFound(gr, name);
+    throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(name)}: svc does not proxy to services yet (it needs a node agent proxy)`);
+  }
+  if (type.resource === 'nodes') {
+    if (!(await ctx.reader.get(type, undefined, name))) throw notFound(gr, name);
+    return forwardToNodeAgent(ctx, { subresource: sub, endpoint: await nodeAgentEndpoint(ctx, name) });
+  }
+  const pod = await ctx.reader.get(type, info.namespace, name);
+  if (!pod) throw notFound(gr, name);
+  const nodeName = (pod['spec'] as { nodeName?: string } | undefined)?.nodeName;
+  if (!nodeName) throw badRequest(`pod ${name} does not have a host assigned`);
+  const endpoint = await nodeAgentEndpoint(ctx, nodeName);
+  return forwardToNodeAgent(ctx, { subresource: sub, endpoint, pod: { namespace: info.namespace!, name, uid: pod.metadata.uid } });
+}
+
+/** Where the node agent proxy will go: today every target is a 503 that names its node. */
+export async function forwardToNodeAgent(_ctx: HandlerContext, target: NodeAgentTarget): Promise<unknown> {
+  const what = target.pod ? `${target.subresource} of pod ${target.pod.namespace}/${target.pod.name}` : `${target.subresource} of node ${target.endpoint.node}`;
+  throw serviceUnavailable(
+    `the ${what} is served by the node agent of node ${JSON.stringify(target.endpoint.node)}, and svc's API server does not proxy to node agents yet`,
+  );
+}

@@ -1,0 +1,80 @@
+import type { Client } from './client.js';
+import type { Resource } from './resource.js';
+import { isRecord } from './status.js';
+
+/** A served resource type as discovery describes it: how to address it, its kind and its verbs. */
+export interface ApiResource extends Resource {
+  readonly kind: string;
+  readonly verbs: readonly string[];
+}
+
+/** A group version whose resource list could not be read. */
+export interface DiscoveryFailure {
+  readonly groupVersion: string;
+  readonly error: unknown;
+}
+
+/**
+ * What the server serves, at the preferred version of each group. Discovery is partial when some
+ * group versions failed: `resources` holds the rest, `failures` says which ones are missing (a
+ * caller decides whether a partial answer is good enough, as client-go's
+ * `ServerPreferredResources` with its `ErrGroupDiscoveryFailed`).
+ */
+export interface Discovery {
+  readonly resources: readonly ApiResource[];
+  readonly failures: readonly DiscoveryFailure[];
+}
+
+/**
+ * Reads the legacy discovery documents (`/api`, `/apis`, then each preferred group version's
+ * resource list), so that types added since the last call (custom resources) are found.
+ * Subresources (`pods/status`) are left out. A failure of `/api` or `/apis` itself rejects.
+ */
+export async function discoverResources(client: Client): Promise<Discovery> {
+  const get = (path: string) => client.transport.request({ method: 'GET', path });
+  const [core, groups] = await Promise.all([get('/api'), get('/apis')]);
+  const groupVersions: { group: string; version: string; path: string }[] = [];
+  for (const version of stringsOf(isRecord(core) ? core['versions'] : undefined)) {
+    groupVersions.push({ group: '', version, path: `/api/${version}` });
+  }
+  const groupList = isRecord(groups) && Array.isArray(groups['groups']) ? groups['groups'] : [];
+  for (const group of groupList) {
+    if (!isRecord(group) || typeof group['name'] !== 'string') continue;
+    const preferred = isRecord(group['preferredVersion']) ? group['preferredVersion']['version'] : undefined;
+    const first = Array.isArray(group['versions']) && isRecord(group['versions'][0]) ? group['versions'][0]['version'] : undefined;
+    const version = typeof preferred === 'string' ? preferred : typeof first === 'string' ? first : undefined;
+    if (version !== undefined) groupVersions.push({ group: group['name'], version, path: `/apis/${group['name']}/${version}` });
+  }
+  const answers = await Promise.allSettled(groupVersions.map((gv) => get(gv.path)));
+  const resources: ApiResource[] = [];
+  const failures: DiscoveryFailure[] = [];
+  answers.forEach((answer, i) => {
+    const { group, version } = groupVersions[i]!;
+    if (answer.status === 'rejected') {
+      failures.push({ groupVersion: group === '' ? version : `${group}/${version}`, error: answer.reason });
+      return;
+    }
+    const list = isRecord(answer.value) && Array.isArray(answer.value['resources']) ? answer.value['resources'] : [];
+    for (const entry of list) {
+      if (!isRecord(entry) || typeof entry['name'] !== 'string' || entry['name'].includes('/')) continue;
+      resources.push(
+        Object.freeze({
+          group,
+          version,
+          resource: entry['name'],
+          namespaced: entry['namespaced'] === true,
+          kind: typeof entry['kind'] === 'string' ? entry['kind'] : '',
+          verbs: Object.freeze(stringsOf(entry['verbs'])),
+        }),
+      );
+    }
+  });
+  return { resources, failures };
+}
+
+/** Whether a discovered type supports every one of `verbs`. */
+export const supports = (type: ApiResource, ...verbs: string[]): boolean => verbs.every((verb) => type.verbs.includes(verb));
+
+function stringsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}

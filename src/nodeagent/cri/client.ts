@@ -1,0 +1,206 @@
+/**
+ * A typed client of a container runtime's CRI (`runtime.v1` RuntimeService and ImageService)
+ * over gRPC, as the node agent uses it. Each method is one unary call with a deadline; failures
+ * reject with a CriError carrying the gRPC code.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type protobuf from 'protobufjs';
+import { CriError, GrpcStatus } from './errors.js';
+import type * as T from './types.js';
+import { decodeMessage, encodeMessage, messageType, serviceMethods } from './wire.js';
+
+export interface CriClientOptions {
+  /** `unix:///run/containerd/containerd.sock`, a bare socket path, or `host:port`. */
+  readonly endpoint: string;
+  /** Image service endpoint; defaults to `endpoint`. */
+  readonly imageEndpoint?: string;
+  /** Deadline of every call but image pulls (`--runtime-request-timeout`); default 2 minutes. */
+  readonly timeoutMs?: number;
+  /** Deadline of PullImage; default none (pulls are bounded by the registry, not by us). */
+  readonly pullTimeoutMs?: number;
+}
+
+export interface CallOptions {
+  /** Overrides the client's deadline for this call. */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** The CRI allows messages up to 16 MiB (ExecSync output is capped there); gRPC's default is 4. */
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/** gRPC wants `unix:///abs/path`; kubelet-style flags may give a bare path or `unix:/path`. */
+export function grpcTarget(endpoint: string): string {
+  if (endpoint.startsWith('/')) return `unix://${endpoint}`;
+  if (endpoint.startsWith('unix:') && !endpoint.startsWith('unix://')) return `unix://${endpoint.slice('unix:'.length)}`;
+  return endpoint;
+}
+
+interface MethodCodec {
+  readonly path: string;
+  readonly request: protobuf.Type;
+  readonly response: protobuf.Type;
+}
+
+function codecs(service: 'RuntimeService' | 'ImageService'): Map<string, MethodCodec> {
+  const out = new Map<string, MethodCodec>();
+  for (const method of serviceMethods(service)) {
+    out.set(method.name, {
+      path: `/runtime.v1.${service}/${method.name}`,
+      request: messageType(method.requestType),
+      response: messageType(method.responseType),
+    });
+  }
+  return out;
+}
+
+const RUNTIME = codecs('RuntimeService');
+const IMAGE = codecs('ImageService');
+
+export class CriClient {
+  private readonly runtime: grpc.Client;
+  private readonly image: grpc.Client;
+  private readonly timeoutMs: number;
+  private readonly pullTimeoutMs: number | undefined;
+
+  constructor(options: CriClientOptions) {
+    const channelOptions: grpc.ChannelOptions = {
+      'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+      'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+    };
+    const runtimeTarget = grpcTarget(options.endpoint);
+    const imageTarget = grpcTarget(options.imageEndpoint ?? options.endpoint);
+    this.runtime = new grpc.Client(runtimeTarget, grpc.credentials.createInsecure(), channelOptions);
+    this.image = imageTarget === runtimeTarget ? this.runtime : new grpc.Client(imageTarget, grpc.credentials.createInsecure(), channelOptions);
+    this.timeoutMs = options.timeoutMs ?? 120_000;
+    this.pullTimeoutMs = options.pullTimeoutMs;
+  }
+
+  close(): void {
+    this.runtime.close();
+    if (this.image !== this.runtime) this.image.close();
+  }
+
+  private call<Req extends object, Res>(service: 'RuntimeService' | 'ImageService', name: string, request: T.Input<Req>, options: CallOptions = {}, defaultTimeout: number | undefined = this.timeoutMs): Promise<Res> {
+    const codec = (service === 'RuntimeService' ? RUNTIME : IMAGE).get(name);
+    if (!codec) throw new Error(`CRI ${service}/${name} is not in svc's proto`);
+    const client = service === 'RuntimeService' ? this.runtime : this.image;
+    const method = `${service}/${name}`;
+    const timeout = options.timeoutMs ?? defaultTimeout;
+    return new Promise<Res>((resolve, reject) => {
+      if (options.signal?.aborted) {
+        reject(new CriError(method, GrpcStatus.CANCELLED, 'aborted before the call'));
+        return;
+      }
+      const call = client.makeUnaryRequest(
+        codec.path,
+        (value: T.Input<Req>) => encodeMessage(codec.request, value),
+        (bytes: Buffer) => decodeMessage<Res>(codec.response, bytes),
+        request,
+        new grpc.Metadata(),
+        timeout === undefined ? {} : { deadline: Date.now() + timeout },
+        (error, response) => {
+          options.signal?.removeEventListener('abort', onAbort);
+          if (error) reject(new CriError(method, error.code, error.details || error.message, error));
+          else if (response === undefined) reject(new CriError(method, GrpcStatus.INTERNAL, 'empty response'));
+          else resolve(response);
+        },
+      );
+      const onAbort = (): void => call.cancel();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  // ---- RuntimeService ----
+
+  version(request: T.Input<T.VersionRequest> = { version: 'v1' }, options?: CallOptions): Promise<T.VersionResponse> {
+    return this.call('RuntimeService', 'Version', request, options);
+  }
+  status(request: T.Input<T.StatusRequest> = {}, options?: CallOptions): Promise<T.StatusResponse> {
+    return this.call('RuntimeService', 'Status', request, options);
+  }
+  updateRuntimeConfig(request: T.Input<T.UpdateRuntimeConfigRequest>, options?: CallOptions): Promise<T.Empty> {
+    return this.call('RuntimeService', 'UpdateRuntimeConfig', request, options);
+  }
+  runPodSandbox(request: T.Input<T.RunPodSandboxRequest>, options?: CallOptions): Promise<T.RunPodSandboxResponse> {
+    return this.call('RuntimeService', 'RunPodSandbox', request, options);
+  }
+  stopPodSandbox(request: T.Input<T.PodSandboxIdRequest>, options?: CallOptions): Promise<T.Empty> {
+    return this.call('RuntimeService', 'StopPodSandbox', request, options);
+  }
+  removePodSandbox(request: T.Input<T.PodSandboxIdRequest>, options?: CallOptions): Promise<T.Empty> {
+    return this.call('RuntimeService', 'RemovePodSandbox', request, options);
+  }
+  podSandboxStatus(request: T.Input<T.PodSandboxStatusRequest>, options?: CallOptions): Promise<T.PodSandboxStatusResponse> {
+    return this.call('RuntimeService', 'PodSandboxStatus', request, options);
+  }
+  listPodSandbox(request: T.Input<T.ListPodSandboxRequest> = {}, options?: CallOptions): Promise<T.ListPodSandboxResponse> {
+    return this.call('RuntimeService', 'ListPodSandbox', request, options);
+  }
+  createContainer(request: T.Input<T.CreateContainerRequest>, options?: CallOptions): Promise<T.CreateContainerResponse> {
+    return this.call('RuntimeService', 'CreateContainer', request, options);
+  }
+  startContainer(request: T.Input<T.ContainerIdRequest>, options?: CallOptions): Promise<T.Empty> {
+    return this.call('RuntimeService', 'StartContainer', request, options);
+  }
+  stopContainer(request: T.Input<T.StopContainerRequest>, options?: CallOptions): Promise<T.Empty> {
+    return this.call('RuntimeService', 'StopContainer', request, options);
+  }
+  removeContainer(request: T.Input<T.ContainerIdRequest>, options?: CallOptions): Promise<T.Empty> {
+    return this.call('RuntimeService', 'RemoveContainer', request, options);
+  }
+  listContainers(request: T.Input<T.ListContainersRequest> = {}, options?: CallOptions): Promise<T.ListContainersResponse> {
+    return this.call('RuntimeService', 'ListContainers', request, options);
+  }
+  containerStatus(request: T.Input<T.ContainerStatusRequest>, options?: CallOptions): Promise<T.ContainerStatusResponse> {
+    return this.call('RuntimeService', 'ContainerStatus', request, options);
+  }
+  updateContainerResources(request: T.Input<T.UpdateContainerResourcesRequest>, options?: CallOptions): Promise<T.Empty> {
+    return this.call('RuntimeService', 'UpdateContainerResources', request, options);
+  }
+  reopenContainerLog(request: T.Input<T.ContainerIdRequest>, options?: CallOptions): Promise<T.Empty> {
+    return this.call('RuntimeService', 'ReopenContainerLog', request, options);
+  }
+  /**
+   * Runs a command to completion. The call's deadline is the command's timeout plus the
+   * client's, so a long command is not cut off by the default deadline before the runtime's.
+   */
+  execSync(request: T.Input<T.ExecSyncRequest>, options?: CallOptions): Promise<T.ExecSyncResponse> {
+    const commandMs = Number(request.timeout ?? 0) * 1000;
+    const timeoutMs = options?.timeoutMs ?? (commandMs > 0 ? commandMs + this.timeoutMs : undefined);
+    return this.call('RuntimeService', 'ExecSync', request, { ...options, ...(timeoutMs === undefined ? {} : { timeoutMs }) }, undefined);
+  }
+  exec(request: T.Input<T.ExecRequest>, options?: CallOptions): Promise<T.StreamingUrlResponse> {
+    return this.call('RuntimeService', 'Exec', request, options);
+  }
+  attach(request: T.Input<T.AttachRequest>, options?: CallOptions): Promise<T.StreamingUrlResponse> {
+    return this.call('RuntimeService', 'Attach', request, options);
+  }
+  portForward(request: T.Input<T.PortForwardRequest>, options?: CallOptions): Promise<T.StreamingUrlResponse> {
+    return this.call('RuntimeService', 'PortForward', request, options);
+  }
+  containerStats(request: T.Input<T.ContainerIdRequest>, options?: CallOptions): Promise<T.ContainerStatsResponse> {
+    return this.call('RuntimeService', 'ContainerStats', request, options);
+  }
+  listContainerStats(request: T.Input<T.ListContainerStatsRequest> = {}, options?: CallOptions): Promise<T.ListContainerStatsResponse> {
+    return this.call('RuntimeService', 'ListContainerStats', request, options);
+  }
+
+  // ---- ImageService ----
+
+  listImages(request: T.Input<T.ListImagesRequest> = {}, options?: CallOptions): Promise<T.ListImagesResponse> {
+    return this.call('ImageService', 'ListImages', request, options);
+  }
+  imageStatus(request: T.Input<T.ImageStatusRequest>, options?: CallOptions): Promise<T.ImageStatusResponse> {
+    return this.call('ImageService', 'ImageStatus', request, options);
+  }
+  pullImage(request: T.Input<T.PullImageRequest>, options?: CallOptions): Promise<T.PullImageResponse> {
+    return this.call('ImageService', 'PullImage', request, options, this.pullTimeoutMs);
+  }
+  removeImage(request: T.Input<T.RemoveImageRequest>, options?: CallOptions): Promise<T.Empty> {
+    return this.call('ImageService', 'RemoveImage', request, options);
+  }
+  imageFsInfo(options?: CallOptions): Promise<T.ImageFsInfoResponse> {
+    return this.call('ImageService', 'ImageFsInfo', {}, options);
+  }
+}

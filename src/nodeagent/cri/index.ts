@@ -1,0 +1,21 @@
+/** The node agent's container runtime layer: the CRI client, local images, runtime configuration. */
+export { CriClient, grpcTarget, type CallOptions, type CriClientOptions } from './client.js';
+export { CriError, GrpcStatus, isCriError } from './errors.js';
+export type * from './types.js';
+export { importImageArchive, type ImportImageOptions } from './image-import.js';
+export {
+  BUSYBOX_IMAGE,
+  DEFAULT_BUSYBOX_BINARY,
+  PAUSE_IMAGE,
+  buildLocalImages,
+  busyboxImage,
+  defaultImageCacheDir,
+  isDynamicallyLinked,
+  pauseImage,
+  type LocalImageArchive,
+  type LocalImages,
+} from './local-images.js';
+export { buildOciArchive, ociArchitecture, type BuiltImage, type ImageConfig, type ImageDefinition } from './oci-archive.js';
+export { writeTar, type TarEntry } from './ustar.js';
+export { bridgeConflist, parseIpv4Cidr, type BridgeNetworkOptions, type CniConflist } from './cni-config.js';
+export { containerdConfig, type ContainerdConfigOptions } from './containerd-config.js';

@@ -1,0 +1,68 @@
+/**
+ * Encoding and decoding of CRI messages with protobufjs, from the embedded proto source. Decoded
+ * messages become plain objects with every field present, enum names, and `bigint` for 64-bit
+ * integers (protobufjs gives Long objects or strings; neither is safe to compute with).
+ */
+import protobuf from 'protobufjs';
+import { CRI_PROTO } from './api-proto.js';
+
+const root = protobuf.parse(CRI_PROTO, { keepCase: false }).root;
+root.resolveAll();
+
+const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
+
+export function messageType(name: string): protobuf.Type {
+  return root.lookupType(`runtime.v1.${name}`);
+}
+
+export function serviceMethods(service: 'RuntimeService' | 'ImageService'): readonly protobuf.Method[] {
+  return root.lookupService(`runtime.v1.${service}`).methodsArray;
+}
+
+/** bigints become decimal strings, which protobufjs accepts for every 64-bit field. */
+function toWireValues(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return value;
+  if (Array.isArray(value)) return value.map(toWireValues);
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) if (v !== undefined) out[key] = toWireValues(v);
+  return out;
+}
+
+export function encodeMessage(type: protobuf.Type, value: object): Buffer {
+  const message = type.fromObject(toWireValues(value) as Record<string, unknown>);
+  const bytes = type.encode(message).finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function longsToBigInt(type: protobuf.Type, object: Record<string, unknown>): void {
+  for (const field of type.fieldsArray) {
+    const value = object[field.name];
+    if (value === null || value === undefined) continue;
+    const nested = field.resolvedType instanceof protobuf.Type ? field.resolvedType : undefined;
+    const isLong = LONG_TYPES.has(field.type);
+    if (!nested && !isLong) continue;
+    const convert = (v: unknown): unknown => {
+      if (nested) {
+        if (v !== null && typeof v === 'object') longsToBigInt(nested, v as Record<string, unknown>);
+        return v;
+      }
+      return BigInt(String(v));
+    };
+    if (field instanceof protobuf.MapField) {
+      const map = value as Record<string, unknown>;
+      for (const key of Object.keys(map)) map[key] = convert(map[key]);
+    } else if (field.repeated) {
+      object[field.name] = (value as unknown[]).map(convert);
+    } else {
+      object[field.name] = convert(value);
+    }
+  }
+}
+
+export function decodeMessage<T>(type: protobuf.Type, bytes: Uint8Array): T {
+  const message = type.decode(bytes);
+  const object = type.toObject(message, { longs: String, enums: String, defaults: true, arrays: true, objects: true });
+  longsToBigInt(type, object);
+  return object as T;
+}

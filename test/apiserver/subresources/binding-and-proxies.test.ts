@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type CallResult, type TestServer } from '../harness.js';
+
+function ok(res: CallResult, code = 200) {
+  expect(res.status, JSON.stringify(res.body)).toBe(code);
+  return res.body;
+}
+
+const PODS = '/api/v1/namespaces/default/pods';
+const binding = (name: string, target: Record<string, unknown> = { kind: 'Node', name: 'node-1' }, metadata: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Binding',
+  metadata: { name, ...metadata },
+  target,
+});
+
+describe('pod binding', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer('memory');
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+  const pod = (name: string) => s.call('POST', PODS, { metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+
+  it('sets spec.nodeName once, with the PodScheduled condition and the binding annotations', async () => {
+    ok(await pod('bind-me'), 201);
+    const res = await s.call('POST', `${PODS}/bind-me/binding`, binding('bind-me', { kind: 'Node', name: 'node-1' }, { annotations: { 'scheduler.example/score': '7' } }));
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ kind: 'Status', status: 'Success' });
+    const bound = ok(await s.call('GET', `${PODS}/bind-me`));
+    expect(bound.spec.nodeName).toBe('node-1');
+    expect(bound.metadata.annotations).toEqual({ 'scheduler.example/score': '7' });
+    expect(bound.status.conditions).toEqual([expect.objectContaining({ type: 'PodScheduled', status: 'True' })]);
+    expect(bound.status.phase).toBe('Pending');
+
+    const again = await s.call('POST', `${PODS}/bind-me/binding`, binding('bind-me', { name: 'node-2' }));
+    expect(again.body).toMatchObject({ code: 409, reason: 'Conflict', message: 'Operation cannot be fulfilled on pods/binding "bind-me": pod bind-me is already assigned to node "node-1"' });
+    expect(ok(await s.call('GET', `${PODS}/bind-me`)).spec.nodeName).toBe('node-1');
+  });
+
+  it('accepts the legacy POST to bindings in the namespace', async () => {
+    ok(await pod('legacy'), 201);
+    expect((await s.call('POST', '/api/v1/namespaces/default/bindings', binding('legacy', { name: 'node-3' }))).status).toBe(201);
+    expect(ok(await s.call('GET', `${PODS}/legacy`)).spec.nodeName).toBe('node-3');
+    expect((await s.call('GET', '/api/v1/namespaces/default/bindings')).status).toBe(405);
+    expect((await s.call('POST', '/api/v1/bindings', binding('legacy'))).status).toBe(404);
+  });
+
+  it('refuses bad bindings with a 4xx and binds nothing', async () => {
+    ok(await pod('unbound'), 201);
+    const cases: [string, unknown, number, string][] = [
+      ['no target name', binding('unbound', { kind: 'Node' }), 422, 'Invalid'],
+      ['a target that is not a Node', binding('unbound', { kind: 'Pod', name: 'x' }), 422, 'Invalid'],
+      ['another name than the URL', binding('other'), 400, 'BadRequest'],
+      ['another kind', { ...binding('unbound'), kind: 'Eviction' }, 400, 'BadRequest'],
+      ['not JSON', '{', 400, 'BadRequest'],
+      ['a stale uid', binding('unbound', { name: 'n' }, { uid: 'not-the-pod' }), 409, 'Conflict'],
+    ];
+    for (const [what, body, code, reason] of cases) {
+      const res = await s.call('POST', `${PODS}/unbound/binding`, body);
+      expect(res.status, what).toBe(code);
+      expect(res.body.reason, what).toBe(reason);
+    }
+    expect((await s.call('POST', `${PODS}/missing/binding`, binding('missing'))).body).toMatchObject({ code: 404, reason: 'NotFound' });
+    expect(ok(await s.call('GET', `${PODS}/unbound`)).spec.nodeName).toBeUndefined();
+  });
+
+  it('does not bind a pod that is being deleted', async () => {
+    await s.call('POST', PODS, { metadata: { name: 'leaving', finalizers: ['example.com/hold'] }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    ok(await s.call('DELETE', `${PODS}/leaving`));
+    expect((await s.call('POST', `${PODS}/leaving/binding`, binding('leaving'))).body).toMatchObject({ code: 409, reason: 'Conflict' });
+  });
+
+  it('dry run binds nothing', async () => {
+    ok(await pod('dry-bind'), 201);
+    expect((await s.call('POST', `${PODS}/dry-bind/binding?dryRun=All`, binding('dry-bind'))).status).toBe(201);
+    expect(ok(await s.call('GET', `${PODS}/dry-bind`)).spec.nodeName).toBeUndefined();
+  });
+});
+
+describe('the node agent subresources before the node agent proxy exists', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer('memory');
+    await s.call('POST', PODS, { metadata: { name: 'on-node' }, spec: { nodeName: 'node-a', containers: [{ name: 'c', image: 'nginx' }] } });
+    await s.call('POST', PODS, { metadata: { name: 'nowhere' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    await s.call('POST', '/api/v1/nodes', { metadata: { name: 'node-a' }, status: { addresses: [{ type: 'InternalIP', address: '10.0.0.5' }], daemonEndpoints: { kubeletEndpoint: { Port: 10250 } } } });
+    await s.call('POST', '/api/v1/namespaces/default/services', { metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } });
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  it.each([
+    ['GET', `${PODS}/on-node/log`],
+    ['GET', `${PODS}/on-node/log?container=c&follow=true`],
+    ['POST', `${PODS}/on-node/exec?command=ls&stdout=true`],
+    ['GET', `${PODS}/on-node/exec?command=ls`],
+    ['POST', `${PODS}/on-node/attach`],
+    ['POST', `${PODS}/on-node/portforward`],
+    ['GET', `${PODS}/on-node/proxy`],
+    ['GET', `${PODS}/on-node:8080/proxy/some/path`],
+    ['DELETE', `${PODS}/on-node/proxy/x`],
+  ])('%s %s is 503 naming the node whose agent must answer', async (method, url) => {
+    const res = await s.call(method, url);
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ kind: 'Status', reason: 'ServiceUnavailable', code: 503 });
+    expect(res.body.message).toContain('node agent');
+    expect(res.body.message).toContain('"node-a"');
+  });
+
+  it('answers 503 for a node proxy, naming the node', async () => {
+    const res = await s.call('GET', '/api/v1/nodes/node-a/proxy/metrics');
+    expect(res.body).toMatchObject({ code: 503, reason: 'ServiceUnavailable' });
+    expect(res.body.message).toContain('"node-a"');
+  });
+
+  it('answers 503 for a service proxy', async () => {
+    expect((await s.call('GET', '/api/v1/namespaces/default/services/web/proxy/')).body).toMatchObject({ code: 503, reason: 'ServiceUnavailable' });
+    expect((await s.call('GET', '/api/v1/namespaces/default/services/http:web:80/proxy/')).body).toMatchObject({ code: 503 });
+  });
+
+  it('answers 503 when the pod is bound to a node that never registered, 400 when it is not bound, 404 when it does not exist', async () => {
+    await s.call('POST', PODS, { metadata: { name: 'ghost-node' }, spec: { nodeName: 'node-z', containers: [{ name: 'c', image: 'nginx' }] } });
+    const unregistered = await s.call('GET', `${PODS}/ghost-node/log`);
+    expect(unregistered.body).toMatchObject({ code: 503, reason: 'ServiceUnavailable' });
+    expect(unregistered.body.message).toContain('"node-z"');
+    expect((await s.call('GET', `${PODS}/nowhere/log`)).body).toMatchObject({ code: 400, reason: 'BadRequest', message: 'pod nowhere does not have a host assigned' });
+    expect((await s.call('GET', `${PODS}/missing/log`)).body).toMatchObject({ code: 404, reason: 'NotFound' });
+    expect((await s.call('GET', '/api/v1/nodes/missing/proxy')).body).toMatchObject({ code: 404 });
+    expect((await s.call('DELETE', `${PODS}/on-node/log`)).body).toMatchObject({ code: 405 });
+  });
+});
+
+describe('discovery of subresources', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer('memory');
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+  type Entry = { name: string; kind: string; verbs: string[]; group?: string; version?: string; namespaced: boolean };
+  const resources = async (path: string): Promise<Entry[]> => ok(await s.call('GET', path)).resources;
+
+  it('lists each subresource with its kind and verbs, as Kubernetes does', async () => {
+    const core = await resources('/api/v1');
+    const byName = new Map(core.map((r) => [r.name, r]));
+    expect(byName.get('pods/status')).toMatchObject({ kind: 'Pod', verbs: ['get', 'patch', 'update'], namespaced: true });
+    expect(byName.get('pods/binding')).toMatchObject({ kind: 'Binding', verbs: ['create'] });
+    expect(byName.get('pods/eviction')).toMatchObject({ group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
+    expect(byName.get('pods/log')).toMatchObject({ kind: 'Pod', verbs: ['get'] });
+    expect(byName.get('pods/exec')).toMatchObject({ kind: 'PodExecOptions', verbs: ['create', 'get'] });
+    expect(byName.get('pods/proxy')).toMatchObject({ kind: 'PodProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] });
+    expect(byName.get('nodes/status')).toMatchObject({ kind: 'Node', namespaced: false });
+    expect(byName.get('nodes/proxy')).toMatchObject({ kind: 'NodeProxyOptions' });
+    expect(byName.get('services/proxy')).toMatchObject({ kind: 'ServiceProxyOptions' });
+    expect(byName.get('namespaces/finalize')).toMatchObject({ kind: 'Namespace', verbs: ['update'] });
+    expect(byName.get('replicationcontrollers/scale')).toMatchObject({ group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+    expect(byName.get('bindings')).toMatchObject({ kind: 'Binding', verbs: ['create'], namespaced: true });
+    expect(byName.has('configmaps/status')).toBe(false);
+    // A subresource entry follows its parent.
+    const names = core.map((r) => r.name);
+    expect(names.indexOf('pods/status')).toBeGreaterThan(names.indexOf('pods'));
+
+    const apps = new Map((await resources('/apis/apps/v1')).map((r) => [r.name, r]));
+    expect(apps.get('deployments/scale')).toMatchObject({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    expect(apps.get('deployments/status')).toMatchObject({ kind: 'Deployment' });
+    expect(apps.has('daemonsets/scale')).toBe(false);
+  });
+});

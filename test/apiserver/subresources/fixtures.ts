@@ -1,0 +1,74 @@
+import type { ResourceType } from '../../../src/api/index.js';
+
+/** Objects and statuses of the built-in kinds that have a status subresource, for the subresource suites. */
+
+const template = { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+const selector = { matchLabels: { app: 'x' } };
+const jobTemplate = { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } };
+
+/** What each kind needs beyond a name to be valid. */
+export const REQUIRED: Readonly<Record<string, Record<string, unknown>>> = {
+  Namespace: {},
+  Node: { spec: { unschedulable: false } },
+  PersistentVolumeClaim: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+  PersistentVolume: { spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp' } } },
+  Pod: { spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+  ReplicationController: { spec: { replicas: 1, selector: { app: 'x' }, template } },
+  ResourceQuota: { spec: { hard: { pods: '10' } } },
+  Service: { spec: { ports: [{ port: 80 }] } },
+  DaemonSet: { spec: { selector, template } },
+  Deployment: { spec: { replicas: 1, selector, template } },
+  ReplicaSet: { spec: { replicas: 1, selector, template } },
+  StatefulSet: { spec: { replicas: 1, selector, template, serviceName: 'x' } },
+  HorizontalPodAutoscaler: { spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'x' }, maxReplicas: 3 } },
+  CronJob: { spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: jobTemplate } } } },
+  Job: { spec: { template: jobTemplate } },
+  PodDisruptionBudget: { spec: { minAvailable: 1, selector } },
+  CertificateSigningRequest: {
+    spec: {
+      request: Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\n-----END CERTIFICATE REQUEST-----\n').toString('base64'),
+      signerName: 'svc.io/kube-apiserver-client',
+      usages: ['client auth'],
+    },
+  },
+};
+
+/** Two different, valid statuses per kind. */
+export const STATUSES: Readonly<Record<string, readonly [Record<string, unknown>, Record<string, unknown>]>> = {
+  Namespace: [{ phase: 'Active', conditions: [{ type: 'A', status: 'False' }] }, { phase: 'Active', conditions: [{ type: 'A', status: 'True' }] }],
+  Node: [{ capacity: { cpu: '4' } }, { capacity: { cpu: '8' } }],
+  PersistentVolumeClaim: [{ phase: 'Bound' }, { phase: 'Lost' }],
+  PersistentVolume: [{ phase: 'Available' }, { phase: 'Released' }],
+  Pod: [{ phase: 'Running', podIP: '10.0.0.1' }, { phase: 'Failed', podIP: '10.0.0.2' }],
+  ReplicationController: [{ replicas: 2 }, { replicas: 3 }],
+  ResourceQuota: [{ used: { pods: '1' } }, { used: { pods: '2' } }],
+  Service: [{ loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } }, { loadBalancer: { ingress: [{ ip: '192.0.2.2' }] } }],
+  DaemonSet: [
+    { currentNumberScheduled: 1, numberMisscheduled: 0, desiredNumberScheduled: 1, numberReady: 1 },
+    { currentNumberScheduled: 2, numberMisscheduled: 0, desiredNumberScheduled: 2, numberReady: 2 },
+  ],
+  Deployment: [{ replicas: 2, readyReplicas: 1 }, { replicas: 3, readyReplicas: 2 }],
+  ReplicaSet: [{ replicas: 2, readyReplicas: 1 }, { replicas: 3, readyReplicas: 2 }],
+  StatefulSet: [{ replicas: 2, readyReplicas: 1 }, { replicas: 3, readyReplicas: 2 }],
+  HorizontalPodAutoscaler: [{ currentReplicas: 1, desiredReplicas: 2 }, { currentReplicas: 2, desiredReplicas: 3 }],
+  CronJob: [{ lastScheduleTime: '2026-01-01T00:00:00Z' }, { lastScheduleTime: '2026-01-02T00:00:00Z' }],
+  Job: [{ succeeded: 1 }, { succeeded: 2 }],
+  PodDisruptionBudget: [
+    { disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 },
+    { disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 2 },
+  ],
+  CertificateSigningRequest: [{ certificate: Buffer.from('one').toString('base64') }, { certificate: Buffer.from('two').toString('base64') }],
+};
+
+export const apiVersionOf = (t: ResourceType) => (t.group ? `${t.group}/${t.version}` : t.version);
+
+export const collectionOf = (t: ResourceType, namespace = 'default') =>
+  `${t.group ? `/apis/${t.group}/${t.version}` : `/api/${t.version}`}${t.namespaced ? `/namespaces/${namespace}` : ''}/${t.resource}`;
+
+export const objectOf = (t: ResourceType, name: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: apiVersionOf(t),
+  kind: t.kind,
+  metadata: { name },
+  ...REQUIRED[t.kind],
+  ...extra,
+});

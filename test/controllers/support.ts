@@ -1,0 +1,53 @@
+// Shared by the control-loop suites: the context the controller manager would hand a loop, over a
+// real client, and a bounded poll for end states (tests assert states, never timings).
+import { Subject, type Subscription, type Observable } from 'rxjs';
+import { InformerFactory, type Client } from '../../src/client/index.js';
+import type { ControllerContext, ControllerResult } from '../../controllers/index.js';
+
+export interface LoopHarness {
+  readonly ctx: ControllerContext;
+  /** Every result the loop emitted so far. */
+  readonly results: ControllerResult<unknown>[];
+  run(loop: Observable<ControllerResult<unknown>>): void;
+  stop(): void;
+}
+
+export function loopHarness(client: Client): LoopHarness {
+  const stop$ = new Subject<void>();
+  const informers = new InformerFactory(client, { backoff: { initialMs: 5, maxMs: 50 } });
+  const results: ControllerResult<unknown>[] = [];
+  const subscriptions: Subscription[] = [];
+  return {
+    ctx: { client, informers, stop$, controllerDefaults: () => ({ drainTimeoutMs: 1_000 }) },
+    results,
+    run(loop) {
+      subscriptions.push(loop.subscribe((r) => results.push(r)));
+    },
+    stop() {
+      stop$.next();
+      for (const s of subscriptions) s.unsubscribe();
+      informers.stop();
+    },
+  };
+}
+
+/** Resolves when `check` answers true; fails naming `what` after a generous guard. */
+export async function eventually(check: () => Promise<boolean> | boolean, what: string, guardMs = 30_000): Promise<void> {
+  const start = Date.now();
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() - start > guardMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Whether a request fails with a 404. */
+export async function isGone(request: Promise<unknown>): Promise<boolean> {
+  try {
+    await request;
+    return false;
+  } catch (error) {
+    if ((error as { code?: number }).code === 404) return true;
+    throw error;
+  }
+}
