@@ -8,3 +8,6 @@ export { garbageCollector } from './garbage-collector/index.js';
 export type { GarbageCollectorOptions } from './garbage-collector/index.js';
 export { builtinLoops, CONTROLLER_NAMES, selectControllers, startControllerManager } from './manager/index.js';
 export type { ControllerManagerOptions, ControllerName, LoopFactory, LoopRegistry, LoopSettings, RunningControllerManager } from './manager/index.js';
+// svc-scheduler's pipeline (docs/scheduler.md).
+export { leaderElectedScheduler, scheduler } from './scheduler/index.js';
+export type { LeaderElectedSchedulerOptions, ScheduleResult, SchedulerOptions } from './scheduler/index.js';

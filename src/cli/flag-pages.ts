@@ -3,6 +3,7 @@ import { controllerManagerDoc, controllerManagerFlags } from './controller-manag
 import type { CommandDoc } from './flag-docs.js';
 import type { FlagTable } from './flag-spec.js';
 import { nodeAgentDoc, nodeAgentFlags } from './nodeagent-flags.js';
+import { schedulerDoc, schedulerFlags } from './scheduler-flags.js';
 import { upDoc, upFlags } from './up-flags.js';
 
 /** The generated flags pages: one per command with a table. The docs test keeps them current. */
@@ -21,4 +22,5 @@ export const flagPages: readonly FlagPage[] = [
   { file: 'docs/flags/svc-up.md', doc: upDoc, table: upFlags },
   { file: 'docs/flags/svc-controller-manager.md', doc: controllerManagerDoc, table: controllerManagerFlags },
   { file: 'docs/flags/nodeagent.md', doc: nodeAgentDoc, table: nodeAgentFlags },
+  { file: 'docs/flags/svc-scheduler.md', doc: schedulerDoc, table: schedulerFlags },
 ];

@@ -4,11 +4,14 @@ import { apiServerConfig } from './apiserver-flags.js';
 import { closeOnSignal, EXIT_FAILED, isExit, readCommandLine, type CommandIO } from './command.js';
 import { startControllerManagerFromArgs } from './controller-manager-command.js';
 import { textLog } from './controller-manager-log.js';
+import { parseFlags } from './flags.js';
+import { startScheduler } from './scheduler-command.js';
+import { schedulerFlags } from './scheduler-flags.js';
 import { upDoc, upFlags } from './up-flags.js';
 
 /**
- * `svc up`: a whole local cluster in one process on the embedded store: the API server and the
- * controller manager; the scheduler starts here too once it exists.
+ * `svc up`: a whole local cluster in one process on the embedded store: the API server, the
+ * controller manager and the scheduler (the node agent joins with the rest of issue #12).
  */
 
 export interface UpOptions {
@@ -36,6 +39,18 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
     await server.close();
     return EXIT_FAILED;
   }
+  // The scheduler too: in this process, as the admin, leader-elected, without its health port.
+  let scheduler: Awaited<ReturnType<typeof startScheduler>>;
+  try {
+    const parsed = parseFlags(schedulerFlags, [`--svcconfig=${server.svcconfigPath}`, '--secure-port=0']);
+    if (parsed.help) throw new Error('unreachable: no --help given');
+    scheduler = await startScheduler(parsed.values, { io });
+  } catch (error) {
+    io.err(`${upDoc.name}: scheduler: ${(error as Error).message}`);
+    await manager.close();
+    await server.close();
+    return EXIT_FAILED;
+  }
   const elapsed = Math.round(performance.now() - (options.startedAt ?? 0));
   io.out(`svcconfig: ${server.svcconfigPath}`);
   io.out(`ready in ${elapsed} ms`);
@@ -46,6 +61,7 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   // The grace covers the manager's drain (10s by default), the Lease release and the server's close.
   return closeOnSignal(
     async () => {
+      await scheduler.close();
       await manager.close();
       await server.close();
     },

@@ -1,5 +1,5 @@
-// `svc up` runs the controller manager beside the API server: it campaigns for the Lease
-// svc-system/svc-controller-manager as the admin, and stops cleanly with the cluster.
+// `svc up` runs the controller manager and the scheduler beside the API server: each campaigns
+// for its Lease in svc-system as the admin, and they stop cleanly with the cluster.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { kubectl } from '../support/kubectl.js';
 const dir = mkdtempSync(join(tmpdir(), 'svc-up-cm-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('svc up with the controller manager', () => {
+describe('svc up with the controller manager and the scheduler', () => {
   it('takes the controller manager Lease and stops cleanly on SIGINT', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--storage=sqlite'], {
       cwd: join(import.meta.dirname, '..', '..'),
@@ -41,6 +41,25 @@ describe('svc up with the controller manager', () => {
       const got = await kubectl(join(dir, 'admin.svcconfig'), ['get', 'lease', '-n', 'svc-system', 'svc-controller-manager', '-o', 'jsonpath={.spec.holderIdentity}']);
       expect(got.code, got.stderr).toBe(0);
       expect(got.stdout).toBe(await holder());
+
+      // The scheduler runs beside them: it takes its own Lease and binds a pod to a Node.
+      const schedulerHolder = async () => {
+        try {
+          return (await c.get(builtin.leases, 'svc-scheduler', { namespace: 'svc-system' })).spec?.holderIdentity;
+        } catch {
+          return undefined;
+        }
+      };
+      await eventually(async () => Boolean(await schedulerHolder()), 'the scheduler to take its Lease');
+      await c.create(builtin.nodes, {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: 'up-node' },
+        status: { allocatable: { cpu: '2', memory: '4Gi', pods: '110' }, capacity: { cpu: '2', memory: '4Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True' }] },
+      } as never);
+      await c.create(builtin.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'up-pod', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } as never);
+      await eventually(async () => (await c.get(builtin.pods, 'up-pod', { namespace: 'default' })).spec?.nodeName === 'up-node', 'the scheduler to bind the pod');
+
       child.kill('SIGINT');
       expect(await exited, stderr.join('')).toBe(0);
     } finally {

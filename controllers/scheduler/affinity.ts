@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import type { Pod } from '../../src/api/index.js';
+import type { NodeSelectorTerm } from './node-selector.js';
+
+/**
+ * The part of `spec.affinity` the scheduler reads: node affinity. The Pod schema keeps `affinity`
+ * loose, so it is read through this schema; a shape the schema rejects counts as no affinity
+ * (the API server has validated what it stored).
+ */
+const requirementSchema = z.looseObject({
+  key: z.string(),
+  operator: z.string(),
+  values: z.array(z.string()).optional(),
+});
+
+const termSchema = z.looseObject({
+  matchExpressions: z.array(requirementSchema).optional(),
+  matchFields: z.array(requirementSchema).optional(),
+});
+
+const nodeAffinitySchema = z.looseObject({
+  requiredDuringSchedulingIgnoredDuringExecution: z.looseObject({ nodeSelectorTerms: z.array(termSchema) }).optional(),
+  preferredDuringSchedulingIgnoredDuringExecution: z.array(z.looseObject({ weight: z.int(), preference: termSchema })).optional(),
+});
+
+const affinitySchema = z.looseObject({ nodeAffinity: nodeAffinitySchema.optional() });
+
+export type NodeAffinity = z.infer<typeof nodeAffinitySchema>;
+
+export interface PreferredTerm {
+  readonly weight: number;
+  readonly preference: NodeSelectorTerm;
+}
+
+/** The pod's node affinity: required terms (undefined: no requirement) and weighted preferences. */
+export interface PodNodeAffinity {
+  readonly required: readonly NodeSelectorTerm[] | undefined;
+  readonly preferred: readonly PreferredTerm[];
+}
+
+export function nodeAffinityOf(pod: Pod): PodNodeAffinity {
+  const parsed = affinitySchema.safeParse(pod.spec.affinity ?? {});
+  const nodeAffinity = parsed.success ? parsed.data.nodeAffinity : undefined;
+  return {
+    required: nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms,
+    preferred: nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? [],
+  };
+}

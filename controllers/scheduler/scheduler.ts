@@ -1,0 +1,219 @@
+import { hostname } from 'node:os';
+import { merge, Observable, Subject } from 'rxjs';
+import { isStatusError, type Node, type Pod } from '../../src/api/index.js';
+import { builtin, InformerFactory, type Client, type InformerEvent } from '../../src/client/index.js';
+import type { TokenBucketOptions } from '../../operators/index.js';
+import { SchedulerApi } from './api-calls.js';
+import { EventRecorder, type EventRecorderOptions } from './event-recorder.js';
+import { SchedulerCache } from './cache.js';
+import { DEFAULT_FILTERS } from './filters/index.js';
+import { NodeFinder } from './find-node.js';
+import type { FilterPlugin, ScorePlugin } from './plugin.js';
+import { podInfo, podKey } from './pod-info.js';
+import { SchedulingQueue, type SchedulingQueueOptions } from './scheduling-queue.js';
+import { DEFAULT_SCORES } from './scores/index.js';
+import { nodeChangeMayHelp } from './node-changes.js';
+
+export const SCHEDULER_NAME = 'svc-scheduler';
+/** Pods that name no scheduler get `default-scheduler` from the API server; svc-scheduler takes both. */
+export const DEFAULT_SCHEDULER_NAMES: readonly string[] = [SCHEDULER_NAME, 'default-scheduler'];
+
+export interface SchedulerOptions {
+  readonly client: Client;
+  /** Share informers with other loops of the process; default: a factory of its own. */
+  readonly informers?: InformerFactory;
+  /** The `spec.schedulerName`s this scheduler takes. Default `svc-scheduler` and `default-scheduler`. */
+  readonly schedulerNames?: readonly string[];
+  /** See `FindNodeOptions.percentageOfNodesToScore`; default adaptive. */
+  readonly percentageOfNodesToScore?: number | undefined;
+  /** Bindings in flight at once (the scheduling itself is one pod at a time). Default 64. */
+  readonly bindConcurrency?: number;
+  /** The bucket every API write takes a token from (`--svc-api-qps` / `--svc-api-burst`); `false`: none. Default 50 / 100. */
+  readonly bucket?: TokenBucketOptions | false;
+  readonly queue?: SchedulingQueueOptions;
+  readonly filters?: readonly FilterPlugin[];
+  readonly scores?: readonly ScorePlugin[];
+  /** Emit a `Scheduled` Event per bound pod (as kube-scheduler does). Default true. */
+  readonly scheduledEvents?: boolean;
+  /** The Events' bounded buffer and how many are sent at once (Events are best effort). */
+  readonly events?: EventRecorderOptions;
+  /** This instance, in Events. Default the host name. */
+  readonly identity?: string;
+  readonly random?: () => number;
+}
+
+/** What became of one scheduling attempt. */
+export type ScheduleResult =
+  | { readonly type: 'bound'; readonly pod: string; readonly node: string }
+  | { readonly type: 'unschedulable'; readonly pod: string; readonly message: string }
+  | { readonly type: 'error'; readonly pod: string; readonly error: unknown };
+
+/** A running scheduler's parts, for tests and metrics. */
+export interface SchedulerState {
+  readonly cache: SchedulerCache;
+  readonly queue: SchedulingQueue;
+  readonly events: EventRecorder;
+}
+
+/** Whether what scheduling reads of a pod (its spec, labels, annotations) is unchanged. */
+const sameSchedulingInputs = (a: Pod, b: Pod): boolean =>
+  JSON.stringify([a.spec, a.metadata.labels, a.metadata.annotations]) === JSON.stringify([b.spec, b.metadata.labels, b.metadata.annotations]);
+
+const isTerminal = (pod: Pod): boolean => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+
+/** Slots for bindings in flight: `acquire` waits while all are taken. */
+class Slots {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.#free = size;
+  }
+  acquire(): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#free++;
+  }
+}
+
+/**
+ * The scheduler as one cold Observable of results: subscribing starts it (informers of nodes,
+ * of bound pods and of pending pods; the queue; the scheduling loop), unsubscribing stops it.
+ * Put it behind `whileLeader(...)` to run one replica at a time.
+ *
+ * ```
+ * pending pods ─► queue (priority, back-off, unschedulable) ─► filters ─► scores ─► assume ─► bind
+ * nodes, bound pods ─► cache (per-node sums) ──────────────────┘   fits nowhere ─► PodScheduled=False + Event
+ *         └─ a node added or changed, a pod gone ─► unschedulable pods back to the queue
+ * ```
+ */
+export function scheduler(options: SchedulerOptions, onState?: (state: SchedulerState) => void): Observable<ScheduleResult> {
+  return new Observable<ScheduleResult>((subscriber) => {
+    const informers = options.informers ?? new InformerFactory(options.client);
+    const names = new Set(options.schedulerNames ?? DEFAULT_SCHEDULER_NAMES);
+    const cache = new SchedulerCache();
+    const queue = new SchedulingQueue(options.queue);
+    const finder = new NodeFinder({
+      filters: options.filters ?? DEFAULT_FILTERS,
+      scores: options.scores ?? DEFAULT_SCORES,
+      percentageOfNodesToScore: options.percentageOfNodesToScore,
+      ...(options.random ? { random: options.random } : {}),
+    });
+    const api = new SchedulerApi(options.client, options.bucket ?? { qps: 50, burst: 100 }, SCHEDULER_NAME, options.identity ?? hostname());
+    const slots = new Slots(options.bindConcurrency ?? 64);
+    const events = new EventRecorder((pod, type, reason, message) => api.event(pod, type, reason, message), options.events);
+    const results = new Subject<ScheduleResult>();
+    const resultSub = results.subscribe(subscriber);
+    onState?.({ cache, queue, events });
+    let stopped = false;
+
+    const nodes = informers.informer(builtin.nodes);
+    const bound = informers.informer(builtin.pods, { fieldSelector: 'spec.nodeName!=' });
+    const pending = informers.informer(builtin.pods, { fieldSelector: 'spec.nodeName=,status.phase!=Succeeded,status.phase!=Failed' });
+
+    const onNode = (event: InformerEvent<Node>): void => {
+      if (event.type === 'deleted') return cache.removeNode(event.object.metadata.name ?? '');
+      if (event.type === 'resync') return;
+      const before = event.type === 'updated' ? cache.node(event.object.metadata.name ?? '')?.node : undefined;
+      cache.upsertNode(event.object);
+      if (event.type === 'added' || before === undefined || nodeChangeMayHelp(before, event.object)) queue.moveAllToActive();
+    };
+    const onBound = (event: InformerEvent<Pod>): void => {
+      if (event.type === 'resync') return;
+      queue.delete(podKey(event.object));
+      if (event.type === 'deleted') {
+        cache.removeBoundPod(event.object);
+        queue.moveAllToActive();
+        return;
+      }
+      cache.upsertBoundPod(event.object);
+      // A pod that finished frees its node's resources and ports.
+      if (isTerminal(event.object)) queue.moveAllToActive();
+    };
+    const onPending = (event: InformerEvent<Pod>): void => {
+      const pod = event.object;
+      if (event.type === 'resync') return;
+      if (event.type === 'deleted' || pod.metadata.deletionTimestamp) return queue.delete(podKey(pod));
+      if (!names.has(pod.spec.schedulerName ?? 'default-scheduler') || pod.spec.nodeName) return;
+      // A gated pod is not ready to be scheduled (spec.schedulingGates); removing its last gate is an update that adds it.
+      if ((pod.spec.schedulingGates?.length ?? 0) > 0) return queue.delete(podKey(pod));
+      queue.add(podInfo(pod), event.type === 'added' || !sameSchedulingInputs(event.old, pod));
+    };
+
+    const watching = merge(
+      new Observable<void>((s) => nodes.events$.subscribe({ next: onNode, error: (e: unknown) => s.error(e) })),
+      new Observable<void>((s) => bound.events$.subscribe({ next: onBound, error: (e: unknown) => s.error(e) })),
+      new Observable<void>((s) => pending.events$.subscribe({ next: onPending, error: (e: unknown) => s.error(e) })),
+    ).subscribe({ error: (error: unknown) => subscriber.error(error) });
+
+    const bindOne = async (key: string, pod: Pod, nodeName: string, cycle: number): Promise<void> => {
+      try {
+        await api.bind(pod, nodeName);
+        queue.done(key);
+        results.next({ type: 'bound', pod: key, node: nodeName });
+        if (options.scheduledEvents ?? true) events.record(pod, 'Normal', 'Scheduled', `Successfully assigned ${key} to ${nodeName}`);
+      } catch (error) {
+        cache.forget(key);
+        if (isStatusError(error) && error.code === 404) queue.delete(key);
+        else if (isStatusError(error) && error.code === 409) queue.done(key); // bound by someone else: its watch event follows
+        else queue.requeueFailed(key, cycle, false);
+        results.next({ type: 'error', pod: key, error });
+      } finally {
+        slots.release();
+      }
+    };
+
+    const unschedulable = (key: string, pod: Pod, message: string): void => {
+      results.next({ type: 'unschedulable', pod: key, message });
+      api
+        .markUnschedulable(pod, 'Unschedulable', message)
+        .then((changed) => changed && events.record(pod, 'Warning', 'FailedScheduling', message))
+        .catch(() => undefined);
+    };
+
+    const loop = async (): Promise<void> => {
+      await Promise.all([nodes.waitForSync(), bound.waitForSync(), pending.waitForSync()]);
+      while (!stopped) {
+        await slots.acquire();
+        const queued = await queue.pop();
+        if (!queued || stopped) {
+          slots.release();
+          return;
+        }
+        const { info } = queued;
+        const cycle = queue.cycle;
+        // Already placed by an earlier attempt whose binding is in flight or confirmed.
+        if (cache.has(info.key)) {
+          queue.done(info.key);
+          slots.release();
+          continue;
+        }
+        const placement = finder.find(info, cache);
+        if ('error' in placement) {
+          queue.requeueFailed(info.key, cycle, true);
+          slots.release();
+          unschedulable(info.key, info.pod, placement.error.message);
+          continue;
+        }
+        cache.assume(info, placement.node);
+        void bindOne(info.key, info.pod, placement.node, cycle);
+      }
+    };
+    loop().catch((error: unknown) => subscriber.error(error));
+
+    return () => {
+      stopped = true;
+      queue.close();
+      watching.unsubscribe();
+      events.close();
+      resultSub.unsubscribe();
+      if (!options.informers) informers.stop();
+    };
+  });
+}

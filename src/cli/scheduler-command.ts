@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:https';
+import { hostname } from 'node:os';
+import type { Subscription } from 'rxjs';
+import { leaderElectedScheduler, scheduler, type ScheduleResult } from '../../controllers/scheduler/index.js';
+import { Client, type ClientOptions } from '../client/index.js';
+import { closeOnSignal, EXIT_FAILED, isExit, processIO, readCommandLine, type CommandIO } from './command.js';
+import { checkSchedulerFlags, schedulerDoc, schedulerFlags, type SchedulerFlags } from './scheduler-flags.js';
+import { selfSignedCertificate } from './self-signed.js';
+
+/** A scheduler started in-process (by `svc-scheduler`, or by `svc up`). */
+export interface RunningScheduler {
+  /** This replica's identity in the Lease and in Events. */
+  readonly identity: string;
+  /** `https://host:port` of /healthz and /readyz; undefined with `--secure-port 0`. */
+  readonly healthUrl: string | undefined;
+  /** Whether it leads now (always true without leader election). */
+  leading(): boolean;
+  /** Stops scheduling (releasing the Lease), the health port and the client. */
+  close(): Promise<void>;
+}
+
+/** Everything but the flags `startScheduler` needs; `client` replaces --svcconfig / --master. */
+export interface SchedulerStartOptions {
+  readonly client?: Client;
+  readonly io?: CommandIO;
+}
+
+async function clientFor(flags: SchedulerFlags): Promise<Client> {
+  const extra: Partial<ClientOptions> = { userAgent: 'svc-scheduler' };
+  if (flags.svcconfig !== undefined) {
+    return Client.fromSvcconfig(flags.svcconfig, { ...extra, ...(flags.master !== undefined ? { server: flags.master } : {}) } as Omit<ClientOptions, 'server'>);
+  }
+  return new Client({ server: flags.master!, ...extra });
+}
+
+function serveHealth(port: number, address: string, cert: { cert: string; key: string }, ready: () => boolean): Promise<Server> {
+  const server = createServer(cert, (req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path === '/healthz' || path === '/livez') return res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    if (path === '/readyz') return ready() ? res.writeHead(200).end('ok') : res.writeHead(503).end('not ready: caches not synced');
+    res.writeHead(404).end('not found');
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, address, () => resolve(server));
+  });
+}
+
+/**
+ * Starts svc-scheduler in-process from parsed flags: the client, the scheduler (behind leader
+ * election unless `--leader-elect=false`) and the health port. Resolves once all three run.
+ */
+export async function startScheduler(flags: SchedulerFlags, options: SchedulerStartOptions = {}): Promise<RunningScheduler> {
+  checkSchedulerFlags(flags);
+  const io = options.io ?? processIO;
+  const client = options.client ?? (await clientFor(flags));
+  const identity = `${hostname()}_${randomUUID()}`;
+  let leading = !flags.leaderElect;
+  const log = (result: ScheduleResult): void => {
+    if (flags.v < 2) return;
+    if (result.type === 'bound') io.err(`bound ${result.pod} to ${result.node}`);
+    else if (result.type === 'unschedulable') io.err(`unschedulable ${result.pod}: ${result.message}`);
+    else io.err(`binding ${result.pod} failed: ${(result.error as Error).message}`);
+  };
+  const common = {
+    client,
+    identity,
+    bucket: { qps: flags.svcApiQps, burst: flags.svcApiBurst },
+    percentageOfNodesToScore: flags.percentageOfNodesToScore,
+  };
+  const results = flags.leaderElect
+    ? leaderElectedScheduler({
+        ...common,
+        lease: { namespace: flags.leaderElectResourceNamespace, name: flags.leaderElectResourceName },
+        leaseDuration: flags.leaderElectLeaseDuration,
+        renewDeadline: flags.leaderElectRenewDeadline,
+        retryPeriod: flags.leaderElectRetryPeriod,
+        onLeading: (now) => {
+          leading = now;
+          io.err(now ? `${identity} leads: scheduling` : `${identity} lost the lease: not scheduling`);
+        },
+      })
+    : scheduler(common);
+  const subscription: Subscription = results.subscribe({
+    next: log,
+    error: (error: unknown) => io.err(`scheduler stopped: ${(error as Error).message}`),
+  });
+  let health: Server | undefined;
+  if (flags.securePort !== 0) {
+    try {
+      health = await serveHealth(flags.securePort, flags.bindAddress, await selfSignedCertificate('svc-scheduler'), () => !subscription.closed);
+    } catch (error) {
+      subscription.unsubscribe();
+      if (!options.client) await client.destroy();
+      throw error;
+    }
+  }
+  const address = health?.address();
+  const healthUrl = address && typeof address === 'object' ? `https://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : undefined;
+  return {
+    identity,
+    healthUrl,
+    leading: () => leading,
+    async close() {
+      subscription.unsubscribe();
+      await new Promise<void>((resolve) => (health ? health.close(() => resolve()) : resolve()));
+      if (options.client) return;
+      // close() lets the Lease release (sent on unsubscribe) reach the server; a hung server gets 2 s.
+      const grace = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 2000).unref());
+      if ((await Promise.race([client.close(), grace])) === 'late') await client.destroy();
+    },
+  };
+}
+
+/** svc-scheduler: runs until SIGINT or SIGTERM. */
+export async function main(argv: readonly string[], io: CommandIO = processIO): Promise<number> {
+  const flags = readCommandLine(schedulerDoc, schedulerFlags, argv, io, (values) => {
+    checkSchedulerFlags(values);
+    return values;
+  });
+  if (isExit(flags)) return flags.exitCode;
+  let running: RunningScheduler;
+  try {
+    running = await startScheduler(flags, { io });
+  } catch (error) {
+    io.err(`svc-scheduler: ${(error as Error).message}`);
+    return EXIT_FAILED;
+  }
+  io.err(`svc-scheduler ${running.identity} started${running.healthUrl ? `; health on ${running.healthUrl}/healthz` : ''}`);
+  return closeOnSignal(() => running.close(), io);
+}
