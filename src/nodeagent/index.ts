@@ -1,2 +1,4 @@
-/** The node agent. Built so far: the container runtime layer (CRI client, images, runtime config). */
+/** The node agent. Built so far: the container runtime layer (CRI client, images, runtime config), pod sources and mirror pods. */
 export * from './cri/index.js';
+export * from './sources/index.js';
+export * from './mirror/index.js';

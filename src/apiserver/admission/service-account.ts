@@ -14,7 +14,8 @@ export const API_ACCESS_VOLUME_PREFIX = 'svc-api-access-';
 const TOKEN_EXPIRATION_SECONDS = 3607;
 // kube's random-name alphabet: no vowels (no words), no look-alikes.
 const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+// A mirror pod (svc's node agent writes `svc.io/config.mirror`) stands for a static pod that runs without API credentials.
+const MIRROR_POD_ANNOTATIONS = ['kubernetes.io/config.mirror', 'svc.io/config.mirror'];
 
 type Container = { name?: string; volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[] } & Record<string, unknown>;
 type PodSpec = {
@@ -60,7 +61,7 @@ export function serviceAccountPlugin(env: AdmissionEnv): AdmissionPlugin {
     async admit(attrs: AdmissionAttributes) {
       const pod = attrs.object;
       if (attrs.operation !== 'CREATE' || attrs.subresource !== '' || attrs.type.group !== '' || attrs.type.resource !== 'pods' || !pod) return pod;
-      if (pod.metadata.annotations?.[MIRROR_POD_ANNOTATION] !== undefined) return pod;
+      if (MIRROR_POD_ANNOTATIONS.some((key) => pod.metadata.annotations?.[key] !== undefined)) return pod;
       const spec = (pod['spec'] ?? {}) as PodSpec;
       const accountName = spec.serviceAccountName || spec.serviceAccount || DEFAULT_SERVICE_ACCOUNT;
       const account = await lookup(attrs.namespace, accountName);
