@@ -1,21 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { builtinTypes, defineResourceType, kindSchema, ResourceRegistry } from '../../src/api/index.js';
-import { builtin, Client, resource } from '../../src/client/index.js';
+import { builtinTypes, ResourceRegistry } from '../../src/api/index.js';
+import { builtin, Client } from '../../src/client/index.js';
 import { garbageCollector, namespaceController } from '../../controllers/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../apiserver/harness.js';
 import { discoveryProxy, type DiscoveryProxy } from './proxy.js';
 import { eventually, isGone, loopHarness, type LoopHarness } from './support.js';
+import { widgets, widgetType as makeWidgetType } from './widgets.js';
 
-const widgetType = defineResourceType({
-  group: 'example.com',
-  version: 'v1',
-  kind: 'Widget',
-  resource: 'widgets',
-  namespaced: true,
-  schema: kindSchema({ spec: z.looseObject({}).optional() }),
-});
-const widgets = resource({ group: 'example.com', version: 'v1', resource: 'widgets', namespaced: true });
+const widgetType = makeWidgetType();
 const widget = (name: string, namespace: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace, ...extra } });
 
 // The controllers talk to the server through a proxy that changes what discovery says.

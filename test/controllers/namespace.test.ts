@@ -1,23 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { builtinTypes, defineResourceType, kindSchema, ResourceRegistry, type KubeObject } from '../../src/api/index.js';
-import { builtin, Client, resource, type Resource } from '../../src/client/index.js';
+import { builtinTypes, ResourceRegistry, type KubeObject } from '../../src/api/index.js';
+import { builtin, Client, type Resource } from '../../src/client/index.js';
 import { namespaceController } from '../../controllers/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../apiserver/harness.js';
 import { eventually, isGone, loopHarness, type LoopHarness } from './support.js';
+import { widgets, widgetType as makeWidgetType } from './widgets.js';
 
 // A custom type without deletecollection: the controller finds it through discovery and deletes
 // its objects one by one.
-const widgetType = defineResourceType({
-  group: 'example.com',
-  version: 'v1',
-  kind: 'Widget',
-  resource: 'widgets',
-  namespaced: true,
-  schema: kindSchema({ spec: z.looseObject({}).optional() }),
-  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
-});
-const widgets = resource({ group: 'example.com', version: 'v1', resource: 'widgets', namespaced: true });
+const widgetType = makeWidgetType(['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
 
 const podSpec = { containers: [{ name: 'c', image: 'x' }] };
 const template = { metadata: { labels: { app: 'a' } }, spec: podSpec };

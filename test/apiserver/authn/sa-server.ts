@@ -78,3 +78,4 @@ export async function startSaServer(options: { signingKey?: SigningKey; extraKey
     },
   };
 }
+

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CREDENTIAL_ID_EXTRA, keyId, POD_NAME_EXTRA, POD_UID_EXTRA, signJws } from '../../../src/apiserver/authn/index.js';
 import { ecKey, ISSUER, OTHER_ISSUER, rsaKey, startSaServer, type SaServer } from './sa-server.js';
+import { viewBindingFor } from './bindings.js';
 
 let s: SaServer;
 afterEach(async () => s?.close());
@@ -27,13 +28,7 @@ async function requestToken(name: string, spec: Record<string, unknown> = {}, ex
  */
 async function grantView(name: string) {
   const res = await s.call('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-    body: {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: `${name}-view` },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
-      subjects: [{ kind: 'ServiceAccount', name, namespace: 'default' }],
-    },
+    body: viewBindingFor(name),
   });
   expect(res.status).toBe(201);
 }

@@ -8,6 +8,7 @@ import { startApiServer, type RunningApiServer } from '../../../src/cli/apiserve
 import { apiServerConfig, apiServerFlags } from '../../../src/cli/apiserver-flags.js';
 import { FlagError, parseFlags } from '../../../src/cli/flags.js';
 import { httpsCall } from './https-request.js';
+import { viewBindingFor } from './bindings.js';
 
 let dir: string;
 beforeAll(() => {
@@ -22,13 +23,7 @@ async function grantView(server: RunningApiServer, name: string) {
   const res = await httpsCall('POST', `${server.url}/apis/rbac.authorization.k8s.io/v1/clusterrolebindings`, {
     ca: server.caPem,
     token: server.adminToken,
-    body: {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: `${name}-view` },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
-      subjects: [{ kind: 'ServiceAccount', name, namespace: 'default' }],
-    },
+    body: viewBindingFor(name),
   });
   expect(res.status).toBe(201);
 }
