@@ -1,0 +1,26 @@
+// Node registration and heartbeats (docs/node-agent.md, "Node registration and heartbeats").
+export { startNodeStatus } from './start-node-status.js';
+export type { NodeStatusHandle, StartNodeStatusOptions } from './start-node-status.js';
+export { nodeStatusDefaults } from './options.js';
+export type { NodeStatusOptions } from './options.js';
+export { criRuntimeInfo } from './runtime-info.js';
+export type { RuntimeInfo, RuntimeReadiness, RuntimeVersion } from './runtime-info.js';
+export { thisHost } from './host.js';
+export type { HostInfo } from './host.js';
+export { defaultRouteAddress, internalIps, nodeAddresses } from './addresses.js';
+export type { AddressSources, NodeAddress } from './addresses.js';
+export { countCpuList, nodeResources, podCapacity } from './capacity.js';
+export type { NodeResources } from './capacity.js';
+export { DEFAULT_EVICTION_HARD, hardThresholds } from './eviction-thresholds.js';
+export type { PressureSignal, Threshold } from './eviction-thresholds.js';
+export { NodeConditions, observedPressures } from './conditions.js';
+export type { NodeCondition, NodeConditionType } from './conditions.js';
+export { newNode, nodeLabels, nodeName, parseTaints, reconcilePatch } from './node-object.js';
+export { registration } from './registration.js';
+export { NODE_LEASE_DURATION_SECONDS, NODE_LEASE_NAMESPACE, NODE_LEASE_RENEW_INTERVAL_MS, nodeLeaseRenewals } from './node-lease.js';
+export { EventRecorder } from './event-recorder.js';
+export type { EventRecorderOptions, InvolvedObject } from './event-recorder.js';
+export { StatusSource } from './node-status.js';
+export type { OwnedStatus } from './node-status.js';
+export { statusUpdates } from './status-updates.js';
+export type { StatusCheck } from './status-updates.js';

@@ -1,0 +1,117 @@
+import { asyncScheduler, defer, ignoreElements, merge, repeat, Subject, switchMap, takeUntil, tap, type Observable, type SchedulerLike } from 'rxjs';
+import type { Node } from '../../api/index.js';
+import type { Client } from '../../client/index.js';
+import { internalIps, nodeAddresses, type AddressSources } from './addresses.js';
+import { nodeResources } from './capacity.js';
+import { EventRecorder } from './event-recorder.js';
+import { hardThresholds } from './eviction-thresholds.js';
+import { thisHost, type HostInfo } from './host.js';
+import { NODE_LEASE_RENEW_INTERVAL_MS, nodeLeaseRenewals } from './node-lease.js';
+import { newNode, nodeLabels, nodeName, parseTaints } from './node-object.js';
+import { StatusSource } from './node-status.js';
+import type { NodeStatusOptions } from './options.js';
+import { registration } from './registration.js';
+import type { RuntimeInfo } from './runtime-info.js';
+import { nodeGone, statusUpdates, type StatusCheck } from './status-updates.js';
+
+export interface StartNodeStatusOptions {
+  readonly client: Client;
+  readonly options: NodeStatusOptions;
+  readonly runtime: RuntimeInfo;
+  /** The version reported as nodeInfo.kubeletVersion. */
+  readonly version: string;
+  /** The machine; default this one. */
+  readonly host?: HostInfo;
+  /** Where the default route is read from; default this machine's /proc and interfaces. */
+  readonly addressSources?: AddressSources;
+  /** How often the status is read to find a change; default min(1 s, the update frequency). */
+  readonly statusCheckIntervalMs?: number;
+  /** Lease renewal interval; default 10 s. */
+  readonly leaseRenewIntervalMs?: number;
+  readonly scheduler?: SchedulerLike;
+  /** Failures that are retried (registration, status, lease): for the daemon's log. */
+  readonly onError?: (what: 'registration' | 'status' | 'lease', error: unknown) => void;
+}
+
+export interface NodeStatusHandle {
+  readonly nodeName: string;
+  /** Every status check, written or not (hot: subscribe before the checks you want to see). */
+  readonly checks$: Observable<StatusCheck>;
+  /** The events the agent has written, dropped and still holds. */
+  eventStats(): { written: number; dropped: number; pending: number };
+  stop(): Promise<void>;
+}
+
+/**
+ * Registers the node and keeps its status and Lease fresh until stopped: registration (or, with
+ * `--register-node=false`, waiting for the Node), then the status updates and the Lease renewals
+ * side by side. A Node deleted under a registering agent is registered again. Options are checked
+ * first: a bad taint, threshold, reservation or node IP throws a 400 StatusError here, before
+ * anything is written.
+ */
+export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle {
+  const { client, options, runtime } = start;
+  const host = start.host ?? thisHost;
+  const scheduler = start.scheduler ?? asyncScheduler;
+  const name = nodeName(options, host);
+  const thresholds = hardThresholds(options.evictionHard);
+  const taints = parseTaints(options.registerWithTaints);
+  nodeResources(options, host, thresholds); // checks the reservations
+  const addresses = nodeAddresses(internalIps(options.nodeIp, start.addressSources), host.hostname());
+  const wanted = newNode(name, nodeLabels(name, options, host), taints, options.providerId);
+  const events = new EventRecorder({ client, qps: options.eventQps, burst: options.eventBurst, component: 'nodeagent', host: name, scheduler });
+  const involved = (node: Node) => ({ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata.uid });
+  const checks = new Subject<StatusCheck>();
+  const reregister = new Subject<void>();
+
+  const run = (): Observable<never> =>
+    registration({
+      client,
+      wanted,
+      register: options.registerNode,
+      scheduler,
+      onError: (e) => start.onError?.('registration', e),
+      onCreated: (node) => events.record(involved(node), 'Normal', 'RegisteredNode', `Node ${name} event: Registered Node ${name} in Controller`),
+    }).pipe(
+      switchMap((node) => {
+        const source = new StatusSource({ options, host, runtime, thresholds, addresses, version: start.version, node });
+        const status$ = statusUpdates({
+          client,
+          nodeName: name,
+          source,
+          frequencyMs: options.nodeStatusUpdateFrequency,
+          checkIntervalMs: start.statusCheckIntervalMs ?? Math.min(1_000, options.nodeStatusUpdateFrequency),
+          scheduler,
+          initialReady: node.status?.conditions?.find((c) => c.type === 'Ready')?.status,
+          onPosted: (check, previousReady) => {
+            const ready = check.status.conditions.find((c) => c.type === 'Ready')!;
+            if (ready.status === previousReady) return;
+            if (ready.status === 'True') events.record(involved(check.node), 'Normal', 'NodeReady', `Node ${name} status is now: NodeReady`);
+            else events.record(involved(check.node), 'Normal', 'NodeNotReady', `Node ${name} status is now: NodeNotReady`);
+          },
+        }).pipe(
+          tap((check) => {
+            checks.next(check);
+            if ('error' in check) start.onError?.('status', check.error);
+            if (options.registerNode && nodeGone(check)) reregister.next();
+          }),
+        );
+        const lease$ = nodeLeaseRenewals({ client, node, renewIntervalMs: start.leaseRenewIntervalMs ?? NODE_LEASE_RENEW_INTERVAL_MS, scheduler, onError: (e) => start.onError?.('lease', e) });
+        return merge(status$, lease$).pipe(ignoreElements(), takeUntil(reregister));
+      }),
+    );
+
+  // A pass ends when the Node is found deleted (takeUntil above); repeat registers it again.
+  const subscription = defer(run).pipe(repeat()).subscribe();
+
+  return {
+    nodeName: name,
+    checks$: checks.asObservable(),
+    eventStats: () => events.stats(),
+    async stop() {
+      subscription.unsubscribe();
+      events.stop();
+      checks.complete();
+    },
+  };
+}
