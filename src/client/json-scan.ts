@@ -31,6 +31,10 @@ function isWs(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
+function isLiteralChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 45 || c === 43 || c === 46;
+}
+
 export function skipWs(s: string, i: number): number {
   while (isWs(s.charCodeAt(i))) i += 1;
   return i;
@@ -68,12 +72,9 @@ export function skipValue(s: string, i: number): number {
     }
     throw malformed(s, i, 'unterminated object or array');
   }
+  // A number or true/false/null: its characters, up to whatever follows it (checked by the caller).
   let j = i;
-  while (j < s.length) {
-    const d = s.charCodeAt(j);
-    if (d === COMMA || d === RBRACE || d === RBRACKET || isWs(d)) break;
-    j += 1;
-  }
+  while (isLiteralChar(s.charCodeAt(j))) j += 1;
   if (j === i) throw malformed(s, i, 'a value was expected');
   return j;
 }
