@@ -79,6 +79,8 @@ export class LazyCacheWriter<T extends KubeObject> {
 
   #reindex(key: string, old: LazyRecord | undefined, record: LazyRecord | undefined): void {
     for (const index of this.#indexes.values()) {
+      // Most updates leave the labels as they were: equal text needs no decoding.
+      if (old && record && index.fn === (labelsIndex as IndexFunc<unknown>) && old.labelsText() === record.labelsText()) continue;
       const before = old ? this.#values(index, old) : [];
       const after = record ? this.#values(index, record) : [];
       if (before.length === after.length && before.every((v, i) => v === after[i])) continue;

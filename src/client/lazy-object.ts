@@ -42,6 +42,11 @@ export class LazyRecord {
     return this.namespace ? `${this.namespace}/${this.name}` : this.name;
   }
 
+  /** The labels' JSON text ('' when none). */
+  labelsText(): string {
+    return this.labelsStart < 0 ? '' : this.text.slice(this.labelsStart, this.labelsEnd);
+  }
+
   /** The labels index's values, `key=value` per label. */
   labelValues(): string[] {
     if (this.labelsStart < 0) return [];
