@@ -1,5 +1,5 @@
 // Child process of bench/client/informer.ts: one informer implementation (argv[2]: `svc`,
-// `svc-pruned` (with a transform dropping managedFields) or `client-node`) in a fresh heap. It lists the pods of namespace `bench` at the exact version
+// `svc-pruned` (with a transform dropping managedFields), `svc-lazy` (decode: 'lazy') or `client-node`) in a fresh heap. It lists the pods of namespace `bench` at the exact version
 // argv[4] (the state before the update stream), watches from there — the server replays the whole
 // stream of updates at once — and stops at the update whose resourceVersion is argv[5]. Prints
 // one JSON line: list time, stream time, events, CPU time, and the heap the cache holds after
@@ -35,6 +35,8 @@ function runSvc(client: Client): Run {
     firstList: { resourceVersion: fromRv!, resourceVersionMatch: 'Exact' },
     // `svc-pruned`: the documented pruning transform, dropping what a controller rarely reads.
     ...(impl === 'svc-pruned' ? { transform: stripManagedFields } : {}),
+    // `svc-lazy`: the cache keeps each version's JSON text; fields are decoded when read.
+    ...(impl === 'svc-lazy' ? { decode: 'lazy' as const } : {}),
   });
   let updates = 0;
   let finish!: () => void;

@@ -99,7 +99,7 @@ interface Result {
 }
 const results: Result[] = [];
 for (let round = 0; round < ROUNDS; round += 1) {
-  for (const impl of ['svc', 'client-node', 'svc-pruned']) {
+  for (const impl of ['svc', 'client-node', 'svc-pruned', 'svc-lazy']) {
     // CONSUMER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the consumers.
     const flags = ['--expose-gc', ...(process.env['CONSUMER_FLAGS']?.split(' ') ?? [])];
     const consumer = child([here('./consumer.ts'), impl, svcconfig, fromRv, finalRv, String(OBJECTS)], flags);
@@ -126,13 +126,18 @@ const best = (impl: string) => {
 const svc = best('svc');
 const cn = best('client-node');
 const pruned = best('svc-pruned');
+const lazy = best('svc-lazy');
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 console.log(`objects ${OBJECTS}, updates ${UPDATES}, pod JSON ${fmt(jsonBytes)} B, best of ${ROUNDS}`);
 console.log('| informer | events/s (wall) | events per CPU-second | list+sync (ms) | heap per pod after the list (B) | heap per pod after the stream (B) |');
 console.log('| --- | --- | --- | --- | --- | --- |');
 console.log(`| svc Informer | ${fmt(svc.eventsPerS)} | ${fmt(svc.eventsPerCpuS)} | ${fmt(svc.listMs)} | ${fmt(svc.heapAfterList)} | ${fmt(svc.heapPerObject)} |`);
 console.log(`| svc Informer + transform dropping managedFields | ${fmt(pruned.eventsPerS)} | ${fmt(pruned.eventsPerCpuS)} | ${fmt(pruned.listMs)} | ${fmt(pruned.heapAfterList)} | ${fmt(pruned.heapPerObject)} |`);
+console.log(`| svc Informer, decode: 'lazy' | ${fmt(lazy.eventsPerS)} | ${fmt(lazy.eventsPerCpuS)} | ${fmt(lazy.listMs)} | ${fmt(lazy.heapAfterList)} | ${fmt(lazy.heapPerObject)} |`);
 console.log(`| @kubernetes/client-node | ${fmt(cn.eventsPerS)} | ${fmt(cn.eventsPerCpuS)} | ${fmt(cn.listMs)} | ${fmt(cn.heapAfterList)} | ${fmt(cn.heapPerObject)} |`);
+console.log(
+  `lazy ratio: ${(lazy.eventsPerS / cn.eventsPerS).toFixed(2)}× events/s (wall), ${(lazy.eventsPerCpuS / cn.eventsPerCpuS).toFixed(2)}× per CPU-second, ${(lazy.heapAfterList / cn.heapAfterList).toFixed(2)}× the memory after the list, ${(lazy.heapPerObject / cn.heapPerObject).toFixed(2)}× after the stream, ${(lazy.heapPerObject / jsonBytes).toFixed(2)}× the pod's JSON`,
+);
 console.log(
   `ratio: ${(svc.eventsPerS / cn.eventsPerS).toFixed(2)}× events/s (wall), ${(svc.eventsPerCpuS / cn.eventsPerCpuS).toFixed(2)}× per CPU-second, ${(svc.heapAfterList / cn.heapAfterList).toFixed(2)}× the memory after the list, ${(svc.heapPerObject / cn.heapPerObject).toFixed(2)}× after the stream`,
 );

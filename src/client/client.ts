@@ -2,6 +2,7 @@ import type { AsyncIterableX } from 'ix/asynciterable';
 import type { Observable } from 'rxjs';
 import type { KubeObject, StatusDetails } from '../api/index.js';
 import { METADATA_LIST_ACCEPT, jsonCodec, type Codec } from './codec.js';
+import { lazyListDecoder } from './lazy-decode.js';
 import { listItemsObservable, listPagesIx, listPagesObservable, type ListOptions, type ListPage } from './list.js';
 import { resourcePath, type Resource } from './resource.js';
 import { isRecord } from './status.js';
@@ -182,6 +183,7 @@ export class Client {
         resourceVersionMatch: options.resourceVersionMatch,
       },
       ...(options.metadataOnly ? { accept: METADATA_LIST_ACCEPT } : {}),
+      ...(options.decode === 'lazy' ? { decode: lazyListDecoder(this.transport.codec) } : {}),
       ...(signal ? { signal } : {}),
     });
     return toPage<T>(body);

@@ -2,6 +2,7 @@ import { BehaviorSubject, distinctUntilChanged, filter, firstValueFrom, Observab
 import type { KubeObject } from '../api/index.js';
 import { CacheWriter, deepFreeze, LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, namespaceIndex, type CacheChange, type CacheReader, type IndexFunc } from './cache.js';
 import type { Client } from './client.js';
+import { LazyCacheWriter } from './lazy-cache.js';
 import type { Resource } from './resource.js';
 import type { WatcherEvent, WatchOptions } from './watcher.js';
 
@@ -39,7 +40,12 @@ export interface InformerOptions<T extends KubeObject>
    * (managedFields, big annotations) to cut memory. Must not depend on anything but its input.
    */
   readonly transform?: ((object: T) => T) | undefined;
-  /** Freeze cached objects (deeply). Default true: they are shared by every reader. */
+  /**
+   * `'lazy'`: the cache keeps each object version as its JSON text and hands out views that decode
+   * a field on first read (frozen, `===`-stable while held); see docs/client.md. Default `'eager'`.
+   */
+  readonly decode?: 'eager' | 'lazy' | undefined;
+  /** Freeze cached objects (deeply). Default true: they are shared by every reader. Lazy views are always frozen. */
   readonly freeze?: boolean | undefined;
 
   /**
@@ -71,7 +77,7 @@ export class Informer<T extends KubeObject> {
   readonly #client: Client;
   readonly #resource: Resource<T>;
   readonly #options: InformerOptions<T>;
-  readonly #writer: CacheWriter<T>;
+  readonly #writer: CacheWriter<T> | LazyCacheWriter<T>;
   readonly #events = new Subject<InformerEvent<T>>();
   readonly #synced = new BehaviorSubject<boolean>(false);
   #subscription: Subscription | undefined;
@@ -91,11 +97,8 @@ export class Informer<T extends KubeObject> {
     this.#client = client;
     this.#resource = resource;
     this.#options = options;
-    this.#writer = new CacheWriter<T>({
-      [NAMESPACE_INDEX]: namespaceIndex,
-      [LABELS_INDEX]: labelsIndex,
-      ...(options.indexers ?? {}),
-    });
+    const indexers = { [NAMESPACE_INDEX]: namespaceIndex, [LABELS_INDEX]: labelsIndex, ...(options.indexers ?? {}) };
+    this.#writer = options.decode === 'lazy' ? new LazyCacheWriter<T>(indexers) : new CacheWriter<T>(indexers);
     this.store = this.#writer.reader;
     this.events$ = new Observable<InformerEvent<T>>((subscriber) => {
       this.start();
@@ -144,7 +147,8 @@ export class Informer<T extends KubeObject> {
 
   #prepare(object: T): T {
     const shaped = this.#options.transform ? this.#options.transform(object) : object;
-    return this.#options.freeze === false ? shaped : deepFreeze(shaped);
+    // The lazy cache keeps text and hands out views that are frozen by construction.
+    return this.#options.freeze === false || this.#options.decode === 'lazy' ? shaped : deepFreeze(shaped);
   }
 
   #apply(event: WatcherEvent<T>): void {

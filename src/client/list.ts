@@ -49,6 +49,11 @@ export interface ListOptions {
    * metadata, nothing of spec or status. Default false.
    */
   readonly metadataOnly?: boolean | undefined;
+  /**
+   * `'lazy'`: items are lazy views (decoded field by field on first read, see lazy-object.ts)
+   * instead of JSON.parse results. Default `'eager'`.
+   */
+  readonly decode?: 'eager' | 'lazy' | undefined;
   /** See ExpiredPolicy. Default `'restart'`. */
   readonly onExpired?: ExpiredPolicy | undefined;
   /** Restarts allowed per list under `'restart'` before the 410 is thrown. Default 3. */

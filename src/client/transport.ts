@@ -44,6 +44,8 @@ export interface HttpRequest {
   /** Overrides the codec's `Accept` (a view such as PartialObjectMetadata). */
   readonly accept?: string;
   readonly signal?: AbortSignal;
+  /** Decodes the 2xx body instead of the codec (the lazy list decoder). */
+  readonly decode?: ((bytes: Uint8Array, contentType: string | undefined) => unknown) | undefined;
 }
 
 /** An open streaming response: iterate `body`; destroy it (or abort the signal) to hang up. */
@@ -125,7 +127,7 @@ export class Transport {
     const bytes = new Uint8Array(await res.body.arrayBuffer());
     const contentType = headerValue(res.headers['content-type']);
     if (res.statusCode < 200 || res.statusCode > 299) throw statusErrorFrom(res.statusCode, this.#decodeLoosely(bytes, contentType));
-    return bytes.length === 0 ? undefined : this.codec.decode(bytes, contentType);
+    return bytes.length === 0 ? undefined : req.decode ? req.decode(bytes, contentType) : this.codec.decode(bytes, contentType);
   }
 
   /** A request whose 2xx body is read as a stream (watches); a non-2xx answer rejects with a StatusError. */

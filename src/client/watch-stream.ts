@@ -1,6 +1,7 @@
 import type { KubeObject, StatusError } from '../api/index.js';
 import { headerValue, type HttpRequest, type Transport } from './transport.js';
 import { isRecord, statusErrorFrom } from './status.js';
+import type { WatchFramer } from './codec.js';
 
 /** One event of one watch request, as the server framed it; an ERROR's Status is a StatusError. */
 export type RawWatchEvent<T extends KubeObject> =
@@ -35,6 +36,8 @@ export async function* watchEventBatches<T extends KubeObject>(
   request: HttpRequest,
   stallMs: number,
   signal?: AbortSignal,
+  /** The framer for the response's Content-Type; default: the transport codec's. */
+  framerFor?: (contentType: string | undefined) => WatchFramer,
 ): AsyncGenerator<RawWatchEvent<T>[]> {
   const abort = new AbortController();
   const onAbort = () => abort.abort();
@@ -47,7 +50,8 @@ export async function* watchEventBatches<T extends KubeObject>(
   }, stallMs);
   try {
     const res = await transport.stream({ ...request, signal: abort.signal });
-    const framer = transport.codec.watchFramer(headerValue(res.headers['content-type']));
+    const contentType = headerValue(res.headers['content-type']);
+    const framer = framerFor ? framerFor(contentType) : transport.codec.watchFramer(contentType);
     for await (const chunk of res.body) {
       timer.refresh();
       const frames = framer.push(chunk);

@@ -6,6 +6,7 @@ import { isExpired, isRecord } from './status.js';
 import type { Transport } from './transport.js';
 import { METADATA_ACCEPT } from './codec.js';
 import { watchEventBatches } from './watch-stream.js';
+import { isJsonContentType, lazyJsonLinesFramer } from './lazy-decode.js';
 
 /**
  * What `watch$` emits. A list (first or re-) is framed by INIT … INIT_DONE, like kube-rs'
@@ -35,6 +36,11 @@ export interface WatchOptions {
    * PartialObjectMetadata, so objects carry kind, apiVersion and metadata. Default false.
    */
   readonly metadataOnly?: boolean | undefined;
+  /**
+   * `'lazy'`: JSON objects arrive as lazy views — their text is kept and each field decoded on
+   * first read (lazy-object.ts); other encodings are decoded as usual. Default `'eager'`.
+   */
+  readonly decode?: 'eager' | 'lazy' | undefined;
   /** A namespace; unset on a namespaced resource watches every namespace. */
   readonly namespace?: string | undefined;
   readonly labelSelector?: string | undefined;
@@ -200,6 +206,7 @@ async function listInto<T extends KubeObject>(
       labelSelector: options.labelSelector,
       fieldSelector: options.fieldSelector,
       ...(options.metadataOnly ? { metadataOnly: true } : {}),
+      ...(options.decode === 'lazy' ? { decode: 'lazy' as const } : {}),
       limit: options.pageSize ?? DEFAULT_PAGE_SIZE,
       // An expired token restarts the whole list, with a new INIT (run() does it).
       onExpired: 'fail',
@@ -256,7 +263,8 @@ async function watchOnce<T extends KubeObject>(
   };
   try {
     const accept = options.metadataOnly ? { accept: METADATA_ACCEPT } : {};
-    const batches = watchEventBatches<T>(deps.transport, { method: 'GET', path: deps.path, query, ...accept }, timeoutSeconds * 1000 + (options.stallGraceMs ?? 5_000), signal);
+    const framerFor = options.decode === 'lazy' ? (ct: string | undefined) => (isJsonContentType(ct) ? lazyJsonLinesFramer() : deps.transport.codec.watchFramer(ct)) : undefined;
+    const batches = watchEventBatches<T>(deps.transport, { method: 'GET', path: deps.path, query, ...accept }, timeoutSeconds * 1000 + (options.stallGraceMs ?? 5_000), signal, framerFor);
     for await (const batch of batches) {
       for (const event of batch) {
         if (signal.aborted) return { end: 'closed', resourceVersion: rv, delivered };

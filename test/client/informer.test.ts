@@ -35,11 +35,14 @@ function informer(ns: string, options: ConstructorParameters<typeof Informer<Con
 const brief = (e: InformerEvent<ConfigMap>) =>
   e.type === 'deleted' ? `deleted ${e.object.metadata.name}${e.finalStateUnknown ? ' (tombstone)' : ''}` : `${e.type} ${e.object.metadata.name}`;
 
-describe('Informer', () => {
+// Every behaviour holds for both caches: decoded objects, and lazy views over the JSON text.
+describe.each(['eager', 'lazy'] as const)('Informer (%s decode)', (decode) => {
+  const make = (ns: string, options: Parameters<typeof informer>[1] = {}) => informer(ns, { decode, ...options });
+
   it('caches the list, announces changes with the old state, and marks itself synced', async () => {
     const ns = await freshNamespace();
     await client.create(builtin.configMaps, cm('a', { v: '1' }), { namespace: ns });
-    const { inf, events } = informer(ns);
+    const { inf, events } = make(ns);
     const synced: boolean[] = [];
     cleanups.push(() => sync.unsubscribe());
     const sync = inf.synced$.subscribe((v) => synced.push(v));
@@ -63,7 +66,7 @@ describe('Informer', () => {
   it('stores frozen objects and shares them with events', async () => {
     const ns = await freshNamespace();
     await client.create(builtin.configMaps, cm('f'), { namespace: ns });
-    const { inf, events } = informer(ns);
+    const { inf, events } = make(ns);
     await inf.waitForSync();
     const cached = inf.store.getByName('f', ns)!;
     expect(Object.isFrozen(cached)).toBe(true);
@@ -75,7 +78,7 @@ describe('Informer', () => {
     const ns = await freshNamespace();
     await client.create(builtin.configMaps, cm('x', { size: 'big' }, { app: 'web' }), { namespace: ns });
     await client.create(builtin.configMaps, cm('y', { size: 'small' }, { app: 'db' }), { namespace: ns });
-    const { inf } = informer(ns, { indexers: { size: (o) => (o.data?.['size'] ? [o.data['size']] : []) } });
+    const { inf } = make(ns, { indexers: { size: (o) => (o.data?.['size'] ? [o.data['size']] : []) } });
     await inf.waitForSync();
     expect(inf.store.byIndex('namespace', ns).map((o) => o.metadata.name).sort()).toEqual(['x', 'y']);
     expect(inf.store.byIndex('labels', 'app=web').map((o) => o.metadata.name)).toEqual(['x']);
@@ -89,7 +92,7 @@ describe('Informer', () => {
   it('replays the cache as added to a late subscriber', async () => {
     const ns = await freshNamespace();
     await client.create(builtin.configMaps, cm('early'), { namespace: ns });
-    const { inf } = informer(ns);
+    const { inf } = make(ns);
     await inf.waitForSync();
     const late: InformerEvent<ConfigMap>[] = [];
     const sub = inf.events$.subscribe((e) => late.push(e));
@@ -102,7 +105,7 @@ describe('Informer', () => {
     for (const name of ['keep', 'change', 'vanish']) await client.create(builtin.configMaps, cm(name), { namespace: ns });
     // A second client's informer, whose watch we break and expire while changes happen.
     // A slower back-off, so that the changes below usually land while the watch is away.
-    const { inf, events } = informer(ns, { backoff: { initialMs: 200, maxMs: 400 } });
+    const { inf, events } = make(ns, { backoff: { initialMs: 200, maxMs: 400 } });
     await inf.waitForSync();
     const keep = inf.store.getByName('keep', ns);
     events.length = 0;
@@ -134,7 +137,7 @@ describe('Informer', () => {
     const ns = await freshNamespace();
     const made = await client.create(builtin.configMaps, cm('m'), { namespace: ns, fieldManager: 'tests' });
     expect(made.metadata.managedFields).toBeDefined();
-    const { inf } = informer(ns, { transform: stripManagedFields });
+    const { inf } = make(ns, { transform: stripManagedFields });
     await inf.waitForSync();
     expect(inf.store.getByName('m', ns)?.metadata.managedFields).toBeUndefined();
     expect(inf.store.getByName('m', ns)?.metadata.uid).toBe(made.metadata.uid);
@@ -143,7 +146,7 @@ describe('Informer', () => {
   it('re-announces the cache on resync', async () => {
     const ns = await freshNamespace();
     await client.create(builtin.configMaps, cm('r'), { namespace: ns });
-    const { inf, events } = informer(ns, { resyncPeriodMs: 20 });
+    const { inf, events } = make(ns, { resyncPeriodMs: 20 });
     await inf.waitForSync();
     await until(() => events.filter((e) => e.type === 'resync').length >= 2, 'two resyncs');
     expect(events.filter((e) => e.type === 'resync').every((e) => e.object === inf.store.getByName('r', ns))).toBe(true);

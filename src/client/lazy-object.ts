@@ -1,0 +1,220 @@
+import type { KubeObject } from '../api/index.js';
+import { deepFreeze } from './cache.js';
+import { findMember, keyIs, malformed, scanMembers, stringAt, stringMember } from './json-scan.js';
+
+/**
+ * Lazily decoded objects. A `LazyRecord` is what the lazy cache keeps per object version: the
+ * object's JSON text and the few things the cache itself needs (name, namespace, version, where
+ * the labels are), found by the scanner without decoding the object. Readers get a *view*: a
+ * Proxy that behaves as the frozen plain object JSON.parse would give — same keys in the same
+ * order, same values, frozen, `===` stable for as long as anyone holds it — and decodes a field
+ * only when it is read. Nested objects are views too; arrays are decoded whole when read.
+ *
+ * A record holds its view weakly: a view nobody holds is collected with what it decoded, and the
+ * next read makes a new one. Identity is therefore kept wherever it can be observed (two reads
+ * while the first result is alive give the same object), and the cache's memory stays the text.
+ */
+
+const QUOTE = 34;
+const LBRACE = 123;
+const LBRACKET = 91;
+
+/** Asked of a view, answers its record (views of nested objects answer undefined). */
+const RECORD = Symbol('svc.lazyRecord');
+
+export class LazyRecord {
+  #view: WeakRef<object> | undefined;
+
+  constructor(
+    /** Text holding the object's JSON at `start` (it may hold more: the event line around it). */
+    readonly text: string,
+    readonly start: number,
+    readonly name: string,
+    readonly namespace: string | undefined,
+    readonly resourceVersion: string | undefined,
+    /** The labels object's text range; -1 when the object has none. */
+    readonly labelsStart: number,
+    readonly labelsEnd: number,
+  ) {}
+
+  /** `namespace/name`, or `name` (as objectKey). */
+  get key(): string {
+    return this.namespace ? `${this.namespace}/${this.name}` : this.name;
+  }
+
+  /** The labels' JSON text ('' when none). */
+  labelsText(): string {
+    return this.labelsStart < 0 ? '' : this.text.slice(this.labelsStart, this.labelsEnd);
+  }
+
+  /** The labels index's values, `key=value` per label. */
+  labelValues(): string[] {
+    if (this.labelsStart < 0) return [];
+    const labels = JSON.parse(this.text.slice(this.labelsStart, this.labelsEnd)) as Record<string, unknown>;
+    return Object.keys(labels).map((k) => `${k}=${String(labels[k])}`);
+  }
+
+  /** The view: the live one if someone still holds it, else a new one. */
+  view<T>(members?: number[]): T {
+    const live = this.#view?.deref();
+    if (live) return live as T;
+    const view = makeView(this.text, this.start, this, members);
+    this.#view = new WeakRef(view);
+    return view as T;
+  }
+}
+
+/** The record behind a top-level view; undefined for anything else (a plain object, a nested view). */
+export function recordOf(value: unknown): LazyRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  return (value as { [RECORD]?: LazyRecord })[RECORD];
+}
+
+/**
+ * The object whose JSON starts at `text[start]`, as a view backed by a new record. The object's
+ * and its metadata's members are scanned now (name, namespace, version, labels); nothing is decoded.
+ */
+export function lazyObject<T extends KubeObject>(text: string, start: number): T {
+  const { ranges } = scanMembers(text, start);
+  const m = findMember(text, ranges, 'metadata');
+  let name = '';
+  let namespace: string | undefined;
+  let resourceVersion: string | undefined;
+  let labelsStart = -1;
+  let labelsEnd = -1;
+  if (m >= 0 && text.charCodeAt(ranges[m + 2]!) === LBRACE) {
+    const meta = scanMembers(text, ranges[m + 2]!).ranges;
+    name = stringMember(text, meta, 'name') ?? '';
+    namespace = stringMember(text, meta, 'namespace') || undefined;
+    resourceVersion = stringMember(text, meta, 'resourceVersion');
+    const l = findMember(text, meta, 'labels');
+    if (l >= 0 && text.charCodeAt(meta[l + 2]!) === LBRACE) {
+      labelsStart = meta[l + 2]!;
+      labelsEnd = meta[l + 3]!;
+    }
+  }
+  const record = new LazyRecord(text, start, name, namespace, resourceVersion, labelsStart, labelsEnd);
+  return record.view<T>(ranges);
+}
+
+function makeView(text: string, start: number, record: LazyRecord | undefined, members?: number[]): object {
+  return new Proxy<Record<string, unknown>>({}, new View(text, start, record, members));
+}
+
+/** Not yet decoded (undefined is not a JSON value, but a memo slot may hold any decoded value). */
+const UNREAD: unique symbol = Symbol('unread');
+
+/**
+ * The handler of one view. The target starts empty; `get` of a member decodes that member
+ * alone. Every other operation (keys, `in`, descriptors, freezing checks, writes) first fills the
+ * target with every member, in the text's order, and freezes it: from then on the view is a
+ * frozen plain object behind a Proxy.
+ */
+class View implements ProxyHandler<Record<string, unknown>> {
+  #members: number[] | undefined;
+  #values: unknown[] | undefined;
+  #full = false;
+
+  constructor(
+    readonly text: string,
+    readonly start: number,
+    readonly record: LazyRecord | undefined,
+    members: number[] | undefined,
+  ) {
+    this.#members = members;
+  }
+
+  #ranges(): number[] {
+    return (this.#members ??= scanMembers(this.text, this.start).ranges);
+  }
+
+  #value(m: number): unknown {
+    const values = (this.#values ??= new Array<unknown>(this.#ranges().length / 4).fill(UNREAD));
+    const slot = m / 4;
+    const memo = values[slot];
+    if (memo !== UNREAD) return memo;
+    const ranges = this.#ranges();
+    const value = decodeValue(this.text, ranges[m + 2]!, ranges[m + 3]!);
+    values[slot] = value;
+    return value;
+  }
+
+  #fill(target: Record<string, unknown>): void {
+    if (this.#full) return;
+    const ranges = this.#ranges();
+    for (let m = 0; m < ranges.length; m += 4) {
+      const key = stringAt(this.text, ranges[m]!, ranges[m + 1]!);
+      // A repeated key keeps its first position and its last value, as JSON.parse does;
+      // defineProperty (not assignment) so that a "__proto__" key is a plain property.
+      Object.defineProperty(target, key, { value: this.#value(findMember(this.text, ranges, key)), writable: true, enumerable: true, configurable: true });
+    }
+    Object.freeze(target);
+    this.#full = true;
+  }
+
+  get(target: Record<string, unknown>, key: string | symbol): unknown {
+    if (key === RECORD) return this.record;
+    if (this.#full || typeof key !== 'string') return Reflect.get(target, key);
+    const ranges = this.#ranges();
+    for (let m = ranges.length - 4; m >= 0; m -= 4) if (keyIs(this.text, ranges, m, key)) return this.#value(m);
+    // Not a member: the prototype's (toString, hasOwnProperty, …) or undefined.
+    return Reflect.get(target, key);
+  }
+
+  has(target: Record<string, unknown>, key: string | symbol): boolean {
+    this.#fill(target);
+    return Reflect.has(target, key);
+  }
+
+  ownKeys(target: Record<string, unknown>): (string | symbol)[] {
+    this.#fill(target);
+    return Reflect.ownKeys(target);
+  }
+
+  getOwnPropertyDescriptor(target: Record<string, unknown>, key: string | symbol): PropertyDescriptor | undefined {
+    this.#fill(target);
+    return Reflect.getOwnPropertyDescriptor(target, key);
+  }
+
+  defineProperty(target: Record<string, unknown>, key: string | symbol, descriptor: PropertyDescriptor): boolean {
+    this.#fill(target);
+    return Reflect.defineProperty(target, key, descriptor);
+  }
+
+  deleteProperty(target: Record<string, unknown>, key: string | symbol): boolean {
+    this.#fill(target);
+    return Reflect.deleteProperty(target, key);
+  }
+
+  set(target: Record<string, unknown>, key: string | symbol, value: unknown): boolean {
+    this.#fill(target);
+    return Reflect.set(target, key, value);
+  }
+
+  isExtensible(target: Record<string, unknown>): boolean {
+    this.#fill(target);
+    return Reflect.isExtensible(target);
+  }
+
+  preventExtensions(target: Record<string, unknown>): boolean {
+    this.#fill(target);
+    return Reflect.preventExtensions(target);
+  }
+
+  setPrototypeOf(target: Record<string, unknown>, proto: object | null): boolean {
+    this.#fill(target);
+    return Reflect.setPrototypeOf(target, proto);
+  }
+}
+
+function decodeValue(text: string, start: number, end: number): unknown {
+  const c = text.charCodeAt(start);
+  if (c === LBRACE) return makeView(text, start, undefined);
+  if (c === QUOTE) return stringAt(text, start, end);
+  if (c === LBRACKET) return deepFreeze(JSON.parse(text.slice(start, end)) as unknown);
+  try {
+    return JSON.parse(text.slice(start, end)) as unknown;
+  } catch {
+    throw malformed(text, start, 'not a JSON value');
+  }
+}
