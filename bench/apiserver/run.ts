@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { load, type LoadResult } from '../support/load.js';
 
-const child = spawn(process.execPath, ['--import', 'tsx', new URL('./server.ts', import.meta.url).pathname], {
+const child = spawn(process.execPath, [...(process.env['SERVER_FLAGS']?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', new URL('./server.ts', import.meta.url).pathname], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
