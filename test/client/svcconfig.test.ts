@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSvcconfig, SvcconfigError } from '../../src/client/index.js';
+import { scratchDir } from '../support/scratch.js';
 
 const CERT = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const KEY = '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n';
 
 function config(user: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-client-config-'));
+  const dir = scratchDir('svc-client-config-');
   writeFileSync(join(dir, 'client.key'), KEY);
   const path = join(dir, 'config');
   writeFileSync(

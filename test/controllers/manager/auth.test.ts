@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningControllerManager } from '../../../controllers/manager/index.js';
 import { writeSvcconfig } from '../../../src/client/index.js';
 import { freePort, startCluster, type Cluster } from './support.js';
+import { scratchDir } from '../../support/scratch.js';
 
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 
@@ -71,7 +72,7 @@ describe('who may use the secure port', () => {
 
   beforeAll(async () => {
     cluster = await startCluster();
-    const dir = mkdtempSync(join(tmpdir(), 'svc-cm-auth-'));
+    const dir = scratchDir('svc-cm-auth-');
     ca = await authority('client-ca');
     proxyCa = await authority('front-proxy-ca');
     writeFileSync(join(dir, 'client-ca.crt'), ca.pem);

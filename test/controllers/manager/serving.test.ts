@@ -9,6 +9,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningControllerManager } from '../../../controllers/manager/index.js';
 import { eventually, freePort, startCluster, type Cluster } from './support.js';
+import { scratchDir } from '../../support/scratch.js';
 
 describe('the secure port', () => {
   let cluster: Cluster;
@@ -25,7 +26,7 @@ describe('the secure port', () => {
 
   beforeAll(async () => {
     cluster = await startCluster();
-    const certDir = mkdtempSync(join(tmpdir(), 'svc-cm-certs-'));
+    const certDir = scratchDir('svc-cm-certs-');
     open = await cluster.manager([
       `--secure-port=${await freePort()}`,
       '--bind-address=127.0.0.1',

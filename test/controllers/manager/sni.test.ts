@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningControllerManager } from '../../../controllers/manager/index.js';
 import { ensurePki } from '../../../src/apiserver/index.js';
 import { freePort, startCluster, type Cluster } from './support.js';
+import { scratchDir } from '../../support/scratch.js';
 
 /** The DNS names of the certificate the port presents for `servername`. */
 function presented(m: RunningControllerManager, servername: string): Promise<string> {
@@ -26,8 +27,8 @@ describe('certificates by server name', () => {
   let m: RunningControllerManager;
   beforeAll(async () => {
     cluster = await startCluster();
-    const exact = mkdtempSync(join(tmpdir(), 'svc-sni-a-'));
-    const wild = mkdtempSync(join(tmpdir(), 'svc-sni-b-'));
+    const exact = scratchDir('svc-sni-a-');
+    const wild = scratchDir('svc-sni-b-');
     await ensurePki(exact, { dns: ['api.example.test'], ips: [] });
     await ensurePki(wild, { dns: ['wild-cert.test'], ips: [] });
     m = await cluster.manager([

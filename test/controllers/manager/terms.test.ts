@@ -12,6 +12,7 @@ import { RequestAuth, startControllerManager, type ControllerManagerOptions, typ
 import { ensurePki } from '../../../src/apiserver/index.js';
 import { builtin, loadSvcconfig } from '../../../src/client/index.js';
 import { eventually, freePort, sleep, startCluster, type Cluster } from './support.js';
+import { scratchDir } from '../../support/scratch.js';
 
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { v: '1' } });
 
@@ -138,7 +139,7 @@ describe('terms of leadership', () => {
   });
 
   it('reports a failed loop on /healthz and /readyz until the next term', async () => {
-    const { cert, key } = await ensurePki(mkdtempSync(join(tmpdir(), 'svc-cm-terms-')), { dns: ['localhost'], ips: ['127.0.0.1'] });
+    const { cert, key } = await ensurePki(scratchDir('svc-cm-terms-'), { dns: ['localhost'], ips: ['127.0.0.1'] });
     const m = await startControllerManager({
       ...(await options(() => throwError(() => new Error('broken on purpose')))),
       serving: {
