@@ -30,6 +30,9 @@ describe('etcd watches when etcd and the client cancel the same watch', () => {
     const prefix = `${store.prefix}stray/`;
     const seen: string[] = [];
     const keep = store.watch(prefix, await store.revision()).subscribe({ next: (event) => seen.push(event.key) });
+    // The long-lived watch must be open in etcd before anything is compacted under its start.
+    await store.create(`${prefix}first`, enc.encode('v'));
+    while (!seen.includes(`${prefix}first`) && thrown.length === 0) await pause(20);
     let n = 0;
     for (let round = 0; round < 40; round++) {
       const from = await store.revision();
