@@ -1,4 +1,4 @@
-import type { Node } from '../../src/api/index.js';
+import { matchesLabels, type LabelOperator, type Node } from '../../src/api/index.js';
 
 /** One requirement of a node selector term (`matchExpressions` or `matchFields`). */
 export interface NodeSelectorRequirement {
@@ -13,30 +13,23 @@ export interface NodeSelectorTerm {
   readonly matchFields?: readonly NodeSelectorRequirement[];
 }
 
-const INTEGER = /^-?\d+$/;
+/** A node selector's operators in the label selector's words (the matching is the same). */
+const OPERATORS: Readonly<Record<string, LabelOperator>> = {
+  In: 'In',
+  NotIn: 'NotIn',
+  Exists: 'Exists',
+  DoesNotExist: 'DoesNotExist',
+  Gt: 'GreaterThan',
+  Lt: 'LessThan',
+};
 
 function requirementHolds(req: NodeSelectorRequirement, value: string | undefined): boolean {
+  const operator = OPERATORS[req.operator];
+  if (operator === undefined) return false;
   const values = req.values ?? [];
-  switch (req.operator) {
-    case 'In':
-      return value !== undefined && values.includes(value);
-    case 'NotIn':
-      return value === undefined || !values.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      // One integer value on each side, else the requirement matches nothing (as Kubernetes).
-      if (value === undefined || values.length !== 1 || !INTEGER.test(value) || !INTEGER.test(values[0]!)) return false;
-      const have = Number(value);
-      const want = Number(values[0]);
-      return req.operator === 'Gt' ? have > want : have < want;
-    }
-    default:
-      return false;
-  }
+  // Gt and Lt take exactly one value, else the requirement matches nothing (as Kubernetes).
+  if ((operator === 'GreaterThan' || operator === 'LessThan') && values.length !== 1) return false;
+  return matchesLabels({ requirements: [{ key: req.key, operator, values }] }, value === undefined ? {} : { [req.key]: value });
 }
 
 /**
