@@ -1,4 +1,4 @@
-import { SVC_VERSION } from '../apiserver/svc-version.js';
+import { SVC_VERSION } from '../apiserver/index.js';
 import { EXIT_FAILED, EXIT_OK, processIO, type CommandIO } from './command.js';
 import { renderHelp } from './flag-docs.js';
 import { FlagError } from './flags.js';
