@@ -87,7 +87,15 @@ export function fileSource(options: FileSourceOptions): Observable<SourceEvent> 
         throw error;
       }
       if (!info.isDirectory()) return [options.path];
-      const names = (await readdir(options.path)).filter((name) => !name.startsWith('.')).sort();
+      let entries: string[];
+      try {
+        entries = await readdir(options.path);
+      } catch (error) {
+        // Removed between the stat and the read: as missing as if the stat had said so.
+        if (isNotFound(error)) return [];
+        throw error;
+      }
+      const names = entries.filter((name) => !name.startsWith('.')).sort();
       const files: string[] = [];
       for (const name of names) {
         const file = join(options.path, name);

@@ -12,18 +12,21 @@ let recorder: Recorder<PodUpdate>;
 // A short period with fs.watch off (unless a test is about the watch): tests wait for outcomes with
 // bounded polls, never for a time.
 const start = (path: string, options: { watch?: boolean; periodMs?: number; readiness?: SourcesReadiness } = {}) => {
-  recorder = new Recorder<PodUpdate>();
-  recorder.start(
+  // Bound to this test's recorder: a read of an earlier test's source finishing late must not
+  // report into it.
+  const own = new Recorder<PodUpdate>();
+  recorder = own;
+  own.start(
     podSources({
       nodeName: NODE,
       podManifestPath: path,
       fileCheckFrequencyMs: options.periodMs ?? 50,
       watchManifestPath: options.watch ?? false,
       readiness: options.readiness,
-      onProblem: (problem) => recorder.onProblem(problem),
+      onProblem: (problem) => own.onProblem(problem),
     }),
   );
-  return recorder;
+  return own;
 };
 
 const names = (updates: readonly PodUpdate[], type?: PodUpdate['type']) => updates.filter((u) => type === undefined || u.type === type).map((u) => u.pod.metadata.name);
