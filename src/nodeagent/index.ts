@@ -3,6 +3,7 @@
  * node registration and heartbeats, pod sources and mirror pods.
  */
 export * from './cri/index.js';
+export * from './containerd/index.js';
 export * from './node/index.js';
 export * from './sources/index.js';
 export * from './mirror/index.js';
