@@ -148,12 +148,13 @@ async function createCa(): Promise<{ ca: Ca; keyPem: string; pem: string }> {
   return { ca: { pem, node: new NodeCertificate(pem), cert, signingKey: keys.privateKey }, keyPem, pem };
 }
 
-async function issueServing(ca: Ca, names: ServingNames): Promise<{ cert: string; key: string }> {
+/** A leaf certificate signed by the CA: `subject`, its extended key usage and subject names. */
+async function issueLeaf(ca: Ca, subject: string, usage: string, names?: ServingNames): Promise<{ cert: string; key: string }> {
   const keys = await crypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify']);
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serialNumber(),
-    subject: 'CN=svc-apiserver',
+    subject,
     issuer: ca.cert.subject,
     notBefore: new Date(now - BACKDATE_MS),
     notAfter: new Date(Math.min(now + SERVING_LIFETIME_MS, Date.parse(ca.node.validTo))),
@@ -163,16 +164,62 @@ async function issueServing(ca: Ca, names: ServingNames): Promise<{ cert: string
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension([
-        ...names.dns.map((value) => ({ type: 'dns' as const, value })),
-        ...names.ips.map((value) => ({ type: 'ip' as const, value })),
-      ]),
+      new x509.ExtendedKeyUsageExtension([usage]),
+      ...(names
+        ? [
+            new x509.SubjectAlternativeNameExtension([
+              ...names.dns.map((value) => ({ type: 'dns' as const, value })),
+              ...names.ips.map((value) => ({ type: 'ip' as const, value })),
+            ]),
+          ]
+        : []),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
       await x509.AuthorityKeyIdentifierExtension.create(ca.cert.publicKey),
     ],
   });
   return { cert: cert.toString('pem') + '\n', key: await exportKeyPem(keys.privateKey) };
+}
+
+const issueServing = (ca: Ca, names: ServingNames) => issueLeaf(ca, 'CN=svc-apiserver', x509.ExtendedKeyUsage.serverAuth, names);
+
+/** A client certificate, as files: where `ensureClientCertificate` keeps it. */
+export interface ClientCertificateFiles {
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+/**
+ * A client certificate signed by the CA in `dir` (`<data-dir>/pki`), kept as `<name>.crt` and
+ * `<name>.key` beside it and reissued when missing, damaged, expiring or naming another user.
+ * The API server authenticates it when `--client-ca-file` is the CA's certificate: the common
+ * name is the user, each organization a group. `svc up` uses it for the identities it runs with.
+ */
+export async function ensureClientCertificate(dir: string, name: string, who: { commonName: string; organizations?: readonly string[] }): Promise<ClientCertificateFiles> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const ca = await loadOrCreateCa(join(dir, 'ca.crt'), join(dir, 'ca.key'));
+  const files = { certFile: join(dir, `${name}.crt`), keyFile: join(dir, `${name}.key`) };
+  const subject = [`CN=${who.commonName}`, ...(who.organizations ?? []).map((o) => `O=${o}`)].join(', ');
+  const [certPem, keyPem] = await Promise.all([readOptional(files.certFile), readOptional(files.keyFile)]);
+  if (certPem !== undefined && keyPem !== undefined && clientIsUsable(certPem, keyPem, ca.node, subject)) return files;
+  const issued = await issueLeaf(ca, subject, x509.ExtendedKeyUsage.clientAuth);
+  await writePrivateFile(files.keyFile, issued.key);
+  await writePublicFile(files.certFile, issued.cert);
+  return files;
+}
+
+function clientIsUsable(certPem: string, keyPem: string, ca: NodeCertificate, subject: string): boolean {
+  try {
+    const cert = new NodeCertificate(certPem);
+    const wanted = new x509.Name(subject).toString();
+    return (
+      cert.checkPrivateKey(createPrivateKey(keyPem)) &&
+      cert.verify(ca.publicKey) &&
+      Date.parse(cert.validTo) - Date.now() > RENEW_WITHIN_MS &&
+      new x509.X509Certificate(certPem).subject === wanted
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a stored serving certificate can be served again as it is. */
