@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startForCommand } from './apiserver-command.js';
 import { apiServerConfig } from './apiserver-flags.js';
@@ -8,10 +9,11 @@ import { parseFlags } from './flags.js';
 import { startScheduler } from './scheduler-command.js';
 import { schedulerFlags } from './scheduler-flags.js';
 import { upDoc, upFlags } from './up-flags.js';
+import { startUpNode, type UpNode } from './up-node.js';
 
 /**
  * `svc up`: a whole local cluster in one process on the embedded store: the API server, the
- * controller manager and the scheduler (the node agent joins with the rest of issue #12).
+ * controller manager, the scheduler and a node (its own containerd and the node agent).
  */
 
 export interface UpOptions {
@@ -21,8 +23,12 @@ export interface UpOptions {
 
 /** Runs `svc up` until SIGINT/SIGTERM; returns the exit code. */
 export async function up(argv: readonly string[], io: CommandIO, options: UpOptions = {}): Promise<number> {
-  const config = readCommandLine(upDoc, upFlags, argv, io, apiServerConfig);
-  if (isExit(config)) return config.exitCode;
+  const read = readCommandLine(upDoc, upFlags, argv, io, (values) => ({
+    server: apiServerConfig(values),
+    node: { enabled: !values.disableAgent, podCidr: values.podCidr, port: values.nodeAgentPort },
+  }));
+  if (isExit(read)) return read.exitCode;
+  const { server: config, node: nodeConfig } = read;
   const server = await startForCommand(upDoc, config, io);
   if (isExit(server)) return server.exitCode;
   // The controller manager runs in this process, as the admin, with leader election on (a second
@@ -51,6 +57,28 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
     await server.close();
     return EXIT_FAILED;
   }
+  // The node last: its agent registers with the API server and runs what the scheduler binds.
+  let node: UpNode | undefined;
+  if (nodeConfig.enabled) {
+    try {
+      node = await startUpNode({
+        dataDir: resolve(config.dataDir),
+        svcconfigPath: server.svcconfigPath,
+        podCidr: nodeConfig.podCidr,
+        port: nodeConfig.port,
+        clientCaFile: join(resolve(config.dataDir), 'pki', 'ca.crt'),
+        io,
+        verbose: (config.verbosity ?? 0) >= 2,
+      });
+    } catch (error) {
+      io.err(`${upDoc.name}: node: ${(error as Error).message}`);
+      await scheduler.close();
+      await manager.close();
+      await server.close();
+      return EXIT_FAILED;
+    }
+    if (node) io.out(`node ${node.nodeName}: pods on ${node.podCidr}`);
+  }
   const elapsed = Math.round(performance.now() - (options.startedAt ?? 0));
   io.out(`svcconfig: ${server.svcconfigPath}`);
   io.out(`ready in ${elapsed} ms`);
@@ -61,6 +89,7 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   // The grace covers the manager's drain (10s by default), the Lease release and the server's close.
   return closeOnSignal(
     async () => {
+      await node?.close();
       await scheduler.close();
       await manager.close();
       await server.close();

@@ -1,17 +1,32 @@
 import { apiServerFlags } from './apiserver-flags.js';
 import type { CommandDoc } from './flag-docs.js';
-import { withDefaults } from './flags.js';
+import { flag } from './flag-spec.js';
+import { defineFlags, withDefaults } from './flags.js';
 
 /**
  * `svc up`'s options: svc-apiserver's table with defaults that suit a laptop (only loopback can
- * connect). When the controller manager and the scheduler join `svc up`, their tables join here.
+ * connect), and the few that shape its node.
  */
-export const upFlags = withDefaults(apiServerFlags, { 'bind-address': '127.0.0.1' });
+export const upFlags = defineFlags({
+  ...withDefaults(apiServerFlags, { 'bind-address': '127.0.0.1' }),
+  'disable-agent': flag.bool({
+    meaning: 'Run the control plane only: no containerd and no node agent (pods stay Pending unless another node joins).',
+  }),
+  'pod-cidr': flag.string({
+    valueName: 'cidr',
+    default: '10.42.0.0/24',
+    meaning: "The node's pod network (an IPv4 /24 on a bridge). When a route on the host already covers it, a free 10.x.y.0/24 is used instead; the choice is kept in <data-dir>/agent/pod-cidr.",
+  }),
+  'node-agent-port': flag.int({
+    default: 10250,
+    meaning: "The node agent's HTTPS port (logs, exec, attach, port-forward; the API server proxies to it). 0 picks a free port.",
+  }),
+});
 
 export const upDoc: CommandDoc = {
   name: 'svc up',
   usage: 'svc up [flags]',
   summary:
-    'Starts a local cluster on the embedded sqlite store in --data-dir (./.svc): the API server and the controller manager (leader election on, its secure port off). Writes <data-dir>/admin.svcconfig for kubectl and svc clients. Listens on 127.0.0.1 unless --bind-address says otherwise. Stop it with Ctrl-C; the next `svc up` on the same data dir resumes the cluster.',
-  source: "src/cli/up-flags.ts (svc-apiserver's table with other defaults)",
+    'Starts a local cluster on the embedded sqlite store in --data-dir (./.svc), the way k3s does: the API server, the controller manager and the scheduler (leader election on, their secure ports off), and a node — its own containerd (config, socket and data under <data-dir>/containerd, a bridge CNI network for pod IPs) with the node agent. Writes <data-dir>/admin.svcconfig for kubectl and svc clients. Where containerd, runc or the CNI plugins are not installed it says which command installs them and runs the control plane only. Listens on 127.0.0.1 unless --bind-address says otherwise. Stop it with Ctrl-C (pods stop with it); the next `svc up` on the same data dir resumes the cluster and starts its pods again.',
+  source: "src/cli/up-flags.ts (svc-apiserver's table with other defaults, plus the node's options)",
 };

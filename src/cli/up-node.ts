@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import {
+  buildLocalImages,
+  defaultImageCacheDir,
+  freePodCidr,
+  importImageArchive,
+  missingNodeDependencies,
+  startContainerdProcess,
+  type ContainerdProcess,
+} from '../nodeagent/index.js';
+import type { CommandIO } from './command.js';
+import { CONFIG_API_VERSION, CONFIG_KIND } from './nodeagent-config.js';
+import { prepareNodeAgent } from './nodeagent-command.js';
+import { startNodeAgent, type RunningNodeAgent } from './nodeagent-run.js';
+import { readHostFacts } from './nodeagent-validate.js';
+
+/**
+ * The node of `svc up`, the way k3s runs its agent: a containerd of its own under
+ * `<data-dir>/containerd` (generated config, its own socket, a bridge CNI network for pod IPs),
+ * svc's local busybox and pause images imported into it, and the node agent in this process with
+ * a generated NodeAgentConfiguration in `<data-dir>/agent/config.yaml`.
+ */
+
+export interface UpNodeOptions {
+  readonly dataDir: string;
+  /** The admin svcconfig the agent talks to the API server with. */
+  readonly svcconfigPath: string;
+  /** Preferred pod CIDR; another free /24 is used when a host route covers it. */
+  readonly podCidr: string;
+  /** The agent's HTTPS port. */
+  readonly port: number;
+  /** The CA whose client certificates the agent accepts (the API server's, for its proxy). */
+  readonly clientCaFile: string;
+  readonly io: CommandIO;
+  readonly verbose: boolean;
+}
+
+export interface UpNode {
+  readonly nodeName: string;
+  readonly podCidr: string;
+  /** Stops the agent, then every pod sandbox and containerd (the whole node goes down with `svc up`). */
+  close(): Promise<void>;
+}
+
+/** A bridge name per data dir (at most 15 characters), so two clusters on one host do not share one. */
+export function bridgeName(dataDir: string): string {
+  return `svc${createHash('sha256').update(dataDir).digest('hex').slice(0, 8)}`;
+}
+
+/** The pod CIDR the node used last time, kept so pod IPs stay in one range across restarts. */
+function choosePodCidr(agentDir: string, preferred: string): string {
+  const file = join(agentDir, 'pod-cidr');
+  const previous = existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
+  const cidr = freePodCidr(previous || preferred);
+  writeFileSync(file, `${cidr}\n`);
+  return cidr;
+}
+
+/** The agent's generated configuration: what `svc up` chooses for its node, each for a reason. */
+function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string): Record<string, unknown> {
+  return {
+    apiVersion: CONFIG_API_VERSION,
+    kind: CONFIG_KIND,
+    containerRuntimeEndpoint: endpoint,
+    podCIDR: podCidr,
+    port: o.port,
+    // A laptop cluster serves neither the unauthenticated read-only port nor a fixed health port
+    // (two clusters on one host would fight over them).
+    readOnlyPort: 0,
+    healthzPort: 0,
+    // Machines like this one still boot with cgroup v1; the agent runs there with a warning.
+    failCgroupV1: false,
+    // Laptops and CI machines often have swap on.
+    failSwapOn: false,
+    clusterDomain: 'cluster.local',
+    // Only the API server's proxy (a client certificate from the cluster CA) and tokens the API
+    // server vouches for get in; what they may do is the API server's RBAC decision.
+    authentication: { anonymous: { enabled: false }, x509: { clientCAFile: o.clientCaFile }, webhook: { enabled: true } },
+    authorization: { mode: 'Webhook' },
+  };
+}
+
+/**
+ * Starts the node, or says why there is none and returns undefined (the control plane runs on):
+ * containerd, runc or the CNI plugins missing (with the command that installs them), or no static
+ * busybox to build the local images from.
+ */
+export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined> {
+  const missing = missingNodeDependencies();
+  if (missing.length > 0) {
+    const install = [...new Set(missing.map((m) => m.install.replace(/^apt-get install -y /, '')))].join(' ');
+    o.io.err(`svc up: no node: ${missing.map((m) => m.name).join(', ')} not installed (install with: apt-get install -y ${install}); running the control plane only`);
+    return undefined;
+  }
+  let images;
+  try {
+    images = buildLocalImages(defaultImageCacheDir());
+  } catch (error) {
+    o.io.err(`svc up: no node: the local images cannot be built (${(error as Error).message}; install with: apt-get install -y busybox-static); running the control plane only`);
+    return undefined;
+  }
+  const agentDir = join(o.dataDir, 'agent');
+  mkdirSync(agentDir, { recursive: true });
+  const podCidr = choosePodCidr(agentDir, o.podCidr);
+  const containerd: ContainerdProcess = await startContainerdProcess({
+    dir: join(o.dataDir, 'containerd'),
+    podCidr,
+    bridge: bridgeName(o.dataDir),
+    sandboxImage: images.pause.ref,
+    ...(o.verbose ? { onLog: (line: string) => o.io.err(`containerd: ${line}`) } : {}),
+  });
+  let agent: RunningNodeAgent | undefined;
+  try {
+    for (const image of [images.pause, images.busybox]) {
+      await importImageArchive({ address: containerd.address, archive: image.path, snapshotter: containerd.snapshotter });
+    }
+    const host = readHostFacts();
+    if (host.cgroupVersion === 1) o.io.err('svc up: this host has cgroup v1: the node agent runs with failCgroupV1: false (set in <data-dir>/agent/config.yaml)');
+    if (host.swapDevices > 0) o.io.err('svc up: swap is on: the node agent runs with failSwapOn: false');
+    const configPath = join(agentDir, 'config.yaml');
+    writeFileSync(configPath, stringify(agentConfig(o, containerd.endpoint, podCidr)));
+    const startup = prepareNodeAgent(['--config', configPath, '--svcconfig', o.svcconfigPath, '--root-dir', agentDir, '--cert-dir', join(agentDir, 'pki')], o.io);
+    if (typeof startup === 'number') throw new Error('the generated node agent configuration was refused (see above)');
+    agent = await startNodeAgent(startup, o.io);
+  } catch (error) {
+    await containerd.stop();
+    throw error;
+  }
+  const running = agent;
+  return {
+    nodeName: running.nodeName,
+    podCidr,
+    async close() {
+      await running.close();
+      await containerd.stop();
+    },
+  };
+}
