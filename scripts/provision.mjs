@@ -1,5 +1,5 @@
-// Installs the external components the test suites run for real: etcd (Debian's etcd-server),
-// and the node runtime — containerd, runc, the CNI plugins and a static busybox — then builds
+// Installs the external components the test suites run for real (and, with --node, what `svc up`'s
+// node needs, for npm start): etcd (Debian's etcd-server), and the node runtime — containerd, runc, the CNI plugins and a static busybox — then builds
 // svc's local images from that busybox. Idempotent and quiet when everything is present. A
 // suite whose component is missing fails; it never skips.
 import { spawnSync } from 'node:child_process';
@@ -59,10 +59,11 @@ function buildImages() {
   if (built.status !== 0) console.error('provision: svc images could not be built; the containerd suites will fail');
 }
 
-export function provision() {
-  provisionEtcd();
+/** `node`: only what `svc up`'s node needs (npm start); else everything the suites need too (etcd). */
+export function provision({ node = false } = {}) {
+  if (!node) provisionEtcd();
   provisionNodeRuntime();
   buildImages();
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) provision();
+if (import.meta.url === `file://${process.argv[1]}`) provision({ node: process.argv.includes('--node') });
