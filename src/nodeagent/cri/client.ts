@@ -18,6 +18,20 @@ export interface CriClientOptions {
   readonly timeoutMs?: number;
   /** Deadline of PullImage; default none (pulls are bounded by the registry, not by us). */
   readonly pullTimeoutMs?: number;
+  /**
+   * Told of every call when it settles: the method (`RuntimeService/RunPodSandbox`), when it
+   * started (`performance.now()`), how long it took, and its error. For metrics and for
+   * benchmarks that split a pod's start into runtime time and the agent's own.
+   */
+  readonly onCall?: (call: CriCallRecord) => void;
+}
+
+/** One settled CRI call, as {@link CriClientOptions.onCall} reports it. */
+export interface CriCallRecord {
+  readonly method: string;
+  readonly startedAt: number;
+  readonly durationMs: number;
+  readonly error?: CriError | undefined;
 }
 
 export interface CallOptions {
@@ -62,6 +76,7 @@ export class CriClient {
   private readonly image: grpc.Client;
   private readonly timeoutMs: number;
   private readonly pullTimeoutMs: number | undefined;
+  private readonly onCall: ((call: CriCallRecord) => void) | undefined;
 
   constructor(options: CriClientOptions) {
     const channelOptions: grpc.ChannelOptions = {
@@ -74,6 +89,7 @@ export class CriClient {
     this.image = imageTarget === runtimeTarget ? this.runtime : new grpc.Client(imageTarget, grpc.credentials.createInsecure(), channelOptions);
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.pullTimeoutMs = options.pullTimeoutMs;
+    this.onCall = options.onCall;
   }
 
   close(): void {
@@ -87,6 +103,8 @@ export class CriClient {
     const client = service === 'RuntimeService' ? this.runtime : this.image;
     const method = `${service}/${name}`;
     const timeout = options.timeoutMs ?? defaultTimeout;
+    const startedAt = performance.now();
+    const settled = (error?: CriError): void => this.onCall?.({ method, startedAt, durationMs: performance.now() - startedAt, error });
     return new Promise<Res>((resolve, reject) => {
       if (options.signal?.aborted) {
         reject(new CriError(method, GrpcStatus.CANCELLED, 'aborted before the call'));
@@ -101,9 +119,12 @@ export class CriClient {
         timeout === undefined ? {} : { deadline: Date.now() + timeout },
         (error, response) => {
           options.signal?.removeEventListener('abort', onAbort);
-          if (error) reject(new CriError(method, error.code, error.details || error.message, error));
-          else if (response === undefined) reject(new CriError(method, GrpcStatus.INTERNAL, 'empty response'));
-          else resolve(response);
+          let failure: CriError | undefined;
+          if (error) failure = new CriError(method, error.code, error.details || error.message, error);
+          else if (response === undefined) failure = new CriError(method, GrpcStatus.INTERNAL, 'empty response');
+          settled(failure);
+          if (failure) reject(failure);
+          else resolve(response!);
         },
       );
       const onAbort = (): void => call.cancel();

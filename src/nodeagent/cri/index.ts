@@ -1,5 +1,5 @@
 /** The node agent's container runtime layer: the CRI client, local images, runtime configuration. */
-export { CriClient, grpcTarget, type CallOptions, type CriClientOptions } from './client.js';
+export { CriClient, grpcTarget, type CallOptions, type CriCallRecord, type CriClientOptions } from './client.js';
 export { CriError, GrpcStatus, isCriError } from './errors.js';
 export type * from './types.js';
 export { importImageArchive, type ImportImageOptions } from './image-import.js';
