@@ -99,3 +99,12 @@ export async function criSnapshotter(cri: Pick<CriClient, 'status'>): Promise<st
   }
   return 'overlayfs';
 }
+
+/**
+ * What the agent runs at start: every archive in `<rootDir>/images/` imported into the runtime at
+ * `endpoint`, into the snapshotter its CRI plugin uses.
+ */
+export async function importAgentImages(options: { readonly cri: Pick<CriClient, 'status'>; readonly endpoint: string; readonly rootDir: string; readonly ctr?: string }): Promise<ArchiveImportResult[]> {
+  const snapshotter = await criSnapshotter(options.cri);
+  return importImageDirectory(join(options.rootDir, IMAGES_DIR_NAME), { address: options.endpoint, snapshotter, ...(options.ctr ? { ctr: options.ctr } : {}) });
+}

@@ -10,6 +10,7 @@ export {
   IMAGES_DIR_NAME,
   checkImageArchive,
   criSnapshotter,
+  importAgentImages,
   importImageArchives,
   importImageDirectory,
   type ArchiveImportResult,

@@ -15,6 +15,7 @@ import {
   PAUSE_IMAGE,
   criRuntimeInfo,
   criSnapshotter,
+  importAgentImages,
   importImageArchives,
   importImageDirectory,
   nodeImagesReader,
@@ -94,6 +95,15 @@ describe('image import from <root-dir>/images', () => {
     expect(!failed.imported && failed.error.message).toContain('not an image archive');
     expect(await hasImage(OCI_REF)).toBe(true);
     expect(await hasImage(DOCKER_REF)).toBe(true);
+  });
+
+  it('importAgentImages reads <root-dir>/images with the runtime\'s snapshotter', async () => {
+    const root = join(scratch, 'agent-root');
+    mkdirSync(join(root, 'images'), { recursive: true });
+    writeTinyImage(join(root, 'images'), 'registry.invalid/imported/at-start:1');
+    const results = await importAgentImages({ cri: containerd.cri, endpoint: containerd.endpoint, rootDir: root });
+    expect(results.map((r) => r.imported)).toEqual([true]);
+    expect(await hasImage('registry.invalid/imported/at-start:1')).toBe(true);
   });
 
   it('a missing directory imports nothing', async () => {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isStatusError, type StatusError } from '../../../src/api/index.js';
+import { isStatusError, type Secret, type StatusError } from '../../../src/api/index.js';
 import { BUSYBOX_IMAGE, CriClient, ImageManager, PAUSE_IMAGE, importImageArchive, type CallOptions, type Input, type PullImageRequest, type PullImageResponse } from '../../../src/nodeagent/index.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { EventLog, podWith, writeTinyImage } from './support.js';
@@ -162,8 +162,10 @@ class CountingCri extends CriClient {
   inFlight = 0;
   maxInFlight = 0;
   calls = 0;
+  readonly requests: Input<PullImageRequest>[] = [];
   override async pullImage(request: Input<PullImageRequest>, options?: CallOptions): Promise<PullImageResponse> {
     this.calls++;
+    this.requests.push(request);
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
@@ -203,5 +205,37 @@ describe('serialized and parallel pulls', () => {
     const cri = await burst(false);
     expect(cri.calls).toBe(4);
     expect(cri.maxInFlight).toBeGreaterThan(1);
+  });
+});
+
+describe('pull secrets', () => {
+  it('each matching credential is tried in turn (most specific first), then ErrImagePull; other registries get an anonymous pull', async () => {
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    const secret: Secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'regcred', namespace: 'default' },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: {
+        '.dockerconfigjson': b64(
+          JSON.stringify({ auths: { 'registry.invalid': { auth: b64('wide:pw1') }, 'registry.invalid/secured': { username: 'narrow', password: 'pw2' } } }),
+        ),
+      },
+    };
+    const cri = new CountingCri({ endpoint: containerd.endpoint });
+    try {
+      const images = manager(new EventLog(), { cri });
+      const { pod, container } = podWith('secured', { image: 'registry.invalid/secured/app:1' });
+      expect((await rejection(images.ensureImage(pod, container, [secret]))).reason).toBe('ErrImagePull');
+      expect(cri.requests.map((r) => [r.image?.image, r.auth?.username, r.auth?.password, r.auth?.serverAddress])).toEqual([
+        ['registry.invalid/secured/app:1', 'narrow', 'pw2', 'registry.invalid/secured'],
+        ['registry.invalid/secured/app:1', 'wide', 'pw1', 'registry.invalid'],
+      ]);
+      const other = podWith('elsewhere', { image: 'other.invalid/app:1' });
+      expect((await rejection(images.ensureImage(other.pod, other.container, [secret]))).reason).toBe('ErrImagePull');
+      expect(cri.requests[2]?.auth).toBeUndefined();
+    } finally {
+      cri.close();
+    }
   });
 });
