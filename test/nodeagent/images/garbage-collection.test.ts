@@ -22,6 +22,7 @@ import {
   nodeStatusDefaults,
   nodeStatusImages,
   selectImagesToFree,
+  startGarbageCollection,
   startNodeStatus,
   writeTar,
   type Input,
@@ -255,6 +256,36 @@ describe('dead-container garbage collection', () => {
       const young = new ContainerGarbageCollector({ cri: containerd.cri, podExists: () => false, policy: { minimumAgeMs: 3_600_000, maxPerPodContainer: 0, maxContainers: 0 } });
       expect((await young.collect()).removedContainers).toEqual([]);
     } finally {
+      await containerd.cri.stopPodSandbox({ podSandboxId: sandboxId });
+      await containerd.cri.removePodSandbox({ podSandboxId: sandboxId });
+    }
+  });
+});
+
+describe('startGarbageCollection', () => {
+  it('runs the collectors on their periods until stopped, reporting failures', async () => {
+    const config = sandboxConfig('looped', 'uid-looped');
+    const sandboxId = (await containerd.cri.runPodSandbox({ config })).podSandboxId;
+    const errors: string[] = [];
+    const loop = startGarbageCollection({
+      containers: new ContainerGarbageCollector({ cri: containerd.cri, podExists: () => false }),
+      images: new ImageGarbageCollector({ cri: containerd.cri, policy: { highThresholdPercent: 99, lowThresholdPercent: 98, minimumAgeMs: 0 }, filesystem: async () => ({ capacityBytes: 0, availableBytes: 0 }) }),
+      containerPeriodMs: 20,
+      imagePeriodMs: 20,
+      onError: (what, error) => errors.push(`${what}: ${(error as Error).message}`),
+    });
+    try {
+      await createContainer(sandboxId, config, 'main', 0);
+      for (let i = 0; i < 200; i++) {
+        const left = (await containerd.cri.listContainers({ filter: { labelSelector: { 'svc.io/pod.uid': 'uid-looped' } } })).containers;
+        if (left.length === 0 && errors.length > 0) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect((await containerd.cri.listContainers({ filter: { labelSelector: { 'svc.io/pod.uid': 'uid-looped' } } })).containers).toEqual([]);
+      // The image pass fails on a filesystem of no size, and says so.
+      expect(errors[0]).toBe('images: invalid capacity 0 on image filesystem');
+    } finally {
+      loop.stop();
       await containerd.cri.stopPodSandbox({ podSandboxId: sandboxId });
       await containerd.cri.removePodSandbox({ podSandboxId: sandboxId });
     }
