@@ -1,13 +1,12 @@
-import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { StatusError } from '../api/index.js';
 import { CriClient, IMAGES_DIR_NAME, checkImageArchive, criSnapshotter, importImageArchives, type ImageArchiveKind } from '../nodeagent/index.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, reportFlagError, type CommandIO } from './command.js';
-import type { CommandDoc } from './flag-docs.js';
+import { renderHelp, type CommandDoc } from './flag-docs.js';
 import { flag } from './flag-spec.js';
 import { defineFlags, FlagError, parseFlags } from './flags.js';
-import { renderHelp } from './flag-docs.js';
 import { agentRootDir, containerdSocketPath } from './up-paths.js';
 
 /**

@@ -48,7 +48,7 @@ export async function imageArchiveKind(path: string): Promise<ImageArchiveKind |
       if (sawIndex && sawLayout) return 'oci';
       const sizeField = header.subarray(124, 136);
       // Base-256 sizes (high bit set) are for entries over 8 GiB.
-      const size = sizeField[0]! & 0x80 ? Number(sizeField.subarray(1).readBigUInt64BE(3)) : parseInt(field(header, 124, 12).trim() || '0', 8);
+      const size = sizeField[0]! & 0x80 ? Number(sizeField.readBigUInt64BE(4)) : parseInt(field(header, 124, 12).trim() || '0', 8);
       position += BLOCK + Math.ceil(size / BLOCK) * BLOCK;
     }
     return sawIndex ? 'oci' : undefined;

@@ -13,7 +13,7 @@
 import { rm } from 'node:fs/promises';
 import type { CriClient } from '../cri/index.js';
 import { isCriError, GrpcStatus } from '../cri/index.js';
-import type * as T from '../cri/types.js';
+import type * as T from '../cri/index.js';
 
 export const POD_UID_LABEL = 'svc.io/pod.uid';
 export const CONTAINER_NAME_LABEL = 'svc.io/container.name';

@@ -14,7 +14,7 @@ import { statfs } from 'node:fs/promises';
 import { StatusError } from '../../api/index.js';
 import type { CriClient } from '../cri/index.js';
 import { PAUSE_IMAGE } from '../cri/index.js';
-import type * as T from '../cri/types.js';
+import type * as T from '../cri/index.js';
 import type { InvolvedObject } from '../node/index.js';
 import type { ImageEventSink } from './image-manager.js';
 

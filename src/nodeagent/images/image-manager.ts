@@ -5,9 +5,8 @@
  * reason, so a pod worker copies `error.reason` and `error.message` into `state.waiting`.
  */
 import { StatusError, type Container, type Pod, type Secret } from '../../api/index.js';
-import type { CriClient } from '../cri/index.js';
-import { isCriError } from '../cri/index.js';
-import type * as T from '../cri/types.js';
+import { isCriError, type CriClient } from '../cri/index.js';
+import type * as T from '../cri/index.js';
 import type { InvolvedObject } from '../node/index.js';
 import { parseImageName, type ImageName } from './image-name.js';
 import { ImagePuller } from './image-puller.js';
@@ -43,10 +42,6 @@ export interface EnsuredImage {
 
 function podReference(pod: Pod): InvolvedObject {
   return { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name ?? '', namespace: pod.metadata.namespace, uid: pod.metadata.uid };
-}
-
-function formatBytes(size: bigint): string {
-  return `${size.toString()} bytes`;
 }
 
 export class ImageManager {
@@ -107,7 +102,7 @@ export class ImageManager {
       this.#backOff.succeeded(key);
       const size = await this.#presentImage({ image: imageRef }).then((image) => image?.size, () => undefined);
       const seconds = ((Date.now() - started) / 1000).toFixed(3);
-      this.#events?.record(involved, 'Normal', 'Pulled', `Successfully pulled image "${container.image}" in ${seconds}s${size === undefined ? '' : `. Image size: ${formatBytes(size)}`}`);
+      this.#events?.record(involved, 'Normal', 'Pulled', `Successfully pulled image "${container.image}" in ${seconds}s${size === undefined ? '' : `. Image size: ${size.toString()} bytes`}`);
       return { imageRef };
     } catch (error) {
       this.#backOff.failed(key);

@@ -7,7 +7,7 @@
  */
 import { TokenBucket } from '../../../operators/index.js';
 import type { CriClient } from '../cri/index.js';
-import type * as T from '../cri/types.js';
+import type * as T from '../cri/index.js';
 
 export interface ImagePullerOptions {
   readonly cri: Pick<CriClient, 'pullImage'>;

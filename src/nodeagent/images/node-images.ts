@@ -5,7 +5,7 @@
  * while: the node status is read every second, the image list changes on pulls, imports and GC.
  */
 import type { CriClient } from '../cri/index.js';
-import type * as T from '../cri/types.js';
+import type * as T from '../cri/index.js';
 
 export interface NodeImage {
   readonly names: string[];

@@ -7,7 +7,7 @@
  * the caller tries each until one pull succeeds, as the kubelet does.
  */
 import type { Secret } from '../../api/index.js';
-import type * as T from '../cri/types.js';
+import type * as T from '../cri/index.js';
 import { DEFAULT_REGISTRY, type ImageName } from './image-name.js';
 
 export const DOCKER_CONFIG_JSON_TYPE = 'kubernetes.io/dockerconfigjson';
