@@ -7,3 +7,4 @@ export * from './containerd/index.js';
 export * from './node/index.js';
 export * from './sources/index.js';
 export * from './mirror/index.js';
+export * from './images/index.js';
