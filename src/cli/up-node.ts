@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import {
   buildLocalImages,
@@ -15,6 +15,7 @@ import type { CommandIO } from './command.js';
 import { CONFIG_API_VERSION, CONFIG_KIND } from './nodeagent-config.js';
 import { prepareNodeAgent } from './nodeagent-command.js';
 import { startNodeAgent, type RunningNodeAgent } from './nodeagent-run.js';
+import { agentRootDir, containerdSocketPath } from './up-paths.js';
 import { readHostFacts } from './nodeagent-validate.js';
 
 /**
@@ -102,11 +103,11 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
     o.io.err(`svc up: no node: the local images cannot be built (${(error as Error).message}; install with: apt-get install -y busybox-static); running the control plane only`);
     return undefined;
   }
-  const agentDir = join(o.dataDir, 'agent');
+  const agentDir = agentRootDir(o.dataDir);
   mkdirSync(agentDir, { recursive: true });
   const podCidr = choosePodCidr(agentDir, o.podCidr);
   const containerd: ContainerdProcess = await startContainerdProcess({
-    dir: join(o.dataDir, 'containerd'),
+    dir: dirname(containerdSocketPath(o.dataDir)),
     podCidr,
     bridge: bridgeName(o.dataDir),
     sandboxImage: images.pause.ref,
