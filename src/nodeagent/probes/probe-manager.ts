@@ -85,6 +85,7 @@ export class ProbeManager {
   readonly #pods = new Map<string, Map<string, ContainerProbes>>();
   readonly #results = new Subject<ProbeResult>();
   readonly #attempts = new Subject<ProbeAttempt>();
+  #inFlight = 0;
 
   /** Result changes only: failing liveness or startup ⇒ restart the container; readiness ⇒ recompute status. */
   readonly results$: Observable<ProbeResult> = this.#results.asObservable();
@@ -134,6 +135,11 @@ export class ProbeManager {
     return this.#pods.get(podUid)?.get(containerName)?.started ?? false;
   }
 
+  /** Attempts running now (diagnostics; tests wait on it to know real I/O has settled). */
+  inFlight(): number {
+    return this.#inFlight;
+  }
+
   close(): void {
     for (const containers of this.#pods.values()) for (const probes of containers.values()) probes.stop();
     this.#pods.clear();
@@ -164,6 +170,7 @@ export class ProbeManager {
     const base = { podUid: target.pod.metadata.uid ?? '', containerName: target.container.name, containerId: target.containerId, kind };
     return new Observable<ProbeAttempt>((subscriber) => {
       const abort = new AbortController();
+      this.#inFlight++;
       const finish = (result: 'success' | 'failure', message: string, errored: boolean) => {
         if (subscriber.closed) return;
         subscriber.next({ ...base, result, message, errored });
@@ -175,6 +182,7 @@ export class ProbeManager {
         (error: unknown) => finish('failure', error instanceof Error ? error.message : String(error), true),
       );
       return () => {
+        this.#inFlight--;
         timeout.unsubscribe();
         abort.abort();
       };
