@@ -30,7 +30,12 @@ const TITLE: Record<LifecycleHook, string> = { postStart: 'PostStartHook', preSt
  * `FailedPostStartHook` / `FailedPreStopHook` (by `hook`) and whose message names the hook, the
  * handler, the container and why.
  */
-export async function runLifecycleHandler(handler: LifecycleHandler, target: ProbeTarget, options: LifecycleHandlerOptions): Promise<void> {
+export async function runLifecycleHandler(
+  // Also the loose object the Pod schema holds: the handler is parsed here either way.
+  handler: LifecycleHandler | Readonly<Record<string, unknown>>,
+  target: ProbeTarget,
+  options: LifecycleHandlerOptions,
+): Promise<void> {
   const hook = options.hook;
   const fail = (what: string, why: string, cause?: unknown): StatusError =>
     new StatusError({
