@@ -86,6 +86,7 @@ export class ProbeManager {
   readonly #results = new Subject<ProbeResult>();
   readonly #attempts = new Subject<ProbeAttempt>();
   #inFlight = 0;
+  #closed = false;
 
   /** Result changes only: failing liveness or startup ⇒ restart the container; readiness ⇒ recompute status. */
   readonly results$: Observable<ProbeResult> = this.#results.asObservable();
@@ -99,6 +100,7 @@ export class ProbeManager {
 
   /** Starts the container's probes; a second call for the same containerId does nothing, a new ID starts afresh. */
   start(target: ProbeTarget): void {
+    if (this.#closed) return;
     const podUid = target.pod.metadata.uid ?? '';
     let containers = this.#pods.get(podUid);
     if (!containers) this.#pods.set(podUid, (containers = new Map()));
@@ -140,7 +142,9 @@ export class ProbeManager {
     return this.#inFlight;
   }
 
+  /** Stops every probe and completes the streams; later `start()` calls do nothing. */
   close(): void {
+    this.#closed = true;
     for (const containers of this.#pods.values()) for (const probes of containers.values()) probes.stop();
     this.#pods.clear();
     this.#results.complete();

@@ -307,6 +307,7 @@ describe('start, stop, close', () => {
     manager.results$.subscribe({ complete: () => (completed = true) });
     manager.start(targetOf(podWith({ livenessProbe: probe('/live') })));
     manager.close();
+    manager.start(targetOf(podWith({ livenessProbe: probe('/live') }), 'c2'));
     await at(60_000);
     expect(hits('/live')).toBe(0);
     expect(completed).toBe(true);
