@@ -28,6 +28,10 @@ export const STATUS_REASONS = {
   ImagePullBackOff: { code: 503 },
   ErrImageNeverPull: { code: 404 },
   InvalidImageName: { code: 400 },
+  // The node agent's lifecycle hook failures (src/nodeagent/probes): never API server answers,
+  // they become the container's event reasons; the code says the agent's side failed.
+  FailedPostStartHook: { code: 500 },
+  FailedPreStopHook: { code: 500 },
 } as const satisfies Record<string, { readonly code: number }>;
 
 export type StatusReason = keyof typeof STATUS_REASONS;

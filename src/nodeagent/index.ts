@@ -8,3 +8,4 @@ export * from './node/index.js';
 export * from './sources/index.js';
 export * from './mirror/index.js';
 export * from './images/index.js';
+export * from './probes/index.js';
