@@ -30,13 +30,15 @@ export class AgentMetrics {
       labelNames: ['container_state'],
       registers: [this.registry],
       async collect() {
-        const { containers } = await cri.listContainers({});
+        // A runtime that does not answer leaves the gauge empty rather than failing the whole scrape.
+        const containers = await cri.listContainers({}).then((r) => r.containers, () => undefined);
+        this.reset();
+        if (!containers) return;
         const counts: Record<string, number> = { created: 0, running: 0, exited: 0, unknown: 0 };
         for (const c of containers) {
           const state = c.state.replace(/^CONTAINER_/, '').toLowerCase();
           counts[state] = (counts[state] ?? 0) + 1;
         }
-        this.reset();
         for (const [state, n] of Object.entries(counts)) this.set({ container_state: state }, n);
       },
     });
