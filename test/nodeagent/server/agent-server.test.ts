@@ -82,7 +82,7 @@ describe('endpoints', () => {
   beforeAll(async () => {
     const workers = new Registry();
     new Counter({ name: 'nodeagent_pod_syncs_total', help: 'syncs', registers: [workers] }).inc(3);
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default', uid: 'u-1' }, spec: { containers: [{ name: 'c', image: 'busybox' }] }, status: { phase: 'Running' } };
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default', uid: 'u-1' }, spec: { containers: [{ name: 'c', image: 'busybox' }] }, status: { phase: 'Running' as const } };
     s = await agent({}, { pods: { pods: () => [pod] }, metrics: workers, routes: [echoRoutes(['/echo'])] });
   });
 
