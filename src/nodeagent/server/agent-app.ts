@@ -58,7 +58,8 @@ const pathOf = (url: string) => {
  * to anyone; `healthz` only /healthz.
  */
 export async function buildAgentApp(type: AgentServerType, ctx: AgentAppContext): Promise<FastifyInstance> {
-  const app = Fastify({ logger: ctx.logger ?? false, ...(ctx.https ? { https: ctx.https } : {}) }) as unknown as FastifyInstance;
+  // Closing ends open streams (logs -f, exec) too: a stopping agent does not wait for its clients.
+  const app = Fastify({ logger: ctx.logger ?? false, forceCloseConnections: true, ...(ctx.https ? { https: ctx.https } : {}) }) as unknown as FastifyInstance;
   app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatus(error)));
   app.setNotFoundHandler((request, reply) => sendStatus(reply, new StatusError({ reason: 'NotFound', message: `the node agent does not serve ${pathOf(request.url)}${type === 'readwrite' ? '' : ` on its ${type} port`}` })));
   app.addHook('onResponse', async (request, reply) => {
