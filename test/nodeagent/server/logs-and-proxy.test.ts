@@ -203,6 +203,25 @@ describe('containerLogs on the agent', () => {
   });
 });
 
+describe('/stats/summary and /metrics from the runtime', () => {
+  it('reports the node (statfs of the root dir) and each pod with its containers from ListContainerStats', async () => {
+    const res = await call(open.port, '/stats/summary');
+    expect(res.status).toBe(200);
+    expect(res.json.node).toMatchObject({ nodeName: NODE, memory: { availableBytes: expect.any(Number) }, fs: { capacityBytes: expect.any(Number) } });
+    expect(res.json.node.fs.capacityBytes).toBeGreaterThan(0);
+    const talker = res.json.pods.find((p: { podRef: { uid: string } }) => p.podRef.uid === talkerUid);
+    expect(talker.podRef).toEqual({ name: 'talker', namespace: 'default', uid: talkerUid });
+    const main = talker.containers.find((c: { name: string; memory: { workingSetBytes?: number } }) => c.name === 'main' && c.memory.workingSetBytes);
+    expect(main.memory.workingSetBytes).toBeGreaterThan(0);
+  });
+
+  it('/metrics counts the containers the runtime runs', async () => {
+    const text = (await call(open.port, '/metrics')).text;
+    const running = Number(/^nodeagent_running_containers\{container_state="running"\} (\d+)$/m.exec(text)?.[1]);
+    expect(running).toBeGreaterThanOrEqual(2);
+  });
+});
+
 describe('log rotation', () => {
   it('renames the log past max size, reopens it through the runtime, keeps max-files and gzips all but the newest rotated file; tail reads across them', async () => {
     let now = Date.parse('2030-01-01T00:00:00Z');
@@ -225,8 +244,10 @@ describe('log rotation', () => {
     expect(all.at(-1)).toBe('after-rotation-3');
     expect(all).toHaveLength(1 + 20 + 1 + 20 + 1);
     const tail = (await call(open.port, '/containerLogs/default/rotor/rotor?tailLines=23')).text.split('\n').filter(Boolean);
-    expect(tail[0]).toBe('after-rotation-2');
-    expect(tail[1]).toMatch(/^round-3-line-1-/);
+    // 23 lines reach back through all three files: the last line of the gzipped one first.
+    expect(tail[0]).toMatch(/^round-2-line-20-/);
+    expect(tail[1]).toBe('after-rotation-2');
+    expect(tail[2]).toMatch(/^round-3-line-1-/);
     expect(tail.at(-1)).toBe('after-rotation-3');
     // Below the size nothing moves.
     await rotator.rotateOnce();
