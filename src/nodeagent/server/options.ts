@@ -40,6 +40,12 @@ export interface AgentServerOptions {
   readonly flags: AgentServerFlags;
   /** The node's name: the `name` of every SubjectAccessReview, and /stats/summary's nodeName. */
   readonly nodeName: string;
+  /**
+   * The node's addresses (`--node-ip`, the InternalIP it reports): written into a generated
+   * certificate's SANs, so an API server given the certificate as `--node-agent-certificate-authority`
+   * can verify it when it connects by address.
+   */
+  readonly nodeIPs?: readonly string[] | undefined;
   /** The runtime: container logs, /stats/summary, the container gauge of /metrics. */
   readonly cri: CriClient;
   /**

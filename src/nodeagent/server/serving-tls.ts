@@ -86,7 +86,7 @@ const exists = (path: string) => access(path, fsConstants.R_OK).then(() => true,
  * The serving pair: the given files, else `<cert-dir>/nodeagent.{crt,key}`, generated (self-signed)
  * the first time and reused after, as the kubelet does.
  */
-export async function agentTls(flags: AgentServerFlags, nodeName: string): Promise<AgentTls> {
+export async function agentTls(flags: AgentServerFlags, nodeName: string, nodeIPs: readonly string[] = []): Promise<AgentTls> {
   const minVersion = flags.tlsMinVersion ? MIN_VERSIONS[flags.tlsMinVersion] : undefined;
   const ciphers = opensslCiphers(flags.tlsCipherSuites);
   const certFile = flags.tlsCertFile || undefined;
@@ -98,7 +98,7 @@ export async function agentTls(flags: AgentServerFlags, nodeName: string): Promi
   if ((await exists(certPath)) && (await exists(keyPath))) {
     return { cert: await readFile(certPath, 'utf8'), key: await readFile(keyPath, 'utf8'), minVersion, ciphers };
   }
-  const pair = await selfSigned(nodeName, flags.address);
+  const pair = await selfSigned(nodeName, [flags.address, ...nodeIPs]);
   await mkdir(flags.certDir, { recursive: true, mode: 0o700 });
   await writeFile(keyPath, pair.key, { mode: 0o600 });
   await writeFile(certPath, pair.cert, { mode: 0o644 });
@@ -108,11 +108,11 @@ export async function agentTls(flags: AgentServerFlags, nodeName: string): Promi
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 
 /** A self-signed serving certificate for the node's names (a year, as the kubelet's). */
-async function selfSigned(nodeName: string, address: string): Promise<{ cert: string; key: string }> {
+async function selfSigned(nodeName: string, addresses: readonly string[]): Promise<{ cert: string; key: string }> {
   const keys = await crypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
   const now = Date.now();
   const dns = [...new Set([nodeName, hostname().toLowerCase(), 'localhost'])];
-  const ips = [...new Set(['127.0.0.1', ...(isIP(address) && address !== '0.0.0.0' && address !== '::' ? [address] : [])])];
+  const ips = [...new Set(['127.0.0.1', ...addresses.filter((a) => isIP(a) !== 0 && a !== '0.0.0.0' && a !== '::')])];
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex'),
     name: `CN=${nodeName}@${Math.floor(now / 1000)}`,

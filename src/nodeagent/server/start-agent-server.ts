@@ -33,7 +33,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
   if (needsClient && !options.client) {
     throw badRequest('--authentication-token-webhook and --authorization-mode=Webhook ask the API server: they need --svcconfig');
   }
-  const tls = await agentTls(flags, options.nodeName);
+  const tls = await agentTls(flags, options.nodeName, options.nodeIPs);
   const clientCa = flags.clientCaFile ? await readFile(flags.clientCaFile, 'utf8') : undefined;
   const authorizer: AgentAuthorizer =
     flags.authorizationMode === 'Webhook'
