@@ -126,15 +126,20 @@ export async function* containerLog(options: LogStreamOptions): AsyncGenerator<B
           if (budget <= 0) return;
         }
       }
-      for (const entry of entriesOf(joiner, current ? await current.readLines() : [])) {
-        const bytes = emit(entry);
-        if (bytes) yield bytes;
-        if (budget <= 0) return;
+      for (let lines = await current?.readBatch(); lines; lines = await current!.readBatch()) {
+        for (const entry of entriesOf(joiner, lines)) {
+          const bytes = emit(entry);
+          if (bytes) yield bytes;
+          if (budget <= 0) return;
+        }
       }
     } else {
       // Newest file first, keeping only as many entries as are still wanted: memory is bounded by tailLines.
-      const currentEntries = entriesOf(joiner, current ? await current.readLines() : []).filter(keep);
-      let lines = currentEntries.slice(Math.max(0, currentEntries.length - tail));
+      let lines: LogEntry[] = [];
+      for (let batch = await current?.readBatch(); batch; batch = await current!.readBatch()) {
+        lines.push(...entriesOf(joiner, batch).filter(keep));
+        if (lines.length > tail) lines = lines.slice(lines.length - tail);
+      }
       for (let i = rotated.length - 1; i >= 0 && lines.length < tail; i--) {
         const want = tail - lines.length;
         const ring: LogEntry[] = [];
@@ -160,13 +165,15 @@ export async function* containerLog(options: LogStreamOptions): AsyncGenerator<B
     let lastExitCheck = 0;
     let exited = false;
     while (!options.signal?.aborted) {
-      const lines = current ? await current.readLines() : [];
-      for (const entry of entriesOf(joiner, lines)) {
-        const bytes = emit(entry);
-        if (bytes) yield bytes;
-        if (budget <= 0) return;
+      const lines = await current?.readBatch();
+      if (lines) {
+        for (const entry of entriesOf(joiner, lines)) {
+          const bytes = emit(entry);
+          if (bytes) yield bytes;
+          if (budget <= 0) return;
+        }
+        continue;
       }
-      if (lines.length > 0) continue;
       // Drained: a rotation moved the file away (a new inode at the path), or the container ended.
       const now = await inodeOf(target.logPath);
       if (now !== undefined && now !== current?.ino) {

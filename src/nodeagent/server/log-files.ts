@@ -80,15 +80,12 @@ export class GrowingFile {
     this.#position = position;
   }
 
-  /** The complete lines written since the last call (reads to the current end). */
-  async readLines(): Promise<Buffer[]> {
-    const lines: Buffer[] = [];
-    for (;;) {
-      const { bytesRead } = await this.handle.read(this.#buffer, 0, this.#buffer.length, this.#position);
-      if (bytesRead === 0) return lines;
-      this.#position += bytesRead;
-      lines.push(...this.#splitter.push(Buffer.from(this.#buffer.subarray(0, bytesRead))));
-    }
+  /** The complete lines of the next chunk of the file (at most 64 KiB read); undefined at its current end. */
+  async readBatch(): Promise<Buffer[] | undefined> {
+    const { bytesRead } = await this.handle.read(this.#buffer, 0, this.#buffer.length, this.#position);
+    if (bytesRead === 0) return undefined;
+    this.#position += bytesRead;
+    return this.#splitter.push(Buffer.from(this.#buffer.subarray(0, bytesRead)));
   }
 
   close(): Promise<void> {

@@ -15,7 +15,8 @@ export interface LogRotatorOptions {
   /** How often running containers' logs are looked at (default 10 s, the kubelet's). */
   readonly intervalMs?: number | undefined;
   readonly now?: (() => number) | undefined;
-  readonly onError?: ((error: unknown, containerId: string) => void) | undefined;
+  /** A failed rotation of one container, or of a whole pass (no container id). */
+  readonly onError?: ((error: unknown, containerId: string | undefined) => void) | undefined;
 }
 
 const UNITS: Readonly<Record<string, number>> = { '': 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
@@ -47,7 +48,8 @@ export class LogRotator {
 
   start(): void {
     if (this.#timer) return;
-    this.#timer = setInterval(() => void this.rotateOnce(), this.options.intervalMs ?? 10_000);
+    // A pass that fails (the runtime is down) is reported and the next one tries again.
+    this.#timer = setInterval(() => void this.rotateOnce().catch((error: unknown) => this.options.onError?.(error, undefined)), this.options.intervalMs ?? 10_000);
     this.#timer.unref();
   }
 

@@ -139,7 +139,9 @@ beforeAll(async () => {
   sandboxes.push(talkerSandbox);
   const first = await runContainer(talkerSandbox, talker, 'main', 0, 'echo first-run; exit 1');
   await eventually('the first run to exit', async () => ((await containerd.cri.containerStatus({ containerId: first })).status?.state === 'CONTAINER_EXITED' ? true : undefined));
-  mainId = await runContainer(talkerSandbox, talker, 'main', 1, `echo line-1; echo line-2; echo err-1 >&2; sleep 1; echo line-3; printf '%s\\n' ${LONG}; sleep 3600`);
+  // stdout and stderr reach the runtime through two pipes: lines written within microseconds of
+  // each other may land in either order, so the script pauses between streams.
+  mainId = await runContainer(talkerSandbox, talker, 'main', 1, `echo line-1; echo line-2; sleep 0.3; echo err-1 >&2; sleep 1; echo line-3; printf '%s\\n' ${LONG}; sleep 3600`);
   const mainLog = join(talker.logDirectory!, 'main/1.log');
   await eventually('main to print its lines', () => (existsSync(mainLog) && readFileSync(mainLog, 'utf8').includes(' F a') ? true : undefined));
   line3Time = readFileSync(mainLog, 'utf8').split('\n').find((l) => l.endsWith(' line-3'))!.split(' ')[0]!;
