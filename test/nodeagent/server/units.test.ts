@@ -3,7 +3,9 @@
  * rotated file names, cipher suite names, the request → SubjectAccessReview attribute mapping
  * and the TTL cache.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { NodeAgentFlags } from '../../../src/cli/nodeagent-flags.js';
+import type { AgentServerFlags } from '../../../src/nodeagent/index.js';
 import {
   agentRequestAttributes,
   EntryJoiner,
@@ -143,5 +145,11 @@ describe('TtlCache', () => {
     cache.set('b', 2, 10);
     cache.set('c', 3, 10);
     expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([undefined, 2, 3]);
+  });
+});
+
+describe('AgentServerFlags', () => {
+  it('is a subset of the parsed nodeagent flags: the daemon passes its resolved options as they are', () => {
+    expectTypeOf<NodeAgentFlags>().toExtend<AgentServerFlags>();
   });
 });
