@@ -11,7 +11,8 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtin, Client } from '../../src/client/index.js';
 import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
-import { CriClient, startAgentServer, type AgentRouteModule, type RunningAgentServer } from '../../src/nodeagent/index.js';
+import { connect as tlsConnect } from 'node:tls';
+import { CriClient, startAgentServer, upgradeOf, type AgentRouteModule, type RunningAgentServer } from '../../src/nodeagent/index.js';
 import { agentFlags, call, echoRoutes } from '../nodeagent/server/support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-agent-proxy-'));
@@ -32,6 +33,26 @@ const bodyEcho: AgentRouteModule = {
   },
 };
 
+/**
+ * A SPDY-style exec: answers the POST upgrade with a raw 101 naming the first protocol version the
+ * client offered, then echoes every byte (a stand-in for the streaming routes).
+ */
+const spdyEcho: AgentRouteModule = {
+  name: 'spdy-echo',
+  debugging: true,
+  register(app) {
+    app.post('/exec/:namespace/:pod/:container', async (request, reply) => {
+      const upgrade = upgradeOf(request);
+      if (!upgrade) throw new Error('not an upgrade');
+      reply.hijack();
+      const offered = request.raw.headersDistinct['x-stream-protocol-version'] ?? [];
+      upgrade.socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${offered[0] ?? ''}\r\nX-Seen-Url: ${request.url}\r\n\r\n`);
+      if (upgrade.head.length > 0) upgrade.socket.write(upgrade.head);
+      upgrade.socket.pipe(upgrade.socket);
+    });
+  },
+};
+
 async function node(name: string, port: number): Promise<void> {
   await admin.create(builtin.nodes, {
     apiVersion: 'v1',
@@ -44,7 +65,7 @@ async function node(name: string, port: number): Promise<void> {
 beforeAll(async () => {
   cri = new CriClient({ endpoint: `unix://${join(dir, 'none.sock')}`, timeoutMs: 1000 });
   const start = (name: string) =>
-    startAgentServer({ flags: agentFlags(dir, { certDir: join(dir, `pki-${name}`) }), nodeName: name, cri, routes: [bodyEcho, echoRoutes(['/attach/:namespace/:pod/:container'])] });
+    startAgentServer({ flags: agentFlags(dir, { certDir: join(dir, `pki-${name}`) }), nodeName: name, cri, routes: [bodyEcho, spdyEcho, echoRoutes(['/attach/:namespace/:pod/:container'])] });
   trusted = await start('trusted');
   impostor = await start('impostor');
   // Accepts connections and never says a word: no TLS handshake, no answer.
@@ -134,5 +155,40 @@ describe('pods/attach', () => {
       ws.on('error', () => {});
     });
     expect(status).toBe(403);
+  });
+});
+
+describe('pods/exec over SPDY', () => {
+  it('a POST upgrade is piped as it is: X-Stream-Protocol-Version reaches the agent, its 101 and the bytes after come back', async () => {
+    const socket = tlsConnect({ host: '127.0.0.1', port: api.port, ca: api.caPem, servername: 'localhost' });
+    await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+    socket.write(
+      [
+        'POST /api/v1/namespaces/default/pods/p/exec?container=c&command=ls&stdout=true HTTP/1.1',
+        `Host: 127.0.0.1:${api.port}`,
+        `Authorization: Bearer ${api.adminToken}`,
+        'Connection: Upgrade',
+        'Upgrade: SPDY/3.1',
+        'X-Stream-Protocol-Version: v4.channel.k8s.io',
+        'X-Stream-Protocol-Version: channel.k8s.io',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (received += d));
+    const until = async (check: () => boolean) => {
+      for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(check()).toBe(true);
+    };
+    await until(() => received.includes('\r\n\r\n'));
+    const [head] = received.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1.1 101 /);
+    expect(head).toContain('X-Stream-Protocol-Version: v4.channel.k8s.io');
+    expect(head).toContain('X-Seen-Url: /exec/default/p/c?container=c&command=ls&stdout=true&output=1');
+    socket.write('frame-bytes\x00\x01');
+    await until(() => received.endsWith('frame-bytes\x00\x01'));
+    socket.destroy();
   });
 });
