@@ -115,7 +115,8 @@ export async function* containerLog(options: LogStreamOptions): AsyncGenerator<B
   // the first read stopped, even if the file is rotated in between.
   let current = await openGrowing(target.logPath);
   try {
-    const rotated = await rotatedFiles(target.logPath);
+    // A rotation between opening the current file and listing would show it twice: once open, once renamed.
+    const rotated = await withoutInode(await rotatedFiles(target.logPath), current?.ino);
     const tail = options.tailLines;
     if (tail === undefined) {
       for (const file of rotated) {
@@ -148,9 +149,10 @@ export async function* containerLog(options: LogStreamOptions): AsyncGenerator<B
           const entry = entryOf(fileJoiner, line);
           if (!entry || !keep(entry)) continue;
           ring.push(entry);
-          if (ring.length > want) ring.shift();
+          // Trimmed in steps, not per line: a shift per line would make a large tail quadratic.
+          if (ring.length >= 2 * want) ring.splice(0, ring.length - want);
         }
-        lines = [...ring, ...lines];
+        lines = [...ring.slice(Math.max(0, ring.length - want)), ...lines];
       }
       for (const entry of lines) {
         const bytes = emit(entry);
@@ -217,6 +219,13 @@ async function openGrowing(path: string): Promise<GrowingFile | undefined> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+async function withoutInode(files: readonly string[], ino: number | undefined): Promise<string[]> {
+  if (ino === undefined) return [...files];
+  const kept: string[] = [];
+  for (const file of files) if ((await inodeOf(file)) !== ino) kept.push(file);
+  return kept;
 }
 
 async function inodeOf(path: string): Promise<number | undefined> {
