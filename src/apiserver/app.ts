@@ -18,6 +18,7 @@ import { openApiDocument, openApiRoot } from './openapi.js';
 import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from './svc-version.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
+import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
 
 export interface ApiServerOptions {
   /** The store objects live in (bytes: each object's JSON). */
@@ -65,6 +66,8 @@ export interface ApiServerOptions {
   authorization?: readonly AuthorizationMode[] | undefined;
   /** `--enable-admission-plugins` / `--disable-admission-plugins` (default: every plugin on). */
   admissionPlugins?: { enable?: readonly string[] | undefined; disable?: readonly string[] | undefined } | undefined;
+  /** How pods' log/exec/attach/portforward and nodes' proxy reach node agents (`--node-agent-*`). */
+  nodeAgentProxy?: NodeAgentProxyOptions | undefined;
 }
 
 declare module 'fastify' {
@@ -109,6 +112,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   );
 
   app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatusError(error)));
+  installNodeAgentProxy(app, options.nodeAgentProxy);
   app.setNotFoundHandler((_request, reply) => sendStatus(reply, pathNotFound()));
 
   const modes = options.authorization ?? ['RBAC'];

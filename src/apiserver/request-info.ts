@@ -66,7 +66,9 @@ export function parseRequestPath(
   switch (method) {
     case 'GET':
     case 'HEAD':
-      verb = name === undefined ? (isTrue(query['watch']) ? 'watch' : 'list') : 'get';
+      // A GET to exec, attach or portforward is a WebSocket upgrade that runs something: it is
+      // authorized as `create`, as Kubernetes does since 1.30, so `get` on pods/exec grants nothing.
+      verb = name === undefined ? (isTrue(query['watch']) ? 'watch' : 'list') : subresource !== undefined && STREAMING.has(subresource) ? 'create' : 'get';
       break;
     case 'POST':
       verb = 'create';
@@ -85,5 +87,7 @@ export function parseRequestPath(
   }
   return { prefix, group, version, namespace, resource, name, subresource, verb };
 }
+
+const STREAMING = new Set(['exec', 'attach', 'portforward']);
 
 export const isRequestInfo = (value: RequestInfo | DiscoveryPath): value is RequestInfo => 'verb' in value;

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import { openStore, type BackendName } from '../storage/index.js';
 import { buildApp } from './app.js';
+import type { NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
 import {
   ADMIN_USER,
   anonymousAllowed,
@@ -68,6 +69,26 @@ export interface ApiServerConfig {
   readonly verbosity?: number | undefined;
   /** Where logs go (default stderr, so stdout carries only what the command prints). */
   readonly logStream?: NodeJS.WritableStream | undefined;
+  /** `--node-agent-client-certificate`, `--node-agent-client-key`, `--node-agent-certificate-authority` (PEM files), `--node-agent-timeout`. */
+  readonly nodeAgent?: NodeAgentClientConfig | undefined;
+}
+
+/** How the API server connects to node agents (kube-apiserver's `--kubelet-client-*`). */
+export interface NodeAgentClientConfig {
+  readonly clientCertificateFile?: string | undefined;
+  readonly clientKeyFile?: string | undefined;
+  readonly certificateAuthorityFile?: string | undefined;
+  readonly timeoutMs?: number | undefined;
+}
+
+async function nodeAgentProxyOptions(config: NodeAgentClientConfig | undefined): Promise<NodeAgentProxyOptions> {
+  const read = (file: string | undefined) => (file === undefined ? undefined : readFile(file, 'utf8'));
+  return {
+    clientCertificate: await read(config?.clientCertificateFile),
+    clientKey: await read(config?.clientKeyFile),
+    certificateAuthority: await read(config?.certificateAuthorityFile),
+    timeoutMs: config?.timeoutMs,
+  };
 }
 
 export interface ServingApiServer {
@@ -113,6 +134,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
   const adminToken = await ensureAdminToken(config.dataDir);
   const fileTokens = config.tokenAuthFile !== undefined ? await readTokenFile(config.tokenAuthFile) : [];
   const clientCa = config.clientCaFile !== undefined ? await readClientCa(config.clientCaFile) : undefined;
+  const nodeAgentProxy = await nodeAgentProxyOptions(config.nodeAgent);
   const signingKey =
     config.serviceAccountSigningKeyFile !== undefined
       ? await readSigningKey(config.serviceAccountSigningKeyFile)
@@ -153,6 +175,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       featureGates: config.featureGates,
       authorization: config.authorization,
       admissionPlugins: config.admissionPlugins,
+      nodeAgentProxy,
       logger: { level: logLevel(config.verbosity ?? 0), stream: config.logStream ?? process.stderr },
       https: { cert: serving.cert, key: serving.key, clientCa },
       // Derived from persisted state, so continue tokens stay good across a restart.

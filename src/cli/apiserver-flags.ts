@@ -156,6 +156,22 @@ export const apiServerFlags = defineFlags({
     meaning: `Admission plugins to turn off, comma-separated, from: ${ADMISSION_PLUGINS.join(', ')}.`,
     validate: unknownAdmissionPlugin,
   }),
+  'node-agent-client-certificate': flag.string({
+    valueName: 'path',
+    meaning:
+      "PEM client certificate the API server presents to node agents when it forwards pods' log, exec, attach and portforward and nodes' proxy (kube-apiserver's --kubelet-client-certificate). The agents' --client-ca-file must trust its CA.",
+  }),
+  'node-agent-client-key': flag.string({ valueName: 'path', meaning: 'PEM private key of --node-agent-client-certificate (kube-apiserver\'s --kubelet-client-key).' }),
+  'node-agent-certificate-authority': flag.string({
+    valueName: 'path',
+    meaning:
+      "PEM CA bundle node agents' serving certificates must chain to (kube-apiserver's --kubelet-certificate-authority). Without it they are not verified, and the server logs that once.",
+  }),
+  'node-agent-timeout': flag.duration({
+    default: 5000,
+    meaning: "How long the API server waits to connect to a node agent and get its answer's head (kube-apiserver's --kubelet-timeout); a stream (logs -f, exec) may then run longer.",
+    validate: (ms) => (ms > 0 ? undefined : 'must be positive'),
+  }),
   v: flag.int({
     short: 'v',
     default: 0,
@@ -192,6 +208,10 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     const missing = flags.tlsCertFile === undefined ? '--tls-cert-file' : '--tls-private-key-file';
     throw new FlagError(`${missing} is required when the other of --tls-cert-file/--tls-private-key-file is given`, missing);
   }
+  if ((flags.nodeAgentClientCertificate === undefined) !== (flags.nodeAgentClientKey === undefined)) {
+    const missing = flags.nodeAgentClientCertificate === undefined ? '--node-agent-client-certificate' : '--node-agent-client-key';
+    throw new FlagError(`${missing} is required when the other of --node-agent-client-certificate/--node-agent-client-key is given`, missing);
+  }
   const both = flags.enableAdmissionPlugins.find((name) => flags.disableAdmissionPlugins.includes(name));
   if (both !== undefined) {
     throw new FlagError(`${both} is both enabled and disabled: name it in only one of --enable-admission-plugins and --disable-admission-plugins`, '--disable-admission-plugins');
@@ -224,5 +244,11 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     watchBufferEvents: flags.watchBufferEvents,
     verbosity: flags.v,
     admissionPlugins: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins },
+    nodeAgent: {
+      clientCertificateFile: flags.nodeAgentClientCertificate,
+      clientKeyFile: flags.nodeAgentClientKey,
+      certificateAuthorityFile: flags.nodeAgentCertificateAuthority,
+      timeoutMs: flags.nodeAgentTimeout,
+    },
   };
 }

@@ -244,7 +244,7 @@ export const nodeAgentFlags = defineFlags({
   ),
   'tls-cert-file': viaConfig('tlsCertFile', flag.string({ valueName: 'path', meaning: 'The serving certificate (intermediates after it). Without it and the key, a self-signed pair is made in --cert-dir.' })),
   'tls-private-key-file': viaConfig('tlsPrivateKeyFile', flag.string({ valueName: 'path', meaning: 'The private key of --tls-cert-file.' })),
-  'tls-cipher-suites': flag.stringSlice({ meaning: "Cipher suites of the server (OpenSSL names); default: Node's." }),
+  'tls-cipher-suites': flag.stringSlice({ meaning: "Cipher suites of the server, by Go's names (TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, as Kubernetes documents them) or OpenSSL's; an unknown name stops the start. Default: Node's." }),
   'tls-min-version': viaConfig(
     'tlsMinVersion',
     flag.enum(['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13'], { meaning: 'The lowest TLS version the server accepts.' }),

@@ -1,6 +1,6 @@
 /**
  * The node agent. Built so far: the container runtime layer (CRI client, images, runtime config),
- * node registration and heartbeats, pod sources and mirror pods.
+ * node registration and heartbeats, pod sources and mirror pods, the agent server (HTTPS, logs).
  */
 export * from './cri/index.js';
 export * from './containerd/index.js';
@@ -9,3 +9,4 @@ export * from './sources/index.js';
 export * from './mirror/index.js';
 export * from './images/index.js';
 export * from './probes/index.js';
+export * from './server/index.js';

@@ -354,7 +354,14 @@ describe('svc-apiserver flags', () => {
       apiAudiences: [],
       serviceAccountMaxTokenExpirationSeconds: 0,
       admissionPlugins: { enable: [], disable: [] },
+      nodeAgent: { timeoutMs: 5000 },
     });
+  });
+
+  it('reads the node agent client options', () => {
+    expect(
+      config(['--node-agent-client-certificate=c.crt', '--node-agent-client-key=c.key', '--node-agent-certificate-authority=ca.crt', '--node-agent-timeout=30s']).nodeAgent,
+    ).toEqual({ clientCertificateFile: 'c.crt', clientKeyFile: 'c.key', certificateAuthorityFile: 'ca.crt', timeoutMs: 30_000 });
   });
 
   it('reads the watch options', () => {
@@ -398,6 +405,9 @@ describe('svc-apiserver flags', () => {
     [['--storage=etcd'], '--etcd-servers', 'required with --storage=etcd'],
     [['--tls-cert-file=a.crt'], '--tls-private-key-file', 'is required'],
     [['--tls-private-key-file=a.key'], '--tls-cert-file', 'is required'],
+    [['--node-agent-client-certificate=a.crt'], '--node-agent-client-key', 'is required'],
+    [['--node-agent-client-key=a.key'], '--node-agent-client-certificate', 'is required'],
+    [['--node-agent-timeout=0s'], '--node-agent-timeout', 'must be positive'],
   ])('rejects %j naming %s', (argv, name, problem) => {
     let error: unknown;
     try {

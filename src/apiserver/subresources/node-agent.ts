@@ -1,4 +1,6 @@
 import { badRequest, notFound, serviceUnavailable } from '../../api/index.js';
+import { pathNotFound } from '../status.js';
+import { agentPath } from './node-agent-paths.js';
 import type { HandlerContext } from '../handlers/context.js';
 import type { ApiObject } from '../objects.js';
 
@@ -6,8 +8,7 @@ import type { ApiObject } from '../objects.js';
  * The subresources a node agent serves (a pod's log, exec, attach, portforward and proxy; a
  * node's proxy) and a service's proxy. The API server resolves what the request is about to the
  * node whose agent must answer — pod → `spec.nodeName` → Node → the agent's address and port —
- * and hands the request to `forwardToNodeAgent`. svc has no node agent proxy yet, so that step
- * answers 503 ServiceUnavailable naming what is missing; the proxy plugs in there.
+ * and hands the request to `forwardToNodeAgent`, which forwards it there (node-agent-proxy.ts).
  */
 
 /** Where a node's agent listens, as its Node object advertises it. */
@@ -24,7 +25,15 @@ export interface NodeAgentTarget {
   /** `log`, `exec`, `attach`, `portforward`, `proxy`. */
   readonly subresource: string;
   readonly endpoint: NodeAgentEndpoint;
-  readonly pod?: { readonly namespace: string; readonly name: string; readonly uid: string | undefined };
+  readonly pod?: {
+    readonly namespace: string;
+    readonly name: string;
+    readonly uid: string | undefined;
+    /** The names of its containers (first), init containers and ephemeral containers. */
+    readonly containers?: readonly string[] | undefined;
+    /** How many of `containers` are regular ones (the default container is chosen among them). */
+    readonly regular?: number | undefined;
+  };
 }
 
 /** `name`, `name:port` or `scheme:name:port` (the proxy forms): the object's name. */
@@ -72,13 +81,34 @@ export async function serveThroughNodeAgent(ctx: HandlerContext): Promise<unknow
   const nodeName = (pod['spec'] as { nodeName?: string } | undefined)?.nodeName;
   if (!nodeName) throw badRequest(`pod ${name} does not have a host assigned`);
   const endpoint = await nodeAgentEndpoint(ctx, nodeName);
-  return forwardToNodeAgent(ctx, { subresource: sub, endpoint, pod: { namespace: info.namespace!, name, uid: pod.metadata.uid } });
+  const spec = (pod['spec'] ?? {}) as Record<string, { name?: string }[] | undefined>;
+  const names = (key: string) => (spec[key] ?? []).map((c) => c.name ?? '');
+  const regular = names('containers');
+  const containers = [...regular, ...names('initContainers'), ...names('ephemeralContainers')];
+  return forwardToNodeAgent(ctx, { subresource: sub, endpoint, pod: { namespace: info.namespace!, name, uid: pod.metadata.uid, containers, regular: regular.length } });
 }
 
-/** Where the node agent proxy will go: today every target is a 503 that names its node. */
-export async function forwardToNodeAgent(_ctx: HandlerContext, target: NodeAgentTarget): Promise<unknown> {
-  const what = target.pod ? `${target.subresource} of pod ${target.pod.namespace}/${target.pod.name}` : `${target.subresource} of node ${target.endpoint.node}`;
-  throw serviceUnavailable(
-    `the ${what} is served by the node agent of node ${JSON.stringify(target.endpoint.node)}, and svc's API server does not proxy to node agents yet`,
-  );
+/**
+ * Forwards a request to the agent of its node (node-agent-proxy.ts): `pods/log` to
+ * `/containerLogs/{namespace}/{pod}/{container}`, `pods/exec` and `pods/attach` (upgrades) to
+ * `/exec|attach/{namespace}/{pod}/{container}`, `pods/portforward` to `/portForward/{namespace}/{pod}`,
+ * `nodes/proxy/<path>` to `/<path>`. Pod and service proxies (to the pod's own IP) stay 503.
+ */
+export async function forwardToNodeAgent(ctx: HandlerContext, target: NodeAgentTarget): Promise<unknown> {
+  const { endpoint, pod } = target;
+  if (!pod && target.subresource !== 'proxy') throw pathNotFound();
+  if (pod && target.subresource === 'proxy') {
+    throw serviceUnavailable(`the proxy of pod ${pod.namespace}/${pod.name} is not served: svc's API server proxies to node agents, not yet to pods' own addresses`);
+  }
+  if (endpoint.address === undefined || endpoint.port === undefined || endpoint.port === 0) {
+    throw serviceUnavailable(`the node agent of node ${JSON.stringify(endpoint.node)} has not reported its address and port yet`);
+  }
+  const proxy = ctx.request.server.nodeAgentProxy;
+  const path = agentPath(ctx, target);
+  if (target.subresource === 'log' || target.subresource === 'proxy') {
+    await proxy.forward(ctx, endpoint, path);
+    return undefined;
+  }
+  if (!(await proxy.upgrade(ctx, endpoint, path))) throw badRequest('Upgrade request required');
+  return undefined;
 }

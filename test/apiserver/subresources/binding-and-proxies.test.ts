@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type CallResult, type TestServer } from '../harness.js';
 
@@ -80,13 +81,21 @@ describe('pod binding', () => {
   });
 });
 
-describe('the node agent subresources before the node agent proxy exists', () => {
+describe('the node agent subresources when the agent cannot be reached', () => {
   let s: TestServer;
+  let closedPort = 0;
   beforeAll(async () => {
     s = await startTestServer('memory');
+    // A port nothing listens on: the agent of node-a is down.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    closedPort = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
     await s.call('POST', PODS, { metadata: { name: 'on-node' }, spec: { nodeName: 'node-a', containers: [{ name: 'c', image: 'nginx' }] } });
     await s.call('POST', PODS, { metadata: { name: 'nowhere' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
-    await s.call('POST', '/api/v1/nodes', { metadata: { name: 'node-a' }, status: { addresses: [{ type: 'InternalIP', address: '10.0.0.5' }], daemonEndpoints: { kubeletEndpoint: { Port: 10250 } } } });
+    await s.call('POST', PODS, { metadata: { name: 'on-silent' }, spec: { nodeName: 'node-silent', containers: [{ name: 'c', image: 'nginx' }] } });
+    await s.call('POST', '/api/v1/nodes', { metadata: { name: 'node-a' }, status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: closedPort } } } });
+    await s.call('POST', '/api/v1/nodes', { metadata: { name: 'node-silent' } });
     await s.call('POST', '/api/v1/namespaces/default/services', { metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } });
   });
   afterAll(async () => {
@@ -96,13 +105,8 @@ describe('the node agent subresources before the node agent proxy exists', () =>
   it.each([
     ['GET', `${PODS}/on-node/log`],
     ['GET', `${PODS}/on-node/log?container=c&follow=true`],
-    ['POST', `${PODS}/on-node/exec?command=ls&stdout=true`],
-    ['GET', `${PODS}/on-node/exec?command=ls`],
-    ['POST', `${PODS}/on-node/attach`],
-    ['POST', `${PODS}/on-node/portforward`],
-    ['GET', `${PODS}/on-node/proxy`],
-    ['GET', `${PODS}/on-node:8080/proxy/some/path`],
-    ['DELETE', `${PODS}/on-node/proxy/x`],
+    ['GET', '/api/v1/nodes/node-a/proxy/metrics'],
+    ['DELETE', '/api/v1/nodes/node-a/proxy/x'],
   ])('%s %s is 503 naming the node whose agent must answer', async (method, url) => {
     const res = await s.call(method, url);
     expect(res.status).toBe(503);
@@ -111,15 +115,32 @@ describe('the node agent subresources before the node agent proxy exists', () =>
     expect(res.body.message).toContain('"node-a"');
   });
 
-  it('answers 503 for a node proxy, naming the node', async () => {
-    const res = await s.call('GET', '/api/v1/nodes/node-a/proxy/metrics');
-    expect(res.body).toMatchObject({ code: 503, reason: 'ServiceUnavailable' });
-    expect(res.body.message).toContain('"node-a"');
+  it.each([
+    ['POST', `${PODS}/on-node/exec?command=ls&stdout=true`],
+    ['GET', `${PODS}/on-node/exec?command=ls`],
+    ['POST', `${PODS}/on-node/attach`],
+    ['POST', `${PODS}/on-node/portforward`],
+  ])('%s %s without an upgrade is a 400', async (method, url) => {
+    expect((await s.call(method, url)).body).toMatchObject({ code: 400, reason: 'BadRequest', message: 'Upgrade request required' });
+  });
+
+  it.each([
+    ['GET', `${PODS}/on-node/proxy`],
+    ['GET', `${PODS}/on-node:8080/proxy/some/path`],
+    ['DELETE', `${PODS}/on-node/proxy/x`],
+  ])('%s %s (a pod proxy) is 503: svc does not proxy to pod addresses', async (method, url) => {
+    expect((await s.call(method, url)).body).toMatchObject({ code: 503, reason: 'ServiceUnavailable' });
   });
 
   it('answers 503 for a service proxy', async () => {
     expect((await s.call('GET', '/api/v1/namespaces/default/services/web/proxy/')).body).toMatchObject({ code: 503, reason: 'ServiceUnavailable' });
     expect((await s.call('GET', '/api/v1/namespaces/default/services/http:web:80/proxy/')).body).toMatchObject({ code: 503 });
+  });
+
+  it('answers 503 when the node has not reported its agent endpoint', async () => {
+    const res = await s.call('GET', `${PODS}/on-silent/log`);
+    expect(res.body).toMatchObject({ code: 503, reason: 'ServiceUnavailable' });
+    expect(res.body.message).toContain('"node-silent"');
   });
 
   it('answers 503 when the pod is bound to a node that never registered, 400 when it is not bound, 404 when it does not exist', async () => {

@@ -1,0 +1,153 @@
+import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyInstance } from 'fastify';
+import { serviceUnavailable, timeout, type StatusError } from '../../api/index.js';
+import type { HandlerContext } from '../handlers/context.js';
+import { routeUpgrades, upgradeOf } from '../upgrade-routing.js';
+import type { NodeAgentEndpoint } from './node-agent.js';
+
+/**
+ * How the API server reaches node agents: kube-apiserver's `--kubelet-client-certificate`,
+ * `--kubelet-client-key`, `--kubelet-certificate-authority` and `--kubelet-timeout`, under svc's
+ * names (`--node-agent-*`).
+ */
+export interface NodeAgentProxyOptions {
+  /** PEM client certificate the API server presents to agents (their `--client-ca-file` must trust its CA). */
+  readonly clientCertificate?: string | undefined;
+  readonly clientKey?: string | undefined;
+  /** PEM CA the agents' serving certificates must chain to; without it they are not verified. */
+  readonly certificateAuthority?: string | undefined;
+  /** Time to connect and get the response head (ms, default 5 s); a stream may run longer. */
+  readonly timeoutMs?: number | undefined;
+  /** Told once that agents' certificates go unverified. */
+  readonly warn?: ((message: string) => void) | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Forwards subresource requests to node agents (installed by buildApp). */
+    nodeAgentProxy: NodeAgentProxy;
+  }
+}
+
+/** Installs the proxy on the app: its options, and the routing of HTTP upgrades. */
+export function installNodeAgentProxy(app: FastifyInstance, options: NodeAgentProxyOptions = {}): void {
+  app.decorate('nodeAgentProxy', new NodeAgentProxy({ ...options, warn: options.warn ?? ((message) => app.log.warn(message)) }));
+  routeUpgrades(app);
+}
+
+/** Headers that belong to one connection and are never passed on. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+/** What an upgrade keeps of the client's request head: the protocol negotiation. */
+const UPGRADE_HEADERS = /^(upgrade|connection|sec-websocket-.*|x-stream-protocol-version|user-agent|origin|content-length)$/i;
+
+export class NodeAgentProxy {
+  #warned = false;
+
+  constructor(private readonly options: NodeAgentProxyOptions) {}
+
+  get timeoutMs(): number {
+    return this.options.timeoutMs ?? 5000;
+  }
+
+  #tls(endpoint: NodeAgentEndpoint): ConnectionOptions {
+    const { clientCertificate, clientKey, certificateAuthority } = this.options;
+    if (!certificateAuthority && !this.#warned) {
+      this.#warned = true;
+      this.options.warn?.('no --node-agent-certificate-authority: the serving certificates of node agents are not verified');
+    }
+    return {
+      host: endpoint.address,
+      port: endpoint.port,
+      ...(clientCertificate && clientKey ? { cert: clientCertificate, key: clientKey } : {}),
+      ...(certificateAuthority ? { ca: certificateAuthority, rejectUnauthorized: true } : { rejectUnauthorized: false }),
+    };
+  }
+
+  /**
+   * A plain request (logs, node proxy): the agent's answer — code, headers, body — is streamed
+   * back as it comes, so `logs -f` flows. The response head must come within the timeout.
+   */
+  async forward(ctx: HandlerContext, endpoint: NodeAgentEndpoint, path: string): Promise<void> {
+    const { request, reply } = ctx;
+    const body = Buffer.isBuffer(request.body) ? request.body : undefined;
+    const headers: Record<string, string> = {};
+    for (const name of ['accept', 'content-type']) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    if (body) headers['content-length'] = String(body.length);
+    const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpsRequest({ ...this.#tls(endpoint), method: request.method, path, headers, agent: false });
+      const timer = setTimeout(() => req.destroy(this.#timeout(endpoint)), this.timeoutMs);
+      req.on('response', (res) => {
+        clearTimeout(timer);
+        resolve(res);
+      });
+      req.on('error', (error) => {
+        clearTimeout(timer);
+        reject(isStatus(error) ? error : this.#unreachable(endpoint, error));
+      });
+      req.end(body);
+    });
+    reply.hijack();
+    const out: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+    reply.raw.writeHead(upstream.statusCode ?? 502, out);
+    reply.raw.flushHeaders();
+    // The client going away ends the agent's stream too (a follow stops there).
+    reply.raw.on('close', () => upstream.destroy());
+    await pipeline(upstream, reply.raw).catch(() => reply.raw.destroy());
+  }
+
+  /**
+   * An upgrade (exec, attach, port-forward): after the API server's own checks, the client's
+   * socket and a TLS connection to the agent are piped both ways; the agent's `101` and every
+   * frame after it pass through untouched, whatever the protocol (WebSocket or SPDY).
+   */
+  async upgrade(ctx: HandlerContext, endpoint: NodeAgentEndpoint, path: string): Promise<boolean> {
+    const connection = upgradeOf(ctx.request);
+    if (!connection) return false;
+    const raw = ctx.request.raw.rawHeaders;
+    let head = `${ctx.request.method} ${path} HTTP/1.1\r\nHost: ${hostPort(endpoint)}\r\n`;
+    for (let i = 0; i + 1 < raw.length; i += 2) if (UPGRADE_HEADERS.test(raw[i]!)) head += `${raw[i]}: ${raw[i + 1]}\r\n`;
+    head += '\r\n';
+    const agent = await new Promise<import('node:tls').TLSSocket>((resolve, reject) => {
+      const socket = tlsConnect(this.#tls(endpoint));
+      const timer = setTimeout(() => socket.destroy(this.#timeout(endpoint)), this.timeoutMs);
+      socket.once('secureConnect', () => {
+        clearTimeout(timer);
+        socket.removeAllListeners('error');
+        resolve(socket);
+      });
+      socket.once('error', (error) => {
+        clearTimeout(timer);
+        reject(isStatus(error) ? error : this.#unreachable(endpoint, error));
+      });
+    });
+    ctx.reply.hijack();
+    const client = connection.socket;
+    agent.on('error', () => client.destroy());
+    client.on('error', () => agent.destroy());
+    agent.on('close', () => client.destroy());
+    client.on('close', () => agent.destroy());
+    agent.write(head);
+    if (connection.head.length > 0) agent.write(connection.head);
+    client.pipe(agent);
+    agent.pipe(client);
+    return true;
+  }
+
+  #unreachable(endpoint: NodeAgentEndpoint, error: Error): StatusError {
+    return serviceUnavailable(`the node agent of node ${JSON.stringify(endpoint.node)} at ${hostPort(endpoint)} cannot be reached: ${error.message}`);
+  }
+
+  #timeout(endpoint: NodeAgentEndpoint): StatusError {
+    return timeout(`the node agent of node ${JSON.stringify(endpoint.node)} at ${hostPort(endpoint)} did not answer within ${this.timeoutMs} ms`, 1);
+  }
+}
+
+const isStatus = (error: unknown): error is StatusError => (error as { name?: string }).name === 'StatusError';
+const hostPort = (e: NodeAgentEndpoint) => (e.address?.includes(':') ? `[${e.address}]:${e.port}` : `${e.address}:${e.port}`);

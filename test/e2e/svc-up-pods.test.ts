@@ -1,0 +1,144 @@
+// kubectl against `svc up` with real containers: the cluster starts its own containerd and node
+// agent; `kubectl run`, `logs`, `logs -f`, `exec`, `port-forward` and `delete` work unchanged,
+// and stopping `svc up` leaves no containerd, shim or bridge behind.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { linkExists, shimsOf } from '../../src/nodeagent/index.js';
+import { bridgeName } from '../../src/cli/up-node.js';
+import { eventually } from '../controllers/support.js';
+import { kubectl, requireKubectl } from '../support/kubectl.js';
+
+// Short: containerd's socket lives under it and unix socket paths are capped at 107 bytes.
+const dir = mkdtempSync('/tmp/svc-e2e-');
+const config = join(dir, 'admin.svcconfig');
+let child: ChildProcess | undefined;
+let exited: Promise<number | null> | undefined;
+const stderr: string[] = [];
+
+const k = (args: readonly string[], stdin?: string) => kubectl(config, args, stdin);
+
+/** A pod of svc's local busybox: the image is present, so it is never pulled (no registry here). */
+const runArgs = (name: string, script: string) => ['run', name, '--image=svc.local/busybox:latest', '--image-pull-policy=IfNotPresent', '--restart=Never', '--command', '--', 'sh', '-c', script];
+
+function containerdPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (argv[0]?.endsWith('containerd') && argv.includes(join(dir, 'containerd', 'config.toml'))) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+beforeAll(async () => {
+  requireKubectl();
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--node-agent-port=0'], {
+    cwd: join(import.meta.dirname, '..', '..'),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+  exited = new Promise((resolve) => child!.on('exit', (code) => resolve(code)));
+  for await (const line of createInterface({ input: child.stdout! })) if (line.startsWith('  kubectl')) break;
+  await eventually(async () => (await k(['get', 'nodes', '-o', 'jsonpath={.items[0].status.conditions[?(@.type=="Ready")].status}'])).stdout === 'True', 'the node to be Ready');
+}, 120_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('kubectl against svc up with real containers', () => {
+  it('runs a pod to Running with a pod IP in the node\'s pod network', async () => {
+    const run = await k(runArgs('e2e-ticker', 'echo started; i=0; while true; do i=$((i+1)); echo tick $i; sleep 1; done'));
+    expect(run.code, run.stderr).toBe(0);
+    const wait = await k(['wait', '--for=condition=Ready', 'pod/e2e-ticker', '--timeout=90s']);
+    expect(wait.code, wait.stderr).toBe(0);
+    const pod = JSON.parse((await k(['get', 'pod', 'e2e-ticker', '-o', 'json'])).stdout);
+    expect(pod.status.phase).toBe('Running');
+    const cidr = readFileSync(join(dir, 'agent', 'pod-cidr'), 'utf8').trim();
+    expect(pod.status.podIP.startsWith(cidr.split('.').slice(0, 3).join('.') + '.')).toBe(true);
+    expect(pod.status.containerStatuses[0].ready).toBe(true);
+  }, 120_000);
+
+  it('kubectl logs and logs -f read the container\'s output', async () => {
+    const logs = await k(['logs', 'e2e-ticker']);
+    expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stdout).toContain('started\n');
+    // -f keeps streaming: the next ticks arrive on the open stream.
+    const follow = spawn(requireKubectl(), ['--kubeconfig', config, 'logs', '-f', '--tail=1', 'e2e-ticker'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const ticks: string[] = [];
+      for await (const line of createInterface({ input: follow.stdout })) {
+        if (line.startsWith('tick ')) ticks.push(line);
+        if (ticks.length >= 3) break;
+      }
+      const numbers = ticks.map((t) => Number(t.slice(5)));
+      expect(numbers[1]).toBe(numbers[0]! + 1);
+      expect(numbers[2]).toBe(numbers[1]! + 1);
+    } finally {
+      follow.kill();
+    }
+  }, 60_000);
+
+  it('kubectl exec passes stdin, stdout, stderr and the exit code', async () => {
+    const result = await k(['exec', '-i', 'e2e-ticker', '--', 'sh', '-c', 'read line; echo "got $line"; echo oops >&2; exit 3'], 'hello\n');
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('got hello\n');
+    expect(result.stderr).toContain('oops');
+    const ok = await k(['exec', 'e2e-ticker', '--', 'cat', '/etc/hostname']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout.trim()).toBe('e2e-ticker');
+  }, 60_000);
+
+  it('kubectl port-forward reaches a server listening inside the pod', async () => {
+    const run = await k(runArgs('e2e-web', 'mkdir -p /www && echo hello-from-pod > /www/index.html && exec httpd -f -p 8080 -h /www'));
+    expect(run.code, run.stderr).toBe(0);
+    expect((await k(['wait', '--for=condition=Ready', 'pod/e2e-web', '--timeout=90s'])).code).toBe(0);
+    const forward = spawn(requireKubectl(), ['--kubeconfig', config, 'port-forward', 'pod/e2e-web', ':8080'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let port = 0;
+      for await (const line of createInterface({ input: forward.stdout })) {
+        const match = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(line);
+        if (match) {
+          port = Number(match[1]);
+          break;
+        }
+      }
+      expect(port).toBeGreaterThan(0);
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`http://127.0.0.1:${port}/index.html`);
+        expect(res.status).toBe(200);
+        expect(await res.text()).toBe('hello-from-pod\n');
+      }
+    } finally {
+      forward.kill();
+    }
+  }, 120_000);
+
+  it('kubectl delete ends the pods for good', async () => {
+    const deleted = await k(['delete', 'pod', 'e2e-ticker', 'e2e-web', '--wait=true', '--timeout=90s']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    const left = await k(['get', 'pods', '-o', 'name']);
+    expect(left.stdout.trim()).toBe('');
+  }, 120_000);
+
+  it('stopping svc up leaves no containerd, shim or bridge behind', async () => {
+    child!.kill('SIGINT');
+    expect(await exited, stderr.join('').slice(-3000)).toBe(0);
+    expect(containerdPids()).toEqual([]);
+    expect(shimsOf(join(dir, 'containerd', 'containerd.sock'))).toEqual([]);
+    expect(linkExists(bridgeName(dir))).toBe(false);
+    // Nothing is mounted under the data dir any more.
+    expect(spawnSync('sh', ['-c', `grep -c ' ${dir}' /proc/self/mountinfo`], { encoding: 'utf8' }).stdout.trim()).toBe('0');
+  }, 60_000);
+});
