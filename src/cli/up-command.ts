@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { ensureClientCertificate } from '../apiserver/index.js';
 import { startForCommand } from './apiserver-command.js';
 import { apiServerConfig } from './apiserver-flags.js';
 import { closeOnSignal, EXIT_FAILED, isExit, readCommandLine, type CommandIO } from './command.js';
@@ -28,7 +29,17 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
     node: { enabled: !values.disableAgent, podCidr: values.podCidr, port: values.nodeAgentPort },
   }));
   if (isExit(read)) return read.exitCode;
-  const { server: config, node: nodeConfig } = read;
+  const { node: nodeConfig } = read;
+  let config = read.server;
+  if (nodeConfig.enabled && config.nodeAgent?.clientCertificateFile === undefined) {
+    // The API server shows the node agent a certificate of the cluster CA when it proxies logs,
+    // exec, attach and port-forward; the agent trusts that CA and asks RBAC, where system:masters may.
+    const files = await ensureClientCertificate(join(resolve(config.dataDir), 'pki'), 'node-agent-client', {
+      commonName: 'svc-apiserver-node-agent-client',
+      organizations: ['system:masters'],
+    });
+    config = { ...config, nodeAgent: { ...config.nodeAgent, clientCertificateFile: files.certFile, clientKeyFile: files.keyFile } };
+  }
   const server = await startForCommand(upDoc, config, io);
   if (isExit(server)) return server.exitCode;
   // The controller manager runs in this process, as the admin, with leader election on (a second
