@@ -4,3 +4,6 @@
 export { podObjectReader, type PodObjectReader } from './object-reader.js';
 export { resolveEnv, resolveEnvReporting, type EnvContext } from './resolve-env.js';
 export { expandVariables } from './expand.js';
+export { setUpPodVolumes, tearDownPodVolumes, type PodVolumes, type PodVolumesContext } from './pod-volumes.js';
+export { writeAtomically, type FileProjection, type Payload } from './atomic-writer.js';
+export { VOLUME_PLUGINS, podDirOf, volumeDirOf, type VolumePlugin } from './paths.js';

@@ -3,7 +3,7 @@ import { configError, keyNotFound, sourceNotFound, type SourceKind } from './con
 import { expandVariables } from './expand.js';
 import { podFieldValue } from './field-ref.js';
 import type { PodObjectReader } from './object-reader.js';
-import { containerResourceValue } from './resource-field-ref.js';
+import { containerNamed, containerResourceValue } from './resource-field-ref.js';
 import { envFromSourceSchema, envVarSourceSchema, parseSource } from './sources.js';
 
 export interface EnvContext {
@@ -82,7 +82,7 @@ async function valueFrom(ctx: EnvContext, name: string, raw: unknown, sources: S
   try {
     if (from.fieldRef) return podFieldValue(ctx.pod, from.fieldRef.fieldPath, ctx);
     if (from.resourceFieldRef) {
-      const target = from.resourceFieldRef.containerName ? findContainer(ctx.pod, from.resourceFieldRef.containerName) : ctx.container;
+      const target = from.resourceFieldRef.containerName ? containerNamed(ctx.pod, from.resourceFieldRef.containerName) : ctx.container;
       return containerResourceValue(from.resourceFieldRef, target, ctx.nodeAllocatable);
     }
   } catch (error) {
@@ -99,12 +99,6 @@ async function valueFrom(ctx: EnvContext, name: string, raw: unknown, sources: S
   const value = data.get(ref.key);
   if (value === undefined && !ref.optional) throw keyNotFound(kind, namespace, ref.name, ref.key);
   return value;
-}
-
-function findContainer(pod: Pod, name: string): Container {
-  const found = [...pod.spec.containers, ...(pod.spec.initContainers ?? [])].find((c) => c.name === name);
-  if (!found) throw new Error(`container ${name} not found in pod ${pod.metadata.namespace}/${pod.metadata.name}`);
-  return found;
 }
 
 interface SourceCache {

@@ -1,4 +1,4 @@
-import { quantityValue, type Container } from '../../api/index.js';
+import { quantityValue, type Container, type Pod } from '../../api/index.js';
 import type { ResourceFieldSelector } from './sources.js';
 
 const RESOURCES = ['cpu', 'memory', 'ephemeral-storage'] as const;
@@ -40,4 +40,11 @@ function splitResource(name: string): ['limits' | 'requests', (typeof RESOURCES)
     return [scope, resource as (typeof RESOURCES)[number]];
   }
   throw new Error(`unsupported container resource : ${name}`);
+}
+
+/** A container or init container of `pod` by name; resourceFieldRef may name any of them. */
+export function containerNamed(pod: Pod, name: string): Container {
+  const found = [...pod.spec.containers, ...(pod.spec.initContainers ?? [])].find((c) => c.name === name);
+  if (!found) throw new Error(`container ${name} not found in pod ${pod.metadata.namespace}/${pod.metadata.name}`);
+  return found;
 }
