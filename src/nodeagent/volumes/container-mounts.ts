@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { Container } from '../../api/index.js';
 import type * as T from '../cri/types.js';
 import { configError } from './config-errors.js';
@@ -55,7 +55,10 @@ function subPathSource(volumePath: string, subPath: string, mountName: string, c
   const target = join(volumePath, subPath);
   if (!existsSync(target)) {
     try {
-      mkdirSync(target, { recursive: true, mode: statSync(volumePath).mode & 0o7777 });
+      const mode = statSync(volumePath).mode & 0o7777;
+      const first = mkdirSync(target, { recursive: true });
+      // Each directory made gets the volume's mode, whatever the agent's umask.
+      for (let dir = target; first !== undefined && dir.length >= first.length; dir = dirname(dir)) chmodSync(dir, mode);
     } catch {
       // The host's details stay out of the message, as in the kubelet.
       throw configError(`failed to create subPath directory for volumeMount ${JSON.stringify(mountName)} of container ${JSON.stringify(containerName)}`);
