@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -7,8 +7,14 @@ const run = promisify(execFile);
 // mountinfo escapes space, tab, newline and backslash in paths as octal (\040).
 const unescapeMountPath = (path: string) => path.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
 
-/** Mount points at or under `dir` (one entry per stacked mount), deepest first: the order to unmount them in. */
-export async function mountsUnder(dir: string): Promise<string[]> {
+/**
+ * Mount points at or under `dir` (one entry per stacked mount), deepest first: the order to
+ * unmount them in. The kernel lists resolved paths, so `dir` is resolved first (a root dir under a
+ * symlink must still find its mounts); a `dir` that does not exist has none.
+ */
+export async function mountsUnder(path: string): Promise<string[]> {
+  const dir = await realpath(path).catch(() => undefined);
+  if (dir === undefined) return [];
   const table = await readFile('/proc/self/mountinfo', 'utf8');
   const prefix = dir.endsWith('/') ? dir : `${dir}/`;
   const points: string[] = [];
@@ -21,8 +27,9 @@ export async function mountsUnder(dir: string): Promise<string[]> {
   return points.sort((a, b) => b.length - a.length);
 }
 
-export async function isMountPoint(dir: string): Promise<boolean> {
-  return (await mountsUnder(dir)).includes(dir);
+export async function isMountPoint(path: string): Promise<boolean> {
+  const dir = await realpath(path).catch(() => undefined);
+  return dir !== undefined && (await mountsUnder(dir)).includes(dir);
 }
 
 /**

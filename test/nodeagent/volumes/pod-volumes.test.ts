@@ -108,6 +108,20 @@ describe('emptyDir', () => {
     expect(mountType(dir)).toEqual([]);
     expect(existsSync(join(root, 'pods', pod.metadata.uid!))).toBe(false);
   });
+
+  it('a root dir reached through a symlink still mounts once and unmounts', async () => {
+    const real = scratchDir('vol-');
+    const link = join(scratchDir('vol-link-'), 'root');
+    symlinkSync(real, link);
+    const pod = podWith([{ name: 'ram', emptyDir: { medium: 'Memory' } }]);
+    await setUp(pod, link);
+    await setUp(pod, link);
+    const dir = vol(real, pod, 'empty-dir', 'ram');
+    expect(mountType(dir).map((m) => m.fstype)).toEqual(['tmpfs']);
+    await tearDownPodVolumes(link, pod.metadata.uid!);
+    expect(mountType(dir)).toEqual([]);
+    expect(existsSync(join(real, 'pods', pod.metadata.uid!))).toBe(false);
+  });
 });
 
 describe('hostPath', () => {
