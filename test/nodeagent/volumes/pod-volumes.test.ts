@@ -408,6 +408,45 @@ describe('projected volumes', () => {
   });
 });
 
+describe('fsGroup', () => {
+  it('gives every volume but hostPath the group: group-readable files, setgid directories', async () => {
+    const root = scratchDir('vol-');
+    const pod = podWith([
+      { name: 'c', configMap: { name: 'cfg', defaultMode: 0o600, items: [{ key: 'app.conf', path: 'conf/app.conf' }] } },
+      { name: 'e', emptyDir: {} },
+      { name: 'p', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } },
+    ]);
+    pod.spec.securityContext = { fsGroup: 4321 };
+    await api.client.create(builtin.pods, pod);
+    const stored = await api.client.get(builtin.pods, pod.metadata.name!, { namespace: 'default' });
+    await setUp(stored, root);
+    const config = vol(root, stored, 'configmap', 'c');
+    const file = join(config, 'conf/app.conf');
+    expect(await modeOf(file)).toBe(0o640);
+    expect((await stat(file)).gid).toBe(4321);
+    expect(await modeOf(join(config, 'conf'))).toBe(0o2755);
+    expect((await stat(join(config, 'conf'))).gid).toBe(4321);
+    expect(await modeOf(config)).toBe(0o2755);
+    const empty = vol(root, stored, 'empty-dir', 'e');
+    expect(await modeOf(empty)).toBe(0o2777);
+    expect((await stat(empty)).gid).toBe(4321);
+    const token = join(vol(root, stored, 'projected', 'p'), 'token');
+    expect(await modeOf(token)).toBe(0o640);
+    expect((await stat(token)).gid).toBe(4321);
+
+    // A re-sync finds everything as it should be and writes nothing.
+    const before = await readlink(join(config, '..data'));
+    await setUp(stored, root);
+    expect(await readlink(join(config, '..data'))).toBe(before);
+  });
+
+  it('a malformed fsGroup fails the mount', async () => {
+    const pod = podWith([{ name: 'e', emptyDir: {} }]);
+    pod.spec.securityContext = { fsGroup: 'staff' };
+    expect(await failure(setUp(pod, scratchDir('vol-')))).toMatchObject({ reason: 'FailedMount', message: 'invalid securityContext.fsGroup: "staff"' });
+  });
+});
+
 describe('mounts(container)', () => {
   it('maps volumeMounts to CRI mounts: read-only API data, readOnly, propagation', async () => {
     const host = scratchDir('host-');
