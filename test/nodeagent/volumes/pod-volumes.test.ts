@@ -109,6 +109,19 @@ describe('emptyDir', () => {
     expect(existsSync(join(root, 'pods', pod.metadata.uid!))).toBe(false);
   });
 
+  it.each([
+    ['no sizeLimit: the pod memory limit', {}, [{ name: 'main', image: 'busybox', resources: { limits: { memory: '32Mi' } } }], 'size=32768k'],
+    ['a sizeLimit above the pod limit: the pod limit', { sizeLimit: '1Gi' }, undefined, 'size=32768k'],
+    ['limits summed over containers', {}, [{ name: 'a', image: 'busybox', resources: { limits: { memory: '32Mi' } } }, { name: 'b', image: 'busybox', resources: { limits: { memory: '16Mi' } } }], 'size=49152k'],
+    ['a container without a limit: node allocatable', { sizeLimit: '16Gi' }, [{ name: 'a', image: 'busybox' }], 'size=8388608k'],
+  ] as const)('memory volume size, %s', async (_, emptyDir, containers, size) => {
+    const root = scratchDir('vol-');
+    const pod = podWith([{ name: 'ram', emptyDir: { medium: 'Memory', ...emptyDir } }], containers ? containers.map((c) => ({ ...c })) : undefined);
+    await setUp(pod, root);
+    expect(mountType(vol(root, pod, 'empty-dir', 'ram'))[0]?.options).toContain(size);
+    await tearDownPodVolumes(root, pod.metadata.uid!);
+  });
+
   it('a root dir reached through a symlink still mounts once and unmounts', async () => {
     const real = scratchDir('vol-');
     const link = join(scratchDir('vol-link-'), 'root');
@@ -225,6 +238,8 @@ describe('configMap and secret volumes', () => {
     expect(await text(join(dir, 'user'))).toBe('admin');
     expect(await modeOf(join(dir, 'password'))).toBe(0o400);
     expect(mountType(dir)[0]?.fstype).toBe('tmpfs');
+    // Sized like a memory emptyDir: the pod's memory limit.
+    expect(mountType(dir)[0]?.options).toContain('size=32768k');
     await tearDownPodVolumes(root, pod.metadata.uid!);
     expect(mountType(dir)).toEqual([]);
   });
