@@ -196,6 +196,12 @@ describe('hostPath', () => {
     expect(error.message).toBe(`MountVolume.SetUp failed for volume "h" : hostPath type check failed: ${full} ${message}`);
   });
 
+  it('a relative path is refused', async () => {
+    const error = await failure(setUp(podWith([{ name: 'h', hostPath: { path: 'etc', type: 'DirectoryOrCreate' } }]), scratchDir('vol-')));
+    expect(error).toMatchObject({ reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "h" : hostPath "etc" must be an absolute path' });
+    expect(existsSync(join(process.cwd(), 'etc'))).toBe(false);
+  });
+
   it('an unknown type is refused', async () => {
     const error = await failure(setUp(podWith([{ name: 'h', hostPath: { path: host, type: 'Pipe' } }]), scratchDir('vol-')));
     expect(error).toMatchObject({ reason: 'FailedMount' });
