@@ -8,3 +8,4 @@ export { setUpPodVolumes, tearDownPodVolumes, type PodVolumes, type PodVolumesCo
 export { writeAtomically, type FileProjection, type Payload } from './atomic-writer.js';
 export { VOLUME_PLUGINS, podDirOf, volumeDirOf, type VolumePlugin } from './paths.js';
 export { podVolumesHook, type PodVolumesHookOptions, type PodVolumesHookShape } from './pod-volumes-hook.js';
+export { shareRootDir } from './root-dir.js';
