@@ -10,3 +10,4 @@ export * from './mirror/index.js';
 export * from './images/index.js';
 export * from './probes/index.js';
 export * from './server/index.js';
+export * from './volumes/index.js';
