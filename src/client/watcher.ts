@@ -38,9 +38,12 @@ export interface WatchOptions {
   readonly metadataOnly?: boolean | undefined;
   /**
    * `'lazy'`: JSON objects arrive as lazy views — their text is kept and each field decoded on
-   * first read (lazy-object.ts); other encodings are decoded as usual. Default `'eager'`.
+   * first read (lazy-object.ts); other encodings are decoded as usual. `'protobuf'`: lists and
+   * watches ask for protobuf (JSON for kinds without a message) and objects arrive as protobuf
+   * views — their message bytes are kept and each field decoded on first read (proto-object.ts).
+   * Default `'eager'`.
    */
-  readonly decode?: 'eager' | 'lazy' | undefined;
+  readonly decode?: 'eager' | 'lazy' | 'protobuf' | undefined;
   /** A namespace; unset on a namespaced resource watches every namespace. */
   readonly namespace?: string | undefined;
   readonly labelSelector?: string | undefined;
@@ -206,7 +209,7 @@ async function listInto<T extends KubeObject>(
       labelSelector: options.labelSelector,
       fieldSelector: options.fieldSelector,
       ...(options.metadataOnly ? { metadataOnly: true } : {}),
-      ...(options.decode === 'lazy' ? { decode: 'lazy' as const } : {}),
+      ...(options.decode === 'lazy' || options.decode === 'protobuf' ? { decode: options.decode } : {}),
       limit: options.pageSize ?? DEFAULT_PAGE_SIZE,
       // An expired token restarts the whole list, with a new INIT (run() does it).
       onExpired: 'fail',
@@ -262,8 +265,13 @@ async function watchOnce<T extends KubeObject>(
     ...(streaming ? { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', resourceVersion: '' } : { resourceVersion: from }),
   };
   try {
-    const accept = options.metadataOnly ? { accept: METADATA_ACCEPT } : {};
-    const framerFor = options.decode === 'lazy' ? (ct: string | undefined) => (isJsonContentType(ct) ? lazyJsonLinesFramer() : deps.transport.codec.watchFramer(ct)) : undefined;
+    const binary = options.decode === 'protobuf' ? await import('./proto-decode.js') : undefined;
+    const accept = options.metadataOnly ? { accept: METADATA_ACCEPT } : binary ? { accept: binary.PROTOBUF_ACCEPT } : {};
+    const framerFor = binary
+      ? binary.lazyFramerFor
+      : options.decode === 'lazy'
+        ? (ct: string | undefined) => (isJsonContentType(ct) ? lazyJsonLinesFramer() : deps.transport.codec.watchFramer(ct))
+        : undefined;
     const batches = watchEventBatches<T>(deps.transport, { method: 'GET', path: deps.path, query, ...accept }, timeoutSeconds * 1000 + (options.stallGraceMs ?? 5_000), signal, framerFor);
     for await (const batch of batches) {
       for (const event of batch) {
