@@ -9,6 +9,37 @@ interface Index<T> {
 }
 
 /**
+ * An update whose old state is viewed only when read: most consumers of a stream of updates
+ * never look at `old`, and a view is an allocation and a weak reference per event. `old` is an
+ * own enumerable property (an accessor), so spreading or copying the change keeps it.
+ */
+class Updated<T> {
+  readonly type = 'updated';
+  declare readonly old: T;
+  readonly #old: CachedRecord;
+  #oldView: T | undefined;
+
+  constructor(
+    old: CachedRecord,
+    readonly object: T,
+  ) {
+    this.#old = old;
+    Object.defineProperty(this, 'old', OLD);
+  }
+
+  viewOld(): T {
+    return (this.#oldView ??= this.#old.view<T>());
+  }
+}
+
+const OLD: PropertyDescriptor = {
+  get(this: Updated<unknown>) {
+    return this.viewOld();
+  },
+  enumerable: true,
+};
+
+/**
  * The lazy cache's write side: CacheWriter's contract (same methods, same changes announced,
  * same reader), but it keeps one record per object (cached-record.ts) — the version's JSON text plus name,
  * namespace, version and labels — instead of a decoded object. Readers get views
@@ -80,8 +111,10 @@ export class LazyCacheWriter<T extends KubeObject> {
 
   #reindex(key: string, old: CachedRecord | undefined, record: CachedRecord | undefined): void {
     for (const index of this.#indexes.values()) {
-      // Most updates leave the labels as they were: equal text needs no decoding.
+      // Most updates leave the labels as they were: equal bytes need no decoding. The namespace is
+      // part of the key, so two versions under one key share it.
       if (old && record && index.fn === (labelsIndex as IndexFunc<unknown>) && old.sameLabels(record)) continue;
+      if (old && record && index.fn === (namespaceIndex as IndexFunc<unknown>)) continue;
       const before = old ? this.#values(index, old) : [];
       const after = record ? this.#values(index, record) : [];
       if (before.length === after.length && before.every((v, i) => v === after[i])) continue;
@@ -103,7 +136,7 @@ export class LazyCacheWriter<T extends KubeObject> {
     this.#records.set(key, record);
     this.#reindex(key, old, record);
     const view = record.view<T>();
-    return old ? { type: 'updated', old: old.view<T>(), object: view } : { type: 'added', object: view };
+    return old ? new Updated<T>(old, view) : { type: 'added', object: view };
   }
 
   remove(last: T): CacheChange<T> | undefined {

@@ -35,23 +35,45 @@ interface Envelope {
   rawEnd: number;
 }
 
+/** The last TypeMeta read and its strings: a watch's objects are all of one kind, read once. */
+let lastTypeMeta: Buffer = Buffer.alloc(0);
+let lastApiVersion = '';
+let lastKind = '';
+
+function readTypeMeta(bytes: Buffer, start: number, end: number, out: Envelope): void {
+  if (end - start === lastTypeMeta.length && bytes.compare(lastTypeMeta, 0, lastTypeMeta.length, start, end) === 0) {
+    out.apiVersion = lastApiVersion;
+    out.kind = lastKind;
+    return;
+  }
+  const typeMeta = new BytesReader(bytes, start, end);
+  while (typeMeta.next()) {
+    const t = typeMeta.current;
+    if (t.wire === 2 && t.field === 1) out.apiVersion = bytes.toString('utf8', t.start, t.end);
+    else if (t.wire === 2 && t.field === 2) out.kind = bytes.toString('utf8', t.start, t.end);
+  }
+  lastTypeMeta = Buffer.from(bytes.subarray(start, end));
+  lastApiVersion = out.apiVersion;
+  lastKind = out.kind;
+  lastMessage = undefined;
+}
+let lastMessage: ReturnType<typeof messageOf>;
+
+const envelopeReader = new BytesReader(new Uint8Array(0));
+
 function readEnvelope(bytes: Buffer, start: number, end: number): Envelope {
-  if (end - start < 4 || PROTOBUF_MAGIC.some((b, i) => bytes[start + i] !== b)) throw malformedProtobuf('an object does not begin with the magic prefix 6b 38 73 00');
+  if (end - start < 4 || bytes[start] !== PROTOBUF_MAGIC[0] || bytes[start + 1] !== PROTOBUF_MAGIC[1] || bytes[start + 2] !== PROTOBUF_MAGIC[2] || bytes[start + 3] !== PROTOBUF_MAGIC[3]) {
+    throw malformedProtobuf('an object does not begin with the magic prefix 6b 38 73 00');
+  }
   const out: Envelope = { apiVersion: '', kind: '', rawStart: end, rawEnd: end };
-  const unknown = new BytesReader(bytes, start + 4, end);
+  const unknown = envelopeReader.reset(bytes, start + 4, end);
   while (unknown.next()) {
     const f = unknown.current;
     if (f.wire !== 2) continue;
     switch (f.field) {
-      case 1: {
-        const typeMeta = new BytesReader(bytes, f.start, f.end);
-        while (typeMeta.next()) {
-          const t = typeMeta.current;
-          if (t.wire === 2 && t.field === 1) out.apiVersion = bytes.toString('utf8', t.start, t.end);
-          else if (t.wire === 2 && t.field === 2) out.kind = bytes.toString('utf8', t.start, t.end);
-        }
+      case 1:
+        readTypeMeta(bytes, f.start, f.end, out);
         break;
-      }
       case 2:
         out.rawStart = f.start;
         out.rawEnd = f.end;
@@ -64,26 +86,42 @@ function readEnvelope(bytes: Buffer, start: number, end: number): Envelope {
         break;
     }
   }
+  envelopeReader.reset(EMPTY, 0, 0);
   return out;
 }
 
-const EVENT_TYPES = new Map(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'].map((t) => [t, t]));
+const EMPTY = new Uint8Array(0);
+
+const EVENT_TYPES = ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'];
+
+/** An event type without a new string per event: the known ones by their bytes. */
+function eventType(bytes: Buffer, start: number, end: number): string {
+  for (const type of EVENT_TYPES) {
+    if (type.length !== end - start) continue;
+    let i = 0;
+    while (i < type.length && type.charCodeAt(i) === bytes[start + i]) i += 1;
+    if (i === type.length) return type;
+  }
+  return bytes.toString('utf8', start, end);
+}
+
+const eventReader = new BytesReader(new Uint8Array(0));
+const extReader = new BytesReader(new Uint8Array(0));
 
 /** One watch frame (without its length) at `bytes[start, end)` as `{type, object}`. */
 function lazyProtobufEvent(bytes: Buffer, start: number, end: number): { type: string; object: unknown } {
   let type = '';
   let objectStart = -1;
   let objectEnd = -1;
-  const event = new BytesReader(bytes, start, end);
+  const event = eventReader.reset(bytes, start, end);
   while (event.next()) {
     const f = event.current;
     if (f.wire !== 2) continue;
     if (f.field === 1) {
-      const text = bytes.toString('latin1', f.start, f.end);
-      type = EVENT_TYPES.get(text) ?? text;
+      type = eventType(bytes, f.start, f.end);
     } else if (f.field === 2) {
       // RawExtension {1: raw}: raw is the object's own envelope.
-      const ext = new BytesReader(bytes, f.start, f.end);
+      const ext = extReader.reset(bytes, f.start, f.end);
       while (ext.next()) {
         if (ext.current.field === 1 && ext.current.wire === 2) {
           objectStart = ext.current.start;
@@ -92,10 +130,12 @@ function lazyProtobufEvent(bytes: Buffer, start: number, end: number): { type: s
       }
     }
   }
+  eventReader.reset(EMPTY, 0, 0);
+  extReader.reset(EMPTY, 0, 0);
   if (objectStart < 0) throw malformedProtobuf(`a ${type || 'watch'} event without an object`);
   if (type === 'ERROR' || type === 'BOOKMARK') return { type, object: decodeProtobuf(bytes.subarray(objectStart, objectEnd)) };
   const envelope = readEnvelope(bytes, objectStart, objectEnd);
-  const message = messageOf(envelope.apiVersion, envelope.kind);
+  const message = envelope.apiVersion === lastApiVersion && envelope.kind === lastKind ? (lastMessage ??= messageOf(lastApiVersion, lastKind)) : messageOf(envelope.apiVersion, envelope.kind);
   if (!message) throw malformedProtobuf(`the envelope names ${JSON.stringify(`${envelope.apiVersion} ${envelope.kind}`)}, which has no protobuf message`);
   return { type, object: protoRecord(bytes, envelope.rawStart, envelope.rawEnd, message, envelope.apiVersion, envelope.kind).view() };
 }

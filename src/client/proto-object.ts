@@ -31,16 +31,32 @@ const VALUE_MESSAGES = new Set([
   '.svc.util.StringList',
 ]);
 
-/** Whether a message has Kubernetes' embedded (`...Inline`) fields, whose members are flat in its JSON. */
-const inlineOf = new WeakMap<protobuf.Type, boolean>();
-function hasInline(type: protobuf.Type): boolean {
-  let inline = inlineOf.get(type);
-  if (inline === undefined) {
-    inline = type.fieldsArray.some((f) => f.name.endsWith('Inline'));
-    inlineOf.set(type, inline);
-  }
-  return inline;
+/** What the views need to know of a message, worked out once per message (protobufjs computes `fullName` on every read). */
+interface TypeInfo {
+  /** Its JSON is a value, not an object of its fields (VALUE_MESSAGES). */
+  readonly value: boolean;
+  /** It has Kubernetes' embedded (`...Inline`) fields, whose members are flat in its JSON. */
+  readonly inline: boolean;
+  /** The number of its `metadata` field when that is an ObjectMeta; -1 otherwise. */
+  readonly metaId: number;
+  readonly metaType: protobuf.Type | undefined;
 }
+const infoByType = new WeakMap<protobuf.Type, TypeInfo>();
+function infoOf(type: protobuf.Type): TypeInfo {
+  let info = infoByType.get(type);
+  if (!info) {
+    const meta = type.fields['metadata'];
+    const metaType = meta && !meta.repeated && meta.resolvedType instanceof protobuf.Type && meta.resolvedType.fullName === '.svc.meta.v1.ObjectMeta' ? meta.resolvedType : undefined;
+    info = { value: VALUE_MESSAGES.has(type.fullName), inline: type.fieldsArray.some((f) => f.name.endsWith('Inline')), metaId: metaType ? meta!.id : -1, metaType };
+    infoByType.set(type, info);
+  }
+  return info;
+}
+
+/** The hot path's readers, reused (protoRecord calls nothing that could re-enter it). */
+const EMPTY = new Uint8Array(0);
+const topReader = new BytesReader(EMPTY);
+const metaReader = new BytesReader(EMPTY);
 
 export class ProtoRecord implements CachedRecord {
   #view: WeakRef<object> | undefined;
@@ -110,11 +126,10 @@ export class ProtoRecord implements CachedRecord {
  * for the name, namespace, version and labels, then its bytes copied out as one latin1 string.
  */
 export function protoRecord(bytes: Buffer, start: number, end: number, type: protobuf.Type, apiVersion: string, kind: string): ProtoRecord {
-  const metaField = type.fields['metadata'];
-  const metaId = metaField && !metaField.repeated && metaField.resolvedType?.fullName === '.svc.meta.v1.ObjectMeta' ? metaField.id : -1;
+  const metaId = infoOf(type).metaId;
   let metaStart = -1;
   let metaEnd = -1;
-  const top = new BytesReader(bytes, start, end);
+  const top = topReader.reset(bytes, start, end);
   while (top.next()) {
     // The last occurrence wins, as in a full decode.
     if (top.current.field === metaId && top.current.wire === 2) {
@@ -128,7 +143,7 @@ export function protoRecord(bytes: Buffer, start: number, end: number, type: pro
   let labelsStart = -1;
   let labelsEnd = -1;
   if (metaStart >= 0) {
-    const meta = new BytesReader(bytes, metaStart, metaEnd);
+    const meta = metaReader.reset(bytes, metaStart, metaEnd);
     let previous = -1;
     while (meta.next()) {
       const f = meta.current;
@@ -156,8 +171,18 @@ export function protoRecord(bytes: Buffer, start: number, end: number, type: pro
     }
   }
   const text = bytes.toString('latin1', start, end);
-  const at = (i: number) => (i < 0 ? i : i - start);
-  return new ProtoRecord(text, type, apiVersion, kind, name, namespace, resourceVersion, at(metaStart), at(metaEnd), at(labelsStart), labelsStart < 0 ? labelsStart : labelsEnd - start);
+  // Let go of the chunk: a reader left pointing at it would keep it alive.
+  topReader.reset(EMPTY, 0, 0);
+  metaReader.reset(EMPTY, 0, 0);
+  if (metaStart >= 0) {
+    metaStart -= start;
+    metaEnd -= start;
+  }
+  if (labelsStart >= 0) {
+    labelsStart -= start;
+    labelsEnd -= start;
+  }
+  return new ProtoRecord(text, type, apiVersion, kind, name, namespace, resourceVersion, metaStart, metaEnd, labelsStart, labelsEnd);
 }
 
 /**
@@ -178,6 +203,8 @@ class MessageView implements ProxyHandler<Record<string, unknown>> {
     readonly type: protobuf.Type,
     /** Set on an object's top-level view only: it answers `kind` and `apiVersion` too. */
     readonly record: ProtoRecord | undefined,
+    /** Set on the view of an object's ObjectMeta: the record whose name, namespace and version it answers without a scan. */
+    readonly metaOf?: ProtoRecord | undefined,
   ) {}
 
   #scan(): number[] {
@@ -224,8 +251,10 @@ class MessageView implements ProxyHandler<Record<string, unknown>> {
       const valueEnd = fields[last + 3]!;
       const message = field.resolvedType;
       // Only the last occurrence counts (protobufjs replaces a repeated message field, it does not merge).
-      if (message instanceof protobuf.Type && !VALUE_MESSAGES.has(message.fullName)) {
-        return new Proxy<Record<string, unknown>>({}, new MessageView(this.text, valueStart, valueEnd, message, undefined));
+      if (message instanceof protobuf.Type && !infoOf(message).value) {
+        // The object's ObjectMeta knows its name, namespace and version from the record.
+        const known = this.record && field.id === infoOf(this.type).metaId ? this.record : undefined;
+        return new Proxy<Record<string, unknown>>({}, new MessageView(this.text, valueStart, valueEnd, message, undefined, known));
       }
       if (field.type === 'string') {
         const value = utf8Of(this.text, valueStart, valueEnd);
@@ -256,11 +285,17 @@ class MessageView implements ProxyHandler<Record<string, unknown>> {
     if (this.#full || typeof key !== 'string') return Reflect.get(target, key);
     if (this.record && key === 'kind') return this.record.kind;
     if (this.record && key === 'apiVersion') return this.record.apiVersion;
+    if (this.metaOf) {
+      // Go's zero values are left out of JSON: an empty name reads as absent.
+      if (key === 'name') return this.metaOf.name || undefined;
+      if (key === 'namespace') return this.metaOf.namespace;
+      if (key === 'resourceVersion') return this.metaOf.resourceVersion;
+    }
     if (this.#memo?.has(key)) return this.#memo.get(key) ?? Reflect.get(target, key);
     const field = Object.hasOwn(this.type.fields, key) ? this.type.fields[key] : undefined;
     if (!field || field.name.endsWith('Inline')) {
       // A member of an embedded message, or not a member: only the whole message tells.
-      if (hasInline(this.type)) {
+      if (infoOf(this.type).inline) {
         this.#fill(target);
         return Reflect.get(target, key);
       }

@@ -29,11 +29,11 @@ abstract class WireReader {
   /** The field `next()` stopped on; one object reused for every field (no allocation per field). */
   readonly current: WireField = { field: 0, wire: 0, tagStart: 0, start: 0, end: 0 };
 
-  constructor(
-    start: number,
-    readonly end: number,
-  ) {
+  end: number;
+
+  constructor(start: number, end: number) {
     this.pos = start;
+    this.end = end;
   }
 
   protected abstract byte(i: number): number;
@@ -90,11 +90,19 @@ abstract class WireReader {
 
 export class BytesReader extends WireReader {
   constructor(
-    readonly bytes: Uint8Array,
+    public bytes: Uint8Array,
     start = 0,
     end = bytes.length,
   ) {
     super(start, end);
+  }
+
+  /** Points this reader at another message (the hot path reuses its readers instead of making new ones). */
+  reset(bytes: Uint8Array, start: number, end: number): this {
+    this.bytes = bytes;
+    this.pos = start;
+    this.end = end;
+    return this;
   }
 
   protected byte(i: number): number {

@@ -7,6 +7,7 @@ import type { Transport } from './transport.js';
 import { METADATA_ACCEPT } from './codec.js';
 import { watchEventBatches } from './watch-stream.js';
 import { isJsonContentType, lazyJsonLinesFramer } from './lazy-decode.js';
+import { recordOf } from './cached-record.js';
 
 /**
  * What `watch$` emits. A list (first or re-) is framed by INIT … INIT_DONE, like kube-rs'
@@ -281,7 +282,8 @@ async function watchOnce<T extends KubeObject>(
           return { end, resourceVersion: initial ? undefined : rv, delivered, error: event.error };
         }
         delivered = true;
-        const version = event.object.metadata?.resourceVersion;
+        // A lazy view's record knows its version: reading it through the view would decode metadata.
+        const version = recordOf(event.object)?.resourceVersion ?? event.object.metadata?.resourceVersion;
         if (event.type === 'BOOKMARK') {
           if (version !== undefined) rv = version;
           if (initial && isInitialEventsEnd(event.object)) {
