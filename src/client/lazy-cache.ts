@@ -9,37 +9,6 @@ interface Index<T> {
 }
 
 /**
- * An update whose old state is viewed only when read: most consumers of a stream of updates
- * never look at `old`, and a view is an allocation and a weak reference per event. `old` is an
- * own enumerable property (an accessor), so spreading or copying the change keeps it.
- */
-class Updated<T> {
-  readonly type = 'updated';
-  declare readonly old: T;
-  readonly #old: CachedRecord;
-  #oldView: T | undefined;
-
-  constructor(
-    old: CachedRecord,
-    readonly object: T,
-  ) {
-    this.#old = old;
-    Object.defineProperty(this, 'old', OLD);
-  }
-
-  viewOld(): T {
-    return (this.#oldView ??= this.#old.view<T>());
-  }
-}
-
-const OLD: PropertyDescriptor = {
-  get(this: Updated<unknown>) {
-    return this.viewOld();
-  },
-  enumerable: true,
-};
-
-/**
  * The lazy cache's write side: CacheWriter's contract (same methods, same changes announced,
  * same reader), but it keeps one record per object (cached-record.ts) — the version's JSON text plus name,
  * namespace, version and labels — instead of a decoded object. Readers get views
@@ -136,7 +105,18 @@ export class LazyCacheWriter<T extends KubeObject> {
     this.#records.set(key, record);
     this.#reindex(key, old, record);
     const view = record.view<T>();
-    return old ? new Updated<T>(old, view) : { type: 'added', object: view };
+    if (!old) return { type: 'added', object: view };
+    // The old state is viewed only when read: most consumers of a stream of updates never look
+    // at it, and a view is an allocation and a weak reference. A plain accessor, so that
+    // spreading or copying the change keeps it.
+    let oldView: T | undefined;
+    return {
+      type: 'updated',
+      object: view,
+      get old(): T {
+        return (oldView ??= old.view<T>());
+      },
+    };
   }
 
   remove(last: T): CacheChange<T> | undefined {

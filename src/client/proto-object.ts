@@ -79,8 +79,9 @@ export class ProtoRecord implements CachedRecord {
   ) {}
 
   get key(): string {
-    return this.namespace ? `${this.namespace}/${this.name}` : this.name;
+    return (this.#key ??= this.namespace ? `${this.namespace}/${this.name}` : this.name);
   }
+  #key: string | undefined;
 
   labelValues(): string[] {
     if (this.labelsStart === -1) return [];

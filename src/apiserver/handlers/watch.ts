@@ -257,7 +257,12 @@ function renderedFrameEncoder(options: RenderOptions): FrameEncoder {
   return {
     write: (res, frame) => {
       if (frame.type === 'BOOKMARK') return res.write(frames.bookmark(frame.revision, frame.initialEventsEnd ? { [INITIAL_EVENTS_END]: 'true' } : undefined));
-      return res.write(frames.event(frame.type, frame.object.object.json));
+      // As the JSON encoder: the events written in one tick leave in one socket write (fewer,
+      // larger TLS records and reads for the client) instead of one each.
+      res.cork();
+      const more = res.write(frames.event(frame.type, frame.object.object.json));
+      process.nextTick(() => res.uncork());
+      return more;
     },
     error: (res, status) => void res.write(frames.error(status as unknown as JsonObject)),
   };
