@@ -10,12 +10,12 @@ interface Index<T> {
 
 /**
  * The lazy cache's write side: CacheWriter's contract (same methods, same changes announced,
- * same reader), but it keeps one record per object (cached-record.ts) — the version's JSON text plus name,
- * namespace, version and labels — instead of a decoded object. Readers get views
- * (lazy-object.ts), decoded field by field when read. The built-in `namespace` and `labels`
- * indexes are computed from the record without a view; other indexers are given a view.
- * An object that is not a view (a transform's result, a protobuf-decoded object) is stored as the
- * text of its JSON.stringify.
+ * same reader), but it keeps one record per object (cached-record.ts) — the version's JSON text
+ * (lazy-object.ts) or protobuf message bytes (proto-object.ts), plus name, namespace, version and
+ * where the labels are — instead of a decoded object. Readers get the records' views, decoded
+ * field by field when read. The built-in `namespace` and `labels` indexes are computed from the
+ * record without a view; other indexers are given a view. An object that is not a view (a
+ * transform's result, an eagerly decoded object) is stored as the text of its JSON.stringify.
  */
 export class LazyCacheWriter<T extends KubeObject> {
   #records = new Map<string, CachedRecord>();

@@ -195,6 +195,7 @@ class MessageView implements ProxyHandler<Record<string, unknown>> {
   /** Every field on the wire: [field number, tag start, value start, value end, wire type] each. */
   #fields: number[] | undefined;
   #memo: Map<string, unknown> | undefined;
+  #metaView: Record<string, unknown> | undefined;
   #full = false;
 
   constructor(
@@ -266,13 +267,19 @@ class MessageView implements ProxyHandler<Record<string, unknown>> {
     return deepFreeze(this.#decodeMessage(this.#bytes(field.id))[key]);
   }
 
+  /** An object's ObjectMeta view: the record says where it is, so the object's fields need no walk. */
+  #metadata(): Record<string, unknown> {
+    const record = this.record!;
+    return (this.#metaView ??= new Proxy<Record<string, unknown>>({}, new MessageView(this.text, record.metaStart, record.metaEnd, infoOf(this.type).metaType!, undefined, record)));
+  }
+
   #fill(target: Record<string, unknown>): void {
     if (this.#full) return;
     const decoded = this.#decodeMessage(this.#bytes());
     const object: JsonObject = this.record ? { kind: this.record.kind, apiVersion: this.record.apiVersion, ...decoded } : decoded;
     for (const key of Object.keys(object)) {
       // A field already handed out keeps its identity (a nested view stays the same object).
-      const memo = this.#memo?.get(key);
+      const memo = key === 'metadata' && this.#metaView ? this.#metaView : this.#memo?.get(key);
       const value = memo !== undefined ? memo : deepFreeze(object[key]);
       Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
     }
@@ -286,6 +293,7 @@ class MessageView implements ProxyHandler<Record<string, unknown>> {
     if (this.#full || typeof key !== 'string') return Reflect.get(target, key);
     if (this.record && key === 'kind') return this.record.kind;
     if (this.record && key === 'apiVersion') return this.record.apiVersion;
+    if (key === 'metadata' && this.record && this.record.metaStart >= 0) return this.#metadata();
     if (this.metaOf) {
       // Go's zero values are left out of JSON: an empty name reads as absent.
       if (key === 'name') return this.metaOf.name || undefined;
