@@ -16,6 +16,8 @@ const OBJECTS = Number(process.env['OBJECTS'] ?? 10_000);
 const UPDATES = Number(process.env['UPDATES'] ?? 40_000);
 const ROUNDS = Number(process.env['ROUNDS'] ?? 2);
 const here = (file: string) => new URL(file, import.meta.url).pathname;
+// One exit hook per child (the server, the warm-up and every consumer): more than Node's default 10.
+process.setMaxListeners(0);
 
 function child(args: string[], flags: string[] = []): { line: Promise<string>; send(m: string): void; exited: Promise<void> } {
   const proc = spawn(process.execPath, [...flags, '--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
