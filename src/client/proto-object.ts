@@ -1,5 +1,4 @@
 import protobuf from 'protobufjs';
-import type { KubeObject } from '../api/index.js';
 import { fromMessage, type JsonObject } from '../encoding/index.js';
 import { deepFreeze } from './cache.js';
 import { RECORD, type CachedRecord } from './cached-record.js';
@@ -361,6 +360,3 @@ class MessageView implements ProxyHandler<Record<string, unknown>> {
     return Reflect.setPrototypeOf(target, proto);
   }
 }
-
-/** A record's view, typed as the object it stands for. */
-export const protoView = <T extends KubeObject>(record: ProtoRecord): T => record.view<T>();
