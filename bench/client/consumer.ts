@@ -1,12 +1,14 @@
 // Child process of bench/client/informer.ts: one informer implementation (argv[2]: `svc`,
-// `svc-pruned` (with a transform dropping managedFields), `svc-lazy` (decode: 'lazy') or `client-node`) in a fresh heap. It lists the pods of namespace `bench` at the exact version
+// `svc-pruned` (with a transform dropping managedFields), `svc-lazy` (decode: 'lazy'), `svc-protobuf`
+// (decode: 'protobuf') or `client-node`) in a fresh heap. It lists the pods of namespace `bench` at the exact version
 // argv[4] (the state before the update stream), watches from there — the server replays the whole
 // stream of updates at once — and stops at the update whose resourceVersion is argv[5]. Prints
 // one JSON line: list time, stream time, events, CPU time, and the heap the cache holds after
 // the list and after the stream.
 // Run with --expose-gc.
 import * as k8s from '@kubernetes/client-node';
-import { builtin, Client, Informer, stripManagedFields } from '../../src/client/index.js';
+import { builtin, Client, Informer, loadProtobufCodec, stripManagedFields } from '../../src/client/index.js';
+import '../../src/client/proto-decode.js';
 
 const [impl, svcconfig, fromRv, finalRv, countText] = process.argv.slice(2);
 if (!impl || !svcconfig || !fromRv || !finalRv || !countText) throw new Error('usage: consumer.ts <svc|client-node> <svcconfig> <rv0> <finalRv> <objects>');
@@ -16,7 +18,9 @@ if (!gc) throw new Error('run with --expose-gc');
 const heap = () => {
   gc();
   gc();
-  return process.memoryUsage().heapUsed;
+  // Buffers' bytes are outside the V8 heap: counted too, so that no cache hides memory there.
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
 };
 
 interface Run {
@@ -37,6 +41,8 @@ function runSvc(client: Client): Run {
     ...(impl === 'svc-pruned' ? { transform: stripManagedFields } : {}),
     // `svc-lazy`: the cache keeps each version's JSON text; fields are decoded when read.
     ...(impl === 'svc-lazy' ? { decode: 'lazy' as const } : {}),
+    // `svc-protobuf`: lists and watches in protobuf; the cache keeps each version's message bytes.
+    ...(impl === 'svc-protobuf' ? { decode: 'protobuf' as const } : {}),
   });
   let updates = 0;
   let finish!: () => void;
@@ -71,6 +77,8 @@ function runClientNode(kc: k8s.KubeConfig): Run {
 const kc = new k8s.KubeConfig();
 kc.loadFromFile(svcconfig);
 const client = await Client.fromSvcconfig(svcconfig);
+// The protobuf decoders (and protobufjs with svc's schema) are code, not cache: loaded before the baseline.
+if (impl === 'svc-protobuf') await loadProtobufCodec();
 const before = heap();
 const cpuMs = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage) => (b.user - a.user + b.system - a.system) / 1000;
 const cpu0 = process.cpuUsage();

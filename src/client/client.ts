@@ -7,7 +7,7 @@ import { listItemsObservable, listPagesIx, listPagesObservable, type ListOptions
 import { resourcePath, type Resource } from './resource.js';
 import { isRecord } from './status.js';
 import { loadSvcconfig } from './svcconfig.js';
-import { Transport, type ConnectionOptions } from './transport.js';
+import { Transport, type ConnectionOptions, type HttpRequest } from './transport.js';
 import { watcher, type WatcherEvent, type WatchOptions } from './watcher.js';
 
 export interface ClientOptions extends ConnectionOptions {
@@ -184,6 +184,7 @@ export class Client {
       },
       ...(options.metadataOnly ? { accept: METADATA_LIST_ACCEPT } : {}),
       ...(options.decode === 'lazy' ? { decode: lazyListDecoder(this.transport.codec) } : {}),
+      ...(options.decode === 'protobuf' ? await protobufListRequest(options.metadataOnly === true) : {}),
       ...(signal ? { signal } : {}),
     });
     return toPage<T>(body);
@@ -251,6 +252,13 @@ function deleteBody(options: DeleteOptions): { body?: object; query?: Record<str
   if (options.preconditions !== undefined) body['preconditions'] = options.preconditions;
   if (options.dryRun) body['dryRun'] = ['All'];
   return Object.keys(body).length > 0 ? { body: { apiVersion: 'v1', kind: 'DeleteOptions', ...body } } : {};
+}
+
+/** `decode: 'protobuf'`: the list asks for protobuf and its items are protobuf views (loaded on first use, as protobufjs is). */
+async function protobufListRequest(metadataOnly: boolean): Promise<Pick<HttpRequest, 'accept' | 'decode'>> {
+  const { PROTOBUF_ACCEPT, lazyProtobufListDecoder } = await import('./proto-decode.js');
+  // Metadata-only lists are asked for in JSON (their view's media type): read lazily as JSON.
+  return { ...(metadataOnly ? {} : { accept: PROTOBUF_ACCEPT }), decode: lazyProtobufListDecoder };
 }
 
 function toPage<T>(body: unknown): ListPage<T> {

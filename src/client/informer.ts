@@ -42,9 +42,11 @@ export interface InformerOptions<T extends KubeObject>
   readonly transform?: ((object: T) => T) | undefined;
   /**
    * `'lazy'`: the cache keeps each object version as its JSON text and hands out views that decode
-   * a field on first read (frozen, `===`-stable while held); see docs/client.md. Default `'eager'`.
+   * a field on first read (frozen, `===`-stable while held); see docs/client.md. `'protobuf'`: the
+   * informer lists and watches in protobuf and the cache keeps each version's message bytes, with
+   * the same kind of views (the fastest and smallest mode). Default `'eager'`.
    */
-  readonly decode?: 'eager' | 'lazy' | undefined;
+  readonly decode?: 'eager' | 'lazy' | 'protobuf' | undefined;
   /** Freeze cached objects (deeply). Default true: they are shared by every reader. Lazy views are always frozen. */
   readonly freeze?: boolean | undefined;
 
@@ -98,7 +100,7 @@ export class Informer<T extends KubeObject> {
     this.#resource = resource;
     this.#options = options;
     const indexers = { [NAMESPACE_INDEX]: namespaceIndex, [LABELS_INDEX]: labelsIndex, ...(options.indexers ?? {}) };
-    this.#writer = options.decode === 'lazy' ? new LazyCacheWriter<T>(indexers) : new CacheWriter<T>(indexers);
+    this.#writer = options.decode === 'lazy' || options.decode === 'protobuf' ? new LazyCacheWriter<T>(indexers) : new CacheWriter<T>(indexers);
     this.store = this.#writer.reader;
     this.events$ = new Observable<InformerEvent<T>>((subscriber) => {
       this.start();
@@ -148,7 +150,7 @@ export class Informer<T extends KubeObject> {
   #prepare(object: T): T {
     const shaped = this.#options.transform ? this.#options.transform(object) : object;
     // The lazy cache keeps text and hands out views that are frozen by construction.
-    return this.#options.freeze === false || this.#options.decode === 'lazy' ? shaped : deepFreeze(shaped);
+    return this.#options.freeze === false || this.#options.decode === 'lazy' || this.#options.decode === 'protobuf' ? shaped : deepFreeze(shaped);
   }
 
   #apply(event: WatcherEvent<T>): void {

@@ -1,6 +1,7 @@
 import type { KubeObject } from '../api/index.js';
 import { labelsIndex, namespaceIndex, type CacheChange, type CacheReader, type IndexFunc } from './cache.js';
-import { lazyObject, recordOf, type LazyRecord } from './lazy-object.js';
+import { recordOf, type CachedRecord } from './cached-record.js';
+import { lazyObject } from './lazy-object.js';
 
 interface Index<T> {
   readonly fn: IndexFunc<T>;
@@ -9,23 +10,23 @@ interface Index<T> {
 
 /**
  * The lazy cache's write side: CacheWriter's contract (same methods, same changes announced,
- * same reader), but it keeps one LazyRecord per object — the version's JSON text plus name,
- * namespace, version and labels — instead of a decoded object. Readers get views
- * (lazy-object.ts), decoded field by field when read. The built-in `namespace` and `labels`
- * indexes are computed from the record without a view; other indexers are given a view.
- * An object that is not a view (a transform's result, a protobuf-decoded object) is stored as the
- * text of its JSON.stringify.
+ * same reader), but it keeps one record per object (cached-record.ts) — the version's JSON text
+ * (lazy-object.ts) or protobuf message bytes (proto-object.ts), plus name, namespace, version and
+ * where the labels are — instead of a decoded object. Readers get the records' views, decoded
+ * field by field when read. The built-in `namespace` and `labels` indexes are computed from the
+ * record without a view; other indexers are given a view. An object that is not a view (a
+ * transform's result, an eagerly decoded object) is stored as the text of its JSON.stringify.
  */
 export class LazyCacheWriter<T extends KubeObject> {
-  #records = new Map<string, LazyRecord>();
+  #records = new Map<string, CachedRecord>();
   readonly #indexes = new Map<string, Index<T>>();
-  #staged: Map<string, LazyRecord> | undefined;
+  #staged: Map<string, CachedRecord> | undefined;
   readonly reader: CacheReader<T>;
 
   constructor(indexers: Readonly<Record<string, IndexFunc<T>>> = {}) {
     for (const [name, fn] of Object.entries(indexers)) this.addIndexer(name, fn);
     const self = this;
-    const view = (record: LazyRecord | undefined) => record?.view<T>();
+    const view = (record: CachedRecord | undefined) => record?.view<T>();
     this.reader = Object.freeze({
       get: (key: string) => view(self.#records.get(key)),
       getByName: (name: string, namespace?: string) => view(self.#records.get(namespace ? `${namespace}/${name}` : name)),
@@ -47,7 +48,7 @@ export class LazyCacheWriter<T extends KubeObject> {
     for (const [key, record] of this.#records) this.#file(index, key, this.#values(index, record));
   }
 
-  #values(index: Index<T>, record: LazyRecord): readonly string[] {
+  #values(index: Index<T>, record: CachedRecord): readonly string[] {
     if (index.fn === (namespaceIndex as IndexFunc<unknown>)) return record.namespace ? [record.namespace] : [];
     if (index.fn === (labelsIndex as IndexFunc<unknown>)) return record.labelValues();
     return index.fn(record.view<T>());
@@ -77,10 +78,12 @@ export class LazyCacheWriter<T extends KubeObject> {
     }
   }
 
-  #reindex(key: string, old: LazyRecord | undefined, record: LazyRecord | undefined): void {
+  #reindex(key: string, old: CachedRecord | undefined, record: CachedRecord | undefined): void {
     for (const index of this.#indexes.values()) {
-      // Most updates leave the labels as they were: equal text needs no decoding.
-      if (old && record && index.fn === (labelsIndex as IndexFunc<unknown>) && old.labelsText() === record.labelsText()) continue;
+      // Most updates leave the labels as they were: equal bytes need no decoding. The namespace is
+      // part of the key, so two versions under one key share it.
+      if (old && record && index.fn === (labelsIndex as IndexFunc<unknown>) && old.sameLabels(record)) continue;
+      if (old && record && index.fn === (namespaceIndex as IndexFunc<unknown>)) continue;
       const before = old ? this.#values(index, old) : [];
       const after = record ? this.#values(index, record) : [];
       if (before.length === after.length && before.every((v, i) => v === after[i])) continue;
@@ -90,7 +93,7 @@ export class LazyCacheWriter<T extends KubeObject> {
   }
 
   /** The record of a view, or a new one holding the object's JSON text. */
-  #record(object: T): LazyRecord {
+  #record(object: T): CachedRecord {
     return recordOf(object) ?? recordOf(lazyObject(JSON.stringify(object), 0))!;
   }
 
@@ -102,7 +105,18 @@ export class LazyCacheWriter<T extends KubeObject> {
     this.#records.set(key, record);
     this.#reindex(key, old, record);
     const view = record.view<T>();
-    return old ? { type: 'updated', old: old.view<T>(), object: view } : { type: 'added', object: view };
+    if (!old) return { type: 'added', object: view };
+    // The old state is viewed only when read: most consumers of a stream of updates never look
+    // at it, and a view is an allocation and a weak reference. A plain accessor, so that
+    // spreading or copying the change keeps it.
+    let oldView: T | undefined;
+    return {
+      type: 'updated',
+      object: view,
+      get old(): T {
+        return (oldView ??= old.view<T>());
+      },
+    };
   }
 
   remove(last: T): CacheChange<T> | undefined {
@@ -127,7 +141,7 @@ export class LazyCacheWriter<T extends KubeObject> {
   }
 
   commitReplace(): CacheChange<T>[] {
-    const staged = this.#staged ?? new Map<string, LazyRecord>();
+    const staged = this.#staged ?? new Map<string, CachedRecord>();
     this.#staged = undefined;
     const changes: CacheChange<T>[] = [];
     for (const [key, record] of staged) {

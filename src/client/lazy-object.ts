@@ -1,5 +1,6 @@
 import type { KubeObject } from '../api/index.js';
 import { deepFreeze } from './cache.js';
+import { RECORD, recordOf as cachedRecordOf, type CachedRecord } from './cached-record.js';
 import { findMember, keyIs, malformed, scanMembers, stringAt, stringMember } from './json-scan.js';
 
 /**
@@ -19,10 +20,7 @@ const QUOTE = 34;
 const LBRACE = 123;
 const LBRACKET = 91;
 
-/** Asked of a view, answers its record (views of nested objects answer undefined). */
-const RECORD = Symbol('svc.lazyRecord');
-
-export class LazyRecord {
+export class LazyRecord implements CachedRecord {
   #view: WeakRef<object> | undefined;
 
   constructor(
@@ -54,6 +52,10 @@ export class LazyRecord {
     return Object.keys(labels).map((k) => `${k}=${String(labels[k])}`);
   }
 
+  sameLabels(other: CachedRecord): boolean {
+    return other instanceof LazyRecord && this.labelsText() === other.labelsText();
+  }
+
   /** The view: the live one if someone still holds it, else a new one. */
   view<T>(members?: number[]): T {
     const live = this.#view?.deref();
@@ -64,10 +66,10 @@ export class LazyRecord {
   }
 }
 
-/** The record behind a top-level view; undefined for anything else (a plain object, a nested view). */
+/** The JSON record behind a top-level view; undefined for anything else. */
 export function recordOf(value: unknown): LazyRecord | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  return (value as { [RECORD]?: LazyRecord })[RECORD];
+  const record = cachedRecordOf(value);
+  return record instanceof LazyRecord ? record : undefined;
 }
 
 /**

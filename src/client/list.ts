@@ -51,9 +51,10 @@ export interface ListOptions {
   readonly metadataOnly?: boolean | undefined;
   /**
    * `'lazy'`: items are lazy views (decoded field by field on first read, see lazy-object.ts)
-   * instead of JSON.parse results. Default `'eager'`.
+   * instead of JSON.parse results. `'protobuf'`: the list asks for protobuf and its items are
+   * protobuf views (proto-object.ts). Default `'eager'`.
    */
-  readonly decode?: 'eager' | 'lazy' | undefined;
+  readonly decode?: 'eager' | 'lazy' | 'protobuf' | undefined;
   /** See ExpiredPolicy. Default `'restart'`. */
   readonly onExpired?: ExpiredPolicy | undefined;
   /** Restarts allowed per list under `'restart'` before the 410 is thrown. Default 3. */

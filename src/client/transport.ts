@@ -126,7 +126,7 @@ export class Transport {
     const res = await this.#dispatch(req, false);
     const bytes = new Uint8Array(await res.body.arrayBuffer());
     const contentType = headerValue(res.headers['content-type']);
-    if (res.statusCode < 200 || res.statusCode > 299) throw statusErrorFrom(res.statusCode, this.#decodeLoosely(bytes, contentType));
+    if (res.statusCode < 200 || res.statusCode > 299) throw statusErrorFrom(res.statusCode, this.#decodeLoosely(bytes, contentType, req.decode));
     return bytes.length === 0 ? undefined : req.decode ? req.decode(bytes, contentType) : this.codec.decode(bytes, contentType);
   }
 
@@ -135,14 +135,15 @@ export class Transport {
     const res = await this.#dispatch(req, true);
     if (res.statusCode < 200 || res.statusCode > 299) {
       const bytes = new Uint8Array(await res.body.arrayBuffer());
-      throw statusErrorFrom(res.statusCode, this.#decodeLoosely(bytes, headerValue(res.headers['content-type'])));
+      throw statusErrorFrom(res.statusCode, this.#decodeLoosely(bytes, headerValue(res.headers['content-type']), req.decode));
     }
     return { headers: res.headers, body: res.body };
   }
 
-  #decodeLoosely(bytes: Uint8Array, contentType: string | undefined): unknown {
+  #decodeLoosely(bytes: Uint8Array, contentType: string | undefined, decode?: HttpRequest['decode']): unknown {
     try {
-      return this.codec.decode(bytes, contentType);
+      // A request that reads its own encoding (a protobuf list) reads its Status too.
+      return decode ? decode(bytes, contentType) : this.codec.decode(bytes, contentType);
     } catch {
       return Buffer.from(bytes).toString('utf8');
     }

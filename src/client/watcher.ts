@@ -7,6 +7,7 @@ import type { Transport } from './transport.js';
 import { METADATA_ACCEPT } from './codec.js';
 import { watchEventBatches } from './watch-stream.js';
 import { isJsonContentType, lazyJsonLinesFramer } from './lazy-decode.js';
+import { recordOf } from './cached-record.js';
 
 /**
  * What `watch$` emits. A list (first or re-) is framed by INIT … INIT_DONE, like kube-rs'
@@ -38,9 +39,12 @@ export interface WatchOptions {
   readonly metadataOnly?: boolean | undefined;
   /**
    * `'lazy'`: JSON objects arrive as lazy views — their text is kept and each field decoded on
-   * first read (lazy-object.ts); other encodings are decoded as usual. Default `'eager'`.
+   * first read (lazy-object.ts); other encodings are decoded as usual. `'protobuf'`: lists and
+   * watches ask for protobuf (JSON for kinds without a message) and objects arrive as protobuf
+   * views — their message bytes are kept and each field decoded on first read (proto-object.ts).
+   * Default `'eager'`.
    */
-  readonly decode?: 'eager' | 'lazy' | undefined;
+  readonly decode?: 'eager' | 'lazy' | 'protobuf' | undefined;
   /** A namespace; unset on a namespaced resource watches every namespace. */
   readonly namespace?: string | undefined;
   readonly labelSelector?: string | undefined;
@@ -206,7 +210,7 @@ async function listInto<T extends KubeObject>(
       labelSelector: options.labelSelector,
       fieldSelector: options.fieldSelector,
       ...(options.metadataOnly ? { metadataOnly: true } : {}),
-      ...(options.decode === 'lazy' ? { decode: 'lazy' as const } : {}),
+      ...(options.decode === 'lazy' || options.decode === 'protobuf' ? { decode: options.decode } : {}),
       limit: options.pageSize ?? DEFAULT_PAGE_SIZE,
       // An expired token restarts the whole list, with a new INIT (run() does it).
       onExpired: 'fail',
@@ -262,8 +266,13 @@ async function watchOnce<T extends KubeObject>(
     ...(streaming ? { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', resourceVersion: '' } : { resourceVersion: from }),
   };
   try {
-    const accept = options.metadataOnly ? { accept: METADATA_ACCEPT } : {};
-    const framerFor = options.decode === 'lazy' ? (ct: string | undefined) => (isJsonContentType(ct) ? lazyJsonLinesFramer() : deps.transport.codec.watchFramer(ct)) : undefined;
+    const binary = options.decode === 'protobuf' ? await import('./proto-decode.js') : undefined;
+    const accept = options.metadataOnly ? { accept: METADATA_ACCEPT } : binary ? { accept: binary.PROTOBUF_ACCEPT } : {};
+    const framerFor = binary
+      ? binary.lazyFramerFor
+      : options.decode === 'lazy'
+        ? (ct: string | undefined) => (isJsonContentType(ct) ? lazyJsonLinesFramer() : deps.transport.codec.watchFramer(ct))
+        : undefined;
     const batches = watchEventBatches<T>(deps.transport, { method: 'GET', path: deps.path, query, ...accept }, timeoutSeconds * 1000 + (options.stallGraceMs ?? 5_000), signal, framerFor);
     for await (const batch of batches) {
       for (const event of batch) {
@@ -273,7 +282,8 @@ async function watchOnce<T extends KubeObject>(
           return { end, resourceVersion: initial ? undefined : rv, delivered, error: event.error };
         }
         delivered = true;
-        const version = event.object.metadata?.resourceVersion;
+        // A lazy view's record knows its version: reading it through the view would decode metadata.
+        const version = recordOf(event.object)?.resourceVersion ?? event.object.metadata?.resourceVersion;
         if (event.type === 'BOOKMARK') {
           if (version !== undefined) rv = version;
           if (initial && isInitialEventsEnd(event.object)) {

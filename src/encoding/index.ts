@@ -39,6 +39,7 @@ export { acceptsGzip, compressLarge, compressBuffer, GZIP_THRESHOLD_BYTES, GZIP_
 export { isObject, parseObject, type JsonObject } from './json-value.js';
 export { PROTOBUF_MAGIC, encodeProtobuf, decodeProtobuf, decodeProtobufWatchEvent, protobufCodec, protobufListChunks, hasProtobufMessage, encodeRaw, envelope } from './protobuf/envelope.js';
 export { protoRoot, messageOf } from './protobuf/schema.js';
+export { fromMessage } from './protobuf/convert.js';
 export { PROTO_SOURCES } from './protobuf/sources.js';
 
 import { registerCodec } from './codec.js';

@@ -28,7 +28,7 @@ const CASES = [
 ];
 
 describe('Informer under random writes, disconnects and 410s', () => {
-  it.each(CASES.flatMap((c) => [{ ...c, decode: 'eager' as const }, { ...c, decode: 'lazy' as const }]))('seed $seed ($initialList, $decode decode): the cache ends equal to the server, events coherent', async ({ seed, initialList, decode }) => {
+  it.each(CASES.flatMap((c) => [{ ...c, decode: 'eager' as const }, { ...c, decode: 'lazy' as const }, { ...c, decode: 'protobuf' as const }]))('seed $seed ($initialList, $decode decode): the cache ends equal to the server, events coherent', async ({ seed, initialList, decode }) => {
     const random = prng(seed);
     const ns = `prop-${seed}-${decode}`;
     await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });

@@ -147,6 +147,7 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
   let sink: Subscription | undefined;
   const finish = (error?: unknown) => {
     ctx.watch.open.delete(res);
+    encoder.flush?.(res);
     if (error !== undefined && !(error instanceof WatcherTooSlowError) && !res.destroyed) encoder.error(res, errorStatus(error, type));
     res.end();
   };
@@ -225,6 +226,8 @@ const TAIL = Buffer.from('}\n');
 interface FrameEncoder {
   write(res: ServerResponse, frame: Frame): boolean;
   error(res: ServerResponse, status: Status): void;
+  /** Writes what the encoder holds back, before the response ends. */
+  flush?(res: ServerResponse): void;
 }
 
 /**
@@ -254,14 +257,46 @@ function frameEncoder(type: ResourceType): FrameEncoder {
  */
 function renderedFrameEncoder(options: RenderOptions): FrameEncoder {
   const frames = watchFrames(options);
+  // The frames of one tick leave as one write: one HTTP chunk (and TLS record) for a burst of
+  // events instead of one each — the client handles each chunk with a parser callback and a
+  // stream push, so a replay costs it per burst, not per event. At most COALESCE_BYTES wait.
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  let scheduled = false;
+  const flush = (res: ServerResponse): void => {
+    scheduled = false;
+    if (pending.length === 0) return;
+    const bytes = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    if (!res.writableEnded && !res.destroyed) res.write(bytes);
+  };
+  const write = (res: ServerResponse, bytes: Uint8Array): boolean => {
+    pending.push(bytes);
+    pendingBytes += bytes.length;
+    if (pendingBytes >= COALESCE_BYTES) flush(res);
+    else if (!scheduled) {
+      scheduled = true;
+      process.nextTick(flush, res);
+    }
+    // Backpressure as the socket reports it: a flush that could not be written says so here.
+    return !res.writableNeedDrain;
+  };
   return {
     write: (res, frame) => {
-      if (frame.type === 'BOOKMARK') return res.write(frames.bookmark(frame.revision, frame.initialEventsEnd ? { [INITIAL_EVENTS_END]: 'true' } : undefined));
-      return res.write(frames.event(frame.type, frame.object.object.json));
+      if (frame.type === 'BOOKMARK') return write(res, frames.bookmark(frame.revision, frame.initialEventsEnd ? { [INITIAL_EVENTS_END]: 'true' } : undefined));
+      return write(res, frames.event(frame.type, frame.object.object.json));
     },
-    error: (res, status) => void res.write(frames.error(status as unknown as JsonObject)),
+    error: (res, status) => {
+      flush(res);
+      res.write(frames.error(status as unknown as JsonObject));
+    },
+    flush,
   };
 }
+
+/** The most bytes of rendered frames held back to leave in one write. */
+const COALESCE_BYTES = 64 * 1024;
 
 /** The Status of the ERROR event that ends a failed watch: 410 Expired for a start the server no longer holds. */
 function errorStatus(error: unknown, type: ResourceType): Status {

@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import { builtinTypes, StatusError } from '../../src/api/index.js';
+import { labelsIndex } from '../../src/client/index.js';
+import { recordOf } from '../../src/client/cached-record.js';
+import { LazyRecord } from '../../src/client/lazy-object.js';
+import { lazyFramerFor, lazyProtobufFramer, lazyProtobufListDecoder } from '../../src/client/proto-decode.js';
+import { ProtoRecord } from '../../src/client/proto-object.js';
+import { decodeProtobuf, encodeProtobuf, protobufCodec, protobufListChunks, PROTOBUF_MEDIA_TYPE, type JsonObject } from '../../src/encoding/index.js';
+import { kindKey, maximalObject, MODEL_OF_KIND } from '../encoding/support/maximal-fixtures.js';
+
+const apiVersionOf = (t: { group: string; version: string }) => (t.group ? `${t.group}/${t.version}` : t.version);
+const frame = (type: string, object: JsonObject) => protobufCodec.frame!(type, object);
+type Event = { type: string; object: JsonObject };
+const views = (...chunks: Uint8Array[]): Event[] => {
+  const framer = lazyProtobufFramer();
+  return chunks.flatMap((chunk) => framer.push(chunk) as Event[]);
+};
+const viewOf = (object: JsonObject) => views(frame('MODIFIED', object))[0]!.object;
+
+const maximal = builtinTypes.map((t) => {
+  const model = MODEL_OF_KIND[kindKey(t)];
+  if (!model) throw new Error(`no Kubernetes model for ${kindKey(t)}`);
+  // The round trip's result is what a full decode gives: the views must give exactly that.
+  const object = decodeProtobuf(encodeProtobuf({ kind: t.kind, apiVersion: apiVersionOf(t), ...maximalObject(model) }));
+  return [kindKey(t), object] as const;
+});
+
+describe('protobuf views against full decodes of every built-in kind', () => {
+  it.each(maximal)('%s: the record reads name, namespace, version and labels from ObjectMeta alone', (_key, full) => {
+    const record = recordOf(viewOf(full));
+    expect(record).toBeInstanceOf(ProtoRecord);
+    const meta = full['metadata'] as JsonObject;
+    expect(record!.name).toBe(meta['name']);
+    expect(record!.namespace).toBe(meta['namespace']);
+    expect(record!.resourceVersion).toBe(meta['resourceVersion']);
+    expect(record!.key).toBe(meta['namespace'] ? `${String(meta['namespace'])}/${String(meta['name'])}` : meta['name']);
+    expect(record!.labelValues()).toEqual(labelsIndex(full as never));
+  });
+
+  it.each(maximal)('%s: each field read alone equals the full decode', (_key, full) => {
+    for (const key of Object.keys(full)) {
+      // A fresh view per key: nothing decoded before but the key read.
+      const view = viewOf(full);
+      expect(view[key], key).toEqual(full[key]);
+    }
+    const metadata = full['metadata'] as JsonObject;
+    for (const key of Object.keys(metadata)) expect((viewOf(full)['metadata'] as JsonObject)[key], `metadata.${key}`).toEqual(metadata[key]);
+  });
+
+  it.each(maximal)('%s: the whole view equals the full decode, keys in the same order, frozen', (_key, full) => {
+    const view = viewOf(full);
+    expect(Object.keys(view)).toEqual(Object.keys(full));
+    expect(JSON.stringify(view)).toBe(JSON.stringify(full));
+    expect(view).toEqual(full);
+    expect(Object.isFrozen(view)).toBe(true);
+    expect(() => {
+      'use strict';
+      view['kind'] = 'Other';
+    }).toThrow(TypeError);
+  });
+});
+
+describe('protobuf views', () => {
+  const pod = decodeProtobuf(
+    encodeProtobuf({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'ns', resourceVersion: '7', labels: { app: 'web', tier: 'ünï' }, annotations: { a: 'b' } },
+      spec: { containers: [{ name: 'c', image: 'i' }], nodeName: 'n1' },
+    }),
+  );
+
+  it('reads a nested field without decoding its siblings, and keeps identity while held', () => {
+    const view = viewOf(pod);
+    const metadata = view['metadata'] as JsonObject;
+    expect(metadata['resourceVersion']).toBe('7');
+    expect(view['metadata']).toBe(metadata);
+    expect(metadata['labels']).toBe(metadata['labels']);
+    // Decoding everything (keys) keeps what was handed out.
+    expect(Object.keys(view)).toEqual(['kind', 'apiVersion', 'metadata', 'spec']);
+    expect(view['metadata']).toBe(metadata);
+    expect(Object.isFrozen(metadata)).toBe(true);
+    expect(Object.isFrozen(view['spec'])).toBe(true);
+    expect(recordOf(metadata)).toBeUndefined();
+  });
+
+  it('refuses writes at every depth', () => {
+    const view = viewOf(pod);
+    const metadata = view['metadata'] as JsonObject;
+    expect(() => ((metadata as Record<string, unknown>)['name'] = 'x')).toThrow(TypeError);
+    expect(() => delete (view as Record<string, unknown>)['spec']).toThrow(TypeError);
+    expect(() => ((view['spec'] as { containers: unknown[] }).containers as unknown[]).push(1)).toThrow(TypeError);
+    expect(view).toEqual(pod);
+  });
+
+  it('labels: values as the labels index gives them; equal labels compare equal without decoding', () => {
+    const a = recordOf(viewOf(pod))!;
+    const b = recordOf(viewOf({ ...pod, metadata: { ...(pod['metadata'] as JsonObject), resourceVersion: '8' } }))!;
+    const c = recordOf(viewOf({ ...pod, metadata: { ...(pod['metadata'] as JsonObject), labels: { app: 'web' } } }))!;
+    const none = recordOf(viewOf({ ...pod, metadata: { name: 'q' } }))!;
+    expect(a.labelValues()).toEqual(['app=web', 'tier=ünï']);
+    expect(a.sameLabels(b)).toBe(true);
+    expect(a.sameLabels(c)).toBe(false);
+    expect(none.labelValues()).toEqual([]);
+    expect(none.sameLabels(recordOf(viewOf({ ...pod, metadata: { name: 'r' } }))!)).toBe(true);
+    expect(none.sameLabels(a)).toBe(false);
+  });
+
+  it('frames split anywhere, several per chunk', () => {
+    const bytes = Buffer.concat([frame('ADDED', pod), frame('MODIFIED', pod), frame('DELETED', pod)]);
+    const whole = views(bytes);
+    expect(whole.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
+    for (let cut = 1; cut < bytes.length; cut += 7) {
+      const split = views(bytes.subarray(0, cut), bytes.subarray(cut));
+      expect(split.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
+      expect(split[2]!.object).toEqual(pod);
+    }
+    const byByte = views(...Array.from(frame('MODIFIED', pod), (b) => Uint8Array.of(b)));
+    expect(byByte[0]!.object).toEqual(pod);
+  });
+
+  it('keeps only the object: a view does not hold the chunk it came in', () => {
+    const record = recordOf(viewOf(pod)) as ProtoRecord;
+    expect(record.text.length).toBeLessThan(frame('MODIFIED', pod).length);
+    expect(Buffer.from(record.text, 'latin1').subarray(0, 2)[0]).toBe(0x0a); // field 1 (metadata), length-delimited
+  });
+
+  it('ERROR and BOOKMARK frames are decoded whole', () => {
+    const status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Expired', message: 'too old' };
+    const [error, bookmark] = views(frame('ERROR', status), frame('BOOKMARK', { apiVersion: 'v1', kind: 'Pod', metadata: { resourceVersion: '9' } }));
+    expect(error!.object).toMatchObject({ code: 410, reason: 'Expired' });
+    expect(recordOf(error!.object)).toBeUndefined();
+    expect(bookmark!.object).toEqual({ apiVersion: 'v1', kind: 'Pod', metadata: { resourceVersion: '9' } });
+  });
+
+  it('malformed frames are the server’s fault: a 500 StatusError naming why', () => {
+    const good = Buffer.from(frame('MODIFIED', pod));
+    const badMagic = Buffer.from(good);
+    badMagic[badMagic.indexOf(Buffer.from('k8s\0'))] = 0x6a;
+    const cases: Buffer[] = [badMagic, Buffer.concat([Buffer.from([0, 0, 0, 3]), Buffer.from([0x0a, 0x09, 0x41])]), Buffer.from([0x7f, 0xff, 0xff, 0xff])];
+    for (const bytes of cases) {
+      let caught: unknown;
+      try {
+        views(bytes);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(StatusError);
+      expect((caught as StatusError).code).toBe(500);
+      expect((caught as StatusError).message).toMatch(/protobuf/);
+    }
+  });
+
+  it('a list body: ListMeta decoded, items as views equal to their full decodes', () => {
+    const items = [0, 1, 2].map((i) => ({ ...pod, metadata: { ...(pod['metadata'] as JsonObject), name: `p${i}` } }));
+    const body = Buffer.concat([...protobufListChunks('v1', 'PodList', { resourceVersion: '12', continue: 'next' }, items.map((i) => Buffer.from(JSON.stringify(i))))]);
+    const list = lazyProtobufListDecoder(body, PROTOBUF_MEDIA_TYPE) as { kind: string; metadata: JsonObject; items: JsonObject[] };
+    expect(list.kind).toBe('PodList');
+    expect(list.metadata).toEqual({ resourceVersion: '12', continue: 'next' });
+    expect(list.items).toEqual(items);
+    expect(list.items.every((i) => recordOf(i) instanceof ProtoRecord)).toBe(true);
+  });
+
+  it('JSON replies (kinds without a message) are read as lazy JSON views', () => {
+    const line = Buffer.from(`${JSON.stringify({ type: 'ADDED', object: { apiVersion: 'x.io/v1', kind: 'Thing', metadata: { name: 't' } } })}\n`);
+    const [event] = lazyFramerFor('application/json').push(line) as Event[];
+    expect(recordOf(event!.object)).toBeInstanceOf(LazyRecord);
+    const list = lazyProtobufListDecoder(Buffer.from(JSON.stringify({ kind: 'ThingList', metadata: { resourceVersion: '3' }, items: [{ kind: 'Thing', metadata: { name: 't' } }] })), 'application/json') as {
+      items: JsonObject[];
+    };
+    expect(recordOf(list.items[0])).toBeInstanceOf(LazyRecord);
+  });
+});
