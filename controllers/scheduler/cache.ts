@@ -13,6 +13,7 @@ export class SchedulerCache {
   readonly #nodes = new Map<string, NodeInfo>();
   /** Names of the nodes that have a Node object, in insertion order (the search rotates over it). */
   #nodeNames: string[] = [];
+  #nodeInfos: NodeInfo[] = [];
   #nodeNamesStale = false;
   /** Where each known pod is (bound or assumed). */
   readonly #podNode = new Map<string, string>();
@@ -29,11 +30,21 @@ export class SchedulerCache {
 
   /** Nodes that exist (have a Node object), in a stable order. */
   nodeNames(): readonly string[] {
-    if (this.#nodeNamesStale) {
-      this.#nodeNames = [...this.#nodes.values()].filter((n) => n.node !== undefined).map((n) => n.name);
-      this.#nodeNamesStale = false;
-    }
+    this.#refreshNodeList();
     return this.#nodeNames;
+  }
+
+  /** The same nodes' infos, in the same order: the node search walks these without a lookup by name. */
+  nodeInfos(): readonly NodeInfo[] {
+    this.#refreshNodeList();
+    return this.#nodeInfos;
+  }
+
+  #refreshNodeList(): void {
+    if (!this.#nodeNamesStale) return;
+    this.#nodeInfos = [...this.#nodes.values()].filter((n) => n.node !== undefined);
+    this.#nodeNames = this.#nodeInfos.map((n) => n.name);
+    this.#nodeNamesStale = false;
   }
 
   node(name: string): NodeInfo | undefined {

@@ -3,10 +3,9 @@ import type { NodeInfo } from './node-info.js';
 import type { FilterPlugin, ScorePlugin } from './plugin.js';
 import type { PodInfo } from './pod-info.js';
 
-/** What the node search works on: the nodes by name, and how to look one up. */
+/** What the node search works on: the nodes that exist, in a stable order. */
 export interface NodeSource {
-  nodeNames(): readonly string[];
-  node(name: string): NodeInfo | undefined;
+  nodeInfos(): readonly NodeInfo[];
 }
 
 export interface FindNodeOptions {
@@ -46,16 +45,15 @@ export class NodeFinder {
   constructor(readonly options: FindNodeOptions) {}
 
   find(pod: PodInfo, nodes: NodeSource): Placement {
-    const names = nodes.nodeNames();
-    const total = names.length;
+    const infos = nodes.nodeInfos();
+    const total = infos.length;
     if (total === 0) return { error: new FitError(0, new Map()) };
     const wanted = feasibleNodesToFind(total, this.options.percentageOfNodesToScore);
     const feasible: NodeInfo[] = [];
     const reasons = new Map<string, number>();
     let evaluated = 0;
     for (; evaluated < total && feasible.length < wanted; evaluated++) {
-      const node = nodes.node(names[(this.#start + evaluated) % total]!);
-      if (!node) continue;
+      const node = infos[(this.#start + evaluated) % total]!;
       const failed = this.#filter(pod, node);
       if (failed) for (const reason of new Set(failed)) reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
       else feasible.push(node);

@@ -83,8 +83,8 @@ class Slots {
 }
 
 /**
- * The scheduler as one cold Observable of results: subscribing starts it (informers of nodes,
- * of bound pods and of pending pods; the queue; the scheduling loop), unsubscribing stops it.
+ * The scheduler as one cold Observable of results: subscribing starts it (informers of nodes and
+ * of unfinished pods; the queue; the scheduling loop), unsubscribing stops it.
  * Put it behind `whileLeader(...)` to run one replica at a time.
  *
  * ```
@@ -114,8 +114,11 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
     let stopped = false;
 
     const nodes = informers.informer(builtin.nodes);
-    const bound = informers.informer(builtin.pods, { fieldSelector: 'spec.nodeName!=' });
-    const pending = informers.informer(builtin.pods, { fieldSelector: 'spec.nodeName=,status.phase!=Succeeded,status.phase!=Failed' });
+    // One watch of the pods that are not finished, as kube-scheduler keeps, split here by
+    // spec.nodeName. Two watches (pending, bound) would cost every binding two watch events — the
+    // pod leaving one and joining the other — on the API server and here; one costs one.
+    // A pod that finishes leaves this watch: its deletion event frees its node's resources.
+    const pods = informers.informer(builtin.pods, { fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' });
 
     const onNode = (event: InformerEvent<Node>): void => {
       if (event.type === 'deleted') return cache.removeNode(event.object.metadata.name ?? '');
@@ -139,17 +142,19 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
     const onPending = (event: InformerEvent<Pod>): void => {
       const pod = event.object;
       if (event.type === 'resync') return;
-      if (event.type === 'deleted' || pod.metadata.deletionTimestamp) return queue.delete(podKey(pod));
+      if (event.type === 'deleted' || pod.metadata.deletionTimestamp || isTerminal(pod)) return queue.delete(podKey(pod));
       if (!names.has(pod.spec.schedulerName ?? 'default-scheduler') || pod.spec.nodeName) return;
       // A gated pod is not ready to be scheduled (spec.schedulingGates); removing its last gate is an update that adds it.
       if ((pod.spec.schedulingGates?.length ?? 0) > 0) return queue.delete(podKey(pod));
       queue.add(podInfo(pod), event.type === 'added' || !sameSchedulingInputs(event.old, pod));
     };
 
+    // spec.nodeName is set once and never cleared: a pod moves from pending to bound, never back.
+    const onPod = (event: InformerEvent<Pod>): void => (event.object.spec.nodeName ? onBound(event) : onPending(event));
+
     const watching = merge(
       new Observable<void>((s) => nodes.events$.subscribe({ next: onNode, error: (e: unknown) => s.error(e) })),
-      new Observable<void>((s) => bound.events$.subscribe({ next: onBound, error: (e: unknown) => s.error(e) })),
-      new Observable<void>((s) => pending.events$.subscribe({ next: onPending, error: (e: unknown) => s.error(e) })),
+      new Observable<void>((s) => pods.events$.subscribe({ next: onPod, error: (e: unknown) => s.error(e) })),
     ).subscribe({ error: (error: unknown) => subscriber.error(error) });
 
     const bindOne = async (key: string, pod: Pod, nodeName: string, cycle: number): Promise<void> => {
@@ -178,7 +183,7 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
     };
 
     const loop = async (): Promise<void> => {
-      await Promise.all([nodes.waitForSync(), bound.waitForSync(), pending.waitForSync()]);
+      await Promise.all([nodes.waitForSync(), pods.waitForSync()]);
       while (!stopped) {
         await slots.acquire();
         const queued = await queue.pop();

@@ -33,7 +33,11 @@ export function parseRequestPath(
   query: Readonly<Record<string, unknown>>,
 ): RequestInfo | DiscoveryPath | undefined {
   // Index arithmetic rather than shift/splice/destructuring: this runs on every request.
-  const split = path.split('/').filter((p) => p.length > 0);
+  const split = path.split('/');
+  // Empty segments dropped in place: one array per request, not two.
+  let kept = 0;
+  for (let i = 0; i < split.length; i++) if (split[i]!.length > 0) split[kept++] = split[i]!;
+  split.length = kept;
   const parts = path.includes('%') ? split.map(decodeURIComponent) : split;
   const prefix = parts[0];
   let at = 1;

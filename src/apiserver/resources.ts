@@ -58,7 +58,7 @@ export interface ResourceRouterOptions {
  * requests resolved to their type and dispatched by verb.
  */
 export function resourceRouter(options: ResourceRouterOptions) {
-  const { registry } = options;
+  const { registry, store, reader, caches, tokens, watch, admission, featureGates } = options;
   // Not async: a thrown StatusError reaches Fastify's error handler all the same, and a GET is
   // one promise (the handler's) rather than two.
   return function route(request: FastifyRequest, reply: FastifyReply): unknown {
@@ -90,7 +90,8 @@ export function resourceRouter(options: ResourceRouterOptions) {
     // A request under an upstream group name is answered under that name (upstream-names.ts).
     const rename = info === parsed ? undefined : upstreamRenamer(info.group);
     const run = (type: ResourceType, handler: Handler): unknown => {
-      const ctx: HandlerContext = { ...options, type, info, request, reply, rename };
+      // Every field named, not `...options`: spreading the options object was a tenth of a GET's CPU.
+      const ctx: HandlerContext = { store, reader, registry, caches, tokens, watch, admission, featureGates, type, info, request, reply, rename };
       return handler(ctx).catch((error: unknown) => {
         if (error instanceof StatusError) throw error;
         return sendStatus(reply, toStatusError(error, { group: type.group, resource: type.resource, name: info.name }));

@@ -14,8 +14,11 @@ export const nodeResourcesFit: FilterPlugin = {
     // Allocation-free on the common path: most nodes fit, and this runs for every node searched.
     let reasons: string[] | undefined;
     if (node.podCount + 1 > node.maxPods) reasons = [REASON_TOO_MANY_PODS];
-    for (const [name, want] of pod.requestList) {
-      const free = (node.allocatable.get(name) ?? 0) - (node.requested.get(name) ?? 0);
+    const { allocatable, requested } = node;
+    const list = pod.requestList;
+    for (let i = 0; i < list.length; i++) {
+      const [name, want] = list[i]!;
+      const free = (allocatable.get(name) ?? 0) - (requested.get(name) ?? 0);
       if (want > free) (reasons ??= []).push(`Insufficient ${name}`);
     }
     return reasons;

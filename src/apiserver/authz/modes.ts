@@ -34,13 +34,14 @@ export function chainAuthorizers(modes: readonly AuthorizationMode[], rbac: Rbac
   if (chain.length === 1) return chain[0]!;
   return {
     authorize(a: Attributes): Decision {
-      const reasons: string[] = [];
-      for (const authorizer of chain) {
-        const d = authorizer.authorize(a);
+      // Allocated only when an authorizer explains its no-opinion: an allowed request allocates nothing here.
+      let reasons: string[] | undefined;
+      for (let i = 0; i < chain.length; i++) {
+        const d = chain[i]!.authorize(a);
         if (d.decision !== 'noOpinion') return d;
-        if (d.reason) reasons.push(d.reason);
+        if (d.reason) (reasons ??= []).push(d.reason);
       }
-      return reasons.length ? { decision: 'noOpinion', reason: reasons.join('; ') } : NO_OPINION;
+      return reasons ? { decision: 'noOpinion', reason: reasons.join('; ') } : NO_OPINION;
     },
   };
 }

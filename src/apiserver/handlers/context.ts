@@ -66,6 +66,20 @@ export function isBuiltin(type: ResourceType): boolean {
   return BUILTIN.has(`${type.group}/${type.version}/${type.resource}/${type.kind}`);
 }
 
+// Per type object, so a read does not build the lookup strings on every request. A type's
+// fields never change (a changed CRD is a new ResourceType), so the answer is fixed per object.
+const PROTOBUF_SERVED = new WeakMap<ResourceType, boolean>();
+
+/** Whether `type` has a protobuf message to be served in. */
+function servesProtobuf(type: ResourceType): boolean {
+  let served = PROTOBUF_SERVED.get(type);
+  if (served === undefined) {
+    served = isBuiltin(type) && hasProtobufMessage(apiVersionOf(type), type.kind);
+    PROTOBUF_SERVED.set(type, served);
+  }
+  return served;
+}
+
 /**
  * The representation the request's `Accept` asks for (406 when none can be served). `views`:
  * whether Table and metadata-only views are served (reads only).
@@ -73,7 +87,7 @@ export function isBuiltin(type: ResourceType): boolean {
 export function representationOf(ctx: HandlerContext, target: Target, views: boolean): Representation {
   return negotiate(ctx.request.headers.accept, {
     target,
-    protobuf: isBuiltin(ctx.type) && hasProtobufMessage(apiVersionOf(ctx.type), ctx.type.kind),
+    protobuf: servesProtobuf(ctx.type),
     cbor: ctx.featureGates['CBORServingAndStorage'] === true,
     views,
   });

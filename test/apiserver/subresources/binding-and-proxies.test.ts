@@ -2,6 +2,10 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type CallResult, type TestServer } from '../harness.js';
 
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
 function ok(res: CallResult, code = 200) {
   expect(res.status, JSON.stringify(res.body)).toBe(code);
   return res.body;
@@ -39,6 +43,29 @@ describe('pod binding', () => {
     const again = await s.call('POST', `${PODS}/bind-me/binding`, binding('bind-me', { name: 'node-2' }));
     expect(again.body).toMatchObject({ code: 409, reason: 'Conflict', message: 'Operation cannot be fulfilled on pods/binding "bind-me": pod bind-me is already assigned to node "node-1"' });
     expect(ok(await s.call('GET', `${PODS}/bind-me`)).spec.nodeName).toBe('node-1');
+  });
+
+  it('is one storage write: one event carries spec.nodeName and PodScheduled together, and no managedFields entry', async () => {
+    const created = ok(await pod('one-write'), 201);
+    const events: { type: string; key: string; value?: Uint8Array; revision: number }[] = [];
+    const sub = s.store.watch(s.store.prefix, Number(created.metadata.resourceVersion)).subscribe((e) => {
+      if (e.key.endsWith('/one-write')) events.push(e);
+    });
+    try {
+      ok(await s.call('POST', `${PODS}/one-write/binding`, binding('one-write', { kind: 'Node', name: 'node-7' })), 201);
+      const head = await s.store.revision();
+      await until(() => events.length > 0 && events[events.length - 1]!.revision >= head);
+    } finally {
+      sub.unsubscribe();
+    }
+    expect(events.map((e) => e.type)).toEqual(['put']);
+    const stored = JSON.parse(Buffer.from(events[0]!.value!).toString('utf8'));
+    expect(stored.spec.nodeName).toBe('node-7');
+    expect(stored.status.conditions).toEqual([expect.objectContaining({ type: 'PodScheduled', status: 'True' })]);
+    const bound = ok(await s.call('GET', `${PODS}/one-write`));
+    expect(bound.metadata.resourceVersion).toBe(String(events[0]!.revision));
+    // As in Kubernetes, the binding updates the stored pod directly: the pod's managedFields stay its creator's.
+    expect(bound.metadata.managedFields).toEqual(created.metadata.managedFields);
   });
 
   it('accepts the legacy POST to bindings in the namespace', async () => {

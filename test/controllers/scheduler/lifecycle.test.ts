@@ -88,6 +88,21 @@ describe('retries', () => {
     expect(await boundNode(bed.client, 'p')).toBe('n1');
   });
 
+  it('binds it when a pod on the node finishes (it leaves the scheduler\'s watch of unfinished pods)', async () => {
+    await createNodes(bed.client, node('n1', { cpu: '1' }));
+    await createPods(bed.client, pod('hog', { cpu: '1', nodeName: 'n1' }));
+    bed.start();
+    await createPods(bed.client, pod('p', { cpu: '500m' }));
+    await unschedulableCondition(bed.client, 'p');
+    await bed.client.transport.request({
+      method: 'PATCH',
+      path: '/api/v1/namespaces/default/pods/hog/status',
+      contentType: 'application/merge-patch+json',
+      body: { status: { phase: 'Succeeded' } },
+    });
+    expect(await boundNode(bed.client, 'p')).toBe('n1');
+  });
+
   it('binds it when the pod itself is changed to fit (a toleration added)', async () => {
     await createNodes(bed.client, node('n1', { taints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] }));
     bed.start();
