@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { totalmem } from 'node:os';
 import { EMPTY, filter, interval, map, merge, mergeMap, share, type Observable, type SchedulerLike } from 'rxjs';
 import { isStatusError, type Pod } from '../../api/index.js';
@@ -87,6 +88,8 @@ const logError = (uid: string, error: unknown): void => {
  */
 export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
   const abort = new AbortController();
+  // Every runtime call in flight listens on it: many pods at once are normal, not a leak.
+  setMaxListeners(0, abort.signal);
   const hostIPs = typeof options.hostIP === 'string' ? [options.hostIP] : [...options.hostIP];
   const context: WorkerContext = {
     cri: options.cri,
