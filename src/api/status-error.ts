@@ -22,6 +22,10 @@ export const STATUS_REASONS = {
   StorageReadError: { code: 500 },
   ServiceUnavailable: { code: 503 },
   Timeout: { code: 504 },
+  // The node agent's reasons a container cannot start for its config or volumes. Not API server
+  // answers: a pod's status and events carry them; the code says the agent failed, not the caller.
+  CreateContainerConfigError: { code: 500 },
+  FailedMount: { code: 500 },
 } as const satisfies Record<string, { readonly code: number }>;
 
 export type StatusReason = keyof typeof STATUS_REASONS;

@@ -7,3 +7,4 @@ export * from './node/index.js';
 export * from './sources/index.js';
 export * from './mirror/index.js';
 export * from './pods/index.js';
+export * from './volumes/index.js';

@@ -1,0 +1,80 @@
+import { rm } from 'node:fs/promises';
+import type { Container, Pod } from '../../api/index.js';
+import { StatusError } from '../../api/index.js';
+import type * as T from '../cri/types.js';
+import { containerMounts } from './container-mounts.js';
+import { mountsUnder, unmount } from './mount-table.js';
+import type { PodObjectReader } from './object-reader.js';
+import { podDirOf } from './paths.js';
+import { setUpVolume, type PreparedVolume } from './set-up-volume.js';
+
+export interface PodVolumes {
+  readonly podDir: string;
+  /**
+   * CRI mounts for the container's volumeMounts (subPath, readOnly, propagation). `env` (the
+   * container's resolved environment) expands `subPathExpr`; without it its `$(VAR)`s stay as written.
+   */
+  mounts(container: Container, env?: readonly { key: string; value: string }[]): T.Mount[];
+}
+
+export interface PodVolumesContext {
+  rootDir: string;
+  nodeName: string;
+  objects: PodObjectReader;
+  /** Node allocatable, for downwardAPI `limits.*` of a container without a limit (else they read 0). */
+  nodeAllocatable?: Readonly<Record<string, string>>;
+  /** The clock that decides when a projected token is due (ms since the epoch). Default: Date.now. */
+  now?: () => number;
+}
+
+/**
+ * Creates/refreshes every volume of the pod under <rootDir>/pods/<uid>/volumes/...; idempotent,
+ * called on every sync (refreshes configMap/secret/projected/downwardAPI content atomically).
+ * Throws StatusError (reason `CreateContainerConfigError` / `FailedMount`) on a missing
+ * non-optional source.
+ *
+ * Every volume is set up even when one fails, so one bad volume does not hold the others' content
+ * back; the first failure is thrown after.
+ */
+export async function setUpPodVolumes(pod: Pod, ctx: PodVolumesContext): Promise<PodVolumes> {
+  const podDir = podDirOf(ctx.rootDir, checkedUid(pod.metadata.uid));
+  const volumeCtx = { pod, podDir, objects: ctx.objects, nodeAllocatable: ctx.nodeAllocatable ?? {}, now: (ctx.now ?? Date.now)() };
+  const prepared = new Map<string, PreparedVolume>();
+  let failure: unknown;
+  for (const volume of pod.spec.volumes ?? []) {
+    try {
+      prepared.set(volume.name, await setUpVolume(volume, volumeCtx));
+    } catch (error) {
+      failure ??= error;
+    }
+  }
+  if (failure !== undefined) throw failure;
+  return {
+    podDir,
+    mounts: (container, env) => containerMounts(container, prepared, env),
+  };
+}
+
+/**
+ * Unmounts what the agent mounted under the pod's directory (memory-backed volumes) and removes
+ * the directory. hostPath volumes are never under it, so their content is never touched. If a
+ * mount cannot be undone, nothing is removed (removing through a live mount would delete its
+ * content) and the error is thrown for the next attempt.
+ */
+export async function tearDownPodVolumes(rootDir: string, podUid: string): Promise<void> {
+  const podDir = podDirOf(rootDir, checkedUid(podUid));
+  for (const point of await mountsUnder(podDir)) await unmount(point);
+  const left = await mountsUnder(podDir);
+  if (left.length > 0) {
+    throw new StatusError({ reason: 'InternalError', message: `cannot remove the volumes of pod ${podUid}: still mounted: ${left.join(', ')}` });
+  }
+  await rm(podDir, { recursive: true, force: true });
+}
+
+// The uid names a directory: it must be one path segment.
+function checkedUid(uid: string | undefined): string {
+  if (!uid || uid.includes('/') || uid === '.' || uid === '..') {
+    throw new StatusError({ reason: 'FailedMount', message: `pod uid ${JSON.stringify(uid ?? '')} cannot name a volume directory` });
+  }
+  return uid;
+}

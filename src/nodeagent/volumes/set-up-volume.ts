@@ -1,0 +1,133 @@
+import type { z } from 'zod';
+import { isStatusError, quantityValue, type Pod } from '../../api/index.js';
+import { writeAtomically, type FileProjection } from './atomic-writer.js';
+import { mountFailed, sourceNotFound } from './config-errors.js';
+import { checkHostPath } from './host-path.js';
+import type { PodObjectReader } from './object-reader.js';
+import { volumeDirOf } from './paths.js';
+import { DEFAULT_MODE, downwardAPIPayload, keyedPayload } from './payloads.js';
+import { projectedToken } from './projected-token.js';
+import {
+  configMapVolumeSourceSchema,
+  downwardAPIVolumeSourceSchema,
+  emptyDirVolumeSourceSchema,
+  hostPathVolumeSourceSchema,
+  parseSource,
+  projectedVolumeSourceSchema,
+  secretVolumeSourceSchema,
+} from './sources.js';
+import { ensureVolumeDir } from './volume-dir.js';
+
+type Volume = NonNullable<Pod['spec']['volumes']>[number];
+
+export interface VolumeContext {
+  readonly pod: Pod;
+  readonly podDir: string;
+  readonly objects: PodObjectReader;
+  readonly nodeAllocatable: Readonly<Record<string, string>>;
+  readonly now: number;
+}
+
+/** A volume once set up: the host path containers mount, and whether it is API data (always read-only). */
+export interface PreparedVolume {
+  readonly hostPath: string;
+  readonly apiData: boolean;
+}
+
+// emptyDir is writable by any user of the pod, as in Kubernetes; the API-data volumes are read-only mounts.
+const EMPTY_DIR_MODE = 0o777;
+const DATA_DIR_MODE = 0o755;
+
+/**
+ * Sets up one volume (or refreshes its content) and says where it is. Any failure is a StatusError
+ * with reason `FailedMount` and the kubelet's `MountVolume.SetUp failed for volume "v" : why`.
+ */
+export async function setUpVolume(volume: Volume, ctx: VolumeContext): Promise<PreparedVolume> {
+  try {
+    return await setUp(volume, ctx);
+  } catch (error) {
+    if (isStatusError(error, 'FailedMount')) throw error;
+    throw mountFailed(volume.name, error instanceof Error ? error.message : String(error), error);
+  }
+}
+
+async function setUp(volume: Volume, ctx: VolumeContext): Promise<PreparedVolume> {
+  const namespace = ctx.pod.metadata.namespace ?? 'default';
+  if (volume.hostPath !== undefined) {
+    const source = parsed(hostPathVolumeSourceSchema, volume.hostPath, 'hostPath');
+    await checkHostPath(source.path, source.type);
+    return { hostPath: source.path, apiData: false };
+  }
+  if (volume.emptyDir !== undefined) {
+    const source = parsed(emptyDirVolumeSourceSchema, volume.emptyDir, 'emptyDir');
+    const dir = volumeDirOf(ctx.podDir, 'emptyDir', volume.name);
+    const sizeBytes = source.sizeLimit === undefined ? undefined : quantityValue(source.sizeLimit);
+    await ensureVolumeDir(dir, { memory: source.medium === 'Memory', sizeBytes, mode: EMPTY_DIR_MODE });
+    return { hostPath: dir, apiData: false };
+  }
+  if (volume.configMap !== undefined) {
+    const source = parsed(configMapVolumeSourceSchema, volume.configMap, 'configMap');
+    const object = await ctx.objects.configMap(namespace, source.name);
+    if (!object && !source.optional) throw sourceNotFound('ConfigMap', source.name);
+    const payload = keyedPayload('ConfigMap', object, source.items, source.defaultMode ?? DEFAULT_MODE, source.optional ?? false);
+    return written(volumeDirOf(ctx.podDir, 'configMap', volume.name), payload, false);
+  }
+  if (volume.secret !== undefined) {
+    const source = parsed(secretVolumeSourceSchema, volume.secret, 'secret');
+    const object = await ctx.objects.secret(namespace, source.secretName);
+    if (!object && !source.optional) throw sourceNotFound('Secret', source.secretName);
+    const payload = keyedPayload('Secret', object, source.items, source.defaultMode ?? DEFAULT_MODE, source.optional ?? false);
+    // Secrets stay off the disk: a tmpfs, as the kubelet does.
+    return written(volumeDirOf(ctx.podDir, 'secret', volume.name), payload, true);
+  }
+  if (volume.downwardAPI !== undefined) {
+    const source = parsed(downwardAPIVolumeSourceSchema, volume.downwardAPI, 'downwardAPI');
+    const payload = downwardAPIPayload(ctx.pod, source.items, source.defaultMode ?? DEFAULT_MODE, ctx.nodeAllocatable);
+    return written(volumeDirOf(ctx.podDir, 'downwardAPI', volume.name), payload, false);
+  }
+  if (volume.projected !== undefined) {
+    const source = parsed(projectedVolumeSourceSchema, volume.projected, 'projected');
+    const dir = volumeDirOf(ctx.podDir, 'projected', volume.name);
+    const defaultMode = source.defaultMode ?? DEFAULT_MODE;
+    const payload = new Map<string, FileProjection>();
+    // Later sources win a path two of them write, as in Kubernetes.
+    for (const projection of source.sources ?? []) {
+      let part: Map<string, FileProjection>;
+      if (projection.configMap) {
+        const { name, items, optional } = projection.configMap;
+        const object = await ctx.objects.configMap(namespace, name);
+        if (!object && !optional) throw sourceNotFound('ConfigMap', name);
+        part = keyedPayload('ConfigMap', object, items, defaultMode, optional ?? false);
+      } else if (projection.secret) {
+        const { name, items, optional } = projection.secret;
+        const object = await ctx.objects.secret(namespace, name);
+        if (!object && !optional) throw sourceNotFound('Secret', name);
+        part = keyedPayload('Secret', object, items, defaultMode, optional ?? false);
+      } else if (projection.downwardAPI) {
+        part = downwardAPIPayload(ctx.pod, projection.downwardAPI.items, defaultMode, ctx.nodeAllocatable);
+      } else if (projection.serviceAccountToken) {
+        const tokenSource = projection.serviceAccountToken;
+        const token = await projectedToken(dir, ctx.pod, tokenSource, ctx.objects, ctx.now);
+        part = new Map([[tokenSource.path, { data: Buffer.from(token, 'utf8'), mode: defaultMode }]]);
+      } else {
+        continue;
+      }
+      for (const [path, file] of part) payload.set(path, file);
+    }
+    return written(dir, payload, true);
+  }
+  const kind = Object.keys(volume).find((key) => key !== 'name');
+  throw new Error(kind ? `volume type ${kind} is not supported by this node agent` : 'the volume names no source');
+}
+
+async function written(dir: string, payload: ReadonlyMap<string, FileProjection>, memory: boolean): Promise<PreparedVolume> {
+  await ensureVolumeDir(dir, { memory, mode: DATA_DIR_MODE });
+  await writeAtomically(dir, payload);
+  return { hostPath: dir, apiData: true };
+}
+
+function parsed<S extends Parameters<typeof parseSource>[0]>(schema: S, value: unknown, what: string) {
+  const result = parseSource(schema, value);
+  if (!result.ok) throw new Error(`invalid ${what} source: ${result.message}`);
+  return result.value as z.infer<S>;
+}

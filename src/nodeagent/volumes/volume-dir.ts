@@ -1,0 +1,31 @@
+import { chmod, mkdir } from 'node:fs/promises';
+import { isMountPoint, mountTmpfs } from './mount-table.js';
+
+export interface VolumeDirOptions {
+  /** Back the directory with a tmpfs (memory), bounded by `sizeBytes` when given. */
+  readonly memory: boolean;
+  readonly sizeBytes?: number | undefined;
+  /** Permission bits of the directory. */
+  readonly mode: number;
+}
+
+/**
+ * Creates a volume's directory, memory-backed when asked: a tmpfs is mounted on it once (a re-sync
+ * finds it mounted). Mounting needs root; an agent that cannot mount gets a plain directory on the
+ * root-dir's filesystem instead (documented in docs/node-agent.md). Returns whether it is a tmpfs.
+ */
+export async function ensureVolumeDir(dir: string, options: VolumeDirOptions): Promise<boolean> {
+  await mkdir(dir, { recursive: true });
+  let tmpfs = false;
+  if (options.memory) {
+    tmpfs = await isMountPoint(dir);
+    if (!tmpfs) {
+      tmpfs = await mountTmpfs(dir, options.sizeBytes).then(
+        () => true,
+        () => false,
+      );
+    }
+  }
+  await chmod(dir, options.mode);
+  return tmpfs;
+}

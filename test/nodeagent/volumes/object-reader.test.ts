@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Pod } from '../../../src/api/index.js';
+import { builtin } from '../../../src/client/index.js';
+import { podObjectReader, type PodObjectReader } from '../../../src/nodeagent/index.js';
+import { AUDIENCES, ISSUER, startVolumesApiServer, type VolumesApiServer } from './api-server.js';
+
+let api: VolumesApiServer;
+let objects: PodObjectReader;
+
+beforeAll(async () => {
+  api = await startVolumesApiServer();
+  objects = podObjectReader(api.client);
+  await api.client.create(builtin.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'default' }, data: { k: 'v' } });
+  await api.client.create(builtin.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sec', namespace: 'default' }, data: { k: 'dg==' } });
+  await api.client.create(builtin.serviceAccounts, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot', namespace: 'default' } });
+  await api.client.create(builtin.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace: 'default' }, data: { 'ca.crt': 'CA' } });
+});
+afterAll(async () => api?.close());
+
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+
+describe('podObjectReader', () => {
+  it('reads ConfigMaps and Secrets, and answers undefined for a missing one', async () => {
+    expect((await objects.configMap('default', 'cfg'))?.data).toEqual({ k: 'v' });
+    expect((await objects.secret('default', 'sec'))?.data).toEqual({ k: 'dg==' });
+    expect(await objects.configMap('default', 'absent')).toBeUndefined();
+    expect(await objects.secret('default', 'absent')).toBeUndefined();
+    expect(await objects.configMap('elsewhere', 'cfg')).toBeUndefined();
+  });
+
+  it("requests a token for the pod's service account, bound to the pod, with audience and lifetime", async () => {
+    const pod = await api.client.create(builtin.pods, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'bound', namespace: 'default' },
+      spec: { serviceAccountName: 'robot', containers: [{ name: 'c', image: 'busybox' }] },
+    } satisfies Pod);
+    const issued = await objects.serviceAccountToken(pod, { audience: 'vault', expirationSeconds: 1200 });
+    const claims = claimsOf(issued.token) as { iss: string; sub: string; aud: string[]; exp: number; iat: number; 'kubernetes.io': { pod: { name: string; uid: string } } };
+    expect(claims).toMatchObject({ iss: ISSUER, sub: 'system:serviceaccount:default:robot', aud: ['vault'] });
+    expect(claims.exp - claims.iat).toBe(1200);
+    expect(claims['kubernetes.io'].pod).toEqual({ name: 'bound', uid: pod.metadata.uid });
+    expect(Date.parse(issued.expirationTimestamp)).toBe(claims.exp * 1000);
+
+    const defaults = claimsOf((await objects.serviceAccountToken(pod, { expirationSeconds: 3600 })).token);
+    expect(defaults['aud']).toEqual(AUDIENCES);
+  });
+
+  it('fails with the API server’s error for a pod the server does not have', async () => {
+    const ghost: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'ghost', namespace: 'default', uid: 'nope' }, spec: { serviceAccountName: 'robot', containers: [{ name: 'c', image: 'busybox' }] } };
+    await expect(objects.serviceAccountToken(ghost, { expirationSeconds: 3600 })).rejects.toMatchObject({ name: 'StatusError' });
+  });
+});
