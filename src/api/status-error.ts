@@ -26,6 +26,10 @@ export const STATUS_REASONS = {
   // answers: a pod's status and events carry them; the code says the agent failed, not the caller.
   CreateContainerConfigError: { code: 500 },
   FailedMount: { code: 500 },
+  // The node agent's lifecycle hook failures (src/nodeagent/probes): never API server answers,
+  // they become the container's event reasons; the code says the agent's side failed.
+  FailedPostStartHook: { code: 500 },
+  FailedPreStopHook: { code: 500 },
 } as const satisfies Record<string, { readonly code: number }>;
 
 export type StatusReason = keyof typeof STATUS_REASONS;

@@ -8,3 +8,4 @@ export * from './sources/index.js';
 export * from './mirror/index.js';
 export * from './pods/index.js';
 export * from './volumes/index.js';
+export * from './probes/index.js';
