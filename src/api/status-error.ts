@@ -30,6 +30,12 @@ export const STATUS_REASONS = {
   // they become the container's event reasons; the code says the agent's side failed.
   FailedPostStartHook: { code: 500 },
   FailedPreStopHook: { code: 500 },
+  // The node agent's container waiting reasons for images (src/nodeagent/images): a pod worker
+  // puts the error's reason into the container's `state.waiting.reason` as it is.
+  ErrImagePull: { code: 502 },
+  ImagePullBackOff: { code: 503 },
+  ErrImageNeverPull: { code: 404 },
+  InvalidImageName: { code: 400 },
 } as const satisfies Record<string, { readonly code: number }>;
 
 export type StatusReason = keyof typeof STATUS_REASONS;

@@ -9,3 +9,4 @@ export * from './mirror/index.js';
 export * from './pods/index.js';
 export * from './volumes/index.js';
 export * from './probes/index.js';
+export * from './images/index.js';

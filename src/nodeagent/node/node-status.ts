@@ -15,6 +15,8 @@ export interface OwnedStatus {
   readonly addresses: readonly NodeAddress[];
   readonly daemonEndpoints: { readonly kubeletEndpoint: { readonly Port: number } };
   readonly nodeInfo: Readonly<Record<string, string>>;
+  /** Largest first, capped by --node-status-max-images (src/nodeagent/images `nodeImagesReader`). */
+  readonly images?: readonly { readonly names: readonly string[]; readonly sizeBytes: number }[];
 }
 
 export interface StatusSourceOptions {
@@ -27,6 +29,8 @@ export interface StatusSourceOptions {
   readonly version: string;
   /** The Node as registered: its conditions keep their transition times across restarts. */
   readonly node: Node;
+  /** status.images; left out of the status when not given. */
+  readonly images?: (() => Promise<OwnedStatus['images']>) | undefined;
 }
 
 /**
@@ -56,6 +60,7 @@ export class StatusSource {
     const resources = nodeResources(options, host, thresholds);
     const system = host.system();
     const rv = this.#runtimeVersion;
+    const images = await this.#s.images?.();
     return {
       capacity: resources.capacity,
       allocatable: resources.allocatable,
@@ -73,6 +78,7 @@ export class StatusSource {
         operatingSystem: host.os,
         architecture: host.arch,
       },
+      ...(images ? { images } : {}),
     };
   }
 }

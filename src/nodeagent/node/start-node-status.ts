@@ -8,7 +8,7 @@ import { hardThresholds } from './eviction-thresholds.js';
 import { thisHost, type HostInfo } from './host.js';
 import { NODE_LEASE_RENEW_INTERVAL_MS, nodeLeaseRenewals } from './node-lease.js';
 import { newNode, nodeLabels, nodeName, parseTaints } from './node-object.js';
-import { StatusSource } from './node-status.js';
+import { StatusSource, type StatusSourceOptions } from './node-status.js';
 import type { NodeStatusOptions } from './options.js';
 import { registration } from './registration.js';
 import type { RuntimeInfo } from './runtime-info.js';
@@ -31,6 +31,8 @@ export interface StartNodeStatusOptions {
   readonly scheduler?: SchedulerLike;
   /** Failures that are retried (registration, status, lease): for the daemon's log. */
   readonly onError?: (what: 'registration' | 'status' | 'lease', error: unknown) => void;
+  /** status.images (src/nodeagent/images `nodeImagesReader(...).read`); left out when not given. */
+  readonly images?: StatusSourceOptions['images'];
 }
 
 export interface NodeStatusHandle {
@@ -74,7 +76,7 @@ export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle
       onCreated: (node) => events.record(involved(node), 'Normal', 'RegisteredNode', `Node ${name} event: Registered Node ${name} in Controller`),
     }).pipe(
       switchMap((node) => {
-        const source = new StatusSource({ options, host, runtime, thresholds, addresses, version: start.version, node });
+        const source = new StatusSource({ options, host, runtime, thresholds, addresses, version: start.version, node, images: start.images });
         const status$ = statusUpdates({
           client,
           nodeName: name,
