@@ -2,7 +2,8 @@
 export { startPodWorkers } from './pod-workers.js';
 export type { AgentPodView, PodWorkersHandle, PodWorkersOptions } from './pod-workers.js';
 export type { PodWorkerState } from './worker-context.js';
-export type { ImagesHook, LifecycleRunner, PodVolumesHook, ProbeResultShape, ProbesHook, ProbeTargetShape } from './hooks.js';
+export { noApiObjects, podVolumesAccess } from './pod-volumes-access.js';
+export type { PodVolumesAccess } from './pod-volumes-access.js';
 export { sandboxConfig, dnsConfigOf, podHostname, portMappingsOf } from './sandbox-config.js';
 export type { SandboxConfigOptions } from './sandbox-config.js';
 export { containerConfig, containerResources, securityContext, createContainerConfigError } from './container-config.js';

@@ -8,7 +8,10 @@ import type { CriClient } from '../cri/index.js';
 import type { EventRecorder } from '../node/index.js';
 import { isStaticPod, type PodUpdate, type SourcesReadiness } from '../sources/index.js';
 import { CrashLoopBackoff, type CrashLoopBackoffOptions } from './crash-loop-backoff.js';
-import type { ImagesHook, LifecycleRunner, PodVolumesHook, ProbesHook } from './hooks.js';
+import type { ImageManager } from '../images/index.js';
+import type { ProbeManager } from '../probes/index.js';
+import { podObjectReader } from '../volumes/index.js';
+import { noApiObjects, podVolumesAccess, type PodVolumesAccess } from './pod-volumes-access.js';
 import { relist } from './relister.js';
 import { StatusWriter } from './status-writer.js';
 import { stopContainer, syncPod } from './sync-pod.js';
@@ -54,10 +57,14 @@ export interface PodWorkersOptions {
   readonly runtimeName?: string | undefined;
   /** Crash-loop back-off: the kubelet's 10 s doubling to 5 min, reset after 10 min, unless told. */
   readonly backoff?: CrashLoopBackoffOptions | undefined;
-  readonly volumes?: PodVolumesHook | undefined;
-  readonly images?: ImagesHook | undefined;
-  readonly probes?: ProbesHook | undefined;
-  readonly runLifecycleHandler?: LifecycleRunner | undefined;
+  /** Node allocatable (resourceFieldRef and downward API defaults for containers without limits). */
+  readonly nodeAllocatable?: Readonly<Record<string, string>> | undefined;
+  /** Volumes and env; default: src/nodeagent/volumes on the root dir, reading objects through `client`. */
+  readonly volumes?: PodVolumesAccess | undefined;
+  /** Pulls by imagePullPolicy with back-off; without it: ImageStatus, then PullImage when absent. */
+  readonly images?: ImageManager | undefined;
+  /** Probes of running containers; without it every running container is started and ready. The caller closes it. */
+  readonly probes?: ProbeManager | undefined;
   readonly events?: EventRecorder | undefined;
   readonly scheduler?: SchedulerLike | undefined;
   /** Told about failed syncs (they are retried). Default: a line on stderr. */
@@ -107,10 +114,17 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
     backoff: new CrashLoopBackoff(options.backoff),
     exited: new Map(),
     statusWriter: options.client ? new StatusWriter(options.client) : undefined,
-    volumes: options.volumes,
+    volumes:
+      options.volumes ??
+      podVolumesAccess({
+        rootDir: options.rootDir,
+        nodeName: options.nodeName,
+        hostIP: hostIPs[0] ?? '',
+        objects: options.client ? podObjectReader(options.client) : noApiObjects,
+        nodeAllocatable: options.nodeAllocatable ?? {},
+      }),
     images: options.images,
     probes: options.probes,
-    runLifecycleHandler: options.runLifecycleHandler,
     events: options.events,
   };
   const entries = new Map<string, PodEntry>();

@@ -1,7 +1,7 @@
 import { isStatusError, type Container, type Pod } from '../../api/index.js';
 import type { Input, Mount, PodSandboxConfig } from '../cri/index.js';
 import { containerConfig } from './container-config.js';
-import type { ProbeTargetShape } from './hooks.js';
+import { runLifecycleHandler, type LifecycleHandler, type ProbeTarget } from '../probes/index.js';
 import { podEvent, type WorkerContext } from './worker-context.js';
 
 /** A container could not be started; `reason` becomes its waiting reason. */
@@ -33,7 +33,7 @@ const fail = (reason: string) => (error: unknown): never => {
 /** The image to create from: the image manager's answer, else ImageStatus then PullImage when absent. */
 async function ensureImage(context: WorkerContext, pod: Pod, container: Container): Promise<{ imageRef: string; uid?: number; username?: string }> {
   let imageRef: string;
-  if (context.images) imageRef = (await context.images.ensureImage(pod, container)).imageRef;
+  if (context.images) imageRef = (await context.images.ensureImage(pod, container, await context.volumes.pullSecrets(pod))).imageRef;
   else {
     const found = await context.cri.imageStatus({ image: { image: container.image } }, { signal: context.signal });
     if (found.image) imageRef = found.image.id;
@@ -58,15 +58,13 @@ export async function startContainer(
   container: Container,
   restartCount: number,
   sandbox: { id: string; config: Input<PodSandboxConfig>; podIP: string | undefined; podIPs: readonly string[] },
-  mounts: (container: Container) => Input<Mount>[],
+  mounts: (container: Container, env: readonly { key: string; value: string }[]) => Input<Mount>[],
 ): Promise<string> {
   const image = await ensureImage(context, pod, container).catch(fail('ErrImagePull'));
-  const envs = context.volumes
-    ? await context.volumes.resolveEnv(pod, container, sandbox.podIP, sandbox.podIPs).catch(fail('CreateContainerConfigError'))
-    : literalEnv(container);
+  const envs = await context.volumes.resolveEnv(pod, container, sandbox.podIP, sandbox.podIPs).catch(fail('CreateContainerConfigError'));
   let config!: ReturnType<typeof containerConfig>;
   try {
-    config = containerConfig(pod, container, { restartCount, imageRef: image.imageRef, imageUser: image, envs, mounts: mounts(container) }, context.container);
+    config = containerConfig(pod, container, { restartCount, imageRef: image.imageRef, imageUser: image, envs, mounts: mounts(container, envs) }, context.container);
   } catch (error) {
     fail('CreateContainerConfigError')(error);
   }
@@ -76,11 +74,11 @@ export async function startContainer(
   podEvent(context, pod, 'Normal', 'Created', `Created container ${container.name}`);
   await context.cri.startContainer({ containerId }, { signal: context.signal }).catch(fail('RunContainerError'));
   podEvent(context, pod, 'Normal', 'Started', `Started container ${container.name}`);
-  const postStart = (container.lifecycle as { postStart?: Readonly<Record<string, unknown>> } | undefined)?.postStart;
-  if (postStart && context.runLifecycleHandler) {
-    const target: ProbeTargetShape = { pod, container, containerId, podIP: sandbox.podIP };
+  const postStart = (container.lifecycle as { postStart?: LifecycleHandler } | undefined)?.postStart;
+  if (postStart) {
+    const target: ProbeTarget = { pod, container, containerId, podIP: sandbox.podIP };
     try {
-      await context.runLifecycleHandler(postStart, target, { cri: context.cri, timeoutSeconds: pod.spec.terminationGracePeriodSeconds ?? 30, signal: context.signal });
+      await runLifecycleHandler(postStart, target, { cri: context.cri, timeoutSeconds: pod.spec.terminationGracePeriodSeconds ?? 30, signal: context.signal, hook: 'postStart' });
     } catch (error) {
       podEvent(context, pod, 'Warning', 'FailedPostStartHook', `PostStartHook failed: ${error instanceof Error ? error.message : String(error)}`);
       await context.cri.stopContainer({ containerId, timeout: 0 }, { signal: context.signal });
@@ -89,7 +87,3 @@ export async function startContainer(
   return containerId;
 }
 
-/** Without the volumes part: `value` env only (a `valueFrom` is left out). */
-export function literalEnv(container: Container): { key: string; value: string }[] {
-  return (container.env ?? []).filter((env) => env.valueFrom === undefined).map((env) => ({ key: env.name, value: env.value ?? '' }));
-}

@@ -54,8 +54,11 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
   let requeueMs = Infinity;
   let failed = false;
 
-  const podVolumes = context.volumes && !terminal ? await context.volumes.setUp(pod) : undefined;
-  const mounts = (container: Container): Input<Mount>[] => podVolumes?.mounts(container) ?? [];
+  const podVolumes = terminal ? undefined : await context.volumes.setUp(pod).catch((error: unknown) => {
+    podEvent(context, pod, 'Warning', 'FailedMount', error instanceof Error ? error.message : String(error));
+    throw error;
+  });
+  const mounts = (container: Container, env: readonly { key: string; value: string }[]): Input<Mount>[] => podVolumes?.mounts(container, env) ?? [];
 
   if (!terminal) {
     // 1. the sandbox
@@ -136,7 +139,9 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
           await stopContainer(context, latest.id, gracePeriodOf(pod));
           await start(container, latest.restartCount + 1);
         } else if (live) {
-          if (context.probes && latest.state === 'CONTAINER_RUNNING') context.probes.start({ pod, container, containerId: latest.id, podIP });
+          // A second start of one container ID does nothing; an adopted one keeps its start time (no new initial delay).
+          const startedAtMs = nanosToDate(latest.status.startedAt)?.getTime();
+          if (context.probes && latest.state === 'CONTAINER_RUNNING') context.probes.start({ pod, container, containerId: latest.id, podIP, ...(startedAtMs ? { startedAtMs } : {}) });
         } else {
           await restartIfDue(container, latest);
         }

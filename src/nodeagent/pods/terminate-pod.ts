@@ -1,6 +1,6 @@
 import type { Pod, PodStatus } from '../../api/index.js';
 import { GrpcStatus, isCriError } from '../cri/index.js';
-import type { ProbeTargetShape } from './hooks.js';
+import { runLifecycleHandler, type LifecycleHandler, type ProbeTarget } from '../probes/index.js';
 import { readPodRuntime, type PodRuntime } from './pod-runtime.js';
 import { computePodStatus } from './pod-status.js';
 import { POD_TERMINATION_GRACE_PERIOD_ANNOTATION } from './runtime-labels.js';
@@ -41,12 +41,12 @@ export async function terminatePod(context: WorkerContext, pod: Pod, previous: P
   await Promise.all(
     live.map(async (instance) => {
       const container = [...pod.spec.containers, ...(pod.spec.initContainers ?? [])].find((c) => c.name === instance.name);
-      const preStop = (container?.lifecycle as { preStop?: Readonly<Record<string, unknown>> } | undefined)?.preStop;
+      const preStop = (container?.lifecycle as { preStop?: LifecycleHandler } | undefined)?.preStop;
       let timeout = grace;
-      if (container && preStop && context.runLifecycleHandler && instance.state === 'CONTAINER_RUNNING' && grace > 0) {
-        const target: ProbeTargetShape = { pod, container, containerId: instance.id, podIP };
+      if (container && preStop && instance.state === 'CONTAINER_RUNNING' && grace > 0) {
+        const target: ProbeTarget = { pod, container, containerId: instance.id, podIP };
         try {
-          await context.runLifecycleHandler(preStop, target, { cri: context.cri, timeoutSeconds: grace, signal: context.signal });
+          await runLifecycleHandler(preStop, target, { cri: context.cri, timeoutSeconds: grace, signal: context.signal, hook: 'preStop' });
         } catch (error) {
           podEvent(context, pod, 'Warning', 'FailedPreStopHook', `PreStopHook failed: ${error instanceof Error ? error.message : String(error)}`);
         }
@@ -66,7 +66,7 @@ export async function terminatePod(context: WorkerContext, pod: Pod, previous: P
     now: new Date(),
   });
   await removeSandboxes(context, runtime);
-  await context.volumes?.tearDown(uid);
+  await context.volumes.tearDown(uid);
   context.backoff.forgetPod(uid);
   return status;
 }
@@ -84,6 +84,6 @@ export async function removeOrphan(context: WorkerContext, uid: string): Promise
       .map((c) => stopContainer(context, c.id, Number(c.status.annotations[POD_TERMINATION_GRACE_PERIOD_ANNOTATION] ?? 30) || 0)),
   );
   await removeSandboxes(context, runtime);
-  await context.volumes?.tearDown(uid);
+  await context.volumes.tearDown(uid);
   context.backoff.forgetPod(uid);
 }

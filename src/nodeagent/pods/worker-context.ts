@@ -3,7 +3,9 @@ import type { ContainerStatus, CriClient } from '../cri/index.js';
 import type { EventRecorder } from '../node/index.js';
 import type { ContainerConfigOptions } from './container-config.js';
 import type { CrashLoopBackoff } from './crash-loop-backoff.js';
-import type { ImagesHook, LifecycleRunner, PodVolumesHook, ProbesHook } from './hooks.js';
+import type { ImageManager } from '../images/index.js';
+import type { ProbeManager } from '../probes/index.js';
+import type { PodVolumesAccess } from './pod-volumes-access.js';
 import type { SandboxConfigOptions } from './sandbox-config.js';
 import type { StatusWriter } from './status-writer.js';
 
@@ -37,10 +39,10 @@ export interface WorkerContext {
   /** Exited containers' statuses by id: they never change. */
   readonly exited: Map<string, ContainerStatus>;
   readonly statusWriter: StatusWriter | undefined;
-  readonly volumes: PodVolumesHook | undefined;
-  readonly images: ImagesHook | undefined;
-  readonly probes: ProbesHook | undefined;
-  readonly runLifecycleHandler: LifecycleRunner | undefined;
+  readonly volumes: PodVolumesAccess;
+  /** Without one: ImageStatus, then PullImage when the image is absent. */
+  readonly images: ImageManager | undefined;
+  readonly probes: ProbeManager | undefined;
   readonly events: EventRecorder | undefined;
 }
 
