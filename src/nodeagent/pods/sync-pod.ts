@@ -1,4 +1,4 @@
-import type { Container, Pod } from '../../api/index.js';
+import type { Container, Pod, PodStatus } from '../../api/index.js';
 import { awaitChange, requeueAfter, type Outcome } from '../../../operators/index.js';
 import { GrpcStatus, isCriError, type Input, type Mount } from '../cri/index.js';
 import { backoffKey } from './crash-loop-backoff.js';
@@ -54,10 +54,37 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
   let requeueMs = Infinity;
   let failed = false;
 
-  const podVolumes = terminal ? undefined : await context.volumes.setUp(pod).catch((error: unknown) => {
-    podEvent(context, pod, 'Warning', 'FailedMount', error instanceof Error ? error.message : String(error));
-    throw error;
-  });
+  const report = async (): Promise<PodStatus> => {
+    const status = computePodStatus({
+      pod,
+      runtime,
+      waiting,
+      previous: entry.status ?? pod.status,
+      hostIPs: context.hostIPs,
+      runtimeName: context.runtimeName,
+      ready: context.probes ? (name) => context.probes!.ready(uid, name) : undefined,
+      started: context.probes ? (name) => context.probes!.started(uid, name) : undefined,
+      now: new Date(),
+    });
+    entry.status = status;
+    if (context.statusWriter) {
+      await context.statusWriter.write(pod, status, entry.apiStatus);
+      entry.apiStatus = undefined;
+    }
+    return status;
+  };
+
+  let podVolumes: Awaited<ReturnType<WorkerContext['volumes']['setUp']>> | undefined;
+  if (!terminal) {
+    try {
+      podVolumes = await context.volumes.setUp(pod);
+    } catch (error) {
+      // The containers wait (ContainerCreating) and the status says so; the queue retries with back-off.
+      podEvent(context, pod, 'Warning', 'FailedMount', error instanceof Error ? error.message : String(error));
+      await report();
+      throw error;
+    }
+  }
   const mounts = (container: Container, env: readonly { key: string; value: string }[]): Input<Mount>[] => podVolumes?.mounts(container, env) ?? [];
 
   if (!terminal) {
@@ -151,25 +178,10 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
   }
 
   // 5. the status
-  const status = computePodStatus({
-    pod,
-    runtime,
-    waiting,
-    previous: entry.status ?? pod.status,
-    hostIPs: context.hostIPs,
-    runtimeName: context.runtimeName,
-    ready: context.probes ? (name) => context.probes!.ready(uid, name) : undefined,
-    started: context.probes ? (name) => context.probes!.started(uid, name) : undefined,
-    now: new Date(),
-  });
-  entry.status = status;
+  const status = await report();
   // A pod that finished for good gives its sandbox (and address) back, as the kubelet does.
   if ((status.phase === 'Succeeded' || status.phase === 'Failed') && sandboxReady(runtime)) {
     await stopLiveAndSandbox(context, runtime, pod);
-  }
-  if (context.statusWriter) {
-    await context.statusWriter.write(pod, status, entry.apiStatus);
-    entry.apiStatus = undefined;
   }
   if (failed) {
     entry.failures++;

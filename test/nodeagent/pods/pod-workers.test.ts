@@ -9,17 +9,20 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Pod } from '../../../src/api/index.js';
 import { builtin } from '../../../src/client/index.js';
 import { CONTAINER_HASH_ANNOTATION, CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../../../src/nodeagent/index.js';
-import { startClientTestServer, type ClientTestServer } from '../../client/support.js';
+import { startVolumesApiServer, type VolumesApiServer } from '../volumes/api-server.js';
 import { netnsPathOf, startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { Agent, BUSYBOX, containerStatusOf, createPod, eventually, getPod, HOST_IP, podOf } from './support.js';
 
 let containerd: RunningContainerd;
-let server: ClientTestServer;
+let server: VolumesApiServer;
 const agents: Agent[] = [];
 
 beforeAll(async () => {
   containerd = await startContainerd();
-  server = await startClientTestServer();
+  // A server that signs service-account tokens: admission gives every pod a projected token volume.
+  server = await startVolumesApiServer();
+  // What the controller manager's root CA publisher keeps in every namespace; the token volume projects it.
+  await server.client.create(builtin.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace: 'default' }, data: { 'ca.crt': 'test CA' } });
 }, 120_000);
 
 /** Network namespaces of this suite's sandboxes (other suites' containerds may run beside it). */

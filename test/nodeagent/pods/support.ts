@@ -2,7 +2,12 @@ import { share, type Subscription } from 'rxjs';
 import type { Pod } from '../../../src/api/index.js';
 import { builtin, InformerFactory } from '../../../src/client/index.js';
 import { nodePodsInformer, podSources, SourcesReadiness, startPodWorkers, type PodWorkersHandle, type PodWorkersOptions } from '../../../src/nodeagent/index.js';
-import type { ClientTestServer } from '../../client/support.js';
+import type { Client } from '../../../src/client/index.js';
+
+/** What the tests need of the API server: a client with admin rights. */
+export interface ApiServer {
+  readonly client: Client;
+}
 import type { RunningContainerd } from '../../support/containerd.js';
 
 export const NODE = 'pods-node';
@@ -28,7 +33,7 @@ export class Agent {
   readonly errors: unknown[] = [];
   readonly #subscription: Subscription;
 
-  constructor(server: ClientTestServer, containerd: RunningContainerd, options: Partial<PodWorkersOptions> = {}) {
+  constructor(server: ApiServer, containerd: RunningContainerd, options: Partial<PodWorkersOptions> = {}) {
     this.informers = new InformerFactory(server.client);
     const readiness = new SourcesReadiness(['api']);
     const updates$ = podSources({ nodeName: NODE, informers: this.informers, readiness }).pipe(share());
@@ -44,7 +49,10 @@ export class Agent {
       podLogsDir: containerd.logRoot,
       clusterDNS: ['10.96.0.10'],
       clusterDomain: 'cluster.local',
-      onError: (_uid, error) => this.errors.push(error),
+      onError: (uid, error) => {
+        this.errors.push(error);
+        if (process.env['SVC_TEST_DEBUG']) process.stderr.write(`sync ${uid}: ${String(error)}\n`);
+      },
       ...options,
     });
   }
@@ -65,11 +73,11 @@ export const podOf = (name: string, containers: Pod['spec']['containers'], spec:
 
 export const BUSYBOX = 'svc.local/busybox:latest';
 
-export async function createPod(server: ClientTestServer, pod: Pod): Promise<Pod> {
+export async function createPod(server: ApiServer, pod: Pod): Promise<Pod> {
   return server.client.create(builtin.pods, pod, { namespace: 'default' });
 }
 
-export async function getPod(server: ClientTestServer, name: string): Promise<Pod | undefined> {
+export async function getPod(server: ApiServer, name: string): Promise<Pod | undefined> {
   try {
     return await server.client.get(builtin.pods, name, { namespace: 'default' });
   } catch {

@@ -8,19 +8,22 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { builtin } from '../../../src/client/index.js';
 import { ImageManager, POD_UID_LABEL, ProbeManager } from '../../../src/nodeagent/index.js';
-import { startClientTestServer, type ClientTestServer } from '../../client/support.js';
+import { startVolumesApiServer, type VolumesApiServer } from '../volumes/api-server.js';
 import { netnsPathOf, startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { Agent, BUSYBOX, containerStatusOf, createPod, eventually, getPod, podOf } from './support.js';
 
 let containerd: RunningContainerd;
-let server: ClientTestServer;
+let server: VolumesApiServer;
 const agents: Agent[] = [];
 const probeManagers: ProbeManager[] = [];
 const ourNetns = new Set<string>();
 
 beforeAll(async () => {
   containerd = await startContainerd();
-  server = await startClientTestServer();
+  // A server that signs service-account tokens: admission gives every pod a projected token volume.
+  server = await startVolumesApiServer();
+  // What the controller manager's root CA publisher keeps in every namespace; the token volume projects it.
+  await server.client.create(builtin.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace: 'default' }, data: { 'ca.crt': 'test CA' } });
 }, 120_000);
 
 afterEach(async () => {
