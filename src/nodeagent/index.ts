@@ -1,6 +1,7 @@
 /**
  * The node agent. Built so far: the container runtime layer (CRI client, images, runtime config),
- * node registration and heartbeats, pod sources and mirror pods.
+ * node registration and heartbeats, pod sources and mirror pods, the pod workers, volumes, probes
+ * and images.
  */
 export * from './cri/index.js';
 export * from './node/index.js';
