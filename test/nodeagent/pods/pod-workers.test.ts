@@ -3,7 +3,8 @@
  * spec.nodeName reach the workers through the real API source, run, restart, finish and are
  * deleted gracefully; a restarted worker set adopts what runs.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Pod } from '../../../src/api/index.js';
@@ -11,7 +12,7 @@ import { builtin } from '../../../src/client/index.js';
 import { CONTAINER_HASH_ANNOTATION, CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../../../src/nodeagent/index.js';
 import { startVolumesApiServer, type VolumesApiServer } from '../volumes/api-server.js';
 import { netnsPathOf, startContainerd, type RunningContainerd } from '../../support/containerd.js';
-import { Agent, BUSYBOX, containerStatusOf, createPod, eventually, getPod, HOST_IP, podOf } from './support.js';
+import { Agent, BUSYBOX, containerStatusOf, createPod, eventually, getPod, HOST_IP, NODE, podOf } from './support.js';
 
 let containerd: RunningContainerd;
 let server: VolumesApiServer;
@@ -274,5 +275,29 @@ describe('a restarted agent', () => {
     expect(after.every((c) => c.state === 'CONTAINER_RUNNING')).toBe(true);
     expect((await sandboxesOf(keep.metadata.uid!)).map((s) => s.id)).toEqual(sandboxesBefore);
     expect(containerStatusOf(await getPod(server, 'adopted'), 'main')?.restartCount).toBe(0);
+  });
+});
+
+describe('static pods', () => {
+  it('run from the manifest directory, report their status on the mirror pod, and stop when the manifest goes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-manifests-'));
+    await server.client.create(builtin.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name: NODE } }).catch(() => undefined);
+    writeFileSync(join(dir, 'static.yaml'), `apiVersion: v1\nkind: Pod\nmetadata:\n  name: static\nspec:\n  terminationGracePeriodSeconds: 0\n  containers:\n  - name: main\n    image: ${BUSYBOX}\n    command: [sleep, '3600']\n`);
+    agent({ podManifestPath: dir });
+    const mirror = await eventually('the mirror pod Running', async () => {
+      const pod = await getPod(server, `static-${NODE}`);
+      return pod?.status?.phase === 'Running' ? pod : undefined;
+    });
+    expect(ipv4InCidr(mirror.status!.podIP!, containerd.podCidr)).toBe(true);
+    expect(containerStatusOf(mirror, 'main')).toMatchObject({ ready: true, restartCount: 0 });
+    // The static pod's UID is its own (the manifest hash), not the mirror's.
+    const [sandbox] = (await containerd.cri.listPodSandbox({ filter: { labelSelector: { [POD_NAME_LABEL]: `static-${NODE}` } } })).items;
+    expect(sandbox?.labels[POD_UID_LABEL]).not.toBe(mirror.metadata.uid);
+    const uid = sandbox!.labels[POD_UID_LABEL]!;
+
+    unlinkSync(join(dir, 'static.yaml'));
+    await eventually('the static pod stopped and removed', async () => ((await sandboxesOf(uid)).length === 0 && (await containersOf(uid)).length === 0 ? true : undefined));
+    await eventually('the mirror gone', async () => ((await getPod(server, `static-${NODE}`)) === undefined ? true : undefined));
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -1,7 +1,7 @@
 import { share, type Subscription } from 'rxjs';
 import type { Pod } from '../../../src/api/index.js';
 import { builtin, InformerFactory } from '../../../src/client/index.js';
-import { nodePodsInformer, podSources, SourcesReadiness, startPodWorkers, type PodWorkersHandle, type PodWorkersOptions } from '../../../src/nodeagent/index.js';
+import { configuredSources, mirrorPods, nodePodsInformer, podSources, SourcesReadiness, startPodWorkers, type PodWorkersHandle, type PodWorkersOptions } from '../../../src/nodeagent/index.js';
 import type { Client } from '../../../src/client/index.js';
 
 /** What the tests need of the API server: a client with admin rights. */
@@ -33,11 +33,14 @@ export class Agent {
   readonly errors: unknown[] = [];
   readonly #subscription: Subscription;
 
-  constructor(server: ApiServer, containerd: RunningContainerd, options: Partial<PodWorkersOptions> = {}) {
+  /** `podManifestPath`: static pods from that directory too, with their mirror pods. */
+  constructor(server: ApiServer, containerd: RunningContainerd, options: Partial<PodWorkersOptions> & { podManifestPath?: string } = {}) {
     this.informers = new InformerFactory(server.client);
-    const readiness = new SourcesReadiness(['api']);
-    const updates$ = podSources({ nodeName: NODE, informers: this.informers, readiness }).pipe(share());
+    const sourceOptions = { nodeName: NODE, informers: this.informers, podManifestPath: options.podManifestPath, fileCheckFrequencyMs: 500 };
+    const readiness = new SourcesReadiness(configuredSources(sourceOptions));
+    const updates$ = podSources({ ...sourceOptions, readiness }).pipe(share());
     this.#subscription = nodePodsInformer(this.informers, NODE).events$.subscribe((event) => this.seen.push(event.object));
+    if (options.podManifestPath) this.#subscription.add(mirrorPods({ client: server.client, informers: this.informers, nodeName: NODE, updates: updates$, readiness }).subscribe());
     this.workers = startPodWorkers({
       cri: containerd.cri,
       client: server.client,
