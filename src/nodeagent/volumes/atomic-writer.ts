@@ -1,5 +1,5 @@
-import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join, posix } from 'node:path';
+import { chmod, chown, lstat, mkdir, mkdtemp, readFile, readdir, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { join, posix } from 'node:path';
 
 /** One file of a volume's content: its bytes and its permission bits. */
 export interface FileProjection {
@@ -10,7 +10,19 @@ export interface FileProjection {
 /** A volume's content: relative path ⇒ file. */
 export type Payload = ReadonlyMap<string, FileProjection>;
 
+export interface WriteOptions {
+  /**
+   * The pod's `securityContext.fsGroup`: every file and directory written gets this group, files
+   * gain group read (0440) and directories group read/search and setgid (02550), as the kubelet's
+   * volume ownership does for read-only volumes.
+   */
+  readonly fsGroup?: number | undefined;
+}
+
 const DATA_LINK = '..data';
+const DIR_MODE = 0o755;
+const FS_GROUP_FILE_BITS = 0o440;
+const FS_GROUP_DIR_BITS = 0o2550;
 const DATA_LINK_TMP = '..data_tmp';
 const MAX_PATH = 4096;
 const MAX_SEGMENT = 255;
@@ -28,24 +40,40 @@ const MAX_SEGMENT = 255;
  * When the content and modes are already those of `payload`, nothing is written. Returns whether
  * it wrote. A path that is absolute, holds `..` or starts with `..` is refused (an Error naming it).
  */
-export async function writeAtomically(targetDir: string, payload: Payload): Promise<boolean> {
+export async function writeAtomically(targetDir: string, payload: Payload, options: WriteOptions = {}): Promise<boolean> {
   for (const path of payload.keys()) validatePayloadPath(path);
   await mkdir(targetDir, { recursive: true });
+  const { fsGroup } = options;
+  const fileMode = (mode: number) => (fsGroup === undefined ? mode : mode | FS_GROUP_FILE_BITS);
+  const dirMode = fsGroup === undefined ? DIR_MODE : DIR_MODE | FS_GROUP_DIR_BITS;
+  // Everything is in place (modes, group) before the swap: a reader never sees it half-owned.
+  // chown first: it may clear set-id bits that chmod then sets.
+  const own = async (path: string, mode: number) => {
+    if (fsGroup !== undefined) await chown(path, (await stat(path)).uid, fsGroup);
+    await chmod(path, mode);
+  };
 
   const oldTsName = await readlink(join(targetDir, DATA_LINK)).catch(ignoreMissing);
   const oldTsDir = oldTsName === undefined ? undefined : join(targetDir, oldTsName);
   const oldTopLevel = oldTsDir === undefined ? new Set<string>() : new Set(await readdir(oldTsDir).catch(() => []));
-  const changed = oldTsDir === undefined || !(await sameContent(oldTsDir, payload));
+  const changed = oldTsDir === undefined || !(await sameContent(oldTsDir, payload, fileMode, fsGroup));
 
   if (changed) {
     const tsDir = await mkdtemp(join(targetDir, `..${timestamp(new Date())}.`));
-    await chmod(tsDir, 0o755);
+    await own(tsDir, dirMode);
     for (const [path, file] of payload) {
       const full = join(tsDir, path);
-      await mkdir(dirname(full), { recursive: true, mode: 0o755 });
+      const segments = path.split('/').slice(0, -1);
+      for (let depth = 1; depth <= segments.length; depth++) {
+        const dir = join(tsDir, ...segments.slice(0, depth));
+        if ((await lstat(dir).catch(ignoreMissing)) === undefined) {
+          await mkdir(dir);
+          await own(dir, dirMode);
+        }
+      }
       await writeFile(full, file.data);
-      // The mode is set after writing so the process umask cannot narrow it.
-      await chmod(full, file.mode);
+      // Modes are set after creation so the process umask cannot narrow them.
+      await own(full, fileMode(file.mode));
     }
     const tmpLink = join(targetDir, DATA_LINK_TMP);
     await rm(tmpLink, { force: true });
@@ -77,8 +105,8 @@ export function validatePayloadPath(path: string): void {
 /** The data directory of the last write, to read a file of the current content. */
 export const currentDataPath = (targetDir: string, path: string) => join(targetDir, DATA_LINK, path);
 
-// Same files (by relative path), same bytes, same modes, and nothing else.
-async function sameContent(tsDir: string, payload: Payload): Promise<boolean> {
+// Same files (by relative path), same bytes, same modes (and group), and nothing else.
+async function sameContent(tsDir: string, payload: Payload, fileMode: (mode: number) => number, fsGroup: number | undefined): Promise<boolean> {
   const existing = await listFiles(tsDir).catch(() => undefined);
   if (!existing || existing.length !== payload.size) return false;
   for (const path of existing) {
@@ -86,7 +114,8 @@ async function sameContent(tsDir: string, payload: Payload): Promise<boolean> {
     if (!want) return false;
     const full = join(tsDir, path);
     const [info, data] = await Promise.all([stat(full), readFile(full)]);
-    if ((info.mode & 0o7777) !== want.mode || !data.equals(want.data)) return false;
+    if ((info.mode & 0o7777) !== fileMode(want.mode) || !data.equals(want.data)) return false;
+    if (fsGroup !== undefined && info.gid !== fsGroup) return false;
   }
   return true;
 }

@@ -1,5 +1,6 @@
 import { mkdir, open, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import type { HostPathType } from './sources.js';
 
 /**
@@ -9,6 +10,8 @@ import type { HostPathType } from './sources.js';
  * Fails with the kubelet's words: `hostPath type check failed: /x is not a directory`.
  */
 export async function checkHostPath(path: string, type: HostPathType | undefined): Promise<void> {
+  // A relative path would be the agent's working directory's business: never the pod's.
+  if (!isAbsolute(path)) throw new Error(`hostPath ${JSON.stringify(path)} must be an absolute path`);
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
     throw error;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isStatusError, StatusError, type ConfigMap, type Pod, type Secret } from '../../api/index.js';
+import { isStatusError, StatusError, type ConfigMap, type Pod, type Secret, type Service } from '../../api/index.js';
 import { builtin, resourcePath, type Client } from '../../client/index.js';
 
 /** The API objects a pod's env and volumes read: its ConfigMaps, Secrets and service-account tokens. */
@@ -11,6 +11,11 @@ export interface PodObjectReader {
     pod: Pod,
     request: { audience?: string; expirationSeconds: number },
   ): Promise<{ token: string; expirationTimestamp: string }>;
+  /**
+   * The Services of a namespace, for service-link env variables. Optional: a reader without it
+   * gives containers no service links.
+   */
+  services?(namespace: string): Promise<readonly Service[]>;
 }
 
 const tokenRequestStatusSchema = z.looseObject({
@@ -34,6 +39,7 @@ export function podObjectReader(client: Client): PodObjectReader {
   return {
     configMap: (namespace, name) => orUndefined(client.get(builtin.configMaps, name, { namespace })),
     secret: (namespace, name) => orUndefined(client.get(builtin.secrets, name, { namespace })),
+    services: async (namespace) => (await client.list(builtin.services, { namespace })).items,
     async serviceAccountToken(pod, request) {
       const namespace = pod.metadata.namespace ?? 'default';
       const account = pod.spec.serviceAccountName || pod.spec.serviceAccount || 'default';

@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import { z } from 'zod';
 import type { Container, Pod } from '../../api/index.js';
 import { StatusError } from '../../api/index.js';
 import type * as T from '../cri/types.js';
@@ -38,7 +39,14 @@ export interface PodVolumesContext {
  */
 export async function setUpPodVolumes(pod: Pod, ctx: PodVolumesContext): Promise<PodVolumes> {
   const podDir = podDirOf(ctx.rootDir, checkedUid(pod.metadata.uid));
-  const volumeCtx = { pod, podDir, objects: ctx.objects, nodeAllocatable: ctx.nodeAllocatable ?? {}, now: (ctx.now ?? Date.now)() };
+  const volumeCtx = {
+    pod,
+    podDir,
+    objects: ctx.objects,
+    nodeAllocatable: ctx.nodeAllocatable ?? {},
+    now: (ctx.now ?? Date.now)(),
+    fsGroup: fsGroupOf(pod),
+  };
   const prepared = new Map<string, PreparedVolume>();
   let failure: unknown;
   for (const volume of pod.spec.volumes ?? []) {
@@ -77,4 +85,13 @@ function checkedUid(uid: string | undefined): string {
     throw new StatusError({ reason: 'FailedMount', message: `pod uid ${JSON.stringify(uid ?? '')} cannot name a volume directory` });
   }
   return uid;
+}
+
+const fsGroupSchema = z.looseObject({ fsGroup: z.int().min(0).optional() });
+
+// A malformed fsGroup fails the pod rather than leaving its volumes unshared with the group it named.
+function fsGroupOf(pod: Pod): number | undefined {
+  const parsed = fsGroupSchema.safeParse(pod.spec.securityContext ?? {});
+  if (!parsed.success) throw new StatusError({ reason: 'FailedMount', message: `invalid securityContext.fsGroup: ${JSON.stringify((pod.spec.securityContext as { fsGroup?: unknown }).fsGroup)}` });
+  return parsed.data.fsGroup;
 }

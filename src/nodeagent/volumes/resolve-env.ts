@@ -1,9 +1,10 @@
-import type { ConfigMap, Container, Pod, Secret } from '../../api/index.js';
+import type { ConfigMap, Container, Pod, Secret, Service } from '../../api/index.js';
 import { configError, keyNotFound, sourceNotFound, type SourceKind } from './config-errors.js';
 import { expandVariables } from './expand.js';
 import { podFieldValue } from './field-ref.js';
 import type { PodObjectReader } from './object-reader.js';
 import { containerNamed, containerResourceValue } from './resource-field-ref.js';
+import { MASTER_SERVICE, serviceEnvVars } from './service-env.js';
 import { envFromSourceSchema, envVarSourceSchema, parseSource } from './sources.js';
 
 export interface EnvContext {
@@ -27,6 +28,9 @@ const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
  * has its `$(VAR)` references expanded against the variables defined before it (a `valueFrom`
  * result is taken as it is). envFrom keys that are not valid variable names once prefixed are
  * skipped, as Kubernetes does (it reports them in an event; `skippedKeys` lists them for that).
+ * Service links come last, each only when no variable of its name is defined: the variables of
+ * the Services of the pod's namespace (unless `enableServiceLinks: false`) and of the API server's
+ * `default/kubernetes` Service; `$(VAR)` can refer to them.
  *
  * A missing ConfigMap, Secret or key that is not `optional` fails with a StatusError whose reason
  * is `CreateContainerConfigError` (`configmap "x" not found`, `couldn't find key k in Secret ns/x`);
@@ -40,6 +44,7 @@ export async function resolveEnv(ctx: EnvContext): Promise<{ key: string; value:
 export async function resolveEnvReporting(ctx: EnvContext): Promise<{ env: { key: string; value: string }[]; skippedKeys: string[] }> {
   const namespace = ctx.pod.metadata.namespace ?? 'default';
   const sources = sourceCache(ctx.objects, namespace);
+  const links = serviceEnvVars(await linkedServices(ctx.objects, namespace, ctx.pod.spec.enableServiceLinks !== false));
   const vars = new Map<string, string>();
   const skippedKeys: string[] = [];
 
@@ -62,7 +67,7 @@ export async function resolveEnvReporting(ctx: EnvContext): Promise<{ env: { key
     }
   }
 
-  const lookup = (name: string) => vars.get(name);
+  const lookup = (name: string) => vars.get(name) ?? links.get(name);
   for (const entry of ctx.container.env ?? []) {
     if (entry.value) {
       vars.set(entry.name, expandVariables(entry.value, lookup));
@@ -71,6 +76,7 @@ export async function resolveEnvReporting(ctx: EnvContext): Promise<{ env: { key
     const value = entry.valueFrom === undefined ? '' : await valueFrom(ctx, entry.name, entry.valueFrom, sources, namespace);
     if (value !== undefined) vars.set(entry.name, value);
   }
+  for (const [key, value] of links) if (!vars.has(key)) vars.set(key, value);
   return { env: [...vars].map(([key, value]) => ({ key, value })), skippedKeys: skippedKeys.sort() };
 }
 
@@ -99,6 +105,22 @@ async function valueFrom(ctx: EnvContext, name: string, raw: unknown, sources: S
   const value = data.get(ref.key);
   if (value === undefined && !ref.optional) throw keyNotFound(kind, namespace, ref.name, ref.key);
   return value;
+}
+
+// The master Service always; the namespace's own (which win a name clash) when links are enabled.
+async function linkedServices(objects: PodObjectReader, namespace: string, enableServiceLinks: boolean): Promise<Service[]> {
+  if (!objects.services) return [];
+  try {
+    const byName = new Map<string, Service>();
+    if (namespace !== MASTER_SERVICE.namespace || !enableServiceLinks) {
+      const master = (await objects.services(MASTER_SERVICE.namespace)).find((s) => s.metadata.name === MASTER_SERVICE.name);
+      if (master) byName.set(MASTER_SERVICE.name, master);
+    }
+    for (const service of enableServiceLinks ? await objects.services(namespace) : []) byName.set(service.metadata.name ?? '', service);
+    return [...byName.values()];
+  } catch (error) {
+    throw configError(`failed to list services for the service-link environment: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 interface SourceCache {

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
-import { isStatusError, quantityValue, type Pod } from '../../api/index.js';
+import { isStatusError, type Pod } from '../../api/index.js';
 import { writeAtomically, type FileProjection } from './atomic-writer.js';
 import { mountFailed, sourceNotFound } from './config-errors.js';
+import { memoryVolumeSize } from './memory-size.js';
 import { checkHostPath } from './host-path.js';
 import type { PodObjectReader } from './object-reader.js';
 import { volumeDirOf } from './paths.js';
@@ -26,6 +27,8 @@ export interface VolumeContext {
   readonly objects: PodObjectReader;
   readonly nodeAllocatable: Readonly<Record<string, string>>;
   readonly now: number;
+  /** The pod's `securityContext.fsGroup`, applied to every volume but hostPath. */
+  readonly fsGroup?: number | undefined;
 }
 
 /** A volume once set up: the host path containers mount, and whether it is API data (always read-only). */
@@ -61,8 +64,9 @@ async function setUp(volume: Volume, ctx: VolumeContext): Promise<PreparedVolume
   if (volume.emptyDir !== undefined) {
     const source = parsed(emptyDirVolumeSourceSchema, volume.emptyDir, 'emptyDir');
     const dir = volumeDirOf(ctx.podDir, 'emptyDir', volume.name);
-    const sizeBytes = source.sizeLimit === undefined ? undefined : quantityValue(source.sizeLimit);
-    await ensureVolumeDir(dir, { memory: source.medium === 'Memory', sizeBytes, mode: EMPTY_DIR_MODE });
+    const memory = source.medium === 'Memory';
+    const sizeBytes = memory ? memoryVolumeSize(ctx.pod, ctx.nodeAllocatable, source.sizeLimit) : undefined;
+    await ensureVolumeDir(dir, { memory, sizeBytes, mode: EMPTY_DIR_MODE, fsGroup: ctx.fsGroup });
     return { hostPath: dir, apiData: false };
   }
   if (volume.configMap !== undefined) {
@@ -70,7 +74,7 @@ async function setUp(volume: Volume, ctx: VolumeContext): Promise<PreparedVolume
     const object = await ctx.objects.configMap(namespace, source.name);
     if (!object && !source.optional) throw sourceNotFound('ConfigMap', source.name);
     const payload = keyedPayload('ConfigMap', object, source.items, source.defaultMode ?? DEFAULT_MODE, source.optional ?? false);
-    return written(volumeDirOf(ctx.podDir, 'configMap', volume.name), payload, false);
+    return written(volumeDirOf(ctx.podDir, 'configMap', volume.name), payload, false, ctx);
   }
   if (volume.secret !== undefined) {
     const source = parsed(secretVolumeSourceSchema, volume.secret, 'secret');
@@ -78,12 +82,12 @@ async function setUp(volume: Volume, ctx: VolumeContext): Promise<PreparedVolume
     if (!object && !source.optional) throw sourceNotFound('Secret', source.secretName);
     const payload = keyedPayload('Secret', object, source.items, source.defaultMode ?? DEFAULT_MODE, source.optional ?? false);
     // Secrets stay off the disk: a tmpfs, as the kubelet does.
-    return written(volumeDirOf(ctx.podDir, 'secret', volume.name), payload, true);
+    return written(volumeDirOf(ctx.podDir, 'secret', volume.name), payload, true, ctx);
   }
   if (volume.downwardAPI !== undefined) {
     const source = parsed(downwardAPIVolumeSourceSchema, volume.downwardAPI, 'downwardAPI');
     const payload = downwardAPIPayload(ctx.pod, source.items, source.defaultMode ?? DEFAULT_MODE, ctx.nodeAllocatable);
-    return written(volumeDirOf(ctx.podDir, 'downwardAPI', volume.name), payload, false);
+    return written(volumeDirOf(ctx.podDir, 'downwardAPI', volume.name), payload, false, ctx);
   }
   if (volume.projected !== undefined) {
     const source = parsed(projectedVolumeSourceSchema, volume.projected, 'projected');
@@ -108,21 +112,28 @@ async function setUp(volume: Volume, ctx: VolumeContext): Promise<PreparedVolume
       } else if (projection.serviceAccountToken) {
         const tokenSource = projection.serviceAccountToken;
         const token = await projectedToken(dir, ctx.pod, tokenSource, ctx.objects, ctx.now);
-        part = new Map([[tokenSource.path, { data: Buffer.from(token, 'utf8'), mode: defaultMode }]]);
+        // With an fsGroup the token is for the owner (and, through the group bits, the group) alone.
+        part = new Map([[tokenSource.path, { data: Buffer.from(token, 'utf8'), mode: ctx.fsGroup === undefined ? defaultMode : 0o600 }]]);
       } else {
         continue;
       }
       for (const [path, file] of part) payload.set(path, file);
     }
-    return written(dir, payload, true);
+    return written(dir, payload, true, ctx);
   }
   const kind = Object.keys(volume).find((key) => key !== 'name');
   throw new Error(kind ? `volume type ${kind} is not supported by this node agent` : 'the volume names no source');
 }
 
-async function written(dir: string, payload: ReadonlyMap<string, FileProjection>, memory: boolean): Promise<PreparedVolume> {
-  await ensureVolumeDir(dir, { memory, mode: DATA_DIR_MODE });
-  await writeAtomically(dir, payload);
+async function written(dir: string, payload: ReadonlyMap<string, FileProjection>, memory: boolean, ctx: VolumeContext): Promise<PreparedVolume> {
+  const { fsGroup } = ctx;
+  await ensureVolumeDir(dir, {
+    memory,
+    sizeBytes: memory ? memoryVolumeSize(ctx.pod, ctx.nodeAllocatable, undefined) : undefined,
+    mode: fsGroup === undefined ? DATA_DIR_MODE : DATA_DIR_MODE | 0o550,
+    fsGroup,
+  });
+  await writeAtomically(dir, payload, { fsGroup });
   return { hostPath: dir, apiData: true };
 }
 

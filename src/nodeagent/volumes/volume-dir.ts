@@ -1,4 +1,4 @@
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, chown, mkdir, stat } from 'node:fs/promises';
 import { isMountPoint, mountTmpfs } from './mount-table.js';
 
 export interface VolumeDirOptions {
@@ -7,6 +7,8 @@ export interface VolumeDirOptions {
   readonly sizeBytes?: number | undefined;
   /** Permission bits of the directory. */
   readonly mode: number;
+  /** The pod's fsGroup: the directory gets this group and setgid, so what is created in it does too. */
+  readonly fsGroup?: number | undefined;
 }
 
 /**
@@ -26,6 +28,7 @@ export async function ensureVolumeDir(dir: string, options: VolumeDirOptions): P
       );
     }
   }
-  await chmod(dir, options.mode);
+  if (options.fsGroup !== undefined) await chown(dir, (await stat(dir)).uid, options.fsGroup);
+  await chmod(dir, options.fsGroup === undefined ? options.mode : options.mode | 0o2000);
   return tmpfs;
 }

@@ -108,6 +108,33 @@ describe('emptyDir', () => {
     expect(mountType(dir)).toEqual([]);
     expect(existsSync(join(root, 'pods', pod.metadata.uid!))).toBe(false);
   });
+
+  it.each([
+    ['no sizeLimit: the pod memory limit', {}, [{ name: 'main', image: 'busybox', resources: { limits: { memory: '32Mi' } } }], 'size=32768k'],
+    ['a sizeLimit above the pod limit: the pod limit', { sizeLimit: '1Gi' }, undefined, 'size=32768k'],
+    ['limits summed over containers', {}, [{ name: 'a', image: 'busybox', resources: { limits: { memory: '32Mi' } } }, { name: 'b', image: 'busybox', resources: { limits: { memory: '16Mi' } } }], 'size=49152k'],
+    ['a container without a limit: node allocatable', { sizeLimit: '16Gi' }, [{ name: 'a', image: 'busybox' }], 'size=8388608k'],
+  ] as const)('memory volume size, %s', async (_, emptyDir, containers, size) => {
+    const root = scratchDir('vol-');
+    const pod = podWith([{ name: 'ram', emptyDir: { medium: 'Memory', ...emptyDir } }], containers ? containers.map((c) => ({ ...c })) : undefined);
+    await setUp(pod, root);
+    expect(mountType(vol(root, pod, 'empty-dir', 'ram'))[0]?.options).toContain(size);
+    await tearDownPodVolumes(root, pod.metadata.uid!);
+  });
+
+  it('a root dir reached through a symlink still mounts once and unmounts', async () => {
+    const real = scratchDir('vol-');
+    const link = join(scratchDir('vol-link-'), 'root');
+    symlinkSync(real, link);
+    const pod = podWith([{ name: 'ram', emptyDir: { medium: 'Memory' } }]);
+    await setUp(pod, link);
+    await setUp(pod, link);
+    const dir = vol(real, pod, 'empty-dir', 'ram');
+    expect(mountType(dir).map((m) => m.fstype)).toEqual(['tmpfs']);
+    await tearDownPodVolumes(link, pod.metadata.uid!);
+    expect(mountType(dir)).toEqual([]);
+    expect(existsSync(join(real, 'pods', pod.metadata.uid!))).toBe(false);
+  });
 });
 
 describe('hostPath', () => {
@@ -169,6 +196,12 @@ describe('hostPath', () => {
     expect(error.message).toBe(`MountVolume.SetUp failed for volume "h" : hostPath type check failed: ${full} ${message}`);
   });
 
+  it('a relative path is refused', async () => {
+    const error = await failure(setUp(podWith([{ name: 'h', hostPath: { path: 'etc', type: 'DirectoryOrCreate' } }]), scratchDir('vol-')));
+    expect(error).toMatchObject({ reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "h" : hostPath "etc" must be an absolute path' });
+    expect(existsSync(join(process.cwd(), 'etc'))).toBe(false);
+  });
+
   it('an unknown type is refused', async () => {
     const error = await failure(setUp(podWith([{ name: 'h', hostPath: { path: host, type: 'Pipe' } }]), scratchDir('vol-')));
     expect(error).toMatchObject({ reason: 'FailedMount' });
@@ -211,6 +244,8 @@ describe('configMap and secret volumes', () => {
     expect(await text(join(dir, 'user'))).toBe('admin');
     expect(await modeOf(join(dir, 'password'))).toBe(0o400);
     expect(mountType(dir)[0]?.fstype).toBe('tmpfs');
+    // Sized like a memory emptyDir: the pod's memory limit.
+    expect(mountType(dir)[0]?.options).toContain('size=32768k');
     await tearDownPodVolumes(root, pod.metadata.uid!);
     expect(mountType(dir)).toEqual([]);
   });
@@ -391,6 +426,45 @@ describe('projected volumes', () => {
     expect(claimsOf(second).iat).toBeGreaterThan(claimsOf(first).iat);
     api.clock.now = Date.now();
     await tearDownPodVolumes(root, stored.metadata.uid!);
+  });
+});
+
+describe('fsGroup', () => {
+  it('gives every volume but hostPath the group: group-readable files, setgid directories', async () => {
+    const root = scratchDir('vol-');
+    const pod = podWith([
+      { name: 'c', configMap: { name: 'cfg', defaultMode: 0o600, items: [{ key: 'app.conf', path: 'conf/app.conf' }] } },
+      { name: 'e', emptyDir: {} },
+      { name: 'p', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } },
+    ]);
+    pod.spec.securityContext = { fsGroup: 4321 };
+    await api.client.create(builtin.pods, pod);
+    const stored = await api.client.get(builtin.pods, pod.metadata.name!, { namespace: 'default' });
+    await setUp(stored, root);
+    const config = vol(root, stored, 'configmap', 'c');
+    const file = join(config, 'conf/app.conf');
+    expect(await modeOf(file)).toBe(0o640);
+    expect((await stat(file)).gid).toBe(4321);
+    expect(await modeOf(join(config, 'conf'))).toBe(0o2755);
+    expect((await stat(join(config, 'conf'))).gid).toBe(4321);
+    expect(await modeOf(config)).toBe(0o2755);
+    const empty = vol(root, stored, 'empty-dir', 'e');
+    expect(await modeOf(empty)).toBe(0o2777);
+    expect((await stat(empty)).gid).toBe(4321);
+    const token = join(vol(root, stored, 'projected', 'p'), 'token');
+    expect(await modeOf(token)).toBe(0o640);
+    expect((await stat(token)).gid).toBe(4321);
+
+    // A re-sync finds everything as it should be and writes nothing.
+    const before = await readlink(join(config, '..data'));
+    await setUp(stored, root);
+    expect(await readlink(join(config, '..data'))).toBe(before);
+  });
+
+  it('a malformed fsGroup fails the mount', async () => {
+    const pod = podWith([{ name: 'e', emptyDir: {} }]);
+    pod.spec.securityContext = { fsGroup: 'staff' };
+    expect(await failure(setUp(pod, scratchDir('vol-')))).toMatchObject({ reason: 'FailedMount', message: 'invalid securityContext.fsGroup: "staff"' });
   });
 });
 

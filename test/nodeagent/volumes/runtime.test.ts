@@ -3,11 +3,13 @@
  * its ConfigMap volume, a subPath file, its downward-API namespace and its env, and cannot write
  * to the read-only API data. Proves the shapes are right for the runtime, not just for us.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container, Pod } from '../../../src/api/index.js';
 import { builtin } from '../../../src/client/index.js';
-import { BUSYBOX_IMAGE, podObjectReader, resolveEnv, setUpPodVolumes, tearDownPodVolumes, type Input, type PodSandboxConfig } from '../../../src/nodeagent/index.js';
+import { BUSYBOX_IMAGE, podObjectReader, resolveEnv, setUpPodVolumes, shareRootDir, tearDownPodVolumes, type Input, type PodSandboxConfig } from '../../../src/nodeagent/index.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { scratchDir } from '../../support/scratch.js';
 import { startVolumesApiServer, type VolumesApiServer } from './api-server.js';
@@ -16,6 +18,7 @@ let api: VolumesApiServer;
 let containerd: RunningContainerd;
 const root = scratchDir('vol-runtime-');
 let podUid = '';
+let rootShared = false;
 
 beforeAll(async () => {
   [api, containerd] = await Promise.all([startVolumesApiServer(), startContainerd()]);
@@ -25,11 +28,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await containerd?.stop();
   if (podUid) await tearDownPodVolumes(root, podUid);
+  if (rootShared) execFileSync('umount', [root]);
   await api?.close();
 });
 
 describe('a busybox container with the env and mounts of its pod', () => {
-  it('sees the ConfigMap file, the subPath file, the downward API and its env; API data is read-only', async () => {
+  it('sees the ConfigMap file, the subPath file, the downward API and its env; API data is read-only; HostToContainer propagates', async () => {
     const container: Container = {
       name: 'main',
       image: BUSYBOX_IMAGE,
@@ -43,6 +47,7 @@ describe('a busybox container with the env and mounts of its pod', () => {
         { name: 'cfg', mountPath: '/app.conf', subPath: 'app.conf' },
         { name: 'info', mountPath: '/etc/podinfo' },
         { name: 'scratch', mountPath: '/scratch' },
+        { name: 'scratch', mountPath: '/propagated', mountPropagation: 'HostToContainer' },
       ],
     };
     const pod: Pod = {
@@ -60,6 +65,8 @@ describe('a busybox container with the env and mounts of its pod', () => {
       },
     };
     podUid = pod.metadata.uid!;
+    // The runtime takes HostToContainer only from a shared (or slave) mount.
+    rootShared = await shareRootDir(root);
     const objects = podObjectReader(api.client);
     const volumes = await setUpPodVolumes(pod, { rootDir: root, nodeName: 'node-a', objects });
     const envs = await resolveEnv({ pod, container, nodeName: 'node-a', hostIP: '127.0.0.1', podIP: undefined, podIPs: [], nodeAllocatable: {}, objects });
@@ -95,6 +102,14 @@ describe('a busybox container with the env and mounts of its pod', () => {
     });
     expect((await exec('touch /etc/app/new 2>/dev/null')).code).not.toBe(0);
     expect(await exec('echo written > /scratch/f && cat /scratch/f')).toEqual({ out: 'written\n', code: 0 });
+
+    // HostToContainer: a mount made on the host inside the volume after the start reaches the container.
+    const sub = join(volumes.podDir, 'volumes', 'svc.io~empty-dir', 'scratch', 'later');
+    mkdirSync(sub);
+    execFileSync('mount', ['-t', 'tmpfs', 'tmpfs', sub]);
+    writeFileSync(join(sub, 'hello'), 'propagated');
+    expect(await exec('cat /propagated/later/hello')).toEqual({ out: 'propagated', code: 0 });
+    expect((await exec('cat /scratch/later/hello 2>/dev/null')).code).not.toBe(0);
 
     await containerd.cri.stopPodSandbox({ podSandboxId });
     await containerd.cri.removePodSandbox({ podSandboxId });
