@@ -30,7 +30,12 @@ const TITLE: Record<LifecycleHook, string> = { postStart: 'PostStartHook', preSt
  * `FailedPostStartHook` / `FailedPreStopHook` (by `hook`) and whose message names the hook, the
  * handler, the container and why.
  */
-export async function runLifecycleHandler(handler: LifecycleHandler, target: ProbeTarget, options: LifecycleHandlerOptions): Promise<void> {
+export async function runLifecycleHandler(
+  // Also the loose object the Pod schema holds: the handler is parsed here either way.
+  handler: LifecycleHandler | Readonly<Record<string, unknown>>,
+  target: ProbeTarget,
+  options: LifecycleHandlerOptions,
+): Promise<void> {
   const hook = options.hook;
   const fail = (what: string, why: string, cause?: unknown): StatusError =>
     new StatusError({
@@ -51,22 +56,19 @@ export async function runLifecycleHandler(handler: LifecycleHandler, target: Pro
     );
     return;
   }
-  let what: string;
+  const action = exec
+    ? { what: `exec ${JSON.stringify(exec.command ?? [])}`, run: () => runExecAction(exec, target.containerId, { cri: options.cri, timeoutSeconds: options.timeoutSeconds, signal }) }
+    : httpGet
+      ? { what: `httpGet ${httpGet.path ?? '/'}`, run: () => runHttpGetAction(httpGet, target.container, target.podIP, { signal }) }
+      : undefined;
+  if (!action) throw fail('handler', 'the handler names no action (exec, httpGet, sleep)');
+  const { what } = action;
   let outcome: ActionOutcome;
   try {
-    if (exec) {
-      what = `exec ${JSON.stringify(exec.command ?? [])}`;
-      outcome = await withTimeout(runExecAction(exec, target.containerId, { cri: options.cri, timeoutSeconds: options.timeoutSeconds, signal }), signal);
-    } else if (httpGet) {
-      what = `httpGet ${httpGet.path ?? '/'}`;
-      outcome = await withTimeout(runHttpGetAction(httpGet, target.container, target.podIP, { signal }), signal);
-    } else {
-      throw fail('handler', 'the handler names no action (exec, httpGet, sleep)');
-    }
+    outcome = await withTimeout(action.run(), signal);
   } catch (error) {
-    if (error instanceof StatusError && (error.reason === 'FailedPostStartHook' || error.reason === 'FailedPreStopHook')) throw error;
     const why = signal.aborted && !options.signal?.aborted ? `timed out after ${options.timeoutSeconds}s` : error instanceof Error ? error.message : String(error);
-    throw fail(exec ? 'exec' : 'httpGet', why, error);
+    throw fail(what, why, error);
   }
   if (outcome.result === 'failure') throw fail(what, outcome.message);
 }

@@ -85,6 +85,8 @@ export class ProbeManager {
   readonly #pods = new Map<string, Map<string, ContainerProbes>>();
   readonly #results = new Subject<ProbeResult>();
   readonly #attempts = new Subject<ProbeAttempt>();
+  #inFlight = 0;
+  #closed = false;
 
   /** Result changes only: failing liveness or startup ⇒ restart the container; readiness ⇒ recompute status. */
   readonly results$: Observable<ProbeResult> = this.#results.asObservable();
@@ -98,6 +100,7 @@ export class ProbeManager {
 
   /** Starts the container's probes; a second call for the same containerId does nothing, a new ID starts afresh. */
   start(target: ProbeTarget): void {
+    if (this.#closed) return;
     const podUid = target.pod.metadata.uid ?? '';
     let containers = this.#pods.get(podUid);
     if (!containers) this.#pods.set(podUid, (containers = new Map()));
@@ -134,7 +137,14 @@ export class ProbeManager {
     return this.#pods.get(podUid)?.get(containerName)?.started ?? false;
   }
 
+  /** Attempts running now (diagnostics; tests wait on it to know real I/O has settled). */
+  inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Stops every probe and completes the streams; later `start()` calls do nothing. */
   close(): void {
+    this.#closed = true;
     for (const containers of this.#pods.values()) for (const probes of containers.values()) probes.stop();
     this.#pods.clear();
     this.#results.complete();
@@ -164,6 +174,7 @@ export class ProbeManager {
     const base = { podUid: target.pod.metadata.uid ?? '', containerName: target.container.name, containerId: target.containerId, kind };
     return new Observable<ProbeAttempt>((subscriber) => {
       const abort = new AbortController();
+      this.#inFlight++;
       const finish = (result: 'success' | 'failure', message: string, errored: boolean) => {
         if (subscriber.closed) return;
         subscriber.next({ ...base, result, message, errored });
@@ -175,6 +186,7 @@ export class ProbeManager {
         (error: unknown) => finish('failure', error instanceof Error ? error.message : String(error), true),
       );
       return () => {
+        this.#inFlight--;
         timeout.unsubscribe();
         abort.abort();
       };

@@ -69,7 +69,7 @@ describe('httpGet', () => {
       web({}),
     );
     const [first, second] = server.requests;
-    expect(first?.headers).toMatchObject({ 'user-agent': PROBE_USER_AGENT, accept: '*/*', 'x-custom': 'a', host: `127.0.0.1:${server.port}` });
+    expect(first?.headers).toMatchObject({ 'user-agent': PROBE_USER_AGENT, accept: '*/*', 'x-custom': 'a', host: `127.0.0.1:${server.port}`, connection: 'close' });
     expect(second?.headers).toMatchObject({ 'user-agent': 'mine', accept: 'text/plain', host: 'app.example' });
   });
 

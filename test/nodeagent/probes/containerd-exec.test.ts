@@ -2,15 +2,17 @@
  * Exec probes and exec lifecycle handlers in a real busybox container, through CRI ExecSync on a
  * private containerd (test/support/containerd.ts); and an httpGet probe to the pod's own IP.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStatusError } from '../../../src/api/index.js';
 import { BUSYBOX_IMAGE, ProbeManager, runLifecycleHandler, runProbe, type Input, type PodSandboxConfig, type ProbeResult, type ProbeTarget } from '../../../src/nodeagent/index.js';
-import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
+import { netnsPathOf, startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { eventually, podWith, settle, SteppedClock } from './support.js';
 
 let containerd: RunningContainerd;
 let target: ProbeTarget;
+let netnsPath: string | undefined;
 
 beforeAll(async () => {
   containerd = await startContainerd();
@@ -22,7 +24,9 @@ beforeAll(async () => {
     linux: {},
   };
   const podSandboxId = (await cri.runPodSandbox({ config })).podSandboxId;
-  const podIP = (await cri.podSandboxStatus({ podSandboxId })).status?.network?.ip;
+  const sandbox = await cri.podSandboxStatus({ podSandboxId, verbose: true });
+  const podIP = sandbox.status?.network?.ip;
+  netnsPath = netnsPathOf(sandbox.info);
   const containerId = (
     await cri.createContainer({
       podSandboxId,
@@ -42,7 +46,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await containerd?.stop();
-  expect(containerd.leftovers()).toMatchObject({ shims: [], mounts: [], netns: [], containerdRunning: false, bridgePresent: false });
+  // Only this sandbox's namespace: other suites on the machine may be creating their own.
+  expect(containerd.leftovers()).toMatchObject({ shims: [], mounts: [], containerdRunning: false, bridgePresent: false });
+  expect(netnsPath).toBeDefined();
+  expect(existsSync(netnsPath!)).toBe(false);
 }, 120_000);
 
 describe('exec probes', () => {

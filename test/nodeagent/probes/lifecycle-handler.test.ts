@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStatusError } from '../../../src/api/index.js';
-import { CriClient, containerLifecycle, runLifecycleHandler, type LifecycleHandler, type LifecycleHandlerOptions } from '../../../src/nodeagent/index.js';
+import { CriClient, containerLifecycle, runLifecycleHandler, type LifecycleHandler, type LifecycleHandlerOptions, type ProbeTarget } from '../../../src/nodeagent/index.js';
 import { closedPort, podWith, startHttpServer, targetOf, type TestHttpServer } from './support.js';
 
 const cri = new CriClient({ endpoint: '/nonexistent/cri.sock' });
@@ -88,6 +88,13 @@ describe('tcpSocket and malformed handlers', () => {
 
   it('without `hook` a failure is an InternalError still naming the container', async () => {
     await expect(run({ httpGet: { port: server.port, path: '/fail' } })).rejects.toSatisfy((e) => isStatusError(e, 'InternalError') && /^Lifecycle hook httpGet \/fail for container "main"/.test((e as Error).message));
+  });
+
+  it('takes the loose handler object a Pod holds, as the pod workers pass it', async () => {
+    const runner: (handler: Readonly<Record<string, unknown>>, target: ProbeTarget, options: { cri: CriClient; timeoutSeconds: number; signal?: AbortSignal }) => Promise<void> = runLifecycleHandler;
+    const loose: Readonly<Record<string, unknown>> = { httpGet: { port: server.port, path: '/loose' } };
+    await runner(loose, target, { cri, timeoutSeconds: 5 });
+    expect(server.requests.at(-1)?.url).toBe('/loose');
   });
 
   it("containerLifecycle parses a container's hooks, refusing a malformed one with a 422", () => {

@@ -9,7 +9,7 @@ import type { CoreEvent } from '../../../src/api/index.js';
 import { builtin } from '../../../src/client/index.js';
 import { CriClient, EventRecorder, ProbeManager, type Probe, type ProbeAttempt, type ProbeResult } from '../../../src/nodeagent/index.js';
 import { startClientTestServer } from '../../client/support.js';
-import { eventually, podWith, settle, startHttpServer, SteppedClock, targetOf, type TestHttpServer } from './support.js';
+import { eventually, podWith, startHttpServer, SteppedClock, targetOf, type TestHttpServer } from './support.js';
 
 type Answer = number | 'hang';
 let server: TestHttpServer;
@@ -46,18 +46,12 @@ const probe = (path: string, timing: Omit<Probe, 'httpGet'> = {}): Probe => ({ h
 const hits = (path: string) => server.requests.filter((r) => r.url === path).length;
 
 /**
- * Moves virtual time to `ms`, then lets the attempts that started reach the server and finish:
- * real requests, so it waits until nothing moved (requests seen, attempts done) for a while.
+ * Moves virtual time to `ms`, then waits for the real I/O of the attempts that started: until
+ * every attempt still running is one the server holds unanswered (`answers[path] = 'hang'`).
  */
-async function at(ms: number): Promise<void> {
+async function at(ms: number, probes: ProbeManager = manager): Promise<void> {
   clock.advanceTo(ms);
-  let last = '';
-  for (let quiet = 0; quiet < 3; ) {
-    await settle(15);
-    const now = `${server.requests.length}/${attempts.length}`;
-    quiet = now === last ? quiet + 1 : 0;
-    last = now;
-  }
+  await eventually('attempts settled', () => probes.inFlight() === server.open());
 }
 
 describe('timing', () => {
@@ -108,6 +102,24 @@ describe('timing', () => {
     expect(attempts).toHaveLength(1);
     await at(3_000);
     expect(attempts[1]).toMatchObject({ containerId: 'c2', result: 'failure', message: 'probe timed out after 3s' });
+  });
+
+  it('a 0 period or timeout takes the default (10 s, 1 s), as the API defaults it', async () => {
+    answers['/live'] = 'hang';
+    manager.start(targetOf(podWith({ livenessProbe: probe('/live', { periodSeconds: 0, timeoutSeconds: 0, failureThreshold: 0 }) })));
+    await at(999);
+    expect(attempts).toEqual([]);
+    await at(1_000);
+    expect(attempts).toMatchObject([{ result: 'failure', message: 'probe timed out after 1s' }]);
+    await at(9_999);
+    expect(hits('/live')).toBe(1);
+    await at(10_000);
+    expect(hits('/live')).toBe(2);
+    await at(11_000);
+    expect(results).toEqual([]); // failureThreshold 0 means 3
+    await at(20_000);
+    await at(21_000);
+    expect(results).toMatchObject([{ kind: 'liveness', result: 'failure' }]);
   });
 
   it('a slow attempt is never overlapped: ticks while it runs are skipped', async () => {
@@ -295,6 +307,7 @@ describe('start, stop, close', () => {
     manager.results$.subscribe({ complete: () => (completed = true) });
     manager.start(targetOf(podWith({ livenessProbe: probe('/live') })));
     manager.close();
+    manager.start(targetOf(podWith({ livenessProbe: probe('/live') }), 'c2'));
     await at(60_000);
     expect(hits('/live')).toBe(0);
     expect(completed).toBe(true);
@@ -318,9 +331,8 @@ describe('Unhealthy events', () => {
       answers['/live'] = 500;
       answers['/ready'] = 'hang';
       withEvents.start(targetOf(podWith({ livenessProbe: probe('/live', { periodSeconds: 1 }), readinessProbe: probe('/ready', { periodSeconds: 5 }) })));
-      clock.advanceTo(0);
-      await settle(30);
-      clock.advanceTo(1_000);
+      await at(0, withEvents);
+      await at(1_000, withEvents);
       await eventually('events written', () => events.stats().written === 3);
       const list = await api.client.list(builtin.coreEvents, { namespace: 'default' });
       const seen = (list.items as CoreEvent[]).map((e) => [e.type, e.reason, e.message, e.involvedObject.kind, e.involvedObject.name, e.involvedObject.uid, e.involvedObject.fieldPath]).sort();

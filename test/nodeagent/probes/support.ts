@@ -14,6 +14,8 @@ export interface SeenRequest {
 export interface TestHttpServer {
   readonly port: number;
   readonly requests: SeenRequest[];
+  /** Requests received and not answered yet (hung ones, chiefly). */
+  open(): number;
   /** How the next requests are answered; a handler that never ends the response hangs them. */
   handle: (req: http.IncomingMessage, res: http.ServerResponse) => void;
   close(): Promise<void>;
@@ -26,6 +28,7 @@ export async function startHttpServer(): Promise<TestHttpServer> {
   const state: TestHttpServer = {
     port: 0,
     requests,
+    open: () => [...hanging].filter((res) => !res.writableEnded).length,
     handle: (_req, res) => res.end('ok'),
     close: () =>
       new Promise<void>((resolve) => {
