@@ -10,7 +10,8 @@
  *
  * Only what svc created is touched: containers and sandboxes carry the `svc.io/pod.uid` label.
  */
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { CriClient } from '../cri/index.js';
 import { isCriError, GrpcStatus } from '../cri/index.js';
 import type * as T from '../cri/index.js';
@@ -34,12 +35,19 @@ export interface ContainerGarbageCollectorOptions {
   readonly policy?: ContainerGcPolicy;
   /** Whether the pod with this UID still exists (the workers know). */
   readonly podExists: (uid: string) => boolean;
+  /**
+   * The pods' log root (`<namespace>_<name>_<uid>` directories). Given, the directory of a pod
+   * that is gone and has no sandbox left is removed.
+   */
+  readonly podLogsDir?: string | undefined;
   readonly now?: () => number;
 }
 
 export interface ContainerGcResult {
   readonly removedContainers: readonly string[];
   readonly removedSandboxes: readonly string[];
+  /** Pod log directories removed. */
+  readonly removedLogDirs: readonly string[];
   /** Removals that failed (left for the next pass). */
   readonly errors: readonly string[];
 }
@@ -133,8 +141,9 @@ export class ContainerGarbageCollector {
         errors.push(`container ${container.id}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    const removedSandboxes = await this.#collectSandboxes(allSourcesReady, errors);
-    return { removedContainers, removedSandboxes, errors };
+    const { removed: removedSandboxes, remaining } = await this.#collectSandboxes(allSourcesReady, errors);
+    const removedLogDirs = allSourcesReady ? await this.#collectLogDirs(remaining, errors) : [];
+    return { removedContainers, removedSandboxes, removedLogDirs, errors };
   }
 
   async #removeContainer(id: string): Promise<void> {
@@ -152,7 +161,27 @@ export class ContainerGarbageCollector {
     if (logPath) await rm(logPath, { force: true });
   }
 
-  async #collectSandboxes(allSourcesReady: boolean, errors: string[]): Promise<string[]> {
+  /** Pod log directories whose pod is gone and has no sandbox left (`remaining`: UIDs that still have one). */
+  async #collectLogDirs(remaining: ReadonlySet<string>, errors: string[]): Promise<string[]> {
+    const dir = this.#o.podLogsDir;
+    if (!dir) return [];
+    const names = await readdir(dir).catch(() => [] as string[]);
+    const removed: string[] = [];
+    for (const name of names) {
+      const uid = name.slice(name.lastIndexOf('_') + 1);
+      if (!name.includes('_') || !uid || remaining.has(uid) || this.#o.podExists(uid)) continue;
+      const path = join(dir, name);
+      try {
+        await rm(path, { recursive: true, force: true });
+        removed.push(path);
+      } catch (error) {
+        errors.push(`log directory ${path}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    return removed;
+  }
+
+  async #collectSandboxes(allSourcesReady: boolean, errors: string[]): Promise<{ removed: string[]; remaining: Set<string> }> {
     const { cri, podExists } = this.#o;
     const [{ items: sandboxes }, { containers }] = await Promise.all([cri.listPodSandbox({}), cri.listContainers({})]);
     const withContainers = new Set(containers.map((c) => c.podSandboxId));
@@ -165,8 +194,10 @@ export class ContainerGarbageCollector {
       else byPod.set(uid, [sandbox]);
     }
     const removed: string[] = [];
+    const remaining = new Set<string>();
     for (const [uid, list] of byPod) {
       const gone = allSourcesReady && !podExists(uid);
+      remaining.add(uid);
       list.sort((a, b) => Number(b.createdAt - a.createdAt));
       // A live pod keeps its newest sandbox, ready or not: the worker may still need it.
       for (const sandbox of gone ? list : list.slice(1)) {
@@ -178,7 +209,8 @@ export class ContainerGarbageCollector {
           errors.push(`sandbox ${sandbox.id}: ${error instanceof Error ? error.message : String(error)}`);
         }
       }
+      if (gone && list.every((sandbox) => removed.includes(sandbox.id))) remaining.delete(uid);
     }
-    return removed;
+    return { removed, remaining };
   }
 }

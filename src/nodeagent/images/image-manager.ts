@@ -22,6 +22,9 @@ export interface ImageEventSink {
   record(object: InvolvedObject, type: 'Normal' | 'Warning', reason: string, message: string): void;
 }
 
+/** An event's object: the recorder copies every field, so the container's `fieldPath` reaches the Event. */
+type ContainerReference = InvolvedObject & { readonly fieldPath: string };
+
 export interface ImageManagerOptions {
   readonly cri: CriClient;
   /** `--serialize-image-pulls`. */
@@ -31,8 +34,10 @@ export interface ImageManagerOptions {
   /** `--registry-burst`. */
   readonly registryBurst: number;
   readonly events?: ImageEventSink | undefined;
-  /** The back-off's clock (ms since the epoch); default `Date.now`. */
+  /** The clock of the back-off and the registry bucket (ms since the epoch); default `Date.now`. */
   readonly now?: (() => number) | undefined;
+  /** The wait for a registry token; default a timer (tests pass their own). */
+  readonly sleep?: ((ms: number) => Promise<void>) | undefined;
 }
 
 export interface EnsuredImage {
@@ -40,8 +45,9 @@ export interface EnsuredImage {
   readonly imageRef: string;
 }
 
-function podReference(pod: Pod): InvolvedObject {
-  return { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name ?? '', namespace: pod.metadata.namespace, uid: pod.metadata.uid };
+function containerReference(pod: Pod, container: Container): ContainerReference {
+  const list = pod.spec?.initContainers?.some((c) => c.name === container.name) ? 'initContainers' : 'containers';
+  return { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name ?? '', namespace: pod.metadata.namespace, uid: pod.metadata.uid, fieldPath: `spec.${list}{${container.name}}` };
 }
 
 export class ImageManager {
@@ -53,7 +59,14 @@ export class ImageManager {
   constructor(options: ImageManagerOptions) {
     this.#cri = options.cri;
     this.#events = options.events;
-    this.#puller = new ImagePuller({ cri: options.cri, serialize: options.serializeImagePulls, qps: options.registryQps, burst: options.registryBurst });
+    this.#puller = new ImagePuller({
+      cri: options.cri,
+      serialize: options.serializeImagePulls,
+      qps: options.registryQps,
+      burst: options.registryBurst,
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    });
     this.#backOff = new PullBackOff({ now: options.now });
   }
 
@@ -63,7 +76,7 @@ export class ImageManager {
    * ErrImageNeverPull or InvalidImageName.
    */
   async ensureImage(pod: Pod, container: Container, pullSecrets: readonly Secret[]): Promise<EnsuredImage> {
-    const involved = podReference(pod);
+    const involved = containerReference(pod, container);
     let name: ImageName;
     try {
       name = parseImageName(container.image);

@@ -16,19 +16,26 @@ export interface ImagePullerOptions {
   readonly qps: number;
   /** Pulls at once after an idle spell (at least 1); only counts when qps > 0. */
   readonly burst: number;
+  /** The bucket's clock and wait; default `Date.now` and a timer. */
+  readonly now?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const timerSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class ImagePuller {
   readonly #cri: Pick<CriClient, 'pullImage'>;
   readonly #serialize: boolean;
   readonly #bucket: TokenBucket | undefined;
+  readonly #now: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
   #tail: Promise<unknown> = Promise.resolve();
 
   constructor(options: ImagePullerOptions) {
     this.#cri = options.cri;
     this.#serialize = options.serialize;
+    this.#now = options.now ?? Date.now;
+    this.#sleep = options.sleep ?? timerSleep;
     this.#bucket = options.qps > 0 ? new TokenBucket({ qps: options.qps, burst: Math.max(1, Math.floor(options.burst)) }) : undefined;
   }
 
@@ -42,8 +49,8 @@ export class ImagePuller {
   }
 
   async #pullNow(image: T.Input<T.ImageSpec>, auths: readonly T.AuthConfig[]): Promise<string> {
-    const wait = this.#bucket?.reserve(Date.now()) ?? 0;
-    if (wait > 0) await sleep(wait);
+    const wait = this.#bucket?.reserve(this.#now()) ?? 0;
+    if (wait > 0) await this.#sleep(wait);
     if (auths.length === 0) return (await this.#cri.pullImage({ image })).imageRef;
     let lastError: unknown;
     for (const auth of auths) {

@@ -210,7 +210,7 @@ describe('image garbage collection', () => {
 });
 
 describe('dead-container garbage collection', () => {
-  it('keeps the newest dead instance per container, never a running one; a pod that is gone loses its containers, their logs and its sandbox', async () => {
+  it('keeps the newest dead instance per container, never a running one; a pod that is gone loses its containers, their logs, its sandbox and its log directory', async () => {
     const config = sandboxConfig('dead', 'uid-dead');
     const sandboxId = (await containerd.cri.runPodSandbox({ config })).podSandboxId;
     const mains = [];
@@ -221,7 +221,8 @@ describe('dead-container garbage collection', () => {
     const webLog = (await containerd.cri.containerStatus({ containerId: web })).status!.logPath;
 
     let exists = true;
-    const gc = new ContainerGarbageCollector({ cri: containerd.cri, podExists: (uid) => uid !== 'uid-dead' || exists });
+    const gc = new ContainerGarbageCollector({ cri: containerd.cri, podExists: (uid) => uid !== 'uid-dead' || exists, podLogsDir: containerd.logRoot });
+    const podLogDir = join(containerd.logRoot, 'default_dead_uid-dead');
     const first = await gc.collect();
     expect(first.errors).toEqual([]);
     expect([...first.removedContainers].sort()).toEqual([mains[0], mains[1]].sort());
@@ -230,7 +231,10 @@ describe('dead-container garbage collection', () => {
 
     // Not yet sure the pod is gone (sources not ready): nothing more goes.
     exists = false;
-    expect((await gc.collect(false)).removedContainers).toEqual([]);
+    const notReady = await gc.collect(false);
+    expect(notReady.removedContainers).toEqual([]);
+    expect(notReady.removedLogDirs).toEqual([]);
+    expect(existsSync(podLogDir)).toBe(true);
 
     // The pod is gone; its sandbox stopped (and with it the running container).
     await containerd.cri.stopPodSandbox({ podSandboxId: sandboxId });
@@ -240,6 +244,8 @@ describe('dead-container garbage collection', () => {
     expect([...second.removedContainers].sort()).toEqual([mains[2], side, web].sort());
     expect(second.removedSandboxes).toEqual([sandboxId]);
     expect(existsSync(webLog)).toBe(false);
+    expect(second.removedLogDirs).toEqual([podLogDir]);
+    expect(existsSync(podLogDir)).toBe(false);
     expect((await containerd.cri.listPodSandbox({ filter: { labelSelector: { 'svc.io/pod.uid': 'uid-dead' } } })).items).toEqual([]);
   });
 

@@ -7,8 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isStatusError, type Secret, type StatusError } from '../../../src/api/index.js';
-import { BUSYBOX_IMAGE, CriClient, ImageManager, PAUSE_IMAGE, importImageArchive, type CallOptions, type Input, type PullImageRequest, type PullImageResponse } from '../../../src/nodeagent/index.js';
+import { isStatusError, type CoreEvent, type Secret, type StatusError } from '../../../src/api/index.js';
+import { builtin } from '../../../src/client/index.js';
+import { BUSYBOX_IMAGE, CriClient, EventRecorder, ImageManager, type ImageEventSink, PAUSE_IMAGE, importImageArchive, type CallOptions, type Input, type PullImageRequest, type PullImageResponse } from '../../../src/nodeagent/index.js';
+import { startClientTestServer } from '../../client/support.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { EventLog, podWith, writeTinyImage } from './support.js';
 
@@ -44,8 +46,16 @@ async function rejection(promise: Promise<unknown>): Promise<StatusError> {
   throw new Error('expected a rejection');
 }
 
-function manager(events: EventLog, extra: { now?: () => number; serialize?: boolean; cri?: CriClient } = {}): ImageManager {
-  return new ImageManager({ cri: extra.cri ?? containerd.cri, serializeImagePulls: extra.serialize ?? true, registryQps: 0, registryBurst: 0, events, now: extra.now });
+function manager(events: ImageEventSink, extra: { now?: () => number; serialize?: boolean; cri?: CriClient; qps?: number; burst?: number; sleep?: (ms: number) => Promise<void> } = {}): ImageManager {
+  return new ImageManager({
+    cri: extra.cri ?? containerd.cri,
+    serializeImagePulls: extra.serialize ?? true,
+    registryQps: extra.qps ?? 0,
+    registryBurst: extra.burst ?? 0,
+    events,
+    now: extra.now,
+    sleep: extra.sleep,
+  });
 }
 
 describe('pull policies', () => {
@@ -57,7 +67,7 @@ describe('pull policies', () => {
     expect(imageRef).toBe(status.image?.id);
     expect(events.reasons()).toEqual(['Pulled']);
     expect(events.events[0]!.message).toBe(`Container image "${PRESENT}" already present on machine`);
-    expect(events.events[0]!.object).toMatchObject({ kind: 'Pod', name: 'ifnp', namespace: 'default', uid: 'uid-ifnp' });
+    expect(events.events[0]!.object).toMatchObject({ kind: 'Pod', name: 'ifnp', namespace: 'default', uid: 'uid-ifnp', fieldPath: 'spec.containers{main}' });
   });
 
   it('a tagged image without a policy defaults to IfNotPresent', async () => {
@@ -236,6 +246,54 @@ describe('pull secrets', () => {
       expect(cri.requests[2]?.auth).toBeUndefined();
     } finally {
       cri.close();
+    }
+  });
+});
+
+describe('registry rate limit', () => {
+  it('--registry-qps/--registry-burst: the burst passes at once, the next pull waits for its token', async () => {
+    const waits: number[] = [];
+    const now = 7_000_000;
+    const images = manager(new EventLog(), { serialize: false, qps: 2, burst: 2, now: () => now, sleep: async (ms) => void waits.push(ms) });
+    const pulls = Array.from({ length: 4 }, (_, i) => {
+      const { pod, container } = podWith(`qps-${i}`, { image: `registry.invalid/qps/app${i}:1` });
+      return images.ensureImage(pod, container, []).catch((error: StatusError) => error.reason);
+    });
+    expect(await Promise.all(pulls)).toEqual(['ErrImagePull', 'ErrImagePull', 'ErrImagePull', 'ErrImagePull']);
+    expect(waits).toEqual([500, 1000]);
+  });
+
+  it('qps 0 is unlimited', async () => {
+    const waits: number[] = [];
+    const images = manager(new EventLog(), { serialize: false, qps: 0, burst: 0, now: () => 1, sleep: async (ms) => void waits.push(ms) });
+    for (let i = 0; i < 3; i++) {
+      const { pod, container } = podWith(`unlimited-${i}`, { image: `registry.invalid/unlimited/app${i}:1` });
+      await images.ensureImage(pod, container, []).catch(() => undefined);
+    }
+    expect(waits).toEqual([]);
+  });
+});
+
+describe('events through the agent\'s EventRecorder', () => {
+  it('Pulling and Failed reach the API server about the pod and its container', async () => {
+    const t = await startClientTestServer();
+    const recorder = new EventRecorder({ client: t.client, qps: 0, burst: 0, component: 'nodeagent', host: 'image-node' });
+    try {
+      const { pod, container } = podWith('evented', { image: MISSING, imagePullPolicy: 'Always' });
+      expect((await rejection(manager(recorder).ensureImage(pod, container, []))).reason).toBe('ErrImagePull');
+      let events: readonly CoreEvent[] = [];
+      for (let i = 0; i < 200 && events.length < 2; i++) {
+        events = (await t.client.list(builtin.coreEvents, { namespace: 'default' })).items;
+        if (events.length < 2) await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(events.map((e) => [e.reason, e.type]).sort()).toEqual([
+        ['Failed', 'Warning'],
+        ['Pulling', 'Normal'],
+      ]);
+      expect(events.every((e) => e.involvedObject.name === 'evented' && e.involvedObject.fieldPath === 'spec.containers{main}')).toBe(true);
+    } finally {
+      recorder.stop();
+      await t.close();
     }
   });
 });
