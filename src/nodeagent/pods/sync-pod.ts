@@ -94,7 +94,13 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
       for (const old of runtime.sandboxes) if (old.state === 'SANDBOX_READY') await context.cri.stopPodSandbox({ podSandboxId: old.id }, { signal: context.signal });
       const attempt = runtime.sandboxes.length ? (runtime.sandboxes[0]!.metadata?.attempt ?? 0) + 1 : 0;
       if (runtime.sandboxes.length) podEvent(context, pod, 'Normal', 'SandboxChanged', 'Pod sandbox changed, it will be killed and re-created.');
-      await context.cri.runPodSandbox({ config: sandboxConfig(pod, attempt, context.sandbox) }, { signal: context.signal });
+      try {
+        await context.cri.runPodSandbox({ config: sandboxConfig(pod, attempt, context.sandbox) }, { signal: context.signal });
+      } catch (error) {
+        podEvent(context, pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${error instanceof Error ? error.message : String(error)}`);
+        await report();
+        throw error;
+      }
       runtime = await readPodRuntime(context.cri, uid, context.exited, { signal: context.signal });
     }
     const current = runtime.sandbox!;
