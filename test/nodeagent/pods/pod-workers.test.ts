@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Pod } from '../../../src/api/index.js';
 import { builtin } from '../../../src/client/index.js';
-import { CONTAINER_HASH_ANNOTATION, CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../../../src/nodeagent/index.js';
+import { CONTAINER_HASH_ANNOTATION, CONTAINER_NAME_LABEL, EventRecorder, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../../../src/nodeagent/index.js';
 import { startVolumesApiServer, type VolumesApiServer } from '../volumes/api-server.js';
 import { netnsPathOf, startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { Agent, BUSYBOX, containerStatusOf, createPod, eventually, getPod, HOST_IP, NODE, podOf } from './support.js';
@@ -299,5 +299,36 @@ describe('static pods', () => {
     await eventually('the static pod stopped and removed', async () => ((await sandboxesOf(uid)).length === 0 && (await containersOf(uid)).length === 0 ? true : undefined));
     await eventually('the mirror gone', async () => ((await getPod(server, `static-${NODE}`)) === undefined ? true : undefined));
     rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('status ownership and events', () => {
+  it('a status someone else changed is written again (RECONCILE); events tell what the workers did', async () => {
+    const events = new EventRecorder({ client: server.client, qps: 100, burst: 100, component: 'nodeagent', host: NODE });
+    try {
+      agent({ events });
+      const created = await createPod(server, podOf('owned', [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'] }]));
+      await eventually('Running', async () => (await getPod(server, 'owned'))?.status?.phase === 'Running');
+      // Someone overwrites the agent's fields.
+      await server.client.transport.request({
+        method: 'PATCH',
+        path: '/api/v1/namespaces/default/pods/owned/status',
+        contentType: 'application/merge-patch+json',
+        body: { status: { phase: 'Pending', podIP: null, podIPs: null } },
+      });
+      const restored = await eventually('the agent writing its status again', async () => {
+        const pod = await getPod(server, 'owned');
+        return pod?.status?.phase === 'Running' && pod.status.podIP ? pod : undefined;
+      });
+      expect(ipv4InCidr(restored.status!.podIP!, containerd.podCidr)).toBe(true);
+      const reasons = await eventually('Created and Started events for the pod', async () => {
+        const list = await server.client.list(builtin.coreEvents, { namespace: 'default' });
+        const mine = list.items.filter((e) => (e as { involvedObject?: { uid?: string } }).involvedObject?.uid === created.metadata.uid).map((e) => (e as { reason?: string }).reason);
+        return mine.includes('Created') && mine.includes('Started') ? mine : undefined;
+      });
+      expect(reasons).toContain('Started');
+    } finally {
+      events.stop();
+    }
   });
 });
