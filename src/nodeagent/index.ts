@@ -1,6 +1,7 @@
 /**
  * The node agent. Built so far: the container runtime layer (CRI client, images, runtime config),
- * node registration and heartbeats, pod sources and mirror pods, the agent server (HTTPS, logs).
+ * node registration and heartbeats, pod sources and mirror pods, the pod workers, volumes, probes
+ * and images, the agent server (HTTPS, logs).
  */
 export * from './cri/index.js';
 export * from './containerd/index.js';
@@ -11,3 +12,4 @@ export * from './images/index.js';
 export * from './probes/index.js';
 export * from './server/index.js';
 export * from './volumes/index.js';
+export * from './pods/index.js';

@@ -1,0 +1,234 @@
+import { setMaxListeners } from 'node:events';
+import { totalmem } from 'node:os';
+import { EMPTY, filter, interval, map, merge, mergeMap, share, type Observable, type SchedulerLike } from 'rxjs';
+import { isStatusError, type Pod } from '../../api/index.js';
+import { builtin, type Client } from '../../client/index.js';
+import { awaitChange, workqueue, type Outcome, type WorkResult } from '../../../operators/index.js';
+import type { CriClient } from '../cri/index.js';
+import type { EventRecorder } from '../node/index.js';
+import { isStaticPod, type PodUpdate, type SourcesReadiness } from '../sources/index.js';
+import { CrashLoopBackoff, type CrashLoopBackoffOptions } from './crash-loop-backoff.js';
+import type { ImageManager } from '../images/index.js';
+import type { ProbeManager } from '../probes/index.js';
+import { podObjectReader } from '../volumes/index.js';
+import { noApiObjects, podVolumesAccess, type PodVolumesAccess } from './pod-volumes-access.js';
+import { relist } from './relister.js';
+import { StatusWriter } from './status-writer.js';
+import { stopContainer, syncPod } from './sync-pod.js';
+import { removeOrphan, terminatePod } from './terminate-pod.js';
+import type { PodEntry, PodWorkerState, WorkerContext } from './worker-context.js';
+
+/** The pods the agent runs now, each with the latest status it computed (the contract with the agent's server). */
+export interface AgentPodView {
+  pods(): readonly Pod[];
+}
+
+export interface PodWorkersOptions {
+  readonly cri: CriClient;
+  /** The API server: statuses are written and deleted pods removed for good. Absent in standalone mode. */
+  readonly client?: Client | undefined;
+  /** The merged pod sources ({@link podSources}), shared. */
+  readonly updates$: Observable<PodUpdate>;
+  /** When every source has delivered its first set: only then is a pod the runtime holds and no source names an orphan to remove. Without it, orphans are left alone. */
+  readonly readiness?: SourcesReadiness | undefined;
+  readonly nodeName: string;
+  /** The node's IPs (status.hostIP/hostIPs; pod IPs of host-network pods). */
+  readonly hostIP: string | readonly string[];
+  /** `--root-dir`. */
+  readonly rootDir: string;
+  /** Where sandboxes keep container logs (`/var/log/pods` in Kubernetes). */
+  readonly podLogsDir: string;
+  readonly clusterDNS?: readonly string[] | undefined;
+  readonly clusterDomain?: string | undefined;
+  /** `--resolv-conf`. Default `/etc/resolv.conf`. */
+  readonly resolvConf?: string | undefined;
+  /** `--sync-frequency`, ms: every pod is synced at least this often. Default 60 000. */
+  readonly syncFrequencyMs?: number | undefined;
+  /** Runtime relist period, ms. Default 1000. */
+  readonly relistPeriodMs?: number | undefined;
+  /** Pods synced at once (never two syncs of one pod). Default 10. */
+  readonly concurrency?: number | undefined;
+  readonly cpuCfsQuota?: boolean | undefined;
+  readonly cpuCfsQuotaPeriodUs?: number | undefined;
+  readonly cgroupParent?: string | undefined;
+  /** The node's memory in bytes (OOM scores of Burstable containers). Default: this host's. */
+  readonly nodeMemoryBytes?: number | undefined;
+  /** Scheme of containerIDs in the status. Default `containerd`. */
+  readonly runtimeName?: string | undefined;
+  /** Crash-loop back-off: the kubelet's 10 s doubling to 5 min, reset after 10 min, unless told. */
+  readonly backoff?: CrashLoopBackoffOptions | undefined;
+  /** Node allocatable (resourceFieldRef and downward API defaults for containers without limits). */
+  readonly nodeAllocatable?: Readonly<Record<string, string>> | undefined;
+  /** Volumes and env; default: src/nodeagent/volumes on the root dir, reading objects through `client`. */
+  readonly volumes?: PodVolumesAccess | undefined;
+  /** Pulls by imagePullPolicy with back-off; without it: ImageStatus, then PullImage when absent. */
+  readonly images?: ImageManager | undefined;
+  /** Probes of running containers; without it every running container is started and ready. The caller closes it. */
+  readonly probes?: ProbeManager | undefined;
+  readonly events?: EventRecorder | undefined;
+  readonly scheduler?: SchedulerLike | undefined;
+  /** Told about failed syncs (they are retried). Default: a line on stderr. */
+  readonly onError?: ((uid: string, error: unknown) => void) | undefined;
+}
+
+export interface PodWorkersHandle {
+  readonly view: AgentPodView;
+  /** Every finished sync (for tests and metrics). */
+  readonly results$: Observable<WorkResult<string>>;
+  /** The worker state of a pod, or undefined when the agent does not know it. */
+  state(uid: string): PodWorkerState | undefined;
+  /** Stops the workers and the relisting; containers keep running (a restarted agent adopts them). */
+  stop(): void;
+}
+
+const logError = (uid: string, error: unknown): void => {
+  process.stderr.write(`nodeagent: sync of pod ${uid} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+};
+
+/**
+ * Runs the pods of the sources through the runtime: one worker per pod UID on the work queue
+ * operator (updates coalesced, never two syncs of one pod at once), fed by pod updates, by the
+ * runtime relist (a change of a pod's containers) and by a full sync every `syncFrequencyMs`.
+ * A worker is syncing until its pod gets a deletionTimestamp or is REMOVEd, then terminating
+ * (containers stopped with the grace period, sandboxes removed), then terminated: an API pod is
+ * then deleted for good (grace 0, UID precondition) and forgotten on its REMOVE.
+ */
+export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
+  const abort = new AbortController();
+  // Every runtime call in flight listens on it: many pods at once are normal, not a leak.
+  setMaxListeners(0, abort.signal);
+  const hostIPs = typeof options.hostIP === 'string' ? [options.hostIP] : [...options.hostIP];
+  const context: WorkerContext = {
+    cri: options.cri,
+    signal: abort.signal,
+    sandbox: {
+      podLogsDir: options.podLogsDir,
+      clusterDNS: options.clusterDNS ?? [],
+      clusterDomain: options.clusterDomain ?? '',
+      resolvConf: options.resolvConf ?? '/etc/resolv.conf',
+      cgroupParent: options.cgroupParent,
+    },
+    container: { cpuCfsQuota: options.cpuCfsQuota, cpuCfsQuotaPeriodUs: options.cpuCfsQuotaPeriodUs, nodeMemoryBytes: options.nodeMemoryBytes ?? totalmem() },
+    hostIPs,
+    runtimeName: options.runtimeName ?? 'containerd',
+    backoff: new CrashLoopBackoff(options.backoff),
+    exited: new Map(),
+    statusWriter: options.client ? new StatusWriter(options.client) : undefined,
+    volumes:
+      options.volumes ??
+      podVolumesAccess({
+        rootDir: options.rootDir,
+        nodeName: options.nodeName,
+        hostIP: hostIPs[0] ?? '',
+        objects: options.client ? podObjectReader(options.client) : noApiObjects,
+        nodeAllocatable: options.nodeAllocatable ?? {},
+      }),
+    images: options.images,
+    probes: options.probes,
+    events: options.events,
+  };
+  const entries = new Map<string, PodEntry>();
+  const onError = options.onError ?? logError;
+  const lister = relist({ cri: options.cri, periodMs: options.relistPeriodMs, scheduler: options.scheduler });
+  const sourcesSeen = () => options.readiness?.allReady() ?? false;
+
+  const fromUpdates = options.updates$.pipe(
+    map((update) => {
+      const uid = update.pod.metadata.uid ?? '';
+      const entry = entries.get(uid);
+      if (update.type === 'RECONCILE') {
+        if (entry) entry.apiStatus = update.pod.status;
+      } else if (entry) {
+        entry.pod = update.pod;
+        if (update.type === 'REMOVE') entry.removed = true;
+      } else if (update.type !== 'REMOVE') {
+        entries.set(uid, { pod: update.pod, state: 'syncing', removed: false, status: undefined, apiStatus: undefined, failures: 0 });
+      }
+      return uid;
+    }),
+  );
+  const everyone = () => new Set([...entries.keys(), ...(lister.latest()?.keys() ?? [])]);
+  const fullSync = interval(options.syncFrequencyMs ?? 60_000, options.scheduler).pipe(mergeMap(() => everyone()));
+  const onSourcesSeen = options.readiness ? options.readiness.ready$.pipe(filter(Boolean), mergeMap(() => everyone())) : EMPTY;
+  const fromProbes = options.probes
+    ? options.probes.results$.pipe(
+        mergeMap(async (result) => {
+          if (result.result === 'failure' && (result.kind === 'liveness' || result.kind === 'startup')) {
+            const pod = entries.get(result.podUid)?.pod;
+            // A failed liveness or startup probe: the container is killed; the sync restarts it under the restart policy.
+            const grace = pod ? (pod.spec.terminationGracePeriodSeconds ?? 30) : 30;
+            await stopContainer(context, result.containerId, grace).catch((error: unknown) => onError(result.podUid, error));
+          }
+          return result.podUid;
+        }),
+      )
+    : EMPTY;
+
+  const work = async (uid: string): Promise<Outcome<undefined>> => {
+    const entry = entries.get(uid);
+    if (!entry) {
+      if (sourcesSeen()) await removeOrphan(context, uid);
+      return awaitChange();
+    }
+    const pod = entry.pod;
+    const wanted = !entry.removed && pod.metadata.deletionTimestamp === undefined;
+    if (wanted && entry.state === 'syncing') return syncPod(context, entry);
+    if (entry.state !== 'terminated') {
+      entry.state = 'terminating';
+      entry.status = await terminatePod(context, pod, entry.status ?? pod.status);
+      entry.state = 'terminated';
+      if (!entry.removed && context.statusWriter) await context.statusWriter.write(pod, entry.status);
+    }
+    if (entry.removed) {
+      entries.delete(uid);
+      context.statusWriter?.forget(uid);
+      return awaitChange();
+    }
+    if (options.client && !isStaticPod(pod)) await deleteForGood(options.client, pod);
+    return awaitChange();
+  };
+
+  const results$ = merge(fromUpdates, lister.changes$, fullSync, onSourcesSeen, fromProbes).pipe(
+    workqueue<string>({
+      work: (uid) =>
+        work(uid).catch((error: unknown) => {
+          if (!abort.signal.aborted) onError(uid, error);
+          throw error;
+        }),
+      concurrency: options.concurrency ?? 10,
+      backoff: { base: 1000, max: 60_000 },
+      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+    }),
+    share(),
+  );
+  const subscription = results$.subscribe({ error: (error: unknown) => onError('', error) });
+
+  return {
+    view: {
+      pods: () =>
+        [...entries.values()]
+          .filter((entry) => !entry.removed)
+          .map((entry) => (entry.status ? { ...entry.pod, status: entry.status } : entry.pod)),
+    },
+    results$,
+    state: (uid) => entries.get(uid)?.state,
+    stop: () => {
+      subscription.unsubscribe();
+      abort.abort();
+    },
+  };
+}
+
+/** The last step of a graceful deletion: the containers are gone, so the object may go now. */
+async function deleteForGood(client: Client, pod: Pod): Promise<void> {
+  try {
+    await client.delete(builtin.pods, pod.metadata.name ?? '', {
+      namespace: pod.metadata.namespace ?? 'default',
+      gracePeriodSeconds: 0,
+      preconditions: { uid: pod.metadata.uid ?? '' },
+    });
+  } catch (error) {
+    // Gone already, or replaced by a new pod of that name (the precondition): nothing of ours to delete.
+    if (!isStatusError(error, 'NotFound') && !isStatusError(error, 'Conflict')) throw error;
+  }
+}

@@ -1,0 +1,75 @@
+import { isStatusError, type Pod, type PodStatus } from '../../api/index.js';
+import { builtin, resourcePath, type Client } from '../../client/index.js';
+import { isCurrentMirrorOf } from '../mirror/index.js';
+import { canonicalJson, isStaticPod } from '../sources/index.js';
+
+/** The status fields the agent owns; a merge patch sets each (null removes one it no longer reports). */
+const OWNED = ['phase', 'conditions', 'hostIP', 'hostIPs', 'podIP', 'podIPs', 'startTime', 'qosClass', 'initContainerStatuses', 'containerStatuses'] as const;
+
+/** Conditions others own (readiness gates, DisruptionTarget, …) are kept; these four are the agent's. */
+const OWN_CONDITIONS = new Set(['PodScheduled', 'Initialized', 'ContainersReady', 'Ready']);
+
+const owned = (status: PodStatus | undefined): Record<string, unknown> => {
+  const out: Record<string, unknown> = {};
+  for (const key of OWNED) {
+    const value = status?.[key];
+    out[key] = key === 'conditions' && Array.isArray(value) ? (value as { type: string }[]).filter((c) => OWN_CONDITIONS.has(c.type)) : (value ?? null);
+  }
+  return out;
+};
+
+/** The owned part of a status, canonical: what decides whether a write is needed. */
+export const statusFingerprint = (status: PodStatus | undefined): string => canonicalJson(owned(status));
+
+/**
+ * Writes pod statuses to the API server: only when the owned fields differ from the last written
+ * (or from what the API server shows, after a RECONCILE), as a merge patch of `pods/<name>/status`.
+ * Writes of one pod are ordered by the worker (never two syncs at once), so a status is never
+ * older than the last written. A static pod's status goes to its mirror pod, when a current one
+ * exists (else the next sync tries again).
+ */
+export class StatusWriter {
+  readonly #client: Client;
+  readonly #written = new Map<string, string>();
+
+  constructor(client: Client) {
+    this.#client = client;
+  }
+
+  /**
+   * Writes `status` for `pod` if needed. `apiStatus`: the status the API server last showed (a
+   * RECONCILE), which forces a write when someone else changed the owned fields.
+   */
+  async write(pod: Pod, status: PodStatus, apiStatus?: PodStatus): Promise<boolean> {
+    const uid = pod.metadata.uid ?? '';
+    const fingerprint = statusFingerprint(status);
+    const stale = apiStatus !== undefined && statusFingerprint(apiStatus) !== fingerprint;
+    if (this.#written.get(uid) === fingerprint && !stale) return false;
+    const target = isStaticPod(pod) ? await this.#mirrorOf(pod) : pod;
+    if (!target) return false;
+    const path = `${resourcePath(builtin.pods, target.metadata.namespace ?? 'default', target.metadata.name)}/status`;
+    try {
+      await this.#client.transport.request({ method: 'PATCH', path, contentType: 'application/merge-patch+json', body: { status: owned(status) } });
+    } catch (error) {
+      // The pod is gone (deleted for good): nothing to report to.
+      if (isStatusError(error, 'NotFound')) return false;
+      throw error;
+    }
+    this.#written.set(uid, fingerprint);
+    return true;
+  }
+
+  forget(uid: string): void {
+    this.#written.delete(uid);
+  }
+
+  async #mirrorOf(staticPod: Pod): Promise<Pod | undefined> {
+    try {
+      const mirror = await this.#client.get(builtin.pods, staticPod.metadata.name ?? '', { namespace: staticPod.metadata.namespace ?? 'default' });
+      return isCurrentMirrorOf(mirror, staticPod) ? mirror : undefined;
+    } catch (error) {
+      if (isStatusError(error, 'NotFound')) return undefined;
+      throw error;
+    }
+  }
+}

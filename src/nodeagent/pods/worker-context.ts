@@ -1,0 +1,56 @@
+import type { Pod, PodStatus } from '../../api/index.js';
+import type { ContainerStatus, CriClient } from '../cri/index.js';
+import type { EventRecorder } from '../node/index.js';
+import type { ContainerConfigOptions } from './container-config.js';
+import type { CrashLoopBackoff } from './crash-loop-backoff.js';
+import type { ImageManager } from '../images/index.js';
+import type { ProbeManager } from '../probes/index.js';
+import type { PodVolumesAccess } from './pod-volumes-access.js';
+import type { SandboxConfigOptions } from './sandbox-config.js';
+import type { StatusWriter } from './status-writer.js';
+
+/** A pod worker's state: syncing (running it), terminating (stopping it), terminated (stopped, its object not yet gone). */
+export type PodWorkerState = 'syncing' | 'terminating' | 'terminated';
+
+/** What the workers keep per pod UID. */
+export interface PodEntry {
+  /** The latest pod from the sources. */
+  pod: Pod;
+  state: PodWorkerState;
+  /** REMOVEd by its source: stop it, then forget it. */
+  removed: boolean;
+  /** The status last computed (what `AgentPodView` shows). */
+  status: PodStatus | undefined;
+  /** The API server's status from the last RECONCILE, until the next write. */
+  apiStatus: PodStatus | undefined;
+  /** Failed syncs in a row (a container that could not be created), for the retry delay. */
+  failures: number;
+}
+
+/** Everything a sync needs besides the pod. */
+export interface WorkerContext {
+  readonly cri: CriClient;
+  readonly signal: AbortSignal;
+  readonly sandbox: SandboxConfigOptions;
+  readonly container: ContainerConfigOptions;
+  readonly hostIPs: readonly string[];
+  readonly runtimeName: string;
+  readonly backoff: CrashLoopBackoff;
+  /** Exited containers' statuses by id: they never change. */
+  readonly exited: Map<string, ContainerStatus>;
+  readonly statusWriter: StatusWriter | undefined;
+  readonly volumes: PodVolumesAccess;
+  /** Without one: ImageStatus, then PullImage when the image is absent. */
+  readonly images: ImageManager | undefined;
+  readonly probes: ProbeManager | undefined;
+  readonly events: EventRecorder | undefined;
+}
+
+export function podEvent(context: WorkerContext, pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string): void {
+  context.events?.record(
+    { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name ?? '', namespace: pod.metadata.namespace ?? 'default', uid: pod.metadata.uid },
+    type,
+    reason,
+    message,
+  );
+}
