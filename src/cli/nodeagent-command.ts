@@ -1,9 +1,10 @@
 import { SVC_VERSION } from '../apiserver/index.js';
-import { EXIT_FAILED, EXIT_OK, processIO, type CommandIO } from './command.js';
+import { closeOnSignal, EXIT_FAILED, EXIT_OK, processIO, type CommandIO } from './command.js';
 import { renderHelp } from './flag-docs.js';
 import { FlagError } from './flags.js';
 import { resolveNodeAgentOptions, type ResolvedOptions } from './nodeagent-config.js';
 import { nodeAgentDoc, nodeAgentFlags } from './nodeagent-flags.js';
+import { startNodeAgent, type RunningNodeAgent } from './nodeagent-run.js';
 import { checkHost, notBuiltNotices, readHostFacts, validateNodeAgentOptions, type HostFacts } from './nodeagent-validate.js';
 
 /**
@@ -60,14 +61,46 @@ export function prepareNodeAgent(argv: readonly string[], io: CommandIO, host: H
   }
 }
 
+/** How long `--runonce` waits for its static pods to start before it gives up on them. */
+const RUNONCE_TIMEOUT_MS = 5 * 60_000;
+
 /**
- * nodeagent. The options, config files and host checks are complete; registering the node and
- * running pods (the rest of issue #12) are not built yet, so after the checks it says so and
- * exits 1 rather than pretend to run.
+ * `--runonce`: the static pods are started once, then the agent exits (their containers keep
+ * running, as the kubelet's run-once mode leaves them). Exit 0 when every pod started, 1 when one
+ * failed or did not start in time.
  */
+async function runOnce(agent: RunningNodeAgent, io: CommandIO): Promise<number> {
+  const deadline = Date.now() + RUNONCE_TIMEOUT_MS;
+  const settled = (phase: string | undefined) => phase === 'Running' || phase === 'Succeeded' || phase === 'Failed';
+  for (;;) {
+    const pods = agent.pods();
+    if (pods.length > 0 && pods.every((pod) => settled(pod.status?.phase))) break;
+    if (Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  let failed = 0;
+  for (const pod of agent.pods()) {
+    const phase = pod.status?.phase ?? 'Pending';
+    if (phase !== 'Running' && phase !== 'Succeeded') failed++;
+    io.out(`${pod.metadata.namespace}/${pod.metadata.name}: ${phase}`);
+  }
+  await agent.close();
+  return failed === 0 ? EXIT_OK : EXIT_FAILED;
+}
+
+/** nodeagent: runs until SIGINT or SIGTERM (or, with `--runonce`, until its static pods started). */
 export async function main(argv: readonly string[], io: CommandIO = processIO): Promise<number> {
   const startup = prepareNodeAgent(argv, io);
   if (typeof startup === 'number') return startup;
-  io.err('nodeagent: the options are valid, but running pods is not built yet (issue #12: node registration, pod workers)');
-  return EXIT_FAILED;
+  let agent: RunningNodeAgent;
+  try {
+    agent = await startNodeAgent(startup, io);
+  } catch (error) {
+    io.err(`nodeagent: ${(error as Error).message}`);
+    return EXIT_FAILED;
+  }
+  if (startup.options.values.runonce) return runOnce(agent, io);
+  io.err(`nodeagent: node ${agent.nodeName} running${startup.options.values.svcconfig ? '' : ' standalone (static pods only)'}`);
+  // Stopping leaves the containers running: a restarted agent adopts them.
+  return closeOnSignal(() => agent.close(), io);
 }

@@ -1,18 +1,38 @@
+import { join } from 'node:path';
+import type { Pod } from '../api/index.js';
 import { share, type Subscription } from 'rxjs';
 import { apiThrottle, PROTOBUF_CONTENT_TYPE } from '../../controllers/manager/index.js';
 import { Client, InformerFactory, jsonCodec, loadProtobufCodec, type Codec } from '../client/index.js';
 import {
   configuredSources,
+  ContainerGarbageCollector,
   CriClient,
   criRuntimeInfo,
+  EventRecorder,
+  hardThresholds,
+  ImageGarbageCollector,
+  ImageManager,
+  importAgentImages,
+  internalIps,
+  LogRotator,
   mirrorPods,
+  nodeImagesReader,
   nodeName as nodeNameOf,
+  nodeResources,
+  parseLogMaxSize,
   podSources,
+  ProbeManager,
+  shareRootDir,
   SourcesReadiness,
+  startAgentServer,
+  startGarbageCollection,
   startNodeStatus,
+  startPodWorkers,
   thisHost,
+  type AgentRouteModule,
+  type CriCallRecord,
   type NodeStatusHandle,
-  type PodUpdate,
+  type RunningAgentServer,
 } from '../nodeagent/index.js';
 import type { CommandIO } from './command.js';
 import type { NodeAgentStartup } from './nodeagent-command.js';
@@ -21,23 +41,33 @@ import { effectiveRates } from './nodeagent-validate.js';
 /** A node agent running in this process (the `nodeagent` daemon, or the node of `svc up`). */
 export interface RunningNodeAgent {
   readonly nodeName: string;
+  /** The pods the agent runs, with the status it computed for each. */
+  pods(): readonly Pod[];
   /** Stops the agent: its loops, its server and its clients. Running containers are left running. */
   close(): Promise<void>;
 }
 
 export interface NodeAgentRunOptions {
-  /** Replaces the client `--svcconfig` would make (svc up passes its own). */
+  /** Replaces the client `--svcconfig` would make. */
   readonly client?: Client;
+  /** Every settled runtime call (benchmarks split a pod's start into runtime time and the agent's). */
+  readonly onRuntimeCall?: (call: CriCallRecord) => void;
+  /** Route modules for the agent's HTTPS port beside its own (the streaming routes). */
+  readonly routes?: readonly AgentRouteModule[];
 }
+
+/** Where container logs go under the root dir (the kubelet's `/var/log/pods`). */
+export const POD_LOGS_DIR_NAME = 'pod-logs';
 
 /** How long to wait for the container runtime to answer before giving up. */
 const RUNTIME_WAIT_MS = 30_000;
 
-async function connectRuntime(values: NodeAgentStartup['options']['values']): Promise<CriClient> {
+async function connectRuntime(values: NodeAgentStartup['options']['values'], onCall: ((call: CriCallRecord) => void) | undefined): Promise<CriClient> {
   const cri = new CriClient({
     endpoint: values.containerRuntimeEndpoint,
     ...(values.imageServiceEndpoint ? { imageEndpoint: values.imageServiceEndpoint } : {}),
     timeoutMs: values.runtimeRequestTimeout,
+    ...(onCall ? { onCall } : {}),
   });
   const deadline = Date.now() + RUNTIME_WAIT_MS;
   for (;;) {
@@ -60,19 +90,62 @@ async function apiClient(values: NodeAgentStartup['options']['values'], userAgen
 }
 
 /**
- * Starts the node agent from checked options: the runtime connection, then (with `--svcconfig`)
- * the API clients, the node's registration and heartbeats, the pod sources and mirror pods.
+ * Starts the node agent from checked options: the runtime connection and the images found in
+ * `<root-dir>/images`; then the pod sources, the pod workers (volumes, probes, images), the
+ * agent's server, log rotation and garbage collection; with `--svcconfig` also the node's
+ * registration and heartbeats and the mirror pods. Resolves once all of them run.
  */
 export async function startNodeAgent(startup: NodeAgentStartup, io: CommandIO, options: NodeAgentRunOptions = {}): Promise<RunningNodeAgent> {
   const values = startup.options.values;
   const rates = effectiveRates(values);
-  const cri = await connectRuntime(values);
+  const cri = await connectRuntime(values, options.onRuntimeCall);
+  const stops: (() => Promise<void> | void)[] = [() => cri.close()];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.reverse()) await stop();
+  };
+  try {
+    return await startWithRuntime(startup, io, options, cri, rates, stops, stopAll);
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+async function startWithRuntime(
+  startup: NodeAgentStartup,
+  io: CommandIO,
+  options: NodeAgentRunOptions,
+  cri: CriClient,
+  rates: ReturnType<typeof effectiveRates>,
+  stops: (() => Promise<void> | void)[],
+  stopAll: () => Promise<void>,
+): Promise<RunningNodeAgent> {
+  const values = startup.options.values;
+  const warn = (message: string): void => io.err(`nodeagent: ${message}`);
   const name = nodeNameOf(values, thisHost);
+  const rootDir = values.rootDir;
+  const podLogsDir = join(rootDir, POD_LOGS_DIR_NAME);
+  // Mount propagation into containers needs the root dir to be a shared mount.
+  await shareRootDir(rootDir);
+  for (const result of await importAgentImages({ cri, endpoint: values.containerRuntimeEndpoint, rootDir })) {
+    if (!result.imported) warn(`image archive ${result.file} not imported: ${result.error.message}`);
+  }
+
   const apiMode = values.svcconfig !== undefined || options.client !== undefined;
   // Pods and mirrors share the --svc-api-qps bucket; heartbeats and events are outside it (the spec's rule).
   const client = apiMode ? (options.client ?? (await apiClient(values, 'nodeagent', { qps: rates.apiQps, burst: rates.apiBurst }))) : undefined;
   const statusClient = apiMode ? (options.client ?? (await apiClient(values, 'nodeagent/status', undefined))) : undefined;
+  if (!options.client) {
+    stops.push(async () => {
+      await client?.close();
+      await statusClient?.close();
+    });
+  }
   const informers = client ? new InformerFactory(client) : undefined;
+  if (informers) stops.push(() => informers.stop());
+  const events = statusClient ? new EventRecorder({ client: statusClient, qps: rates.eventQps, burst: rates.eventBurst, component: 'nodeagent', host: name }) : undefined;
+  if (events) stops.push(() => events.stop());
+
   const sourceOptions = {
     nodeName: name,
     informers,
@@ -81,35 +154,92 @@ export async function startNodeAgent(startup: NodeAgentStartup, io: CommandIO, o
     manifestUrl: values.manifestUrl,
     manifestUrlHeaders: values.manifestUrlHeader,
     httpCheckFrequencyMs: values.httpCheckFrequency,
-    onProblem: (problem: { origin: string; error: Error }) => io.err(`nodeagent: pod source skipped ${problem.origin}: ${problem.error.message}`),
+    onProblem: (problem: { origin: string; error: Error }) => warn(`pod source skipped ${problem.origin}: ${problem.error.message}`),
   };
   const readiness = new SourcesReadiness(configuredSources(sourceOptions));
   const updates$ = podSources({ ...sourceOptions, readiness }).pipe(share());
+
+  const hostIPs = internalIps(values.nodeIp);
+  const allocatable = nodeResources({ ...values, eventQps: rates.eventQps, eventBurst: rates.eventBurst }, thisHost, hardThresholds(values.evictionHard)).allocatable;
+  const images = new ImageManager({ cri, serializeImagePulls: values.serializeImagePulls, registryQps: values.registryQps, registryBurst: values.registryBurst, events });
+  const probes = new ProbeManager({ cri, events });
+  stops.push(() => probes.close());
+  const workers = startPodWorkers({
+    cri,
+    client,
+    updates$,
+    readiness,
+    nodeName: name,
+    hostIP: hostIPs.length > 0 ? hostIPs : ['127.0.0.1'],
+    rootDir,
+    podLogsDir,
+    clusterDNS: values.clusterDns,
+    clusterDomain: values.clusterDomain,
+    resolvConf: values.resolvConf,
+    syncFrequencyMs: values.syncFrequency,
+    cpuCfsQuota: values.cpuCfsQuota,
+    cpuCfsQuotaPeriodUs: values.cpuCfsQuotaPeriod * 1000,
+    nodeAllocatable: allocatable,
+    images,
+    probes,
+    events,
+    onError: (uid, error) => warn(`sync of pod ${uid} failed: ${(error as Error).message}`),
+  });
+  stops.push(() => workers.stop());
+
+  let server: RunningAgentServer | undefined;
+  if (values.enableServer && !values.runonce) {
+    server = await startAgentServer({
+      flags: values,
+      nodeName: name,
+      nodeIPs: hostIPs,
+      cri,
+      pods: workers.view,
+      client,
+      config: startup.options.values,
+      routes: options.routes ?? [],
+      warn,
+    });
+    const running = server;
+    stops.push(() => running.close());
+  }
+
+  const rotator = new LogRotator({ cri, maxSizeBytes: parseLogMaxSize(values.containerLogMaxSize), maxFiles: values.containerLogMaxFiles, onError: (error) => warn(`log rotation: ${(error as Error).message}`) });
+  rotator.start();
+  stops.push(() => rotator.stop());
+  const gc = startGarbageCollection({
+    containers: new ContainerGarbageCollector({
+      cri,
+      podExists: (uid) => workers.state(uid) !== undefined,
+      podLogsDir,
+      policy: { minimumAgeMs: values.minimumContainerTtlDuration ?? 0, maxPerPodContainer: values.maximumDeadContainersPerContainer, maxContainers: values.maximumDeadContainers },
+    }),
+    images: new ImageGarbageCollector({
+      cri,
+      policy: { highThresholdPercent: values.imageGcHighThreshold, lowThresholdPercent: values.imageGcLowThreshold, minimumAgeMs: values.minimumImageTtlDuration },
+      events,
+      node: { apiVersion: 'v1', kind: 'Node', name },
+    }),
+    allSourcesReady: () => readiness.allReady(),
+    onError: (what, error) => warn(`${what} garbage collection: ${(error as Error).message}`),
+  });
+  stops.push(() => gc.stop());
+
   const subscriptions: Subscription[] = [];
-  let nodeStatus: NodeStatusHandle | undefined;
+  stops.push(() => subscriptions.forEach((subscription) => subscription.unsubscribe()));
   if (client && informers && statusClient) {
-    nodeStatus = startNodeStatus({
+    const nodeStatus: NodeStatusHandle = startNodeStatus({
       client: statusClient,
-      options: { ...values, eventQps: rates.eventQps, eventBurst: rates.eventBurst },
+      // The port the server really listens on (a 0 asks for any): the Node advertises it for the API server's proxy.
+      options: { ...values, port: server?.port ?? values.port, eventQps: rates.eventQps, eventBurst: rates.eventBurst },
       runtime: criRuntimeInfo(cri),
       version: startup.version,
-      onError: (what, error) => io.err(`nodeagent: ${what}: ${(error as Error).message}`),
+      images: nodeImagesReader({ cri, maxImages: values.nodeStatusMaxImages }).read,
+      onError: (what, error) => warn(`${what}: ${(error as Error).message}`),
     });
+    stops.push(() => nodeStatus.stop());
     subscriptions.push(mirrorPods({ client, informers, nodeName: name, updates: updates$, readiness }).subscribe());
   }
-  subscriptions.push(updates$.subscribe({ next: (_update: PodUpdate) => undefined, error: (error: unknown) => io.err(`nodeagent: pod sources stopped: ${(error as Error).message}`) }));
 
-  return {
-    nodeName: name,
-    async close() {
-      for (const subscription of subscriptions) subscription.unsubscribe();
-      await nodeStatus?.stop();
-      informers?.stop();
-      if (!options.client) {
-        await client?.close();
-        await statusClient?.close();
-      }
-      cri.close();
-    },
-  };
+  return { nodeName: name, pods: () => workers.view.pods(), close: stopAll };
 }

@@ -19,6 +19,10 @@ const subcommands: Readonly<Record<string, Subcommand>> = {
     summary: 'Run the controller manager against an API server (same as svc-controller-manager)',
     run: async (argv, io) => (await import('./controller-manager-command.js')).main(argv, io),
   },
+  nodeagent: {
+    summary: 'Run a node agent against an API server, or standalone (same as nodeagent)',
+    run: async (argv, io) => (await import('./nodeagent-command.js')).main(argv, io),
+  },
   image: {
     summary: 'Manage the images of the running cluster (svc image import FILE...)',
     run: async (argv, io) => (await import('./image-command.js')).image(argv, io),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import {
@@ -60,14 +61,23 @@ function choosePodCidr(agentDir: string, preferred: string): string {
   return cidr;
 }
 
+/** A port no one listens on now: `--node-agent-port=0` asks for one (the agent itself needs 1–65535). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 /** The agent's generated configuration: what `svc up` chooses for its node, each for a reason. */
-function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string): Record<string, unknown> {
+function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: number): Record<string, unknown> {
   return {
     apiVersion: CONFIG_API_VERSION,
     kind: CONFIG_KIND,
     containerRuntimeEndpoint: endpoint,
     podCIDR: podCidr,
-    port: o.port,
+    port,
     // A laptop cluster serves neither the unauthenticated read-only port nor a fixed health port
     // (two clusters on one host would fight over them).
     readOnlyPort: 0,
@@ -122,7 +132,7 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
     if (host.cgroupVersion === 1) o.io.err('svc up: this host has cgroup v1: the node agent runs with failCgroupV1: false (set in <data-dir>/agent/config.yaml)');
     if (host.swapDevices > 0) o.io.err('svc up: swap is on: the node agent runs with failSwapOn: false');
     const configPath = join(agentDir, 'config.yaml');
-    writeFileSync(configPath, stringify(agentConfig(o, containerd.endpoint, podCidr)));
+    writeFileSync(configPath, stringify(agentConfig(o, containerd.endpoint, podCidr, o.port === 0 ? await freePort() : o.port)));
     const startup = prepareNodeAgent(['--config', configPath, '--svcconfig', o.svcconfigPath, '--root-dir', agentDir, '--cert-dir', join(agentDir, 'pki')], o.io);
     if (typeof startup === 'number') throw new Error('the generated node agent configuration was refused (see above)');
     agent = await startNodeAgent(startup, o.io);
