@@ -6,3 +6,4 @@ export * from './cri/index.js';
 export * from './node/index.js';
 export * from './sources/index.js';
 export * from './mirror/index.js';
+export * from './streaming/index.js';

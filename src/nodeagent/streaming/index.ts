@@ -1,0 +1,43 @@
+/** exec, attach and port-forward: the channel protocols, SPDY/3.1, and the bridges to the runtime. */
+export {
+  CHANNEL,
+  PORT_FORWARD_PROTOCOL,
+  RUNTIME_CHANNEL_PROTOCOL,
+  SPDY_TUNNEL_PORT_FORWARD_PROTOCOL,
+  decodeMessage,
+  encodeBase64,
+  encodeBinary,
+  isBase64Protocol,
+  negotiateExecProtocol,
+  negotiatePortForwardProtocol,
+  parseTerminalSize,
+  supportsClose,
+  type ChannelMessage,
+  type ChannelProtocol,
+  type PortForwardProtocol,
+  type TerminalSize,
+} from './channel-protocol.js';
+export { exitCodeOf, exitCodeStatus, failureStatus, successStatus, type StreamStatus } from './exec-status.js';
+export { SPDY_HEADER_DICTIONARY } from './spdy-dictionary.js';
+export {
+  DEFAULT_WINDOW_SIZE,
+  FLAG_FIN,
+  FrameParser,
+  FrameType,
+  GoAwayStatus,
+  RstStatus,
+  SPDY_VERSION,
+  Setting,
+  encodeData,
+  encodeGoAway,
+  encodePing,
+  encodeRstStream,
+  encodeSettings,
+  encodeSynReply,
+  encodeSynStream,
+  encodeWindowUpdate,
+  type Frame,
+  type FrameParserOptions,
+} from './spdy-frames.js';
+export { HeaderCompressor, HeaderDecompressor, decodeHeaderBlock, encodeHeaderBlock, type SpdyHeaders } from './spdy-headers.js';
+export { SpdyConnection, SpdyStream, type HeaderValues, type SpdyConnectionEvents, type SpdyConnectionOptions } from './spdy-connection.js';
