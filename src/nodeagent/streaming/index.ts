@@ -41,3 +41,10 @@ export {
 } from './spdy-frames.js';
 export { HeaderCompressor, HeaderDecompressor, decodeHeaderBlock, encodeHeaderBlock, type SpdyHeaders } from './spdy-headers.js';
 export { SpdyConnection, SpdyStream, type HeaderValues, type SpdyConnectionEvents, type SpdyConnectionOptions } from './spdy-connection.js';
+export { MAX_STREAMING_CONNECTION_MS, connectionLimits, type ConnectionLimitOptions, type ConnectionLimits } from './connection-limits.js';
+export { CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL, resolveContainer, resolveSandbox } from './pod-resolver.js';
+export { isStreamingPath, parsePorts, parseStreamRequest, type PodRef, type StreamRequest } from './stream-request.js';
+export { openRuntimeChannel, webSocketUrl } from './runtime-channel.js';
+export { relayChannels, type ChannelRelayOptions } from './channel-relay.js';
+export { servePortForwardSession, type SpdyPortForwardOptions } from './spdy-port-forward.js';
+export { streamingRequestHandler, streamingUpgradeHandler, type StreamingOptions, type UpgradeHandler } from './upgrade-handler.js';
