@@ -1,19 +1,18 @@
 /**
  * Port-forward over a SPDY session (kubectl's protocol, plain or tunneled in a WebSocket): the
  * client opens, per forwarded connection, an `error` stream and a `data` stream carrying headers
- * `streamType`, `port` and `requestID`. Once both of a request ID are open, the agent asks CRI
- * PortForward for that port of the pod's sandbox, dials the runtime's URL (WebSocket, channel 0
- * data and 1 error, each beginning with the port as two little-endian bytes) and relays:
- * runtime data → the data stream, client data → the runtime, a runtime error → the error stream
- * as text. The pair ends when either side closes (FIN or RST from the client; the runtime
- * closing when the pod's end of the TCP connection does).
+ * `streamType`, `port` and `requestID`. Once both of a request ID are open, the agent opens the
+ * same pair on a SPDY session to the runtime's streaming server (one per port, from CRI
+ * PortForward for the pod's sandbox) and pipes them: data both ways with its FIN — a client that
+ * half-closes is seen by the pod as EOF — and the runtime's error text back on the error stream.
+ * A reset on either side resets the other.
  */
-import type WebSocket from 'ws';
 import { StatusError } from '../../api/index.js';
 import type { CriClient } from '../cri/index.js';
+import { PORT_FORWARD_PROTOCOL } from './channel-protocol.js';
 import { RstStatus } from './spdy-frames.js';
 import type { SpdyConnection, SpdyStream } from './spdy-connection.js';
-import { openRuntimeChannel } from './runtime-channel.js';
+import { openRuntimeSpdy } from './runtime-spdy.js';
 import { parsePorts } from './stream-request.js';
 
 export interface SpdyPortForwardOptions {
@@ -34,8 +33,21 @@ const STREAM_TYPE = 'streamtype';
 
 export function servePortForwardSession(o: SpdyPortForwardOptions): void {
   const pairs = new Map<string, Pair>();
+  const runtimes = new Map<number, Promise<SpdyConnection>>();
+  const runtimeFor = (port: number): Promise<SpdyConnection> => {
+    let session = runtimes.get(port);
+    if (!session) {
+      session = o.cri.portForward({ podSandboxId: o.podSandboxId, port: [port] }).then(({ url }) => openRuntimeSpdy(url, PORT_FORWARD_PROTOCOL));
+      runtimes.set(port, session);
+      session.then(
+        (s) => s.on('close', () => runtimes.delete(port)),
+        () => runtimes.delete(port),
+      );
+    }
+    return session;
+  };
   o.session.on('stream', (stream) => {
-    const type = stream.header(STREAM_TYPE);
+    const type = stream.header('streamtype');
     const requestId = stream.header('requestid') ?? '';
     if (type !== 'data' && type !== 'error') {
       stream.reset(RstStatus.PROTOCOL_ERROR);
@@ -62,12 +74,14 @@ export function servePortForwardSession(o: SpdyPortForwardOptions): void {
     if (pair.data && pair.error) {
       clearTimeout(pair.timer);
       pairs.delete(requestId);
-      void forward(o, pair.data, pair.error);
+      void forward(pair.data, pair.error, requestId, runtimeFor);
     }
   });
   o.session.on('close', () => {
     for (const pair of pairs.values()) clearTimeout(pair.timer);
     pairs.clear();
+    for (const session of runtimes.values()) session.then((s) => s.close(), () => undefined);
+    runtimes.clear();
   });
 }
 
@@ -77,72 +91,42 @@ function portOf(data: SpdyStream): number {
   return ports[0] as number;
 }
 
-async function forward(o: SpdyPortForwardOptions, data: SpdyStream, error: SpdyStream): Promise<void> {
-  // The client never writes on the error stream; drain it so its FIN is seen.
+async function forward(data: SpdyStream, error: SpdyStream, requestId: string, runtimeFor: (port: number) => Promise<SpdyConnection>): Promise<void> {
+  // The client never writes on the error stream; reading lets its FIN be seen.
   error.resume();
   let port = 0;
-  let runtime: WebSocket;
+  let runtimeData: SpdyStream;
+  let runtimeError: SpdyStream;
   try {
     port = portOf(data);
-    const { url } = await o.cri.portForward({ podSandboxId: o.podSandboxId, port: [port] });
-    runtime = await openRuntimeChannel(url);
+    const runtime = await runtimeFor(port);
+    const headers = { port: String(port), requestID: requestId };
+    runtimeError = runtime.openStream({ ...headers, streamType: 'error' });
+    runtimeData = runtime.openStream({ ...headers, streamType: 'data' });
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    error.end(`error forwarding port ${port} to pod sandbox ${o.podSandboxId}: ${message}`);
+    error.end(`error forwarding port ${port}: ${message}`);
     data.end();
+    data.resume();
     return;
   }
-  relay(data, error, runtime);
-}
-
-/** Skips the two-byte port prefix of the first message on each runtime channel. */
-function relay(data: SpdyStream, error: SpdyStream, runtime: WebSocket): void {
-  const prefixPending = [true, true];
-  let errorText = '';
-  let done = false;
-  const finish = (): void => {
-    if (done) return;
-    done = true;
-    if (errorText && !error.writableEnded && !error.destroyed) error.write(errorText);
-    if (!error.writableEnded && !error.destroyed) error.end();
-    if (!data.writableEnded && !data.destroyed) data.end();
-    if (runtime.readyState === runtime.OPEN) runtime.close(1000);
+  runtimeError.end();
+  data.pipe(runtimeData);
+  runtimeData.pipe(data);
+  runtimeError.pipe(error);
+  const resetBoth = (streams: SpdyStream[]) => (): void => {
+    for (const stream of streams) if (!stream.destroyed) stream.reset(RstStatus.CANCEL);
   };
-  runtime.on('message', (message: Buffer, isBinary: boolean) => {
-    if (!isBinary || message.length === 0) return;
-    const channel = message[0] as number;
-    if (channel > 1) return;
-    let payload = message.subarray(1);
-    if (prefixPending[channel]) {
-      prefixPending[channel] = false;
-      payload = payload.subarray(2);
-    }
-    if (payload.length === 0) return;
-    if (channel === 1) {
-      errorText += payload.toString('utf8');
-      return;
-    }
-    if (!data.writableEnded && !data.destroyed && !data.write(payload)) {
-      runtime.pause();
-      data.once('drain', () => runtime.resume());
-    }
+  const clientGone = resetBoth([runtimeData, runtimeError]);
+  const runtimeGone = resetBoth([data, error]);
+  data.on('close', () => {
+    if (data.resetStatus !== undefined) clientGone();
   });
-  let inFlight = 0;
-  data.on('data', (chunk: Buffer) => {
-    if (runtime.readyState !== runtime.OPEN) return;
-    // Sends the runtime's socket has not taken yet bound what the relay holds.
-    if (++inFlight >= 64) data.pause();
-    runtime.send(Buffer.concat([Buffer.of(0), chunk]), { binary: true }, () => {
-      if (--inFlight < 32) data.resume();
-    });
-  });
-  // The client's FIN on data: a v4 WebSocket cannot half-close, so the runtime connection stays
-  // until the pod's side closes or the client resets the streams (kubectl does both in turn).
-  data.on('close', finish);
   error.on('close', () => {
-    if (error.resetStatus !== undefined) finish();
+    if (error.resetStatus !== undefined) clientGone();
   });
-  runtime.on('close', finish);
-  runtime.on('error', finish);
-  runtime.resume();
+  runtimeData.on('close', () => {
+    if (runtimeData.resetStatus !== undefined) runtimeGone();
+  });
+  for (const stream of [data, error, runtimeData, runtimeError]) stream.on('error', () => undefined);
 }

@@ -21,9 +21,11 @@ import type { CriClient } from '../cri/index.js';
 import {
   CHANNEL,
   PORT_FORWARD_PROTOCOL,
+  RUNTIME_CHANNEL_PROTOCOL,
   SPDY_TUNNEL_PORT_FORWARD_PROTOCOL,
   negotiateExecProtocol,
   negotiatePortForwardProtocol,
+  supportsClose,
   type ChannelProtocol,
 } from './channel-protocol.js';
 import { relayChannels } from './channel-relay.js';
@@ -31,7 +33,9 @@ import { MAX_STREAMING_CONNECTION_MS, connectionLimits, type ConnectionLimits } 
 import { writeStatusResponse } from './http-reply.js';
 import { resolveContainer, resolveSandbox } from './pod-resolver.js';
 import { MAX_MESSAGE_BYTES, openRuntimeChannel } from './runtime-channel.js';
+import { relayChannelsToSpdy } from './spdy-channel-relay.js';
 import { SpdyConnection } from './spdy-connection.js';
+import { openRuntimeSpdy } from './runtime-spdy.js';
 import { servePortForwardSession } from './spdy-port-forward.js';
 import { parseStreamRequest, type StreamRequest } from './stream-request.js';
 
@@ -119,6 +123,23 @@ export function streamingUpgradeHandler(options: StreamingOptions): UpgradeHandl
       const streams = { containerId: container.id, stdin: request.stdin, stdout: request.stdout, stderr: request.stderr, tty: request.tty };
       url = (request.kind === 'exec' ? await options.cri.exec({ ...streams, cmd: [...request.command] }) : await options.cri.attach(streams)).url;
       acceptFromClient = (channel) => (channel === CHANNEL.stdin && request.stdin) || (channel === CHANNEL.resize && request.tty);
+    }
+    if (request.kind !== 'portForward' && request.stdin && supportsClose(protocol)) {
+      // Only SPDY can pass the client's close of stdin on to the process.
+      const session = await openRuntimeSpdy(url, RUNTIME_CHANNEL_PROTOCOL);
+      let client: WebSocket;
+      try {
+        client = await upgradeWebSocket(req, socket, head, protocol);
+      } catch (error) {
+        session.destroy();
+        throw error;
+      }
+      const limits = limitsFor(() => {
+        client.close(1000, 'streaming connection timed out');
+        setTimeout(() => client.terminate(), 5000).unref();
+      });
+      await relayChannelsToSpdy({ client, clientProtocol: protocol, session, streams: request, limits });
+      return;
     }
     const runtime = await openRuntimeChannel(url);
     let client: WebSocket;
