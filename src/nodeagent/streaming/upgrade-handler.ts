@@ -47,7 +47,7 @@ export interface StreamingOptions {
   readonly maxConnectionMs?: number;
   /** How long a port-forward stream pair may take to complete (default 30 s). */
   readonly streamCreationTimeoutMs?: number;
-  /** Told about failures after the upgrade, where no HTTP answer is possible any more. */
+  /** Told about every request that failed (before the upgrade the client got the Status as well). */
   readonly onError?: (error: unknown, request: { readonly url: string }) => void;
 }
 
