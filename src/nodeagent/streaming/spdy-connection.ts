@@ -194,6 +194,7 @@ export class SpdyConnection extends EventEmitter<SpdyConnectionEvents> {
   private lastPeerStreamId = 0;
   private nextStreamId: number;
   private goingAway = false;
+  private closing = false;
   private closed = false;
 
   constructor(
@@ -233,7 +234,8 @@ export class SpdyConnection extends EventEmitter<SpdyConnectionEvents> {
 
   /** Says no more streams will be accepted (GOAWAY) and ends the transport once the frames are out. */
   close(status: number = GoAwayStatus.OK): void {
-    if (this.closed) return;
+    if (this.closed || this.closing) return;
+    this.closing = true;
     this.goingAway = true;
     this.sendFrame(encodeGoAway(this.lastPeerStreamId, status));
     void this.sendQueue.then(() => this.transport.end());

@@ -7,7 +7,7 @@
  *   });
  *
  * exec and attach: WebSocket (`v5.channel.k8s.io`, `v4.channel.k8s.io`, their base64 forms,
- * legacy `channel.k8s.io`). port-forward: WebSocket with SPDY tunneled in it
+ * legacy `channel.k8s.io`), and SPDY (`v4`/`v3`/`v2.channel.k8s.io`) for clients without it. port-forward: WebSocket with SPDY tunneled in it
  * (`SPDY/3.1+portforward.k8s.io`, kubectl ≥ 1.30), WebSocket channels (`v4.channel.k8s.io`, the
  * ports in the query), and a plain `Upgrade: SPDY/3.1` with `X-Stream-Protocol-Version:
  * portforward.k8s.io`. Everything that can fail before the upgrade (bad query, pod or container
@@ -34,6 +34,7 @@ import { writeStatusResponse } from './http-reply.js';
 import { resolveContainer, resolveSandbox } from './pod-resolver.js';
 import { MAX_MESSAGE_BYTES, openRuntimeChannel } from './runtime-channel.js';
 import { relayChannelsToSpdy } from './spdy-channel-relay.js';
+import { SPDY_EXEC_PROTOCOLS, negotiateSpdyExecProtocol, serveSpdyExec } from './spdy-exec.js';
 import { SpdyConnection } from './spdy-connection.js';
 import { openRuntimeSpdy } from './runtime-spdy.js';
 import { servePortForwardSession } from './spdy-port-forward.js';
@@ -168,11 +169,43 @@ export function streamingUpgradeHandler(options: StreamingOptions): UpgradeHandl
     servePortForwardSession({ session, cri: options.cri, podSandboxId, streamCreationTimeoutMs: options.streamCreationTimeoutMs ?? 30_000 });
   };
 
+  /** exec/attach over SPDY: negotiated version, runtime session dialled, then the 101. */
+  const serveSpdyExecRequest = async (req: IncomingMessage, socket: Duplex, head: Buffer, request: Exclude<StreamRequest, { kind: 'portForward' }>): Promise<void> => {
+    const offered = headerValues(req, 'x-stream-protocol-version');
+    const protocol = negotiateSpdyExecProtocol(offered);
+    if (!protocol) {
+      throw new StatusError({ reason: 'Forbidden', message: `unable to upgrade: unable to negotiate protocol: client supports [${offered.join(', ')}], server supports [${SPDY_EXEC_PROTOCOLS.join(', ')}]` });
+    }
+    const { container } = await resolveContainer(options.cri, request.pod, request.container);
+    const streams = { containerId: container.id, stdin: request.stdin, stdout: request.stdout, stderr: request.stderr, tty: request.tty };
+    const { url } = request.kind === 'exec' ? await options.cri.exec({ ...streams, cmd: [...request.command] }) : await options.cri.attach(streams);
+    const runtime = await openRuntimeSpdy(url, protocol);
+    if (socket.destroyed) {
+      runtime.destroy();
+      return;
+    }
+    upgraded.add(socket);
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${protocol}\r\n\r\n`);
+    if (head.length > 0) socket.unshift(head);
+    let client: SpdyConnection | undefined;
+    const limits = limitsFor(() => {
+      client?.close();
+      runtime.close();
+      setTimeout(() => socket.destroy(), 5000).unref();
+    });
+    client = new SpdyConnection(socket, { role: 'server', onActivity: limits.touch });
+    client.on('close', () => limits.stop());
+    serveSpdyExec({ client, runtime, protocol, streams: request, streamCreationTimeoutMs: options.streamCreationTimeoutMs ?? 30_000 });
+  };
+
   const handle = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     const request = parseStreamRequest(req.method ?? 'GET', req.url ?? '/');
     const kind = upgradeKind(req);
+    if (kind === 'spdy' && request.kind !== 'portForward') {
+      await serveSpdyExecRequest(req, socket, head, request);
+      return;
+    }
     if (kind === 'spdy') {
-      if (request.kind !== 'portForward') throw new StatusError({ reason: 'BadRequest', message: `${request.kind} is served over WebSocket (v5.channel.k8s.io, v4.channel.k8s.io), not SPDY` });
       const versions = headerValues(req, 'x-stream-protocol-version');
       if (versions.length > 0 && !versions.includes(PORT_FORWARD_PROTOCOL)) {
         throw new StatusError({ reason: 'Forbidden', message: `unable to upgrade: unable to negotiate protocol: client supports [${versions.join(', ')}], server supports [${PORT_FORWARD_PROTOCOL}]` });

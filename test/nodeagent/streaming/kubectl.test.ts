@@ -111,6 +111,15 @@ afterAll(async () => {
 });
 
 describe('kubectl exec', () => {
+  it('over SPDY (KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false): output, exit code, and stdin to its end', async () => {
+    const env = { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' };
+    const result = await kubectlWithEnv(env, ['exec', 'web', '-c', 'main', '--', 'sh', '-c', 'echo spdy-out; exit 4']);
+    expect(result).toMatchObject({ code: 4, stdout: 'spdy-out\n' });
+    expect(upgrades.at(-1)).toMatchObject({ upgrade: 'SPDY/3.1' });
+    const piped = await kubectlWithEnv(env, ['exec', '-i', 'web', '-c', 'main', '--', 'cat'], 'through spdy\n');
+    expect(piped).toMatchObject({ code: 0, stdout: 'through spdy\n' });
+  });
+
   it('prints stdout and stderr and exits with the command exit code', async () => {
     const result = await kubectl(kubeconfig, ['exec', 'web', '-c', 'main', '--', 'sh', '-c', 'echo out; echo err >&2; exit 3']);
     expect(result.stdout).toBe('out\n');
@@ -125,6 +134,19 @@ describe('kubectl exec', () => {
     expect(result).toMatchObject({ code: 0, stdout: 'piped through kubectl\n' });
   });
 });
+
+function kubectlWithEnv(env: NodeJS.ProcessEnv, args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(requireKubectl(), ['--kubeconfig', kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
 
 async function portForwardThrough(env: NodeJS.ProcessEnv): Promise<void> {
   const child = spawn(requireKubectl(), ['--kubeconfig', kubeconfig, 'port-forward', 'pod/web', ':8080'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });

@@ -192,6 +192,37 @@ describe('exec over WebSocket', () => {
   });
 });
 
+describe('exec over SPDY (client-go SPDY executor)', () => {
+  it('v4: the streams the request names, stdin EOF, output, and the Status on the error stream', async () => {
+    const { session, socket, response } = await plainSpdy(execPath(['sh', '-c', 'wc -c; echo done >&2; exit 6'], 'stdin=1&stdout=1&stderr=1'), 'v4.channel.k8s.io');
+    expect(response).toMatch(/X-Stream-Protocol-Version: v4\.channel\.k8s\.io/i);
+    const collect = (stream: SpdyStream): Promise<string> =>
+      new Promise((resolve) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => resolve(Buffer.concat(chunks).toString()));
+      });
+    const error = collect(session.openStream({ streamType: 'error' }));
+    const stdin = session.openStream({ streamType: 'stdin' });
+    const stdout = collect(session.openStream({ streamType: 'stdout' }));
+    const stderr = collect(session.openStream({ streamType: 'stderr' }));
+    stdin.end('12345');
+    expect((await stdout).trim()).toBe('5');
+    expect(await stderr).toBe('done\n');
+    const status = JSON.parse(await error) as StreamStatus;
+    expect(exitCodeOf(status)).toBe(6);
+    socket.destroy();
+  });
+
+  it('a stream type the request did not ask for is reset', async () => {
+    const { session, socket } = await plainSpdy(execPath(['true'], 'stdout=1'), 'v4.channel.k8s.io');
+    const stray = session.openStream({ streamType: 'stdin' });
+    await new Promise((resolve) => stray.on('close', resolve));
+    expect(stray.resetStatus).toBe(1);
+    socket.destroy();
+  });
+});
+
 describe('attach', () => {
   it('attaches to a container that reads stdin and echoes it', async () => {
     const result = await channelSession('/attach/default/web/echo?stdin=1&stdout=1&stderr=1', ['v5.channel.k8s.io'], (ws) => {
@@ -529,9 +560,9 @@ describe('bad requests get a 4xx Status and start nothing', () => {
     expect(answer.body.message).toMatch(/v9\.channel\.k8s\.io/);
   });
 
-  it('exec over SPDY is refused: exec is served over WebSocket', async () => {
-    const answer = await refused(execPath(['true'], 'stdout=1'), { Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': 'v4.channel.k8s.io' }, 'POST');
-    expect(answer).toMatchObject({ status: 400, body: { reason: 'BadRequest' } });
+  it('exec over SPDY naming only versions svc does not relay is Forbidden', async () => {
+    const answer = await refused(execPath(['true'], 'stdout=1'), { Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': 'v5.channel.k8s.io' }, 'POST');
+    expect(answer).toMatchObject({ status: 403, body: { reason: 'Forbidden' } });
   });
 
   it('a SPDY port-forward naming no protocol svc speaks is Forbidden, as the kubelet answers', async () => {
