@@ -57,11 +57,14 @@ beforeAll(async () => {
   for (const [name, command] of [
     ['main', ['sleep', '3600']],
     ['web', ['sh', '-c', 'mkdir -p /www && echo served-from-the-pod > /www/index.html && exec httpd -f -p 8080 -h /www']],
+    ['echo', ['sh', '-c', 'while read line; do echo "echo:$line"; done']],
   ] as const) {
+    // `echo` keeps stdin open, once: the first attach that ends its stdin ends the loop.
+    const stdin = name === 'echo';
     const { containerId } = await containerd.cri.createContainer({
       podSandboxId,
       sandboxConfig,
-      config: { metadata: { name }, image: { image: BUSYBOX_IMAGE }, command: [...command], logPath: `${name}/0.log`, labels: { ...labels, 'svc.io/container.name': name } },
+      config: { metadata: { name }, image: { image: BUSYBOX_IMAGE }, command: [...command], logPath: `${name}/0.log`, labels: { ...labels, 'svc.io/container.name': name }, stdin, stdinOnce: stdin },
     });
     await containerd.cri.startContainer({ containerId });
   }
@@ -97,7 +100,7 @@ beforeAll(async () => {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'web', namespace: 'default' },
-    spec: { containers: [{ name: 'main', image: BUSYBOX_IMAGE }, { name: 'web', image: BUSYBOX_IMAGE }] },
+    spec: { containers: [{ name: 'main', image: BUSYBOX_IMAGE }, { name: 'web', image: BUSYBOX_IMAGE }, { name: 'echo', image: BUSYBOX_IMAGE, stdin: true, stdinOnce: true }] },
   });
   const created = await kubectl(kubeconfig, ['apply', '-f', '-'], pod);
   expect(created.stderr).toBe('');
@@ -147,6 +150,15 @@ function kubectlWithEnv(env: NodeJS.ProcessEnv, args: string[], stdin = ''): Pro
     child.stdin.end(stdin);
   });
 }
+
+describe('kubectl attach', () => {
+  it('-i: lines typed reach the container, its answers come back, and stdin end finishes it', async () => {
+    const result = await kubectl(kubeconfig, ['attach', '-i', 'web', '-c', 'echo'], 'one\ntwo\n');
+    expect(result.stdout).toContain('echo:one\necho:two\n');
+    expect(result.code).toBe(0);
+    expect(upgrades.at(-1)).toMatchObject({ path: expect.stringMatching(/^\/attach\/default\/web\/echo\?/), upgrade: 'websocket' });
+  });
+});
 
 async function portForwardThrough(env: NodeJS.ProcessEnv): Promise<void> {
   const child = spawn(requireKubectl(), ['--kubeconfig', kubeconfig, 'port-forward', 'pod/web', ':8080'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
