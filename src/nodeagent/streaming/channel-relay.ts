@@ -22,8 +22,11 @@ export interface ChannelRelayOptions {
   readonly limits: ConnectionLimits;
   /** Channels the client may write: stdin (0), resize (4) for exec/attach; even ones for port-forward. */
   readonly acceptFromClient: (channel: number) => boolean;
-  /** exec/attach report a failure of the runtime connection as a Status on the error channel. */
-  readonly statusOnFailure: boolean;
+  /**
+   * exec/attach: channel 3 is the Status (one is made up if the runtime ends without one) and
+   * channel 4 resize (malformed bodies dropped). Port-forward's channels are data/error pairs.
+   */
+  readonly exec: boolean;
 }
 
 /** Resolves when both sides are closed. */
@@ -59,7 +62,7 @@ export function relayChannels(o: ChannelRelayOptions): Promise<void> {
     runtime.on('message', (data: Buffer, isBinary: boolean) => {
       limits.touch();
       if (!isBinary || data.length === 0) return;
-      if (data[0] === CHANNEL.error && o.statusOnFailure) sawStatus = true;
+      if (data[0] === CHANNEL.error && o.exec) sawStatus = true;
       if (client.readyState !== client.OPEN) return;
       toClient++;
       if (toClient >= MAX_IN_FLIGHT) runtime.pause();
@@ -75,7 +78,7 @@ export function relayChannels(o: ChannelRelayOptions): Promise<void> {
       limits.touch();
       const message = decodeMessage(isBinary ? data : data.toString('utf8'), base64);
       if (!message || !o.acceptFromClient(message.channel)) return;
-      if (message.channel === CHANNEL.resize && o.statusOnFailure && !parseTerminalSize(message.payload)) return;
+      if (message.channel === CHANNEL.resize && o.exec && !parseTerminalSize(message.payload)) return;
       if (runtime.readyState !== runtime.OPEN) return;
       toRuntime++;
       if (toRuntime >= MAX_IN_FLIGHT) client.pause();
@@ -88,7 +91,7 @@ export function relayChannels(o: ChannelRelayOptions): Promise<void> {
     });
 
     runtime.on('close', () => {
-      if (o.statusOnFailure && !sawStatus && !closing && client.readyState === client.OPEN) {
+      if (o.exec && !sawStatus && !closing && client.readyState === client.OPEN) {
         const status = Buffer.from(JSON.stringify(failureStatus(new Error('the runtime closed the stream without an exit status'))));
         if (base64) client.send(encodeBase64(CHANNEL.error, status));
         else client.send(Buffer.concat([Buffer.of(CHANNEL.error), status]), { binary: true });

@@ -40,7 +40,8 @@ export {
   type FrameParserOptions,
 } from './spdy-frames.js';
 export { HeaderCompressor, HeaderDecompressor, decodeHeaderBlock, encodeHeaderBlock, type SpdyHeaders } from './spdy-headers.js';
-export { SpdyConnection, SpdyStream, type HeaderValues, type SpdyConnectionEvents, type SpdyConnectionOptions } from './spdy-connection.js';
+export { SpdyConnection, type SpdyConnectionEvents, type SpdyConnectionOptions } from './spdy-connection.js';
+export { SpdyStream, type HeaderValues, type StreamSession } from './spdy-stream.js';
 export { MAX_STREAMING_CONNECTION_MS, connectionLimits, type ConnectionLimitOptions, type ConnectionLimits } from './connection-limits.js';
 export { CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL, resolveContainer, resolveSandbox } from './pod-resolver.js';
 export { isStreamingPath, parsePorts, parseStreamRequest, type PodRef, type StreamRequest } from './stream-request.js';

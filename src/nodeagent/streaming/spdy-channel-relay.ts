@@ -11,7 +11,8 @@ import type WebSocket from 'ws';
 import { CHANNEL, decodeMessage, encodeBase64, isBase64Protocol, parseTerminalSize, type ChannelProtocol } from './channel-protocol.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import { failureStatus } from './exec-status.js';
-import type { SpdyConnection, SpdyStream } from './spdy-connection.js';
+import type { SpdyConnection } from './spdy-connection.js';
+import type { SpdyStream } from './spdy-stream.js';
 
 const MAX_IN_FLIGHT = 64;
 

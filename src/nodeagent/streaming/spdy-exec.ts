@@ -7,7 +7,8 @@
  * runtime, stdout, stderr and the Status on `error` back. FIN and resets pass through.
  */
 import { RstStatus } from './spdy-frames.js';
-import type { SpdyConnection, SpdyStream } from './spdy-connection.js';
+import type { SpdyConnection } from './spdy-connection.js';
+import type { SpdyStream } from './spdy-stream.js';
 
 /** Versions svc relays over SPDY; containerd 1.6 serves these (not v5). Preferred first. */
 export const SPDY_EXEC_PROTOCOLS = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io'] as const;

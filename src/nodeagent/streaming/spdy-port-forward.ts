@@ -11,7 +11,8 @@ import { StatusError } from '../../api/index.js';
 import type { CriClient } from '../cri/index.js';
 import { PORT_FORWARD_PROTOCOL } from './channel-protocol.js';
 import { RstStatus } from './spdy-frames.js';
-import type { SpdyConnection, SpdyStream } from './spdy-connection.js';
+import type { SpdyConnection } from './spdy-connection.js';
+import type { SpdyStream } from './spdy-stream.js';
 import { openRuntimeSpdy } from './runtime-spdy.js';
 import { parsePorts } from './stream-request.js';
 
@@ -29,7 +30,6 @@ interface Pair {
   timer: NodeJS.Timeout;
 }
 
-const STREAM_TYPE = 'streamtype';
 
 export function servePortForwardSession(o: SpdyPortForwardOptions): void {
   const pairs = new Map<string, Pair>();

@@ -155,7 +155,7 @@ export function streamingUpgradeHandler(options: StreamingOptions): UpgradeHandl
       runtime.close(1000);
       setTimeout(() => client.terminate(), 5000).unref();
     });
-    await relayChannels({ client, clientProtocol: protocol, runtime, limits, acceptFromClient, statusOnFailure: request.kind !== 'portForward' });
+    await relayChannels({ client, clientProtocol: protocol, runtime, limits, acceptFromClient, exec: request.kind !== 'portForward' });
   };
 
   const serveSpdy = (transport: Duplex, podSandboxId: string): void => {
