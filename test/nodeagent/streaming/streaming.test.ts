@@ -119,7 +119,9 @@ function channelSession(path: string, protocols: string[], drive: (ws: WebSocket
     ws.on('error', reject);
     ws.on('close', (code) => {
       const raw = channels.get(3);
-      resolve({ protocol: ws.protocol, channels, status: raw && raw.length > 0 ? (JSON.parse(raw.toString()) as StreamStatus) : undefined, closeCode: code });
+      // Channel 3 is the Status for exec/attach only; for port-forward it is a port's error channel.
+      const status = raw && raw[0] === 0x7b ? (JSON.parse(raw.toString()) as StreamStatus) : undefined;
+      resolve({ protocol: ws.protocol, channels, status, closeCode: code });
     });
   });
 }
@@ -416,6 +418,23 @@ describe('port-forward', () => {
     expect(data.readUInt16LE(0)).toBe(8080);
     expect(data.subarray(2).toString()).toContain('served-from-the-pod');
     expect((result.channels.get(1) ?? Buffer.alloc(0)).readUInt16LE(0)).toBe(8080);
+  });
+});
+
+describe('port-forward over WebSocket channels, two ports at once', () => {
+  it('channels 0/1 belong to the first port and 2/3 to the second, each starting with its port', async () => {
+    const seen = new Map<number, string>();
+    const result = await channelSession('/portForward/default/web?ports=8080,8080', ['v4.channel.k8s.io'], (ws) => {
+      ws.send(Buffer.concat([Buffer.of(0), Buffer.from('GET /index.html HTTP/1.0\r\n\r\n')]));
+      ws.send(Buffer.concat([Buffer.of(2), Buffer.from('GET /index.html HTTP/1.0\r\n\r\n')]));
+      ws.on('message', (data: Buffer) => {
+        const channel = data[0] as number;
+        seen.set(channel, (seen.get(channel) ?? '') + data.subarray(1).toString('latin1'));
+        if ([0, 2].every((c) => seen.get(c)?.includes('served-from-the-pod'))) ws.close();
+      });
+    });
+    for (const channel of [0, 1, 2, 3]) expect((result.channels.get(channel) ?? Buffer.alloc(0)).readUInt16LE(0)).toBe(8080);
+    expect((result.channels.get(2) ?? Buffer.alloc(0)).subarray(2).toString()).toContain('served-from-the-pod');
   });
 });
 
