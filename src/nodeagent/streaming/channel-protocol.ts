@@ -6,7 +6,7 @@
  * will not write again (the client's stdin EOF).
  */
 
-export const CHANNEL = {
+export const STREAM_CHANNEL = {
   stdin: 0,
   stdout: 1,
   stderr: 2,
@@ -58,7 +58,7 @@ export function negotiatePortForwardProtocol(offered: readonly string[]): PortFo
 }
 
 /** One channel message as bytes: the channel byte, then the payload. */
-export function encodeBinary(channel: number, payload: Uint8Array): Buffer {
+export function encodeChannelMessage(channel: number, payload: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(payload.length + 1);
   out[0] = channel;
   out.set(payload, 1);
@@ -66,7 +66,7 @@ export function encodeBinary(channel: number, payload: Uint8Array): Buffer {
 }
 
 /** The base64 variant's text message: the channel as a digit, then the payload in base64. */
-export function encodeBase64(channel: number, payload: Uint8Array): string {
+export function encodeChannelMessageBase64(channel: number, payload: Uint8Array): string {
   return String.fromCharCode(48 + channel) + Buffer.from(payload.buffer, payload.byteOffset, payload.length).toString('base64');
 }
 
@@ -76,7 +76,7 @@ export interface ChannelMessage {
 }
 
 /** Decodes a received message; `undefined` for an empty or malformed one (ignored, as the kubelet does). */
-export function decodeMessage(data: Buffer | string, base64: boolean): ChannelMessage | undefined {
+export function decodeChannelMessage(data: Buffer | string, base64: boolean): ChannelMessage | undefined {
   if (typeof data === 'string') {
     if (!base64 || data.length === 0) return undefined;
     const channel = data.charCodeAt(0) - 48;
@@ -86,7 +86,7 @@ export function decodeMessage(data: Buffer | string, base64: boolean): ChannelMe
   if (data.length === 0) return undefined;
   if (base64) {
     // A base64 peer's binary message is a text message sent the wrong way; read it as text.
-    return decodeMessage(data.toString('latin1'), true);
+    return decodeChannelMessage(data.toString('latin1'), true);
   }
   return { channel: data[0] as number, payload: data.subarray(1) };
 }

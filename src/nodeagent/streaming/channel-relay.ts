@@ -8,7 +8,7 @@
  * runtime, so a command reading stdin to its end waits until the client closes the connection.
  */
 import type WebSocket from 'ws';
-import { CHANNEL, decodeMessage, encodeBase64, isBase64Protocol, parseTerminalSize, type ChannelProtocol } from './channel-protocol.js';
+import { STREAM_CHANNEL, decodeChannelMessage, encodeChannelMessageBase64, isBase64Protocol, parseTerminalSize, type ChannelProtocol } from './channel-protocol.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import { failureStatus } from './exec-status.js';
 
@@ -62,7 +62,7 @@ export function relayChannels(o: ChannelRelayOptions): Promise<void> {
     runtime.on('message', (data: Buffer, isBinary: boolean) => {
       limits.touch();
       if (!isBinary || data.length === 0) return;
-      if (data[0] === CHANNEL.error && o.exec) sawStatus = true;
+      if (data[0] === STREAM_CHANNEL.error && o.exec) sawStatus = true;
       if (client.readyState !== client.OPEN) return;
       toClient++;
       if (toClient >= MAX_IN_FLIGHT) runtime.pause();
@@ -70,15 +70,15 @@ export function relayChannels(o: ChannelRelayOptions): Promise<void> {
         toClient--;
         if (toClient < MAX_IN_FLIGHT / 2 && !closing) runtime.resume();
       };
-      if (base64) client.send(encodeBase64(data[0] as number, data.subarray(1)), sent);
+      if (base64) client.send(encodeChannelMessageBase64(data[0] as number, data.subarray(1)), sent);
       else client.send(data, { binary: true }, sent);
     });
 
     client.on('message', (data: Buffer, isBinary: boolean) => {
       limits.touch();
-      const message = decodeMessage(isBinary ? data : data.toString('utf8'), base64);
+      const message = decodeChannelMessage(isBinary ? data : data.toString('utf8'), base64);
       if (!message || !o.acceptFromClient(message.channel)) return;
-      if (message.channel === CHANNEL.resize && o.exec && !parseTerminalSize(message.payload)) return;
+      if (message.channel === STREAM_CHANNEL.resize && o.exec && !parseTerminalSize(message.payload)) return;
       if (runtime.readyState !== runtime.OPEN) return;
       toRuntime++;
       if (toRuntime >= MAX_IN_FLIGHT) client.pause();
@@ -93,8 +93,8 @@ export function relayChannels(o: ChannelRelayOptions): Promise<void> {
     runtime.on('close', () => {
       if (o.exec && !sawStatus && !closing && client.readyState === client.OPEN) {
         const status = Buffer.from(JSON.stringify(failureStatus(new Error('the runtime closed the stream without an exit status'))));
-        if (base64) client.send(encodeBase64(CHANNEL.error, status));
-        else client.send(Buffer.concat([Buffer.of(CHANNEL.error), status]), { binary: true });
+        if (base64) client.send(encodeChannelMessageBase64(STREAM_CHANNEL.error, status));
+        else client.send(Buffer.concat([Buffer.of(STREAM_CHANNEL.error), status]), { binary: true });
       }
       closeBoth(1000, '');
     });

@@ -1,12 +1,12 @@
 /** exec, attach and port-forward: the channel protocols, SPDY/3.1, and the bridges to the runtime. */
 export {
-  CHANNEL,
+  STREAM_CHANNEL,
   PORT_FORWARD_PROTOCOL,
   RUNTIME_CHANNEL_PROTOCOL,
   SPDY_TUNNEL_PORT_FORWARD_PROTOCOL,
-  decodeMessage,
-  encodeBase64,
-  encodeBinary,
+  decodeChannelMessage,
+  encodeChannelMessageBase64,
+  encodeChannelMessage,
   isBase64Protocol,
   negotiateExecProtocol,
   negotiatePortForwardProtocol,
@@ -19,26 +19,8 @@ export {
 } from './channel-protocol.js';
 export { exitCodeOf, exitCodeStatus, failureStatus, successStatus, type StreamStatus } from './exec-status.js';
 export { SPDY_HEADER_DICTIONARY } from './spdy-dictionary.js';
-export {
-  DEFAULT_WINDOW_SIZE,
-  FLAG_FIN,
-  FrameParser,
-  FrameType,
-  GoAwayStatus,
-  RstStatus,
-  SPDY_VERSION,
-  Setting,
-  encodeData,
-  encodeGoAway,
-  encodePing,
-  encodeRstStream,
-  encodeSettings,
-  encodeSynReply,
-  encodeSynStream,
-  encodeWindowUpdate,
-  type Frame,
-  type FrameParserOptions,
-} from './spdy-frames.js';
+/** SPDY/3.1 frames, one namespace so their generic names (`FrameType`, `encodeData`) stay out of the agent's surface. */
+export * as spdyFrames from './spdy-frames.js';
 export { HeaderCompressor, HeaderDecompressor, decodeHeaderBlock, encodeHeaderBlock, type SpdyHeaders } from './spdy-headers.js';
 export { SpdyConnection, type SpdyConnectionEvents, type SpdyConnectionOptions } from './spdy-connection.js';
 export { SpdyStream, type HeaderValues, type StreamSession } from './spdy-stream.js';

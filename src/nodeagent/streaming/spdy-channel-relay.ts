@@ -8,7 +8,7 @@
  * command printed arrives after its exit code.
  */
 import type WebSocket from 'ws';
-import { CHANNEL, decodeMessage, encodeBase64, isBase64Protocol, parseTerminalSize, type ChannelProtocol } from './channel-protocol.js';
+import { STREAM_CHANNEL, decodeChannelMessage, encodeChannelMessageBase64, isBase64Protocol, parseTerminalSize, type ChannelProtocol } from './channel-protocol.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import { failureStatus } from './exec-status.js';
 import type { SpdyConnection } from './spdy-connection.js';
@@ -39,7 +39,7 @@ export function relayChannelsToSpdy(o: SpdyChannelRelayOptions): Promise<void> {
 
   const send = (channel: number, payload: Buffer, done?: () => void): void => {
     if (client.readyState !== client.OPEN) return;
-    if (base64) client.send(encodeBase64(channel, payload), done);
+    if (base64) client.send(encodeChannelMessageBase64(channel, payload), done);
     else client.send(Buffer.concat([Buffer.of(channel), payload]), { binary: true }, done);
   };
 
@@ -51,8 +51,8 @@ export function relayChannelsToSpdy(o: SpdyChannelRelayOptions): Promise<void> {
       finished = true;
       limits.stop();
       const status = Buffer.concat(statusChunks);
-      if (status.length > 0) send(CHANNEL.error, status);
-      else if (fallbackError) send(CHANNEL.error, Buffer.from(JSON.stringify(failureStatus(new Error(fallbackError)))));
+      if (status.length > 0) send(STREAM_CHANNEL.error, status);
+      else if (fallbackError) send(STREAM_CHANNEL.error, Buffer.from(JSON.stringify(failureStatus(new Error(fallbackError)))));
       if (client.readyState === client.OPEN) client.close(1000);
       session.close();
       setTimeout(() => {
@@ -77,23 +77,23 @@ export function relayChannelsToSpdy(o: SpdyChannelRelayOptions): Promise<void> {
       });
       stream.once('end', ended);
     };
-    if (stdout) pipeOut(stdout, CHANNEL.stdout);
-    if (stderr) pipeOut(stderr, CHANNEL.stderr);
+    if (stdout) pipeOut(stdout, STREAM_CHANNEL.stdout);
+    if (stderr) pipeOut(stderr, STREAM_CHANNEL.stderr);
     error.on('data', (chunk: Buffer) => statusChunks.push(chunk));
     error.once('end', ended);
 
     client.on('message', (data: Buffer, isBinary: boolean) => {
       limits.touch();
-      const message = decodeMessage(isBinary ? data : data.toString('utf8'), base64);
+      const message = decodeChannelMessage(isBinary ? data : data.toString('utf8'), base64);
       if (!message) return;
-      if (message.channel === CHANNEL.stdin && stdin && !stdin.writableEnded) {
+      if (message.channel === STREAM_CHANNEL.stdin && stdin && !stdin.writableEnded) {
         if (!stdin.write(message.payload)) {
           client.pause();
           stdin.once('drain', () => client.resume());
         }
-      } else if (message.channel === CHANNEL.resize && resize && parseTerminalSize(message.payload)) {
+      } else if (message.channel === STREAM_CHANNEL.resize && resize && parseTerminalSize(message.payload)) {
         resize.write(message.payload);
-      } else if (message.channel === CHANNEL.close && message.payload[0] === CHANNEL.stdin && stdin) {
+      } else if (message.channel === STREAM_CHANNEL.close && message.payload[0] === STREAM_CHANNEL.stdin && stdin) {
         stdin.end();
       }
     });

@@ -19,7 +19,7 @@ import WebSocket, { WebSocketServer, createWebSocketStream } from 'ws';
 import { StatusError } from '../../api/index.js';
 import type { CriClient } from '../cri/index.js';
 import {
-  CHANNEL,
+  STREAM_CHANNEL,
   PORT_FORWARD_PROTOCOL,
   RUNTIME_CHANNEL_PROTOCOL,
   SPDY_TUNNEL_PORT_FORWARD_PROTOCOL,
@@ -123,7 +123,7 @@ export function streamingUpgradeHandler(options: StreamingOptions): UpgradeHandl
       const { container } = await resolveContainer(options.cri, request.pod, request.container);
       const streams = { containerId: container.id, stdin: request.stdin, stdout: request.stdout, stderr: request.stderr, tty: request.tty };
       url = (request.kind === 'exec' ? await options.cri.exec({ ...streams, cmd: [...request.command] }) : await options.cri.attach(streams)).url;
-      acceptFromClient = (channel) => (channel === CHANNEL.stdin && request.stdin) || (channel === CHANNEL.resize && request.tty);
+      acceptFromClient = (channel) => (channel === STREAM_CHANNEL.stdin && request.stdin) || (channel === STREAM_CHANNEL.resize && request.tty);
     }
     if (request.kind !== 'portForward' && request.stdin && supportsClose(protocol)) {
       // Only SPDY can pass the client's close of stdin on to the process.

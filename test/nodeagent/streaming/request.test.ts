@@ -6,9 +6,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   MAX_STREAMING_CONNECTION_MS,
   connectionLimits,
-  decodeMessage,
-  encodeBase64,
-  encodeBinary,
+  decodeChannelMessage,
+  encodeChannelMessageBase64,
+  encodeChannelMessage,
   exitCodeOf,
   exitCodeStatus,
   failureStatus,
@@ -94,22 +94,22 @@ describe('subprotocol negotiation', () => {
 
 describe('channel messages', () => {
   it('binary: one channel byte, then the payload', () => {
-    const bytes = encodeBinary(2, Buffer.from('err'));
+    const bytes = encodeChannelMessage(2, Buffer.from('err'));
     expect([...bytes]).toEqual([2, 101, 114, 114]);
-    expect(decodeMessage(bytes, false)).toEqual({ channel: 2, payload: Buffer.from('err') });
+    expect(decodeChannelMessage(bytes, false)).toEqual({ channel: 2, payload: Buffer.from('err') });
   });
 
   it('base64: the channel digit, then base64 text', () => {
-    const message = encodeBase64(1, Buffer.from('out'));
+    const message = encodeChannelMessageBase64(1, Buffer.from('out'));
     expect(message).toBe('1b3V0');
-    expect(decodeMessage(message, true)).toEqual({ channel: 1, payload: Buffer.from('out') });
+    expect(decodeChannelMessage(message, true)).toEqual({ channel: 1, payload: Buffer.from('out') });
   });
 
   it('empty and malformed messages decode to nothing', () => {
-    expect(decodeMessage(Buffer.alloc(0), false)).toBeUndefined();
-    expect(decodeMessage('', true)).toBeUndefined();
-    expect(decodeMessage('x abc', true)).toBeUndefined();
-    expect(decodeMessage('text on a binary protocol', false)).toBeUndefined();
+    expect(decodeChannelMessage(Buffer.alloc(0), false)).toBeUndefined();
+    expect(decodeChannelMessage('', true)).toBeUndefined();
+    expect(decodeChannelMessage('x abc', true)).toBeUndefined();
+    expect(decodeChannelMessage('text on a binary protocol', false)).toBeUndefined();
   });
 
   it('a resize body must carry integer Width and Height', () => {

@@ -6,24 +6,17 @@
 import { createServer, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  FrameParser,
   HeaderCompressor,
   HeaderDecompressor,
-  RstStatus,
   SPDY_HEADER_DICTIONARY,
   SpdyConnection,
   decodeHeaderBlock,
-  encodeData,
-  encodeGoAway,
   encodeHeaderBlock,
-  encodePing,
-  encodeRstStream,
-  encodeSettings,
-  encodeSynReply,
-  encodeSynStream,
-  encodeWindowUpdate,
+  spdyFrames,
   type SpdyStream,
 } from '../../../src/nodeagent/index.js';
+
+const { FrameParser, RstStatus, encodeData, encodeGoAway, encodePing, encodeRstStream, encodeSettings, encodeSynReply, encodeSynStream, encodeWindowUpdate } = spdyFrames;
 
 describe('the SPDY/3 header dictionary', () => {
   it('is the 1423 bytes of the SPDY/3 draft, byte for byte', () => {
