@@ -11,6 +11,7 @@
  * does), and writes wait for the transport to drain.
  */
 import { EventEmitter } from 'node:events';
+import { StatusError } from '../../api/index.js';
 import type { Duplex } from 'node:stream';
 import { FrameParser, GoAwayStatus, RstStatus, encodeGoAway, encodePing, encodeRstStream, encodeSynStream, type Frame } from './spdy-frames.js';
 import { HeaderCompressor, HeaderDecompressor } from './spdy-headers.js';
@@ -75,7 +76,7 @@ export class SpdyConnection extends EventEmitter<SpdyConnectionEvents> implement
 
   /** Opens a stream (SYN_STREAM). */
   openStream(headers: HeaderValues, options: { fin?: boolean } = {}): SpdyStream {
-    if (this.closed || this.goingAway) throw new Error('SPDY connection is closing');
+    if (this.closed || this.goingAway) throw new StatusError({ reason: 'ServiceUnavailable', message: 'the SPDY connection is closing: no new streams' });
     const id = this.nextStreamId;
     this.nextStreamId += 2;
     const names = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), typeof v === 'string' ? [v] : [...v]]));

@@ -182,6 +182,12 @@ describe('exec over WebSocket', () => {
     expect(result.status?.status).toBe('Success');
   });
 
+  it('a path naming the pod UID reaches the same container', async () => {
+    const result = await channelSession('/exec/default/web/uid-web/main?command=hostname&stdout=1', ['v4.channel.k8s.io']);
+    expect(text(result, 1)).toBe('web\n');
+    expect(result.status?.status).toBe('Success');
+  });
+
   it('the base64 protocol sends text frames both ways', async () => {
     const result = await channelSession(
       execPath(['sh', '-c', 'read line; echo "b64:$line"'], 'stdin=1&stdout=1'),
@@ -524,6 +530,36 @@ describe('limits', () => {
     expect(socket.destroyed).toBe(true);
   });
 
+  it('a port-forward stream whose pair never comes is reset after the stream creation timeout', async () => {
+    const quickPort = await serve({ idleTimeoutMs: 0, streamCreationTimeoutMs: 200 });
+    const saved = port;
+    port = quickPort;
+    try {
+      const { session, socket } = await plainSpdy('/portForward/default/web');
+      const lonely = session.openStream({ streamType: 'data', port: '8080', requestID: '9' });
+      lonely.resume();
+      await new Promise((resolve) => lonely.on('close', resolve));
+      expect(lonely.resetStatus).toBe(5);
+      socket.destroy();
+    } finally {
+      port = saved;
+    }
+  });
+
+  it('SPDY exec whose client never opens every stream it asked for is ended after the stream creation timeout', async () => {
+    const quickPort = await serve({ idleTimeoutMs: 0, streamCreationTimeoutMs: 200 });
+    const saved = port;
+    port = quickPort;
+    try {
+      const { session, socket } = await plainSpdy(execPath(['true'], 'stdout=1&stderr=1'), 'v4.channel.k8s.io');
+      session.openStream({ streamType: 'error' }).resume();
+      await new Promise((resolve) => socket.on('close', resolve));
+      expect(socket.destroyed).toBe(true);
+    } finally {
+      port = saved;
+    }
+  });
+
   it('a busy connection still ends at the maximum duration', async () => {
     const maxPort = await serve({ idleTimeoutMs: 0, maxConnectionMs: 800 });
     const ws = new WebSocket(`ws://127.0.0.1:${maxPort}${execPath(['sh', '-c', 'while true; do echo tick; sleep 0.1; done'], 'stdout=1')}`, ['v5.channel.k8s.io']);
@@ -560,6 +596,7 @@ describe('bad requests get a 4xx Status and start nothing', () => {
   it.each([
     ['a pod not on this node', execPath(['true'], 'stdout=1').replace('/web/', '/nope/'), 404, 'NotFound'],
     ['a container not in the pod', execPath(['true'], 'stdout=1', 'nope'), 404, 'NotFound'],
+    ['a pod UID that is not the running pod', '/exec/default/web/uid-other/main?command=true&stdout=1', 404, 'NotFound'],
     ['exec without a command', '/exec/default/web/main?stdout=1', 400, 'BadRequest'],
     ['exec without stdin, stdout or stderr', execPath(['true'], 'tty=1'), 400, 'BadRequest'],
     ['a malformed path', '/exec/default', 400, 'BadRequest'],
