@@ -12,8 +12,9 @@ import { STREAM_CHANNEL, decodeChannelMessage, encodeChannelMessageBase64, isBas
 import type { ConnectionLimits } from './connection-limits.js';
 import { failureStatus } from './exec-status.js';
 
-/** Sends waiting for the other side's socket before the relay stops reading: bounded memory. */
-const MAX_IN_FLIGHT = 64;
+/** Bytes handed to one side's socket and not yet written before the relay stops reading the other. */
+export const RELAY_HIGH_WATER_BYTES = 1024 * 1024;
+const RELAY_LOW_WATER_BYTES = RELAY_HIGH_WATER_BYTES / 4;
 
 export interface ChannelRelayOptions {
   readonly client: WebSocket;
@@ -64,11 +65,12 @@ export function relayChannels(o: ChannelRelayOptions): Promise<void> {
       if (!isBinary || data.length === 0) return;
       if (data[0] === STREAM_CHANNEL.error && o.exec) sawStatus = true;
       if (client.readyState !== client.OPEN) return;
-      toClient++;
-      if (toClient >= MAX_IN_FLIGHT) runtime.pause();
+      const size = data.length;
+      toClient += size;
+      if (toClient >= RELAY_HIGH_WATER_BYTES) runtime.pause();
       const sent = (): void => {
-        toClient--;
-        if (toClient < MAX_IN_FLIGHT / 2 && !closing) runtime.resume();
+        toClient -= size;
+        if (toClient < RELAY_LOW_WATER_BYTES && !closing) runtime.resume();
       };
       if (base64) client.send(encodeChannelMessageBase64(data[0] as number, data.subarray(1)), sent);
       else client.send(data, { binary: true }, sent);
@@ -80,11 +82,12 @@ export function relayChannels(o: ChannelRelayOptions): Promise<void> {
       if (!message || !o.acceptFromClient(message.channel)) return;
       if (message.channel === STREAM_CHANNEL.resize && o.exec && !parseTerminalSize(message.payload)) return;
       if (runtime.readyState !== runtime.OPEN) return;
-      toRuntime++;
-      if (toRuntime >= MAX_IN_FLIGHT) client.pause();
+      const size = data.length;
+      toRuntime += size;
+      if (toRuntime >= RELAY_HIGH_WATER_BYTES) client.pause();
       const sent = (): void => {
-        toRuntime--;
-        if (toRuntime < MAX_IN_FLIGHT / 2 && !closing) client.resume();
+        toRuntime -= size;
+        if (toRuntime < RELAY_LOW_WATER_BYTES && !closing) client.resume();
       };
       if (!base64 && isBinary) runtime.send(data, { binary: true }, sent);
       else runtime.send(Buffer.concat([Buffer.of(message.channel), message.payload]), { binary: true }, sent);

@@ -7,8 +7,11 @@ import WebSocket from 'ws';
 import { StatusError } from '../../api/index.js';
 import { RUNTIME_CHANNEL_PROTOCOL } from './channel-protocol.js';
 
-/** Messages larger than this from the runtime close the connection (the runtime sends ≤ 32 KiB). */
-export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/**
+ * WebSocket messages larger than this close the connection, both from the runtime (it sends
+ * ≤ 32 KiB) and from clients (kubectl writes ≤ 32 KiB of stdin or SPDY per message).
+ */
+export const MAX_MESSAGE_BYTES = 1024 * 1024;
 
 export function webSocketUrl(url: string): string {
   const parsed = new URL(url);

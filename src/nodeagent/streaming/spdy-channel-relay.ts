@@ -9,12 +9,12 @@
  */
 import type WebSocket from 'ws';
 import { STREAM_CHANNEL, decodeChannelMessage, encodeChannelMessageBase64, isBase64Protocol, parseTerminalSize, type ChannelProtocol } from './channel-protocol.js';
+import { RELAY_HIGH_WATER_BYTES } from './channel-relay.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import { failureStatus } from './exec-status.js';
 import type { SpdyConnection } from './spdy-connection.js';
 import type { SpdyStream } from './spdy-stream.js';
 
-const MAX_IN_FLIGHT = 64;
 
 export interface SpdyChannelRelayOptions {
   readonly client: WebSocket;
@@ -67,12 +67,16 @@ export function relayChannelsToSpdy(o: SpdyChannelRelayOptions): Promise<void> {
       if (--open === 0) finish('the runtime closed the stream without an exit status');
     };
     const pipeOut = (stream: SpdyStream, channel: number): void => {
+      // Bytes the client's socket has not taken yet: past the high water mark the stream (and
+      // through it the runtime's connection) waits.
       let inFlight = 0;
       stream.on('data', (chunk: Buffer) => {
         limits.touch();
-        if (++inFlight >= MAX_IN_FLIGHT) stream.pause();
+        inFlight += chunk.length;
+        if (inFlight >= RELAY_HIGH_WATER_BYTES) stream.pause();
         send(channel, chunk, () => {
-          if (--inFlight < MAX_IN_FLIGHT / 2) stream.resume();
+          inFlight -= chunk.length;
+          if (inFlight < RELAY_HIGH_WATER_BYTES / 4) stream.resume();
         });
       });
       stream.once('end', ended);
