@@ -21,7 +21,6 @@ import {
 } from '../../src/nodeagent/index.js';
 
 export const CNI_BIN_DIR = '/usr/lib/cni';
-const NETNS_DIR = '/var/run/netns';
 const STARTUP_TIMEOUT_MS = 30_000;
 
 export interface Leftovers {
@@ -103,9 +102,10 @@ function freePodCidr(): string {
   throw new Error('no free 10.x.y.0/24 for the test pod network');
 }
 
-function listNetns(): Set<string> {
+/** Each test containerd mounts its network namespaces under its own state dir: suites running at once cannot see each other's. */
+function listNetns(netnsDir: string): Set<string> {
   try {
-    return new Set(readdirSync(NETNS_DIR));
+    return new Set(readdirSync(netnsDir));
   } catch {
     return new Set();
   }
@@ -177,10 +177,12 @@ export async function startContainerd(options: StartContainerdOptions = {}): Pro
       snapshotter,
       cniConfDir,
       cniBinDir: CNI_BIN_DIR,
+      netnsUnderStateDir: true,
     }),
   );
 
-  const netnsBefore = listNetns();
+  const netnsDir = join(dir, 'state', 'io.containerd.grpc.v1.cri', 'netns');
+  const netnsBefore = listNetns(netnsDir);
   installExitHook();
   const child = spawn('containerd', ['--config', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
@@ -202,7 +204,7 @@ export async function startContainerd(options: StartContainerdOptions = {}): Pro
   const sandboxNetns = new Set<string>();
 
   const leftovers = (): Leftovers => {
-    const now = listNetns();
+    const now = listNetns(netnsDir);
     return {
       shims: shimsOf(address),
       mounts: mountsUnder(dir),
