@@ -106,7 +106,14 @@ export function streamingUpgradeHandler(options: StreamingOptions): UpgradeHandl
       if (protocol && protocol !== 'channel.k8s.io') chosen.set(req, protocol);
       delete req.headers['sec-websocket-protocol'];
       upgraded.add(socket);
-      wss.handleUpgrade(req, socket, head, resolve);
+      // ws answers a malformed handshake itself (400) and never calls back: the socket's close
+      // is then the only news, and what was dialled for it must not leak.
+      const onClose = (): void => reject(new Error('the WebSocket handshake failed or the client went away'));
+      socket.once('close', onClose);
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        socket.off('close', onClose);
+        resolve(ws);
+      });
     });
 
   /** exec, attach, and port-forward over channels: one runtime WebSocket relayed as is. */

@@ -660,6 +660,29 @@ describe('bad requests get a 4xx Status and start nothing', () => {
     expect(answer).toMatchObject({ status: 405, body: { reason: 'MethodNotAllowed' } });
   });
 
+  it('a malformed WebSocket handshake is refused and leaves no runtime session behind', async () => {
+    const errors: unknown[] = [];
+    const badPort = await serve({ idleTimeoutMs: 0, onError: (error) => errors.push(error) });
+    const saved = port;
+    port = badPort;
+    try {
+      const answer = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path: execPath(['true'], 'stdout=1'), headers: { Connection: 'Upgrade', ...websocketHeaders(), 'Sec-WebSocket-Key': 'not-a-key' } });
+        req.on('response', (res: IncomingMessage) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('upgrade', () => reject(new Error('upgraded')));
+        req.on('error', reject);
+        req.end();
+      });
+      expect(answer).toBe(400);
+      await expect.poll(() => errors.length).toBe(1);
+    } finally {
+      port = saved;
+    }
+  });
+
   it('an upgrade to something else is a BadRequest', async () => {
     const answer = await refused(execPath(['true'], 'stdout=1'), { Upgrade: 'h2c' });
     expect(answer).toMatchObject({ status: 400, body: { reason: 'BadRequest' } });
