@@ -36,7 +36,7 @@ export interface ContainerdProcessOptions {
 export interface ContainerdLeftovers {
   readonly shims: readonly number[];
   readonly mounts: readonly string[];
-  /** Network namespaces created since this containerd started. */
+  /** Network namespaces of this containerd's (under its state dir) created since it started. */
   readonly netns: readonly string[];
   readonly containerdRunning: boolean;
   readonly bridgePresent: boolean;
@@ -103,10 +103,14 @@ export async function startContainerdProcess(options: ContainerdProcessOptions):
       snapshotter,
       cniConfDir,
       cniBinDir: options.cniBinDir ?? DEFAULT_CNI_BIN_DIR,
+      // Its sandboxes' network namespaces live in its own state dir: another containerd on the
+      // host (a second cluster, a test suite) neither sees nor counts them.
+      netnsUnderStateDir: true,
     }),
   );
 
-  const netnsBefore = listNetns();
+  const netnsDir = join(dir, 'state', 'io.containerd.grpc.v1.cri', 'netns');
+  const netnsBefore = listNetns(netnsDir);
   installExitHook();
   const child = spawn('containerd', ['--config', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
@@ -136,7 +140,7 @@ export async function startContainerdProcess(options: ContainerdProcessOptions):
   const leftovers = (): ContainerdLeftovers => ({
     shims: shimsOf(address),
     mounts: mountsUnder(dir),
-    netns: [...listNetns()].filter((n) => !netnsBefore.has(n)),
+    netns: [...listNetns(netnsDir)].filter((n) => !netnsBefore.has(n)),
     containerdRunning: !hasExited,
     bridgePresent: linkExists(bridge),
   });

@@ -6,11 +6,12 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
+/** Where network namespaces are mounted unless a runtime keeps its own (`netns_mounts_under_state_dir`). */
 export const NETNS_DIR = '/var/run/netns';
 
-export function listNetns(): Set<string> {
+export function listNetns(dir: string = NETNS_DIR): Set<string> {
   try {
-    return new Set(readdirSync(NETNS_DIR));
+    return new Set(readdirSync(dir));
   } catch {
     return new Set();
   }

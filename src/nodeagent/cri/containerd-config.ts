@@ -21,6 +21,11 @@ export interface ContainerdConfigOptions {
   readonly streamServerAddress?: string;
   /** Its port; `0` (the default) lets the kernel pick one, so several containerds can coexist. */
   readonly streamServerPort?: number;
+  /**
+   * Mount sandboxes' network namespaces under `<state>/io.containerd.grpc.v1.cri/netns` instead of the host-wide
+   * `/var/run/netns` (default false), so several containerds on one host (tests) each own theirs.
+   */
+  readonly netnsUnderStateDir?: boolean;
   /** Use systemd to manage cgroups instead of cgroupfs (default false). */
   readonly systemdCgroup?: boolean;
   /**
@@ -56,6 +61,7 @@ export function containerdConfig(o: ContainerdConfigOptions): string {
     `  restrict_oom_score_adj = ${o.restrictOomScoreAdj ?? true}`,
     `  stream_server_address = ${str(o.streamServerAddress ?? '127.0.0.1')}`,
     `  stream_server_port = ${str(String(o.streamServerPort ?? 0))}`,
+    `  netns_mounts_under_state_dir = ${o.netnsUnderStateDir ?? false}`,
     '  enable_selinux = false',
     '  disable_apparmor = true',
     '',

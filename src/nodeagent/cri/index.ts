@@ -19,3 +19,4 @@ export { buildOciArchive, ociArchitecture, type BuiltImage, type ImageConfig, ty
 export { writeTar, type TarEntry } from './ustar.js';
 export { bridgeConflist, parseIpv4Cidr, type BridgeNetworkOptions, type CniConflist } from './cni-config.js';
 export { containerdConfig, type ContainerdConfigOptions } from './containerd-config.js';
+export { CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from './runtime-labels.js';

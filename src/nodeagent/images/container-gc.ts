@@ -13,11 +13,9 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CriClient } from '../cri/index.js';
-import { isCriError, GrpcStatus } from '../cri/index.js';
+import { CONTAINER_NAME_LABEL, isCriError, GrpcStatus, POD_UID_LABEL } from '../cri/index.js';
 import type * as T from '../cri/index.js';
 
-export const POD_UID_LABEL = 'svc.io/pod.uid';
-export const CONTAINER_NAME_LABEL = 'svc.io/container.name';
 
 export interface ContainerGcPolicy {
   /** Minimum age of a finished container before collection (ms); default 0. */

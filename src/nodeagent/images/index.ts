@@ -28,10 +28,8 @@ export {
   type ImageRecord,
 } from './image-gc.js';
 export {
-  CONTAINER_NAME_LABEL,
   ContainerGarbageCollector,
   DEFAULT_CONTAINER_GC_POLICY,
-  POD_UID_LABEL,
   type ContainerGarbageCollectorOptions,
   type ContainerGcPolicy,
   type ContainerGcResult,

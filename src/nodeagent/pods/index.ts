@@ -19,12 +19,9 @@ export type { PodRuntime, RuntimeContainer } from './pod-runtime.js';
 export { relist } from './relister.js';
 export type { RelistOptions, RuntimeFingerprints } from './relister.js';
 export { StatusWriter, statusFingerprint } from './status-writer.js';
-// POD_UID_LABEL and CONTAINER_NAME_LABEL (same values) reach src/nodeagent's surface through images/.
 export {
   CONTAINER_HASH_ANNOTATION,
   CONTAINER_RESTART_COUNT_ANNOTATION,
-  POD_NAME_LABEL,
-  POD_NAMESPACE_LABEL,
   POD_TERMINATION_GRACE_PERIOD_ANNOTATION,
   containerHash,
   containerLogPath,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Container, Pod } from '../../api/index.js';
+import { CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../cri/index.js';
 import { canonicalJson } from '../sources/index.js';
 
 /**
@@ -7,10 +8,7 @@ import { canonicalJson } from '../sources/index.js';
  * docs/node-agent.md, "Runtime labels"). They are how a restarted agent, the agent's server and
  * the garbage collector find a pod's containers without any state of their own.
  */
-export const POD_NAME_LABEL = 'svc.io/pod.name';
-export const POD_NAMESPACE_LABEL = 'svc.io/pod.namespace';
-export const POD_UID_LABEL = 'svc.io/pod.uid';
-export const CONTAINER_NAME_LABEL = 'svc.io/container.name';
+export { CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../cri/index.js';
 export const CONTAINER_RESTART_COUNT_ANNOTATION = 'svc.io/container.restartCount';
 export const CONTAINER_HASH_ANNOTATION = 'svc.io/container.hash';
 export const POD_TERMINATION_GRACE_PERIOD_ANNOTATION = 'svc.io/pod.terminationGracePeriod';

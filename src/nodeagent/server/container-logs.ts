@@ -4,6 +4,7 @@ import type { CriClient } from '../cri/index.js';
 import type { Container } from '../cri/types.js';
 import { EntryJoiner, formatEntry, parseLogRecord, parseSinceTime, type LogEntry } from './cri-log-format.js';
 import { fileLines, GrowingFile, rotatedFiles } from './log-files.js';
+import { CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../cri/index.js';
 
 /** The query of `/containerLogs/{namespace}/{pod}/{container}` (and of `pods/log`). */
 export interface LogOptions {
@@ -66,14 +67,14 @@ const attemptOf = (c: Container) => c.metadata?.attempt ?? 0;
  */
 export async function findLogTarget(cri: CriClient, namespace: string, pod: string, container: string, previous: boolean): Promise<LogTarget> {
   const { containers } = await cri.listContainers({
-    filter: { labelSelector: { 'svc.io/pod.namespace': namespace, 'svc.io/pod.name': pod, 'svc.io/container.name': container } },
+    filter: { labelSelector: { [POD_NAMESPACE_LABEL]: namespace, [POD_NAME_LABEL]: pod, [CONTAINER_NAME_LABEL]: container } },
   });
   const newest = [...containers].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))[0];
   if (!newest) {
     throw new StatusError({ reason: 'NotFound', message: `container ${JSON.stringify(container)} in pod ${JSON.stringify(pod)} (namespace ${JSON.stringify(namespace)}) is not available on this node` });
   }
-  const uid = newest.labels['svc.io/pod.uid'];
-  const instances = containers.filter((c) => c.labels['svc.io/pod.uid'] === uid).sort((a, b) => attemptOf(b) - attemptOf(a));
+  const uid = newest.labels[POD_UID_LABEL];
+  const instances = containers.filter((c) => c.labels[POD_UID_LABEL] === uid).sort((a, b) => attemptOf(b) - attemptOf(a));
   const current = instances[0]!;
   const chosen = previous ? instances.find((c) => attemptOf(c) < attemptOf(current)) : current;
   if (!chosen) throw badRequest(`previous terminated container ${JSON.stringify(container)} in pod ${JSON.stringify(pod)} not found`);

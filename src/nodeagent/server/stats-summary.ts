@@ -3,6 +3,7 @@ import { cpus, freemem, totalmem } from 'node:os';
 import type { Pod } from '../../api/index.js';
 import type { CriClient } from '../cri/index.js';
 import type { ContainerStats, UInt64Value } from '../cri/types.js';
+import { POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../cri/index.js';
 
 /**
  * `/stats/summary`: the Summary API's shape (node, then pods with their containers), filled from
@@ -71,7 +72,7 @@ export async function statsSummary(options: { cri: CriClient; nodeName: string; 
   // Containers grouped by their pod's UID label; a pod the agent knows gets its references from the object.
   const byUid = new Map<string, ContainerStats[]>();
   for (const s of stats) {
-    const uid = s.attributes?.labels['svc.io/pod.uid'];
+    const uid = s.attributes?.labels[POD_UID_LABEL];
     if (!uid) continue;
     byUid.set(uid, [...(byUid.get(uid) ?? []), s]);
   }
@@ -84,7 +85,7 @@ export async function statsSummary(options: { cri: CriClient; nodeName: string; 
       const labels = list[0]?.attributes?.labels ?? {};
       const containers = list.map(containerStats);
       return {
-        podRef: { name: pod?.metadata.name ?? labels['svc.io/pod.name'] ?? '', namespace: pod?.metadata.namespace ?? labels['svc.io/pod.namespace'] ?? '', uid },
+        podRef: { name: pod?.metadata.name ?? labels[POD_NAME_LABEL] ?? '', namespace: pod?.metadata.namespace ?? labels[POD_NAMESPACE_LABEL] ?? '', uid },
         startTime: (pod?.status as { startTime?: string } | undefined)?.startTime ?? containers[0]?.startTime ?? time,
         containers,
         cpu: { time, usageNanoCores: sum(containers.map((c) => c.cpu.usageNanoCores)), usageCoreNanoSeconds: sum(containers.map((c) => c.cpu.usageCoreNanoSeconds)) },

@@ -57,6 +57,12 @@ describe('containerd config', () => {
     expect(toml).toMatch(/bin_dir = "\/usr\/lib\/cni"\n {2}conf_dir = "\/c\/net.d"/);
   });
 
+  it('keeps network namespaces host-wide unless asked to mount them under the state dir', () => {
+    expect(toml).toContain('netns_mounts_under_state_dir = false');
+    const own = containerdConfig({ root: '/r', state: '/s', address: '/s/c', sandboxImage: 'p', snapshotter: 'native', cniConfDir: '/c', cniBinDir: '/b', netnsUnderStateDir: true });
+    expect(own).toContain('netns_mounts_under_state_dir = true');
+  });
+
   it('escapes paths as TOML strings', () => {
     const odd = containerdConfig({ root: '/a "b"', state: '/s', address: '/s/c', sandboxImage: 'p', snapshotter: 'overlayfs', cniConfDir: '/c', cniBinDir: '/b' });
     expect(odd).toContain('root = "/a \\"b\\""');
