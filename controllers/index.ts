@@ -3,6 +3,8 @@ export { controller } from './controller.js';
 export type { ControllerOptions, ControllerResult, OwnedSource } from './controller.js';
 export type { ControllerContext, ControllerDefaults, ControlLoop } from './context.js';
 export { namespaceController } from './namespace/index.js';
+export { ROOT_CA_CONFIGMAP, rootCaPublisher } from './root-ca-publisher/index.js';
+export type { RootCaPublisherOptions } from './root-ca-publisher/index.js';
 export type { NamespaceControllerOptions } from './namespace/index.js';
 export { garbageCollector } from './garbage-collector/index.js';
 export type { GarbageCollectorOptions } from './garbage-collector/index.js';

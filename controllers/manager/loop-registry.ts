@@ -1,7 +1,9 @@
+import { EMPTY } from 'rxjs';
 import type { ControlLoop } from '../context.js';
 import type { ControllerName } from './controller-names.js';
 import { garbageCollector } from '../garbage-collector/index.js';
 import { namespaceController } from '../namespace/index.js';
+import { rootCaPublisher } from '../root-ca-publisher/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -15,6 +17,8 @@ export interface LoopSettings {
   readonly namespaceSyncPeriodMs: number;
   readonly concurrentGcSyncs: number;
   readonly minResyncPeriodMs: number;
+  /** The root CA (PEM) the root CA publisher puts in every namespace; without it that loop does not run. */
+  readonly rootCa?: string | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -27,5 +31,6 @@ export function builtinLoops(): LoopRegistry {
   return new Map<ControllerName, LoopFactory>([
     ['namespace-controller', (s) => (ctx) => namespaceController(ctx, { concurrency: s.concurrentNamespaceSyncs, resyncPeriodMs: s.namespaceSyncPeriodMs })],
     ['garbage-collector-controller', (s) => (ctx) => garbageCollector(ctx, { concurrency: s.concurrentGcSyncs })],
+    ['root-ca-certificate-publisher-controller', (s) => (ctx) => (s.rootCa ? rootCaPublisher(ctx, { rootCa: s.rootCa }) : EMPTY)],
   ]);
 }

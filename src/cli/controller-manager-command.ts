@@ -200,8 +200,12 @@ async function connection(flags: ControllerManagerSettings['flags']): Promise<Co
 /** The manager's options from its settings, with every file read. Throws `Error` on unusable files. */
 export async function controllerManagerOptions(settings: ControllerManagerSettings, log: ManagerLog): Promise<ControllerManagerOptions> {
   const f = settings.flags;
+  const target = await connection(f);
+  // The root CA publisher publishes --root-ca-file, else the CA the manager itself trusts the API server with.
+  const caData = target.caData;
+  const rootCa = f.rootCaFile !== undefined ? await readText(f.rootCaFile, '--root-ca-file') : caData === undefined ? undefined : Buffer.from(caData).toString('utf8');
   return {
-    connection: await connection(f),
+    connection: target,
     contentType: f.svcApiContentType,
     qps: f.svcApiQps,
     burst: f.svcApiBurst,
@@ -211,6 +215,7 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       namespaceSyncPeriodMs: f.namespaceSyncPeriod,
       concurrentGcSyncs: f.concurrentGcSyncs,
       minResyncPeriodMs: f.minResyncPeriod,
+      rootCa,
     },
     enableGarbageCollector: f.enableGarbageCollector,
     drainTimeoutMs: f.controllerShutdownTimeout,

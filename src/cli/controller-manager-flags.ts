@@ -202,7 +202,7 @@ export const controllerManagerFlags = defineFlags({
   'cluster-signing-nodeagent-serving-key-file': signingKey('svc.io/nodeagent-serving'),
   'cluster-signing-legacy-unknown-cert-file': signingCert('svc.io/legacy-unknown'),
   'cluster-signing-legacy-unknown-key-file': signingKey('svc.io/legacy-unknown'),
-  'root-ca-file': flag.string({ valueName: 'path', meaning: `Root CA (PEM bundle) included in service account token secrets. ${NOT_BUILT}` }),
+  'root-ca-file': flag.string({ valueName: 'path', meaning: "Root CA (PEM bundle) the root CA publisher puts in every namespace's kube-root-ca.crt ConfigMap (and that service-account token secrets would carry). Default: the CA of --svcconfig." }),
   'service-account-private-key-file': flag.string({
     valueName: 'path',
     meaning: `PEM RSA or ECDSA private key that signs service account tokens; setting it enables legacy secret-based tokens. ${NOT_BUILT}`,

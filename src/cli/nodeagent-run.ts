@@ -28,6 +28,7 @@ import {
   startGarbageCollection,
   startNodeStatus,
   startPodWorkers,
+  streamingRoutes,
   thisHost,
   type AgentRouteModule,
   type CriCallRecord,
@@ -52,7 +53,7 @@ export interface NodeAgentRunOptions {
   readonly client?: Client;
   /** Every settled runtime call (benchmarks split a pod's start into runtime time and the agent's). */
   readonly onRuntimeCall?: (call: CriCallRecord) => void;
-  /** Route modules for the agent's HTTPS port beside its own (the streaming routes). */
+  /** More route modules for the agent's HTTPS port, beside its own and the streaming routes. */
   readonly routes?: readonly AgentRouteModule[];
 }
 
@@ -197,7 +198,7 @@ async function startWithRuntime(
       pods: workers.view,
       client,
       config: startup.options.values,
-      routes: options.routes ?? [],
+      routes: [streamingRoutes(), ...(options.routes ?? [])],
       warn,
     });
     const running = server;

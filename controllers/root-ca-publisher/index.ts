@@ -1,0 +1,1 @@
+export { ROOT_CA_CONFIGMAP, rootCaPublisher, type RootCaPublisherOptions } from './root-ca-publisher.js';

@@ -1,0 +1,61 @@
+// The root CA publisher keeps kube-root-ca.crt (the CA pods' service-account volumes read) in
+// every namespace: created for new namespaces, restored when deleted or edited, never written
+// into a terminating namespace.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtin, Client } from '../../src/client/index.js';
+import { ROOT_CA_CONFIGMAP, rootCaPublisher } from '../../controllers/index.js';
+import { startTestServer, TOKEN, type TestServer } from '../apiserver/harness.js';
+import { eventually, loopHarness, type LoopHarness } from './support.js';
+
+const CA = '-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n';
+let server: TestServer;
+let client: Client;
+let loop: LoopHarness;
+
+const caIn = async (namespace: string): Promise<string | undefined> => {
+  try {
+    return (await client.get(builtin.configMaps, ROOT_CA_CONFIGMAP, { namespace })).data?.['ca.crt'];
+  } catch {
+    return undefined;
+  }
+};
+
+beforeAll(async () => {
+  server = await startTestServer('memory', { listen: true });
+  client = new Client({ server: server.url!, token: TOKEN });
+  loop = loopHarness(client);
+  loop.run(rootCaPublisher(loop.ctx, { rootCa: CA }));
+});
+afterAll(async () => {
+  loop.stop();
+  await client.destroy();
+  await server.close();
+});
+
+describe('root CA publisher', () => {
+  it('publishes the CA into existing and new namespaces', async () => {
+    await eventually(async () => (await caIn('default')) === CA, 'kube-root-ca.crt in default');
+    await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fresh' } });
+    await eventually(async () => (await caIn('fresh')) === CA, 'kube-root-ca.crt in a new namespace');
+  });
+
+  it('restores a deleted or edited copy', async () => {
+    await eventually(async () => (await caIn('default')) === CA, 'the first copy');
+    await client.delete(builtin.configMaps, ROOT_CA_CONFIGMAP, { namespace: 'default' });
+    await eventually(async () => (await caIn('default')) === CA, 'the copy recreated');
+    const current = await client.get(builtin.configMaps, ROOT_CA_CONFIGMAP, { namespace: 'default' });
+    await client.update(builtin.configMaps, { ...current, data: { 'ca.crt': 'tampered' } }, { namespace: 'default' });
+    await eventually(async () => (await caIn('default')) === CA, 'the CA put back');
+  });
+
+  it('does not publish into a terminating namespace', async () => {
+    await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'going', finalizers: [] }, spec: { finalizers: ['kubernetes'] } } as never);
+    await eventually(async () => (await caIn('going')) === CA, 'the copy in going');
+    await client.delete(builtin.namespaces, 'going');
+    await client.delete(builtin.configMaps, ROOT_CA_CONFIGMAP, { namespace: 'going' });
+    // Another namespace's change is processed after this one's: once fresh2 has its copy, going was looked at and left alone.
+    await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fresh2' } });
+    await eventually(async () => (await caIn('fresh2')) === CA, 'kube-root-ca.crt in fresh2');
+    expect(await caIn('going')).toBeUndefined();
+  });
+});
