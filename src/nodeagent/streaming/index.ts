@@ -32,3 +32,4 @@ export { relayChannels, type ChannelRelayOptions } from './channel-relay.js';
 export { servePortForwardSession, type SpdyPortForwardOptions } from './spdy-port-forward.js';
 export { streamingRequestHandler, streamingUpgradeHandler, type StreamingOptions, type UpgradeHandler } from './upgrade-handler.js';
 export { SPDY_EXEC_PROTOCOLS, expectedStreamTypes, negotiateSpdyExecProtocol, serveSpdyExec, type SpdyExecOptions, type SpdyExecProtocol } from './spdy-exec.js';
+export { streamingRoutes } from './streaming-routes.js';
