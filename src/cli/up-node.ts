@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -9,6 +10,7 @@ import {
   freePodCidr,
   importImageArchive,
   missingNodeDependencies,
+  mountsUnder,
   startContainerdProcess,
   type ContainerdProcess,
 } from '../nodeagent/index.js';
@@ -147,6 +149,11 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
     async close() {
       await running.close();
       await containerd.stop();
+      // The agent made its root dir a shared bind mount, and memory-backed volumes are tmpfs
+      // mounts under it: the node is gone, so are they (deepest first).
+      for (const point of mountsUnder(agentDir).sort((a, b) => b.length - a.length)) {
+        if (spawnSync('umount', [point], { stdio: 'ignore' }).status !== 0) spawnSync('umount', ['-l', point], { stdio: 'ignore' });
+      }
     },
   };
 }
