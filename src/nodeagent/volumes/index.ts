@@ -7,5 +7,4 @@ export { expandVariables } from './expand.js';
 export { setUpPodVolumes, tearDownPodVolumes, type PodVolumes, type PodVolumesContext } from './pod-volumes.js';
 export { writeAtomically, type FileProjection, type Payload } from './atomic-writer.js';
 export { VOLUME_PLUGINS, podDirOf, volumeDirOf, type VolumePlugin } from './paths.js';
-export { podVolumesHook, type PodVolumesHookOptions, type PodVolumesHookShape } from './pod-volumes-hook.js';
 export { shareRootDir } from './root-dir.js';
