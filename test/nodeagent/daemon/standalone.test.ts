@@ -55,7 +55,7 @@ describe('nodeagent in standalone mode', () => {
     const podName = `static-web-${node}`;
     await eventually(async () => (await runningOf(podName)).length === 1, `the container of ${podName} to run`, 60_000);
     const [container] = await runningOf(podName);
-    expect(container!.metadata.name).toBe('main');
+    expect(container!.metadata?.name).toBe('main');
 
     unlinkSync(manifest);
     await eventually(async () => (await runningOf(podName)).length === 0, `the container of ${podName} to stop`, 60_000);

@@ -145,6 +145,8 @@ export function sleeper(name: string, nodeName?: string): Pod {
     spec: {
       ...(nodeName ? { nodeName } : {}),
       terminationGracePeriodSeconds: 1,
+      // No controller manager here publishes kube-root-ca.crt, which the service-account volume needs.
+      automountServiceAccountToken: false,
       containers: [{ name: 'main', image: 'svc.local/busybox:latest', imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'] }],
     },
   };
