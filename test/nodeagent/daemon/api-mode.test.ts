@@ -3,6 +3,7 @@
 // the API server's proxy, and `kill -9` of the agent while pods run.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import type { Pod } from '../../../src/api/index.js';
 import { ensureClientCertificate } from '../../../src/apiserver/index.js';
 import { startApiServer, type RunningApiServer } from '../../../src/cli/apiserver-command.js';
 import { builtin, Client } from '../../../src/client/index.js';
-import { CONFIG_MIRROR_ANNOTATION, POD_NAME_LABEL } from '../../../src/nodeagent/index.js';
+import { CONFIG_MIRROR_ANNOTATION, NODE_LEASE_NAMESPACE, POD_NAME_LABEL } from '../../../src/nodeagent/index.js';
 import { eventually, isGone } from '../../controllers/support.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { kubectl, requireKubectl } from '../../support/kubectl.js';
@@ -133,7 +134,21 @@ describe('nodeagent against a real API server', () => {
     // kubectl sees the same Node as Ready.
     const ready = await k(['get', 'node', nodeName, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']);
     expect(ready.stdout, ready.stderr).toBe('True');
+    // The heartbeat Lease is this node's.
+    const lease = await client.get(builtin.leases, nodeName, { namespace: NODE_LEASE_NAMESPACE });
+    expect(lease.spec?.holderIdentity).toBe(nodeName);
   }, 90_000);
+
+  it('refuses a request to its port without the API server\'s client certificate (anonymous is off)', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      // The agent's serving certificate is self-signed into --cert-dir: what is checked here is the agent's auth, not TLS.
+      httpsGet({ host: '127.0.0.1', port, path: '/pods', rejectUnauthorized: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on('error', reject);
+    });
+    expect(status).toBe(401);
+  });
 
   it('runs the static pod of --manifest-url (fetched with --manifest-url-header) and mirrors it into the API server', async () => {
     const mirrorName = `from-url-${nodeName}`;
