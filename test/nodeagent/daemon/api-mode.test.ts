@@ -1,7 +1,7 @@
 // The real `nodeagent` process against a real svc-apiserver (HTTPS, the admin svcconfig) and a
 // private containerd: registration, the URL source and its mirror pod, `kubectl logs` through
 // the API server's proxy, and `kill -9` of the agent while pods run.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -29,6 +29,7 @@ let client: Client;
 let manifestServer: Server;
 const manifestRequests: IncomingHttpHeaders[] = [];
 let port: number;
+let proxyCert: { certFile: string; keyFile: string };
 let agentArgs: string[];
 let agent: AgentProcess | undefined;
 
@@ -52,7 +53,7 @@ beforeAll(async () => {
   requireKubectl();
   containerd = await startContainerd();
   // The certificate the API server shows the agent when it proxies logs: the cluster CA's, in system:masters.
-  const proxyCert = await ensureClientCertificate(join(dataDir, 'pki'), 'node-agent-client', { commonName: 'svc-apiserver-node-agent-client', organizations: ['system:masters'] });
+  proxyCert = await ensureClientCertificate(join(dataDir, 'pki'), 'node-agent-client', { commonName: 'svc-apiserver-node-agent-client', organizations: ['system:masters'] });
   server = await startApiServer({
     dataDir,
     storage: 'sqlite',
@@ -101,6 +102,26 @@ async function isRunning(name: string): Promise<boolean> {
   }
 }
 
+/** GET on the agent's own port, as the API server's proxy would (its client certificate), or anonymously. */
+function agentGet(path: string, asProxy: boolean): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const credentials = asProxy ? { cert: readFileSync(proxyCert.certFile), key: readFileSync(proxyCert.keyFile) } : {};
+    // The agent's serving certificate is self-signed into --cert-dir: what is checked here is the agent's auth, not TLS.
+    httpsGet({ host: '127.0.0.1', port, path, rejectUnauthorized: false, ...credentials }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    }).on('error', reject);
+  });
+}
+
+/** The pods the running agent's workers hold, with the status they computed (the agent's `/pods`). */
+async function agentPods(): Promise<Pod[]> {
+  const { status, body } = await agentGet('/pods', true);
+  if (status !== 200) throw new Error(`the agent's /pods answered ${status}: ${body}`);
+  return (JSON.parse(body) as { items: Pod[] }).items;
+}
+
 const runningContainers = async (uid: string) => (await containersOf(containerd.cri, uid)).filter((c) => c.state === 'CONTAINER_RUNNING');
 
 function failureContext(): string {
@@ -139,15 +160,10 @@ describe('nodeagent against a real API server', () => {
     expect(lease.spec?.holderIdentity).toBe(nodeName);
   }, 90_000);
 
-  it('refuses a request to its port without the API server\'s client certificate (anonymous is off)', async () => {
-    const status = await new Promise<number>((resolve, reject) => {
-      // The agent's serving certificate is self-signed into --cert-dir: what is checked here is the agent's auth, not TLS.
-      httpsGet({ host: '127.0.0.1', port, path: '/pods', rejectUnauthorized: false }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      }).on('error', reject);
-    });
-    expect(status).toBe(401);
+  it('refuses a request to its port without the API server\'s client certificate (anonymous is off), and takes one with it', async () => {
+    expect((await agentGet('/pods', false)).status).toBe(401);
+    // The certificate the API server proxies with gets through (system:masters, asked by Webhook).
+    expect((await agentGet('/pods', true)).status).toBe(200);
   });
 
   it('runs the static pod of --manifest-url (fetched with --manifest-url-header) and mirrors it into the API server', async () => {
@@ -189,7 +205,15 @@ describe('nodeagent against a real API server', () => {
     agent = spawnAgent(agentArgs);
     await agent.running();
 
-    // A pod created after the restart runs: the restarted agent's workers have gone through the pods it found.
+    // The restarted agent's workers hold both pods again, Running, with the status they computed
+    // from what they found in the runtime: that is the adoption.
+    const adopted = (pods: Pod[], name: string) =>
+      pods.some((p) => p.metadata.name === name && p.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.['containerID'] === `containerd://${before.get(name)!.ids[0]}`);
+    await waitFor(async () => {
+      const pods = await agentPods().catch(() => []);
+      return adopted(pods, 'survivor-a') && adopted(pods, 'survivor-b');
+    }, 'the restarted agent to hold both pods with their old containers', 'survivor-a');
+    // And it goes on working: a pod created after the restart runs.
     await client.create(builtin.pods, sleeper('after-restart', nodeName), { namespace: 'default' });
     await waitFor(() => isRunning('after-restart'), 'a pod created after the restart to run', 'after-restart');
 
