@@ -11,7 +11,7 @@ import type { Pod } from '../../../src/api/index.js';
 import { ensureClientCertificate } from '../../../src/apiserver/index.js';
 import { startApiServer, type RunningApiServer } from '../../../src/cli/apiserver-command.js';
 import { builtin, Client } from '../../../src/client/index.js';
-import { CONFIG_MIRROR_ANNOTATION, NODE_LEASE_NAMESPACE, POD_NAME_LABEL } from '../../../src/nodeagent/index.js';
+import { CONFIG_MIRROR_ANNOTATION, mountsUnder, NODE_LEASE_NAMESPACE, POD_NAME_LABEL } from '../../../src/nodeagent/index.js';
 import { eventually, isGone } from '../../controllers/support.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { kubectl, requireKubectl } from '../../support/kubectl.js';
@@ -82,11 +82,16 @@ beforeAll(async () => {
 afterAll(async () => {
   // SIGTERM leaves the containers running by design; containerd.stop() removes the sandboxes.
   await agent?.stop();
+  // SIGTERM is a clean stop.
+  if (agent) expect(await agent.exited).toBe(0);
   await client?.close();
   await new Promise((resolve) => (manifestServer ? manifestServer.close(resolve) : resolve(undefined)));
   await server?.close();
   await containerd?.stop();
   unmountUnder(dir);
+  // Nothing of the node outlives the suite: no shim, mount, network namespace, containerd or bridge.
+  if (containerd) expect(containerd.leftovers()).toMatchObject({ shims: [], mounts: [], netns: [], containerdRunning: false, bridgePresent: false });
+  expect(mountsUnder(dir)).toEqual([]);
   rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 

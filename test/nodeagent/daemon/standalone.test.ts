@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POD_NAME_LABEL } from '../../../src/nodeagent/index.js';
+import { mountsUnder, POD_NAME_LABEL } from '../../../src/nodeagent/index.js';
 import { eventually } from '../../controllers/support.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { agentDirs, freePort, runAgent, sleeper, spawnAgent, uniqueNodeName, unmountUnder, writeAgentConfig, type AgentProcess } from './support.js';
@@ -19,9 +19,16 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const agent of agents) await agent.stop();
+  for (const agent of agents) {
+    await agent.stop();
+    // SIGTERM is a clean stop.
+    expect(await agent.exited).toBe(0);
+  }
   await containerd?.stop();
   unmountUnder(dir);
+  // Nothing of the node outlives the suite: no shim, mount, network namespace, containerd or bridge.
+  if (containerd) expect(containerd.leftovers()).toMatchObject({ shims: [], mounts: [], netns: [], containerdRunning: false, bridgePresent: false });
+  expect(mountsUnder(dir)).toEqual([]);
   rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
