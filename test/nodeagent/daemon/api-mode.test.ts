@@ -31,6 +31,7 @@ const manifestRequests: IncomingHttpHeaders[] = [];
 let port: number;
 let proxyCert: { certFile: string; keyFile: string };
 let agentArgs: string[];
+let rootDir: string;
 let agent: AgentProcess | undefined;
 
 /** The static pod the URL serves; only a request with the configured header gets it. */
@@ -65,6 +66,7 @@ beforeAll(async () => {
   const manifestUrl = await serveManifest();
   port = await freePort();
   const dirs = agentDirs(join(dir, 'node'));
+  rootDir = dirs.rootDir;
   writeAgentConfig(dirs.config, { endpoint: containerd.endpoint, port, clientCaFile: join(dataDir, 'pki', 'ca.crt') });
   agentArgs = [
     '--config', dirs.config,
@@ -218,6 +220,8 @@ describe('nodeagent against a real API server', () => {
       const pods = await agentPods().catch(() => []);
       return adopted(pods, 'survivor-a') && adopted(pods, 'survivor-b');
     }, 'the restarted agent to hold both pods with their old containers', 'survivor-a');
+    // The restart made the root dir shared again without stacking a second bind mount on it.
+    expect(mountsUnder(rootDir).filter((point) => point === rootDir)).toHaveLength(1);
     // And it goes on working: a pod created after the restart runs.
     await client.create(builtin.pods, sleeper('after-restart', nodeName), { namespace: 'default' });
     await waitFor(() => isRunning('after-restart'), 'a pod created after the restart to run', 'after-restart');
