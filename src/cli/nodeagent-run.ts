@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Pod } from '../api/index.js';
-import { share, type Subscription } from 'rxjs';
+import { connectable, Subject, type Subscription } from 'rxjs';
 import { apiThrottle, PROTOBUF_CONTENT_TYPE } from '../../controllers/manager/index.js';
 import { Client, InformerFactory, jsonCodec, loadProtobufCodec, type Codec } from '../client/index.js';
 import {
@@ -33,6 +33,7 @@ import {
   type AgentRouteModule,
   type CriCallRecord,
   type NodeStatusHandle,
+  type PodUpdate,
   type RunningAgentServer,
 } from '../nodeagent/index.js';
 import type { CommandIO } from './command.js';
@@ -158,7 +159,9 @@ async function startWithRuntime(
     onProblem: (problem: { origin: string; error: Error }) => warn(`pod source skipped ${problem.origin}: ${problem.error.message}`),
   };
   const readiness = new SourcesReadiness(configuredSources(sourceOptions));
-  const updates$ = podSources({ ...sourceOptions, readiness }).pipe(share());
+  // One run of the sources for the pod workers and the mirror pods, started only once both listen
+  // (connected at the end): a consumer that subscribed late would miss the first static pods.
+  const updates$ = connectable(podSources({ ...sourceOptions, readiness }), { connector: () => new Subject<PodUpdate>(), resetOnDisconnect: false });
 
   const hostIPs = internalIps(values.nodeIp);
   const allocatable = nodeResources({ ...values, eventQps: rates.eventQps, eventBurst: rates.eventBurst }, thisHost, hardThresholds(values.evictionHard)).allocatable;
@@ -239,8 +242,15 @@ async function startWithRuntime(
       onError: (what, error) => warn(`${what}: ${(error as Error).message}`),
     });
     stops.push(() => nodeStatus.stop());
-    subscriptions.push(mirrorPods({ client, informers, nodeName: name, updates: updates$, readiness }).subscribe());
+    subscriptions.push(
+      mirrorPods({ client, informers, nodeName: name, updates: updates$, readiness }).subscribe((result) => {
+        // A mirror that cannot be written is retried; say why, or a static pod is silently missing from the API.
+        if (result.type === 'retry' || result.type === 'terminal') warn(`mirror pod ${result.key}: ${(result.error as Error).message}`);
+      }),
+    );
   }
 
+  const sources = updates$.connect();
+  stops.push(() => sources.unsubscribe());
   return { nodeName: name, pods: () => workers.view.pods(), close: stopAll };
 }
