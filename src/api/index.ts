@@ -280,3 +280,4 @@ export {
 } from './selectors/index.js';
 export { childSchema, itemSchema, markStruct, schemaNode, unwrapSchema, type Schema, type SchemaNode } from './schema-walk.js';
 export { listTypeOf, type ListType } from './list-types.js';
+export { SVC_VERSION } from './svc-version.js';

@@ -16,7 +16,7 @@ import { ResourceCaches } from './resource-caches.js';
 import { CustomResourceDefinitions, serveCustomResourceDefinitions } from './crd/index.js';
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { resourceRouter } from './resources.js';
-import { SVC_VERSION } from './svc-version.js';
+import { SVC_VERSION } from '../api/index.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
 

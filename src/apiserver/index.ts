@@ -5,7 +5,7 @@ export { parseRequestPath } from './request-info.js';
 export type { RequestInfo } from './request-info.js';
 export { ensureClientCertificate, ensurePki, loadServingCertificate, servingNames } from './pki.js';
 export type { ClientCertificateFiles, ServingCertificate, ServingNames } from './pki.js';
-export { SVC_VERSION } from './svc-version.js';
+export { SVC_VERSION } from '../api/index.js';
 export {
   AUTHORIZATION_MODES,
   BOOTSTRAP_CLUSTER_ROLE_BINDINGS,

@@ -15,7 +15,8 @@ import {
   type RunningControllerManager,
   type ServingTls,
 } from '../../controllers/manager/index.js';
-import { ensurePki, loadServingCertificate, servingNames, SVC_VERSION } from '../apiserver/index.js';
+import { SVC_VERSION } from '../api/index.js';
+import { ensurePki, loadServingCertificate, servingNames } from '../apiserver/index.js';
 import { Client, loadSvcconfig, type ConnectionOptions } from '../client/index.js';
 import { closeOnSignal, EXIT_FAILED, EXIT_OK, isExit, processIO, readCommandLine, type CommandIO } from './command.js';
 import { controllerManagerSettings, type ControllerManagerSettings } from './controller-manager-config.js';

@@ -1,5 +1,5 @@
 import { canonicalControllerName, selectControllers, type ControllerName } from '../../controllers/manager/index.js';
-import { SVC_VERSION } from '../apiserver/index.js';
+import { SVC_VERSION } from '../api/index.js';
 import { CONTROLLER_MANAGER_FEATURE_GATES, parseAllowMetricLabels, quantityBytes, type ControllerManagerFlags } from './controller-manager-flags.js';
 import { FlagError } from './flags.js';
 

@@ -1,4 +1,4 @@
-import { SVC_VERSION } from '../apiserver/index.js';
+import { SVC_VERSION } from '../api/index.js';
 import { closeOnSignal, EXIT_FAILED, EXIT_OK, processIO, type CommandIO } from './command.js';
 import { renderHelp } from './flag-docs.js';
 import { FlagError } from './flags.js';
