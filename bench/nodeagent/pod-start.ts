@@ -5,7 +5,7 @@
 //  2. a burst of BURST pods created at once, until every one is seen Running;
 //  3. the agent's RSS with RSS_PODS pods running, the agent as its own `nodeagent` process.
 // The API server is a child process (HTTPS, memory store); containerd is a private one.
-// Run: npm run bench:pod-start  (SINGLE=, BURST=, RSS_PODS=; builds first: the RSS run uses dist/)
+// Run: npm run bench:pod-start  (SINGLE=, BURST=, RSS_PODS=, AGENT_NODE_FLAGS= for the agent's node; builds first: the RSS run uses dist/)
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -190,7 +190,8 @@ async function main(): Promise<void> {
 
     // 3: the agent as its own process, RSS_PODS pods running.
     // The built agent, as an operator runs it: under tsx the loader and its transpiler would count in the RSS.
-    agentChild = spawn(process.execPath, [join(root, 'dist/src/cli/nodeagent.js'), ...flags], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const nodeFlags = process.env['AGENT_NODE_FLAGS']?.split(' ').filter(Boolean) ?? [];
+    agentChild = spawn(process.execPath, [...nodeFlags, join(root, 'dist/src/cli/nodeagent.js'), ...flags, ...(process.env['AGENT_ARGS']?.split(' ').filter(Boolean) ?? [])], { stdio: ['ignore', 'ignore', 'inherit'] });
     const watch2 = runningSeen(client);
     const allRunning = firstValueFrom(watch2.changes$.pipe(filter((n) => n.startsWith('rss-')), take(RSS_PODS), toArray()));
     for (let i = 0; i < RSS_PODS; i += 10) {
