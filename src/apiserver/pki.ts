@@ -195,18 +195,37 @@ export interface ClientCertificateFiles {
  * name is the user, each organization a group. `svc up` uses it for the identities it runs with.
  */
 export async function ensureClientCertificate(dir: string, name: string, who: { commonName: string; organizations?: readonly string[] }): Promise<ClientCertificateFiles> {
+  const subject = [`CN=${who.commonName}`, ...(who.organizations ?? []).map((o) => `O=${o}`)].join(', ');
+  return ensureLeafFiles(dir, name, subject, x509.ExtendedKeyUsage.clientAuth, undefined);
+}
+
+/**
+ * A serving certificate for another server of the cluster (`svc up`'s node agent), signed by the
+ * CA in `dir` and kept as `<name>.crt` / `<name>.key`: whoever trusts the CA (the API server's
+ * `--node-agent-certificate-authority`) can verify that server by the names given.
+ */
+export async function ensureServingCertificateFiles(dir: string, name: string, commonName: string, names: ServingNames): Promise<ClientCertificateFiles> {
+  return ensureLeafFiles(dir, name, `CN=${commonName}`, x509.ExtendedKeyUsage.serverAuth, names);
+}
+
+async function ensureLeafFiles(dir: string, name: string, subject: string, usage: string, names: ServingNames | undefined): Promise<ClientCertificateFiles> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const ca = await loadOrCreateCa(join(dir, 'ca.crt'), join(dir, 'ca.key'));
   const files = { certFile: join(dir, `${name}.crt`), keyFile: join(dir, `${name}.key`) };
-  const subject = [`CN=${who.commonName}`, ...(who.organizations ?? []).map((o) => `O=${o}`)].join(', ');
   const [certPem, keyPem] = await Promise.all([readOptional(files.certFile), readOptional(files.keyFile)]);
-  if (certPem !== undefined && keyPem !== undefined && clientIsUsable(certPem, keyPem, ca.node, subject)) return files;
-  const issued = await issueLeaf(ca, subject, x509.ExtendedKeyUsage.clientAuth);
+  const usable =
+    certPem !== undefined &&
+    keyPem !== undefined &&
+    clientIsUsable(certPem, keyPem, ca.node, subject) &&
+    (names === undefined || servingIsUsable(certPem, keyPem, ca.node, names));
+  if (usable) return files;
+  const issued = await issueLeaf(ca, subject, usage, names);
   await writePrivateFile(files.keyFile, issued.key);
   await writePublicFile(files.certFile, issued.cert);
   return files;
 }
 
+/** The certificate is the key's, signed by the CA, not near expiry, and names `subject`. */
 function clientIsUsable(certPem: string, keyPem: string, ca: NodeCertificate, subject: string): boolean {
   try {
     const cert = new NodeCertificate(certPem);

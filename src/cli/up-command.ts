@@ -38,7 +38,9 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
       commonName: 'svc-apiserver-node-agent-client',
       organizations: ['system:masters'],
     });
-    config = { ...config, nodeAgent: { ...config.nodeAgent, clientCertificateFile: files.certFile, clientKeyFile: files.keyFile } };
+    // ...and verifies the agent's serving certificate, which svc up has the same CA sign (up-node.ts).
+    const certificateAuthorityFile = config.nodeAgent?.certificateAuthorityFile ?? join(resolve(config.dataDir), 'pki', 'ca.crt');
+    config = { ...config, nodeAgent: { ...config.nodeAgent, clientCertificateFile: files.certFile, clientKeyFile: files.keyFile, certificateAuthorityFile } };
   }
   const server = await startForCommand(upDoc, config, io);
   if (isExit(server)) return server.exitCode;
@@ -77,7 +79,7 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
         svcconfigPath: server.svcconfigPath,
         podCidr: nodeConfig.podCidr,
         port: nodeConfig.port,
-        clientCaFile: join(resolve(config.dataDir), 'pki', 'ca.crt'),
+        pkiDir: join(resolve(config.dataDir), 'pki'),
         io,
         verbose: (config.verbosity ?? 0) >= 2,
       });

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import {
@@ -9,11 +10,13 @@ import {
   defaultImageCacheDir,
   freePodCidr,
   importImageArchive,
+  internalIps,
   missingNodeDependencies,
   mountsUnder,
   startContainerdProcess,
   type ContainerdProcess,
 } from '../nodeagent/index.js';
+import { ensureServingCertificateFiles, type ClientCertificateFiles } from '../apiserver/index.js';
 import type { CommandIO } from './command.js';
 import { CONFIG_API_VERSION, CONFIG_KIND } from './nodeagent-config.js';
 import { prepareNodeAgent } from './nodeagent-command.js';
@@ -36,8 +39,12 @@ export interface UpNodeOptions {
   readonly podCidr: string;
   /** The agent's HTTPS port. */
   readonly port: number;
-  /** The CA whose client certificates the agent accepts (the API server's, for its proxy). */
-  readonly clientCaFile: string;
+  /**
+   * The cluster's pki dir (`<data-dir>/pki`): its CA is the one whose client certificates the
+   * agent accepts (the API server's proxy) and the one that signs the agent's serving certificate
+   * (which the API server verifies).
+   */
+  readonly pkiDir: string;
   readonly io: CommandIO;
   readonly verbose: boolean;
 }
@@ -73,13 +80,16 @@ async function freePort(): Promise<number> {
 }
 
 /** The agent's generated configuration: what `svc up` chooses for its node, each for a reason. */
-function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: number): Record<string, unknown> {
+function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: number, serving: ClientCertificateFiles): Record<string, unknown> {
   return {
     apiVersion: CONFIG_API_VERSION,
     kind: CONFIG_KIND,
     containerRuntimeEndpoint: endpoint,
     podCIDR: podCidr,
     port,
+    // Signed by the cluster CA for the names the API server reaches the node by, so its proxy verifies the agent.
+    tlsCertFile: serving.certFile,
+    tlsPrivateKeyFile: serving.keyFile,
     // A laptop cluster serves neither the unauthenticated read-only port nor a fixed health port
     // (two clusters on one host would fight over them).
     readOnlyPort: 0,
@@ -91,7 +101,7 @@ function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: 
     clusterDomain: 'cluster.local',
     // Only the API server's proxy (a client certificate from the cluster CA) and tokens the API
     // server vouches for get in; what they may do is the API server's RBAC decision.
-    authentication: { anonymous: { enabled: false }, x509: { clientCAFile: o.clientCaFile }, webhook: { enabled: true } },
+    authentication: { anonymous: { enabled: false }, x509: { clientCAFile: join(o.pkiDir, 'ca.crt') }, webhook: { enabled: true } },
     authorization: { mode: 'Webhook' },
   };
 }
@@ -134,7 +144,11 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
     if (host.cgroupVersion === 1) o.io.err('svc up: this host has cgroup v1: the node agent runs with failCgroupV1: false (set in <data-dir>/agent/config.yaml)');
     if (host.swapDevices > 0) o.io.err('svc up: swap is on: the node agent runs with failSwapOn: false');
     const configPath = join(agentDir, 'config.yaml');
-    writeFileSync(configPath, stringify(agentConfig(o, containerd.endpoint, podCidr, o.port === 0 ? await freePort() : o.port)));
+    const serving = await ensureServingCertificateFiles(o.pkiDir, 'node-agent-serving', `system:node:${hostname().toLowerCase()}`, {
+      dns: ['localhost', hostname().toLowerCase()],
+      ips: ['127.0.0.1', '::1', ...internalIps(undefined)],
+    });
+    writeFileSync(configPath, stringify(agentConfig(o, containerd.endpoint, podCidr, o.port === 0 ? await freePort() : o.port, serving)));
     const startup = prepareNodeAgent(['--config', configPath, '--svcconfig', o.svcconfigPath, '--root-dir', agentDir, '--cert-dir', join(agentDir, 'pki')], o.io);
     if (typeof startup === 'number') throw new Error('the generated node agent configuration was refused (see above)');
     agent = await startNodeAgent(startup, o.io);

@@ -74,6 +74,8 @@ describe('kubectl against svc up with real containers', () => {
     const logs = await k(['logs', 'e2e-ticker']);
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stdout).toContain('started\n');
+    // The API server reached the agent verifying its certificate (svc up has the cluster CA sign it).
+    expect(stderr.join('')).not.toContain('are not verified');
     // -f keeps streaming: the next ticks arrive on the open stream.
     const follow = spawn(requireKubectl(), ['--kubeconfig', config, 'logs', '-f', '--tail=1', 'e2e-ticker'], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {

@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ensureClientCertificate } from '../../../src/apiserver/pki.js';
+import { ensureClientCertificate, ensureServingCertificateFiles } from '../../../src/apiserver/pki.js';
 import { startApiServer } from '../../../src/cli/apiserver-command.js';
 import { scratchDir } from '../../support/scratch.js';
 import { httpsCall } from './https-request.js';
@@ -51,5 +51,20 @@ describe('ensureClientCertificate', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('issues serving certificates for other servers from the same CA, reissued when the names change', async () => {
+    const pki = join(scratchDir('svc-client-pki-'), 'pki');
+    const files = await ensureServingCertificateFiles(pki, 'agent-serving', 'system:node:n1', { dns: ['localhost', 'n1'], ips: ['127.0.0.1', '10.1.2.3'] });
+    const cert = new X509Certificate(readFileSync(files.certFile));
+    expect(cert.verify(new X509Certificate(readFileSync(join(pki, 'ca.crt'))).publicKey)).toBe(true);
+    expect(cert.keyUsage).toContain('1.3.6.1.5.5.7.3.1'); // serverAuth
+    expect(cert.checkIP('10.1.2.3')).toBe('10.1.2.3');
+    expect(cert.checkHost('n1')).toBe('n1');
+    const pem = readFileSync(files.certFile, 'utf8');
+    await ensureServingCertificateFiles(pki, 'agent-serving', 'system:node:n1', { dns: ['localhost', 'n1'], ips: ['127.0.0.1', '10.1.2.3'] });
+    expect(readFileSync(files.certFile, 'utf8')).toBe(pem);
+    await ensureServingCertificateFiles(pki, 'agent-serving', 'system:node:n1', { dns: ['localhost', 'n1'], ips: ['127.0.0.1', '10.9.9.9'] });
+    expect(new X509Certificate(readFileSync(files.certFile)).checkIP('10.9.9.9')).toBe('10.9.9.9');
   });
 });
