@@ -190,7 +190,9 @@ async function main(): Promise<void> {
 
     // 3: the agent as its own process, RSS_PODS pods running.
     // The built agent, as an operator runs it: under tsx the loader and its transpiler would count in the RSS.
-    const nodeFlags = process.env['AGENT_NODE_FLAGS']?.split(' ').filter(Boolean) ?? [];
+    // The bin's own V8 flags (its shebang line), unless AGENT_NODE_FLAGS says otherwise.
+    const binFlags = /^#!\/usr\/bin\/env -S node (.*)$/m.exec(readFileSync(join(root, 'dist/src/cli/nodeagent.js'), 'utf8'))?.[1] ?? '';
+    const nodeFlags = (process.env['AGENT_NODE_FLAGS'] ?? binFlags).split(' ').filter(Boolean);
     agentChild = spawn(process.execPath, [...nodeFlags, join(root, 'dist/src/cli/nodeagent.js'), ...flags, ...(process.env['AGENT_ARGS']?.split(' ').filter(Boolean) ?? [])], { stdio: ['ignore', 'ignore', 'inherit'] });
     const watch2 = runningSeen(client);
     const allRunning = firstValueFrom(watch2.changes$.pipe(filter((n) => n.startsWith('rss-')), take(RSS_PODS), toArray()));
