@@ -1,6 +1,8 @@
 // Public surface of operators/: reusable RxJS operators for controller pipelines (docs/operators.md).
 // Each export is named on its own line.
 export { annotationsChanged } from './annotationsChanged.js';
+export { apiThrottle } from './apiThrottle.js';
+export type { ApiThrottleOptions } from './apiThrottle.js';
 export { batch } from './batch.js';
 export type { BatchOptions } from './batch.js';
 export { concurrency } from './concurrency.js';

@@ -1,8 +1,6 @@
 // Public surface of controllers/manager/: the controller manager daemon (docs/controller-manager.md).
 export { CONTROLLER_NAMES, CONTROLLERS, DISABLED_BY_DEFAULT, canonicalControllerName, invalidControllerSelection, selectControllers } from './controller-names.js';
 export type { ControllerName } from './controller-names.js';
-export { apiThrottle } from './api-throttle.js';
-export type { ApiThrottleOptions } from './api-throttle.js';
 export { runChecks } from './health.js';
 export type { HealthAnswer, HealthCheck } from './health.js';
 export { runLeadership } from './leadership.js';

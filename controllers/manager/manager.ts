@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { apiThrottle } from '../../operators/index.js';
 import { Client, jsonCodec, loadProtobufCodec, type Codec, type ConnectionOptions } from '../../src/client/index.js';
 import type { ControlLoop } from '../context.js';
-import { apiThrottle } from './api-throttle.js';
 import type { ControllerName } from './controller-names.js';
 import type { HealthCheck } from './health.js';
 import { runLeadership, type ElectionSettings, type Leadership } from './leadership.js';

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { Pod } from '../api/index.js';
 import { connectable, Subject, type Subscription } from 'rxjs';
-import { apiThrottle, PROTOBUF_CONTENT_TYPE } from '../../controllers/manager/index.js';
+import { apiThrottle } from '../../operators/index.js';
+import { PROTOBUF_MEDIA_TYPE } from '../encoding/index.js';
 import { Client, InformerFactory, jsonCodec, loadProtobufCodec, type Codec } from '../client/index.js';
 import {
   configuredSources,
@@ -87,7 +88,7 @@ async function connectRuntime(values: NodeAgentStartup['options']['values'], onC
 }
 
 async function apiClient(values: NodeAgentStartup['options']['values'], userAgent: string, rates: { qps: number; burst: number } | undefined): Promise<Client> {
-  const codec: Codec = values.svcApiContentType === PROTOBUF_CONTENT_TYPE ? await loadProtobufCodec() : jsonCodec;
+  const codec: Codec = values.svcApiContentType === PROTOBUF_MEDIA_TYPE ? await loadProtobufCodec() : jsonCodec;
   return Client.fromSvcconfig(values.svcconfig!, { userAgent, codec, ...(rates ? { throttle: apiThrottle(rates) } : {}) });
 }
 

@@ -3,9 +3,9 @@
 // reached the server at each instant instead of measuring durations.
 import { VirtualTimeScheduler } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { apiThrottle } from '../../../controllers/manager/index.js';
-import { builtin } from '../../../src/client/index.js';
-import { startClientTestServer, type ClientTestServer } from '../../client/support.js';
+import { apiThrottle } from '../../operators/index.js';
+import { builtin } from '../../src/client/index.js';
+import { startClientTestServer, type ClientTestServer } from '../client/support.js';
 
 describe('the API rate limit', () => {
   let t: ClientTestServer;

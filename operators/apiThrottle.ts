@@ -1,6 +1,6 @@
 import { asyncScheduler, Subject, type SchedulerLike } from 'rxjs';
-import { rateLimit } from '../../operators/index.js';
-import type { RequestThrottle } from '../../src/client/index.js';
+import type { RequestThrottle } from '../src/client/index.js';
+import { rateLimit } from './rateLimit.js';
 
 /** A request waiting for its token. */
 interface Ticket {
