@@ -6,6 +6,10 @@
 // one JSON line: list time, stream time, events, CPU time, and the heap the cache holds after
 // the list and after the stream.
 // Run with --expose-gc.
+import { writeFileSync } from 'node:fs';
+import { Session, type Profiler } from 'node:inspector';
+import { join } from 'node:path';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import * as k8s from '@kubernetes/client-node';
 import { builtin, Client, Informer, loadProtobufCodec, stripManagedFields } from '../../src/client/index.js';
 import '../../src/client/proto-decode.js';
@@ -22,6 +26,16 @@ const heap = () => {
   const { heapUsed, arrayBuffers } = process.memoryUsage();
   return heapUsed + arrayBuffers;
 };
+
+/** Starts the V8 profiler; the returned function stops it and hands over the profile. */
+async function startProfile(): Promise<() => Promise<Profiler.Profile>> {
+  const session = new Session();
+  session.connect();
+  const post = <T>(method: string) => new Promise<T>((resolve, reject) => session.post(method, (error, result) => (error ? reject(error) : resolve(result as T))));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  return async () => (await post<Profiler.StopReturnType>('Profiler.stop')).profile;
+}
 
 interface Run {
   /** Resolves when the list is in the cache. */
@@ -89,11 +103,25 @@ const listMs = performance.now() - t0;
 const listCpuMs = cpuMs(cpu0, process.cpuUsage());
 // The cache right after the list: client-node keeps its list items as deserialized model objects.
 const afterList = heap();
+// CONSUMER_PROFILE=dir: a CPU profile of the stream alone, written there as <impl>.cpuprofile.
+const profiler = process.env['CONSUMER_PROFILE'] ? await startProfile() : undefined;
+// The collector's pauses during the stream (main thread), by kind: minor, major.
+const gcPauses = { minor: 0, major: 0, minorMs: 0, majorMs: 0 };
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const major = (entry as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;
+    gcPauses[major ? 'major' : 'minor'] += 1;
+    gcPauses[major ? 'majorMs' : 'minorMs'] += entry.duration;
+  }
+});
 const t1 = performance.now();
 const cpu1 = process.cpuUsage();
+gcObserver.observe({ entryTypes: ['gc'] });
 await run.done;
 const t2 = performance.now();
+gcObserver.disconnect();
 const cpu2 = process.cpuUsage();
+if (profiler) writeFileSync(join(process.env['CONSUMER_PROFILE']!, `${impl}.cpuprofile`), JSON.stringify(await profiler()));
 const after = heap();
 process.stdout.write(
   `${JSON.stringify({
@@ -106,6 +134,10 @@ process.stdout.write(
     streamCpuMs: cpuMs(cpu1, cpu2),
     updates: run.updates(),
     heapPerObject: (after - before) / objects,
+    gcPauses,
+    // The stream's window on the wall clock, for the driver's reading of the server's CPU.
+    streamFrom: performance.timeOrigin + t1,
+    streamTo: performance.timeOrigin + t2,
   })}\n`,
 );
 run.stop();

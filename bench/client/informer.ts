@@ -6,7 +6,7 @@
 // per CPU-second of the consumer) and the heap the cache holds per object.
 //   npm run bench:informer          (OBJECTS=10000 UPDATES=40000 ROUNDS=2 by default)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,14 +19,17 @@ const here = (file: string) => new URL(file, import.meta.url).pathname;
 // One exit hook per child (the server, the warm-up and every consumer): more than Node's default 10.
 process.setMaxListeners(0);
 
-function child(args: string[], flags: string[] = []): { line: Promise<string>; send(m: string): void; exited: Promise<void> } {
-  const proc = spawn(process.execPath, [...flags, '--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+function child(args: string[], flags: string[] = [], cpu?: number): { pid: number; line: Promise<string>; send(m: string): void; exited: Promise<void> } {
+  const command = [process.execPath, ...flags, '--import', 'tsx', ...args];
+  // taskset execs node: the pid is node's.
+  const [file, ...argv] = cpu === undefined ? command : ['taskset', '--cpu-list', String(cpu), ...command];
+  const proc = spawn(file!, argv, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   process.once('exit', () => proc.kill());
   const line = new Promise<string>((resolve, reject) => {
     createInterface({ input: proc.stdout! }).once('line', resolve);
     proc.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
   });
-  return { line, send: (m) => proc.send(m), exited: new Promise((resolve) => proc.once('exit', () => resolve())) };
+  return { pid: proc.pid!, line, send: (m) => proc.send(m), exited: new Promise((resolve) => proc.once('exit', () => resolve())) };
 }
 
 const pod = (i: number) => ({
@@ -70,7 +73,10 @@ async function pool<T>(count: number, concurrency: number, task: (i: number) => 
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-informer-'));
-const server = child([here('./server.ts'), dir]);
+// PIN=1: the server on CPU 0 and each consumer on CPU 1 (threads included), so that a
+// consumer's events/s on the wall clock is its own, not a share of two cores with the server.
+const pinned = process.env['PIN'] === '1';
+const server = child([here('./server.ts'), dir], [], pinned ? 0 : undefined);
 const { svcconfig } = JSON.parse(await server.line) as { svcconfig: string };
 const client = await Client.fromSvcconfig(svcconfig);
 await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
@@ -110,19 +116,48 @@ interface Result {
   updates: number;
   heapPerObjectAfterList: number;
   heapPerObject: number;
+  streamFrom: number;
+  streamTo: number;
+  /** The server's CPU time over the stream's wall time: near 1, the server paced the stream. */
+  serverBusy?: number;
+}
+
+/** Samples a process's CPU time (utime + stime, in clock ticks of 10 ms) with the wall clock. */
+function cpuSampler(pid: number): { busy(from: number, to: number): number; stop(): void } {
+  const samples: Array<[number, number]> = [];
+  const read = () => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    samples.push([performance.timeOrigin + performance.now(), Number(fields[11]) + Number(fields[12])]);
+  };
+  const timer = setInterval(read, 20);
+  return {
+    busy(from, to) {
+      read();
+      const at = (t: number) => samples.findLast(([when]) => when <= t) ?? samples[0]!;
+      const [a, ticksA] = at(from);
+      const [b, ticksB] = at(to);
+      return ((ticksB - ticksA) * 10) / (b - a);
+    },
+    stop: () => clearInterval(timer),
+  };
 }
 const results: Result[] = [];
+const serverCpu = cpuSampler(server.pid);
+// SERVER_PROFILE=file.cpuprofile: the server's CPU profile of the consumers' part only.
+if (process.env['SERVER_PROFILE']) server.send('profile');
 for (let round = 0; round < ROUNDS; round += 1) {
   for (const impl of (process.env['IMPLS'] ?? 'svc,client-node,svc-pruned,svc-lazy,svc-protobuf').split(',')) {
     // CONSUMER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the consumers.
     const flags = ['--expose-gc', ...(process.env['CONSUMER_FLAGS']?.split(' ') ?? [])];
-    const consumer = child([here('./consumer.ts'), impl, svcconfig, fromRv, finalRv, String(OBJECTS)], flags);
+    const consumer = child([here('./consumer.ts'), impl, svcconfig, fromRv, finalRv, String(OBJECTS)], flags, pinned ? 1 : undefined);
     const result = JSON.parse(await consumer.line) as Result;
     await consumer.exited;
+    result.serverBusy = Math.round(serverCpu.busy(result.streamFrom, result.streamTo) * 100) / 100;
     console.error(JSON.stringify(result));
     results.push(result);
   }
 }
+serverCpu.stop();
 server.send('stop');
 await server.exited;
 rmSync(dir, { recursive: true, force: true });

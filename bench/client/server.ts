@@ -1,13 +1,26 @@
 // Child process of bench/client/informer.ts: a real svc-apiserver (HTTPS, its own CA, the admin
 // token; memory storage so that the disk does not pace the writes) in a data dir given as argv[2].
-// Prints `{"svcconfig": <path>}` once it listens; exits on the IPC message "stop".
+// Prints `{"svcconfig": <path>}` once it listens; exits on the IPC message "stop". The message
+// "profile" starts a CPU profile, written to $SERVER_PROFILE at the stop.
+import { writeFileSync } from 'node:fs';
+import { Session, type Profiler } from 'node:inspector';
 import { startApiServer } from '../../src/cli/apiserver-command.js';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: server.ts <data-dir>');
 const server = await startApiServer(['--storage=memory', '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`]);
+let profiler: Session | undefined;
 process.on('message', async (message) => {
+  if (message === 'profile') {
+    profiler = new Session();
+    profiler.connect();
+    profiler.post('Profiler.enable', () => profiler!.post('Profiler.start'));
+  }
   if (message === 'stop') {
+    if (profiler) {
+      const { profile } = await new Promise<Profiler.StopReturnType>((resolve, reject) => profiler!.post('Profiler.stop', (error, result) => (error ? reject(error) : resolve(result))));
+      writeFileSync(process.env['SERVER_PROFILE']!, JSON.stringify(profile));
+    }
     await server.close();
     process.exit(0);
   }
