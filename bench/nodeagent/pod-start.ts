@@ -3,15 +3,19 @@
 //     seen by a watch, busybox with the image present; p50 and p99, and the share of each start
 //     spent outside runtime calls (the time no CRI call of the agent's was in flight);
 //  2. a burst of BURST pods created at once, until every one is seen Running;
-//  3. the agent's RSS with RSS_PODS pods running, the agent as its own `nodeagent` process.
+//  3. the agent's RSS with RSS_PODS pods running, the agent as its own `nodeagent` process (RSS
+//     and CPU per 10 s window after they all run, SETTLE_WINDOWS of them, and the peak).
 // The API server is a child process (HTTPS, memory store); containerd is a private one.
-// Run: npm run bench:pod-start  (SINGLE=, BURST=, RSS_PODS=, AGENT_NODE_FLAGS= for the agent's node; builds first: the RSS run uses dist/)
+// Run: npm run bench:pod-start  (SINGLE=, BURST=, RSS_PODS=, SETTLE_WINDOWS=, AGENT_NODE_FLAGS= for
+// the agent's node, AGENT_PROFILE=file.cpuprofile (AGENT_PROFILE_MS) for a CPU profile of its steady
+// state through its inspector; builds first: the RSS run uses dist/)
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { profileProcess } from '../support/inspect-profile.js';
 import { filter, firstValueFrom, Observable, share, take, toArray } from 'rxjs';
 import type { Pod } from '../../src/api/index.js';
 import { prepareNodeAgent } from '../../src/cli/nodeagent-command.js';
@@ -200,15 +204,30 @@ async function main(): Promise<void> {
       await Promise.all(Array.from({ length: Math.min(10, RSS_PODS - i) }, (_, j) => client.create(builtin.pods, podObject(`rss-${i + j}`), { namespace: 'default' })));
     }
     await allRunning;
-    // Let a few relists and status checks run with every pod in place.
-    await new Promise((resolve) => setTimeout(resolve, 10_000));
-    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${agentChild.pid}/status`, 'utf8'))![1]);
+    // Let relists, status checks, log rotation and a full sync run with every pod in place: the
+    // RSS and the CPU the agent spends (its price for the bin's V8 flags) per 10 s window.
+    const ticks = () => readFileSync(`/proc/${agentChild!.pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0);
+    // Clock ticks of 10 ms over 10 s: a percentage of one core, per 10 s window (SETTLE_WINDOWS of them).
+    const vmRssMb = () => Math.round((Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${agentChild!.pid}/status`, 'utf8'))![1]) / 1024) * 10) / 10;
+    const idleCpuPercent: number[] = [];
+    const rssByWindowMb: number[] = [];
+    for (let w = 0; w < Number(process.env['SETTLE_WINDOWS'] ?? 3); w += 1) {
+      const ticks0 = ticks();
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      idleCpuPercent.push(ticks() - ticks0);
+      rssByWindowMb.push(vmRssMb());
+    }
+    // AGENT_PROFILE=file.cpuprofile: the agent's steady state with every pod running, 10 s of it.
+    if (process.env['AGENT_PROFILE']) await profileProcess(agentChild.pid!, Number(process.env["AGENT_PROFILE_MS"] ?? 10_000), process.env['AGENT_PROFILE']);
+    const status = readFileSync(`/proc/${agentChild.pid}/status`, 'utf8');
+    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
+    const peakKb = Number(/VmHWM:\s+(\d+)/.exec(status)![1]);
     await deleteAll(client);
 
     const results = {
       single: { pods: SINGLE, p50Ms: Math.round(percentile(latencies, 50)), p99Ms: Math.round(percentile(latencies, 99)), outsideRuntimeP50: percentile(outside, 50), outsideRuntimeMean: outside.reduce((a, b) => a + b, 0) / outside.length },
       burst: { pods: BURST, ms: Math.round(burstMs) },
-      rss: { pods: RSS_PODS, rssMb: Math.round((rssKb / 1024) * 10) / 10 },
+      rss: { pods: RSS_PODS, nodeFlags: nodeFlags.join(' '), rssMb: Math.round((rssKb / 1024) * 10) / 10, rssByWindowMb, peakMb: Math.round((peakKb / 1024) * 10) / 10, idleCpuPercent },
     };
     console.log(JSON.stringify(results, null, 2));
     await client.close();
