@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { builtinRegistry } from '../../src/api/index.js';
-import { negotiate, renderOptions, viewOptions, watchFrames, type Offer } from '../../src/encoding/index.js';
+import { decodeProtobufWatchEvent, negotiate, protobufCodec, renderOptions, viewOptions, watchFrames, type JsonObject, type Offer } from '../../src/encoding/index.js';
 
 const pods = builtinRegistry().lookup('', 'v1', 'pods')!;
 const offer: Offer = { target: 'watch', protobuf: true, cbor: true, views: true };
@@ -37,5 +37,33 @@ describe('watch frames in a view', () => {
     const later = a.event('MODIFIED', two);
     expect(b.event('MODIFIED', two)).toBe(later);
     expect(JSON.parse(Buffer.from(later).toString()).object.columnDefinitions ?? []).toEqual([]);
+  });
+});
+
+describe('protobuf watch frames of the Object view', () => {
+  const big = (name: string) =>
+    // Long enough for two- and three-byte lengths at every level of the frame.
+    Buffer.from(JSON.stringify({ kind: 'Pod', apiVersion: 'v1', metadata: { name, namespace: 'default', labels: { big: 'x'.repeat(60) } }, spec: { containers: [{ name: 'c', image: 'i'.repeat(20_000) }] } }));
+
+  it('are the bytes protobufjs writes for WatchEvent{type, object: RawExtension{raw: envelope}}', () => {
+    const frames = framesFor('application/vnd.svc.protobuf');
+    for (const json of [pod('p'), big('b')]) {
+      for (const type of ['ADDED', 'MODIFIED', 'DELETED'] as const) {
+        const expected = protobufCodec.frame(type, JSON.parse(json.toString()) as JsonObject);
+        expect(Buffer.from(frames.event(type, json)).equals(Buffer.from(expected))).toBe(true);
+      }
+    }
+  });
+
+  it('are written once per version and type, and shared by every watcher', () => {
+    const [a, b] = [framesFor('application/vnd.svc.protobuf'), framesFor('application/vnd.svc.protobuf')];
+    const json = big('shared');
+    const first = a.event('MODIFIED', json);
+    expect(b.event('MODIFIED', json)).toBe(first);
+    // The version as another type is a frame of its own, with the right type.
+    const deleted = b.event('DELETED', json);
+    expect(deleted).not.toBe(first);
+    expect(decodeProtobufWatchEvent(deleted.subarray(4)).type).toBe('DELETED');
+    expect(a.event('MODIFIED', json)).toBe(first);
   });
 });

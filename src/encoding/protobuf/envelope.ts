@@ -121,12 +121,65 @@ export function cachedRaw(json: Uint8Array): Uint8Array {
   return raw;
 }
 
-/** One watch frame of an object version in the Object view, from its cached message bytes. */
+/**
+ * Each object version's watch frame, for the event type it was first framed with: a version
+ * is nearly always sent as one type (the event that made it), to every watcher, so the frame is
+ * written once and its bytes shared. Kept as long as the version's JSON buffer lives, like the
+ * message bytes, which then become a view into the frame (one copy of the message per version).
+ */
+const frameCache = new WeakMap<Uint8Array, Uint8Array>();
+
+/** TypeMeta{apiVersion, kind} per `apiVersion/kind`: a handful of kinds, each written once. */
+const typeMetaCache = new Map<string, Uint8Array>();
+
+/**
+ * One watch frame of an object version in the Object view, from its cached message bytes:
+ * `uint32 length, WatchEvent{type, object: RawExtension{raw: envelope}}`, where the envelope is
+ * `magic, Unknown{typeMeta, raw}`. Written by hand in one buffer, since every length is known
+ * up front (protobufjs would build it in three buffers and copy the message three times).
+ */
 export function protobufEventFrame(type: string, apiVersion: string, kind: string, json: Uint8Array): Uint8Array {
-  const event = watchEventType.encode({ type, object: { raw: envelope(apiVersion, kind, cachedRaw(json)) } }).finish();
-  const out = new Uint8Array(4 + event.length);
-  new DataView(out.buffer).setUint32(0, event.length, false);
-  out.set(event, 4);
+  const cached = frameCache.get(json);
+  // The type is the frame's first field; ADDED, MODIFIED and DELETED differ in length.
+  if (cached && cached[5] === type.length) return cached;
+  const raw = cachedRaw(json);
+  const typeMetaKey = `${apiVersion}/${kind}`;
+  let typeMeta = typeMetaCache.get(typeMetaKey);
+  if (!typeMeta) typeMetaCache.set(typeMetaKey, (typeMeta = typeMetaType.encode({ apiVersion, kind }).finish().slice()));
+  const typeBytes = Buffer.from(type, 'latin1');
+  const unknownSize = 1 + varintSize(typeMeta.length) + typeMeta.length + 1 + varintSize(raw.length) + raw.length;
+  const envelopeSize = PROTOBUF_MAGIC.length + unknownSize;
+  const extensionSize = 1 + varintSize(envelopeSize) + envelopeSize;
+  const eventSize = 1 + varintSize(typeBytes.length) + typeBytes.length + 1 + varintSize(extensionSize) + extensionSize;
+  const out = new Uint8Array(4 + eventSize);
+  new DataView(out.buffer).setUint32(0, eventSize, false);
+  let at = 4;
+  const lengthDelimited = (field: number, length: number): void => {
+    out[at++] = (field << 3) | 2;
+    for (let n = length; ; n = Math.floor(n / 128)) {
+      if (n < 128) {
+        out[at++] = n;
+        break;
+      }
+      out[at++] = (n % 128) | 0x80;
+    }
+  };
+  lengthDelimited(1, typeBytes.length); // WatchEvent.type
+  out.set(typeBytes, at);
+  at += typeBytes.length;
+  lengthDelimited(2, extensionSize); // WatchEvent.object
+  lengthDelimited(1, envelopeSize); // RawExtension.raw
+  out.set(PROTOBUF_MAGIC, at);
+  at += PROTOBUF_MAGIC.length;
+  lengthDelimited(1, typeMeta.length); // Unknown.typeMeta
+  out.set(typeMeta, at);
+  at += typeMeta.length;
+  lengthDelimited(2, raw.length); // Unknown.raw
+  out.set(raw, at);
+  if (!cached) {
+    frameCache.set(json, out);
+    rawCache.set(json, out.subarray(at, at + raw.length));
+  }
   return out;
 }
 
