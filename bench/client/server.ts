@@ -19,7 +19,11 @@ process.on('message', async (message) => {
   if (message === 'stop') {
     if (profiler) {
       const { profile } = await new Promise<Profiler.StopReturnType>((resolve, reject) => profiler!.post('Profiler.stop', (error, result) => (error ? reject(error) : resolve(result))));
-      writeFileSync(process.env['SERVER_PROFILE']!, JSON.stringify(profile));
+      // The profile's clock is the monotonic one in µs: `clock` maps it to the wall clock, so
+      // that a consumer's stream window (epoch ms) can be cut out of it.
+      const monotonicMs = Number(process.hrtime.bigint()) / 1e6;
+      const clock = { epochMinusMonotonicMs: performance.timeOrigin + performance.now() - monotonicMs };
+      writeFileSync(process.env['SERVER_PROFILE']!, JSON.stringify({ ...profile, clock }));
     }
     await server.close();
     process.exit(0);
