@@ -7,10 +7,10 @@
 // the list and after the stream.
 // Run with --expose-gc.
 import { writeFileSync } from 'node:fs';
-import { Session, type Profiler } from 'node:inspector';
 import { join } from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import * as k8s from '@kubernetes/client-node';
+import { startProfile } from '../support/self-profile.js';
 import { builtin, Client, Informer, loadProtobufCodec, stripManagedFields } from '../../src/client/index.js';
 import '../../src/client/proto-decode.js';
 
@@ -26,16 +26,6 @@ const heap = () => {
   const { heapUsed, arrayBuffers } = process.memoryUsage();
   return heapUsed + arrayBuffers;
 };
-
-/** Starts the V8 profiler; the returned function stops it and hands over the profile. */
-async function startProfile(): Promise<() => Promise<Profiler.Profile>> {
-  const session = new Session();
-  session.connect();
-  const post = <T>(method: string) => new Promise<T>((resolve, reject) => session.post(method, (error, result) => (error ? reject(error) : resolve(result as T))));
-  await post('Profiler.enable');
-  await post('Profiler.start');
-  return async () => (await post<Profiler.StopReturnType>('Profiler.stop')).profile;
-}
 
 interface Run {
   /** Resolves when the list is in the cache. */

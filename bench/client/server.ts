@@ -3,22 +3,18 @@
 // Prints `{"svcconfig": <path>}` once it listens; exits on the IPC message "stop". The message
 // "profile" starts a CPU profile, written to $SERVER_PROFILE at the stop.
 import { writeFileSync } from 'node:fs';
-import { Session, type Profiler } from 'node:inspector';
 import { startApiServer } from '../../src/cli/apiserver-command.js';
+import { startProfile } from '../support/self-profile.js';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: server.ts <data-dir>');
 const server = await startApiServer(['--storage=memory', '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`]);
-let profiler: Session | undefined;
+let profiler: Promise<() => Promise<object>> | undefined;
 process.on('message', async (message) => {
-  if (message === 'profile') {
-    profiler = new Session();
-    profiler.connect();
-    profiler.post('Profiler.enable', () => profiler!.post('Profiler.start'));
-  }
+  if (message === 'profile') profiler = startProfile();
   if (message === 'stop') {
     if (profiler) {
-      const { profile } = await new Promise<Profiler.StopReturnType>((resolve, reject) => profiler!.post('Profiler.stop', (error, result) => (error ? reject(error) : resolve(result))));
+      const profile = await (await profiler)();
       // The profile's clock is the monotonic one in µs: `clock` maps it to the wall clock, so
       // that a consumer's stream window (epoch ms) can be cut out of it.
       const monotonicMs = Number(process.hrtime.bigint()) / 1e6;
