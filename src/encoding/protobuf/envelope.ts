@@ -129,7 +129,7 @@ export function cachedRaw(json: Uint8Array): Uint8Array {
  */
 const frameCache = new WeakMap<Uint8Array, Uint8Array>();
 
-/** TypeMeta{apiVersion, kind} per `apiVersion/kind`: a handful of kinds, each written once. */
+/** TypeMeta{apiVersion, kind} per `apiVersion/kind`: a handful of kinds, each written once (a copy: protobufjs hands out slices of a shared pool). */
 const typeMetaCache = new Map<string, Uint8Array>();
 
 /**
@@ -145,7 +145,7 @@ export function protobufEventFrame(type: string, apiVersion: string, kind: strin
   const raw = cachedRaw(json);
   const typeMetaKey = `${apiVersion}/${kind}`;
   let typeMeta = typeMetaCache.get(typeMetaKey);
-  if (!typeMeta) typeMetaCache.set(typeMetaKey, (typeMeta = typeMetaType.encode({ apiVersion, kind }).finish().slice()));
+  if (!typeMeta) typeMetaCache.set(typeMetaKey, (typeMeta = Uint8Array.from(typeMetaType.encode({ apiVersion, kind }).finish())));
   const typeBytes = Buffer.from(type, 'latin1');
   const unknownSize = 1 + varintSize(typeMeta.length) + typeMeta.length + 1 + varintSize(raw.length) + raw.length;
   const envelopeSize = PROTOBUF_MAGIC.length + unknownSize;
