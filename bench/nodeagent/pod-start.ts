@@ -8,14 +8,14 @@
 // The API server is a child process (HTTPS, memory store); containerd is a private one.
 // Run: npm run bench:pod-start  (SINGLE=, BURST=, RSS_PODS=, SETTLE_WINDOWS=, AGENT_NODE_FLAGS= for
 // the agent's node, AGENT_PROFILE=file.cpuprofile (AGENT_PROFILE_MS) for a CPU profile of its steady
-// state through its inspector; builds first: the RSS run uses dist/)
+// state through its inspector, AGENT_HEAP_SNAPSHOT=file.heapsnapshot for its heap; builds first: the RSS run uses dist/)
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { profileProcess } from '../support/inspect-profile.js';
+import { profileProcess, snapshotProcess } from '../support/remote-inspector.js';
 import { filter, firstValueFrom, Observable, share, take, toArray } from 'rxjs';
 import type { Pod } from '../../src/api/index.js';
 import { prepareNodeAgent } from '../../src/cli/nodeagent-command.js';
@@ -218,7 +218,9 @@ async function main(): Promise<void> {
       rssByWindowMb.push(vmRssMb());
     }
     // AGENT_PROFILE=file.cpuprofile: the agent's steady state with every pod running, 10 s of it.
-    if (process.env['AGENT_PROFILE']) await profileProcess(agentChild.pid!, Number(process.env["AGENT_PROFILE_MS"] ?? 10_000), process.env['AGENT_PROFILE']);
+    if (process.env['AGENT_PROFILE']) await profileProcess(agentChild.pid!, Number(process.env['AGENT_PROFILE_MS'] ?? 10_000), process.env['AGENT_PROFILE']);
+    // AGENT_HEAP_SNAPSHOT=file.heapsnapshot: what the agent's heap holds with every pod running.
+    if (process.env['AGENT_HEAP_SNAPSHOT']) await snapshotProcess(agentChild.pid!, process.env['AGENT_HEAP_SNAPSHOT']);
     const status = readFileSync(`/proc/${agentChild.pid}/status`, 'utf8');
     const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
     const peakKb = Number(/VmHWM:\s+(\d+)/.exec(status)![1]);
