@@ -1,6 +1,12 @@
 import { asyncScheduler, Subject, type SchedulerLike } from 'rxjs';
-import type { RequestThrottle } from '../src/client/index.js';
 import { rateLimit } from './rateLimit.js';
+
+/**
+ * The client's throttle hook (`ConnectionOptions.throttle` of svc's client), as this layer sees
+ * it: operators import nothing but rxjs and ix, so the shape is spelled out here. Any function
+ * of this type is a valid hook, since the client's request carries at least a signal.
+ */
+export type ThrottleHook = (request: { readonly signal?: AbortSignal | undefined }) => Promise<void>;
 
 /** A request waiting for its token. */
 interface Ticket {
@@ -27,7 +33,7 @@ export interface ApiThrottleOptions {
  * client-go's shared rate limiter does. A request aborted while it waits is rejected at once; its
  * token is still spent when its turn comes (the bucket books tokens in order).
  */
-export function apiThrottle(options: ApiThrottleOptions): RequestThrottle {
+export function apiThrottle(options: ApiThrottleOptions): ThrottleHook {
   const scheduler = options.scheduler ?? asyncScheduler;
   const tickets = new Subject<Ticket>();
   tickets.pipe(rateLimit({ qps: options.qps, burst: options.burst, scheduler })).subscribe((ticket) => {

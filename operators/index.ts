@@ -3,6 +3,7 @@
 export { annotationsChanged } from './annotationsChanged.js';
 export { apiThrottle } from './apiThrottle.js';
 export type { ApiThrottleOptions } from './apiThrottle.js';
+export type { ThrottleHook } from './apiThrottle.js';
 export { batch } from './batch.js';
 export type { BatchOptions } from './batch.js';
 export { concurrency } from './concurrency.js';
