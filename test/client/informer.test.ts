@@ -59,6 +59,9 @@ describe.each(['eager', 'lazy', 'protobuf'] as const)('Informer (%s decode)', (d
     if (update.type === 'updated') {
       expect(update.old.data).toEqual({ v: '1' });
       expect(update.object.data).toEqual({ v: '2' });
+      // A plain property in every cache: a copied change keeps its old state.
+      expect(Object.getOwnPropertyDescriptor(update, 'old')).toHaveProperty('value');
+      expect({ ...update }.old.data).toEqual({ v: '1' });
     }
     await client.delete(builtin.configMaps, 'a', { namespace: ns });
     await until(() => events.length === 3, 'the delete');
