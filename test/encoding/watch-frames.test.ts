@@ -55,7 +55,7 @@ describe('protobuf watch frames of the Object view', () => {
     }
   });
 
-  it('are written once per version and type, and shared by every watcher', () => {
+  it('are written once per version and type, and shared by every watcher (DELETED after MODIFIED too)', () => {
     const [a, b] = [framesFor('application/vnd.svc.protobuf'), framesFor('application/vnd.svc.protobuf')];
     const json = big('shared');
     const first = a.event('MODIFIED', json);
@@ -64,6 +64,7 @@ describe('protobuf watch frames of the Object view', () => {
     const deleted = b.event('DELETED', json);
     expect(deleted).not.toBe(first);
     expect(decodeProtobufWatchEvent(deleted.subarray(4)).type).toBe('DELETED');
+    expect(a.event('DELETED', json)).toBe(deleted);
     expect(a.event('MODIFIED', json)).toBe(first);
   });
 });

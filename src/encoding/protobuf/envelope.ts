@@ -122,12 +122,12 @@ export function cachedRaw(json: Uint8Array): Uint8Array {
 }
 
 /**
- * Each object version's watch frame, for the event type it was first framed with: a version
- * is nearly always sent as one type (the event that made it), to every watcher, so the frame is
- * written once and its bytes shared. Kept as long as the version's JSON buffer lives, like the
- * message bytes, which then become a view into the frame (one copy of the message per version).
+ * Each object version's watch frames, one per event type, written once and shared by every
+ * watcher. A version is nearly always sent as one type (the event that made it; DELETED may
+ * repeat the last version). Kept as long as the version's JSON buffer lives, like the message
+ * bytes, which become a view into the version's first frame (one copy of the message for it).
  */
-const frameCache = new WeakMap<Uint8Array, Uint8Array>();
+const frameCaches = new Map<string, WeakMap<Uint8Array, Uint8Array>>();
 
 /** TypeMeta{apiVersion, kind} per `apiVersion/kind`: a handful of kinds, each written once (a copy: protobufjs hands out slices of a shared pool). */
 const typeMetaCache = new Map<string, Uint8Array>();
@@ -139,9 +139,11 @@ const typeMetaCache = new Map<string, Uint8Array>();
  * up front (protobufjs would build it in three buffers and copy the message three times).
  */
 export function protobufEventFrame(type: string, apiVersion: string, kind: string, json: Uint8Array): Uint8Array {
-  const cached = frameCache.get(json);
-  // The type is the frame's first field; ADDED, MODIFIED and DELETED differ in length.
-  if (cached && cached[5] === type.length) return cached;
+  let frames = frameCaches.get(type);
+  if (!frames) frameCaches.set(type, (frames = new WeakMap()));
+  const cached = frames.get(json);
+  if (cached) return cached;
+  const first = !rawCache.has(json);
   const raw = cachedRaw(json);
   const typeMetaKey = `${apiVersion}/${kind}`;
   let typeMeta = typeMetaCache.get(typeMetaKey);
@@ -176,10 +178,9 @@ export function protobufEventFrame(type: string, apiVersion: string, kind: strin
   at += typeMeta.length;
   lengthDelimited(2, raw.length); // Unknown.raw
   out.set(raw, at);
-  if (!cached) {
-    frameCache.set(json, out);
-    rawCache.set(json, out.subarray(at, at + raw.length));
-  }
+  frames.set(json, out);
+  // The message was encoded just now for this frame: keep it as a view into it, not twice.
+  if (first) rawCache.set(json, out.subarray(at, at + raw.length));
   return out;
 }
 
