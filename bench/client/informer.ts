@@ -6,11 +6,12 @@
 // per CPU-second of the consumer) and the heap the cache holds per object.
 //   npm run bench:informer          (OBJECTS=10000 UPDATES=40000 ROUNDS=2 by default)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { builtin, Client } from '../../src/client/index.js';
+import { cpuTicks, MS_PER_TICK } from '../support/proc.js';
 
 const OBJECTS = Number(process.env['OBJECTS'] ?? 10_000);
 const UPDATES = Number(process.env['UPDATES'] ?? 40_000);
@@ -122,13 +123,10 @@ interface Result {
   serverBusy?: number;
 }
 
-/** Samples a process's CPU time (utime + stime, in clock ticks of 10 ms) with the wall clock. */
+/** Samples a process's CPU time with the wall clock, every 20 ms. */
 function cpuSampler(pid: number): { busy(from: number, to: number): number; stop(): void } {
   const samples: Array<[number, number]> = [];
-  const read = () => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    samples.push([performance.timeOrigin + performance.now(), Number(fields[11]) + Number(fields[12])]);
-  };
+  const read = () => samples.push([performance.timeOrigin + performance.now(), cpuTicks(pid)]);
   const timer = setInterval(read, 20);
   return {
     busy(from, to) {
@@ -136,7 +134,7 @@ function cpuSampler(pid: number): { busy(from: number, to: number): number; stop
       const at = (t: number) => samples.findLast(([when]) => when <= t) ?? samples[0]!;
       const [a, ticksA] = at(from);
       const [b, ticksB] = at(to);
-      return ((ticksB - ticksA) * 10) / (b - a);
+      return ((ticksB - ticksA) * MS_PER_TICK) / (b - a);
     },
     stop: () => clearInterval(timer),
   };

@@ -15,6 +15,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { cpuTicks, MS_PER_TICK, residentMb } from '../support/proc.js';
 import { profileProcess, snapshotProcess } from '../support/remote-inspector.js';
 import { filter, firstValueFrom, Observable, share, take, toArray } from 'rxjs';
 import type { Pod } from '../../src/api/index.js';
@@ -206,30 +207,28 @@ async function main(): Promise<void> {
     await allRunning;
     // Let relists, status checks, log rotation and a full sync run with every pod in place: the
     // RSS and the CPU the agent spends (its price for the bin's V8 flags) per 10 s window.
-    const ticks = () => readFileSync(`/proc/${agentChild!.pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0);
-    // Clock ticks of 10 ms over 10 s: a percentage of one core, per 10 s window (SETTLE_WINDOWS of them).
-    const vmRssMb = () => Math.round((Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${agentChild!.pid}/status`, 'utf8'))![1]) / 1024) * 10) / 10;
+    const pid = agentChild.pid!;
     const idleCpuPercent: number[] = [];
     const rssByWindowMb: number[] = [];
     for (let w = 0; w < Number(process.env['SETTLE_WINDOWS'] ?? 3); w += 1) {
-      const ticks0 = ticks();
+      const ticks0 = cpuTicks(pid);
       await new Promise((resolve) => setTimeout(resolve, 10_000));
-      idleCpuPercent.push(ticks() - ticks0);
-      rssByWindowMb.push(vmRssMb());
+      // CPU ms over 10 s of wall time, in percent of one core.
+      idleCpuPercent.push(((cpuTicks(pid) - ticks0) * MS_PER_TICK) / 100);
+      rssByWindowMb.push(residentMb(pid).rss);
     }
+    // Read before any profile or snapshot: the inspector's own memory would count.
+    const memory = residentMb(pid);
     // AGENT_PROFILE=file.cpuprofile: the agent's steady state with every pod running, 10 s of it.
-    if (process.env['AGENT_PROFILE']) await profileProcess(agentChild.pid!, Number(process.env['AGENT_PROFILE_MS'] ?? 10_000), process.env['AGENT_PROFILE']);
+    if (process.env['AGENT_PROFILE']) await profileProcess(pid, Number(process.env['AGENT_PROFILE_MS'] ?? 10_000), process.env['AGENT_PROFILE']);
     // AGENT_HEAP_SNAPSHOT=file.heapsnapshot: what the agent's heap holds with every pod running.
-    if (process.env['AGENT_HEAP_SNAPSHOT']) await snapshotProcess(agentChild.pid!, process.env['AGENT_HEAP_SNAPSHOT']);
-    const status = readFileSync(`/proc/${agentChild.pid}/status`, 'utf8');
-    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
-    const peakKb = Number(/VmHWM:\s+(\d+)/.exec(status)![1]);
+    if (process.env['AGENT_HEAP_SNAPSHOT']) await snapshotProcess(pid, process.env['AGENT_HEAP_SNAPSHOT']);
     await deleteAll(client);
 
     const results = {
       single: { pods: SINGLE, p50Ms: Math.round(percentile(latencies, 50)), p99Ms: Math.round(percentile(latencies, 99)), outsideRuntimeP50: percentile(outside, 50), outsideRuntimeMean: outside.reduce((a, b) => a + b, 0) / outside.length },
       burst: { pods: BURST, ms: Math.round(burstMs) },
-      rss: { pods: RSS_PODS, nodeFlags: nodeFlags.join(' '), rssMb: Math.round((rssKb / 1024) * 10) / 10, rssByWindowMb, peakMb: Math.round((peakKb / 1024) * 10) / 10, idleCpuPercent },
+      rss: { pods: RSS_PODS, nodeFlags: nodeFlags.join(' '), rssMb: memory.rss, rssByWindowMb, peakMb: memory.peak, idleCpuPercent },
     };
     console.log(JSON.stringify(results, null, 2));
     await client.close();

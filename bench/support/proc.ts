@@ -1,0 +1,20 @@
+// What Linux's /proc says of another process: its CPU time and its resident memory. For the
+// benches that measure a daemon from outside (its own numbers would cost it to report).
+import { readFileSync } from 'node:fs';
+
+/** Milliseconds per clock tick of /proc/<pid>/stat (USER_HZ is 100 on Linux). */
+export const MS_PER_TICK = 10;
+
+/** CPU time the process has used, user + system, in clock ticks (all its threads). */
+export function cpuTicks(pid: number): number {
+  // The command name in parentheses may hold spaces: the fields are counted after it.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Resident memory now and at its peak (VmRSS, VmHWM), in MB with one decimal. */
+export function residentMb(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mb = (field: string) => Math.round((Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]) / 1024) * 10) / 10;
+  return { rss: mb('VmRSS'), peak: mb('VmHWM') };
+}
