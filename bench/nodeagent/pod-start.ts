@@ -6,9 +6,9 @@
 //  3. the agent's RSS with RSS_PODS pods running, the agent as its own `nodeagent` process (RSS
 //     and CPU per 10 s window after they all run, SETTLE_WINDOWS of them, and the peak).
 // The API server is a child process (HTTPS, memory store); containerd is a private one.
-// Run: npm run bench:pod-start  (SINGLE=, BURST=, RSS_PODS=, SETTLE_WINDOWS=, AGENT_NODE_FLAGS= for
-// the agent's node, AGENT_PROFILE=file.cpuprofile (AGENT_PROFILE_MS) for a CPU profile of its steady
-// state through its inspector, AGENT_HEAP_SNAPSHOT=file.heapsnapshot for its heap; builds first: the RSS run uses dist/)
+// Run: npm run bench:pod-start  (SINGLE=, BURST=, RSS_PODS=, SETTLE_WINDOWS=, AGENT_NODE_FLAGS= and AGENT_ENV=
+// for the agent's node (default: its shebang's), AGENT_PROFILE=file.cpuprofile (AGENT_PROFILE_MS) for a CPU profile of its steady
+// state through its inspector, AGENT_HEAP_SNAPSHOT=file.heapsnapshot for its heap, AGENT_SMAPS=file for its mappings; builds first: the RSS run uses dist/)
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -196,9 +196,11 @@ async function main(): Promise<void> {
     // 3: the agent as its own process, RSS_PODS pods running.
     // The built agent, as an operator runs it: under tsx the loader and its transpiler would count in the RSS.
     // The bin's own V8 flags (its shebang line), unless AGENT_NODE_FLAGS says otherwise.
-    const binFlags = /^#!\/usr\/bin\/env -S node (.*)$/m.exec(readFileSync(join(root, 'dist/src/cli/nodeagent.js'), 'utf8'))?.[1] ?? '';
-    const nodeFlags = (process.env['AGENT_NODE_FLAGS'] ?? binFlags).split(' ').filter(Boolean);
-    agentChild = spawn(process.execPath, [...nodeFlags, join(root, 'dist/src/cli/nodeagent.js'), ...flags, ...(process.env['AGENT_ARGS']?.split(' ').filter(Boolean) ?? [])], { stdio: ['ignore', 'ignore', 'inherit'] });
+    // And the environment it sets there (NAME=value words before `node`), unless AGENT_ENV says otherwise.
+    const shebang = /^#!\/usr\/bin\/env -S (.*?) ?node (.*)$/m.exec(readFileSync(join(root, 'dist/src/cli/nodeagent.js'), 'utf8'));
+    const nodeFlags = (process.env['AGENT_NODE_FLAGS'] ?? shebang?.[2] ?? '').split(' ').filter(Boolean);
+    const agentEnv = Object.fromEntries((process.env['AGENT_ENV'] ?? shebang?.[1] ?? '').split(' ').filter(Boolean).map((word) => word.split('=', 2) as [string, string]));
+    agentChild = spawn(process.execPath, [...nodeFlags, join(root, 'dist/src/cli/nodeagent.js'), ...flags, ...(process.env['AGENT_ARGS']?.split(' ').filter(Boolean) ?? [])], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...agentEnv } });
     const watch2 = runningSeen(client);
     const allRunning = firstValueFrom(watch2.changes$.pipe(filter((n) => n.startsWith('rss-')), take(RSS_PODS), toArray()));
     for (let i = 0; i < RSS_PODS; i += 10) {
@@ -219,6 +221,8 @@ async function main(): Promise<void> {
     }
     // Read before any profile or snapshot: the inspector's own memory would count.
     const memory = residentMb(pid);
+    // AGENT_SMAPS=file: the agent's mappings at that moment, for what the anonymous pages are.
+    if (process.env['AGENT_SMAPS']) writeFileSync(process.env['AGENT_SMAPS'], readFileSync(`/proc/${pid}/smaps`));
     // AGENT_PROFILE=file.cpuprofile: the agent's steady state with every pod running, 10 s of it.
     if (process.env['AGENT_PROFILE']) await profileProcess(pid, Number(process.env['AGENT_PROFILE_MS'] ?? 10_000), process.env['AGENT_PROFILE']);
     // AGENT_HEAP_SNAPSHOT=file.heapsnapshot: what the agent's heap holds with every pod running.
@@ -228,7 +232,7 @@ async function main(): Promise<void> {
     const results = {
       single: { pods: SINGLE, p50Ms: Math.round(percentile(latencies, 50)), p99Ms: Math.round(percentile(latencies, 99)), outsideRuntimeP50: percentile(outside, 50), outsideRuntimeMean: outside.reduce((a, b) => a + b, 0) / outside.length },
       burst: { pods: BURST, ms: Math.round(burstMs) },
-      rss: { pods: RSS_PODS, nodeFlags: nodeFlags.join(' '), rssMb: memory.rss, rssByWindowMb, peakMb: memory.peak, idleCpuPercent },
+      rss: { pods: RSS_PODS, env: agentEnv, nodeFlags: nodeFlags.join(' '), rssMb: memory.rss, anonMb: memory.anon, fileMb: memory.file, rssByWindowMb, peakMb: memory.peak, idleCpuPercent },
     };
     console.log(JSON.stringify(results, null, 2));
     await client.close();

@@ -12,9 +12,13 @@ export function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-/** Resident memory now and at its peak (VmRSS, VmHWM), in MB with one decimal. */
-export function residentMb(pid: number): { rss: number; peak: number } {
+/**
+ * Resident memory now and at its peak (VmRSS, VmHWM), and now's split into anonymous pages (heaps,
+ * malloc) and file pages (the node binary's code, mostly: the same for any Node process), in MB
+ * with one decimal.
+ */
+export function residentMb(pid: number): { rss: number; peak: number; anon: number; file: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const mb = (field: string) => Math.round((Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]) / 1024) * 10) / 10;
-  return { rss: mb('VmRSS'), peak: mb('VmHWM') };
+  return { rss: mb('VmRSS'), peak: mb('VmHWM'), anon: mb('RssAnon'), file: mb('RssFile') };
 }
