@@ -6,7 +6,7 @@ import { leaderElectedScheduler, scheduler, type ScheduleResult } from '../../co
 import { Client, type ClientOptions } from '../client/index.js';
 import { closeOnSignal, EXIT_FAILED, isExit, processIO, readCommandLine, type CommandIO } from './command.js';
 import { checkSchedulerFlags, schedulerDoc, schedulerFlags, type SchedulerFlags } from './scheduler-flags.js';
-import { selfSignedCertificate } from './self-signed.js';
+import { healthPortCertificate } from './self-signed.js';
 
 /** A scheduler started in-process (by `svc-scheduler`, or by `svc up`). */
 export interface RunningScheduler {
@@ -89,7 +89,7 @@ export async function startScheduler(flags: SchedulerFlags, options: SchedulerSt
   let health: Server | undefined;
   if (flags.securePort !== 0) {
     try {
-      health = await serveHealth(flags.securePort, flags.bindAddress, await selfSignedCertificate('svc-scheduler'), () => !subscription.closed);
+      health = await serveHealth(flags.securePort, flags.bindAddress, healthPortCertificate('svc-scheduler'), () => !subscription.closed);
     } catch (error) {
       subscription.unsubscribe();
       if (!options.client) await client.destroy();

@@ -52,3 +52,4 @@ export { CBOR_SELF_DESCRIBED, encodeCbor, decodeCbor, cborCodec } from './cbor.j
 import { cborCodec } from './cbor.js';
 registerCodec('cbor', cborCodec);
 export { protoFieldTable } from './protobuf/fields.js';
+export { selfSignedCertificate, type SelfSignedRequest, type PemPair } from './certificate.js';

@@ -4,8 +4,8 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { getCiphers, type SecureVersion } from 'node:tls';
-import * as x509 from '@peculiar/x509';
 import { badRequest } from '../../api/index.js';
+import { selfSignedCertificate, type PemPair } from '../../encoding/index.js';
 import type { AgentServerFlags } from './options.js';
 
 /** The agent's serving certificate and the TLS options of its HTTPS port. */
@@ -98,34 +98,21 @@ export async function agentTls(flags: AgentServerFlags, nodeName: string, nodeIP
   if ((await exists(certPath)) && (await exists(keyPath))) {
     return { cert: await readFile(certPath, 'utf8'), key: await readFile(keyPath, 'utf8'), minVersion, ciphers };
   }
-  const pair = await selfSigned(nodeName, [flags.address, ...nodeIPs]);
+  const pair = selfSigned(nodeName, [flags.address, ...nodeIPs]);
   await mkdir(flags.certDir, { recursive: true, mode: 0o700 });
   await writeFile(keyPath, pair.key, { mode: 0o600 });
   await writeFile(certPath, pair.cert, { mode: 0o644 });
   return { ...pair, minVersion, ciphers, generatedIn: flags.certDir };
 }
 
-const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-
 /** A self-signed serving certificate for the node's names (a year, as the kubelet's). */
-async function selfSigned(nodeName: string, addresses: readonly string[]): Promise<{ cert: string; key: string }> {
-  const keys = await crypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
+function selfSigned(nodeName: string, addresses: readonly string[]): PemPair {
   const now = Date.now();
-  const dns = [...new Set([nodeName, hostname().toLowerCase(), 'localhost'])];
-  const ips = [...new Set(['127.0.0.1', ...addresses.filter((a) => isIP(a) !== 0 && a !== '0.0.0.0' && a !== '::')])];
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex'),
-    name: `CN=${nodeName}@${Math.floor(now / 1000)}`,
+  return selfSignedCertificate({
+    commonName: `${nodeName}@${Math.floor(now / 1000)}`,
+    dnsNames: [...new Set([nodeName, hostname().toLowerCase(), 'localhost'])],
+    ipAddresses: [...new Set(['127.0.0.1', ...addresses.filter((a) => isIP(a) !== 0 && a !== '0.0.0.0' && a !== '::')])],
     notBefore: new Date(now - 3_600_000),
     notAfter: new Date(now + 365 * 86_400_000),
-    keys,
-    signingAlgorithm: ALGORITHM,
-    extensions: [
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension([...dns.map((value) => ({ type: 'dns' as const, value })), ...ips.map((value) => ({ type: 'ip' as const, value }))]),
-    ],
   });
-  const pkcs8 = await crypto.subtle.exportKey('pkcs8', keys.privateKey);
-  return { cert: cert.toString('pem') + '\n', key: x509.PemConverter.encode(pkcs8, 'PRIVATE KEY') + '\n' };
 }

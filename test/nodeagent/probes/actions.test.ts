@@ -9,7 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isStatusError } from '../../../src/api/index.js';
-import { selfSignedCertificate } from '../../../src/cli/self-signed.js';
+import { healthPortCertificate } from '../../../src/cli/self-signed.js';
 import { CriClient, MAX_BODY_BYTES, PROBE_USER_AGENT, runProbe, type Probe, type ProbeTarget } from '../../../src/nodeagent/index.js';
 import { closedPort, podWith, startHttpServer, startTcpServer, targetOf, type TestHttpServer } from './support.js';
 
@@ -141,7 +141,7 @@ describe('httpGet', () => {
   });
 
   it('HTTPS does not verify the certificate', async () => {
-    const { cert, key } = await selfSignedCertificate('not-the-pod');
+    const { cert, key } = healthPortCertificate('not-the-pod');
     const tls = https.createServer({ cert, key }, (_req, res) => res.end('secure'));
     await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
     try {
