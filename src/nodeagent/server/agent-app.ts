@@ -32,6 +32,16 @@ export interface AgentAppContext {
 
 const users = new WeakMap<FastifyRequest, AgentUser>();
 
+/**
+ * No agent route declares a JSON schema (queries are parsed by hand, bodies by zod), yet Fastify's
+ * default compilers load ajv and fast-json-stringify when an app is created: ~3 MB of the agent's
+ * heap. These stand in for them and refuse a schema if a route ever declares one.
+ */
+const refuseSchema = (): never => {
+  throw internal(new Error('the node agent compiles no route schemas: validate with zod in the handler'));
+};
+const NO_SCHEMA_COMPILERS = { buildValidator: () => refuseSchema, buildSerializer: () => refuseSchema };
+
 /** Who sent a request the HTTPS port accepted (for route modules that log or audit it). */
 export const agentUserOf = (request: FastifyRequest): AgentUser | undefined => users.get(request);
 
@@ -59,7 +69,12 @@ const pathOf = (url: string) => {
  */
 export async function buildAgentApp(type: AgentServerType, ctx: AgentAppContext): Promise<FastifyInstance> {
   // Closing ends open streams (logs -f, exec) too: a stopping agent does not wait for its clients.
-  const app = Fastify({ logger: ctx.logger ?? false, forceCloseConnections: true, ...(ctx.https ? { https: ctx.https } : {}) }) as unknown as FastifyInstance;
+  const app = Fastify({
+    logger: ctx.logger ?? false,
+    forceCloseConnections: true,
+    schemaController: { compilersFactory: NO_SCHEMA_COMPILERS },
+    ...(ctx.https ? { https: ctx.https } : {}),
+  }) as unknown as FastifyInstance;
   app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatus(error)));
   app.setNotFoundHandler((request, reply) => sendStatus(reply, new StatusError({ reason: 'NotFound', message: `the node agent does not serve ${pathOf(request.url)}${type === 'readwrite' ? '' : ` on its ${type} port`}` })));
   app.addHook('onResponse', async (request, reply) => {

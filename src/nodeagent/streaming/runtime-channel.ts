@@ -3,9 +3,10 @@
  * WebSocket client speaking `v4.channel.k8s.io` (what containerd 1.6 serves). The socket comes
  * back paused: nothing the runtime sends is read until the relay is ready for it.
  */
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { StatusError } from '../../api/index.js';
 import { RUNTIME_CHANNEL_PROTOCOL } from './channel-protocol.js';
+import { loadWs } from './ws-module.js';
 
 /**
  * WebSocket messages larger than this close the connection, both from the runtime (it sends
@@ -20,9 +21,10 @@ export function webSocketUrl(url: string): string {
   return parsed.toString();
 }
 
-export function openRuntimeChannel(url: string, options: { timeoutMs?: number } = {}): Promise<WebSocket> {
+export async function openRuntimeChannel(url: string, options: { timeoutMs?: number } = {}): Promise<WebSocket> {
+  const { default: WebSocketClient } = await loadWs();
   return new Promise<WebSocket>((resolve, reject) => {
-    const socket = new WebSocket(webSocketUrl(url), [RUNTIME_CHANNEL_PROTOCOL], {
+    const socket = new WebSocketClient(webSocketUrl(url), [RUNTIME_CHANNEL_PROTOCOL], {
       perMessageDeflate: false,
       maxPayload: MAX_MESSAGE_BYTES,
       handshakeTimeout: options.timeoutMs ?? 30_000,

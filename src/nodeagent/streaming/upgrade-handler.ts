@@ -15,7 +15,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import WebSocket, { WebSocketServer, createWebSocketStream } from 'ws';
+import type WebSocket from 'ws';
+import type { WebSocketServer } from 'ws';
 import { StatusError } from '../../api/index.js';
 import type { CriClient } from '../cri/index.js';
 import {
@@ -33,6 +34,7 @@ import { MAX_STREAMING_CONNECTION_MS, connectionLimits, type ConnectionLimits } 
 import { writeStatusResponse } from './http-reply.js';
 import { resolveContainer, resolveSandbox } from './pod-resolver.js';
 import { MAX_MESSAGE_BYTES, openRuntimeChannel } from './runtime-channel.js';
+import { loadWs } from './ws-module.js';
 import { relayChannelsToSpdy } from './spdy-channel-relay.js';
 import { SPDY_EXEC_PROTOCOLS, negotiateSpdyExecProtocol, serveSpdyExec } from './spdy-exec.js';
 import { SpdyConnection } from './spdy-connection.js';
@@ -81,24 +83,31 @@ export function streamingUpgradeHandler(options: StreamingOptions): UpgradeHandl
   const chosen = new WeakMap<IncomingMessage, string>();
   // Sockets handed to the WebSocket server or a SPDY session: no HTTP error is written on them.
   const upgraded = new WeakSet<Duplex>();
-  const wss = new WebSocketServer({
-    noServer: true,
-    clientTracking: false,
-    perMessageDeflate: false,
-    maxPayload: MAX_MESSAGE_BYTES,
-  });
-  // The protocol is negotiated before the upgrade and the header taken off the request: ws would
-  // refuse `SPDY/3.1+portforward.k8s.io` (a '/' is no token character), which kubectl sends.
-  wss.on('headers', (headers, req) => {
-    const protocol = chosen.get(req);
-    if (protocol) headers.push(`Sec-WebSocket-Protocol: ${protocol}`);
-  });
+  // Made by the first WebSocket upgrade, with ws itself (ws-module.ts says why).
+  let webSocketServer: Promise<WebSocketServer> | undefined;
+  const wss = (): Promise<WebSocketServer> =>
+    (webSocketServer ??= loadWs().then(({ WebSocketServer }) => {
+      const server = new WebSocketServer({
+        noServer: true,
+        clientTracking: false,
+        perMessageDeflate: false,
+        maxPayload: MAX_MESSAGE_BYTES,
+      });
+      // The protocol is negotiated before the upgrade and the header taken off the request: ws would
+      // refuse `SPDY/3.1+portforward.k8s.io` (a '/' is no token character), which kubectl sends.
+      server.on('headers', (headers, req) => {
+        const protocol = chosen.get(req);
+        if (protocol) headers.push(`Sec-WebSocket-Protocol: ${protocol}`);
+      });
+      return server;
+    }));
   const maxDurationMs = options.maxConnectionMs ?? MAX_STREAMING_CONNECTION_MS;
   const limitsFor = (onExpire: () => void): ConnectionLimits => connectionLimits({ idleTimeoutMs: options.idleTimeoutMs, maxDurationMs, onExpire });
   const report = (error: unknown, req: IncomingMessage): void => options.onError?.(error, { url: req.url ?? '' });
 
-  const upgradeWebSocket = (req: IncomingMessage, socket: Duplex, head: Buffer, protocol: string | undefined): Promise<WebSocket> =>
-    new Promise<WebSocket>((resolve, reject) => {
+  const upgradeWebSocket = async (req: IncomingMessage, socket: Duplex, head: Buffer, protocol: string | undefined): Promise<WebSocket> => {
+    const server = await wss();
+    return new Promise<WebSocket>((resolve, reject) => {
       if (socket.destroyed) {
         reject(new Error('the client went away before the upgrade'));
         return;
@@ -110,11 +119,12 @@ export function streamingUpgradeHandler(options: StreamingOptions): UpgradeHandl
       // is then the only news, and what was dialled for it must not leak.
       const onClose = (): void => reject(new Error('the WebSocket handshake failed or the client went away'));
       socket.once('close', onClose);
-      wss.handleUpgrade(req, socket, head, (ws) => {
+      server.handleUpgrade(req, socket, head, (ws) => {
         socket.off('close', onClose);
         resolve(ws);
       });
     });
+  };
 
   /** exec, attach, and port-forward over channels: one runtime WebSocket relayed as is. */
   const serveChannels = async (req: IncomingMessage, socket: Duplex, head: Buffer, request: StreamRequest, protocol: ChannelProtocol): Promise<void> => {
@@ -236,7 +246,7 @@ export function streamingUpgradeHandler(options: StreamingOptions): UpgradeHandl
       if (protocol === SPDY_TUNNEL_PORT_FORWARD_PROTOCOL) {
         const sandbox = await resolveSandbox(options.cri, request.pod);
         const ws = await upgradeWebSocket(req, socket, head, protocol);
-        const transport = createWebSocketStream(ws, { allowHalfOpen: false });
+        const transport = (await loadWs()).createWebSocketStream(ws, { allowHalfOpen: false });
         transport.on('error', () => undefined);
         serveSpdy(transport, sandbox.id);
         return;
