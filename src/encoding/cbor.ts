@@ -1,4 +1,5 @@
-import { Decoder, Encoder } from 'cbor-x';
+import { createRequire } from 'node:module';
+import type { Decoder, Encoder } from 'cbor-x';
 import { badRequest } from '../api/index.js';
 import type { ValueCodec } from './codec.js';
 import { isObject, type JsonObject } from './json-value.js';
@@ -6,9 +7,22 @@ import { isObject, type JsonObject } from './json-value.js';
 /** The self-described CBOR tag 55799 (`d9 d9 f7`) that begins every item svc writes. */
 export const CBOR_SELF_DESCRIBED = Uint8Array.of(0xd9, 0xd9, 0xf7);
 
-const encoder = new Encoder({ useRecords: false, mapsAsObjects: true, variableMapSize: true, tagUint8Array: false, pack: false });
-// Maps come back as Maps: Kubernetes writes keys as byte strings, which a plain object cannot hold.
-const decoder = new Decoder({ useRecords: false, mapsAsObjects: false });
+/**
+ * cbor-x, loaded by the first CBOR body (synchronously: codecs are synchronous). Most processes
+ * never see one (CBOR is behind a feature gate), and every module loaded stays resident: the node
+ * agent, for one, is measured by its RSS.
+ */
+let coders: { encoder: Encoder; decoder: Decoder } | undefined;
+function cborX(): { encoder: Encoder; decoder: Decoder } {
+  if (coders) return coders;
+  const { Decoder: CborDecoder, Encoder: CborEncoder } = createRequire(import.meta.url)('cbor-x') as typeof import('cbor-x');
+  coders = {
+    encoder: new CborEncoder({ useRecords: false, mapsAsObjects: true, variableMapSize: true, tagUint8Array: false, pack: false }),
+    // Maps come back as Maps: Kubernetes writes keys as byte strings, which a plain object cannot hold.
+    decoder: new CborDecoder({ useRecords: false, mapsAsObjects: false }),
+  };
+  return coders;
+}
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -40,7 +54,7 @@ function sorted(value: unknown): unknown {
 
 /** One CBOR item: the self-described tag, then the value with sorted keys and definite lengths. */
 export function encodeCbor(value: unknown): Uint8Array {
-  const body = encoder.encode(sorted(value));
+  const body = cborX().encoder.encode(sorted(value));
   const out = new Uint8Array(CBOR_SELF_DESCRIBED.length + body.length);
   out.set(CBOR_SELF_DESCRIBED);
   out.set(body, CBOR_SELF_DESCRIBED.length);
@@ -56,7 +70,7 @@ export function decodeCbor(body: Uint8Array): unknown {
   const start = body.length >= 3 && CBOR_SELF_DESCRIBED.every((b, i) => body[i] === b) ? 3 : 0;
   let values: unknown[];
   try {
-    values = decoder.decodeMultiple(Buffer.from(body.buffer, body.byteOffset + start, body.byteLength - start)) as unknown[];
+    values = cborX().decoder.decodeMultiple(Buffer.from(body.buffer, body.byteOffset + start, body.byteLength - start)) as unknown[];
   } catch (error) {
     throw badRequest(`the request body is not valid CBOR: ${(error as Error).message}`);
   }
