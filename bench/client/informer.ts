@@ -27,7 +27,9 @@ function child(args: string[], flags: string[] = [], cpu?: number): { pid: numbe
   const proc = spawn(file!, argv, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   process.once('exit', () => proc.kill());
   const line = new Promise<string>((resolve, reject) => {
-    createInterface({ input: proc.stdout! }).once('line', resolve);
+    // The child's one JSON line is its answer; anything else it prints (V8's --trace-gc writes to
+    // stdout) goes to stderr with its pid.
+    createInterface({ input: proc.stdout! }).on('line', (text) => (text.startsWith('{') ? resolve(text) : process.stderr.write(`[${proc.pid}] ${text}\n`)));
     proc.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
   });
   return { pid: proc.pid!, line, send: (m) => proc.send(m), exited: new Promise((resolve) => proc.once('exit', () => resolve())) };
@@ -77,7 +79,8 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-bench-informer-'));
 // PIN=1: the server on CPU 0 and each consumer on CPU 1 (threads included), so that a
 // consumer's events/s on the wall clock is its own, not a share of two cores with the server.
 const pinned = process.env['PIN'] === '1';
-const server = child([here('./server.ts'), dir], [], pinned ? 0 : undefined);
+// SERVER_NODE_FLAGS: Node flags for the server process (say, --trace-gc), space-separated.
+const server = child([here('./server.ts'), dir], (process.env['SERVER_NODE_FLAGS'] ?? '').split(' ').filter(Boolean), pinned ? 0 : undefined);
 const { svcconfig } = JSON.parse(await server.line) as { svcconfig: string };
 const client = await Client.fromSvcconfig(svcconfig);
 await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });

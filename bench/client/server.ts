@@ -25,4 +25,7 @@ process.on('message', async (message) => {
     process.exit(0);
   }
 });
+// Epoch ms at this process's time origin, for lining up V8's --trace-gc lines (ms since start) with
+// the consumers' stream windows (epoch ms).
+process.stderr.write(`time origin ${performance.timeOrigin.toFixed(0)}\n`);
 process.stdout.write(`${JSON.stringify({ svcconfig: server.svcconfigPath })}\n`);

@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { cpuTicks, MS_PER_TICK, residentMb } from '../support/proc.js';
+import { cpuTicks, MS_PER_TICK, openSockets, residentMb } from '../support/proc.js';
 import { profileProcess, snapshotProcess } from '../support/remote-inspector.js';
 import { filter, firstValueFrom, Observable, share, take, toArray } from 'rxjs';
 import type { Pod } from '../../src/api/index.js';
@@ -206,18 +206,26 @@ async function main(): Promise<void> {
     for (let i = 0; i < RSS_PODS; i += 10) {
       await Promise.all(Array.from({ length: Math.min(10, RSS_PODS - i) }, (_, j) => client.create(builtin.pods, podObject(`rss-${i + j}`), { namespace: 'default' })));
     }
-    await allRunning;
+    // The sockets the agent holds while its pods start: each connection to the API server is a TLS
+    // session whose buffers are malloc'd, and freed ones leave the malloc heap fragmented.
+    let socketsPeak = 0;
+    const sampler = setInterval(() => {
+      if (agentChild?.pid) socketsPeak = Math.max(socketsPeak, openSockets(agentChild.pid));
+    }, 100);
+    await allRunning.finally(() => clearInterval(sampler));
     // Let relists, status checks, log rotation and a full sync run with every pod in place: the
     // RSS and the CPU the agent spends (its price for the bin's V8 flags) per 10 s window.
     const pid = agentChild.pid!;
     const idleCpuPercent: number[] = [];
     const rssByWindowMb: number[] = [];
+    const socketsByWindow: number[] = [];
     for (let w = 0; w < Number(process.env['SETTLE_WINDOWS'] ?? 3); w += 1) {
       const ticks0 = cpuTicks(pid);
       await new Promise((resolve) => setTimeout(resolve, 10_000));
       // CPU ms over 10 s of wall time, in percent of one core.
       idleCpuPercent.push(((cpuTicks(pid) - ticks0) * MS_PER_TICK) / 100);
       rssByWindowMb.push(residentMb(pid).rss);
+      socketsByWindow.push(openSockets(pid));
     }
     // Read before any profile or snapshot: the inspector's own memory would count.
     const memory = residentMb(pid);
@@ -232,7 +240,7 @@ async function main(): Promise<void> {
     const results = {
       single: { pods: SINGLE, p50Ms: Math.round(percentile(latencies, 50)), p99Ms: Math.round(percentile(latencies, 99)), outsideRuntimeP50: percentile(outside, 50), outsideRuntimeMean: outside.reduce((a, b) => a + b, 0) / outside.length },
       burst: { pods: BURST, ms: Math.round(burstMs) },
-      rss: { pods: RSS_PODS, env: agentEnv, nodeFlags: nodeFlags.join(' '), rssMb: memory.rss, anonMb: memory.anon, fileMb: memory.file, rssByWindowMb, peakMb: memory.peak, idleCpuPercent },
+      rss: { pods: RSS_PODS, env: agentEnv, nodeFlags: nodeFlags.join(' '), rssMb: memory.rss, anonMb: memory.anon, fileMb: memory.file, rssByWindowMb, peakMb: memory.peak, idleCpuPercent, socketsPeak, socketsByWindow },
     };
     console.log(JSON.stringify(results, null, 2));
     await client.close();

@@ -1,6 +1,6 @@
 // What Linux's /proc says of another process: its CPU time and its resident memory. For the
 // benches that measure a daemon from outside (its own numbers would cost it to report).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** Milliseconds per clock tick of /proc/<pid>/stat (USER_HZ is 100 on Linux). */
 export const MS_PER_TICK = 10;
@@ -21,4 +21,17 @@ export function residentMb(pid: number): { rss: number; peak: number; anon: numb
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const mb = (field: string) => Math.round((Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]) / 1024) * 10) / 10;
   return { rss: mb('VmRSS'), peak: mb('VmHWM'), anon: mb('RssAnon'), file: mb('RssFile') };
+}
+
+/** How many sockets the process holds open (TCP and unix alike: its fds that are sockets). */
+export function openSockets(pid: number): number {
+  let n = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) n += 1;
+    } catch {
+      // Closed between the listing and the read.
+    }
+  }
+  return n;
 }

@@ -1,4 +1,4 @@
-import type { AsyncIterableX } from 'ix/asynciterable';
+import type { AsyncIterableX } from 'ix/asynciterable/asynciterablex';
 import type { Observable } from 'rxjs';
 import type { KubeObject, StatusDetails } from '../api/index.js';
 import { METADATA_LIST_ACCEPT, jsonCodec, type Codec } from './codec.js';

@@ -1,4 +1,5 @@
-import { from as ixFrom, type AsyncIterableX } from 'ix/asynciterable';
+// The class module alone: ix's index loads every creation function (~0.6 MB of heap for one).
+import { from as ixFrom, type AsyncIterableX } from 'ix/asynciterable/asynciterablex';
 import { Observable } from 'rxjs';
 import type { KubeObject } from '../api/index.js';
 import { isExpired } from './status.js';
