@@ -194,13 +194,15 @@ async function main(): Promise<void> {
     await agent.close();
 
     // 3: the agent as its own process, RSS_PODS pods running.
-    // The built agent, as an operator runs it: under tsx the loader and its transpiler would count in the RSS.
+    // The installed bin, as an operator runs it (the bundle, AGENT_BIN=dist/src/cli/nodeagent.js for
+    // the unbundled modules): under tsx the loader and its transpiler would count in the RSS.
     // The bin's own V8 flags (its shebang line), unless AGENT_NODE_FLAGS says otherwise.
     // And the environment it sets there (NAME=value words before `node`), unless AGENT_ENV says otherwise.
-    const shebang = /^#!\/usr\/bin\/env -S (.*?) ?node (.*)$/m.exec(readFileSync(join(root, 'dist/src/cli/nodeagent.js'), 'utf8'));
+    const bin = join(root, process.env['AGENT_BIN'] ?? 'dist/nodeagent.mjs');
+    const shebang = /^#!\/usr\/bin\/env -S (.*?) ?node (.*)$/m.exec(readFileSync(bin, 'utf8').slice(0, 400));
     const nodeFlags = (process.env['AGENT_NODE_FLAGS'] ?? shebang?.[2] ?? '').split(' ').filter(Boolean);
     const agentEnv = Object.fromEntries((process.env['AGENT_ENV'] ?? shebang?.[1] ?? '').split(' ').filter(Boolean).map((word) => word.split('=', 2) as [string, string]));
-    agentChild = spawn(process.execPath, [...nodeFlags, join(root, 'dist/src/cli/nodeagent.js'), ...flags, ...(process.env['AGENT_ARGS']?.split(' ').filter(Boolean) ?? [])], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...agentEnv } });
+    agentChild = spawn(process.execPath, [...nodeFlags, bin, ...flags, ...(process.env['AGENT_ARGS']?.split(' ').filter(Boolean) ?? [])], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...agentEnv } });
     const watch2 = runningSeen(client);
     const allRunning = firstValueFrom(watch2.changes$.pipe(filter((n) => n.startsWith('rss-')), take(RSS_PODS), toArray()));
     for (let i = 0; i < RSS_PODS; i += 10) {
@@ -240,7 +242,7 @@ async function main(): Promise<void> {
     const results = {
       single: { pods: SINGLE, p50Ms: Math.round(percentile(latencies, 50)), p99Ms: Math.round(percentile(latencies, 99)), outsideRuntimeP50: percentile(outside, 50), outsideRuntimeMean: outside.reduce((a, b) => a + b, 0) / outside.length },
       burst: { pods: BURST, ms: Math.round(burstMs) },
-      rss: { pods: RSS_PODS, env: agentEnv, nodeFlags: nodeFlags.join(' '), rssMb: memory.rss, anonMb: memory.anon, fileMb: memory.file, rssByWindowMb, peakMb: memory.peak, idleCpuPercent, socketsPeak, socketsByWindow },
+      rss: { pods: RSS_PODS, bin: process.env['AGENT_BIN'] ?? 'dist/nodeagent.mjs', env: agentEnv, nodeFlags: nodeFlags.join(' '), rssMb: memory.rss, anonMb: memory.anon, fileMb: memory.file, rssByWindowMb, peakMb: memory.peak, idleCpuPercent, socketsPeak, socketsByWindow },
     };
     console.log(JSON.stringify(results, null, 2));
     await client.close();

@@ -4,11 +4,13 @@ import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleNodeAgent } from '../../../scripts/bundle-nodeagent.js';
 import { mountsUnder, POD_NAME_LABEL } from '../../../src/nodeagent/index.js';
 import { eventually } from '../../controllers/support.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { agentDirs, freePort, runAgent, sleeper, spawnAgent, uniqueNodeName, unmountUnder, writeAgentConfig, type AgentProcess } from './support.js';
 
+const REPO_ROOT = join(import.meta.dirname, '../../..');
 // Short: unix socket paths under it are capped at 107 bytes.
 const dir = mkdtempSync('/tmp/svc-na-standalone-');
 let containerd: RunningContainerd;
@@ -70,6 +72,29 @@ describe('nodeagent in standalone mode', () => {
     const { containers } = await containerd.cri.listContainers({ filter: { labelSelector: { [POD_NAME_LABEL]: podName } } });
     for (const c of containers) expect(c.state).not.toBe('CONTAINER_RUNNING');
     expect(agent.child.exitCode).toBeNull();
+    // Stopped here, not after the suite: a running agent owns the runtime, as the kubelet does,
+    // and removes the pods no source of its names (the next tests' pods among them).
+    await agent.stop();
+    expect(await agent.exited).toBe(0);
+  }, 120_000);
+});
+
+describe('the bundled nodeagent bin (dist/nodeagent.mjs, as npm run build writes it)', () => {
+  it('runs a static pod through the runtime, started by its own shebang', async () => {
+    // Inside the repository, as dist/ is: the bundle finds package.json and node_modules from there.
+    const bundleDir = join(REPO_ROOT, 'node_modules/.cache', `svc-bundle-standalone-${process.pid}`);
+    const bin = join(bundleDir, 'nodeagent.mjs');
+    await bundleNodeAgent(bin);
+    try {
+      const node = uniqueNodeName('bundle');
+      const { args } = await staticNode(node, 'bundled');
+      const result = await runAgent([...args, '--runonce', '--enable-server=false'], bin);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain(`default/bundled-${node}: Running`);
+      expect(await runningOf(`bundled-${node}`)).toHaveLength(1);
+    } finally {
+      rmSync(bundleDir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
 

@@ -75,9 +75,13 @@ export interface AgentProcess {
   stop(): Promise<void>;
 }
 
-/** Spawns `nodeagent <args>` from the repository. */
-export function spawnAgent(args: readonly string[]): AgentProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/nodeagent.ts', ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Spawns `nodeagent <args>` from the repository's sources, or, given `bin`, that executable file
+ * as the kernel runs it (the bundle `npm run build` writes, its shebang's flags and environment).
+ */
+export function spawnAgent(args: readonly string[], bin?: string): AgentProcess {
+  const [file, ...argv] = bin ? [bin, ...args] : [process.execPath, '--import', 'tsx', 'src/cli/nodeagent.ts', ...args];
+  const child = spawn(file!, argv, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const waiters: (() => void)[] = [];
@@ -111,8 +115,8 @@ export function spawnAgent(args: readonly string[]): AgentProcess {
 }
 
 /** Runs `nodeagent <args>` to its end (`--runonce`, a refused option). */
-export async function runAgent(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const agent = spawnAgent(args);
+export async function runAgent(args: readonly string[], bin?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const agent = spawnAgent(args, bin);
   const code = await agent.exited;
   return { code, stdout: agent.stdout(), stderr: agent.stderr() };
 }

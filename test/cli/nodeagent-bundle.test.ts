@@ -1,0 +1,49 @@
+// The installed `nodeagent` bin is one bundled script (scripts/bundle-nodeagent.ts says why): it
+// must stay one-byte text for V8, carry the source bin's shebang, leave its lazily loaded modules
+// outside, and start. (test/nodeagent/daemon/standalone.test.ts runs a pod with it.)
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleNodeAgent, NODEAGENT_EXTERNAL } from '../../scripts/bundle-nodeagent.js';
+import { SVC_VERSION } from '../../src/api/index.js';
+
+const root = join(import.meta.dirname, '../..');
+// Inside the repository, as dist/ is: the bundle finds package.json and node_modules from there.
+const dir = join(root, 'node_modules/.cache', `svc-bundle-bin-${process.pid}`);
+const bin = join(dir, 'nodeagent.mjs');
+let text = '';
+
+beforeAll(async () => {
+  await bundleNodeAgent(bin);
+  text = readFileSync(bin, 'latin1');
+}, 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the bundled nodeagent bin', () => {
+  it('is ASCII only, so V8 holds its source at one byte per character', () => {
+    expect(text.search(/[^\x00-\x7f]/)).toBe(-1);
+  });
+
+  it('starts with the shebang of src/cli/nodeagent.ts (its V8 flags and malloc settings)', () => {
+    const source = readFileSync(join(root, 'src/cli/nodeagent.ts'), 'utf8');
+    expect(text.split('\n')[0]).toBe(source.split('\n')[0]);
+  });
+
+  it.each(NODEAGENT_EXTERNAL)('loads %s from node_modules when first used, not from its own text', (name) => {
+    // `import("ws")`, or a require made by createRequire: `(import.meta.url)("cbor-x")`.
+    expect(new RegExp(`(import|\\))\\("${name}"\\)`).test(text)).toBe(true);
+  });
+
+  it('runs: --version names svc\'s version, --help the agent\'s options, a bad flag exits 1', () => {
+    const version = spawnSync(bin, ['--version'], { encoding: 'utf8' });
+    expect(version.status, version.stderr).toBe(0);
+    expect(version.stdout.trim()).toBe(`nodeagent v${SVC_VERSION}`);
+    const help = spawnSync(bin, ['--help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--pod-manifest-path');
+    const bad = spawnSync(bin, ['--oom-score-adj=5000'], { encoding: 'utf8' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('--oom-score-adj');
+  });
+});
