@@ -4,26 +4,50 @@
 // minified script holds the same code in 2.7 MB, with one module record instead of 1,400.
 // `npm run build` runs this after tsc; `svc up` and the tests run the agent's modules as they are.
 //
-// Left outside: cbor-x and ws, which the agent loads only on first use (src/encoding/cbor.ts,
-// src/nodeagent/streaming/ws-module.ts). Readable stack traces: `NODE_OPTIONS=--enable-source-maps`
+// Left outside, to Node's resolution at run time: cbor-x and ws, which the agent loads only on first
+// use (src/encoding/cbor.ts, src/nodeagent/streaming/ws-module.ts), and what Fastify requires only
+// on paths the agent never takes (schema compilers, inject). Readable stack traces: `NODE_OPTIONS=--enable-source-maps`
 // (the source map is written beside the bundle); third-party license texts go to
 // nodeagent.mjs.LEGAL.txt.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const root = join(import.meta.dirname, '..');
 
 /** Where `npm run build` writes the bundle; package.json's `bin.nodeagent`. */
 export const NODEAGENT_BUNDLE = join(root, 'dist', 'nodeagent.mjs');
 
-/** Modules the bundle leaves to Node's resolution at run time: loaded on first use only. */
-export const NODEAGENT_EXTERNAL = ['cbor-x', 'ws'] as const;
+/** Modules the agent loads on first use: left to Node's resolution at run time. */
+export const NODEAGENT_LAZY = ['cbor-x', 'ws'] as const;
 
-/** Writes the bundle to `outfile`; fails if any character past ASCII is left in it. */
-export async function bundleNodeAgent(outfile: string = NODEAGENT_BUNDLE): Promise<void> {
-  await build({
+/**
+ * Modules Fastify requires only where the agent never goes: its default schema compilers (the
+ * agent passes its own, agent-app.ts) and `inject`. ~270 KB of text the agent would keep.
+ */
+export const NODEAGENT_NEVER_LOADED = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request'] as const;
+
+/**
+ * zod's messages in English only: its index re-exports ~40 languages (260 KB of the bundle's
+ * text) that nothing in svc selects, and the namespace re-export keeps them from being shaken out.
+ */
+const englishOnlyZod: Plugin = {
+  name: 'zod-english-only',
+  setup(esbuild) {
+    esbuild.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
+/**
+ * Writes the bundle to `outfile` and answers the files bundled; fails if any character past
+ * ASCII is left in it.
+ */
+export async function bundleNodeAgent(outfile: string = NODEAGENT_BUNDLE): Promise<string[]> {
+  const result = await build({
     entryPoints: [join(root, 'src/cli/nodeagent.ts')],
     outfile,
     bundle: true,
@@ -33,7 +57,9 @@ export async function bundleNodeAgent(outfile: string = NODEAGENT_BUNDLE): Promi
     minify: true,
     sourcemap: 'linked',
     legalComments: 'linked',
-    external: [...NODEAGENT_EXTERNAL],
+    external: [...NODEAGENT_LAZY, ...NODEAGENT_NEVER_LOADED],
+    metafile: true,
+    plugins: [englishOnlyZod],
     // CommonJS dependencies call require(); an ES module has none of its own.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
     logLevel: 'warning',
@@ -43,6 +69,7 @@ export async function bundleNodeAgent(outfile: string = NODEAGENT_BUNDLE): Promi
   const text = readFileSync(outfile, 'latin1');
   const at = text.search(/[^\x00-\x7f]/);
   if (at >= 0) throw new Error(`${outfile}: a character past ASCII at offset ${at} (${JSON.stringify(text.slice(Math.max(0, at - 40), at + 40))}): write it as an escape in the source`);
+  return Object.keys(result.metafile.inputs);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await bundleNodeAgent();

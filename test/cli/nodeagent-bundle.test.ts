@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleNodeAgent, NODEAGENT_EXTERNAL } from '../../scripts/bundle-nodeagent.js';
+import { bundleNodeAgent, NODEAGENT_LAZY, NODEAGENT_NEVER_LOADED } from '../../scripts/bundle-nodeagent.js';
 import { SVC_VERSION } from '../../src/api/index.js';
 
 const root = join(import.meta.dirname, '../..');
@@ -13,9 +13,10 @@ const root = join(import.meta.dirname, '../..');
 const dir = join(root, 'node_modules/.cache', `svc-bundle-bin-${process.pid}`);
 const bin = join(dir, 'nodeagent.mjs');
 let text = '';
+let inputs: string[] = [];
 
 beforeAll(async () => {
-  await bundleNodeAgent(bin);
+  inputs = await bundleNodeAgent(bin);
   text = readFileSync(bin, 'latin1');
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,7 +31,16 @@ describe('the bundled nodeagent bin', () => {
     expect(text.split('\n')[0]).toBe(source.split('\n')[0]);
   });
 
-  it.each(NODEAGENT_EXTERNAL)('loads %s from node_modules when first used, not from its own text', (name) => {
+  it.each([...NODEAGENT_LAZY, ...NODEAGENT_NEVER_LOADED, 'ajv'])('holds no module of %s', (name) => {
+    expect(inputs.filter((file) => file.includes(`node_modules/${name}/`))).toEqual([]);
+  });
+
+  it("holds zod's English messages only", () => {
+    const locales = inputs.filter((file) => /zod\/v4\/locales\/[a-zA-Z-]+\.js$/.test(file)).map((file) => file.split('/').pop());
+    expect(locales.sort()).toEqual(['en.js', 'index.js']);
+  });
+
+  it.each(NODEAGENT_LAZY)('loads %s from node_modules when first used', (name) => {
     // `import("ws")`, or a require made by createRequire: `(import.meta.url)("cbor-x")`.
     expect(new RegExp(`(import|\\))\\("${name}"\\)`).test(text)).toBe(true);
   });
