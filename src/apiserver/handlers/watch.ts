@@ -20,6 +20,7 @@ import {
 } from '../watch-cache/index.js';
 import { isPretty, queryParam, renderOptionsOf, representationOf, type HandlerContext } from './context.js';
 import { selectionOf, servedFilter } from './selection.js';
+import { SlabPool } from './slab-pool.js';
 
 export interface WatchSettings {
   /**
@@ -266,10 +267,15 @@ function renderedFrameEncoder(options: RenderOptions): FrameEncoder {
   const flush = (res: ServerResponse): void => {
     scheduled = false;
     if (pending.length === 0) return;
-    const bytes = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+    const parts = pending;
+    const bytes = pendingBytes;
     pending = [];
     pendingBytes = 0;
-    if (!res.writableEnded && !res.destroyed) res.write(bytes);
+    if (res.writableEnded || res.destroyed) return;
+    // One frame is written as it is (its bytes are shared, cached per version); several are
+    // joined in a reused buffer (slab-pool.ts says why).
+    if (parts.length === 1) res.write(parts[0]!);
+    else WRITE_SLABS.writeJoined(parts, bytes, (chunk, done) => res.write(chunk, done));
   };
   const write = (res: ServerResponse, bytes: Uint8Array): boolean => {
     pending.push(bytes);
@@ -297,6 +303,12 @@ function renderedFrameEncoder(options: RenderOptions): FrameEncoder {
 
 /** The most bytes of rendered frames held back to leave in one write. */
 const COALESCE_BYTES = 64 * 1024;
+
+/**
+ * The buffers those writes are joined in, shared by every watch of the process: a flush holds
+ * under COALESCE_BYTES plus one frame, so most fit in twice that.
+ */
+const WRITE_SLABS = new SlabPool(2 * COALESCE_BYTES, 16);
 
 /** The Status of the ERROR event that ends a failed watch: 410 Expired for a start the server no longer holds. */
 function errorStatus(error: unknown, type: ResourceType): Status {

@@ -1,0 +1,40 @@
+/**
+ * Reusable buffers for the coalesced writes of watch streams. Each flush of rendered frames is
+ * copied into one buffer; a new buffer per flush is memory V8 counts as external, and ~64 MB of
+ * it since the last full collection makes V8 start one: a protobuf replay of 40,000 events (about
+ * 50 MB of frames) set off a full collection of the server's heap (every object and history
+ * version) per stream. A buffer comes back to the pool when its write has completed (the
+ * socket no longer needs it), so a stream reuses a handful of them.
+ */
+export class SlabPool {
+  readonly #free: Buffer[] = [];
+
+  constructor(
+    /** Each buffer's size: a flush larger than this takes a buffer of its own. */
+    readonly slabBytes: number,
+    /** Free buffers kept; more than this are let go when they come back. */
+    readonly maxFree: number,
+  ) {}
+
+  /**
+   * Copies `parts` into one buffer and hands its filled part to `write`, with the callback that
+   * returns the buffer to the pool (call it when the write completed, with its error if any).
+   */
+  writeJoined(parts: readonly Uint8Array[], bytes: number, write: (chunk: Buffer, done: (error?: Error | null) => void) => void): void {
+    const slab = bytes <= this.slabBytes ? (this.#free.pop() ?? Buffer.allocUnsafeSlow(this.slabBytes)) : Buffer.allocUnsafeSlow(bytes);
+    let at = 0;
+    for (const part of parts) {
+      slab.set(part, at);
+      at += part.length;
+    }
+    write(slab.subarray(0, at), (error) => {
+      // A failed write may still hold the chunk somewhere: that buffer is not reused.
+      if (!error && slab.length === this.slabBytes && this.#free.length < this.maxFree) this.#free.push(slab);
+    });
+  }
+
+  /** Free buffers held now (for tests). */
+  get freeCount(): number {
+    return this.#free.length;
+  }
+}
