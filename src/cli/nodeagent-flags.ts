@@ -96,7 +96,7 @@ export const nodeAgentFlags = defineFlags({
   'http-check-frequency': viaConfig('httpCheckFrequency', flag.duration({ default: 20_000, meaning: 'How often --manifest-url is fetched again.', validate: positiveDuration })),
   'sync-frequency': viaConfig(
     'syncFrequency',
-    flag.duration({ default: 60_000, meaning: 'The longest time between two full synchronizations of the running containers with the desired pods.', validate: positiveDuration }),
+    flag.duration({ default: 60_000, meaning: 'How often each pod is synchronized again (running containers with the desired pod) when nothing else changes it: this to 1.5 times this after its last sync, at random, so that pods are not all synced at once.', validate: positiveDuration }),
   ),
   runonce: viaConfig('runOnce', flag.bool({ meaning: 'Start the pods from the static files and the manifest URL, wait until they run, then exit. Exclusive with --enable-server.' })),
   'lock-file': flag.string({ valueName: 'path', meaning: '(alpha) A lock file the agent holds while it runs, so that two agents never run on one root dir.' }),

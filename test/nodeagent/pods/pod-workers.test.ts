@@ -302,6 +302,34 @@ describe('static pods', () => {
   });
 });
 
+describe('the periodic sync', () => {
+  it('syncs each running pod again on its own, between the sync frequency and 1.5 times it after its last sync', async () => {
+    const a = agent({ syncFrequencyMs: 1000 });
+    const requeues: number[] = [];
+    let uid = '';
+    const subscription = a.workers.results$.subscribe((result) => {
+      if (result.key === uid && result.type === 'requeueAfter') requeues.push(result.after);
+    });
+    try {
+      const created = await createPod(server, podOf('resynced', [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'] }]));
+      uid = created.metadata.uid!;
+      await eventually('Running', async () => (await getPod(server, 'resynced'))?.status?.phase === 'Running');
+      // Nothing changes the pod from here on but its own status write or two: the syncs that keep
+      // coming are the periodic ones, each asking for the next.
+      requeues.splice(0);
+      await eventually('five more syncs of the running pod', () => (requeues.length >= 5 ? true : undefined));
+      for (const after of requeues) {
+        expect(after).toBeGreaterThanOrEqual(1000);
+        expect(after).toBeLessThan(1500);
+      }
+      // Spread at random, not on a common tick.
+      expect(new Set(requeues).size).toBeGreaterThan(1);
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+});
+
 describe('status ownership and events', () => {
   it('a status someone else changed is written again (RECONCILE); events tell what the workers did', async () => {
     const events = new EventRecorder({ client: server.client, qps: 100, burst: 100, component: 'nodeagent', host: NODE });
