@@ -1,10 +1,11 @@
 /**
  * Reusable buffers for the coalesced writes of watch streams. Each flush of rendered frames is
- * copied into one buffer; a new buffer per flush is memory V8 counts as external, and ~64 MB of
- * it since the last full collection makes V8 start one: a protobuf replay of 40,000 events (about
- * 50 MB of frames) set off a full collection of the server's heap (every object and history
- * version) per stream. A buffer comes back to the pool when its write has completed (the
- * socket no longer needs it), so a stream reuses a handful of them.
+ * copied into one buffer; with a new buffer per flush, a protobuf replay of 40,000 events wrote
+ * ~50 MB of fresh buffers, memory V8 counts as external and answers with collections: in
+ * bench:informer the server ran one or two full collections of its heap (every object and
+ * history version) during such a stream, and its collector threads took a second core from the
+ * client. A buffer comes back to the pool when its write has completed (the socket no longer
+ * needs it), so a stream reuses a handful of them; the same replays then ran no collection at all.
  */
 export class SlabPool {
   readonly #free: Buffer[] = [];
