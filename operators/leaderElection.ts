@@ -59,8 +59,8 @@ export interface LeaderElectionOptions<R> {
 /** MicroTime: RFC 3339 in UTC with six fractional digits, as Kubernetes writes `renewTime`. */
 const microTime = (ms: number): string => new Date(ms).toISOString().replace(/Z$/, '000Z');
 
-const isNotFound = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 404;
+const hasCode = (error: unknown, code: number): boolean => typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+const isNotFound = (error: unknown): boolean => hasCode(error, 404);
 
 /**
  * Campaigns for a Lease and emits `true` when this identity becomes the leader, `false` when it
@@ -74,7 +74,8 @@ const isNotFound = (error: unknown): boolean =>
  * `renewTime`. A leader that has not renewed within `renewDeadline` of its last renewal, or that
  * finds another holder in the Lease, emits `false` — and goes on campaigning (pipe
  * `takeWhile(Boolean, true)` to stop at the first loss). Unsubscribing while leading releases the
- * Lease (holder cleared) unless `release` is false; the release is sent, not awaited. Each
+ * Lease (holder cleared) unless `release` is false; the release is sent, not awaited (refused as a
+ * conflict because a renewal was still in flight, it is sent once more on the Lease read afresh). Each
  * subscription is a candidate of its own: `share()` one election among several pipelines.
  *
  * ```
@@ -248,15 +249,29 @@ export function leaderElection<R>(options: LeaderElectionOptions<R>): Observable
       retry?.unsubscribe();
       deadline?.unsubscribe();
       if (!leading || !release || current === undefined) return;
-      const spec = { ...current.spec };
-      delete spec.holderIdentity;
-      const now = microTime(scheduler.now());
-      const released: LeaseLike = { ...current, spec: { ...spec, leaseDurationSeconds: 1, acquireTime: now, renewTime: now } };
-      // Fire and forget: a conflict means another holder wrote the Lease already.
+      // Fire and forget. A renewal still unanswered at unsubscribe may have moved the Lease past
+      // `current`: a conflict is then answered by reading it again and, if it is still ours,
+      // releasing that version (once: a second conflict means another holder wrote it).
+      const releaseOf = (lease: LeaseLike): LeaseLike => {
+        const spec = { ...lease.spec };
+        delete spec.holderIdentity;
+        const now = microTime(scheduler.now());
+        return { ...lease, spec: { ...spec, leaseDurationSeconds: 1, acquireTime: now, renewTime: now } };
+      };
+      const ignore = { error: () => undefined };
+      const releaseAgain = (error: unknown): void => {
+        if (!hasCode(error, 409)) return;
+        from(client.get(resource, name, at)).subscribe({
+          next: (fresh) => {
+            if (fresh.spec?.holderIdentity === identity) from(client.update(resource, releaseOf(fresh), at)).subscribe(ignore);
+          },
+          ...ignore,
+        });
+      };
       try {
-        from(client.update(resource, released, at)).subscribe({ error: () => undefined });
+        from(client.update(resource, releaseOf(current), at)).subscribe({ error: releaseAgain });
       } catch {
-        // the same: nothing to undo
+        // nothing to undo
       }
     };
   });

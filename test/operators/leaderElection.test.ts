@@ -1,4 +1,4 @@
-import { asyncScheduler, takeWhile } from 'rxjs';
+import { asyncScheduler, delay, from, takeWhile } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { leaderElection } from '../../operators/index.js';
 import type { LeaderElectionOptions } from '../../operators/leaderElection.js';
@@ -97,6 +97,22 @@ describe('leaderElection', () => {
       flush();
       expect(released).toEqual({ leaseDurationSeconds: 1, acquireTime: at(6), renewTime: at(6), leaseTransitions: 0 });
       expect(store.lease?.spec).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
+    });
+  });
+
+  it('releases the lease even when a renewal is still unanswered at unsubscribe (the release then retries on the fresh version)', () => {
+    testScheduler().run(({ cold, expectObservable, flush }) => {
+      const store = fakeLeases(asyncScheduler);
+      // Writes reach the store at once; their answers arrive 2 frames later.
+      const client: typeof store.client = { ...store.client, update: (resource, object, ns) => from(store.client.update(resource, object, ns)).pipe(delay(2)) };
+      let spec: unknown;
+      cold('12ms x').subscribe(() => (spec = store.lease?.spec));
+      // Renewed at 5 (answered at 7), unsubscribed at 6: the release carries the version before
+      // that renewal, is refused as a conflict, and is sent again on the Lease read afresh.
+      expectObservable(elector(store, 'a', { client }), '^ 5ms !').toBe('t', values);
+      flush();
+      expect(spec).toBeDefined();
+      expect(spec).not.toHaveProperty('holderIdentity');
     });
   });
 
