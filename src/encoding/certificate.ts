@@ -9,7 +9,7 @@
  */
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
-import { badRequest } from '../api/index.js';
+import { badRequest, validateName } from '../api/index.js';
 
 export interface SelfSignedRequest {
   /** The subject's (and issuer's) common name. */
@@ -111,6 +111,12 @@ export function selfSignedCertificate(request: SelfSignedRequest): PemPair {
   serial[0] = (serial[0]! & 0x7f) | 0x40;
   const algorithm = sequence(oid(OID.ecdsaWithSha256));
   const name = sequence(tlv(TAG.set, sequence(oid(OID.commonName), tlv(TAG.utf8String, Buffer.from(request.commonName, 'utf8')))));
+  // A dNSName is an IA5String: a name outside RFC 1123 (a non-ASCII host name, say) is refused,
+  // not written as mangled bytes.
+  for (const dns of request.dnsNames ?? []) {
+    const problems = validateName(dns, 'subdomain');
+    if (problems.length > 0) throw badRequest(`${JSON.stringify(dns)} cannot be a certificate's DNS name: ${problems.join('; ')}`);
+  }
   const altNames = [
     ...(request.dnsNames ?? []).map((dns) => tlv(implicitPrimitive(2), Buffer.from(dns, 'ascii'))),
     ...(request.ipAddresses ?? []).map((ip) => tlv(implicitPrimitive(7), ipOctets(ip))),

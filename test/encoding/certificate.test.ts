@@ -62,14 +62,19 @@ describe('selfSignedCertificate', () => {
     expect(new Date(late.validTo).toISOString()).toBe('2060-05-06T07:08:09.000Z');
   });
 
-  it('refuses an address that is not one with a 400', () => {
+  it.each([
+    ['an address that is not one', { ipAddresses: ['10.0.0.256'] }, '10.0.0.256'],
+    ['a DNS name outside RFC 1123 (non-ASCII)', { dnsNames: ['n\u00f6de-1'] }, 'DNS name'],
+    ['a DNS name outside RFC 1123 (a space)', { dnsNames: ['node 1'] }, 'DNS name'],
+  ])('refuses %s with a 400 naming it', (_what, names, named) => {
     let caught: unknown;
     try {
-      selfSignedCertificate({ commonName: 'x', ipAddresses: ['10.0.0.256'], notBefore, notAfter });
+      selfSignedCertificate({ commonName: 'x', ...names, notBefore, notAfter });
     } catch (error) {
       caught = error;
     }
     expect(isStatusError(caught) && caught.code).toBe(400);
+    expect((caught as Error).message).toContain(named);
   });
 
   it('serves TLS that a client trusting it verifies, by name and by address', async () => {

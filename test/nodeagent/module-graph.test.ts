@@ -7,6 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isStatusError } from '../../src/api/index.js';
+import { buildAgentApp, type AgentAppContext, type AgentRouteModule } from '../../src/nodeagent/index.js';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -55,5 +57,25 @@ describe('the node agent module graph', () => {
     ['cbor-x', '/node_modules/cbor-x/'],
   ])('does not load %s', (_name, dir) => {
     expect(loaded().filter((path) => path.includes(dir))).toEqual([]);
+  });
+});
+
+describe("the agent's stand-in schema compilers", () => {
+  it('refuse a route that declares a JSON schema, with an error that says to validate with zod', async () => {
+    const withSchema: AgentRouteModule = {
+      name: 'with-schema',
+      debugging: false,
+      register: (app) => {
+        app.post('/with-schema', { schema: { body: { type: 'object', properties: { a: { type: 'string' } } } } }, async () => 'ok');
+      },
+    };
+    // Only what building the app reads; no request is served.
+    const ctx = { flags: {}, nodeName: 'n', pods: () => [], config: {}, metrics: {}, routes: [withSchema], authenticator: {}, authorizer: {} } as unknown as AgentAppContext;
+    const app = await buildAgentApp('readwrite', ctx);
+    const failure = await app.ready().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isStatusError(failure) ? failure.message : String(failure)).toContain('validate with zod');
   });
 });

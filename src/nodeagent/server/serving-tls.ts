@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { getCiphers, type SecureVersion } from 'node:tls';
-import { badRequest } from '../../api/index.js';
+import { badRequest, validateName } from '../../api/index.js';
 import { selfSignedCertificate, type PemPair } from '../../encoding/index.js';
 import type { AgentServerFlags } from './options.js';
 
@@ -110,7 +110,8 @@ function selfSigned(nodeName: string, addresses: readonly string[]): PemPair {
   const now = Date.now();
   return selfSignedCertificate({
     commonName: `${nodeName}@${Math.floor(now / 1000)}`,
-    dnsNames: [...new Set([nodeName, hostname().toLowerCase(), 'localhost'])],
+    // The host's own name only when it is a DNS name (a host called `my_box` still starts).
+    dnsNames: [...new Set([nodeName, hostname().toLowerCase(), 'localhost'])].filter((name) => name === nodeName || validateName(name, 'subdomain').length === 0),
     ipAddresses: [...new Set(['127.0.0.1', ...addresses.filter((a) => isIP(a) !== 0 && a !== '0.0.0.0' && a !== '::')])],
     notBefore: new Date(now - 3_600_000),
     notAfter: new Date(now + 365 * 86_400_000),
