@@ -10,6 +10,7 @@
 // (the source map is written beside the bundle); third-party license texts go to
 // nodeagent.mjs.LEGAL.txt.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
@@ -43,6 +44,23 @@ const englishOnlyZod: Plugin = {
 };
 
 /**
+ * rxjs as ES modules: its package sends Node to the CommonJS build, which esbuild can only wrap
+ * whole, and every `import ... from 'rxjs'` then gets its own namespace object with a getter per
+ * export (~33 KB each, 23 of them). Its ES2015 build is the same code, declared side-effect free,
+ * so one copy of what svc uses stays. Anything that require()s rxjs would load the CommonJS copy
+ * too (two Observable classes): the bundle test checks that no file of dist/cjs is in the bundle.
+ */
+const rxjsModules: Plugin = {
+  name: 'rxjs-es-modules',
+  setup(esbuild) {
+    const dist = join(dirname(createRequire(import.meta.url).resolve('rxjs/package.json')), 'dist', 'esm');
+    esbuild.onResolve({ filter: /^rxjs(\/operators)?$/ }, (args) => ({
+      path: join(dist, args.path === 'rxjs' ? 'index.js' : 'operators/index.js'),
+    }));
+  },
+};
+
+/**
  * Writes the bundle to `outfile` and answers the files bundled; fails if any character past
  * ASCII is left in it.
  */
@@ -59,7 +77,7 @@ export async function bundleNodeAgent(outfile: string = NODEAGENT_BUNDLE): Promi
     legalComments: 'linked',
     external: [...NODEAGENT_LAZY, ...NODEAGENT_NEVER_LOADED],
     metafile: true,
-    plugins: [englishOnlyZod],
+    plugins: [englishOnlyZod, rxjsModules],
     // CommonJS dependencies call require(); an ES module has none of its own.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
     logLevel: 'warning',

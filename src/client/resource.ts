@@ -1,6 +1,20 @@
 import type { z } from 'zod';
 import {
-  builtinTypes,
+  APPS_GROUP,
+  AUTOSCALING_GROUP,
+  BATCH_GROUP,
+  CERTIFICATES_GROUP,
+  COORDINATION_GROUP,
+  CORE_GROUP,
+  DISCOVERY_GROUP,
+  EVENTS_GROUP,
+  POLICY_GROUP,
+  RBAC_GROUP,
+  type KubeObject,
+  type ResourceType,
+} from '../api/index.js';
+// Types only: the schemas name each built-in's object type, and nothing of them is loaded here.
+import type {
   certificateSigningRequestSchema,
   clusterRoleBindingSchema,
   clusterRoleSchema,
@@ -32,8 +46,6 @@ import {
   serviceAccountSchema,
   serviceSchema,
   statefulSetSchema,
-  type KubeObject,
-  type ResourceType,
 } from '../api/index.js';
 
 /**
@@ -70,45 +82,48 @@ export function typedResource<S extends z.ZodType<KubeObject>>(type: ResourceTyp
   return Object.freeze({ group: type.group, version: type.version, resource: type.resource, namespaced: type.namespaced, kind: type.kind });
 }
 
-function builtinOf<S extends z.ZodType<KubeObject>>(schema: S): Resource<z.infer<S>> {
-  const type = builtinTypes.find((t) => t.schema === schema);
-  if (!type) throw new Error('a built-in schema without a built-in type');
-  return typedResource(type, schema);
+/**
+ * A built-in type's address, typed by its schema. Written out rather than looked up in the
+ * registry, so that a process using the client (the node agent) loads no kind schema it does not
+ * validate with; test/client/builtin-resources.test.ts holds each to its registry entry.
+ */
+function builtinOf<S extends z.ZodType<KubeObject>>(group: string, version: string, resource: string, kind: string, namespaced = true): Resource<z.infer<S>> {
+  return Object.freeze({ group, version, resource, namespaced, kind });
 }
 
 /** Every built-in type, typed by its schema: `client.get(builtin.pods, 'web-0')` is a `Pod`. */
 export const builtin = Object.freeze({
-  pods: builtinOf(podSchema),
-  configMaps: builtinOf(configMapSchema),
-  secrets: builtinOf(secretSchema),
-  namespaces: builtinOf(namespaceSchema),
-  nodes: builtinOf(nodeSchema),
-  services: builtinOf(serviceSchema),
-  endpoints: builtinOf(endpointsSchema),
-  serviceAccounts: builtinOf(serviceAccountSchema),
-  coreEvents: builtinOf(coreEventSchema),
-  limitRanges: builtinOf(limitRangeSchema),
-  resourceQuotas: builtinOf(resourceQuotaSchema),
-  replicationControllers: builtinOf(replicationControllerSchema),
-  persistentVolumes: builtinOf(persistentVolumeSchema),
-  persistentVolumeClaims: builtinOf(persistentVolumeClaimSchema),
-  deployments: builtinOf(deploymentSchema),
-  replicaSets: builtinOf(replicaSetSchema),
-  statefulSets: builtinOf(statefulSetSchema),
-  daemonSets: builtinOf(daemonSetSchema),
-  controllerRevisions: builtinOf(controllerRevisionSchema),
-  jobs: builtinOf(jobSchema),
-  cronJobs: builtinOf(cronJobSchema),
-  horizontalPodAutoscalers: builtinOf(horizontalPodAutoscalerSchema),
-  podDisruptionBudgets: builtinOf(podDisruptionBudgetSchema),
-  events: builtinOf(eventSchema),
-  leases: builtinOf(leaseSchema),
-  endpointSlices: builtinOf(endpointSliceSchema),
-  roles: builtinOf(roleSchema),
-  roleBindings: builtinOf(roleBindingSchema),
-  clusterRoles: builtinOf(clusterRoleSchema),
-  clusterRoleBindings: builtinOf(clusterRoleBindingSchema),
-  certificateSigningRequests: builtinOf(certificateSigningRequestSchema),
+  pods: builtinOf<typeof podSchema>(CORE_GROUP, 'v1', 'pods', 'Pod'),
+  configMaps: builtinOf<typeof configMapSchema>(CORE_GROUP, 'v1', 'configmaps', 'ConfigMap'),
+  secrets: builtinOf<typeof secretSchema>(CORE_GROUP, 'v1', 'secrets', 'Secret'),
+  namespaces: builtinOf<typeof namespaceSchema>(CORE_GROUP, 'v1', 'namespaces', 'Namespace', false),
+  nodes: builtinOf<typeof nodeSchema>(CORE_GROUP, 'v1', 'nodes', 'Node', false),
+  services: builtinOf<typeof serviceSchema>(CORE_GROUP, 'v1', 'services', 'Service'),
+  endpoints: builtinOf<typeof endpointsSchema>(CORE_GROUP, 'v1', 'endpoints', 'Endpoints'),
+  serviceAccounts: builtinOf<typeof serviceAccountSchema>(CORE_GROUP, 'v1', 'serviceaccounts', 'ServiceAccount'),
+  coreEvents: builtinOf<typeof coreEventSchema>(CORE_GROUP, 'v1', 'events', 'Event'),
+  limitRanges: builtinOf<typeof limitRangeSchema>(CORE_GROUP, 'v1', 'limitranges', 'LimitRange'),
+  resourceQuotas: builtinOf<typeof resourceQuotaSchema>(CORE_GROUP, 'v1', 'resourcequotas', 'ResourceQuota'),
+  replicationControllers: builtinOf<typeof replicationControllerSchema>(CORE_GROUP, 'v1', 'replicationcontrollers', 'ReplicationController'),
+  persistentVolumes: builtinOf<typeof persistentVolumeSchema>(CORE_GROUP, 'v1', 'persistentvolumes', 'PersistentVolume', false),
+  persistentVolumeClaims: builtinOf<typeof persistentVolumeClaimSchema>(CORE_GROUP, 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim'),
+  deployments: builtinOf<typeof deploymentSchema>(APPS_GROUP, 'v1', 'deployments', 'Deployment'),
+  replicaSets: builtinOf<typeof replicaSetSchema>(APPS_GROUP, 'v1', 'replicasets', 'ReplicaSet'),
+  statefulSets: builtinOf<typeof statefulSetSchema>(APPS_GROUP, 'v1', 'statefulsets', 'StatefulSet'),
+  daemonSets: builtinOf<typeof daemonSetSchema>(APPS_GROUP, 'v1', 'daemonsets', 'DaemonSet'),
+  controllerRevisions: builtinOf<typeof controllerRevisionSchema>(APPS_GROUP, 'v1', 'controllerrevisions', 'ControllerRevision'),
+  jobs: builtinOf<typeof jobSchema>(BATCH_GROUP, 'v1', 'jobs', 'Job'),
+  cronJobs: builtinOf<typeof cronJobSchema>(BATCH_GROUP, 'v1', 'cronjobs', 'CronJob'),
+  horizontalPodAutoscalers: builtinOf<typeof horizontalPodAutoscalerSchema>(AUTOSCALING_GROUP, 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler'),
+  podDisruptionBudgets: builtinOf<typeof podDisruptionBudgetSchema>(POLICY_GROUP, 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
+  events: builtinOf<typeof eventSchema>(EVENTS_GROUP, 'v1', 'events', 'Event'),
+  leases: builtinOf<typeof leaseSchema>(COORDINATION_GROUP, 'v1', 'leases', 'Lease'),
+  endpointSlices: builtinOf<typeof endpointSliceSchema>(DISCOVERY_GROUP, 'v1', 'endpointslices', 'EndpointSlice'),
+  roles: builtinOf<typeof roleSchema>(RBAC_GROUP, 'v1', 'roles', 'Role'),
+  roleBindings: builtinOf<typeof roleBindingSchema>(RBAC_GROUP, 'v1', 'rolebindings', 'RoleBinding'),
+  clusterRoles: builtinOf<typeof clusterRoleSchema>(RBAC_GROUP, 'v1', 'clusterroles', 'ClusterRole', false),
+  clusterRoleBindings: builtinOf<typeof clusterRoleBindingSchema>(RBAC_GROUP, 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false),
+  certificateSigningRequests: builtinOf<typeof certificateSigningRequestSchema>(CERTIFICATES_GROUP, 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),
 });
 
 /** The object type a Resource carries. */

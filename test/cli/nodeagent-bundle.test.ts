@@ -40,6 +40,12 @@ describe('the bundled nodeagent bin', () => {
     expect(locales.sort()).toEqual(['en.js', 'index.js']);
   });
 
+  it('holds rxjs once, as its ES modules (a CommonJS copy would be a second Observable class)', () => {
+    const rxjs = inputs.filter((file) => file.includes('node_modules/rxjs/'));
+    expect(rxjs.length).toBeGreaterThan(0);
+    expect(rxjs.filter((file) => !file.includes('node_modules/rxjs/dist/esm/'))).toEqual([]);
+  });
+
   it.each(NODEAGENT_LAZY)('loads %s from node_modules when first used', (name) => {
     // `import("ws")`, or a require made by createRequire: `(import.meta.url)("cbor-x")`.
     expect(new RegExp(`(import|\\))\\("${name}"\\)`).test(text)).toBe(true);
