@@ -61,6 +61,30 @@ const rxjsModules: Plugin = {
 };
 
 /**
+ * undici as the agent uses it: its `Agent`, with the request methods undici's index puts on every
+ * dispatcher. The index require()s all of undici (fetch, WebSocket, caches, mocks: 420 KB of
+ * text in this bundle), which esbuild cannot shake from CommonJS; these are the files it takes
+ * them from. An import of any other name from 'undici' in the agent's graph fails the build
+ * ("No matching export"), and a new undici that moves these files fails it at resolution.
+ */
+const undiciAgentOnly: Plugin = {
+  name: 'undici-agent-only',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'svc-undici-agent' }));
+    esbuild.onLoad({ filter: /.*/, namespace: 'svc-undici-agent' }, () => ({
+      contents: [
+        "import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';",
+        "import api from 'undici/lib/api/index.js';",
+        "import Agent from 'undici/lib/dispatcher/agent.js';",
+        'Object.assign(Dispatcher.prototype, api);',
+        'export { Agent };',
+      ].join('\n'),
+      resolveDir: root,
+    }));
+  },
+};
+
+/**
  * Writes the bundle to `outfile` and answers the files bundled; fails if any character past
  * ASCII is left in it.
  */
@@ -77,7 +101,7 @@ export async function bundleNodeAgent(outfile: string = NODEAGENT_BUNDLE): Promi
     legalComments: 'linked',
     external: [...NODEAGENT_LAZY, ...NODEAGENT_NEVER_LOADED],
     metafile: true,
-    plugins: [englishOnlyZod, rxjsModules],
+    plugins: [englishOnlyZod, rxjsModules, undiciAgentOnly],
     // CommonJS dependencies call require(); an ES module has none of its own.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
     logLevel: 'warning',

@@ -1,5 +1,5 @@
-import { defer, exhaustMap, filter, from, Observable, timer } from 'rxjs';
-import { request } from 'undici';
+import { defer, exhaustMap, filter, finalize, from, Observable, timer } from 'rxjs';
+import { Agent } from 'undici';
 import { badRequest, serviceUnavailable } from '../../api/index.js';
 import { firstOfEachName, parseManifests } from './manifests.js';
 import type { ManifestProblem, SourceEvent } from './pod-update.js';
@@ -45,13 +45,16 @@ export function urlSource(options: UrlSourceOptions): Observable<SourceEvent> {
   const headers = headerList(options.headers ?? []);
   const timeoutMs = options.timeoutMs ?? options.checkFrequencyMs;
   return defer(() => {
+    // Its own keep-alive connection, closed with the source (undici's global one would outlive it).
+    const agent = new Agent();
     let lastBody: string | undefined;
     let lastFailure: string | undefined;
 
     const fetchOnce = async (): Promise<SourceEvent | undefined> => {
       let body: string;
       try {
-        const response = await request(options.url, { method: 'GET', headers, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+        const url = new URL(options.url);
+        const response = await agent.request({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'GET', headers, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
         body = await response.body.text();
         if (response.statusCode < 200 || response.statusCode > 299) throw new Error(`status ${response.statusCode}`);
       } catch (error) {
@@ -72,6 +75,7 @@ export function urlSource(options: UrlSourceOptions): Observable<SourceEvent> {
     return timer(0, options.checkFrequencyMs).pipe(
       exhaustMap(() => from(fetchOnce())),
       filter((event): event is SourceEvent => event !== undefined),
+      finalize(() => void agent.close()),
     );
   });
 }

@@ -14,9 +14,10 @@ afterEach(async () => {
 
 /** A manifest server whose answer a test changes; records each request's raw headers. */
 async function manifestServer() {
-  const state = { body: '', status: 200, requests: [] as IncomingMessage['rawHeaders'][] };
+  const state = { body: '', status: 200, requests: [] as IncomingMessage['rawHeaders'][], paths: [] as (string | undefined)[] };
   server = createServer((req, res) => {
     state.requests.push(req.rawHeaders);
+    state.paths.push(req.url);
     res.statusCode = state.status;
     res.end(state.body);
   });
@@ -29,7 +30,7 @@ describe('the URL source', () => {
     const { state, url } = await manifestServer();
     state.body = podYaml('web');
     recorder = new Recorder<PodUpdate>();
-    recorder.start(podSources({ nodeName: 'n1', manifestUrl: url, manifestUrlHeaders: ['X-A:hello', 'X-B:again', 'X-A:world', 'X-Empty:'], httpCheckFrequencyMs: 50, onProblem: recorder.onProblem }));
+    recorder.start(podSources({ nodeName: 'n1', manifestUrl: `${url}?node=n1&x=%20`, manifestUrlHeaders: ['X-A:hello', 'X-B:again', 'X-A:world', 'X-Empty:'], httpCheckFrequencyMs: 50, onProblem: recorder.onProblem }));
     await until(() => recorder!.values.length === 1, 'the ADD');
     const raw = state.requests[0]!;
     const pairs: [string, string][] = [];
@@ -42,6 +43,7 @@ describe('the URL source', () => {
     ]);
     expect(recorder.values[0]!.pod.metadata.annotations?.[CONFIG_SOURCE_ANNOTATION]).toBe('http');
     expect(recorder.values[0]!.pod.metadata.name).toBe('web-n1');
+    expect(state.paths[0]).toBe('/pods.yaml?node=n1&x=%20');
   });
 
   it('refuses a header item without a colon', () => {
