@@ -1,12 +1,15 @@
 // The real `nodeagent` process against a real svc-apiserver (HTTPS, the admin svcconfig) and a
 // private containerd: registration, the URL source and its mirror pod, `kubectl logs` through
-// the API server's proxy, and `kill -9` of the agent while pods run.
+// the API server's proxy, and `kill -9` of the agent while pods run. The agent is the installed
+// bin, dist/nodeagent.mjs as `npm run build` bundles it (the unbundled modules run under `svc up`
+// and the in-process tests), so that what the bundle leaves out is tested against real peers.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleNodeAgent } from '../../../scripts/bundle-nodeagent.js';
 import type { Pod } from '../../../src/api/index.js';
 import { ensureClientCertificate } from '../../../src/apiserver/index.js';
 import { startApiServer, type RunningApiServer } from '../../../src/cli/apiserver-command.js';
@@ -19,6 +22,9 @@ import { agentDirs, containersOf, freePort, sleeper, spawnAgent, uniqueNodeName,
 
 // Short: containerd's socket lives under it and unix socket paths are capped at 107 bytes.
 const dir = mkdtempSync('/tmp/svc-na-daemon-');
+// Inside the repository, as dist/ is: the bundle finds package.json and node_modules from there.
+const bundleDir = join(import.meta.dirname, '../../../node_modules/.cache', `svc-bundle-api-mode-${process.pid}`);
+const bin = join(bundleDir, 'nodeagent.mjs');
 const dataDir = join(dir, 'api');
 const nodeName = uniqueNodeName('daemon');
 const URL_HEADER = { name: 'X-Manifest-Token', value: 'open-sesame' };
@@ -52,6 +58,7 @@ async function serveManifest(): Promise<string> {
 
 beforeAll(async () => {
   requireKubectl();
+  await bundleNodeAgent(bin);
   containerd = await startContainerd();
   // The certificate the API server shows the agent when it proxies logs: the cluster CA's, in system:masters.
   proxyCert = await ensureClientCertificate(join(dataDir, 'pki'), 'node-agent-client', { commonName: 'svc-apiserver-node-agent-client', organizations: ['system:masters'] });
@@ -77,7 +84,7 @@ beforeAll(async () => {
     '--manifest-url', manifestUrl,
     '--manifest-url-header', `${URL_HEADER.name}:${URL_HEADER.value}`,
   ];
-  agent = spawnAgent(agentArgs);
+  agent = spawnAgent(agentArgs, bin);
   await agent.running();
 }, 180_000);
 
@@ -95,6 +102,7 @@ afterAll(async () => {
   if (containerd) expect(containerd.leftovers()).toMatchObject({ shims: [], mounts: [], netns: [], containerdRunning: false, bridgePresent: false });
   expect(mountsUnder(dir)).toEqual([]);
   rmSync(dir, { recursive: true, force: true });
+  rmSync(bundleDir, { recursive: true, force: true });
 }, 120_000);
 
 const k = (args: readonly string[]) => kubectl(server.svcconfigPath, args);
@@ -209,7 +217,7 @@ describe('nodeagent against a real API server', () => {
 
     agent!.child.kill('SIGKILL');
     expect(await agent!.exited).toBeNull();
-    agent = spawnAgent(agentArgs);
+    agent = spawnAgent(agentArgs, bin);
     await agent.running();
 
     // The restarted agent's workers hold both pods again, Running, with the status they computed
