@@ -39,6 +39,8 @@ export { acceptsGzip, compressLarge, compressBuffer, GZIP_THRESHOLD_BYTES, GZIP_
 export { isObject, parseObject, type JsonObject } from './json-value.js';
 export { PROTOBUF_MAGIC, encodeProtobuf, decodeProtobuf, decodeProtobufWatchEvent, protobufCodec, protobufListChunks, hasProtobufMessage, encodeRaw, envelope } from './protobuf/envelope.js';
 export { protoRoot, messageOf } from './protobuf/schema.js';
+export { LazyProtoRoot } from './protobuf/lazy-root.js';
+export { codecsOnFirstUse } from './protobuf/codecs-on-first-use.js';
 export { fromMessage } from './protobuf/convert.js';
 export { PROTO_SOURCES } from './protobuf/sources.js';
 

@@ -46,6 +46,10 @@ describe('the bundled nodeagent bin', () => {
     expect(rxjs.filter((file) => !file.includes('node_modules/rxjs/dist/esm/'))).toEqual([]);
   });
 
+  it('imports no node:tls as an ES module (its ES module facade reads and keeps every root certificate)', () => {
+    expect(text).not.toMatch(/from\s*"(node:)?tls"/);
+  });
+
   it.each(NODEAGENT_LAZY)('loads %s from node_modules when first used', (name) => {
     // `import("ws")`, or a require made by createRequire: `(import.meta.url)("cbor-x")`.
     expect(new RegExp(`(import|\\))\\("${name}"\\)`).test(text)).toBe(true);

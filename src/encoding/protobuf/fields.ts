@@ -18,7 +18,7 @@ export function protoFieldTable(): string[] {
       if (o instanceof protobuf.Namespace) walk(o);
     }
   };
-  walk(protoRoot);
+  walk(protoRoot.everything());
   return lines.sort();
 }
 

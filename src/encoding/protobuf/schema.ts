@@ -1,15 +1,10 @@
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
 import { upstreamGroupAlias } from '../../api/index.js';
+import { LazyProtoRoot } from './lazy-root.js';
 import { PROTO_SOURCES } from './sources.js';
 
-/** Every message of docs/proto, parsed once. */
-export const protoRoot: protobuf.Root = (() => {
-  const root = new protobuf.Root();
-  // Imports name files of the same set; resolve them from the embedded sources.
-  for (const source of Object.values(PROTO_SOURCES)) protobuf.parse(source, root, { keepCase: true });
-  root.resolveAll();
-  return root;
-})();
+/** The messages of docs/proto, each parsed when first looked up (lazy-root.ts says why). */
+export const protoRoot = new LazyProtoRoot(Object.values(PROTO_SOURCES));
 
 const packageOf = (group: string): string => {
   switch (group) {
@@ -45,8 +40,7 @@ const byKind = new Map<string, protobuf.Type | undefined>();
 function lookupMessage(apiVersion: string, kind: string): protobuf.Type | undefined {
   const group = groupOf(apiVersion);
   const name = kind === 'Status' && group === '' ? 'svc.meta.v1.Status' : `${packageOf(group)}.${kind}`;
-  const found = protoRoot.lookup(name);
-  return found instanceof protobuf.Type ? found : undefined;
+  return protoRoot.type(name);
 }
 
 export const typeMetaType = protoRoot.lookupType('svc.runtime.TypeMeta');
