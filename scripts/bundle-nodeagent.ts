@@ -88,8 +88,8 @@ const undiciAgentOnly: Plugin = {
 };
 
 /**
- * Writes the bundle to `outfile` and answers the files bundled; fails if any character past
- * ASCII is left in it.
+ * Writes the bundle to `outfile` and answers the files it holds code of (an input whose code was
+ * all shaken out is not one); fails if any character past ASCII is left in it.
  */
 export async function bundleNodeAgent(outfile: string = NODEAGENT_BUNDLE): Promise<string[]> {
   const result = await build({
@@ -114,7 +114,9 @@ export async function bundleNodeAgent(outfile: string = NODEAGENT_BUNDLE): Promi
   const text = readFileSync(outfile, 'latin1');
   const at = text.search(/[^\x00-\x7f]/);
   if (at >= 0) throw new Error(`${outfile}: a character past ASCII at offset ${at} (${JSON.stringify(text.slice(Math.max(0, at - 40), at + 40))}): write it as an escape in the source`);
-  return Object.keys(result.metafile.inputs);
+  const output = Object.values(result.metafile.outputs).find((o) => o.entryPoint !== undefined);
+  if (!output) throw new Error(`${outfile}: esbuild reported no output for the entry point`);
+  return Object.entries(output.inputs).filter(([, input]) => input.bytesInOutput > 0).map(([file]) => file);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await bundleNodeAgent();

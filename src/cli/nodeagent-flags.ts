@@ -33,6 +33,12 @@ const port = (allowZero: boolean) => (n: number) => (n >= (allowZero ? 0 : 1) &&
 const nonNegative = (n: number) => (n >= 0 ? undefined : 'must not be negative');
 const percent = (n: number) => (n >= 0 && n <= 100 ? undefined : 'must be between 0 and 100');
 const positiveDuration = (ms: number) => (ms > 0 ? undefined : 'must be positive');
+/** An http(s) URL, or empty (no URL source, as a config file may say). */
+const httpUrl = (text: string) => {
+  if (text === '') return undefined;
+  const protocol = URL.canParse(text) ? new URL(text).protocol : '';
+  return protocol === 'http:' || protocol === 'https:' ? undefined : 'must be an http:// or https:// URL';
+};
 
 export const nodeAgentFlags = defineFlags({
   // Identity, registration and configuration sources
@@ -80,7 +86,7 @@ export const nodeAgentFlags = defineFlags({
     'staticPodPath',
     flag.string({ valueName: 'path', meaning: 'A directory of static pod files (or one file) to run; files whose names begin with a dot are ignored.' }),
   ),
-  'manifest-url': viaConfig('staticPodURL', flag.string({ valueName: 'url', meaning: 'A URL that serves static pod specifications (one or many YAML or JSON documents).' })),
+  'manifest-url': viaConfig('staticPodURL', flag.string({ valueName: 'url', meaning: 'An http:// or https:// URL that serves static pod specifications (one or many YAML or JSON documents).', validate: httpUrl })),
   'manifest-url-header': viaConfig(
     'staticPodURLHeader',
     flag.stringSlice({

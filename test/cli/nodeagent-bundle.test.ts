@@ -46,6 +46,18 @@ describe('the bundled nodeagent bin', () => {
     expect(rxjs.filter((file) => !file.includes('node_modules/rxjs/dist/esm/'))).toEqual([]);
   });
 
+  it('leaves out the kind schemas the agent never validates (svc\'s files are declared side-effect free)', () => {
+    const kinds = inputs.filter((file) => file.startsWith('src/api/kinds/'));
+    expect(kinds).toContain('src/api/kinds/pod.ts');
+    for (const unused of ['apps', 'batch', 'rbac', 'apiextensions', 'admissionregistration', 'autoscaling']) expect(kinds).not.toContain(`src/api/kinds/${unused}.ts`);
+  });
+
+  it("holds undici's Agent, not its fetch, WebSocket, caches or mocks", () => {
+    const undici = inputs.filter((file) => file.includes('node_modules/undici/'));
+    expect(undici).toContain('node_modules/undici/lib/dispatcher/agent.js');
+    expect(undici.filter((file) => /undici\/(index\.js|lib\/(mock|web\/websocket|web\/cache|web\/fetch\/index\.js))/.test(file))).toEqual([]);
+  });
+
   it('imports no node:tls as an ES module (its ES module facade reads and keeps every root certificate)', () => {
     expect(text).not.toMatch(/from\s*"(node:)?tls"/);
   });

@@ -189,6 +189,9 @@ describe('nodeagent options: per-option rules', () => {
     rejects(['--node-ip=10.0.0.1,10.0.0.2'], /different families/);
     rejects(['--cluster-dns=1.2.3.4,dns'], /not an IP/);
     rejects(['--manifest-url-header=NoColon'], /Name:value/);
+    rejects(['--manifest-url=not a url'], /--manifest-url.*http:\/\/ or https:\/\/ URL/);
+    rejects(['--manifest-url=ftp://host/pods.yaml'], /http:\/\/ or https:\/\/ URL/);
+    expect(values(['--manifest-url=https://host:8443/pods?node=a']).manifestUrl).toBe('https://host:8443/pods?node=a');
     rejects(['--container-log-max-size=ten'], /quantity/);
     rejects(['--sync-frequency=soon'], /not a duration/);
     rejects(['--max-pods=many'], /not an integer/);

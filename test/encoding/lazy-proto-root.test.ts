@@ -1,7 +1,7 @@
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { builtinTypes } from '../../src/api/index.js';
-import { codecsOnFirstUse, encodeProtobuf, LazyProtoRoot, PROTO_SOURCES, type JsonObject } from '../../src/encoding/index.js';
+import { codecsOnFirstUse, encodeProtobuf, LazyProtoRoot, messageOf, PROTO_SOURCES, type JsonObject } from '../../src/encoding/index.js';
 import { MODEL_OF_KIND, kindKey, maximalObject } from './support/maximal-fixtures.js';
 
 const apiVersionOf = (t: { group: string; version: string }) => (t.group ? `${t.group}/${t.version}` : t.version);
@@ -48,7 +48,7 @@ describe('LazyProtoRoot', () => {
     const object: JsonObject = { kind: type.kind, apiVersion: apiVersionOf(type), ...maximalObject(MODEL_OF_KIND[key]!) };
     const body = encodeProtobuf(object);
     const unknown = eager.lookupType('svc.runtime.Unknown').decode(body.subarray(4)) as unknown as { raw: Uint8Array; typeMeta: { kind: string } };
-    const message = eager.lookupType(`${messagePackage(type.group)}.${type.kind}`);
+    const message = eager.lookupType(messageOf(apiVersionOf(type), type.kind)!.fullName);
     expect(Buffer.from(message.encode(message.decode(unknown.raw)).finish())).toEqual(Buffer.from(unknown.raw));
   });
 });
@@ -71,8 +71,3 @@ describe('codecsOnFirstUse', () => {
     expect(type.verify).not.toBe(stubs.verify);
   });
 });
-
-function messagePackage(group: string): string {
-  const alias: Record<string, string> = { '': 'svc.core.v1', apps: 'svc.apps.v1', batch: 'svc.batch.v1' };
-  return alias[group] ?? 'svc.groups';
-}

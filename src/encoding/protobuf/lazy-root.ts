@@ -1,4 +1,5 @@
 import protobuf from 'protobufjs';
+import { internal } from '../../api/index.js';
 import { codecsOnFirstUse } from './codecs-on-first-use.js';
 
 const SCALARS = new Set(['double', 'float', 'int32', 'int64', 'uint32', 'uint64', 'sint32', 'sint64', 'fixed32', 'fixed64', 'sfixed32', 'sfixed64', 'bool', 'string', 'bytes']);
@@ -47,7 +48,7 @@ export class LazyProtoRoot {
   /** The message of a full name; throws when there is none (for names svc's own code writes). */
   lookupType(fullName: string): protobuf.Type {
     const type = this.type(fullName);
-    if (!type) throw new Error(`no protobuf message ${fullName}`);
+    if (!type) throw internal(`no protobuf message ${fullName}`);
     return type;
   }
 
@@ -120,5 +121,5 @@ function closingBrace(source: string, from: number): number {
     else if (c === '{') depth += 1;
     else if (c === '}' && (depth -= 1) === 0) return i + 1;
   }
-  throw new Error('a message of the embedded .proto sources is not closed');
+  throw internal('a message of the embedded .proto sources is not closed');
 }

@@ -14,12 +14,18 @@ afterEach(async () => {
 
 /** A manifest server whose answer a test changes; records each request's raw headers. */
 async function manifestServer() {
-  const state = { body: '', status: 200, requests: [] as IncomingMessage['rawHeaders'][], paths: [] as (string | undefined)[] };
+  const state = { body: '', status: 200, requests: [] as IncomingMessage['rawHeaders'][], paths: [] as (string | undefined)[], openConnections: 0 };
   server = createServer((req, res) => {
     state.requests.push(req.rawHeaders);
     state.paths.push(req.url);
     res.statusCode = state.status;
     res.end(state.body);
+  });
+  // Keep-alive as long as a client likes (undici follows the server's hint): only the client closes.
+  server.keepAliveTimeout = 600_000;
+  server.on('connection', (socket) => {
+    state.openConnections += 1;
+    socket.on('close', () => (state.openConnections -= 1));
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   return { state, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/pods.yaml` };
@@ -44,6 +50,17 @@ describe('the URL source', () => {
     expect(recorder.values[0]!.pod.metadata.annotations?.[CONFIG_SOURCE_ANNOTATION]).toBe('http');
     expect(recorder.values[0]!.pod.metadata.name).toBe('web-n1');
     expect(state.paths[0]).toBe('/pods.yaml?node=n1&x=%20');
+  });
+
+  it('closes its keep-alive connection when the source is unsubscribed', async () => {
+    const { state, url } = await manifestServer();
+    state.body = podYaml('web');
+    recorder = new Recorder<PodUpdate>();
+    recorder.start(podSources({ nodeName: 'n1', manifestUrl: url, httpCheckFrequencyMs: 60_000, onProblem: recorder.onProblem }));
+    await until(() => recorder!.values.length === 1, 'the ADD');
+    expect(state.openConnections).toBe(1);
+    recorder.stop();
+    await until(() => state.openConnections === 0, 'the connection closed by the agent', 10_000);
   });
 
   it('refuses a header item without a colon', () => {
