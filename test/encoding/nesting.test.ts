@@ -2,16 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeCbor, decodeProtobuf, encodeCbor, encodeProtobuf, jsonTextTooDeep, MAX_NESTING_DEPTH, valueTooDeep } from '../../src/encoding/index.js';
 import { cborTooDeep } from '../../src/encoding/cbor.js';
 import { protobufTooDeep } from '../../src/encoding/protobuf/wire-depth.js';
-
-/** A value `depth` containers deep: depth 1 is {"a":"x"}. */
-export function nested(depth: number): unknown {
-  let value: unknown = 'x';
-  for (let i = 0; i < depth; i++) value = { a: value };
-  return value;
-}
-
-/** JSON text `depth` objects deep, built without JSON.stringify (which recurses). */
-export const nestedJson = (depth: number) => '{"a":'.repeat(depth) + '"x"' + '}'.repeat(depth);
+import { nested, nestedJson } from '../support/nesting.js';
 
 const varint = (n: number): number[] => {
   const out: number[] = [];

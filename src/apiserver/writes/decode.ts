@@ -1,7 +1,7 @@
 import { Composer, isMap, isScalar, isSeq, Parser, type Document, type Node as YamlNode } from 'yaml';
 import { badRequest } from '../../api/index.js';
 import { jsonTextTooDeep, nestingTooDeep } from '../../encoding/index.js';
-import { checkYamlLimits } from './yaml-limits.js';
+import { checkYamlLimits, yamlTextTooDeep } from './yaml-limits.js';
 
 /**
  * Request bodies decoded for the write verbs: the value, and every field given twice (the
@@ -133,6 +133,7 @@ export function decodeYaml(text: string): DecodedBody {
 }
 
 function composeOne(text: string): Document.Parsed {
+  if (yamlTextTooDeep(text)) throw nestingTooDeep();
   const tokens = [...new Parser().parse(text)];
   checkYamlLimits(tokens);
   const docs = [...new Composer({ uniqueKeys: false, prettyErrors: false }).compose(tokens, true, text.length)];

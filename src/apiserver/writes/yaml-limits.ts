@@ -1,4 +1,4 @@
-import type { CST } from 'yaml';
+import { Lexer, type CST } from 'yaml';
 import { badRequest } from '../../api/index.js';
 import { MAX_NESTING_DEPTH, nestingTooDeep } from '../../encoding/index.js';
 
@@ -6,6 +6,42 @@ import { MAX_NESTING_DEPTH, nestingTooDeep } from '../../encoding/index.js';
 export const MAX_YAML_ALIASES = 1000;
 /** Nodes aliases may add beyond the document's own, when that is more than doubling it. */
 export const MAX_YAML_ALIAS_NODES = 10_000;
+
+/**
+ * Whether YAML text is too deep on its face, found before yaml's Parser builds a syntax tree
+ * (which costs tens of microseconds per level: 100 000 levels would hold the event loop for
+ * seconds). Flow collections are counted exactly from yaml's Lexer tokens, stopping at the first
+ * level past the limit. Block nesting needs indentation or a `- `/`? ` indicator per level, so a
+ * line whose indentation and leading indicators together exceed the limit is refused (no
+ * Kubernetes manifest indents 500 columns).
+ */
+export function yamlTextTooDeep(text: string, limit = MAX_NESTING_DEPTH): boolean {
+  let column = 0;
+  let leading = true;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 0x0a) {
+      column = 0;
+      leading = true;
+    } else if (leading) {
+      const indicator = (ch === 0x2d /* - */ || ch === 0x3f) /* ? */ && (text.charCodeAt(i + 1) === 0x20 || text.charCodeAt(i + 1) === 0x0a);
+      if (ch === 0x20 || indicator) {
+        if (++column > limit) return true;
+      } else {
+        leading = false;
+      }
+    }
+  }
+  let flow = 0;
+  for (const token of new Lexer().lex(text)) {
+    if (token === '{' || token === '[') {
+      if (++flow > limit) return true;
+    } else if ((token === '}' || token === ']') && flow > 0) {
+      flow--;
+    }
+  }
+  return false;
+}
 
 /** One node to visit: a token, the anchor its properties name, and its nesting depth. */
 interface Child {
