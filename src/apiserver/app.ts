@@ -19,6 +19,7 @@ import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from '../api/index.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
+import { DEFAULT_CONNECTION_TIMEOUTS, serverTimeoutOptions, type ConnectionTimeouts } from './connection-timeouts.js';
 
 export interface ApiServerOptions {
   /** The store objects live in (bytes: each object's JSON). */
@@ -29,6 +30,8 @@ export interface ApiServerOptions {
   registry?: ResourceRegistry;
   /** Largest accepted request body (default 3 MiB; larger → 413). */
   maxRequestBodyBytes?: number;
+  /** How long a client may take to send a request's head, and all of it (`--request-header-timeout`, `--request-body-timeout`). */
+  connectionTimeouts?: ConnectionTimeouts | undefined;
   /** Enabled feature gates (`--feature-gates`). */
   featureGates?: Readonly<Record<string, boolean>>;
   /** pino logger options, or false for none. */
@@ -86,20 +89,24 @@ const UNAUTHENTICATED = new Set(['/healthz', '/livez', '/readyz']);
 const bodyTypes = (cbor: boolean): string[] => [...JSON_BODY_TYPES, ...YAML_BODY_TYPES, ...PROTOBUF_BODY_TYPES, ...(cbor ? CBOR_BODY_TYPES : [])];
 
 /** Node's TLS options: with a client CA, certificates are requested, and checked by authentication, not the handshake. */
-function httpsOptions({ key, cert, clientCa }: NonNullable<ApiServerOptions['https']>) {
+function httpsOptions({ key, cert, clientCa }: NonNullable<ApiServerOptions['https']>, timeouts: ConnectionTimeouts) {
+  // A TLS handshake is part of reading the request head.
+  const base = { key, cert, ...serverTimeoutOptions(timeouts), handshakeTimeout: timeouts.headerMs };
   // rejectUnauthorized: false keeps the handshake going with a bad certificate, so the client gets
   // a 401 Status it can read rather than a reset connection; `socket.authorized` says what OpenSSL found.
-  return clientCa ? { key, cert, ca: clientCa, requestCert: true, rejectUnauthorized: false } : { key, cert };
+  return clientCa ? { ...base, ca: clientCa, requestCert: true, rejectUnauthorized: false } : base;
 }
 
 /** Builds the API server without listening: the entry point calls `listen`, tests call `inject`. */
 export async function buildApp(options: ApiServerOptions): Promise<FastifyInstance> {
   const registry = options.registry ?? builtinRegistry();
   serveCustomResourceDefinitions(registry);
+  const timeouts = options.connectionTimeouts ?? DEFAULT_CONNECTION_TIMEOUTS;
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
-    ...(options.https ? { https: httpsOptions(options.https) } : {}),
+    requestTimeout: serverTimeoutOptions(timeouts).requestTimeout,
+    ...(options.https ? { https: httpsOptions(options.https, timeouts) } : { http: serverTimeoutOptions(timeouts) }),
   }) as unknown as FastifyInstance;
 
   const BODY_TYPES = bodyTypes(options.featureGates?.['CBORServingAndStorage'] === true);

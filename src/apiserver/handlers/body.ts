@@ -1,5 +1,5 @@
 import { badRequest, upstreamGroupAlias, type ResourceType } from '../../api/index.js';
-import { CBOR_MEDIA_TYPE, KUBE_PROTOBUF_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, decodeCbor, decodeProtobuf } from '../../encoding/index.js';
+import { CBOR_MEDIA_TYPE, KUBE_PROTOBUF_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, decodeCbor, decodeProtobuf, requireStorableSize } from '../../encoding/index.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
 import { bodyText, decodeJson, decodeYaml, type DecodedBody } from '../writes/decode.js';
 import { representationOf, type HandlerContext } from './context.js';
@@ -80,6 +80,9 @@ export interface BodyObject {
 export function objectFromBody(ctx: HandlerContext): BodyObject {
   const decoded = decodeBody(ctx);
   if (!decoded) throw badRequest('the request has no body: an object is required');
+  // Before validation and field sets, whose cost grows with every field: an object already larger
+  // than the store takes is refused at once.
+  requireStorableSize(decoded.value);
   return { object: asTypedObject(ctx, decoded.value), duplicates: decoded.duplicates };
 }
 

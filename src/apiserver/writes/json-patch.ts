@@ -1,13 +1,20 @@
 import jsonpatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import { badRequest, invalid, type GroupKind } from '../../api/index.js';
+import { badRequest, invalid, requestEntityTooLarge, type GroupKind } from '../../api/index.js';
+import { jsonSizeUpTo, MAX_OBJECT_BYTES, objectTooLarge } from '../../encoding/index.js';
 import { isJsonObject } from './json-value.js';
 
 const OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
 
+/** Operations one JSON patch may hold, as in Kubernetes. */
+export const MAX_JSON_PATCH_OPERATIONS = 10_000;
+
 /** Checks that a decoded body is an RFC 6902 operation list (else 400) and returns it typed. */
 export function jsonPatchOperations(body: unknown): Operation[] {
   if (!Array.isArray(body)) throw badRequest('a JSON patch must be a JSON array of operations');
+  if (body.length > MAX_JSON_PATCH_OPERATIONS) {
+    throw requestEntityTooLarge(`the allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${body.length}`);
+  }
   body.forEach((op: unknown, i) => {
     if (!isJsonObject(op)) throw badRequest(`JSON patch operation ${i} is not an object`);
     if (typeof op['op'] !== 'string' || !OPS.has(op['op'])) {
@@ -31,7 +38,18 @@ export function jsonPatchOperations(body: unknown): Operation[] {
  */
 export function applyJsonPatch(document: unknown, operations: readonly Operation[], subject: { kind: GroupKind; name: string }): unknown {
   try {
-    return jsonpatch.applyPatch(document, operations, true, false, true).newDocument;
+    // One operation at a time, so that what `copy` operations copy is counted as they go: each can
+    // double the document, and thirty would make it a thousand million times its size.
+    let patched: unknown = jsonpatch.deepClone(document);
+    let copied = 0;
+    operations.forEach((op, index) => {
+      if (op.op === 'copy') {
+        copied += jsonSizeUpTo(jsonpatch.getValueByPointer(patched, op.from), MAX_OBJECT_BYTES);
+        if (copied > MAX_OBJECT_BYTES) throw objectTooLarge(`more than ${MAX_OBJECT_BYTES} bytes (its copy operations alone copy that much)`);
+      }
+      patched = jsonpatch.applyOperation(patched, op, true, true, true, index).newDocument;
+    });
+    return patched;
   } catch (error) {
     const failure = error as { name?: string; index?: number; operation?: Operation; message?: string };
     if (failure.name !== 'TEST_OPERATION_FAILED' && !(error instanceof jsonpatch.JsonPatchError)) throw error;

@@ -1,5 +1,6 @@
 import { badRequest, childSchema, itemSchema, listTypeOf, type Schema } from '../../api/index.js';
-import { isJsonObject, jsonEqual, type JsonObject } from './json-value.js';
+import { isJsonObject, type JsonObject } from './json-value.js';
+import { MISSING, ValueIndex } from './value-index.js';
 
 /**
  * Strategic merge patch, as Kubernetes defines it for its built-in types: like a JSON merge
@@ -53,7 +54,10 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: Schema | unde
       const field = key.slice('$deleteFromPrimitiveList/'.length);
       if (!Array.isArray(value)) throw badRequest(`${key} must be a list`);
       const current = result[field];
-      if (Array.isArray(current)) result[field] = current.filter((item) => !value.some((v) => jsonEqual(v, item)));
+      if (Array.isArray(current)) {
+        const gone = new ValueIndex(value);
+        result[field] = current.filter((item) => !gone.has(item));
+      }
     } else if (key.startsWith('$setElementOrder/')) {
       const field = key.slice('$setElementOrder/'.length);
       if (!Array.isArray(value)) throw badRequest(`${key} must be a list`);
@@ -61,7 +65,8 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: Schema | unde
       if (Array.isArray(current)) result[field] = ordered(current, value, listTypeOf(schema, field, childSchema(schema, field)));
     } else if (key === '$retainKeys') {
       if (!Array.isArray(value)) throw badRequest('$retainKeys must be a list');
-      for (const field of Object.keys(result)) if (!value.includes(field)) delete result[field];
+      const retained = new Set(value);
+      for (const field of Object.keys(result)) if (!retained.has(field)) delete result[field];
     } else if (key.startsWith('$') && key !== '$patch') {
       throw badRequest(`unknown strategic merge patch directive ${JSON.stringify(key)}`);
     }
@@ -74,7 +79,12 @@ function mergeList(original: unknown, patch: readonly unknown[], parent: Schema 
   const listType = listTypeOf(parent, field, schema);
   if (listType.type === 'set') {
     const out = [...current];
-    for (const value of patch) if (!out.some((item) => jsonEqual(item, value))) out.push(value);
+    const present = new ValueIndex(current);
+    for (const value of patch) {
+      if (present.has(value)) continue;
+      out.push(value);
+      present.add(value, out.length - 1);
+    }
     return out;
   }
   if (listType.type === 'atomic') {
@@ -88,31 +98,41 @@ function mergeList(original: unknown, patch: readonly unknown[], parent: Schema 
   if (patch.some((item) => isJsonObject(item) && item['$patch'] === 'replace')) {
     return patch.filter((item) => !(isJsonObject(item) && item['$patch'] === 'replace')).map((item) => (isJsonObject(item) ? withoutDirectives(item) : item));
   }
-  const out = [...current];
+  const out: unknown[] = [...current];
+  // Items found by their key's value in a map, not by a scan per patch item (n² for long lists);
+  // a deleted item leaves a hole until the end, so the indexes stay true.
+  const keyOf = (item: unknown) => (isJsonObject(item) ? item[key] : MISSING);
+  const index = new ValueIndex(out.map(keyOf));
   for (const item of patch) {
     if (!isJsonObject(item)) throw badRequest(`the items of ${field} must be objects, merged on ${key}`);
     if (!(key in item)) throw badRequest(`an item of ${field} has no ${key}, the key it is merged on`);
-    const at = out.findIndex((existing) => isJsonObject(existing) && jsonEqual(existing[key], item[key]));
+    const at = index.find(item[key]);
     if (item['$patch'] === 'delete') {
-      if (at >= 0) out.splice(at, 1);
+      if (at >= 0) remove(at);
       continue;
     }
     if (at < 0) {
       out.push(withoutDirectives(item));
+      index.add(item[key], out.length - 1);
       continue;
     }
     const merged = mergeMap(out[at] as JsonObject, item, items);
-    if (merged === DELETE) out.splice(at, 1);
+    if (merged === DELETE) remove(at);
     else out[at] = merged;
   }
-  return out;
+  function remove(at: number) {
+    index.remove(keyOf(out[at]), at);
+    out[at] = HOLE;
+  }
+  return out.filter((item) => item !== HOLE);
 }
 
 /** `list` ordered as `order` names its items; items it does not name follow, in their order. */
 function ordered(list: readonly unknown[], order: readonly unknown[], listType: ReturnType<typeof listTypeOf>): unknown[] {
   const identity = (item: unknown) => (listType.type === 'map' && isJsonObject(item) ? item[listType.mergeKey] : item);
+  const ranks = new ValueIndex(order.map(identity));
   const rank = (item: unknown) => {
-    const at = order.findIndex((entry) => jsonEqual(identity(entry), identity(item)));
+    const at = ranks.find(identity(item));
     return at < 0 ? order.length : at;
   };
   return list
@@ -121,6 +141,7 @@ function ordered(list: readonly unknown[], order: readonly unknown[], listType: 
     .map((entry) => entry.item);
 }
 
+const HOLE = Symbol('removed item');
 function withoutDirectives(map: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(map)) if (!key.startsWith('$')) out[key] = value;
