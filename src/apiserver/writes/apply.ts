@@ -30,7 +30,7 @@ const ATTEMPTS = 5;
 export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean; level: FieldValidation }): Promise<unknown> {
   const manager = writeManagerOf(ctx, 'Apply');
   const force = forceOf(queryParam(ctx, 'force'));
-  const decoded = decodeBody(ctx);
+  const decoded = decodeBody(ctx, { object: true });
   if (!decoded) throw badRequest('the request has no body: an apply configuration is required');
   const { type, info } = ctx;
   const name = info.name!;
