@@ -110,11 +110,18 @@ export function asTypedObject(ctx: HandlerContext, value: unknown): ApiObject {
   return { ...body, apiVersion: expected, kind: type.kind, metadata: meta as ApiObject['metadata'] };
 }
 
-/** `dryRun` accepts only `All` (or no value); true when the request must not persist. */
-export function isDryRun(value: string | undefined): boolean {
+/**
+ * `dryRun=All`: true when the request must not persist. Every value given (the parameter may be
+ * repeated) must be `All`; anything else, an empty value included, is a 400, as upstream's
+ * validation of the options' `dryRun` list.
+ */
+export function dryRunOf(ctx: HandlerContext): boolean {
+  const value = (ctx.request.query as Record<string, unknown>)['dryRun'];
   if (value === undefined) return false;
-  if (value === '' || value === 'All') return true;
-  throw badRequest(`unsupported dryRun value ${JSON.stringify(value)}: the only accepted value is "All"`);
+  for (const one of Array.isArray(value) ? value : [value]) {
+    if (one !== 'All') throw badRequest(`unsupported dryRun value ${JSON.stringify(String(one))}: the only accepted value is "All"`);
+  }
+  return true;
 }
 
 /** The object name on the URL must be the body's (an absent one defaults to it). */

@@ -1,4 +1,4 @@
-import { badRequest, childSchema, conflict, itemSchema, listTypeOf, notFound, StatusError, type Schema } from '../../api/index.js';
+import { badRequest, booleanParam, childSchema, ownField, setField, conflict, itemSchema, listTypeOf, notFound, StatusError, type Schema } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { asTypedObject, decodeBody, nameFromUrl } from '../handlers/body.js';
 import { queryParam, sendObject, type HandlerContext } from '../handlers/context.js';
@@ -90,11 +90,8 @@ export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean
   }
 }
 
-function forceOf(value: string | undefined): boolean {
-  if (value === undefined || value === 'false') return false;
-  if (value === 'true' || value === '') return true;
-  throw badRequest(`force must be true or false, got ${JSON.stringify(value)}`);
-}
+/** `force` named without a value forces, as upstream reads it. */
+const forceOf = (value: string | undefined): boolean => booleanParam('force', value, true) === true;
 
 function applyConflict(gr: { group: string; resource: string }, name: string, conflicts: readonly { owner: Ownership; path: string }[]): StatusError {
   const causes = conflicts.map(({ owner, path }) => ({
@@ -116,11 +113,12 @@ function mergeApplied(live: unknown, config: unknown, schema: Schema | undefined
   const out: JsonObject = structuredClone(live);
   for (const [key, value] of Object.entries(config)) {
     const fieldSchema = childSchema(schema, key);
-    if (Array.isArray(value) && Array.isArray(out[key])) {
+    const current = ownField(out, key);
+    if (Array.isArray(value) && Array.isArray(current)) {
       const listType = listTypeOf(schema, key, fieldSchema);
       if (listType.type === 'map' && value.every(isJsonObject)) {
         const items = itemSchema(fieldSchema);
-        const list = out[key] as unknown[];
+        const list = current;
         for (const item of value as JsonObject[]) {
           const id = itemKey(item, listType.keys);
           const at = list.findIndex((existing) => isJsonObject(existing) && itemKey(existing, listType.keys) === id);
@@ -130,12 +128,12 @@ function mergeApplied(live: unknown, config: unknown, schema: Schema | undefined
         continue;
       }
       if (listType.type === 'set') {
-        const list = out[key] as unknown[];
+        const list = current;
         for (const item of value) if (!list.some((v) => JSON.stringify(v) === JSON.stringify(item))) list.push(item);
         continue;
       }
     }
-    out[key] = mergeApplied(out[key], value, fieldSchema);
+    setField(out, key, mergeApplied(current, value, fieldSchema));
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { childSchema, itemSchema, listTypeOf, schemaNode, type Schema } from '../../api/index.js';
+import { childSchema, hasField, itemSchema, listTypeOf, ownField, schemaNode, type Schema } from '../../api/index.js';
 import { isJsonObject, jsonEqual, type JsonObject } from './json-value.js';
 
 /**
@@ -74,7 +74,7 @@ function walk(value: unknown, parent: Schema | undefined, field: string, schema:
 /** `k:` element of an item: its key fields, in the declared order, as compact JSON. */
 export function itemKey(item: JsonObject, keys: readonly string[]): string {
   const out: JsonObject = {};
-  for (const key of keys) if (item[key] !== undefined) out[key] = item[key];
+  for (const key of keys) if (ownField(item, key) !== undefined) out[key] = item[key];
   return JSON.stringify(out);
 }
 
@@ -114,12 +114,12 @@ export function valueAtPath(object: unknown, path: string): unknown {
     const kind = element.slice(0, 2);
     const rest = element.slice(2);
     if (kind === 'f:') {
-      if (!isJsonObject(current) || !(rest in current)) return MISSING;
+      if (!isJsonObject(current) || !hasField(current, rest)) return MISSING;
       current = current[rest];
     } else if (kind === 'k:') {
       if (!Array.isArray(current)) return MISSING;
       const key = JSON.parse(rest) as JsonObject;
-      const found = current.find((item) => isJsonObject(item) && Object.entries(key).every(([k, v]) => jsonEqual(item[k], v)));
+      const found = current.find((item) => isJsonObject(item) && Object.entries(key).every(([k, v]) => jsonEqual(ownField(item, k), v)));
       if (found === undefined) return MISSING;
       current = found;
     } else if (kind === 'v:') {
@@ -153,7 +153,7 @@ export function removePath(object: JsonObject, path: string): void {
   if (kind === 'f:' && isJsonObject(parent)) delete parent[rest];
   else if (kind === 'k:' && Array.isArray(parent)) {
     const key = JSON.parse(rest) as JsonObject;
-    const at = parent.findIndex((item) => isJsonObject(item) && Object.entries(key).every(([k, v]) => jsonEqual(item[k], v)));
+    const at = parent.findIndex((item) => isJsonObject(item) && Object.entries(key).every(([k, v]) => jsonEqual(ownField(item, k), v)));
     if (at >= 0) parent.splice(at, 1);
   } else if (kind === 'v:' && Array.isArray(parent)) {
     const value = JSON.parse(rest) as unknown;
