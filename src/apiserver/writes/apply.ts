@@ -32,6 +32,7 @@ export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean
   if (!decoded) throw badRequest('the request has no body: an apply configuration is required');
   const { type, info } = ctx;
   const name = info.name!;
+  requireIdentity(decoded.value);
   const raw = nameFromUrl(asTypedObject(ctx, decoded.value), name);
   if (raw.metadata.managedFields !== undefined) throw badRequest('metadata.managedFields must not be set in an apply configuration');
   const fields = { duplicates: decoded.duplicates, level: options.level };
@@ -88,6 +89,19 @@ export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean
       if (!isStorageError(error, 'Conflict') || attempt >= ATTEMPTS) throw isStorageError(error, 'NotFound') ? notFound(gr, name) : error;
     }
   }
+}
+
+/**
+ * An apply configuration says what it is about in full, as upstream requires: `apiVersion`,
+ * `kind` and `metadata.name` (a create or patch may leave them to the URL; apply may not).
+ */
+function requireIdentity(value: unknown): void {
+  if (!isJsonObject(value)) return; // asTypedObject answers that one
+  const missing = ['apiVersion', 'kind'].filter((field) => typeof ownField(value, field) !== 'string' || ownField(value, field) === '');
+  const metadata = ownField(value, 'metadata');
+  const name = isJsonObject(metadata) ? ownField(metadata, 'name') : undefined;
+  if (typeof name !== 'string' || name === '') missing.push('metadata.name');
+  if (missing.length > 0) throw badRequest(`an apply configuration must set apiVersion, kind and metadata.name; it lacks ${missing.join(', ')}`);
 }
 
 /** `force` named without a value forces, as upstream reads it. */
