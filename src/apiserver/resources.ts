@@ -79,8 +79,11 @@ export function resourceRouter(options: ResourceRouterOptions) {
       return reply.type('application/json').send(JSON.stringify(doc));
     }
 
-    // A `watch` that is no boolean is a 400 rather than a silent list.
-    booleanParam('watch', (request.query as Record<string, unknown>)['watch'], false);
+    // Options every verb reads, checked before anything is done: a `watch` that is no boolean is
+    // a 400 rather than a silent list, a bad `pretty` a 400 rather than a write answered with one.
+    const query = request.query as Record<string, unknown>;
+    booleanParam('watch', query['watch'], false);
+    booleanParam('pretty', query['pretty'], false);
     const info: RequestInfo = parsed.group.endsWith('.k8s.io') ? { ...parsed, group: upstreamGroupAlias(parsed.group) } : parsed;
     // A request under an upstream group name is answered under that name (upstream-names.ts).
     const rename = info === parsed ? undefined : upstreamRenamer(info.group);
