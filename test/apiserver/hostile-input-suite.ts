@@ -143,6 +143,18 @@ export function hostileInputSuite(backend: BackendName) {
         expectHostileData(listed.body.items[0].data);
       });
 
+      it("checks a map's __proto__ value by the map's value schema: a Secret's must be base64 (422), and is stored when it is", async () => {
+        const secret = (value: string) => `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"proto-secret"},"data":{"__proto__":"${value}","constructor":"Yw=="}}`;
+        const bad = await unchanged(() => send('POST', SECRETS, secret('not base64!'), 'application/json'));
+        expectStatus(bad, 422, 'Invalid');
+        expect(bad.body.message).toContain('data[__proto__]');
+        const good = await send('POST', SECRETS, secret('cA=='), 'application/json');
+        expect(good.status, JSON.stringify(good.body)).toBe(201);
+        const got = (await s.call('GET', `${SECRETS}/proto-secret`)).body.data;
+        expect(Object.getOwnPropertyDescriptor(got, '__proto__')?.value).toBe('cA==');
+        expect(got.constructor).toBe('Yw==');
+      });
+
       it('drops them as unknown fields of a struct (a warning; Strict: 400), never reaching a prototype', async () => {
         const body = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"proto-top","constructor":"x","__proto__":{"labels":{"a":"b"}}},"__proto__":{"data":{"x":"y"}},"constructor":{"y":1}}';
         const strict = await unchanged(() => send('POST', `${CM}?fieldValidation=Strict`, body, 'application/json'));

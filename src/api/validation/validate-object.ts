@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { KubeObject } from '../meta.js';
 import type { ResourceType } from '../resource-type.js';
 import type { FieldCause } from '../status-error.js';
@@ -63,9 +64,10 @@ function restoreProtoFields(schema: Schema | undefined, input: unknown, output: 
     }
     const value = fields[key];
     if (node.kind === 'map') {
-      const checked = node.values ? node.values.safeParse(value) : { success: true as const, data: value };
+      const values = node.values;
+      const checked = values ? z.safeParse(values, value) : { success: true as const, data: value };
       if (checked.success) setField(parsed, key, checked.data);
-      else causes.push(...causesFromIssues(node.values!, value, checked.error.issues).map((cause) => ({ ...cause, field: cause.field ? `${keyPath}.${cause.field}` : keyPath })));
+      else causes.push(...causesFromIssues(values!, value, checked.error.issues).map((cause) => ({ ...cause, field: cause.field ? `${keyPath}.${cause.field}` : keyPath })));
     } else if (node.kind === 'struct' && !node.closed) {
       setField(parsed, key, value);
     } else if (node.kind === 'leaf' && node.open) {
