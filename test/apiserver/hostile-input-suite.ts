@@ -232,6 +232,26 @@ export function hostileInputSuite(backend: BackendName) {
         expect(again.body.metadata.labels).toEqual({ constructor: 'x' });
       });
 
+      it('keeps them as keys of a client-sent managedFields entry through later writes, never reaching a prototype', async () => {
+        const created = (await s.call('POST', CM, cm('proto-managed'))).body;
+        const fieldsV1 = JSON.parse('{"f:data":{"__proto__":{"f:polluted":{}},"constructor":{".":{},"f:x":{}}},"f:metadata":{"f:labels":{"__proto__":{}}}}');
+        const put = await s.call('PUT', `${CM}/proto-managed`, {
+          ...created,
+          metadata: { ...created.metadata, managedFields: [{ manager: 'hand', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1 }] },
+        });
+        expect(put.status, JSON.stringify(put.body)).toBe(200);
+        for (const manager of ['other', 'third']) {
+          const res = await send('PATCH', `${CM}/proto-managed?fieldManager=${manager}`, { data: { [manager]: 'v' } }, MERGE);
+          expect(res.status, JSON.stringify(res.body)).toBe(200);
+        }
+        const applied = await send('PATCH', `${CM}/proto-managed?fieldManager=applier&force=true`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: proto-managed\ndata:\n  a: "2"\n', APPLY);
+        expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+        const probe = {} as Record<string, unknown>;
+        expect(probe['f:polluted']).toBeUndefined();
+        expect(probe['.']).toBeUndefined();
+        expect(probe['f:x']).toBeUndefined();
+      });
+
       it('decodes them as data from YAML and CBOR bodies', async () => {
         const yaml = await send('POST', CM, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: proto-yaml\ndata:\n  __proto__: p\n  constructor: c\n  toString: t\n', 'application/yaml');
         expect(yaml.status, JSON.stringify(yaml.body)).toBe(201);

@@ -1,4 +1,4 @@
-import { childSchema, hasField, itemSchema, listTypeOf, ownField, schemaNode, type Schema } from '../../api/index.js';
+import { childSchema, hasField, itemSchema, listTypeOf, ownField, schemaNode, setField, type Schema } from '../../api/index.js';
 import { isJsonObject, jsonEqual, type JsonObject } from './json-value.js';
 
 /**
@@ -86,7 +86,12 @@ export function toFieldsV1(set: FieldSet): JsonObject {
   const sorted = [...set].sort();
   sorted.forEach((path, i) => {
     let node = root;
-    for (const element of splitPath(path)) node = (node[element] ??= {}) as JsonObject;
+    for (const element of splitPath(path)) {
+      // Own fields only: a client's managedFields may name `__proto__`, which must stay a key.
+      let child = ownField(node, element) as JsonObject | undefined;
+      if (child === undefined) setField(node, element, (child = {}));
+      node = child;
+    }
     // Sorted, a member's children follow it at once: it needs its "." when the next path is one.
     if (Object.keys(node).length > 0 || sorted[i + 1]?.startsWith(`${path}${SEP}`)) node['.'] = {};
   });
@@ -98,7 +103,7 @@ export function fromFieldsV1(fields: unknown): FieldSet {
   const visit = (node: unknown, path: string) => {
     if (!isJsonObject(node)) return;
     const children = Object.keys(node).filter((k) => k !== '.');
-    if (path !== '' && (children.length === 0 || '.' in node)) set.add(path);
+    if (path !== '' && (children.length === 0 || hasField(node, '.'))) set.add(path);
     for (const key of children) visit(node[key], path === '' ? key : `${path}${SEP}${key}`);
   };
   visit(fields, '');
