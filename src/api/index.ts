@@ -14,6 +14,8 @@ export {
   type StatusListMeta,
   type StatusReason,
 } from './status-error.js';
+export { booleanParam, notABoolean, parseBool } from './boolean-param.js';
+export { hasField, ownField, setField } from './json-fields.js';
 export {
   alreadyExists,
   badRequest,
