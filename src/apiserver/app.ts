@@ -22,6 +22,7 @@ import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresource
 import { classifyRequests } from './request-kind.js';
 import { installFlowControl, type FlowControlOptions } from './flowcontrol/index.js';
 import { ApiServerMetrics, installMetrics, MeteredStore, watchCacheSamples } from './metrics/index.js';
+import { installAudit, type AuditOptions } from './audit/index.js';
 
 export interface ApiServerOptions {
   /** The store objects live in (bytes: each object's JSON). */
@@ -73,6 +74,8 @@ export interface ApiServerOptions {
   nodeAgentProxy?: NodeAgentProxyOptions | undefined;
   /** In-flight limits and fair queuing (`--max-requests-inflight`, ...); default: upstream's limits. */
   flowControl?: FlowControlOptions | undefined;
+  /** The audit policy and where its events go (`--audit-policy-file`, `--audit-log-path`); absent: no audit. */
+  audit?: AuditOptions | undefined;
 }
 
 declare module 'fastify' {
@@ -159,6 +162,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   });
 
   classifyRequests(app);
+  if (options.audit) installAudit(app, options.audit);
   const flowControl = installFlowControl(app, options.flowControl);
   flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
   installMetrics(app, metrics);

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ResourceRegistry } from '../../api/index.js';
 import type { ResourceCaches } from '../resource-caches.js';
-import { isRequestInfo, parseRequestPath, type RequestInfo } from '../request-info.js';
+import { resourceRequestInfo } from '../request-info.js';
 import { pathOf } from '../request-kind.js';
 import type { ApiServerMetrics, WatchCacheSample } from './api-metrics.js';
 
@@ -20,7 +20,7 @@ export function installMetrics(app: FastifyInstance, metrics: ApiServerMetrics):
     gauged.add(request);
     const path = pathOf(request);
     // The router has not run yet: long-running requests are few, so this one is parsed here.
-    const info = resourceInfoOf(request.method, path, request.query);
+    const info = resourceRequestInfo(request.method, path, request.query);
     const contentType = request.headers['content-type'];
     const ended = metrics.longRunning(request.method, path, info, contentType);
     reply.raw.once('close', () => {
@@ -59,13 +59,4 @@ export function watchCacheSamples(registry: ResourceRegistry, caches: ResourceCa
       yield { group: type.group, version: type.version, kind: type.kind, resource: type.resource, watchers: stats.watchers, eventsReceived: stats.eventsReceived, history: stats.history };
     }
   };
-}
-
-function resourceInfoOf(method: string, path: string, query: unknown): RequestInfo | undefined {
-  try {
-    const parsed = parseRequestPath(method, path, query as Record<string, unknown>);
-    return parsed !== undefined && isRequestInfo(parsed) ? parsed : undefined;
-  } catch {
-    return undefined; // a malformed path: the router answers it 4xx
-  }
 }
