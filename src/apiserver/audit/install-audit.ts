@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parse as parseYaml } from 'yaml';
+import { decodeCbor, decodeProtobuf } from '../../encoding/index.js';
 import { resourceRequestInfo, type RequestInfo } from '../request-info.js';
 import { pathOf } from '../request-kind.js';
 import { auditUserOf, microTime, objectReferenceOf, type AuditEvent, type ResponseStatus } from './audit-event.js';
@@ -120,7 +121,7 @@ export function installAudit(app: FastifyInstance, options: AuditOptions): void 
   app.addHook('preHandler', (request, _reply, done) => {
     const state = states.get(request);
     if (state !== undefined && LEVEL_RANK[state.decision.level] >= LEVEL_RANK.Request && Buffer.isBuffer(request.body)) {
-      state.requestObject = decodeBody(request.body, request.headers['content-type'], state.decision.omitManagedFields);
+      state.requestObject = withoutManagedFields(decodeBytes(request.body, request.headers['content-type'] ?? 'application/json'), state.decision.omitManagedFields);
     }
     done();
   });
@@ -134,18 +135,19 @@ export function installAudit(app: FastifyInstance, options: AuditOptions): void 
     }
     if (state === undefined) return done(null, payload);
     const code = reply.statusCode;
-    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : undefined;
+    const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload instanceof Uint8Array ? payload : undefined;
     const type = String(reply.getHeader('content-type') ?? '');
     state.responseStatus = { metadata: {}, code };
-    if (code >= 400 && text !== undefined && type.includes('json')) {
-      const status = parseJson(text) as { status?: string; message?: string; reason?: string; details?: unknown } | undefined;
+    if (code >= 400 && bytes !== undefined && type.includes('json')) {
+      const status = decodeBytes(bytes, type) as { status?: string; message?: string; reason?: string; details?: unknown } | undefined;
       if (status !== undefined) {
         state.responseStatus = { metadata: {}, status: status.status, message: status.message, reason: status.reason, ...(status.details !== undefined ? { details: status.details } : {}), code };
         state.panicked = code === 500 && status.reason === 'InternalError';
       }
     }
-    if (state.decision.level === 'RequestResponse' && text !== undefined && type.includes('json')) {
-      state.responseObject = withoutManagedFields(parseJson(text), state.decision.omitManagedFields);
+    // A streamed answer (a list, a log) is not read back: it is never held whole.
+    if (state.decision.level === 'RequestResponse' && bytes !== undefined && reply.getHeader('content-encoding') === undefined) {
+      state.responseObject = withoutManagedFields(decodeBytes(bytes, type), state.decision.omitManagedFields);
     }
     done(null, payload);
   });
@@ -165,28 +167,21 @@ function sourceIPsOf(request: FastifyRequest): string[] {
   return ips;
 }
 
-function parseJson(text: string): unknown {
+/**
+ * A body as the object it carries, whichever encoding the client chose (kubectl sends protobuf):
+ * JSON, YAML, protobuf and CBOR are decoded; anything else, or bytes that do not decode, is left out.
+ */
+function decodeBytes(bytes: Uint8Array, contentType: string): unknown {
+  if (bytes.length === 0) return undefined;
   try {
-    return JSON.parse(text);
+    if (contentType.includes('json')) return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString());
+    if (contentType.includes('yaml')) return parseYaml(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString());
+    if (contentType.includes('protobuf')) return decodeProtobuf(bytes);
+    if (contentType.includes('cbor')) return decodeCbor(bytes);
   } catch {
-    return undefined;
+    // not what its type says: the handler answered it 400, the log goes without it
   }
-}
-
-/** A request body as an object: JSON or YAML (apply patches); other encodings are left out. */
-function decodeBody(body: Buffer, contentType: string | undefined, omitManagedFields: boolean): unknown {
-  if (body.length === 0) return undefined;
-  const type = contentType ?? 'application/json';
-  let decoded: unknown;
-  if (type.includes('json')) decoded = parseJson(body.toString());
-  else if (type.includes('yaml')) {
-    try {
-      decoded = parseYaml(body.toString());
-    } catch {
-      decoded = undefined;
-    }
-  }
-  return withoutManagedFields(decoded, omitManagedFields);
+  return undefined;
 }
 
 function withoutManagedFields(object: unknown, omit: boolean): unknown {
