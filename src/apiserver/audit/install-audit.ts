@@ -71,7 +71,8 @@ export function installAudit(app: FastifyInstance, options: AuditOptions): void 
       ...(done && state.responseObject !== undefined ? { responseObject: state.responseObject } : {}),
       requestReceivedTimestamp: microTime(state.received),
       stageTimestamp: microTime(Date.now()),
-      ...(status !== undefined ? { annotations: { 'authorization.k8s.io/decision': status.code === 403 ? 'forbid' : 'allow' } } : {}),
+      // Only a request that got past authentication met authorization.
+      ...(status !== undefined && request.user !== undefined ? { annotations: { 'authorization.k8s.io/decision': status.code === 403 ? 'forbid' : 'allow' } } : {}),
     };
     sink.write(JSON.stringify(event));
   };
