@@ -63,6 +63,8 @@ export function resourceRouter(options: ResourceRouterOptions) {
     const url = q < 0 ? request.url : request.url.slice(0, q);
     const parsed = parseRequestPath(request.method, url, request.query as Record<string, unknown>);
     if (!parsed) throw pathNotFound();
+    // For the metrics, the audit log and the error log, under the group name the request used.
+    if (isRequestInfo(parsed)) request.requestInfo = parsed;
     if (options.authorizer) authorizeApiRequest(options.authorizer, request, parsed, url);
     if (!isRequestInfo(parsed)) {
       if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method, 'discovery');
