@@ -11,6 +11,13 @@ export interface DefaultsCase {
   readonly body: Record<string, unknown>;
   /** What the created object carries beyond the body (toMatchObject). */
   readonly expected: Record<string, unknown>;
+  /** The name to create it under, where the kind dictates one. */
+  readonly name?: string;
+  /**
+   * For kinds a controller inside the API server updates right after the create (quota usage,
+   * a definition's conditions): true once it has, and the object stays as it is.
+   */
+  readonly settled?: (object: any) => boolean;
 }
 
 const containers = [{ name: 'c', image: 'busybox' }];
@@ -62,8 +69,16 @@ export const DEFAULTS_CASES: readonly DefaultsCase[] = [
     body: { involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' }, reason: 'R', message: 'm' },
     expected: { source: {}, reportingComponent: '', reportingInstance: '' },
   },
-  { key: '/LimitRange', resource: 'limitranges', namespaced: true, body: {}, expected: { spec: {} } },
-  { key: '/ResourceQuota', resource: 'resourcequotas', namespaced: true, body: { spec: { hard: { pods: '10' } } }, expected: { status: {} } },
+  // A minimum only: LimitRanger's defaults do not touch the pods the other cases create (none are created after it).
+  { key: '/LimitRange', resource: 'limitranges', namespaced: true, body: { spec: { limits: [{ type: 'Container', min: { cpu: '1m' } }] } }, expected: { spec: {} } },
+  {
+    key: '/ResourceQuota',
+    resource: 'resourcequotas',
+    namespaced: true,
+    body: { spec: { hard: { pods: '10' } } },
+    expected: { status: {} },
+    settled: (quota) => quota.status?.used !== undefined,
+  },
   {
     key: '/PersistentVolumeClaim',
     resource: 'persistentvolumeclaims',
@@ -265,6 +280,8 @@ export const DEFAULTS_CASES: readonly DefaultsCase[] = [
       },
     },
     expected: { spec: { conversion: { strategy: 'None' } } },
+    name: 'things.defaults.example.com',
+    settled: (crd) => (crd.status?.conditions ?? []).some((c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True'),
   },
 ];
 
