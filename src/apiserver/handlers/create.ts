@@ -71,9 +71,12 @@ export async function createObject(
   // After admission: a Pod's QoS class reflects the resources LimitRanger may have defaulted.
   object = statusOnCreate(type, prepareForCreate(object));
   if (type === namespaceType(registry)) object = prepareNamespace(object);
-  // After the status split: the defaults include the status fields Go always writes.
-  object = withDefaults(type, object);
-  object = managedFieldsAfterCreate(ctx.type, object, manager);
+  // After the status split: the defaults include the status fields Go always writes. A create's
+  // manager owns the defaulted fields too, an apply's only the fields of its configuration.
+  object =
+    manager.operation === 'Apply'
+      ? withDefaults(type, managedFieldsAfterCreate(type, object, manager))
+      : managedFieldsAfterCreate(type, withDefaults(type, object), manager);
   if (dryRun) return sendObject(ctx, 201, object);
 
   for (let attempt = 1; ; attempt++) {
