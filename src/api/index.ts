@@ -262,6 +262,7 @@ export {
   type ValidationResult,
   withoutNulls,
 } from './validation/index.js';
+export { defaultPullPolicy, hasDefaults, withDefaults } from './defaults/index.js';
 export {
   escapeFieldValue,
   type FieldOperator,

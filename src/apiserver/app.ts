@@ -17,6 +17,7 @@ import { CustomResourceDefinitions, serveCustomResourceDefinitions } from './crd
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from '../api/index.js';
+import { jsonNewlineHook } from './json-newline.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
 import { classifyRequests } from './request-kind.js';
@@ -123,6 +124,8 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   );
 
   app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatusError(error)));
+  // Every JSON body ends with a newline, as Go's encoder writes it (json-newline.ts).
+  app.addHook('onSend', jsonNewlineHook);
   installNodeAgentProxy(app, options.nodeAgentProxy);
   app.setNotFoundHandler((_request, reply) => sendStatus(reply, pathNotFound()));
 
