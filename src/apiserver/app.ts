@@ -19,6 +19,7 @@ import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from '../api/index.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
+import { Aggregator, type AggregatorOptions } from './aggregation/index.js';
 
 export interface ApiServerOptions {
   /** The store objects live in (bytes: each object's JSON). */
@@ -68,6 +69,8 @@ export interface ApiServerOptions {
   admissionPlugins?: { enable?: readonly string[] | undefined; disable?: readonly string[] | undefined } | undefined;
   /** How pods' log/exec/attach/portforward and nodes' proxy reach node agents (`--node-agent-*`). */
   nodeAgentProxy?: NodeAgentProxyOptions | undefined;
+  /** The aggregation layer: the front-proxy client certificate, check interval and timeout (docs/aggregation.md). */
+  aggregation?: Pick<AggregatorOptions, 'proxyClient' | 'checkIntervalMs' | 'timeoutMs'> | undefined;
 }
 
 declare module 'fastify' {
@@ -177,9 +180,14 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     watchList: options.featureGates?.['WatchList'] !== false,
     open: new Set(),
   };
+  // Requests for aggregated group-versions leave here, after authentication (its hook came first).
+  // Made before CRDs are served: the groups served now are the built-in ones.
+  const aggregator = new Aggregator({ store: options.store, registry, caches, authorizer, ...options.aggregation });
+  app.addHook('onRequest', aggregator.onRequest);
   // Watches never end by themselves: closing the server ends them, or it would wait for them.
   const customResources = new CustomResourceDefinitions({ store: options.store, registry, caches });
   app.addHook('preClose', async () => {
+    aggregator.stop();
     customResources.stop();
     caches.stop();
     rbac?.stop();
@@ -201,6 +209,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     serviceAccountTokens: options.serviceAccountTokens,
     authorizer,
     virtual: virtualResources(registry, { authorizer, rbac, authenticate: options.authenticate }),
+    aggregatedGroups: () => aggregator.remoteGroups(),
   });
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
   for (const url of ['/api', '/api/*', '/apis', '/apis/*']) app.route({ method: [...methods], url, handler: route });
@@ -208,7 +217,9 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   await ensureSystemNamespaces(options.store, registry);
   if (rbac) await reconcileBootstrapPolicy(options.store, registry);
   await customResources.start();
+  await aggregator.prepare();
   await caches.start();
+  aggregator.start();
   rbac?.follow(caches, registry);
   await admission.start();
   return app;
