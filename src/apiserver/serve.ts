@@ -114,24 +114,28 @@ async function nodeAgentProxyOptions(config: NodeAgentClientConfig | undefined):
 
 /**
  * The front proxy's two halves: who may name users in headers here, and the certificate this
- * server presents to aggregated servers. What the flags do not give comes from the generated
- * front-proxy CA in `<data-dir>/pki`, as kubeadm sets a cluster up.
+ * server presents to aggregated servers. When the server is its own CA (no --tls-cert-file),
+ * what the flags do not give comes from a generated front-proxy CA in `<data-dir>/pki`, as
+ * kubeadm sets a cluster up; with a given serving certificate, only the flags count.
  */
-async function frontProxyOptions(config: ApiServerConfig): Promise<{ requestHeader: RequestHeaderOptions; proxyClient: ProxyClientCertificate }> {
-  const needGenerated = config.requestHeader?.clientCaFile === undefined || config.proxyClient === undefined;
-  const generated = needGenerated ? await ensureFrontProxyPki(join(config.dataDir, 'pki')) : undefined;
+async function frontProxyOptions(config: ApiServerConfig): Promise<{ requestHeader?: RequestHeaderOptions; proxyClient?: ProxyClientCertificate }> {
   const given = config.requestHeader ?? {};
-  const requestHeader: RequestHeaderOptions = {
-    clientCa: given.clientCaFile !== undefined ? await readClientCa(given.clientCaFile, '--requestheader-client-ca-file') : generated!.caPem,
-    allowedNames: given.allowedNames ?? (given.clientCaFile === undefined ? [FRONT_PROXY_CLIENT] : []),
-    usernameHeaders: given.usernameHeaders,
-    groupHeaders: given.groupHeaders,
-    extraHeaderPrefixes: given.extraHeadersPrefixes,
-  };
+  const needGenerated = config.tls === undefined && (given.clientCaFile === undefined || config.proxyClient === undefined);
+  const generated = needGenerated ? await ensureFrontProxyPki(join(config.dataDir, 'pki')) : undefined;
+  const clientCa = given.clientCaFile !== undefined ? await readClientCa(given.clientCaFile, '--requestheader-client-ca-file') : generated?.caPem;
+  const requestHeader: RequestHeaderOptions | undefined = clientCa
+    ? {
+        clientCa,
+        allowedNames: given.allowedNames ?? (given.clientCaFile === undefined ? [FRONT_PROXY_CLIENT] : []),
+        usernameHeaders: given.usernameHeaders,
+        groupHeaders: given.groupHeaders,
+        extraHeaderPrefixes: given.extraHeadersPrefixes,
+      }
+    : undefined;
   const proxyClient = config.proxyClient
     ? { cert: await readFile(config.proxyClient.certFile, 'utf8'), key: await readFile(config.proxyClient.keyFile, 'utf8') }
-    : { cert: generated!.cert, key: generated!.key };
-  return { requestHeader, proxyClient };
+    : generated && { cert: generated.cert, key: generated.key };
+  return { ...(requestHeader ? { requestHeader } : {}), ...(proxyClient ? { proxyClient } : {}) };
 }
 
 export interface ServingApiServer {
@@ -224,7 +228,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       nodeAgentProxy,
       logger: { level: logLevel(config.verbosity ?? 0), stream: config.logStream ?? process.stderr },
       // The handshake trusts both client CAs; authentication tells which one signed (authn/issued-by.ts).
-      https: { cert: serving.cert, key: serving.key, clientCa: [clientCa, frontProxy.requestHeader.clientCa].filter((pem) => pem !== undefined).join('\n') },
+      https: { cert: serving.cert, key: serving.key, clientCa: [clientCa, frontProxy.requestHeader?.clientCa].filter((pem) => pem !== undefined).join('\n') || undefined },
       aggregation: { proxyClient: frontProxy.proxyClient, checkIntervalMs: config.aggregatorCheckIntervalMs },
       // Derived from persisted state, so continue tokens stay good across a restart.
       continueTokenKey: createHash('sha256').update('svc continue tokens\n').update(adminToken).digest(),
