@@ -32,8 +32,9 @@ function identify(socket: TLSSocket, cas: readonly X509Certificate[] | undefined
   if (!cert || Object.keys(cert).length === 0) return 'none';
   // Wrong CA, expired or not yet valid at the handshake, wrong key usage: OpenSSL said no.
   if (!socket.authorized) return 'refused';
-  // Trusted by the handshake for another purpose (a front proxy's certificate): not a user's.
-  if (cas && !chainsTo(socket, cas)) return 'refused';
+  // Trusted by the handshake for another purpose (a front proxy's certificate without user
+  // headers): not a user's, so the request goes on to tokens and anonymous, as in Kubernetes.
+  if (cas && !chainsTo(socket, cas)) return 'none';
   const name = asList(cert.subject?.CN)[0];
   const validFrom = Date.parse(cert.valid_from);
   const validTo = Date.parse(cert.valid_to);
