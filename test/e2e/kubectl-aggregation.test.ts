@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
 import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
 import { makeCa, makeClientCert, type TestCa } from '../support/client-certs.js';
 import { kubectl, requireKubectl } from '../support/kubectl.js';
@@ -39,6 +40,13 @@ class RemoteServer {
 
   async start(serving: { cert: string; key: string }, frontProxyCa: string, port = 0): Promise<void> {
     this.server = createServer({ ...serving, ca: frontProxyCa, requestCert: true, rejectUnauthorized: false }, (req, res) => this.#handle(req, res));
+    // A watch over WebSocket: the first message says who the front proxy named.
+    const sockets = new WebSocketServer({ noServer: true });
+    this.server.on('upgrade', (req: IncomingMessage, socket, head) => {
+      const tls = req.socket as TLSSocket;
+      if (!tls.authorized) return socket.destroy();
+      sockets.handleUpgrade(req, socket, head, (ws) => ws.send(JSON.stringify({ type: 'ADDED', object: widget('w1', req.headers['x-remote-user']) })));
+    });
     this.server.listen(port, '127.0.0.1');
     await once(this.server, 'listening');
     this.port = (this.server.address() as AddressInfo).port;
@@ -96,7 +104,7 @@ const widget = (name: string, servedTo: unknown) => ({
   spec: { servedTo },
 });
 
-/** A request to svc over HTTPS with a bearer token; resolves with the status and the first chunk or the whole body. */
+/** A request to svc over HTTPS with a bearer token; resolves with the status and the first line (then hangs up) or the whole body. */
 function svcRequest(server: RunningApiServer, method: string, path: string, init: { token?: string; body?: string; firstChunk?: boolean } = {}) {
   return new Promise<{ status: number; text: string }>((resolve, reject) => {
     const url = new URL(path, server.url);
@@ -114,7 +122,7 @@ function svcRequest(server: RunningApiServer, method: string, path: string, init
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
           text += chunk;
-          if (init.firstChunk) {
+          if (init.firstChunk && text.includes('\n')) {
             res.destroy();
             resolve({ status: res.statusCode ?? 0, text });
           }
@@ -260,6 +268,17 @@ subsets:
     const watch = await svcRequest(server, 'GET', `${WIDGETS}?watch=1`, { firstChunk: true });
     expect(watch.status).toBe(200);
     expect(JSON.parse(watch.text.split('\n')[0]!)).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'w1' } } });
+  });
+
+  it('pipes an HTTP upgrade: a watch over WebSocket', async () => {
+    const url = new URL(`${WIDGETS}?watch=1`, server.url.replace('https:', 'wss:'));
+    const ws = new WebSocket(url, { ca: server.caPem, headers: { authorization: `Bearer ${server.adminToken}` } });
+    try {
+      const [message] = (await once(ws, 'message')) as [Buffer];
+      expect(JSON.parse(message.toString('utf8'))).toMatchObject({ type: 'ADDED', object: { spec: { servedTo: 'svc-admin' } } });
+    } finally {
+      ws.close();
+    }
   });
 
   it('answers 403 itself to a user RBAC does not allow, without calling the remote, and passes the user on once allowed', async () => {

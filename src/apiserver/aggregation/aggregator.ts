@@ -1,6 +1,6 @@
 import type { Subscription } from 'rxjs';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { apiServiceType, serviceUnavailable, type ApiGroupVersions, type APIService, type ResourceRegistry } from '../../api/index.js';
+import { apiServiceType, methodNotAllowed, serviceUnavailable, type ApiGroupVersions, type APIService, type ResourceRegistry } from '../../api/index.js';
 import { isStorageError, type Store } from '../../storage/index.js';
 import { CachedObjects } from '../admission/index.js';
 import type { Authorizer } from '../authz/index.js';
@@ -14,7 +14,7 @@ import { versionPriority } from '../crd/index.js';
 import { availableCondition, withAvailable, type AvailableReason } from './conditions.js';
 import { checkDiscovery } from './discovery-check.js';
 import { LocalApiServices } from './local-apiservices.js';
-import { forwardRequest, forwardUpgrade, type ProxyTarget } from './proxy.js';
+import { forwardRequest, forwardUpgrade, type OpenStreams, type ProxyTarget } from './proxy.js';
 import { remoteApiService, signatureOf, type ProxyClientCertificate, type RemoteApiService } from './remote-api-service.js';
 import { resolveServiceEndpoint } from './service-endpoint.js';
 
@@ -68,6 +68,7 @@ export class Aggregator {
   #remoteGroups = new Set<string>();
   readonly #availability = new Map<string, Availability>();
   #subscriptions: Subscription[] = [];
+  readonly #open: OpenStreams = new Set();
   #timer: NodeJS.Timeout | undefined;
   #checking: Promise<void> = Promise.resolve();
   #checkQueued = false;
@@ -116,6 +117,7 @@ export class Aggregator {
     clearInterval(this.#timer);
     for (const subscription of this.#subscriptions) subscription.unsubscribe();
     for (const remote of this.#remotes.values()) remote.agent.destroy();
+    for (const stream of this.#open) stream.destroy();
   }
 
   /** Resolves once the writes and checks queued so far are done (tests, shutdown). */
@@ -237,6 +239,7 @@ export class Aggregator {
       const parsed = parseRequestPath(request.method, url, request.query as Record<string, unknown>);
       if (!parsed) throw pathNotFound();
       if (this.#options.authorizer) authorizeApiRequest(this.#options.authorizer, request, parsed, url);
+      if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method, 'discovery');
       const found = this.remoteGroups().find((g) => g.name === group);
       if (!found) throw pathNotFound();
       const document = { kind: 'APIGroup', apiVersion: 'v1', ...aggregatedGroupDocument(found) };
@@ -259,8 +262,8 @@ export class Aggregator {
     if (!resolved.ok) throw unavailable(resolved.message);
     const target: ProxyTarget = { remote, host: resolved.host, port: resolved.port };
     try {
-      if (await forwardUpgrade(request, reply, target, request.user!, this.#timeoutMs)) return;
-      await forwardRequest(request, reply, target, request.user!, this.#timeoutMs);
+      if (await forwardUpgrade(request, reply, target, request.user!, this.#timeoutMs, this.#open)) return;
+      await forwardRequest(request, reply, target, request.user!, this.#timeoutMs, this.#open);
     } catch (error) {
       // The remote went away: check now, so the condition says so without waiting for the interval.
       this.#queueCheck();

@@ -23,6 +23,15 @@ export interface ProxyTarget {
   readonly port: number;
 }
 
+/** The streams a proxy keeps open (watches, upgrades): closing the server ends them, or it would wait for them. */
+export type OpenStreams = Set<{ destroy(): void }>;
+
+/** Keeps `stream` in `open` until it closes. */
+function track(open: OpenStreams, stream: { destroy(): void; once(event: 'close', listener: () => void): unknown }): void {
+  open.add(stream);
+  stream.once('close', () => open.delete(stream));
+}
+
 /** Headers of one connection, never passed on. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host']);
 /** Headers that carry the caller's identity: svc replaces them with the front-proxy headers. */
@@ -59,7 +68,7 @@ function unreachable(target: ProxyTarget, error: Error): StatusError {
  * send its response head within `timeoutMs`; once the head is there the reply is taken over and
  * the remote's answer streamed back as it comes, for as long as it runs.
  */
-export async function forwardRequest(request: FastifyRequest, reply: FastifyReply, target: ProxyTarget, user: UserInfo, timeoutMs: number): Promise<void> {
+export async function forwardRequest(request: FastifyRequest, reply: FastifyReply, target: ProxyTarget, user: UserInfo, timeoutMs: number, open: OpenStreams): Promise<void> {
   const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
     const req = httpsRequest({
       ...target.remote.tls,
@@ -83,6 +92,7 @@ export async function forwardRequest(request: FastifyRequest, reply: FastifyRepl
     request.raw.pipe(req);
   });
   reply.hijack();
+  track(open, reply.raw);
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
   reply.raw.writeHead(upstream.statusCode ?? 502, headers);
@@ -98,7 +108,14 @@ export async function forwardRequest(request: FastifyRequest, reply: FastifyRepl
  * then both sockets are piped, the remote's 101 and everything after it passing through.
  * Resolves false when the request is no upgrade.
  */
-export async function forwardUpgrade(request: FastifyRequest, reply: FastifyReply, target: ProxyTarget, user: UserInfo, timeoutMs: number): Promise<boolean> {
+export async function forwardUpgrade(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  target: ProxyTarget,
+  user: UserInfo,
+  timeoutMs: number,
+  open: OpenStreams,
+): Promise<boolean> {
   const connection = upgradeOf(request);
   if (!connection) return false;
   const headers = outgoingHeaders(request, target, user);
@@ -124,6 +141,7 @@ export async function forwardUpgrade(request: FastifyRequest, reply: FastifyRepl
   });
   reply.hijack();
   const client = connection.socket;
+  track(open, client);
   remote.on('error', () => client.destroy());
   client.on('error', () => remote.destroy());
   remote.on('close', () => client.destroy());
