@@ -337,6 +337,52 @@ roleRef:
     expect((await k(['delete', 'apiservice', `v1alpha1.${GROUP}`])).stderr).toBe('');
   });
 
+  it('says when the Service has no endpoints, or none with the port\'s name', async () => {
+    const setup = await k(['apply', '-f', '-'], `
+apiVersion: v1
+kind: Service
+metadata:
+  name: unnamed-port
+  namespace: ${NS}
+spec:
+  ports:
+    - name: https
+      port: 443
+---
+apiVersion: v1
+kind: Endpoints
+metadata:
+  name: unnamed-port
+  namespace: ${NS}
+subsets:
+  - addresses:
+      - ip: 127.0.0.1
+    ports:
+      - name: metrics
+        port: ${remote.port}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: no-endpoints
+  namespace: ${NS}
+spec:
+  ports:
+    - port: 443
+`);
+    expect(setup.stderr).toBe('');
+    const caBundle = Buffer.from(remoteCa.pem).toString('base64');
+    expect((await k(['apply', '-f', '-'], apiServiceManifest(`v1beta1.${GROUP}`, 'v1beta1', 'unnamed-port', caBundle))).stderr).toBe('');
+    expect((await k(['apply', '-f', '-'], apiServiceManifest(`v1beta2.${GROUP}`, 'v1beta2', 'no-endpoints', caBundle))).stderr).toBe('');
+    for (const version of ['v1beta1', 'v1beta2']) {
+      expect((await k(['wait', '--for=condition=Available=False', '--timeout=30s', `apiservice/${version}.${GROUP}`])).stderr).toBe('');
+    }
+    const reason = async (name: string) => (await k(['get', 'apiservice', name, '-o', 'jsonpath={.status.conditions[?(@.type=="Available")].reason}'])).stdout;
+    expect(await reason(`v1beta1.${GROUP}`)).toBe('MissingEndpoints');
+    expect(await reason(`v1beta2.${GROUP}`)).toBe('EndpointsNotFound');
+    expect((await k(['delete', 'apiservice', `v1beta1.${GROUP}`, `v1beta2.${GROUP}`])).stderr).toBe('');
+  });
+
   it('turns Available False when the remote stops, and answers 503 for its paths', async () => {
     await remote.stop();
     const failed = await svcRequest(server, 'GET', WIDGETS);
