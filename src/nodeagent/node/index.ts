@@ -7,6 +7,8 @@ export { criRuntimeInfo } from './runtime-info.js';
 export type { RuntimeInfo, RuntimeReadiness, RuntimeVersion } from './runtime-info.js';
 export { thisHost } from './host.js';
 export type { HostInfo } from './host.js';
+export { machineIdAsUuid, readSystemIdentity } from './system-identity.js';
+export type { SystemIdentity } from './system-identity.js';
 export { defaultRouteAddress, internalIps, nodeAddresses } from './addresses.js';
 export type { AddressSources, NodeAddress } from './addresses.js';
 export { countCpuList, nodeResources, podCapacity } from './capacity.js';

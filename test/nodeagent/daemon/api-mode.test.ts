@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { release } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleNodeAgent } from '../../../scripts/bundle-nodeagent.js';
@@ -14,7 +15,7 @@ import type { Pod } from '../../../src/api/index.js';
 import { ensureClientCertificate } from '../../../src/apiserver/index.js';
 import { startApiServer, type RunningApiServer } from '../../../src/cli/apiserver-command.js';
 import { builtin, Client } from '../../../src/client/index.js';
-import { CONFIG_MIRROR_ANNOTATION, mountsUnder, NODE_LEASE_NAMESPACE, POD_NAME_LABEL } from '../../../src/nodeagent/index.js';
+import { CONFIG_MIRROR_ANNOTATION, mountsUnder, NODE_LEASE_NAMESPACE, POD_NAME_LABEL, readSystemIdentity } from '../../../src/nodeagent/index.js';
 import { eventually, isGone } from '../../controllers/support.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { kubectl, requireKubectl } from '../../support/kubectl.js';
@@ -174,6 +175,32 @@ describe('nodeagent against a real API server', () => {
     const lease = await client.get(builtin.leases, nodeName, { namespace: NODE_LEASE_NAMESPACE });
     expect(lease.spec?.holderIdentity).toBe(nodeName);
   }, 90_000);
+
+  it('fills every nodeInfo field of its Node, systemUUID, machineID and bootID among them, from this machine and the runtime', async () => {
+    // Read as the wire has it (kubectl's JSON): generated clients refuse a nodeInfo without these.
+    const got = await k(['get', 'node', nodeName, '-o', 'json']);
+    expect(got.code, got.stderr).toBe(0);
+    const info = (JSON.parse(got.stdout) as { status: { nodeInfo: Record<string, string> } }).status.nodeInfo;
+    const host = readSystemIdentity();
+    const version = await containerd.cri.version({});
+    const agentVersion = info['kubeletVersion'];
+    expect(info).toEqual({
+      systemUUID: host.systemUUID,
+      machineID: readFileSync('/etc/machine-id', 'utf8').trim(),
+      bootID: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+      kernelVersion: release(),
+      osImage: /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readFileSync('/etc/os-release', 'utf8'))?.[1],
+      containerRuntimeVersion: `containerd://${version.runtimeVersion}`,
+      kubeletVersion: agentVersion,
+      kubeProxyVersion: agentVersion,
+      operatingSystem: 'linux',
+      architecture: 'amd64',
+    });
+    expect(agentVersion).toMatch(/^v\d+\.\d+\.\d+/);
+    expect(version.runtimeVersion).toMatch(/^\d+\.\d+\.\d+/);
+    // A UUID: the firmware's where DMI is readable, else this machine id written as one.
+    expect(info['systemUUID']).toMatch(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/);
+  }, 30_000);
 
   it('refuses a request to its port without the API server\'s client certificate (anonymous is off), and takes one with it', async () => {
     expect((await agentGet('/pods', false)).status).toBe(401);
