@@ -47,6 +47,11 @@ export interface UpNodeOptions {
   readonly pkiDir: string;
   readonly io: CommandIO;
   readonly verbose: boolean;
+  /**
+   * Aborted when `svc up` is asked to stop while the node starts: the next step is not taken,
+   * what was started is taken down, and the start rejects with the signal's reason.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface UpNode {
@@ -136,9 +141,21 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
     ...(o.verbose ? { onLog: (line: string) => o.io.err(`containerd: ${line}`) } : {}),
   });
   let agent: RunningNodeAgent | undefined;
+  // One way down for a node that started and for one whose start failed or was cut short.
+  const teardown = async (): Promise<void> => {
+    await agent?.close();
+    await containerd.stop();
+    // The agent made its root dir a shared bind mount, and memory-backed volumes are tmpfs
+    // mounts under it: the node is gone, so are they (deepest first).
+    for (const point of mountsUnder(agentDir).sort((a, b) => b.length - a.length)) {
+      if (spawnSync('umount', [point], { stdio: 'ignore' }).status !== 0) spawnSync('umount', ['-l', point], { stdio: 'ignore' });
+    }
+  };
   try {
+    o.signal?.throwIfAborted();
     for (const image of [images.pause, images.busybox]) {
       await importImageArchive({ address: containerd.address, archive: image.path, snapshotter: containerd.snapshotter });
+      o.signal?.throwIfAborted();
     }
     const host = readHostFacts();
     if (host.cgroupVersion === 1) o.io.err('svc up: this host has cgroup v1: the node agent runs with failCgroupV1: false (set in <data-dir>/agent/config.yaml)');
@@ -151,23 +168,12 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
     writeFileSync(configPath, stringify(agentConfig(o, containerd.endpoint, podCidr, o.port === 0 ? await freePort() : o.port, serving)));
     const startup = prepareNodeAgent(['--config', configPath, '--svcconfig', o.svcconfigPath, '--root-dir', agentDir, '--cert-dir', join(agentDir, 'pki')], o.io);
     if (typeof startup === 'number') throw new Error('the generated node agent configuration was refused (see above)');
+    o.signal?.throwIfAborted();
     agent = await startNodeAgent(startup, o.io);
+    o.signal?.throwIfAborted();
   } catch (error) {
-    await containerd.stop();
+    await teardown();
     throw error;
   }
-  const running = agent;
-  return {
-    nodeName: running.nodeName,
-    podCidr,
-    async close() {
-      await running.close();
-      await containerd.stop();
-      // The agent made its root dir a shared bind mount, and memory-backed volumes are tmpfs
-      // mounts under it: the node is gone, so are they (deepest first).
-      for (const point of mountsUnder(agentDir).sort((a, b) => b.length - a.length)) {
-        if (spawnSync('umount', [point], { stdio: 'ignore' }).status !== 0) spawnSync('umount', ['-l', point], { stdio: 'ignore' });
-      }
-    },
-  };
+  return { nodeName: agent.nodeName, podCidr, close: teardown };
 }

@@ -26,3 +26,4 @@ export { StatusSource } from './node-status.js';
 export type { OwnedStatus } from './node-status.js';
 export { statusUpdates } from './status-updates.js';
 export type { StatusCheck } from './status-updates.js';
+export { markNodeStatusUnknown, NODE_STATUS_UNKNOWN_MESSAGE, NODE_STATUS_UNKNOWN_REASON } from './node-status-unknown.js';
