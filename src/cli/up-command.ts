@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ensureClientCertificate } from '../apiserver/index.js';
 import { Client } from '../client/index.js';
-import { markNodeStatusUnknown, nodeName, thisHost } from '../nodeagent/index.js';
+import { markNodeStatusUnknown, nodeName, readRegistryConfig, thisHost, type RegistryConfig } from '../nodeagent/index.js';
 import { startForCommand } from './apiserver-command.js';
 import { apiServerConfig } from './apiserver-flags.js';
 import { EXIT_FAILED, isExit, readCommandLine, Shutdown, type CommandIO } from './command.js';
@@ -13,6 +14,7 @@ import { startScheduler } from './scheduler-command.js';
 import { schedulerFlags } from './scheduler-flags.js';
 import { upDoc, upFlags } from './up-flags.js';
 import { startUpNode, type UpNode } from './up-node.js';
+import { defaultRegistryConfigPath } from './up-paths.js';
 
 /**
  * `svc up`: a whole local cluster in one process on the embedded store: the API server, the
@@ -28,11 +30,22 @@ export interface UpOptions {
 export async function up(argv: readonly string[], io: CommandIO, options: UpOptions = {}): Promise<number> {
   const read = readCommandLine(upDoc, upFlags, argv, io, (values) => ({
     server: apiServerConfig(values),
-    node: { enabled: !values.disableAgent, podCidr: values.podCidr, port: values.nodeAgentPort },
+    node: { enabled: !values.disableAgent, podCidr: values.podCidr, port: values.nodeAgentPort, registryConfig: values.registryConfig },
   }));
   if (isExit(read)) return read.exitCode;
   const { node: nodeConfig } = read;
   let config = read.server;
+  // Read before anything starts: a broken registries.yaml is the operator's to fix, not a node to start without.
+  let registries: RegistryConfig | undefined;
+  const registryPath = nodeConfig.registryConfig ?? defaultRegistryConfigPath(resolve(config.dataDir));
+  if (nodeConfig.enabled && (nodeConfig.registryConfig !== undefined || existsSync(registryPath))) {
+    try {
+      registries = readRegistryConfig(registryPath);
+    } catch (error) {
+      io.err(`${upDoc.name}: ${(error as Error).message}`);
+      return EXIT_FAILED;
+    }
+  }
   if (nodeConfig.enabled && config.nodeAgent?.clientCertificateFile === undefined) {
     // The API server shows the node agent a certificate of the cluster CA when it proxies logs,
     // exec, attach and port-forward; the agent trusts that CA and asks RBAC, where system:masters may.
@@ -102,6 +115,7 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
         io,
         verbose: (config.verbosity ?? 0) >= 2,
         signal: shutdown.signal,
+        ...(registries ? { registries: { config: registries, path: resolve(registryPath) } } : {}),
       });
     } catch (error) {
       // startUpNode took down what of the node it had started.

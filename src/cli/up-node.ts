@@ -15,6 +15,7 @@ import {
   mountsUnder,
   startContainerdProcess,
   type ContainerdProcess,
+  type RegistryConfig,
 } from '../nodeagent/index.js';
 import { ensureServingCertificateFiles, type ClientCertificateFiles } from '../apiserver/index.js';
 import type { CommandIO } from './command.js';
@@ -52,6 +53,8 @@ export interface UpNodeOptions {
    * what was started is taken down, and the start rejects with the signal's reason.
    */
   readonly signal?: AbortSignal;
+  /** The node's registries.yaml, read: containerd's hosts.toml and auth, and the agent's `registryConfig` (rewrites). */
+  readonly registries?: { readonly config: RegistryConfig; readonly path: string };
 }
 
 export interface UpNode {
@@ -138,6 +141,7 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
     podCidr,
     bridge: bridgeName(o.dataDir),
     sandboxImage: images.pause.ref,
+    ...(o.registries ? { registries: o.registries.config } : {}),
     ...(o.verbose ? { onLog: (line: string) => o.io.err(`containerd: ${line}`) } : {}),
   });
   let agent: RunningNodeAgent | undefined;
