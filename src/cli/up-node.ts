@@ -111,6 +111,8 @@ function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: 
     // server vouches for get in; what they may do is the API server's RBAC decision.
     authentication: { anonymous: { enabled: false }, x509: { clientCAFile: join(o.pkiDir, 'ca.crt') }, webhook: { enabled: true } },
     authorization: { mode: 'Webhook' },
+    // The agent applies the mirrors' rewrites; containerd's side (hosts.toml, auth) is written with its config.
+    ...(o.registries ? { registryConfig: o.registries.path } : {}),
   };
 }
 

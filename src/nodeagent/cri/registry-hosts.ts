@@ -75,9 +75,13 @@ export function registryAuths(config: RegistryConfig): Map<string, { readonly us
   return out;
 }
 
-/** Replaces the contents of `dir` (svc's own) with the configuration's hosts.toml files. */
-export function writeRegistryHosts(dir: string, config: RegistryConfig): void {
-  rmSync(dir, { recursive: true, force: true });
+/**
+ * Writes the configuration's hosts.toml files into `dir`. `replace` (default true, for a
+ * directory that is svc's own) first removes what else is there; false leaves other registries'
+ * files alone (an operator's /etc/containerd/certs.d).
+ */
+export function writeRegistryHosts(dir: string, config: RegistryConfig, options: { readonly replace?: boolean } = {}): void {
+  if (options.replace ?? true) rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   for (const [registry, text] of registryHostsFiles(config)) {
     mkdirSync(join(dir, registry), { recursive: true });

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStatusError, type Secret, type StatusError } from '../../../src/api/index.js';
-import { ImageManager } from '../../../src/nodeagent/index.js';
+import { ImageManager, type RegistryConfig } from '../../../src/nodeagent/index.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { markedBusybox, startRegistry, type RunningRegistry } from '../../support/registry.js';
 import { EventLog, podWith } from './support.js';
@@ -15,6 +15,7 @@ let hub: RunningRegistry; // stands in for Docker Hub: open, reached as a mirror
 let locked: RunningRegistry; // htpasswd; credentials only from pull secrets
 let configured: RunningRegistry; // htpasswd; credentials from registries.yaml's configs
 let containerd: RunningContainerd;
+let registries: RegistryConfig;
 
 beforeAll(async () => {
   [hub, locked, configured] = await Promise.all([
@@ -23,15 +24,14 @@ beforeAll(async () => {
     startRegistry({ users: { node: 'node-pw' } }),
   ]);
   await hub.push('library/busybox', 'latest', markedBusybox('from-the-mirror'));
-  await hub.push('team/tools', '1.0', markedBusybox('team-tools'));
+  await hub.push('mirrorproject/tools', '1.0', markedBusybox('rewritten-tools'));
   await locked.push('private/app', '1.0', markedBusybox('private-app'));
   await configured.push('internal/app', '2.0', markedBusybox('internal-app'));
-  containerd = await startContainerd({
-    registries: {
-      mirrors: { 'docker.io': { endpoint: [`http://${hub.host}`] } },
-      configs: { [configured.host]: { auth: { username: 'node', password: 'node-pw' } } },
-    },
-  });
+  registries = {
+    mirrors: { 'docker.io': { endpoint: [`http://${hub.host}`], rewrite: { '^acme/(.*)$': 'mirrorproject/$1' } } },
+    configs: { [configured.host]: { auth: { username: 'node', password: 'node-pw' } } },
+  };
+  containerd = await startContainerd({ registries });
 }, 120_000);
 
 afterAll(async () => {
@@ -57,7 +57,7 @@ async function rejection(promise: Promise<unknown>): Promise<StatusError> {
   throw new Error('expected a rejection');
 }
 
-const manager = (events = new EventLog()) => new ImageManager({ cri: containerd.cri, serializeImagePulls: true, registryQps: 0, registryBurst: 0, events });
+const manager = (events = new EventLog()) => new ImageManager({ cri: containerd.cri, serializeImagePulls: true, registryQps: 0, registryBurst: 0, events, registries });
 
 describe('pulls through a registries.yaml', () => {
   it('pulls `busybox` (no tag: policy Always) from the Docker Hub mirror over plain HTTP', async () => {
@@ -91,5 +91,18 @@ describe('pulls through a registries.yaml', () => {
     const { pod, container } = podWith('configured', { image });
     const { imageRef } = await manager().ensureImage(pod, container, []);
     expect((await containerd.cri.imageStatus({ image: { image: imageRef } })).image?.repoTags).toContain(image);
+  }, 60_000);
+
+  it('applies a mirror\'s rewrite: acme/tools is pulled as mirrorproject/tools from the mirror, and found under that name next time', async () => {
+    const { pod, container } = podWith('rewritten', { image: 'acme/tools:1.0' });
+    const events = new EventLog();
+    const { imageRef } = await manager(events).ensureImage(pod, container, []);
+    expect(hub.requests()).toContain('HEAD /v2/mirrorproject/tools/manifests/1.0?ns=docker.io 200');
+    expect((await containerd.cri.imageStatus({ image: { image: imageRef } })).image?.repoTags).toContain('docker.io/mirrorproject/tools:1.0');
+    // IfNotPresent (a tag other than latest): present under its rewritten name, so not pulled again.
+    const again = new EventLog();
+    expect((await manager(again).ensureImage(podWith('rewritten-2', { image: 'acme/tools:1.0' }).pod, container, [])).imageRef).toBe(imageRef);
+    expect(again.reasons()).toEqual(['Pulled']);
+    expect(again.events[0]!.message).toContain('already present');
   }, 60_000);
 });
