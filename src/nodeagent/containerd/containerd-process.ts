@@ -123,9 +123,7 @@ export async function startContainerdProcess(options: ContainerdProcessOptions):
   const netnsDir = join(dir, 'state', 'io.containerd.grpc.v1.cri', 'netns');
   const netnsBefore = listNetns(netnsDir);
   installExitHook();
-  // A process group of its own: Ctrl-C in a terminal signals the whole foreground group, and
-  // containerd must not exit before its owner has stopped the sandboxes through it (stop()).
-  const child = spawn('containerd', ['--config', configPath], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn('containerd', ['--config', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(child);
   let hasExited = false;
   const exited = new Promise<void>((resolve) => {
