@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
 
 /** Runs per property: small in `npm test`, `SVC_FUZZ_RUNS=100000` for a long campaign. */
@@ -90,11 +90,13 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     if (!req.noToken) headers['authorization'] = `Bearer ${server.adminToken}`;
     let res;
     try {
-      res = await request(`${server.url}${req.path}`, {
+      // Origin and path apart: a URL would resolve `.` and `..` segments before sending.
+      res = await dispatcher.request({
+        origin: server.url,
+        path: req.path,
         method: req.method as 'GET',
         headers,
         ...(req.body !== undefined ? { body: req.body } : {}),
-        dispatcher,
       });
     } catch (error) {
       const code = (error as { code?: string }).code;
