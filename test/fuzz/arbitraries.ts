@@ -232,7 +232,27 @@ const jsonPatchOp: fc.Arbitrary<Tree> = fc
   })
   .map((fields) => entriesOf(fields));
 
-export const jsonPatch: fc.Arbitrary<string> = fc.oneof(fc.array(jsonPatchOp, { maxLength: 5 }).map(toJson), tree.map(toJson), fc.string({ maxLength: 40 }));
+const KNOWN_POINTERS = ['', '/metadata', '/metadata/labels', '/metadata/labels/a', '/metadata/annotations', '/data', '/data/a', '/data/b', '/spec', '/spec/template', '/spec/template/spec/containers', '/spec/template/spec/containers/0', '/spec/template/spec/containers/1/name', '/metadata/finalizers', '/metadata/finalizers/0'];
+
+/** Operations that are well formed but for their paths: a move or copy may go into its own child. */
+const wellFormedOp: fc.Arbitrary<Tree> = fc
+  .record({
+    op: fc.constantFrom('add', 'remove', 'replace', 'move', 'copy', 'test'),
+    path: fc.oneof(fc.constantFrom(...KNOWN_POINTERS), pointer),
+    fromPrefix: fc.nat({ max: 3 }),
+    value: tree,
+  })
+  .map(({ op, path, fromPrefix, value }) => {
+    // `from` is the path or one of its ancestors: the cases a move into itself is made of.
+    const from = path.split('/').slice(0, Math.max(1, path.split('/').length - fromPrefix)).join('/');
+    return entriesOf({ op, path, ...(op === 'move' || op === 'copy' ? { from } : {}), ...(op === 'remove' || op === 'move' || op === 'copy' ? {} : { value }) });
+  });
+
+export const jsonPatch: fc.Arbitrary<string> = fc.oneof(
+  fc.array(fc.oneof(wellFormedOp, jsonPatchOp), { maxLength: 5 }).map(toJson),
+  tree.map(toJson),
+  fc.string({ maxLength: 40 }),
+);
 
 /** Merge and strategic-merge patches: object trees with the directive keys, over a Deployment or ConfigMap shape. */
 const container: fc.Arbitrary<Tree> = fc
