@@ -13,6 +13,7 @@ import {
   notFound,
 } from './errors.js';
 import { EventFanout, watchFromLog } from './fanout.js';
+import { sqliteNativeBinding } from './sqlite-binding.js';
 import { DEFAULT_PREFIX, checkKey, checkLimit, checkPrefixOption, checkRangePrefix, checkRevision, prefixEnd, rangeStart } from './keys.js';
 import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent } from './store.js';
 
@@ -115,7 +116,8 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
     this.chunk = options.compactionChunk ?? 5000;
     try {
       ownerOnly(options.path);
-      this.db = new Database(options.path);
+      const nativeBinding = sqliteNativeBinding();
+      this.db = new Database(options.path, nativeBinding === undefined ? {} : { nativeBinding });
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
       this.db.pragma('locking_mode = EXCLUSIVE');
