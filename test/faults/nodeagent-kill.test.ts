@@ -70,7 +70,7 @@ function crasher(): Pod {
 }
 
 const state = (pod: Pod) => pod.status?.containerStatuses?.[0]?.['state'] as { running?: unknown } | undefined;
-const restarts = (pod: Pod) => pod.status?.containerStatuses?.[0]?.restartCount ?? 0;
+const restarts = (pod: Pod): number => Number(pod.status?.containerStatuses?.[0]?.restartCount ?? 0);
 
 async function sandboxesOf(uid: string) {
   return (await containerd.cri.listPodSandbox({ filter: { labelSelector: { [POD_UID_LABEL]: uid } } })).items;

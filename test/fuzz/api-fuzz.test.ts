@@ -26,7 +26,7 @@ import {
   yamlBody,
   cborBody,
 } from './arbitraries.js';
-import { FUZZ_RUNS, FUZZ_SEED, NS, startFuzzTarget, type FuzzRequest, type FuzzTarget } from './fuzz-target.js';
+import { FUZZ_RUNS, FUZZ_SEED, NS, PROPERTY_TIMEOUT_MS, startFuzzTarget, type FuzzRequest, type FuzzTarget } from './fuzz-target.js';
 
 const CONFIGMAPS = `/api/v1/namespaces/${NS}/configmaps`;
 const DEPLOYMENTS = `/apis/apps/v1/namespaces/${NS}/deployments`;
@@ -94,7 +94,7 @@ describe('fuzzing svc-apiserver over HTTPS', () => {
       }),
       params,
     );
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it('applies every patch type (JSON, merge, strategic merge, apply) or refuses it with a 4xx Status', async () => {
     const patch = fc.oneof(
@@ -120,7 +120,7 @@ describe('fuzzing svc-apiserver over HTTPS', () => {
       }),
       params,
     );
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it('parses label and field selectors on lists, watches and collection deletes, or refuses them with a 4xx Status', async () => {
     const request = fc
@@ -136,7 +136,7 @@ describe('fuzzing svc-apiserver over HTTPS', () => {
         return { method: verb === 'deletecollection' ? 'DELETE' : 'GET', path: withQuery(collection, q) };
       });
     await fc.assert(fc.asyncProperty(batchOf(request), (reqs) => target.batch(reqs)), params);
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it('takes any name in paths and bodies (create, read, update, patch, delete) or refuses it with a 4xx Status', async () => {
     const request = fc.tuple(name, fc.oneof(fc.constant(NS), name), fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'POST'), name, fc.boolean()).map(
@@ -157,7 +157,7 @@ describe('fuzzing svc-apiserver over HTTPS', () => {
       }),
       params,
     );
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it('reads every query parameter of every verb (resourceVersion, limit, continue, timeoutSeconds, dryRun, …) or refuses it with a 4xx Status', async () => {
     const object = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'q-' }, data: { a: 'b' } });
@@ -195,7 +195,7 @@ describe('fuzzing svc-apiserver over HTTPS', () => {
       }),
       params,
     );
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it('answers malformed bearer tokens with 401 Status, never more', async () => {
     const request = fc.tuple(authorization, fc.constantFrom(CONFIGMAPS, '/api', '/healthz', '/version', '/apis/authentication.k8s.io/v1/selfsubjectreviews')).map(
@@ -205,7 +205,7 @@ describe('fuzzing svc-apiserver over HTTPS', () => {
           : { method: 'GET', path, noToken: true, headers: { authorization: auth } },
     );
     await fc.assert(fc.asyncProperty(batchOf(request), (reqs) => target.batch(reqs)), params);
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it('checks service-account JWTs, signed with the server key or forged, with any header and claims', async () => {
     const signing = signingKeyFromPem(readFileSync(join(target.dataDir, 'service-account.key'), 'utf8'), 'service-account.key');
@@ -223,5 +223,5 @@ describe('fuzzing svc-apiserver over HTTPS', () => {
     );
     const request = jwt.map((token): FuzzRequest => ({ method: 'GET', path: CONFIGMAPS, noToken: true, headers: { authorization: `Bearer ${token}` } }));
     await fc.assert(fc.asyncProperty(batchOf(request), (reqs) => target.batch(reqs)), params);
-  });
+  }, PROPERTY_TIMEOUT_MS);
 });

@@ -14,6 +14,8 @@ import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-c
 export const FUZZ_RUNS = Number(process.env.SVC_FUZZ_RUNS ?? 40);
 /** The seed every property starts from: a failure replays with the same one. */
 export const FUZZ_SEED = Number(process.env.SVC_FUZZ_SEED ?? 20261126);
+/** Each property's test timeout: vitest's default, plus room for the runs asked for. */
+export const PROPERTY_TIMEOUT_MS = 60_000 + FUZZ_RUNS * 250;
 /** An answer later than this is a stall. */
 const STALL_MS = 15_000;
 
