@@ -277,6 +277,16 @@ export function writesSuite(backend: BackendName) {
         });
       });
 
+      it('answers 422 to a generateName that is not a string (found by the fuzz suite: was a 500)', async () => {
+        await unchanged(async () => {
+          for (const generateName of [5e-324, true, ['a-'], { a: 'b' }]) {
+            const res = await s.call('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName } });
+            expectStatus(res, 422, 'Invalid');
+            expect(JSON.stringify(res.body.details.causes)).toContain('metadata.generateName');
+          }
+        });
+      });
+
       it('names unknown fields inside lists by index, and leaves unmodelled parts alone', async () => {
         const d = deployment('fv-nested');
         const container = d.spec.template.spec.containers[0] as Record<string, unknown>;
