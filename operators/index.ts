@@ -18,7 +18,6 @@ export type { LeaseLike } from './leaderElection.js';
 export type { LeaseSpecLike } from './leaderElection.js';
 export type { ChangeEvent } from './objects.js';
 export type { KeySource } from './objects.js';
-export type { ObjectEvent } from './objects.js';
 export type { ObjectLike } from './objects.js';
 export type { ObjectMetaLike } from './objects.js';
 export type { OwnerReferenceLike } from './objects.js';
