@@ -142,9 +142,14 @@ describe('long-running requests', () => {
 
 describe('the flags', () => {
   it('default to 32 s for the head and 60 s for the whole request, and reach the config', () => {
-    const defaults = apiServerConfig(parseFlags(apiServerFlags, []).values);
+    const config = (argv: string[]) => {
+      const parsed = parseFlags(apiServerFlags, argv);
+      if (parsed.help) throw new Error('help');
+      return apiServerConfig(parsed.values);
+    };
+    const defaults = config([]);
     expect(defaults.connectionTimeouts).toEqual({ headerMs: 32_000, bodyMs: 60_000 });
-    const set = apiServerConfig(parseFlags(apiServerFlags, ['--request-header-timeout=5s', '--request-body-timeout=2m']).values);
+    const set = config(['--request-header-timeout=5s', '--request-body-timeout=2m']);
     expect(set.connectionTimeouts).toEqual({ headerMs: 5_000, bodyMs: 120_000 });
   });
 });
