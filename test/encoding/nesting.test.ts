@@ -106,6 +106,13 @@ describe('protobuf byte depth', () => {
     expect(protobufTooDeep(Uint8Array.from([...notMessage, ...deep(2)]), 3)).toBe(false);
   });
 
+  it('counts groups too (protobufjs skips an unknown group by recursing)', () => {
+    const groups = (depth: number) => Uint8Array.from([...new Array<number>(depth).fill(0x0b), ...new Array<number>(depth).fill(0x0c)]);
+    expect(protobufTooDeep(groups(10), 10)).toBe(false);
+    expect(protobufTooDeep(groups(11), 10)).toBe(true);
+    expect(protobufTooDeep(field(groups(11)), 10)).toBe(true);
+  });
+
   it('reads a real envelope as shallow', () => {
     const bytes = encodeProtobuf({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', labels: { a: 'b' } }, data: { k: 'v' } });
     expect(protobufTooDeep(bytes.subarray(4), 20)).toBe(false);
@@ -116,5 +123,9 @@ describe('protobuf byte depth', () => {
     const raw = deep(100_000);
     const body = Buffer.concat([Uint8Array.of(0x6b, 0x38, 0x73, 0x00), field(typeMeta, 1), field(raw, 2)]);
     expect(() => decodeProtobuf(body)).toThrow(/nested too deeply/);
+    // Unknown groups, 100 000 deep, in the ConfigMap's message.
+    const groups = Buffer.concat([Buffer.alloc(100_000, 0x5b), Buffer.alloc(100_000, 0x5c)]); // field 11, start and end group
+    const grouped = Buffer.concat([Uint8Array.of(0x6b, 0x38, 0x73, 0x00), field(typeMeta, 1), field(groups, 2)]);
+    expect(() => decodeProtobuf(grouped)).toThrow(/nested too deeply/);
   });
 });

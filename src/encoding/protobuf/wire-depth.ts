@@ -8,7 +8,10 @@
  * depth it finds is at least the real one (a string that happens to read as messages counts too).
  */
 export function protobufTooDeep(bytes: Uint8Array, limit: number): boolean {
+  // One frame per open message or group: where it must end (a group ends where its message does,
+  // at the latest), and whether it is a group (closed by its end-group tag, not by its length).
   const ends: number[] = [];
+  const groups: boolean[] = [];
   let pos = 0;
   const varint = (end: number): number => {
     let value = 0;
@@ -22,13 +25,18 @@ export function protobufTooDeep(bytes: Uint8Array, limit: number): boolean {
   };
   for (;;) {
     const end = ends.length > 0 ? ends[ends.length - 1]! : bytes.length;
+    let valid = true;
     if (pos === end) {
       if (ends.length === 0) return false;
-      ends.pop();
-      continue;
+      if (!groups[groups.length - 1]) {
+        ends.pop();
+        groups.pop();
+        continue;
+      }
+      valid = false; // a group its message ended without closing
     }
-    const key = varint(end);
-    let valid = key > 0 && key >= 8;
+    const key = valid ? varint(end) : -1;
+    valid = key >= 8;
     if (valid) {
       switch (key % 8) {
         case 0:
@@ -47,18 +55,37 @@ export function protobufTooDeep(bytes: Uint8Array, limit: number): boolean {
           valid = length >= 0 && pos + length <= end;
           if (valid && length > 0) {
             ends.push(pos + length);
+            groups.push(false);
             if (ends.length > limit) return true;
           }
           break;
         }
+        case 3: // a group (protobufjs skips an unknown one by recursing): a level like a message
+          ends.push(end);
+          groups.push(true);
+          if (ends.length > limit) return true;
+          break;
+        case 4:
+          valid = groups[groups.length - 1] === true;
+          if (valid) {
+            ends.pop();
+            groups.pop();
+          }
+          break;
         default:
-          valid = false; // groups (3, 4) are not used by Kubernetes messages; 6 and 7 do not exist
+          valid = false; // 6 and 7 do not exist
       }
     }
     if (!valid) {
-      // The innermost field taken for a message was bytes after all: go on after it.
+      // The innermost field taken for a message was bytes after all: go on after it. (Groups have
+      // no length to skip by: the bytes are malformed, and protobufjs will say so.)
+      while (groups[groups.length - 1] === true) {
+        ends.pop();
+        groups.pop();
+      }
       if (ends.length === 0) return false;
       pos = ends.pop()!;
+      groups.pop();
     }
   }
 }
