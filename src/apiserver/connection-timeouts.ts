@@ -4,7 +4,7 @@
  * Fastify turns Node's request timeout off, and Node checks its header timeout only every 30 s.
  */
 export interface ConnectionTimeouts {
-  /** From a connection's first byte (or the end of its last request) to the end of the request head (kube-apiserver's ReadHeaderTimeout is 32 s). */
+  /** From a connection's opening (or a kept-alive one's next request's first byte) to the end of the request head (kube-apiserver's ReadHeaderTimeout is 32 s). */
   readonly headerMs: number;
   /** From the start of a request to the last byte of its body. */
   readonly bodyMs: number;

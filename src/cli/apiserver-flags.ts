@@ -125,7 +125,7 @@ export const apiServerFlags = defineFlags({
   'request-header-timeout': flag.duration({
     default: 32_000,
     meaning:
-      "How long a client has to send a request's head (its TLS handshake included), from the connection's first byte or the end of its previous request. A client still sending then is answered 408 and its connection closed (kube-apiserver's read-header timeout).",
+      "How long a client has to send a request's head: from the moment it connects (the TLS handshake included) for its first request, from the request's first byte on a kept-alive connection. A client still sending then is answered 408 and its connection closed (kube-apiserver's read-header timeout).",
     validate: (ms) => (ms > 0 ? undefined : 'must be positive'),
   }),
   'request-body-timeout': flag.duration({
