@@ -13,6 +13,7 @@ import { asTypedObject, decodeBody, dryRunOf, mediaTypeOf, nameFromUrl } from '.
 import { sendObject, type HandlerContext } from './context.js';
 import { admitWrite } from '../admission/index.js';
 import { revalidate, validateForWrite } from './create.js';
+import { yieldIfLarge } from './yield-large.js';
 
 /** The PATCH media types, and the kind of patch each one is. */
 export const PATCH_TYPES = {
@@ -76,6 +77,7 @@ export async function patch(ctx: HandlerContext): Promise<unknown> {
     if (object.metadata.name !== name) throw badRequest('a patch may not change the name of the object');
     const sent = object.metadata.resourceVersion;
     if (conditional && sent !== undefined && sent !== current.metadata.resourceVersion) throw conflict(gr, name, optimisticLockMessage);
+    await yieldIfLarge(ctx);
     const checked = validateForWrite(ctx, object, { duplicates: decoded.duplicates, level });
     const admitted = (await admitWrite(ctx, { operation: 'UPDATE', object: checked, oldObject: current, dryRun, optionsKind: 'PatchOptions', revalidate: (o) => revalidate(ctx, o) }))!;
     try {

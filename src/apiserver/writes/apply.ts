@@ -15,6 +15,7 @@ import { ownershipsOf, sameManager, withOwnerships, type Ownership } from './man
 import { updateObject } from './update-object.js';
 import { writeManagerOf } from './write-options.js';
 import { writableThrough } from '../subresources/write-scope.js';
+import { yieldIfLarge } from '../handlers/yield-large.js';
 
 const ATTEMPTS = 5;
 
@@ -66,6 +67,7 @@ export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean
     );
     if (conflicts.length > 0 && !force) throw applyConflict(gr, name, conflicts);
 
+    await yieldIfLarge(ctx);
     const merged = mergeApplied(current, config, type.schema) as ApiObject;
     const own = ownerships.find((o) => sameManager(o, manager));
     const taken = new Map<Ownership, Set<string>>();
