@@ -109,3 +109,16 @@ export function parseRequestPath(
 const STREAMING = new Set(['exec', 'attach', 'portforward']);
 
 export const isRequestInfo = (value: RequestInfo | DiscoveryPath): value is RequestInfo => 'verb' in value;
+
+/**
+ * `parseRequestPath` for a hook that runs before the router: the resource request's info, or
+ * undefined for anything else, including a path the router will refuse.
+ */
+export function resourceRequestInfo(method: string, path: string, query: unknown): RequestInfo | undefined {
+  try {
+    const parsed = parseRequestPath(method, path, (query ?? {}) as Record<string, unknown>);
+    return parsed !== undefined && isRequestInfo(parsed) ? parsed : undefined;
+  } catch {
+    return undefined; // a malformed escape: the router answers it 400
+  }
+}

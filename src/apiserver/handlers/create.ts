@@ -1,4 +1,4 @@
-import { alreadyExists, generateName, invalid, validateObject, validateObjectMeta, type ObjectMeta } from '../../api/index.js';
+import { alreadyExists, generateName, invalid, validateObject, validateObjectMeta, withDefaults, type ObjectMeta } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { abandonAdmission, admitWrite } from '../admission/index.js';
 import { namespaceType, prepareNamespace } from '../namespaces.js';
@@ -71,7 +71,12 @@ export async function createObject(
   // After admission: a Pod's QoS class reflects the resources LimitRanger may have defaulted.
   object = statusOnCreate(type, prepareForCreate(object));
   if (type === namespaceType(registry)) object = prepareNamespace(object);
-  object = managedFieldsAfterCreate(ctx.type, object, manager);
+  // After the status split: the defaults include the status fields Go always writes. A create's
+  // manager owns the defaulted fields too, an apply's only the fields of its configuration.
+  object =
+    manager.operation === 'Apply'
+      ? withDefaults(type, managedFieldsAfterCreate(type, object, manager))
+      : managedFieldsAfterCreate(type, withDefaults(type, object), manager);
   if (dryRun) return sendObject(ctx, 201, object);
 
   for (let attempt = 1; ; attempt++) {

@@ -36,6 +36,8 @@ export interface WatchSettings {
   readonly watchList: boolean;
   /** Open watch responses, ended when the server shuts down. */
   readonly open: Set<ServerResponse>;
+  /** The counter a watch of `type` adds each event it sends to (`apiserver_watch_events_total`). */
+  readonly events?: ((type: ResourceType) => { inc(): void }) | undefined;
 }
 
 export const DEFAULT_WATCH_SETTINGS = { bufferEvents: 1_000, bookmarkIntervalMs: 15_000, minRequestTimeoutSeconds: 1_800 } as const;
@@ -155,10 +157,14 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
     ctx.watch.open.delete(res);
     sink?.unsubscribe();
   });
+  const sent = ctx.watch.events?.(type);
   sink = boundedSink(frames, {
     limit: ctx.watch.bufferEvents,
     counts: () => live,
-    write: (frame) => encoder.write(res, frame),
+    write: (frame) => {
+      sent?.inc();
+      return encoder.write(res, frame);
+    },
     onDrain: (listener) => {
       res.once('drain', listener);
       return () => res.off('drain', listener);
