@@ -20,6 +20,7 @@ import { SVC_VERSION } from '../api/index.js';
 import { jsonNewlineHook } from './json-newline.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
+import { DEFAULT_CONNECTION_TIMEOUTS, serverTimeoutOptions, type ConnectionTimeouts } from './connection-timeouts.js';
 import { classifyRequests } from './request-kind.js';
 import { installFlowControl, type FlowControlOptions } from './flowcontrol/index.js';
 import { ApiServerMetrics, installMetrics, MeteredStore, watchCacheSamples } from './metrics/index.js';
@@ -35,6 +36,8 @@ export interface ApiServerOptions {
   registry?: ResourceRegistry;
   /** Largest accepted request body (default 3 MiB; larger → 413). */
   maxRequestBodyBytes?: number;
+  /** How long a client may take to send a request's head, and all of it (`--request-header-timeout`, `--request-body-timeout`). */
+  connectionTimeouts?: ConnectionTimeouts | undefined;
   /** Enabled feature gates (`--feature-gates`). */
   featureGates?: Readonly<Record<string, boolean>>;
   /** pino logger options, or false for none. */
@@ -98,10 +101,12 @@ const UNAUTHENTICATED = new Set(['/healthz', '/livez', '/readyz']);
 const bodyTypes = (cbor: boolean): string[] => [...JSON_BODY_TYPES, ...YAML_BODY_TYPES, ...PROTOBUF_BODY_TYPES, ...(cbor ? CBOR_BODY_TYPES : [])];
 
 /** Node's TLS options: with a client CA, certificates are requested, and checked by authentication, not the handshake. */
-function httpsOptions({ key, cert, clientCa }: NonNullable<ApiServerOptions['https']>) {
+function httpsOptions({ key, cert, clientCa }: NonNullable<ApiServerOptions['https']>, timeouts: ConnectionTimeouts) {
+  // A TLS handshake is part of reading the request head.
+  const base = { key, cert, ...serverTimeoutOptions(timeouts), handshakeTimeout: timeouts.headerMs };
   // rejectUnauthorized: false keeps the handshake going with a bad certificate, so the client gets
   // a 401 Status it can read rather than a reset connection; `socket.authorized` says what OpenSSL found.
-  return clientCa ? { key, cert, ca: clientCa, requestCert: true, rejectUnauthorized: false } : { key, cert };
+  return clientCa ? { ...base, ca: clientCa, requestCert: true, rejectUnauthorized: false } : base;
 }
 
 /** Builds the API server without listening: the entry point calls `listen`, tests call `inject`. */
@@ -111,10 +116,12 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   options = { ...options, store: meteredStore };
   const registry = options.registry ?? builtinRegistry();
   serveCustomResourceDefinitions(registry);
+  const timeouts = options.connectionTimeouts ?? DEFAULT_CONNECTION_TIMEOUTS;
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
-    ...(options.https ? { https: httpsOptions(options.https) } : {}),
+    requestTimeout: serverTimeoutOptions(timeouts).requestTimeout,
+    ...(options.https ? { https: httpsOptions(options.https, timeouts) } : { http: serverTimeoutOptions(timeouts) }),
     // A URL Fastify cannot decode (`%zz`) is a 400 Status too, not Fastify's own error shape.
     frameworkErrors: (error, _request, reply) => void sendStatus(reply, badRequest(`the request URL is not valid: ${error.message}`)),
   }) as unknown as FastifyInstance;
