@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { HistogramSeries, SeriesHistogram } from './series-histogram.js';
 import type { RequestInfo } from '../request-info.js';
 
 /**
@@ -6,7 +7,8 @@ import type { RequestInfo } from '../request-info.js';
  * and alerts read them. One registry per server (two servers in one process, as in tests, do not
  * collide). Values the server already keeps (seats taken, watchers, watch cache sizes) are read
  * when scraped, not counted on the hot path; per-request series are looked up once per label set
- * and kept (`RequestSeries`), so a request costs a map lookup and prom-client's increments.
+ * and kept (`RequestSeries`), so a request costs a map lookup, an integer increment and a bucket
+ * count (`SeriesHistogram`): no label set is hashed per request.
  */
 
 /** Upstream's buckets for request and storage latencies. */
@@ -44,7 +46,7 @@ export interface MetricsSources {
  */
 interface RequestSeries {
   readonly labels: Readonly<Record<RequestLabel, string>>;
-  readonly duration: Histogram.Internal<RequestLabel>;
+  readonly duration: HistogramSeries<RequestLabel>;
   readonly codes: Map<number, { count: number }>;
   longRunning: Gauge.Internal<Exclude<RequestLabel, 'dry_run'>> | undefined;
 }
@@ -91,13 +93,13 @@ function nonResourcePath(path: string): string {
 
 export class ApiServerMetrics {
   readonly registry = new Registry();
-  readonly #duration: Histogram<RequestLabel>;
+  readonly #duration: SeriesHistogram<RequestLabel>;
   readonly #longRunning: Gauge<Exclude<RequestLabel, 'dry_run'>>;
   readonly #watchEvents = new Map<string, WatchEventCount>();
-  readonly #storage: Histogram<'operation' | 'type'>;
+  readonly #storage: SeriesHistogram<'operation' | 'type'>;
   readonly #rejected: Counter<'priority_level' | 'flow_schema' | 'reason'>;
   readonly #series = new Map<string, RequestSeries>();
-  readonly #storageSeries = new Map<string, Histogram.Internal<'operation' | 'type'>>();
+  readonly #storageSeries = new Map<string, HistogramSeries<'operation' | 'type'>>();
   #sources: MetricsSources | undefined;
 
   constructor() {
@@ -114,10 +116,9 @@ export class ApiServerMetrics {
         for (const series of allSeries.values()) for (const [code, { count }] of series.codes) this.inc({ ...series.labels, code: String(code) }, count);
       },
     });
-    this.#duration = new Histogram({
+    this.#duration = new SeriesHistogram({
       name: 'apiserver_request_duration_seconds',
       help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component (long-running requests are not observed).',
-      labelNames: requestLabels,
       buckets: LATENCY_BUCKETS,
       registers,
     });
@@ -160,10 +161,9 @@ export class ApiServerMetrics {
         for (const { labels, count } of watchEvents.values()) this.inc(labels, count);
       },
     });
-    this.#storage = new Histogram({
+    this.#storage = new SeriesHistogram({
       name: 'etcd_request_duration_seconds',
       help: 'Storage request latency in seconds for each operation and object type (named after etcd, whichever store is in use).',
-      labelNames: ['operation', 'type'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
@@ -220,7 +220,7 @@ export class ApiServerMetrics {
             component: COMPONENT,
           }
         : { verb, dry_run: '', group: '', version: '', resource: '', subresource: nonResourcePath(path), scope: '', component: COMPONENT };
-      series = { labels, duration: this.#duration.labels(labels), codes: new Map(), longRunning: undefined };
+      series = { labels, duration: this.#duration.series(labels), codes: new Map(), longRunning: undefined };
       this.#series.set(key, series);
     }
     return series;
@@ -277,7 +277,7 @@ export class ApiServerMetrics {
       const slash = type.indexOf('/');
       const group = type.slice(0, slash);
       const resource = type.slice(slash + 1);
-      series = this.#storage.labels({ operation, type: slash < 0 ? type : group === 'core' ? resource : `${resource}.${group}` });
+      series = this.#storage.series({ operation, type: slash < 0 ? type : group === 'core' ? resource : `${resource}.${group}` });
       this.#storageSeries.set(seriesKey, series);
     }
     series.observe(seconds);
