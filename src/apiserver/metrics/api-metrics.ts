@@ -98,7 +98,10 @@ export class ApiServerMetrics {
   readonly #watchEvents = new Map<string, WatchEventCount>();
   readonly #storage: SeriesHistogram<'operation' | 'type'>;
   readonly #rejected: Counter<'priority_level' | 'flow_schema' | 'reason'>;
-  readonly #series = new Map<string, RequestSeries>();
+  /** Every request series, for the scrape; found by `#byResource` (resource requests) or `#nonResource`. */
+  readonly #series: RequestSeries[] = [];
+  readonly #byResource = new Map<string, RequestSeries[]>();
+  readonly #nonResource = new Map<string, RequestSeries>();
   readonly #storageSeries = new Map<string, HistogramSeries<'operation' | 'type'>>();
   #sources: MetricsSources | undefined;
 
@@ -113,7 +116,7 @@ export class ApiServerMetrics {
       registers,
       collect() {
         this.reset();
-        for (const series of allSeries.values()) for (const [code, { count }] of series.codes) this.inc({ ...series.labels, code: String(code) }, count);
+        for (const series of allSeries) for (const [code, { count }] of series.codes) this.inc({ ...series.labels, code: String(code) }, count);
       },
     });
     this.#duration = new SeriesHistogram({
@@ -203,26 +206,36 @@ export class ApiServerMetrics {
 
   #seriesOf(method: string, path: string, info: RequestInfo | undefined, contentType: string | undefined): RequestSeries {
     const verb = info ? reportedVerb(info, contentType) : method;
-    const key = info
-      ? `${verb} ${info.group} ${info.version} ${info.resource} ${info.subresource ?? ''} ${info.name !== undefined ? 'r' : info.namespace !== undefined ? 'n' : 'c'}`
-      : `${method} ${nonResourcePath(path)}`;
-    let series = this.#series.get(key);
-    if (series === undefined) {
-      const labels: Record<RequestLabel, string> = info
-        ? {
-            verb,
-            dry_run: '',
-            group: info.group,
-            version: info.version,
-            resource: info.resource,
-            subresource: info.subresource ?? '',
-            scope: info.name !== undefined ? 'resource' : info.namespace !== undefined ? 'namespace' : 'cluster',
-            component: COMPONENT,
-          }
-        : { verb, dry_run: '', group: '', version: '', resource: '', subresource: nonResourcePath(path), scope: '', component: COMPONENT };
-      series = { labels, duration: this.#duration.series(labels), codes: new Map(), longRunning: undefined };
-      this.#series.set(key, series);
+    if (info === undefined) {
+      const key = `${method} ${nonResourcePath(path)}`;
+      let series = this.#nonResource.get(key);
+      if (series === undefined) {
+        series = this.#newSeries({ verb, dry_run: '', group: '', version: '', resource: '', subresource: nonResourcePath(path), scope: '', component: COMPONENT });
+        this.#nonResource.set(key, series);
+      }
+      return series;
     }
+    // Found without building a key: the resource's few series are compared field by field (the
+    // label strings are the same few, so most comparisons are of identical strings).
+    const scope = info.name !== undefined ? 'resource' : info.namespace !== undefined ? 'namespace' : 'cluster';
+    const subresource = info.subresource ?? '';
+    let list = this.#byResource.get(info.resource);
+    if (list === undefined) {
+      list = [];
+      this.#byResource.set(info.resource, list);
+    }
+    for (let i = 0; i < list.length; i++) {
+      const labels = list[i]!.labels;
+      if (labels.verb === verb && labels.scope === scope && labels.subresource === subresource && labels.group === info.group && labels.version === info.version) return list[i]!;
+    }
+    const series = this.#newSeries({ verb, dry_run: '', group: info.group, version: info.version, resource: info.resource, subresource, scope, component: COMPONENT });
+    list.push(series);
+    return series;
+  }
+
+  #newSeries(labels: Record<RequestLabel, string>): RequestSeries {
+    const series: RequestSeries = { labels, duration: this.#duration.series(labels), codes: new Map(), longRunning: undefined };
+    this.#series.push(series);
     return series;
   }
 
