@@ -21,9 +21,9 @@ import { jsonNewlineHook } from './json-newline.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
 import { DEFAULT_CONNECTION_TIMEOUTS, serverTimeoutOptions, type ConnectionTimeouts } from './connection-timeouts.js';
-import { classifyRequests } from './request-kind.js';
-import { installFlowControl, type FlowControlOptions } from './flowcontrol/index.js';
-import { ApiServerMetrics, installMetrics, MeteredStore, watchCacheSamples } from './metrics/index.js';
+import { installRequestGate } from './request-gate.js';
+import { FlowControl, type FlowControlOptions } from './flowcontrol/index.js';
+import { ApiServerMetrics, installMetrics, longRunningTracker, MeteredStore, watchCacheSamples } from './metrics/index.js';
 import { installAudit, type AuditOptions } from './audit/index.js';
 import { Aggregator, type AggregatorOptions } from './aggregation/index.js';
 
@@ -176,10 +176,10 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     else accept(request, path, result, done);
   });
 
-  classifyRequests(app);
-  if (options.audit) installAudit(app, options.audit);
-  const flowControl = installFlowControl(app, options.flowControl);
+  const flowControl = new FlowControl(options.flowControl);
   flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
+  installRequestGate(app, flowControl, longRunningTracker(metrics));
+  if (options.audit) installAudit(app, options.audit);
   installMetrics(app, metrics);
 
   for (const path of UNAUTHENTICATED) app.get(path, async (_req, reply) => reply.type('text/plain').send('ok'));
