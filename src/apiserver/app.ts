@@ -24,6 +24,7 @@ import { classifyRequests } from './request-kind.js';
 import { installFlowControl, type FlowControlOptions } from './flowcontrol/index.js';
 import { ApiServerMetrics, installMetrics, MeteredStore, watchCacheSamples } from './metrics/index.js';
 import { installAudit, type AuditOptions } from './audit/index.js';
+import { Aggregator, type AggregatorOptions } from './aggregation/index.js';
 
 export interface ApiServerOptions {
   /** The store objects live in (bytes: each object's JSON). */
@@ -77,6 +78,8 @@ export interface ApiServerOptions {
   flowControl?: FlowControlOptions | undefined;
   /** The audit policy and where its events go (`--audit-policy-file`, `--audit-log-path`); absent: no audit. */
   audit?: AuditOptions | undefined;
+  /** The aggregation layer: the front-proxy client certificate, check interval and timeout (docs/aggregation.md). */
+  aggregation?: Pick<AggregatorOptions, 'proxyClient' | 'checkIntervalMs' | 'timeoutMs'> | undefined;
 }
 
 declare module 'fastify' {
@@ -199,9 +202,14 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     events: (type) => metrics.watchEvents(type.group, type.version, type.kind),
   };
   metrics.readFrom({ inflight: (kind) => flowControl.inflight(kind), watchCaches: watchCacheSamples(registry, caches) });
+  // Requests for aggregated group-versions leave here, after authentication (its hook came first).
+  // Made before CRDs are served: the groups served now are the built-in ones.
+  const aggregator = new Aggregator({ store: options.store, registry, caches, authorizer, ...options.aggregation });
+  app.addHook('onRequest', aggregator.onRequest);
   // Watches never end by themselves: closing the server ends them, or it would wait for them.
   const customResources = new CustomResourceDefinitions({ store: options.store, registry, caches });
   app.addHook('preClose', async () => {
+    aggregator.stop();
     customResources.stop();
     caches.stop();
     rbac?.stop();
@@ -223,6 +231,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     serviceAccountTokens: options.serviceAccountTokens,
     authorizer,
     virtual: virtualResources(registry, { authorizer, rbac, authenticate: options.authenticate }),
+    aggregatedGroups: () => aggregator.remoteGroups(),
   });
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
   for (const url of ['/api', '/api/*', '/apis', '/apis/*']) app.route({ method: [...methods], url, handler: route });
@@ -230,7 +239,9 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   await ensureSystemNamespaces(options.store, registry);
   if (rbac) await reconcileBootstrapPolicy(options.store, registry);
   await customResources.start();
+  await aggregator.prepare();
   await caches.start();
+  aggregator.start();
   rbac?.follow(caches, registry);
   await admission.start();
   return app;

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { booleanParam, methodNotAllowed, StatusError, upstreamGroupAlias, type ResourceRegistry, type ResourceType } from '../api/index.js';
+import { badRequest, booleanParam, methodNotAllowed, StatusError, upstreamGroupAlias, type ApiGroupVersions, type ResourceRegistry, type ResourceType } from '../api/index.js';
 import { authorizeApiRequest, type Authorizer } from './authz/index.js';
 import type { Store } from '../storage/index.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
@@ -48,6 +48,8 @@ export interface ResourceRouterOptions {
   authorizer?: Authorizer | undefined;
   /** The create handlers of the virtual types (access and token reviews). */
   virtual?: ReadonlyMap<ResourceType, Handler> | undefined;
+  /** The groups aggregated servers serve, listed in `/apis` after the local ones (aggregation/). */
+  aggregatedGroups?: (() => readonly ApiGroupVersions[]) | undefined;
 }
 
 /**
@@ -73,7 +75,7 @@ export function resourceRouter(options: ResourceRouterOptions) {
         parsed.kind === 'versions'
           ? apiVersions(host)
           : parsed.kind === 'groups'
-            ? apiGroupList(registry)
+            ? apiGroupList(registry, options.aggregatedGroups?.())
             : parsed.kind === 'group'
               ? apiGroup(registry, parsed.group)
               : apiResourceList(registry, parsed.group, parsed.version);

@@ -2,7 +2,7 @@ import { badRequest, unsupportedMediaType, upstreamGroupAlias, type ResourceType
 import { CBOR_MEDIA_TYPE, KUBE_PROTOBUF_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, contentTypeEssence, decodeCbor, decodeProtobuf } from '../../encoding/index.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
 import { bodyText, decodeJson, decodeYaml, type DecodedBody } from '../writes/decode.js';
-import { representationOf, type HandlerContext } from './context.js';
+import { isPretty, representationOf, type HandlerContext } from './context.js';
 
 /** Request body media types decoded as JSON and as YAML (app.ts accepts these, and only these). */
 export const JSON_BODY_TYPES = [
@@ -43,8 +43,10 @@ export function mediaTypeOf(ctx: HandlerContext): string {
 
 /** The decoded body with its duplicate fields; undefined when the request has none. */
 export function decodeBody(ctx: HandlerContext): DecodedBody | undefined {
-  // A write whose answer the client cannot accept is refused (406) before anything is written.
+  // A write whose answer the client cannot accept is refused (406) before anything is written;
+  // so is one whose answer it asked for in a form that does not parse (pretty=x, 400).
   representationOf(ctx, 'object', false);
+  isPretty(ctx);
   const raw = ctx.request.body;
   if (raw === undefined || raw === null || (raw instanceof Uint8Array && raw.length === 0)) return undefined;
   const media = bodyMediaType(ctx);
