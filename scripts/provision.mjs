@@ -1,5 +1,6 @@
 // Installs the external components the test suites run for real (and, with --node, what `svc up`'s
-// node needs, for npm start): etcd (Debian's etcd-server), and the node runtime — containerd, runc, the CNI plugins and a static busybox — then builds
+// node needs, for npm start): etcd (Debian's etcd-server), the Kubernetes Python client (Debian's
+// python3-kubernetes, a real client the e2e suite drives), and the node runtime — containerd, runc, the CNI plugins and a static busybox — then builds
 // svc's local images from that busybox. Idempotent and quiet when everything is present. A
 // suite whose component is missing fails; it never skips.
 import { spawnSync } from 'node:child_process';
@@ -44,6 +45,15 @@ function provisionEtcd() {
   if (!aptInstall(['etcd-server']) || !has('etcd')) console.error('provision: etcd could not be installed; the etcd suites will fail');
 }
 
+/** The Kubernetes Python client, for Debian's python3 (test/e2e/python-client.test.ts runs /usr/bin/python3). */
+function provisionPythonClient() {
+  if (installed('python3-kubernetes')) return;
+  console.log('provision: installing python3-kubernetes (Debian)');
+  if (!aptInstall(['python3-kubernetes']) || !installed('python3-kubernetes')) {
+    console.error('provision: python3-kubernetes could not be installed; the Python client suite will fail');
+  }
+}
+
 function provisionNodeRuntime() {
   const missing = NODE_PACKAGES.filter((p) => !p.present());
   if (missing.length === 0) return;
@@ -61,7 +71,10 @@ function buildImages() {
 
 /** `node`: only what `svc up`'s node needs (npm start); else everything the suites need too (etcd). */
 export function provision({ node = false } = {}) {
-  if (!node) provisionEtcd();
+  if (!node) {
+    provisionEtcd();
+    provisionPythonClient();
+  }
   provisionNodeRuntime();
   buildImages();
 }
