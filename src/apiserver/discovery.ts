@@ -1,4 +1,4 @@
-import { upstreamGroupAlias, upstreamGroupName, type ResourceRegistry, type ResourceType } from '../api/index.js';
+import { upstreamGroupAlias, upstreamGroupName, type ApiGroupVersions, type ResourceRegistry, type ResourceType } from '../api/index.js';
 import { subresourceEntries, virtualResources } from './subresources/index.js';
 
 /**
@@ -33,9 +33,10 @@ function groupDocument(registry: ResourceRegistry, name: string) {
 /**
  * Every group, svc's names first, then each `*.svc.io` group again under its upstream
  * `*.k8s.io` name, so that unmodified Kubernetes manifests and clients find the kinds they name.
- * (A resource both serve resolves to svc's name first, by this order.)
+ * (A resource both serve resolves to svc's name first, by this order.) The groups of aggregated
+ * servers (`aggregated`, docs/aggregation.md) come last.
  */
-export function apiGroupList(registry: ResourceRegistry) {
+export function apiGroupList(registry: ResourceRegistry, aggregated: readonly ApiGroupVersions[] = []) {
   const own = registry
     .groups()
     .filter((g) => g.name !== '')
@@ -44,7 +45,16 @@ export function apiGroupList(registry: ResourceRegistry) {
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: [...own, ...upstream].map((name) => groupDocument(registry, name)!),
+    groups: [...[...own, ...upstream].map((name) => groupDocument(registry, name)!), ...aggregated.map(aggregatedGroupDocument)],
+  };
+}
+
+/** A group aggregated servers serve, as `/apis` lists it. */
+export function aggregatedGroupDocument(group: ApiGroupVersions) {
+  return {
+    name: group.name,
+    versions: group.versions.map((version) => ({ groupVersion: `${group.name}/${version}`, version })),
+    preferredVersion: { groupVersion: `${group.name}/${group.preferredVersion}`, version: group.preferredVersion },
   };
 }
 

@@ -334,7 +334,7 @@ export function writesSuite(backend: BackendName) {
     });
 
     describe('dry run', () => {
-      for (const query of ['?dryRun', '?dryRun=All']) {
+      for (const query of ['?dryRun=All', '?dryRun=All&dryRun=All']) {
         it(`answers POST, PUT, PATCH, DELETE and deletecollection with ${query} as a real request would, storing nothing`, async () => {
           const created = await s.call('POST', CM, cm('dry', { a: '1' }, { labels: { dry: 'yes' }, finalizers: [] }));
           const rv = created.body.metadata.resourceVersion;
@@ -397,6 +397,8 @@ export function writesSuite(backend: BackendName) {
           expectStatus(await patch(`${CM}/dry-bad`, MERGE, {}, '?dryRun=None'), 400, 'BadRequest');
           expectStatus(await s.call('DELETE', `${CM}/dry-bad?dryRun=1`), 400, 'BadRequest');
           expectStatus(await s.call('DELETE', `${CM}?dryRun=x`), 400, 'BadRequest');
+          expectStatus(await s.call('POST', `${CM}?dryRun=`, cm('dry-bad3')), 400, 'BadRequest');
+          expectStatus(await s.call('DELETE', `${CM}?dryRun`), 400, 'BadRequest');
         });
       });
     });

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { builtinTypes, type ResourceRegistry, type ResourceType } from '../../api/index.js';
+import { booleanParam, builtinTypes, type ResourceRegistry, type ResourceType } from '../../api/index.js';
 import {
   acceptsGzip,
   compressBuffer,
@@ -17,7 +17,6 @@ import {
   type Target,
 } from '../../encoding/index.js';
 import { apiVersionOf } from '../objects.js';
-import { parseBoolean } from '../read-semantics.js';
 import type { Store } from '../../storage/index.js';
 import type { ContinueTokens } from '../continue-token.js';
 import type { ObjectReader } from '../objects.js';
@@ -96,8 +95,7 @@ export function representationOf(ctx: HandlerContext, target: Target, views: boo
 
 /** `pretty=true`: indented JSON. */
 export function isPretty(ctx: HandlerContext): boolean {
-  const text = queryParam(ctx, 'pretty');
-  return text !== undefined && text !== '' && parseBoolean(text, 'pretty');
+  return booleanParam('pretty', queryParam(ctx, 'pretty'), false) === true;
 }
 
 /** Everything the encoders need to write this request's answer in `rep`. */
