@@ -74,4 +74,11 @@ describe('the Kubernetes Python client', () => {
       expect(failure.body.endsWith('}\n')).toBe(true);
     }
   });
+
+  it('lists with pretty=True and watches (the client sends Python\'s True)', async () => {
+    requirePythonClient();
+    const { pretty, watch } = await runSteps(k.config, ['pretty', 'watch']);
+    expect(pretty.listed).toContain('default');
+    expect(watch.events).toEqual([['ADDED', 'py-watched', true]]);
+  });
 });

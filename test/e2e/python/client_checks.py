@@ -97,15 +97,22 @@ data: {a: "1"}
 
 def pretty_list(api_client):
     v1 = client.CoreV1Api(api_client)
-    listed = v1.list_namespaced_service("default", pretty=True)
-    report("pretty", listed=[s.metadata.name for s in listed.items])
+    listed = v1.list_namespace(pretty=True)
+    report("pretty", listed=[n.metadata.name for n in listed.items])
 
 
 def watch_services(api_client):
     v1 = client.CoreV1Api(api_client)
+    v1.create_namespaced_service(
+        "default",
+        client.V1Service(
+            metadata=client.V1ObjectMeta(name="py-watched", labels={"from": "python-watch"}),
+            spec=client.V1ServiceSpec(ports=[client.V1ServicePort(port=80)]),
+        ),
+    )
     seen = []
     w = watch.Watch()
-    for event in w.stream(v1.list_namespaced_service, "default", label_selector="from=python", timeout_seconds=5):
+    for event in w.stream(v1.list_namespaced_service, "default", label_selector="from=python-watch", timeout_seconds=5):
         seen.append([event["type"], event["object"].metadata.name, event["object"].status.load_balancer is not None])
         w.stop()
     report("watch", events=seen)
