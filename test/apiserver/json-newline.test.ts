@@ -140,8 +140,14 @@ describe('JSON bodies end with a newline', () => {
     expectOneDocument(await raw('GET', `${CMS}/big`), 'large GET');
   });
 
-  it('leaves YAML and the watch framing as they are', async () => {
+  it('leaves YAML and the watch framing as they are: one event per line, no newline inside one', async () => {
     const yaml = (await raw('GET', `${CMS}/a`, { headers: { accept: 'application/yaml' } })).bytes.toString('utf8');
     expect(yaml.endsWith('\n') && !yaml.endsWith('\n\n')).toBe(true);
+    const watch = (await raw('GET', `${CMS}?watch=1&resourceVersion=0&timeoutSeconds=1`)).bytes.toString('utf8');
+    const lines = watch.split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.map((line) => JSON.parse(line) as { type: string; object: { metadata: { name: string } } }).map((e) => [e.type, e.object.metadata.name])).toEqual(
+      expect.arrayContaining([['ADDED', 'a'], ['ADDED', 'b'], ['ADDED', 'c']]),
+    );
   });
 });
