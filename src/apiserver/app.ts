@@ -17,7 +17,7 @@ import { CustomResourceDefinitions, serveCustomResourceDefinitions } from './crd
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from '../api/index.js';
-import { jsonNewlineHook } from './json-newline.js';
+import { jsonBody } from './json-newline.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
 import { DEFAULT_CONNECTION_TIMEOUTS, serverTimeoutOptions, type ConnectionTimeouts } from './connection-timeouts.js';
@@ -136,8 +136,6 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   );
 
   app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatusError(error)));
-  // Every JSON body ends with a newline, as Go's encoder writes it (json-newline.ts).
-  app.addHook('onSend', jsonNewlineHook);
   installNodeAgentProxy(app, options.nodeAgentProxy);
   app.setNotFoundHandler((_request, reply) => sendStatus(reply, pathNotFound()));
 
@@ -183,15 +181,15 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   installMetrics(app, metrics);
 
   for (const path of UNAUTHENTICATED) app.get(path, async (_req, reply) => reply.type('text/plain').send('ok'));
-  app.get('/version', async (_req, reply) => reply.type('application/json').send(JSON.stringify(versionInfo(options.version ?? SVC_VERSION))));
-  app.get('/openapi/v3', async (_req, reply) => reply.type('application/json').send(JSON.stringify(openApiRoot(registry))));
+  app.get('/version', async (_req, reply) => reply.type('application/json').send(jsonBody(versionInfo(options.version ?? SVC_VERSION))));
+  app.get('/openapi/v3', async (_req, reply) => reply.type('application/json').send(jsonBody(openApiRoot(registry))));
   app.get('/openapi/v3/*', async (request, reply) => {
     const rest = (request.params as { '*': string })['*'].split('/');
     const [prefix, a, b] = rest;
     const doc =
       prefix === 'api' && a && !b ? openApiDocument(registry, '', a) : prefix === 'apis' && a && b ? openApiDocument(registry, a, b) : undefined;
     if (!doc) throw pathNotFound();
-    return reply.type('application/json').send(JSON.stringify(doc));
+    return reply.type('application/json').send(jsonBody(doc));
   });
 
   const caches = new ResourceCaches({

@@ -283,6 +283,16 @@ export const DEFAULTS_CASES: readonly DefaultsCase[] = [
     name: 'things.defaults.example.com',
     settled: (crd) => (crd.status?.conditions ?? []).some((c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True'),
   },
+  {
+    key: 'apiregistration.svc.io/APIService',
+    resource: 'apiservices',
+    namespaced: false,
+    // Not the CRD case's group: a served CRD group gets a local APIService of its own.
+    name: 'v1.remote.example.com',
+    body: { spec: { group: 'remote.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 15, service: { namespace: 'default', name: 'remote' }, insecureSkipTLSVerify: true } },
+    expected: { spec: { service: { port: 443 } }, status: {} },
+    settled: (service) => service.status?.conditions !== undefined,
+  },
 ];
 
 /** Operations answered by a function and never stored: nothing to default. */
