@@ -11,7 +11,7 @@ import type { ResourceCaches } from '../resource-caches.js';
 import { pathNotFound } from '../status.js';
 import { aggregatedGroupDocument } from '../discovery.js';
 import { versionPriority } from '../crd/index.js';
-import { availableCondition, withAvailable, type AvailableReason } from './conditions.js';
+import { availableCondition, availableOf, withAvailable, type AvailableReason } from './conditions.js';
 import { checkDiscovery } from './discovery-check.js';
 import { LocalApiServices } from './local-apiservices.js';
 import { forwardRequest, forwardUpgrade, type OpenStreams, type ProxyTarget } from './proxy.js';
@@ -152,6 +152,7 @@ export class Aggregator {
       this.#checkQueued = false;
       if (this.#stopped) return;
       await Promise.all([...this.#remotes.values()].map((remote) => this.#check(remote).catch(() => undefined)));
+      await this.#markLocal().catch(() => undefined);
     });
   }
 
@@ -168,6 +169,15 @@ export class Aggregator {
     if (this.#stopped || this.#remotes.get(gvKey(remote.group, remote.version)) !== remote) return;
     this.#availability.set(remote.name, found);
     await this.#writeAvailable(remote.name, found);
+  }
+
+  /** An APIService without a Service that nobody gave a condition yet (one a client created) is Local, as upstream's availability controller has it. */
+  async #markLocal(): Promise<void> {
+    for (const object of this.#objects.list(apiServiceType)) {
+      const apiService = object as unknown as APIService;
+      if (apiService.spec.service || availableOf(apiService)) continue;
+      await this.#writeAvailable(apiService.metadata.name!, { available: true, reason: 'Local', message: 'served by this API server' });
+    }
   }
 
   async #writeAvailable(name: string, found: Availability): Promise<void> {

@@ -67,6 +67,18 @@ describe('local APIServices', () => {
     expect((await server.call('GET', `${APISERVICES}/v1.wrong.example.com`)).status).toBe(404);
   });
 
+  it('marks an APIService a client creates without a Service Local and Available', async () => {
+    const created = await server.call('POST', APISERVICES, {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: 'v1.local.example.com' },
+      spec: { group: 'local.example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 },
+    });
+    expect(created.status).toBe(201);
+    await eventually(async () => available((await server.call('GET', `${APISERVICES}/v1.local.example.com`)).body)?.reason === 'Local', 'the condition is written');
+    expect(available((await server.call('GET', `${APISERVICES}/v1.local.example.com`)).body)).toMatchObject({ status: 'True', reason: 'Local' });
+  });
+
   it('keeps a remote APIService for a group-version the server serves itself from taking it over', async () => {
     const created = await server.call('POST', APISERVICES, {
       apiVersion: 'apiregistration.k8s.io/v1',
