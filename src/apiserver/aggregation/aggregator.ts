@@ -13,6 +13,7 @@ import { aggregatedGroupDocument } from '../discovery.js';
 import { versionPriority } from '../crd/index.js';
 import { availableCondition, availableOf, withAvailable, type AvailableReason } from './conditions.js';
 import { checkDiscovery } from './discovery-check.js';
+import { versionDiscovery, type VersionDiscovery } from './discovery-v2.js';
 import { LocalApiServices } from './local-apiservices.js';
 import { forwardRequest, forwardUpgrade, type OpenStreams, type ProxyTarget } from './proxy.js';
 import { remoteApiService, signatureOf, type ProxyClientCertificate, type RemoteApiService } from './remote-api-service.js';
@@ -166,6 +167,9 @@ export class Aggregator {
         ? { available: true, reason: 'Passed', message: 'all checks passed', discovery: result.document }
         : { available: false, reason: 'FailedDiscoveryCheck', message: result.message };
     }
+    // A failing remote's resources stay listed (as Stale) from its last passed check.
+    const previous = this.#availability.get(remote.name)?.discovery;
+    if (!found.available && previous !== undefined) found = { ...found, discovery: previous };
     if (this.#stopped || this.#remotes.get(gvKey(remote.group, remote.version)) !== remote) return;
     this.#availability.set(remote.name, found);
     await this.#writeAvailable(remote.name, found);
@@ -215,10 +219,25 @@ export class Aggregator {
       .map(({ name, versions, preferredVersion }) => ({ name, versions, preferredVersion }));
   }
 
-  /** The APIResourceList a remote group-version answered its last passed check with (for aggregated discovery). */
+  /** The APIResourceList a remote group-version answered its last passed check with (kept while it fails). */
   discoveryOf(group: string, version: string): unknown {
     const remote = this.#remotes.get(gvKey(group, version));
     return remote && this.#availability.get(remote.name)?.discovery;
+  }
+
+  /**
+   * The remote groups as aggregated discovery (v2) lists them (`APIGroupDiscovery` items, in
+   * `/apis` order), from what each version's last passed check read; `Stale` while it fails.
+   */
+  discoveryV2(): { metadata: { name: string }; versions: VersionDiscovery[] }[] {
+    return this.remoteGroups().map((group) => ({
+      metadata: { name: group.name },
+      versions: group.versions.map((version) => {
+        const remote = this.#remotes.get(gvKey(group.name, version))!;
+        const found = this.#availability.get(remote.name);
+        return versionDiscovery(group.name, version, this.discoveryOf(group.name, version), found?.available === true);
+      }),
+    }));
   }
 
   /**
