@@ -160,7 +160,8 @@ export class Aggregator {
   async #check(remote: RemoteApiService): Promise<void> {
     const resolved = resolveServiceEndpoint(this.#objects, this.#registry, remote.service);
     let found: Availability;
-    if (!resolved.ok) found = { available: false, reason: resolved.reason, message: resolved.message };
+    if (remote.caError !== undefined) found = { available: false, reason: 'FailedDiscoveryCheck', message: remote.caError };
+    else if (!resolved.ok) found = { available: false, reason: resolved.reason, message: resolved.message };
     else {
       const result = await checkDiscovery({ remote, host: resolved.host, port: resolved.port }, this.#timeoutMs);
       found = result.ok
@@ -286,6 +287,7 @@ export class Aggregator {
     const availability = this.#availability.get(remote.name);
     const unavailable = (message: string) =>
       serviceUnavailable(`the server is currently unable to handle the request (${isRequestInfo(parsed) ? `${parsed.resource}.${remote.group}` : url}): ${message}`);
+    if (remote.caError !== undefined) throw unavailable(remote.caError);
     if (availability && !availability.available) throw unavailable(`APIService ${remote.name} is not available: ${availability.reason}: ${availability.message}`);
     const resolved = resolveServiceEndpoint(this.#objects, this.#registry, remote.service);
     if (!resolved.ok) throw unavailable(resolved.message);

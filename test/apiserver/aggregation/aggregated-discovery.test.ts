@@ -48,6 +48,22 @@ describe('remote group-versions in discovery', () => {
     expect((await server.call('POST', '/apis/high.example.com', {})).status).toBe(405);
   });
 
+  it('takes a caBundle that is no PEM for a failed check, and never dials with it', async () => {
+    const body = remoteApiService('badca.example.com', 'v1', 100, 10);
+    const { insecureSkipTLSVerify: _skip, ...spec } = body.spec;
+    const created = await server.call('POST', APISERVICES, { ...body, spec: { ...spec, caBundle: Buffer.from('not a certificate').toString('base64') } });
+    expect(created.status).toBe(201);
+    let condition: any;
+    await eventually(async () => {
+      condition = (await server.call('GET', `${APISERVICES}/v1.badca.example.com`)).body.status?.conditions?.[0];
+      return condition !== undefined;
+    }, 'the check ran');
+    expect(condition).toMatchObject({ type: 'Available', status: 'False', reason: 'FailedDiscoveryCheck', message: 'spec.caBundle holds no PEM certificate' });
+    const proxied = await server.call('GET', '/apis/badca.example.com/v1/things');
+    expect(proxied.status).toBe(503);
+    expect(proxied.body.message).toContain('spec.caBundle');
+  });
+
   it('answers 503 for an unavailable remote, and goes back to 404 once its APIService is deleted', async () => {
     expect((await server.call('POST', APISERVICES, remoteApiService('gone.example.com', 'v1', 100, 10))).status).toBe(201);
     await eventually(async () => (await server.call('GET', `${APISERVICES}/v1.gone.example.com`)).body.status?.conditions?.[0]?.reason === 'ServiceNotFound', 'the check ran');
