@@ -14,6 +14,8 @@ export {
   type StatusListMeta,
   type StatusReason,
 } from './status-error.js';
+export { booleanParam, notABoolean, parseBool } from './boolean-param.js';
+export { hasField, ownField, setField } from './json-fields.js';
 export {
   alreadyExists,
   badRequest,
@@ -263,6 +265,7 @@ export {
   type ValidationResult,
   withoutNulls,
 } from './validation/index.js';
+export { defaultPullPolicy, hasDefaults, withDefaults } from './defaults/index.js';
 export {
   escapeFieldValue,
   type FieldOperator,

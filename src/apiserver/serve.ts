@@ -20,6 +20,8 @@ import {
 } from './authn/index.js';
 
 import type { AuthorizationMode } from './authz/index.js';
+import { AuditLogFile, parseAuditPolicy } from './audit/index.js';
+import type { FlowControlOptions } from './flowcontrol/index.js';
 import { ensureFrontProxyPki, ensurePki, FRONT_PROXY_CLIENT, loadServingCertificate, servingNames } from './pki.js';
 import type { RequestHeaderOptions } from './authn/index.js';
 import type { ProxyClientCertificate } from './aggregation/index.js';
@@ -71,6 +73,10 @@ export interface ApiServerConfig {
   readonly verbosity?: number | undefined;
   /** Where logs go (default stderr, so stdout carries only what the command prints). */
   readonly logStream?: NodeJS.WritableStream | undefined;
+  /** `--max-requests-inflight`, `--max-mutating-requests-inflight` (default 400 and 200). */
+  readonly flowControl?: FlowControlOptions | undefined;
+  /** `--audit-log-path` (`-`: stdout), `--audit-policy-file` and the rotation flags; absent: no audit. */
+  readonly audit?: AuditConfig | undefined;
   /** `--node-agent-client-certificate`, `--node-agent-client-key`, `--node-agent-certificate-authority` (PEM files), `--node-agent-timeout`. */
   readonly nodeAgent?: NodeAgentClientConfig | undefined;
   /** `--requestheader-*`: which front proxies may name the user in headers (docs/aggregation.md). */
@@ -92,6 +98,14 @@ export interface RequestHeaderConfig {
   readonly usernameHeaders?: readonly string[] | undefined;
   readonly groupHeaders?: readonly string[] | undefined;
   readonly extraHeadersPrefixes?: readonly string[] | undefined;
+}
+
+export interface AuditConfig {
+  readonly logPath: string;
+  readonly policyFile: string;
+  readonly maxSizeMegabytes?: number | undefined;
+  readonly maxBackups?: number | undefined;
+  readonly maxAgeDays?: number | undefined;
 }
 
 /** How the API server connects to node agents (kube-apiserver's `--kubelet-client-*`). */
@@ -183,6 +197,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
   const clientCa = config.clientCaFile !== undefined ? await readClientCa(config.clientCaFile) : undefined;
   const frontProxy = await frontProxyOptions(config);
   const nodeAgentProxy = await nodeAgentProxyOptions(config.nodeAgent);
+  const auditPolicy = config.audit ? parseAuditPolicy(await readFile(config.audit.policyFile, 'utf8'), config.audit.policyFile) : undefined;
   const signingKey =
     config.serviceAccountSigningKeyFile !== undefined
       ? await readSigningKey(config.serviceAccountSigningKeyFile)
@@ -211,7 +226,18 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
     ...(config.storage === 'etcd' ? { etcdServers: [...(config.etcdServers ?? [])], prefix: config.etcdPrefix } : {}),
   });
   let app: Awaited<ReturnType<typeof buildApp>>;
+  let auditLog: AuditLogFile | undefined;
   try {
+    if (config.audit && auditPolicy) {
+      const logStream = config.logStream ?? process.stderr;
+      auditLog = new AuditLogFile({
+        path: config.audit.logPath,
+        maxSizeMegabytes: config.audit.maxSizeMegabytes,
+        maxBackups: config.audit.maxBackups,
+        maxAgeDays: config.audit.maxAgeDays,
+        onDrop: () => logStream.write(`${JSON.stringify({ level: 40, time: Date.now(), msg: 'audit events are being dropped: the audit log cannot keep up' })}\n`),
+      });
+    }
     app = await buildApp({
       store: opened.store,
       authenticate: authentication.authenticate,
@@ -226,6 +252,8 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       authorization: config.authorization,
       admissionPlugins: config.admissionPlugins,
       nodeAgentProxy,
+      flowControl: config.flowControl,
+      ...(auditLog && auditPolicy ? { audit: { policy: auditPolicy, sink: auditLog } } : {}),
       logger: { level: logLevel(config.verbosity ?? 0), stream: config.logStream ?? process.stderr },
       // The handshake trusts both client CAs; authentication tells which one signed (authn/issued-by.ts).
       https: { cert: serving.cert, key: serving.key, clientCa: [clientCa, frontProxy.requestHeader?.clientCa].filter((pem) => pem !== undefined).join('\n') || undefined },
@@ -234,6 +262,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       continueTokenKey: createHash('sha256').update('svc continue tokens\n').update(adminToken).digest(),
     });
   } catch (error) {
+    auditLog?.close();
     await opened.close();
     throw error;
   }

@@ -348,6 +348,7 @@ describe('svc-apiserver flags', () => {
       bookmarkIntervalMs: 15_000,
       watchBufferEvents: 1000,
       verbosity: 0,
+      flowControl: { maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 },
       anonymousAuth: true,
       serviceAccountKeyFiles: [],
       serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'],
