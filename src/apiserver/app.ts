@@ -24,7 +24,7 @@ import { classifyRequests } from './request-kind.js';
 import { installFlowControl, type FlowControlOptions } from './flowcontrol/index.js';
 import { ApiServerMetrics, installMetrics, MeteredStore, watchCacheSamples } from './metrics/index.js';
 import { installAudit, type AuditOptions } from './audit/index.js';
-import { Aggregator, type AggregatorOptions } from './aggregation/index.js';
+import { Aggregator, serveApiServices, type AggregatorOptions } from './aggregation/index.js';
 
 export interface ApiServerOptions {
   /** The store objects live in (bytes: each object's JSON). */
@@ -111,6 +111,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   options = { ...options, store: meteredStore };
   const registry = options.registry ?? builtinRegistry();
   serveCustomResourceDefinitions(registry);
+  serveApiServices(registry);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
