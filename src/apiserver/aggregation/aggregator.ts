@@ -181,15 +181,17 @@ export class Aggregator {
     for (const object of this.#objects.list(apiServiceType)) {
       const apiService = object as unknown as APIService;
       if (apiService.spec.service || availableOf(apiService)) continue;
-      await this.#writeAvailable(apiService.metadata.name!, { available: true, reason: 'Local', message: 'served by this API server' });
+      await this.#writeAvailable(apiService.metadata.name!, { available: true, reason: 'Local', message: 'served by this API server' }, true);
     }
   }
 
-  async #writeAvailable(name: string, found: Availability): Promise<void> {
+  /** With `onlyIfAbsent`, a condition someone wrote meanwhile (the cache lags the store) is kept. */
+  async #writeAvailable(name: string, found: Availability, onlyIfAbsent = false): Promise<void> {
     const key = objectKey(this.#store, apiServiceType, undefined, name);
     const kv = await this.#store.get(key);
     if (!kv) return;
     const stored = decodeStored(kv) as APIService;
+    if (onlyIfAbsent && availableOf(stored)) return;
     const conditions = withAvailable(stored, availableCondition(found.available ? 'True' : 'False', found.reason, found.message));
     if (!conditions) return;
     try {
