@@ -25,7 +25,7 @@ import { installRequestGate } from './request-gate.js';
 import { FlowControl, type FlowControlOptions } from './flowcontrol/index.js';
 import { ApiServerMetrics, installMetrics, longRunningTracker, MeteredStore, watchCacheSamples } from './metrics/index.js';
 import { installAudit, type AuditOptions } from './audit/index.js';
-import { Aggregator, type AggregatorOptions } from './aggregation/index.js';
+import { Aggregator, serveApiServices, type AggregatorOptions } from './aggregation/index.js';
 
 export interface ApiServerOptions {
   /** The store objects live in (bytes: each object's JSON). */
@@ -117,6 +117,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   const registry = options.registry ?? builtinRegistry();
   serveCustomResourceDefinitions(registry);
   const timeouts = options.connectionTimeouts ?? DEFAULT_CONNECTION_TIMEOUTS;
+  serveApiServices(registry);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
