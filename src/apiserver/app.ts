@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
-import { builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry } from '../api/index.js';
+import { badRequest, builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry } from '../api/index.js';
 import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
 import { cachedBoundObjects, type Authentication, type ServiceAccountTokens } from './authn/index.js';
@@ -17,15 +17,15 @@ import { CustomResourceDefinitions, serveCustomResourceDefinitions } from './crd
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from '../api/index.js';
-import { jsonNewlineHook } from './json-newline.js';
+import { jsonBody } from './json-newline.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
 import { DEFAULT_CONNECTION_TIMEOUTS, serverTimeoutOptions, type ConnectionTimeouts } from './connection-timeouts.js';
-import { classifyRequests } from './request-kind.js';
-import { installFlowControl, type FlowControlOptions } from './flowcontrol/index.js';
-import { ApiServerMetrics, installMetrics, MeteredStore, watchCacheSamples } from './metrics/index.js';
+import { installRequestGate } from './request-gate.js';
+import { FlowControl, type FlowControlOptions } from './flowcontrol/index.js';
+import { ApiServerMetrics, installMetrics, longRunningTracker, MeteredStore, watchCacheSamples } from './metrics/index.js';
 import { installAudit, type AuditOptions } from './audit/index.js';
-import { Aggregator, type AggregatorOptions } from './aggregation/index.js';
+import { Aggregator, serveApiServices, type AggregatorOptions } from './aggregation/index.js';
 
 export interface ApiServerOptions {
   /** The store objects live in (bytes: each object's JSON). */
@@ -117,11 +117,14 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   const registry = options.registry ?? builtinRegistry();
   serveCustomResourceDefinitions(registry);
   const timeouts = options.connectionTimeouts ?? DEFAULT_CONNECTION_TIMEOUTS;
+  serveApiServices(registry);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
     requestTimeout: serverTimeoutOptions(timeouts).requestTimeout,
     ...(options.https ? { https: httpsOptions(options.https, timeouts) } : { http: serverTimeoutOptions(timeouts) }),
+    // A URL Fastify cannot decode (`%zz`) is a 400 Status too, not Fastify's own error shape.
+    frameworkErrors: (error, _request, reply) => void sendStatus(reply, badRequest(`the request URL is not valid: ${error.message}`)),
   }) as unknown as FastifyInstance;
 
   const BODY_TYPES = bodyTypes(options.featureGates?.['CBORServingAndStorage'] === true);
@@ -134,8 +137,6 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   );
 
   app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatusError(error)));
-  // Every JSON body ends with a newline, as Go's encoder writes it (json-newline.ts).
-  app.addHook('onSend', jsonNewlineHook);
   installNodeAgentProxy(app, options.nodeAgentProxy);
   app.setNotFoundHandler((_request, reply) => sendStatus(reply, pathNotFound()));
 
@@ -174,22 +175,22 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     else accept(request, path, result, done);
   });
 
-  classifyRequests(app);
-  if (options.audit) installAudit(app, options.audit);
-  const flowControl = installFlowControl(app, options.flowControl);
+  const flowControl = new FlowControl(options.flowControl);
   flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
+  installRequestGate(app, flowControl, longRunningTracker(metrics));
+  if (options.audit) installAudit(app, options.audit);
   installMetrics(app, metrics);
 
   for (const path of UNAUTHENTICATED) app.get(path, async (_req, reply) => reply.type('text/plain').send('ok'));
-  app.get('/version', async (_req, reply) => reply.type('application/json').send(JSON.stringify(versionInfo(options.version ?? SVC_VERSION))));
-  app.get('/openapi/v3', async (_req, reply) => reply.type('application/json').send(JSON.stringify(openApiRoot(registry))));
+  app.get('/version', async (_req, reply) => reply.type('application/json').send(jsonBody(versionInfo(options.version ?? SVC_VERSION))));
+  app.get('/openapi/v3', async (_req, reply) => reply.type('application/json').send(jsonBody(openApiRoot(registry))));
   app.get('/openapi/v3/*', async (request, reply) => {
     const rest = (request.params as { '*': string })['*'].split('/');
     const [prefix, a, b] = rest;
     const doc =
       prefix === 'api' && a && !b ? openApiDocument(registry, '', a) : prefix === 'apis' && a && b ? openApiDocument(registry, a, b) : undefined;
     if (!doc) throw pathNotFound();
-    return reply.type('application/json').send(JSON.stringify(doc));
+    return reply.type('application/json').send(jsonBody(doc));
   });
 
   const caches = new ResourceCaches({
