@@ -1,5 +1,5 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { Subject, type Observable } from 'rxjs';
 import { bytesCodec, type ValueCodec } from './codec.js';
 import {
@@ -13,7 +13,7 @@ import {
   notFound,
 } from './errors.js';
 import { EventFanout, watchFromLog } from './fanout.js';
-import { sqliteNativeBinding } from './sqlite-binding.js';
+import { sqliteDatabase } from './sqlite-driver.js';
 import { DEFAULT_PREFIX, checkKey, checkLimit, checkPrefixOption, checkRangePrefix, checkRevision, prefixEnd, rangeStart } from './keys.js';
 import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent } from './store.js';
 
@@ -116,8 +116,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
     this.chunk = options.compactionChunk ?? 5000;
     try {
       ownerOnly(options.path);
-      const nativeBinding = sqliteNativeBinding();
-      this.db = new Database(options.path, nativeBinding === undefined ? {} : { nativeBinding });
+      this.db = new (sqliteDatabase())(options.path);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
       this.db.pragma('locking_mode = EXCLUSIVE');
