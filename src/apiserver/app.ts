@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
-import { builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry } from '../api/index.js';
+import { badRequest, builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry } from '../api/index.js';
 import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
 import { cachedBoundObjects, type Authentication, type ServiceAccountTokens } from './authn/index.js';
@@ -115,6 +115,8 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     logger: options.logger ?? false,
     bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
     ...(options.https ? { https: httpsOptions(options.https) } : {}),
+    // A URL Fastify cannot decode (`%zz`) is a 400 Status too, not Fastify's own error shape.
+    frameworkErrors: (error, _request, reply) => void sendStatus(reply, badRequest(`the request URL is not valid: ${error.message}`)),
   }) as unknown as FastifyInstance;
 
   const BODY_TYPES = bodyTypes(options.featureGates?.['CBORServingAndStorage'] === true);

@@ -22,13 +22,14 @@ export const CBOR_BODY_TYPES = [CBOR_MEDIA_TYPE, 'application/apply-patch+cbor']
  * type on a POST or PUT is a 415, as Kubernetes answers.
  */
 const OBJECT_BODY_TYPES: readonly string[] = ['application/json', 'application/yaml', ...PROTOBUF_BODY_TYPES, CBOR_MEDIA_TYPE];
+const PATCH_BODY_TYPES: readonly string[] = [...JSON_BODY_TYPES.filter((type) => type !== 'application/json'), 'application/apply-patch+yaml'];
 
 /** The Content-Type's media type, lowercased, without parameters; a malformed one is a 415. */
 function bodyMediaType(ctx: HandlerContext): string {
   const header = ctx.request.headers['content-type'];
   if (header === undefined) return 'application/json';
   const media = contentTypeEssence(String(header));
-  if (media === undefined) throw unsupportedMediaType(String(header), [...OBJECT_BODY_TYPES, ...JSON_BODY_TYPES.slice(1), YAML_BODY_TYPES[1]]);
+  if (media === undefined) throw unsupportedMediaType(String(header), ctx.request.method === 'PATCH' ? PATCH_BODY_TYPES : OBJECT_BODY_TYPES);
   return media;
 }
 
