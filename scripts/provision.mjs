@@ -1,5 +1,7 @@
 // Installs the external components the test suites run for real (and, with --node, what `svc up`'s
-// node needs, for npm start): etcd (Debian's etcd-server), and the node runtime — containerd, runc, the CNI plugins and a static busybox — then builds
+// node needs, for npm start): etcd (Debian's etcd-server), an image registry for the pull tests
+// (docker-registry, and apache2-utils' htpasswd for its bcrypt users), and the node runtime —
+// containerd, runc, the CNI plugins and a static busybox — then builds
 // svc's local images from that busybox. Idempotent and quiet when everything is present. A
 // suite whose component is missing fails; it never skips.
 import { spawnSync } from 'node:child_process';
@@ -44,6 +46,20 @@ function provisionEtcd() {
   if (!aptInstall(['etcd-server']) || !has('etcd')) console.error('provision: etcd could not be installed; the etcd suites will fail');
 }
 
+/** The registry suites' real registry: Debian's docker-registry, htpasswd (bcrypt) from apache2-utils. */
+const REGISTRY_PACKAGES = [
+  { pkg: 'docker-registry', present: () => has('docker-registry') },
+  { pkg: 'apache2-utils', present: () => has('htpasswd') },
+];
+
+function provisionRegistry() {
+  const missing = REGISTRY_PACKAGES.filter((p) => !p.present());
+  if (missing.length === 0) return;
+  const names = missing.map((p) => p.pkg);
+  console.log(`provision: installing ${names.join(' ')} (Debian)`);
+  if (!aptInstall(names) || missing.some((p) => !p.present())) console.error('provision: the registry could not be installed; the registry suites will fail');
+}
+
 function provisionNodeRuntime() {
   const missing = NODE_PACKAGES.filter((p) => !p.present());
   if (missing.length === 0) return;
@@ -59,9 +75,10 @@ function buildImages() {
   if (built.status !== 0) console.error('provision: svc images could not be built; the containerd suites will fail');
 }
 
-/** `node`: only what `svc up`'s node needs (npm start); else everything the suites need too (etcd). */
+/** `node`: only what `svc up`'s node needs (npm start); else everything the suites need too (etcd, the registry). */
 export function provision({ node = false } = {}) {
   if (!node) provisionEtcd();
+  if (!node) provisionRegistry();
   provisionNodeRuntime();
   buildImages();
 }

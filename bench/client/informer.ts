@@ -142,12 +142,14 @@ function cpuSampler(pid: number): { busy(from: number, to: number): number; stop
     stop: () => clearInterval(timer),
   };
 }
+// @kubernetes/client-node 2.x needs Node 22 or later: it joins the default set there.
+const DEFAULT_IMPLS = `svc,client-node,${Number(process.versions.node.split('.')[0]) >= 22 ? 'client-node-2,' : ''}svc-pruned,svc-lazy,svc-protobuf`;
 const results: Result[] = [];
 const serverCpu = cpuSampler(server.pid);
 // SERVER_PROFILE=file.cpuprofile: the server's CPU profile of the consumers' part only.
 if (process.env['SERVER_PROFILE']) server.send('profile');
 for (let round = 0; round < ROUNDS; round += 1) {
-  for (const impl of (process.env['IMPLS'] ?? 'svc,client-node,svc-pruned,svc-lazy,svc-protobuf').split(',')) {
+  for (const impl of (process.env['IMPLS'] ?? DEFAULT_IMPLS).split(',')) {
     // CONSUMER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the consumers.
     const flags = ['--expose-gc', ...(process.env['CONSUMER_FLAGS']?.split(' ') ?? [])];
     const consumer = child([here('./consumer.ts'), impl, svcconfig, fromRv, finalRv, String(OBJECTS)], flags, pinned ? 1 : undefined);
@@ -180,7 +182,8 @@ const ROWS: Array<[impl: string, label: string]> = [
   ['svc-pruned', 'svc Informer + transform dropping managedFields'],
   ['svc-lazy', "svc Informer, decode: 'lazy'"],
   ['svc-protobuf', "svc Informer, decode: 'protobuf'"],
-  ['client-node', '@kubernetes/client-node'],
+  ['client-node', '@kubernetes/client-node 1.x'],
+  ['client-node-2', '@kubernetes/client-node 2.x'],
 ];
 console.log(`objects ${OBJECTS}, updates ${UPDATES}, pod JSON ${fmt(jsonBytes)} B, best of ${ROUNDS}`);
 console.log('| informer | events/s (wall) | events per CPU-second | list+sync (ms) | heap per pod after the list (B) | heap per pod after the stream (B) |');
@@ -189,14 +192,15 @@ for (const [impl, label] of ROWS.filter(([impl]) => ran(impl))) {
   const b = best(impl);
   console.log(`| ${label} | ${fmt(b.eventsPerS)} | ${fmt(b.eventsPerCpuS)} | ${fmt(b.listMs)} | ${fmt(b.heapAfterList)} | ${fmt(b.heapPerObject)} |`);
 }
-// Each svc variant against client-node, when both ran.
-if (ran('client-node')) {
-  const cn = best('client-node');
+// Each svc variant against each client-node major that ran.
+for (const baseline of ['client-node', 'client-node-2'] as const) {
+  if (!ran(baseline)) continue;
+  const cn = best(baseline);
   for (const [impl, name] of [['svc-protobuf', 'protobuf ratio'], ['svc-lazy', 'lazy ratio'], ['svc', 'ratio']] as const) {
     if (!ran(impl)) continue;
     const b = best(impl);
     console.log(
-      `${name}: ${(b.eventsPerS / cn.eventsPerS).toFixed(2)}× events/s (wall), ${(b.eventsPerCpuS / cn.eventsPerCpuS).toFixed(2)}× per CPU-second, ${(b.heapAfterList / cn.heapAfterList).toFixed(2)}× the memory after the list, ${(b.heapPerObject / cn.heapPerObject).toFixed(2)}× after the stream, ${(b.heapPerObject / jsonBytes).toFixed(2)}× the pod's JSON`,
+      `${name} (against ${baseline}): ${(b.eventsPerS / cn.eventsPerS).toFixed(2)}× events/s (wall), ${(b.eventsPerCpuS / cn.eventsPerCpuS).toFixed(2)}× per CPU-second, ${(b.heapAfterList / cn.heapAfterList).toFixed(2)}× the memory after the list, ${(b.heapPerObject / cn.heapPerObject).toFixed(2)}× after the stream, ${(b.heapPerObject / jsonBytes).toFixed(2)}× the pod's JSON`,
     );
   }
 }

@@ -89,7 +89,8 @@ export function schemaNode(schema: Schema | undefined): SchemaNode {
 /** The schema of `key` inside a struct or map schema; undefined when svc does not model it. */
 export function childSchema(schema: Schema | undefined, key: string): Schema | undefined {
   const node = schemaNode(schema);
-  if (node.kind === 'struct') return node.fields[key];
+  // Own fields only: `constructor` is no field of a struct (its shape is a plain object).
+  if (node.kind === 'struct') return Object.hasOwn(node.fields, key) ? node.fields[key] : undefined;
   if (node.kind === 'map') return node.values;
   return undefined;
 }

@@ -17,8 +17,14 @@ import { CustomResourceDefinitions, serveCustomResourceDefinitions } from './crd
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from '../api/index.js';
+import { jsonNewlineHook } from './json-newline.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
+import { classifyRequests } from './request-kind.js';
+import { installFlowControl, type FlowControlOptions } from './flowcontrol/index.js';
+import { ApiServerMetrics, installMetrics, MeteredStore, watchCacheSamples } from './metrics/index.js';
+import { installAudit, type AuditOptions } from './audit/index.js';
+import { Aggregator, type AggregatorOptions } from './aggregation/index.js';
 
 export interface ApiServerOptions {
   /** The store objects live in (bytes: each object's JSON). */
@@ -68,6 +74,12 @@ export interface ApiServerOptions {
   admissionPlugins?: { enable?: readonly string[] | undefined; disable?: readonly string[] | undefined } | undefined;
   /** How pods' log/exec/attach/portforward and nodes' proxy reach node agents (`--node-agent-*`). */
   nodeAgentProxy?: NodeAgentProxyOptions | undefined;
+  /** In-flight limits and fair queuing (`--max-requests-inflight`, ...); default: upstream's limits. */
+  flowControl?: FlowControlOptions | undefined;
+  /** The audit policy and where its events go (`--audit-policy-file`, `--audit-log-path`); absent: no audit. */
+  audit?: AuditOptions | undefined;
+  /** The aggregation layer: the front-proxy client certificate, check interval and timeout (docs/aggregation.md). */
+  aggregation?: Pick<AggregatorOptions, 'proxyClient' | 'checkIntervalMs' | 'timeoutMs'> | undefined;
 }
 
 declare module 'fastify' {
@@ -94,6 +106,9 @@ function httpsOptions({ key, cert, clientCa }: NonNullable<ApiServerOptions['htt
 
 /** Builds the API server without listening: the entry point calls `listen`, tests call `inject`. */
 export async function buildApp(options: ApiServerOptions): Promise<FastifyInstance> {
+  const metrics = new ApiServerMetrics();
+  const meteredStore = new MeteredStore(options.store, (operation, key, seconds) => metrics.storage(operation, key, options.store.prefix, seconds));
+  options = { ...options, store: meteredStore };
   const registry = options.registry ?? builtinRegistry();
   serveCustomResourceDefinitions(registry);
   const app = Fastify({
@@ -112,6 +127,8 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   );
 
   app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatusError(error)));
+  // Every JSON body ends with a newline, as Go's encoder writes it (json-newline.ts).
+  app.addHook('onSend', jsonNewlineHook);
   installNodeAgentProxy(app, options.nodeAgentProxy);
   app.setNotFoundHandler((_request, reply) => sendStatus(reply, pathNotFound()));
 
@@ -150,6 +167,12 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     else accept(request, path, result, done);
   });
 
+  classifyRequests(app);
+  if (options.audit) installAudit(app, options.audit);
+  const flowControl = installFlowControl(app, options.flowControl);
+  flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
+  installMetrics(app, metrics);
+
   for (const path of UNAUTHENTICATED) app.get(path, async (_req, reply) => reply.type('text/plain').send('ok'));
   app.get('/version', async (_req, reply) => reply.type('application/json').send(JSON.stringify(versionInfo(options.version ?? SVC_VERSION))));
   app.get('/openapi/v3', async (_req, reply) => reply.type('application/json').send(JSON.stringify(openApiRoot(registry))));
@@ -176,10 +199,17 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? DEFAULT_WATCH_SETTINGS.minRequestTimeoutSeconds,
     watchList: options.featureGates?.['WatchList'] !== false,
     open: new Set(),
+    events: (type) => metrics.watchEvents(type.group, type.version, type.kind),
   };
+  metrics.readFrom({ inflight: (kind) => flowControl.inflight(kind), watchCaches: watchCacheSamples(registry, caches) });
+  // Requests for aggregated group-versions leave here, after authentication (its hook came first).
+  // Made before CRDs are served: the groups served now are the built-in ones.
+  const aggregator = new Aggregator({ store: options.store, registry, caches, authorizer, ...options.aggregation });
+  app.addHook('onRequest', aggregator.onRequest);
   // Watches never end by themselves: closing the server ends them, or it would wait for them.
   const customResources = new CustomResourceDefinitions({ store: options.store, registry, caches });
   app.addHook('preClose', async () => {
+    aggregator.stop();
     customResources.stop();
     caches.stop();
     rbac?.stop();
@@ -201,6 +231,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     serviceAccountTokens: options.serviceAccountTokens,
     authorizer,
     virtual: virtualResources(registry, { authorizer, rbac, authenticate: options.authenticate }),
+    aggregatedGroups: () => aggregator.remoteGroups(),
   });
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
   for (const url of ['/api', '/api/*', '/apis', '/apis/*']) app.route({ method: [...methods], url, handler: route });
@@ -208,7 +239,9 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   await ensureSystemNamespaces(options.store, registry);
   if (rbac) await reconcileBootstrapPolicy(options.store, registry);
   await customResources.start();
+  await aggregator.prepare();
   await caches.start();
+  aggregator.start();
   rbac?.follow(caches, registry);
   await admission.start();
   return app;

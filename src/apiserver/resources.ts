@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, methodNotAllowed, StatusError, upstreamGroupAlias, type ResourceRegistry, type ResourceType } from '../api/index.js';
+import { badRequest, booleanParam, methodNotAllowed, StatusError, upstreamGroupAlias, type ApiGroupVersions, type ResourceRegistry, type ResourceType } from '../api/index.js';
 import { authorizeApiRequest, type Authorizer } from './authz/index.js';
 import type { Store } from '../storage/index.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
@@ -21,9 +21,6 @@ import { isRequestInfo, parseRequestPath, type RequestInfo } from './request-inf
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { upstreamRenamer } from './upstream-names.js';
 import { subresourceHandler, virtualEndpoint } from './subresources/index.js';
-
-/** What `watch=` may say; anything else is a 400 rather than a silent list. */
-const WATCH_VALUES = new Set(['', '1', 'true', '0', 'false']);
 
 const HANDLERS: Partial<Record<RequestInfo['verb'], Handler>> = {
   get: getObject,
@@ -51,6 +48,8 @@ export interface ResourceRouterOptions {
   authorizer?: Authorizer | undefined;
   /** The create handlers of the virtual types (access and token reviews). */
   virtual?: ReadonlyMap<ResourceType, Handler> | undefined;
+  /** The groups aggregated servers serve, listed in `/apis` after the local ones (aggregation/). */
+  aggregatedGroups?: (() => readonly ApiGroupVersions[]) | undefined;
 }
 
 /**
@@ -66,6 +65,8 @@ export function resourceRouter(options: ResourceRouterOptions) {
     const url = q < 0 ? request.url : request.url.slice(0, q);
     const parsed = parseRequestPath(request.method, url, request.query as Record<string, unknown>);
     if (!parsed) throw pathNotFound();
+    // For the metrics, the audit log and the error log, under the group name the request used.
+    if (isRequestInfo(parsed)) request.requestInfo = parsed;
     if (options.authorizer) authorizeApiRequest(options.authorizer, request, parsed, url);
     if (!isRequestInfo(parsed)) {
       if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method, 'discovery');
@@ -74,7 +75,7 @@ export function resourceRouter(options: ResourceRouterOptions) {
         parsed.kind === 'versions'
           ? apiVersions(host)
           : parsed.kind === 'groups'
-            ? apiGroupList(registry)
+            ? apiGroupList(registry, options.aggregatedGroups?.())
             : parsed.kind === 'group'
               ? apiGroup(registry, parsed.group)
               : apiResourceList(registry, parsed.group, parsed.version);
@@ -82,10 +83,11 @@ export function resourceRouter(options: ResourceRouterOptions) {
       return reply.type('application/json').send(JSON.stringify(doc));
     }
 
-    const watchParam = (request.query as Record<string, unknown>)['watch'];
-    if (watchParam !== undefined && !WATCH_VALUES.has(String(watchParam))) {
-      throw badRequest(`watch ${JSON.stringify(String(watchParam))} is not valid: it must be true, false, 1 or 0`);
-    }
+    // Options every verb reads, checked before anything is done: a `watch` that is no boolean is
+    // a 400 rather than a silent list, a bad `pretty` a 400 rather than a write answered with one.
+    const query = request.query as Record<string, unknown>;
+    booleanParam('watch', query['watch'], false);
+    booleanParam('pretty', query['pretty'], false);
     const info: RequestInfo = parsed.group.endsWith('.k8s.io') ? { ...parsed, group: upstreamGroupAlias(parsed.group) } : parsed;
     // A request under an upstream group name is answered under that name (upstream-names.ts).
     const rename = info === parsed ? undefined : upstreamRenamer(info.group);

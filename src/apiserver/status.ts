@@ -16,6 +16,7 @@ import {
   unsupportedMediaType,
 } from '../api/index.js';
 import { isStorageError } from '../storage/index.js';
+import { logServerError } from './server-error-log.js';
 
 /** The object a failing request was about, so a storage error can name it as Kubernetes does. */
 export interface ErrorSubject {
@@ -69,11 +70,12 @@ export function toStatusError(error: unknown, subject?: ErrorSubject): StatusErr
   return internal(error);
 }
 
-/** Sends a StatusError as its `Status` body, with `Retry-After` when it carries one. */
+/** Sends a StatusError as its `Status` body, with `Retry-After` when it carries one; a 5xx is logged. */
 export function sendStatus(reply: FastifyReply, error: StatusError): FastifyReply {
   const status = error.toStatus();
   const retry = status.details?.retryAfterSeconds;
   if (retry !== undefined && retry > 0) reply.header('retry-after', String(retry));
+  if (status.code >= 500) logServerError(reply, error);
   return reply.code(status.code).type('application/json').send(JSON.stringify(status));
 }
 

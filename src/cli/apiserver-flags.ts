@@ -172,11 +172,83 @@ export const apiServerFlags = defineFlags({
     meaning: "How long the API server waits to connect to a node agent and get its answer's head (kube-apiserver's --kubelet-timeout); a stream (logs -f, exec) may then run longer.",
     validate: (ms) => (ms > 0 ? undefined : 'must be positive'),
   }),
+  'max-requests-inflight': flag.int({
+    default: 400,
+    valueName: 'n',
+    meaning:
+      'Read-only requests (GET, HEAD) served at once. More wait in a queue per user, served round robin across users so one busy client cannot starve the others; a full queue (50 per user) or 15 s of waiting is answered 429 TooManyRequests with Retry-After: 1. Watches, exec, attach, port-forward, logs and proxy are not counted; members of system:masters and the health checks are exempt. 0 means no limit.',
+    validate: (n) => (n >= 0 ? undefined : 'must not be negative'),
+  }),
+  'max-mutating-requests-inflight': flag.int({
+    default: 200,
+    valueName: 'n',
+    meaning: 'Mutating requests (POST, PUT, PATCH, DELETE) served at once, queued and refused as --max-requests-inflight says, with seats of their own. 0 means no limit.',
+    validate: (n) => (n >= 0 ? undefined : 'must not be negative'),
+  }),
+  'audit-log-path': flag.string({
+    valueName: 'path',
+    meaning:
+      'Write an audit.k8s.io/v1 Event per request stage, one JSON object a line, to this file ("-": standard output). Which requests and how much of them is logged: --audit-policy-file. Without this flag nothing is audited.',
+  }),
+  'audit-policy-file': flag.string({
+    valueName: 'path',
+    meaning:
+      'YAML or JSON audit.k8s.io/v1 Policy: rules matched in order (users, userGroups, verbs, resources, namespaces, nonResourceURLs) giving a level (None, Metadata, Request, RequestResponse) and omitStages. Required with --audit-log-path.',
+  }),
+  'audit-log-maxsize': flag.int({
+    default: 0,
+    valueName: 'MB',
+    meaning: 'Rotate the audit log file when it reaches this many megabytes: it is renamed with its rotation time (audit-2024-01-02T15-04-05.000.log) and a new one started. 0: never rotate.',
+    validate: (n) => (n >= 0 ? undefined : 'must not be negative'),
+  }),
+  'audit-log-maxbackup': flag.int({
+    default: 0,
+    valueName: 'n',
+    meaning: 'Rotated audit log files to keep (the oldest are removed). 0: keep them all (unless --audit-log-maxage removes them).',
+    validate: (n) => (n >= 0 ? undefined : 'must not be negative'),
+  }),
+  'audit-log-maxage': flag.int({
+    default: 0,
+    valueName: 'days',
+    meaning: 'Remove rotated audit log files older than this many days. 0: keep them whatever their age.',
+    validate: (n) => (n >= 0 ? undefined : 'must not be negative'),
+  }),
+  'requestheader-client-ca-file': flag.string({
+    valueName: 'path',
+    meaning:
+      'PEM CA bundle a front proxy\'s client certificate must chain to before its --requestheader-username-headers are believed (the API server itself, in front of aggregated servers, is one). Default: the front-proxy CA generated in <data-dir>/pki/front-proxy-ca.crt.',
+  }),
+  'requestheader-allowed-names': flag.stringSlice({
+    valueName: 'names',
+    meaning:
+      'Common names a front proxy\'s client certificate may have; empty allows any the CA signed. Default: front-proxy-client with the generated CA, empty with --requestheader-client-ca-file.',
+  }),
+  'requestheader-username-headers': flag.stringSlice({
+    default: ['X-Remote-User'],
+    valueName: 'headers',
+    meaning: 'Headers a verified front proxy names the user in; the first one present wins.',
+  }),
+  'requestheader-group-headers': flag.stringSlice({
+    default: ['X-Remote-Group'],
+    valueName: 'headers',
+    meaning: 'Headers a verified front proxy names the user\'s groups in; every value of each counts.',
+  }),
+  'requestheader-extra-headers-prefix': flag.stringSlice({
+    default: ['X-Remote-Extra-'],
+    valueName: 'prefixes',
+    meaning: 'Header prefixes a verified front proxy passes the user\'s extra attributes in; the rest of the name (percent-decoded, lowercased) is the key.',
+  }),
+  'proxy-client-cert-file': flag.string({
+    valueName: 'path',
+    meaning:
+      'PEM client certificate the API server presents to aggregated API servers when it proxies to them (their --requestheader-client-ca-file must trust its CA). Default: <data-dir>/pki/front-proxy-client.crt, signed by the generated front-proxy CA.',
+  }),
+  'proxy-client-key-file': flag.string({ valueName: 'path', meaning: 'PEM private key of --proxy-client-cert-file.' }),
   v: flag.int({
     short: 'v',
     default: 0,
     valueName: 'level',
-    meaning: 'Log verbosity: 0 logs warnings and errors, 2 adds every request, 4 debug, 6 and above trace.',
+    meaning: 'Log verbosity: 0 logs warnings and errors (every request answered 5xx, with its verb, path, user and error), 2 adds every request, 4 debug, 6 and above trace.',
     validate: (n) => (n >= 0 ? undefined : 'must not be negative'),
   }),
 });
@@ -212,6 +284,13 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     const missing = flags.nodeAgentClientCertificate === undefined ? '--node-agent-client-certificate' : '--node-agent-client-key';
     throw new FlagError(`${missing} is required when the other of --node-agent-client-certificate/--node-agent-client-key is given`, missing);
   }
+  if (flags.auditLogPath !== undefined && flags.auditPolicyFile === undefined) {
+    throw new FlagError('--audit-policy-file is required with --audit-log-path: the policy says what is logged', '--audit-policy-file');
+  }
+  if ((flags.proxyClientCertFile === undefined) !== (flags.proxyClientKeyFile === undefined)) {
+    const missing = flags.proxyClientCertFile === undefined ? '--proxy-client-cert-file' : '--proxy-client-key-file';
+    throw new FlagError(`${missing} is required when the other of --proxy-client-cert-file/--proxy-client-key-file is given`, missing);
+  }
   const both = flags.enableAdmissionPlugins.find((name) => flags.disableAdmissionPlugins.includes(name));
   if (both !== undefined) {
     throw new FlagError(`${both} is both enabled and disabled: name it in only one of --enable-admission-plugins and --disable-admission-plugins`, '--disable-admission-plugins');
@@ -243,7 +322,29 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     bookmarkIntervalMs: flags.watchBookmarkInterval,
     watchBufferEvents: flags.watchBufferEvents,
     verbosity: flags.v,
+    flowControl: { maxRequestsInflight: flags.maxRequestsInflight, maxMutatingRequestsInflight: flags.maxMutatingRequestsInflight },
+    ...(flags.auditLogPath !== undefined && flags.auditPolicyFile !== undefined
+      ? {
+          audit: {
+            logPath: flags.auditLogPath,
+            policyFile: flags.auditPolicyFile,
+            maxSizeMegabytes: flags.auditLogMaxsize,
+            maxBackups: flags.auditLogMaxbackup,
+            maxAgeDays: flags.auditLogMaxage,
+          },
+        }
+      : {}),
     admissionPlugins: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins },
+    requestHeader: {
+      clientCaFile: flags.requestheaderClientCaFile,
+      ...(flags.requestheaderAllowedNames.length > 0 ? { allowedNames: flags.requestheaderAllowedNames } : {}),
+      usernameHeaders: flags.requestheaderUsernameHeaders,
+      groupHeaders: flags.requestheaderGroupHeaders,
+      extraHeadersPrefixes: flags.requestheaderExtraHeadersPrefix,
+    },
+    ...(flags.proxyClientCertFile !== undefined && flags.proxyClientKeyFile !== undefined
+      ? { proxyClient: { certFile: flags.proxyClientCertFile, keyFile: flags.proxyClientKeyFile } }
+      : {}),
     nodeAgent: {
       clientCertificateFile: flags.nodeAgentClientCertificate,
       clientKeyFile: flags.nodeAgentClientKey,

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Decoder, Encoder } from 'cbor-x';
-import { badRequest } from '../api/index.js';
+import { badRequest, setField } from '../api/index.js';
 import type { ValueCodec } from './codec.js';
 import { isObject, type JsonObject } from './json-value.js';
 
@@ -48,7 +48,7 @@ function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
   if (!isObject(value)) return value;
   const out: JsonObject = {};
-  for (const key of Object.keys(value).sort(compareKeys)) if (value[key] !== undefined) out[key] = sorted(value[key]);
+  for (const key of Object.keys(value).sort(compareKeys)) if (value[key] !== undefined) setField(out, key, sorted(value[key]));
   return out;
 }
 
@@ -97,13 +97,13 @@ function toJson(value: unknown, path: string): unknown {
     for (const [key, item] of value) {
       const name = key instanceof Uint8Array ? fromUtf8.decode(key) : key;
       if (typeof name !== 'string') throw badRequest(`the CBOR body has a map key that is not a string at ${path || 'its root'}`);
-      out[name] = toJson(item, path ? `${path}.${name}` : name);
+      setField(out, name, toJson(item, path ? `${path}.${name}` : name));
     }
     return out;
   }
   if (isObject(value) && Object.getPrototypeOf(value) === Object.prototype) {
     const out: JsonObject = {};
-    for (const [key, item] of Object.entries(value)) out[key] = toJson(item, path ? `${path}.${key}` : key);
+    for (const [key, item] of Object.entries(value)) setField(out, key, toJson(item, path ? `${path}.${key}` : key));
     return out;
   }
   throw badRequest(`the CBOR body holds a value JSON cannot represent (a tag, undefined or a big number) at ${path || 'its root'}`);

@@ -45,7 +45,7 @@ const EXPECTED: [string, string, string, boolean, string[]][] = [
   ['admissionregistration.svc.io/v1', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', false, []],
   ['admissionregistration.svc.io/v1', 'ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', false, []],
   ['certificates.svc.io/v1', 'CertificateSigningRequest', 'certificatesigningrequests', false, ['csr']],
-  ['events.svc.io/v1', 'Event', 'events', true, ['ev']],
+  ['events.svc.io/v1', 'Event', 'events', true, []],
   ['authentication.svc.io/v1', 'TokenReview', 'tokenreviews', false, []],
   ['authorization.svc.io/v1', 'LocalSubjectAccessReview', 'localsubjectaccessreviews', true, []],
   ['authorization.svc.io/v1', 'SelfSubjectAccessReview', 'selfsubjectaccessreviews', false, []],

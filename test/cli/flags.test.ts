@@ -348,6 +348,7 @@ describe('svc-apiserver flags', () => {
       bookmarkIntervalMs: 15_000,
       watchBufferEvents: 1000,
       verbosity: 0,
+      flowControl: { maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 },
       anonymousAuth: true,
       serviceAccountKeyFiles: [],
       serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'],
@@ -355,7 +356,29 @@ describe('svc-apiserver flags', () => {
       serviceAccountMaxTokenExpirationSeconds: 0,
       admissionPlugins: { enable: [], disable: [] },
       nodeAgent: { timeoutMs: 5000 },
+      requestHeader: { usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeadersPrefixes: ['X-Remote-Extra-'] },
     });
+  });
+
+  it('reads the front-proxy options, and wants both halves of the proxy client pair', () => {
+    const parsed = config([
+      '--requestheader-client-ca-file=fp-ca.crt',
+      '--requestheader-allowed-names=front-proxy-client,aggregator',
+      '--requestheader-username-headers=X-User',
+      '--requestheader-group-headers=X-Group',
+      '--requestheader-extra-headers-prefix=X-Extra-',
+      '--proxy-client-cert-file=p.crt',
+      '--proxy-client-key-file=p.key',
+    ]);
+    expect(parsed.requestHeader).toEqual({
+      clientCaFile: 'fp-ca.crt',
+      allowedNames: ['front-proxy-client', 'aggregator'],
+      usernameHeaders: ['X-User'],
+      groupHeaders: ['X-Group'],
+      extraHeadersPrefixes: ['X-Extra-'],
+    });
+    expect(parsed.proxyClient).toEqual({ certFile: 'p.crt', keyFile: 'p.key' });
+    expect(() => config(['--proxy-client-cert-file=p.crt'])).toThrow('--proxy-client-key-file is required');
   });
 
   it('reads the node agent client options', () => {

@@ -1,8 +1,10 @@
 // kubectl against `svc up` with real containers: the cluster starts its own containerd and node
 // agent; `kubectl run`, `logs`, `logs -f`, `exec`, `port-forward` and `delete` work unchanged,
-// and stopping `svc up` leaves no containerd, shim or bridge behind.
+// `kubectl run --image=busybox` pulls through the registries.yaml mirror (a real registry on
+// loopback: there is no internet here), and stopping `svc up` leaves no containerd, shim or
+// bridge behind.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +12,7 @@ import { linkExists, shimsOf } from '../../src/nodeagent/index.js';
 import { bridgeName } from '../../src/cli/up-node.js';
 import { eventually } from '../controllers/support.js';
 import { kubectl, requireKubectl } from '../support/kubectl.js';
+import { markedBusybox, startRegistry, type RunningRegistry } from '../support/registry.js';
 
 // Short: containerd's socket lives under it and unix socket paths are capped at 107 bytes.
 const dir = mkdtempSync('/tmp/svc-e2e-');
@@ -17,6 +20,8 @@ const config = join(dir, 'admin.svcconfig');
 let child: ChildProcess | undefined;
 let exited: Promise<number | null> | undefined;
 const stderr: string[] = [];
+/** Stands in for Docker Hub, behind the firewall: the node reaches it as docker.io's mirror. */
+let hub: RunningRegistry | undefined;
 
 const k = (args: readonly string[], stdin?: string) => kubectl(config, args, stdin);
 
@@ -39,6 +44,10 @@ function containerdPids(): number[] {
 
 beforeAll(async () => {
   requireKubectl();
+  hub = await startRegistry();
+  await hub.push('library/busybox', 'latest', markedBusybox('pulled-through-the-mirror'));
+  // <data-dir>/registries.yaml is read when --registry-config is not given.
+  writeFileSync(join(dir, 'registries.yaml'), `mirrors:\n  docker.io:\n    endpoint:\n      - "http://${hub.host}"\n`);
   child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--node-agent-port=0'], {
     cwd: join(import.meta.dirname, '..', '..'),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -54,6 +63,7 @@ afterAll(async () => {
     child.kill('SIGKILL');
     await exited;
   }
+  await hub?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -132,6 +142,19 @@ describe('kubectl against svc up with real containers', () => {
     expect(deleted.code, deleted.stderr).toBe(0);
     const left = await k(['get', 'pods', '-o', 'name']);
     expect(left.stdout.trim()).toBe('');
+  }, 120_000);
+
+  it('kubectl run --image=busybox (no tag, so pull policy Always) pulls docker.io/library/busybox through the mirror and runs it', async () => {
+    const run = await k(['run', 'e2e-hub', '--image=busybox', '--restart=Never', '--command', '--', 'cat', '/etc/svc-image']);
+    expect(run.code, run.stderr).toBe(0);
+    const done = await k(['wait', '--for=jsonpath={.status.phase}=Succeeded', 'pod/e2e-hub', '--timeout=90s']);
+    expect(done.code, `${done.stderr}\n${(await k(['get', 'pod', 'e2e-hub', '-o', 'yaml'])).stdout}`).toBe(0);
+    // The container ran the mirror's image (svc's own busybox has no /etc/svc-image).
+    expect((await k(['logs', 'e2e-hub'])).stdout).toBe('pulled-through-the-mirror\n');
+    expect(hub!.requests()).toContain('HEAD /v2/library/busybox/manifests/latest?ns=docker.io 200');
+    const events = (await k(['get', 'events', '--field-selector=involvedObject.name=e2e-hub', '-o', 'jsonpath={.items[*].reason}'])).stdout.split(' ');
+    expect(events).toEqual(expect.arrayContaining(['Pulling', 'Pulled']));
+    expect((await k(['delete', 'pod', 'e2e-hub', '--wait=true', '--timeout=90s'])).code).toBe(0);
   }, 120_000);
 
   it('stopping svc up leaves no containerd, shim or bridge behind', async () => {

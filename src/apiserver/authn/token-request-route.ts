@@ -1,6 +1,6 @@
 import { CORE_GROUP, methodNotAllowed, serviceUnavailable } from '../../api/index.js';
-import { decodeBody, isDryRun } from '../handlers/body.js';
-import { queryParam, type HandlerContext } from '../handlers/context.js';
+import { decodeBody, dryRunOf } from '../handlers/body.js';
+import type { HandlerContext } from '../handlers/context.js';
 import type { ServiceAccountTokens } from './service-account-tokens.js';
 import { issueTokenRequest, type StoredObject } from './token-request.js';
 
@@ -21,7 +21,7 @@ export async function serveTokenRequest(ctx: HandlerContext, tokens: ServiceAcco
     name: info.name!,
     body: decodeBody(ctx)?.value,
     get,
-    dryRun: isDryRun(queryParam(ctx, 'dryRun')),
+    dryRun: dryRunOf(ctx),
   });
   return ctx.reply.code(201).type('application/json').send(JSON.stringify(result));
 }

@@ -121,6 +121,8 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly ClusterRole[] = [
   clusterRole('cluster-admin', [rule(['*'], ['*'], ['*']), urls(['*'], ['*'])]),
   clusterRole('system:discovery', [urls(DISCOVERY_URLS, ['get'])]),
   clusterRole('system:public-info-viewer', [urls(HEALTH_URLS, ['get'])]),
+  // Upstream's role for scrapers: the metrics and the detailed health checks.
+  clusterRole('system:monitoring', [urls(['/metrics', '/metrics/slis', '/healthz', '/healthz/*', '/livez', '/livez/*', '/readyz', '/readyz/*'], ['get'])]),
   clusterRole('system:basic-user', [
     rule(['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], ['create']),
     rule(['authentication.k8s.io'], ['selfsubjectreviews'], ['create']),
@@ -176,6 +178,7 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly ClusterRoleBinding[] = [
   binding('system:discovery', [group('system:authenticated')]),
   binding('system:basic-user', [group('system:authenticated')]),
   binding('system:public-info-viewer', [group('system:authenticated'), group('system:unauthenticated')]),
+  binding('system:monitoring', [group('system:monitoring')]),
   binding(CONTROLLER_MANAGER_USER, [user(CONTROLLER_MANAGER_USER)]),
   binding(SCHEDULER_USER, [user(SCHEDULER_USER)]),
   // Without a Node authorizer, nodes are authorized as a group: each may act on any node's objects.

@@ -1,8 +1,8 @@
-import { badRequest, upstreamGroupAlias, type ResourceType } from '../../api/index.js';
-import { CBOR_MEDIA_TYPE, KUBE_PROTOBUF_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, decodeCbor, decodeProtobuf } from '../../encoding/index.js';
+import { badRequest, unsupportedMediaType, upstreamGroupAlias, type ResourceType } from '../../api/index.js';
+import { CBOR_MEDIA_TYPE, KUBE_PROTOBUF_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, contentTypeEssence, decodeCbor, decodeProtobuf } from '../../encoding/index.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
 import { bodyText, decodeJson, decodeYaml, type DecodedBody } from '../writes/decode.js';
-import { representationOf, type HandlerContext } from './context.js';
+import { isPretty, representationOf, type HandlerContext } from './context.js';
 
 /** Request body media types decoded as JSON and as YAML (app.ts accepts these, and only these). */
 export const JSON_BODY_TYPES = [
@@ -17,9 +17,19 @@ export const PROTOBUF_BODY_TYPES = [PROTOBUF_MEDIA_TYPE, KUBE_PROTOBUF_MEDIA_TYP
 /** CBOR bodies, accepted only with the CBORServingAndStorage gate. */
 export const CBOR_BODY_TYPES = [CBOR_MEDIA_TYPE, 'application/apply-patch+cbor'] as const;
 
-/** The Content-Type's media type, lowercased, without parameters. */
+/**
+ * Bodies of every verb but PATCH are objects (or DeleteOptions) in a serialization: a patch media
+ * type on a POST or PUT is a 415, as Kubernetes answers.
+ */
+const OBJECT_BODY_TYPES: readonly string[] = ['application/json', 'application/yaml', ...PROTOBUF_BODY_TYPES, CBOR_MEDIA_TYPE];
+
+/** The Content-Type's media type, lowercased, without parameters; a malformed one is a 415. */
 function bodyMediaType(ctx: HandlerContext): string {
-  return String(ctx.request.headers['content-type'] ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+  const header = ctx.request.headers['content-type'];
+  if (header === undefined) return 'application/json';
+  const media = contentTypeEssence(String(header));
+  if (media === undefined) throw unsupportedMediaType(String(header), [...OBJECT_BODY_TYPES, ...JSON_BODY_TYPES.slice(1), YAML_BODY_TYPES[1]]);
+  return media;
 }
 
 /**
@@ -33,11 +43,14 @@ export function mediaTypeOf(ctx: HandlerContext): string {
 
 /** The decoded body with its duplicate fields; undefined when the request has none. */
 export function decodeBody(ctx: HandlerContext): DecodedBody | undefined {
-  // A write whose answer the client cannot accept is refused (406) before anything is written.
+  // A write whose answer the client cannot accept is refused (406) before anything is written;
+  // so is one whose answer it asked for in a form that does not parse (pretty=x, 400).
   representationOf(ctx, 'object', false);
+  isPretty(ctx);
   const raw = ctx.request.body;
   if (raw === undefined || raw === null || (raw instanceof Uint8Array && raw.length === 0)) return undefined;
   const media = bodyMediaType(ctx);
+  if (ctx.request.method !== 'PATCH' && !OBJECT_BODY_TYPES.includes(media)) throw unsupportedMediaType(media, OBJECT_BODY_TYPES);
   if ((PROTOBUF_BODY_TYPES as readonly string[]).includes(media)) return { value: decodeProtobuf(asBytes(raw)), duplicates: [] };
   if ((CBOR_BODY_TYPES as readonly string[]).includes(media)) return { value: decodeCbor(asBytes(raw)), duplicates: [] };
   const text = bodyText(raw);
@@ -110,11 +123,18 @@ export function asTypedObject(ctx: HandlerContext, value: unknown): ApiObject {
   return { ...body, apiVersion: expected, kind: type.kind, metadata: meta as ApiObject['metadata'] };
 }
 
-/** `dryRun` accepts only `All` (or no value); true when the request must not persist. */
-export function isDryRun(value: string | undefined): boolean {
+/**
+ * `dryRun=All`: true when the request must not persist. Every value given (the parameter may be
+ * repeated) must be `All`; anything else, an empty value included, is a 400, as upstream's
+ * validation of the options' `dryRun` list.
+ */
+export function dryRunOf(ctx: HandlerContext): boolean {
+  const value = (ctx.request.query as Record<string, unknown>)['dryRun'];
   if (value === undefined) return false;
-  if (value === '' || value === 'All') return true;
-  throw badRequest(`unsupported dryRun value ${JSON.stringify(value)}: the only accepted value is "All"`);
+  for (const one of Array.isArray(value) ? value : [value]) {
+    if (one !== 'All') throw badRequest(`unsupported dryRun value ${JSON.stringify(String(one))}: the only accepted value is "All"`);
+  }
+  return true;
 }
 
 /** The object name on the URL must be the body's (an absent one defaults to it). */

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { builtinTypes, type ResourceRegistry, type ResourceType } from '../../api/index.js';
+import { booleanParam, builtinTypes, type ResourceRegistry, type ResourceType } from '../../api/index.js';
 import {
   acceptsGzip,
   compressBuffer,
@@ -17,7 +17,6 @@ import {
   type Target,
 } from '../../encoding/index.js';
 import { apiVersionOf } from '../objects.js';
-import { parseBoolean } from '../read-semantics.js';
 import type { Store } from '../../storage/index.js';
 import type { ContinueTokens } from '../continue-token.js';
 import type { ObjectReader } from '../objects.js';
@@ -25,6 +24,7 @@ import type { ResourceCaches } from '../resource-caches.js';
 import type { RequestInfo } from '../request-info.js';
 import type { WatchSettings } from './watch.js';
 import { renameText, type Renamer } from '../upstream-names.js';
+import { endingWithNewline } from '../json-newline.js';
 import type { Admission } from '../admission/index.js';
 
 /** Everything a verb handler needs, resolved once per request by the resource router. */
@@ -95,8 +95,7 @@ export function representationOf(ctx: HandlerContext, target: Target, views: boo
 
 /** `pretty=true`: indented JSON. */
 export function isPretty(ctx: HandlerContext): boolean {
-  const text = queryParam(ctx, 'pretty');
-  return text !== undefined && text !== '' && parseBoolean(text, 'pretty');
+  return booleanParam('pretty', queryParam(ctx, 'pretty'), false) === true;
 }
 
 /** Everything the encoders need to write this request's answer in `rep`. */
@@ -115,7 +114,8 @@ export function sendReadBytes(ctx: HandlerContext, contentType: string, bytes: U
   const reply = ctx.reply.code(200).type(contentType);
   const body = ctx.rename ? ctx.rename(bytes) : bytes;
   if (body.length <= GZIP_MIN || !compressible(ctx)) return reply.send(body);
-  const out = compressBuffer(body);
+  // The newline the JSON body ends with goes into the gzip stream, after the bytes (not copied).
+  const out = contentType === 'application/json' ? compressLarge(endingWithNewline([body])) : compressBuffer(body);
   if (out.gzip) reply.header('content-encoding', 'gzip').header('vary', 'Accept-Encoding');
   return reply.send(out.body);
 }
@@ -125,7 +125,8 @@ const GZIP_MIN = 128 * 1024;
 export function sendReadChunks(ctx: HandlerContext, contentType: string, parts: Iterable<Uint8Array>): FastifyReply {
   const reply = ctx.reply.code(200).type(contentType);
   // Chunks end between items, so no group name is ever split across two of them.
-  const chunks = ctx.rename ? mapChunks(parts, ctx.rename) : parts;
+  const renamed = ctx.rename ? mapChunks(parts, ctx.rename) : parts;
+  const chunks = contentType === 'application/json' ? endingWithNewline(renamed) : renamed;
   if (!compressible(ctx)) return reply.send(Readable.from(chunks, { objectMode: false }));
   const out = compressLarge(chunks);
   if (out.gzip) reply.header('content-encoding', 'gzip').header('vary', 'Accept-Encoding');

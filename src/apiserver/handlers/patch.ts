@@ -8,8 +8,8 @@ import { applyMergePatch } from '../writes/merge-patch.js';
 import { applyStrategicMergePatch } from '../writes/strategic-merge.js';
 import { updateObject } from '../writes/update-object.js';
 import { writeManagerOf } from '../writes/write-options.js';
-import { asTypedObject, decodeBody, isDryRun, mediaTypeOf, nameFromUrl } from './body.js';
-import { queryParam, sendObject, type HandlerContext } from './context.js';
+import { asTypedObject, decodeBody, dryRunOf, mediaTypeOf, nameFromUrl } from './body.js';
+import { sendObject, type HandlerContext } from './context.js';
 import { admitWrite } from '../admission/index.js';
 import { revalidate, validateForWrite } from './create.js';
 
@@ -40,7 +40,7 @@ export async function patch(ctx: HandlerContext): Promise<unknown> {
   if (kind === 'strategic' && !BUILTIN.has(ctx.type)) {
     throw unsupportedMediaType(media, ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']);
   }
-  const dryRun = isDryRun(queryParam(ctx, 'dryRun'));
+  const dryRun = dryRunOf(ctx);
   const level = fieldValidationOf(ctx);
   if (kind === 'apply') return applyPatch(ctx, { dryRun, level });
 

@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { Observable, concat, defer, type Subscription } from 'rxjs';
-import { badRequest, tooOldResourceVersion, type ResourceType, type Status } from '../../api/index.js';
+import { badRequest, booleanParam, tooOldResourceVersion, type ResourceType, type Status } from '../../api/index.js';
 import { PLAIN_JSON, watchFrames, type JsonObject, type RenderOptions } from '../../encoding/index.js';
 import type { KeyValue, Store } from '../../storage/index.js';
 import { apiVersionOf, collectionPrefix } from '../objects.js';
-import { parseBoolean, planWatch } from '../read-semantics.js';
+import { planWatch } from '../read-semantics.js';
 import type { ServedObject } from '../served-object.js';
 import { toStatusError } from '../status.js';
 import type { Renamer } from '../upstream-names.js';
@@ -36,6 +36,8 @@ export interface WatchSettings {
   readonly watchList: boolean;
   /** Open watch responses, ended when the server shuts down. */
   readonly open: Set<ServerResponse>;
+  /** The counter a watch of `type` adds each event it sends to (`apiserver_watch_events_total`). */
+  readonly events?: ((type: ResourceType) => { inc(): void }) | undefined;
 }
 
 export const DEFAULT_WATCH_SETTINGS = { bufferEvents: 1_000, bookmarkIntervalMs: 15_000, minRequestTimeoutSeconds: 1_800 } as const;
@@ -67,8 +69,7 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
     resourceVersionMatch: queryParam(ctx, 'resourceVersionMatch'),
     sendInitialEvents: queryParam(ctx, 'sendInitialEvents'),
   }, { watchList: ctx.watch.watchList });
-  const bookmarksText = queryParam(ctx, 'allowWatchBookmarks');
-  const bookmarks = bookmarksText === undefined || bookmarksText === '' ? false : parseBoolean(bookmarksText, 'allowWatchBookmarks');
+  const bookmarks = booleanParam('allowWatchBookmarks', queryParam(ctx, 'allowWatchBookmarks'), false) === true;
   const timeoutSeconds = parseTimeout(queryParam(ctx, 'timeoutSeconds'), ctx.watch.minRequestTimeoutSeconds);
   const selection = selectionOf(ctx);
   const filter = servedFilter(ctx, selection);
@@ -161,10 +162,14 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
     ctx.watch.open.delete(res);
     sink?.unsubscribe();
   });
+  const sent = ctx.watch.events?.(type);
   sink = boundedSink(frames, {
     limit: ctx.watch.bufferEvents,
     counts: () => live,
-    write: (frame) => encoder.write(res, frame),
+    write: (frame) => {
+      sent?.inc();
+      return encoder.write(res, frame);
+    },
     onDrain: (listener) => {
       res.once('drain', listener);
       return () => res.off('drain', listener);

@@ -1,7 +1,7 @@
 import { badRequest, conflict, invalid, notFound, type FieldCause } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { decodeBody, isDryRun } from '../handlers/body.js';
-import { queryParam, sendObject, type HandlerContext } from '../handlers/context.js';
+import { decodeBody, dryRunOf } from '../handlers/body.js';
+import { sendObject, type HandlerContext } from '../handlers/context.js';
 import { encodeForStorage, objectKey, prepareForUpdate, type ApiObject } from '../objects.js';
 import { isJsonObject } from '../writes/json-value.js';
 
@@ -75,7 +75,7 @@ function bound(pod: ApiObject, binding: Binding, now: string): ApiObject {
 
 export async function bindPod(ctx: HandlerContext): Promise<unknown> {
   const binding = bindingOf(ctx);
-  const dryRun = isDryRun(queryParam(ctx, 'dryRun'));
+  const dryRun = dryRunOf(ctx);
   const pods = { group: '', resource: 'pods' };
   const gr = { group: '', resource: 'pods/binding' };
   const key = objectKey(ctx.store, ctx.type, ctx.info.namespace, binding.name);

@@ -1,7 +1,7 @@
 import { badRequest, forbidden, notFound, StatusError, type ResourceType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { decodeBody, isDryRun } from '../handlers/body.js';
-import { queryParam, sendObject, type HandlerContext } from '../handlers/context.js';
+import { decodeBody, dryRunOf } from '../handlers/body.js';
+import { sendObject, type HandlerContext } from '../handlers/context.js';
 import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
 import type { DeleteOptions, PropagationPolicy } from '../writes/delete-options.js';
 import { deleteOne } from '../writes/deletion.js';
@@ -93,7 +93,7 @@ function evictionOf(ctx: HandlerContext): Eviction {
   if (meta['namespace'] !== undefined && meta['namespace'] !== '' && meta['namespace'] !== ctx.info.namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
-  return { options: deleteOptionsOf(body['deleteOptions'], isDryRun(queryParam(ctx, 'dryRun'))) };
+  return { options: deleteOptionsOf(body['deleteOptions'], dryRunOf(ctx)) };
 }
 
 const phaseOf = (pod: ApiObject) => (pod['status'] as { phase?: string } | undefined)?.phase;

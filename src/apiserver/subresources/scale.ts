@@ -1,7 +1,7 @@
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage, unsupportedMediaType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { decodeBody, isDryRun, mediaTypeOf } from '../handlers/body.js';
-import { queryParam, sendObject, type HandlerContext } from '../handlers/context.js';
+import { decodeBody, dryRunOf, mediaTypeOf } from '../handlers/body.js';
+import { sendObject, type HandlerContext } from '../handlers/context.js';
 import { PATCH_TYPES } from '../handlers/patch.js';
 import type { ApiObject } from '../objects.js';
 import { applyJsonPatch, jsonPatchOperations } from '../writes/json-patch.js';
@@ -77,7 +77,7 @@ async function writeReplicas(ctx: HandlerContext, operation: 'Apply' | 'Update',
   const { type, info } = ctx;
   const name = info.name!;
   const gr = { group: type.group, resource: type.resource };
-  const dryRun = isDryRun(queryParam(ctx, 'dryRun'));
+  const dryRun = dryRunOf(ctx);
   const manager = writeManagerOf(ctx, operation);
   // An apply is recorded as the manager's write of spec.replicas; the scale endpoint has no fields of its own to own.
   const recorded = { ...manager, operation: 'Update' as const };

@@ -67,6 +67,8 @@ export interface WatchCacheStats {
   readonly replaying: number;
   /** Relists after the store could no longer resume the cache's watch. */
   readonly relists: number;
+  /** Store events the cache has applied since it started (`apiserver_watch_cache_events_received_total`). */
+  readonly eventsReceived: number;
 }
 
 /**
@@ -121,6 +123,7 @@ export class WatchCache<T> {
   private batchOpen = false;
   private replayingCount = 0;
   private relists = 0;
+  private eventsReceived = 0;
   private progressInFlight = false;
   private progressAgain = false;
 
@@ -291,6 +294,7 @@ export class WatchCache<T> {
       hubListeners: this.hub.size,
       replaying: this.replayingCount,
       relists: this.relists,
+      eventsReceived: this.eventsReceived,
     };
   }
 
@@ -380,6 +384,7 @@ export class WatchCache<T> {
     else if (prev) this.tree.delete(e.key);
     this.rev = e.revision;
     this.failures = 0;
+    this.eventsReceived++;
     if (event) {
       const entry = { seq: ++this.seq, event };
       this.history.append(entry, this.now());

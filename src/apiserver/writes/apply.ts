@@ -1,4 +1,4 @@
-import { badRequest, childSchema, conflict, itemSchema, listTypeOf, notFound, StatusError, type Schema } from '../../api/index.js';
+import { badRequest, booleanParam, childSchema, ownField, setField, conflict, itemSchema, listTypeOf, notFound, StatusError, type Schema } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { asTypedObject, decodeBody, nameFromUrl } from '../handlers/body.js';
 import { queryParam, sendObject, type HandlerContext } from '../handlers/context.js';
@@ -32,6 +32,7 @@ export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean
   if (!decoded) throw badRequest('the request has no body: an apply configuration is required');
   const { type, info } = ctx;
   const name = info.name!;
+  requireIdentity(decoded.value);
   const raw = nameFromUrl(asTypedObject(ctx, decoded.value), name);
   if (raw.metadata.managedFields !== undefined) throw badRequest('metadata.managedFields must not be set in an apply configuration');
   const fields = { duplicates: decoded.duplicates, level: options.level };
@@ -90,11 +91,21 @@ export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean
   }
 }
 
-function forceOf(value: string | undefined): boolean {
-  if (value === undefined || value === 'false') return false;
-  if (value === 'true' || value === '') return true;
-  throw badRequest(`force must be true or false, got ${JSON.stringify(value)}`);
+/**
+ * An apply configuration says what it is about in full, as upstream requires: `apiVersion`,
+ * `kind` and `metadata.name` (a create or patch may leave them to the URL; apply may not).
+ */
+function requireIdentity(value: unknown): void {
+  if (!isJsonObject(value)) return; // asTypedObject answers that one
+  const missing = ['apiVersion', 'kind'].filter((field) => typeof ownField(value, field) !== 'string' || ownField(value, field) === '');
+  const metadata = ownField(value, 'metadata');
+  const name = isJsonObject(metadata) ? ownField(metadata, 'name') : undefined;
+  if (typeof name !== 'string' || name === '') missing.push('metadata.name');
+  if (missing.length > 0) throw badRequest(`an apply configuration must set apiVersion, kind and metadata.name; it lacks ${missing.join(', ')}`);
 }
+
+/** `force` named without a value forces, as upstream reads it. */
+const forceOf = (value: string | undefined): boolean => booleanParam('force', value, true) === true;
 
 function applyConflict(gr: { group: string; resource: string }, name: string, conflicts: readonly { owner: Ownership; path: string }[]): StatusError {
   const causes = conflicts.map(({ owner, path }) => ({
@@ -116,11 +127,12 @@ function mergeApplied(live: unknown, config: unknown, schema: Schema | undefined
   const out: JsonObject = structuredClone(live);
   for (const [key, value] of Object.entries(config)) {
     const fieldSchema = childSchema(schema, key);
-    if (Array.isArray(value) && Array.isArray(out[key])) {
+    const current = ownField(out, key);
+    if (Array.isArray(value) && Array.isArray(current)) {
       const listType = listTypeOf(schema, key, fieldSchema);
       if (listType.type === 'map' && value.every(isJsonObject)) {
         const items = itemSchema(fieldSchema);
-        const list = out[key] as unknown[];
+        const list = current;
         for (const item of value as JsonObject[]) {
           const id = itemKey(item, listType.keys);
           const at = list.findIndex((existing) => isJsonObject(existing) && itemKey(existing, listType.keys) === id);
@@ -130,12 +142,12 @@ function mergeApplied(live: unknown, config: unknown, schema: Schema | undefined
         continue;
       }
       if (listType.type === 'set') {
-        const list = out[key] as unknown[];
+        const list = current;
         for (const item of value) if (!list.some((v) => JSON.stringify(v) === JSON.stringify(item))) list.push(item);
         continue;
       }
     }
-    out[key] = mergeApplied(out[key], value, fieldSchema);
+    setField(out, key, mergeApplied(current, value, fieldSchema));
   }
   return out;
 }

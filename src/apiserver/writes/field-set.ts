@@ -1,4 +1,4 @@
-import { childSchema, itemSchema, listTypeOf, schemaNode, type Schema } from '../../api/index.js';
+import { childSchema, hasField, itemSchema, listTypeOf, ownField, schemaNode, setField, type Schema } from '../../api/index.js';
 import { isJsonObject, jsonEqual, type JsonObject } from './json-value.js';
 
 /**
@@ -74,7 +74,7 @@ function walk(value: unknown, parent: Schema | undefined, field: string, schema:
 /** `k:` element of an item: its key fields, in the declared order, as compact JSON. */
 export function itemKey(item: JsonObject, keys: readonly string[]): string {
   const out: JsonObject = {};
-  for (const key of keys) if (item[key] !== undefined) out[key] = item[key];
+  for (const key of keys) if (ownField(item, key) !== undefined) out[key] = item[key];
   return JSON.stringify(out);
 }
 
@@ -86,7 +86,12 @@ export function toFieldsV1(set: FieldSet): JsonObject {
   const sorted = [...set].sort();
   sorted.forEach((path, i) => {
     let node = root;
-    for (const element of splitPath(path)) node = (node[element] ??= {}) as JsonObject;
+    for (const element of splitPath(path)) {
+      // Own fields only: a client's managedFields may name `__proto__`, which must stay a key.
+      let child = ownField(node, element) as JsonObject | undefined;
+      if (child === undefined) setField(node, element, (child = {}));
+      node = child;
+    }
     // Sorted, a member's children follow it at once: it needs its "." when the next path is one.
     if (Object.keys(node).length > 0 || sorted[i + 1]?.startsWith(`${path}${SEP}`)) node['.'] = {};
   });
@@ -98,7 +103,7 @@ export function fromFieldsV1(fields: unknown): FieldSet {
   const visit = (node: unknown, path: string) => {
     if (!isJsonObject(node)) return;
     const children = Object.keys(node).filter((k) => k !== '.');
-    if (path !== '' && (children.length === 0 || '.' in node)) set.add(path);
+    if (path !== '' && (children.length === 0 || hasField(node, '.'))) set.add(path);
     for (const key of children) visit(node[key], path === '' ? key : `${path}${SEP}${key}`);
   };
   visit(fields, '');
@@ -114,12 +119,12 @@ export function valueAtPath(object: unknown, path: string): unknown {
     const kind = element.slice(0, 2);
     const rest = element.slice(2);
     if (kind === 'f:') {
-      if (!isJsonObject(current) || !(rest in current)) return MISSING;
+      if (!isJsonObject(current) || !hasField(current, rest)) return MISSING;
       current = current[rest];
     } else if (kind === 'k:') {
       if (!Array.isArray(current)) return MISSING;
       const key = JSON.parse(rest) as JsonObject;
-      const found = current.find((item) => isJsonObject(item) && Object.entries(key).every(([k, v]) => jsonEqual(item[k], v)));
+      const found = current.find((item) => isJsonObject(item) && Object.entries(key).every(([k, v]) => jsonEqual(ownField(item, k), v)));
       if (found === undefined) return MISSING;
       current = found;
     } else if (kind === 'v:') {
@@ -153,7 +158,7 @@ export function removePath(object: JsonObject, path: string): void {
   if (kind === 'f:' && isJsonObject(parent)) delete parent[rest];
   else if (kind === 'k:' && Array.isArray(parent)) {
     const key = JSON.parse(rest) as JsonObject;
-    const at = parent.findIndex((item) => isJsonObject(item) && Object.entries(key).every(([k, v]) => jsonEqual(item[k], v)));
+    const at = parent.findIndex((item) => isJsonObject(item) && Object.entries(key).every(([k, v]) => jsonEqual(ownField(item, k), v)));
     if (at >= 0) parent.splice(at, 1);
   } else if (kind === 'v:' && Array.isArray(parent)) {
     const value = JSON.parse(rest) as unknown;

@@ -1,4 +1,4 @@
-import { invalid } from '../../api/index.js';
+import { invalid, withDefaults } from '../../api/index.js';
 import type { HandlerContext } from '../handlers/context.js';
 import { namespaceType } from '../namespaces.js';
 import { objectKey, prepareForUpdate, type ApiObject } from '../objects.js';
@@ -33,7 +33,10 @@ export async function updateObject(
       ]);
     }
   }
-  const object = managedFieldsAfterUpdate(type, prepareForUpdate(strategyForUpdate(type, splitWrite(ctx, next, current), current), current), current, manager);
+  // Defaults before prepareForUpdate: a body without them is the same spec as the stored one
+  // that has them (no generation bump).
+  const defaulted = withDefaults(type, strategyForUpdate(type, splitWrite(ctx, next, current), current));
+  const object = managedFieldsAfterUpdate(type, prepareForUpdate(defaulted, current), current, manager);
   const key = objectKey(ctx.store, type, info.namespace, name);
   const revision = Number(current.metadata.resourceVersion);
   if (isRemovable(ctx, object)) {

@@ -5,7 +5,7 @@
  * (`stdin`, `stdout`, `stderr`, `tty`, `command`, `ports`) and the kubelet's own (`input`,
  * `output`, `error`, `port`), values `1` or `true`. Bad input is a BadRequest StatusError.
  */
-import { StatusError } from '../../api/index.js';
+import { parseBool, StatusError } from '../../api/index.js';
 
 export interface PodRef {
   readonly namespace: string;
@@ -34,7 +34,7 @@ function badRequest(message: string): StatusError {
 function flag(query: URLSearchParams, ...names: string[]): boolean {
   return names.some((name) => {
     const value = query.get(name);
-    return value === '1' || value === 'true';
+    return value !== null && parseBool(value) === true;
   });
 }
 
