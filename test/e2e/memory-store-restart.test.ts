@@ -49,10 +49,10 @@ describe('a memory-store API server restarted under a running informer and contr
     await client.create(builtin.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after' }, data: {} }, { namespace: 'default' });
     await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'fresh' } });
 
-    await eventually(() => informer!.store.get('default/after') !== undefined, 'the informer to see an object created after the restart', 60_000);
-    await eventually(async () => (await caOf('fresh')) !== undefined, 'the new namespace to get its kube-root-ca.crt', 60_000);
+    await eventually(() => informer!.store.get('default/after') !== undefined, 'the informer to see an object created after the restart', 30_000);
+    await eventually(async () => (await caOf('fresh')) !== undefined, 'the new namespace to get its kube-root-ca.crt', 30_000);
     // The informer's cache is the new server's: the objects of the old one are gone.
-    await eventually(() => informer!.store.get('default/before-0') === undefined, 'the relist to drop what the restart lost', 60_000);
+    await eventually(() => informer!.store.get('default/before-0') === undefined, 'the relist to drop what the restart lost', 30_000);
     expect(errors.some(isTooLargeResourceVersion)).toBe(true);
   });
 
