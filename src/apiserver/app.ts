@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry } from '../api/index.js';
 import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
@@ -19,7 +19,7 @@ import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from '../api/index.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
-import { installRequestGate } from './request-gate.js';
+import { requestGate } from './request-gate.js';
 import { FlowControl, type FlowControlOptions } from './flowcontrol/index.js';
 import { ApiServerMetrics, installMetrics, longRunningTracker, MeteredStore, watchCacheSamples } from './metrics/index.js';
 import { installAudit, type AuditOptions } from './audit/index.js';
@@ -134,7 +134,11 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   // A callback hook, not an async one: token authentication is synchronous, and on the hot path
   // an await per request is a measurable share of a GET.
   // Defined once rather than as a closure per request: a GET allocates as little as it can.
-  const accept = (request: FastifyRequest, path: string, user: UserInfo | undefined, done: HookHandlerDoneFunction): void => {
+  // Overload protection and the long-running gauge, applied once the user is known (request-gate.ts).
+  const flowControl = new FlowControl(options.flowControl);
+  flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
+  const gate = requestGate(app, flowControl, longRunningTracker(metrics));
+  const accept = (request: FastifyRequest, reply: FastifyReply, path: string, user: UserInfo | undefined, done: HookHandlerDoneFunction): void => {
     if (!user) return done(unauthorized('Unauthorized'));
     request.user = user;
     // Paths outside /api and /apis are non-resource requests (/version, /openapi/v3/...).
@@ -145,9 +149,9 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
         return done(error as Error);
       }
     }
-    done();
+    gate(request, reply, path, done);
   };
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const query = request.url.indexOf('?');
     const path = query < 0 ? request.url : request.url.slice(0, query);
     if (UNAUTHENTICATED.has(path)) return done();
@@ -157,13 +161,10 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     } catch (error) {
       return done(error as Error);
     }
-    if (result instanceof Promise) result.then((user) => accept(request, path, user, done), (error: Error) => done(error));
-    else accept(request, path, result, done);
+    if (result instanceof Promise) result.then((user) => accept(request, reply, path, user, done), (error: Error) => done(error));
+    else accept(request, reply, path, result, done);
   });
 
-  const flowControl = new FlowControl(options.flowControl);
-  flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
-  installRequestGate(app, flowControl, longRunningTracker(metrics));
   if (options.audit) installAudit(app, options.audit);
   installMetrics(app, metrics);
 
