@@ -1,5 +1,8 @@
 // Installs the external components the test suites run for real (and, with --node, what `svc up`'s
-// node needs, for npm start): etcd (Debian's etcd-server), and the node runtime — containerd, runc, the CNI plugins and a static busybox — then builds
+// node needs, for npm start): etcd (Debian's etcd-server), an image registry for the pull tests
+// (docker-registry, and apache2-utils' htpasswd for its bcrypt users), the Kubernetes Python
+// client (Debian's python3-kubernetes, a real client the e2e suite drives), and the node runtime —
+// containerd, runc, the CNI plugins and a static busybox — then builds
 // svc's local images from that busybox. Idempotent and quiet when everything is present. A
 // suite whose component is missing fails; it never skips.
 import { spawnSync } from 'node:child_process';
@@ -44,6 +47,29 @@ function provisionEtcd() {
   if (!aptInstall(['etcd-server']) || !has('etcd')) console.error('provision: etcd could not be installed; the etcd suites will fail');
 }
 
+/** The Kubernetes Python client, for Debian's python3 (test/e2e/python-client.test.ts runs /usr/bin/python3). */
+function provisionPythonClient() {
+  if (installed('python3-kubernetes')) return;
+  console.log('provision: installing python3-kubernetes (Debian)');
+  if (!aptInstall(['python3-kubernetes']) || !installed('python3-kubernetes')) {
+    console.error('provision: python3-kubernetes could not be installed; the Python client suite will fail');
+  }
+}
+
+/** The registry suites' real registry: Debian's docker-registry, htpasswd (bcrypt) from apache2-utils. */
+const REGISTRY_PACKAGES = [
+  { pkg: 'docker-registry', present: () => has('docker-registry') },
+  { pkg: 'apache2-utils', present: () => has('htpasswd') },
+];
+
+function provisionRegistry() {
+  const missing = REGISTRY_PACKAGES.filter((p) => !p.present());
+  if (missing.length === 0) return;
+  const names = missing.map((p) => p.pkg);
+  console.log(`provision: installing ${names.join(' ')} (Debian)`);
+  if (!aptInstall(names) || missing.some((p) => !p.present())) console.error('provision: the registry could not be installed; the registry suites will fail');
+}
+
 function provisionNodeRuntime() {
   const missing = NODE_PACKAGES.filter((p) => !p.present());
   if (missing.length === 0) return;
@@ -59,9 +85,13 @@ function buildImages() {
   if (built.status !== 0) console.error('provision: svc images could not be built; the containerd suites will fail');
 }
 
-/** `node`: only what `svc up`'s node needs (npm start); else everything the suites need too (etcd). */
+/** `node`: only what `svc up`'s node needs (npm start); else everything the suites need too (etcd, the registry, the Python client). */
 export function provision({ node = false } = {}) {
-  if (!node) provisionEtcd();
+  if (!node) {
+    provisionEtcd();
+    provisionRegistry();
+    provisionPythonClient();
+  }
   provisionNodeRuntime();
   buildImages();
 }

@@ -18,6 +18,8 @@ export const AUTHORIZATION_GROUP = 'authorization.svc.io';
 export const AUTHENTICATION_GROUP = 'authentication.svc.io';
 export const APIEXTENSIONS_GROUP = 'apiextensions.svc.io';
 export const ADMISSIONREGISTRATION_GROUP = 'admissionregistration.svc.io';
+/** APIService: which server serves each group-version (the aggregation layer). */
+export const APIREGISTRATION_GROUP = 'apiregistration.svc.io';
 /** The group of the Table and PartialObjectMetadata views. */
 export const META_GROUP = 'meta.svc.io';
 

@@ -14,6 +14,8 @@ export {
   type StatusListMeta,
   type StatusReason,
 } from './status-error.js';
+export { booleanParam, notABoolean, parseBool } from './boolean-param.js';
+export { hasField, ownField, setField } from './json-fields.js';
 export {
   alreadyExists,
   badRequest,
@@ -186,6 +188,7 @@ export {
 } from './kinds/index.js';
 export {
   ADMISSIONREGISTRATION_GROUP,
+  APIREGISTRATION_GROUP,
   APIEXTENSIONS_GROUP,
   APPS_GROUP,
   AUTHENTICATION_GROUP,
@@ -222,6 +225,8 @@ export { ResourceRegistry, type ApiGroupVersions, type RegistryChange } from './
 export { builtinRegistry, builtinTypes } from './builtin/index.js';
 export { reviewTypes } from './builtin/review-groups.js';
 export { customResourceDefinitionType } from './builtin/apiextensions.js';
+export { apiServiceType } from './builtin/apiregistration.js';
+export { apiServiceSchema, type APIService, type APIServiceCondition, type APIServiceSpec } from './kinds/index.js';
 export {
   customResourceDefinitionSchema,
   type CustomResourceColumn,
@@ -243,6 +248,7 @@ export {
   fieldTooMany,
   fieldTypeInvalid,
   formatValue,
+  inMessage,
   generateName,
   LABEL_VALUE_MAX,
   MAX_GENERATE_NAME_PREFIX,
@@ -260,6 +266,7 @@ export {
   type ValidationResult,
   withoutNulls,
 } from './validation/index.js';
+export { defaultPullPolicy, hasDefaults, withDefaults } from './defaults/index.js';
 export {
   escapeFieldValue,
   type FieldOperator,

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
-import { builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry } from '../api/index.js';
+import { badRequest, builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry } from '../api/index.js';
 import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
 import { cachedBoundObjects, type Authentication, type ServiceAccountTokens } from './authn/index.js';
@@ -17,12 +17,15 @@ import { CustomResourceDefinitions, serveCustomResourceDefinitions } from './crd
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from '../api/index.js';
+import { jsonBody } from './json-newline.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
+import { DEFAULT_CONNECTION_TIMEOUTS, serverTimeoutOptions, type ConnectionTimeouts } from './connection-timeouts.js';
 import { requestGate } from './request-gate.js';
 import { FlowControl, type FlowControlOptions } from './flowcontrol/index.js';
 import { ApiServerMetrics, installMetrics, longRunningTracker, MeteredStore, watchCacheSamples } from './metrics/index.js';
 import { installAudit, type AuditOptions } from './audit/index.js';
+import { Aggregator, serveApiServices, type AggregatorOptions } from './aggregation/index.js';
 
 export interface ApiServerOptions {
   /** The store objects live in (bytes: each object's JSON). */
@@ -33,6 +36,8 @@ export interface ApiServerOptions {
   registry?: ResourceRegistry;
   /** Largest accepted request body (default 3 MiB; larger → 413). */
   maxRequestBodyBytes?: number;
+  /** How long a client may take to send a request's head, and all of it (`--request-header-timeout`, `--request-body-timeout`). */
+  connectionTimeouts?: ConnectionTimeouts | undefined;
   /** Enabled feature gates (`--feature-gates`). */
   featureGates?: Readonly<Record<string, boolean>>;
   /** pino logger options, or false for none. */
@@ -76,6 +81,8 @@ export interface ApiServerOptions {
   flowControl?: FlowControlOptions | undefined;
   /** The audit policy and where its events go (`--audit-policy-file`, `--audit-log-path`); absent: no audit. */
   audit?: AuditOptions | undefined;
+  /** The aggregation layer: the front-proxy client certificate, check interval and timeout (docs/aggregation.md). */
+  aggregation?: Pick<AggregatorOptions, 'proxyClient' | 'checkIntervalMs' | 'timeoutMs'> | undefined;
 }
 
 declare module 'fastify' {
@@ -94,10 +101,12 @@ const UNAUTHENTICATED = new Set(['/healthz', '/livez', '/readyz']);
 const bodyTypes = (cbor: boolean): string[] => [...JSON_BODY_TYPES, ...YAML_BODY_TYPES, ...PROTOBUF_BODY_TYPES, ...(cbor ? CBOR_BODY_TYPES : [])];
 
 /** Node's TLS options: with a client CA, certificates are requested, and checked by authentication, not the handshake. */
-function httpsOptions({ key, cert, clientCa }: NonNullable<ApiServerOptions['https']>) {
+function httpsOptions({ key, cert, clientCa }: NonNullable<ApiServerOptions['https']>, timeouts: ConnectionTimeouts) {
+  // A TLS handshake is part of reading the request head.
+  const base = { key, cert, ...serverTimeoutOptions(timeouts), handshakeTimeout: timeouts.headerMs };
   // rejectUnauthorized: false keeps the handshake going with a bad certificate, so the client gets
   // a 401 Status it can read rather than a reset connection; `socket.authorized` says what OpenSSL found.
-  return clientCa ? { key, cert, ca: clientCa, requestCert: true, rejectUnauthorized: false } : { key, cert };
+  return clientCa ? { ...base, ca: clientCa, requestCert: true, rejectUnauthorized: false } : base;
 }
 
 /** Builds the API server without listening: the entry point calls `listen`, tests call `inject`. */
@@ -107,10 +116,15 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   options = { ...options, store: meteredStore };
   const registry = options.registry ?? builtinRegistry();
   serveCustomResourceDefinitions(registry);
+  const timeouts = options.connectionTimeouts ?? DEFAULT_CONNECTION_TIMEOUTS;
+  serveApiServices(registry);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
-    ...(options.https ? { https: httpsOptions(options.https) } : {}),
+    requestTimeout: serverTimeoutOptions(timeouts).requestTimeout,
+    ...(options.https ? { https: httpsOptions(options.https, timeouts) } : { http: serverTimeoutOptions(timeouts) }),
+    // A URL Fastify cannot decode (`%zz`) is a 400 Status too, not Fastify's own error shape.
+    frameworkErrors: (error, _request, reply) => void sendStatus(reply, badRequest(`the request URL is not valid: ${error.message}`)),
   }) as unknown as FastifyInstance;
 
   const BODY_TYPES = bodyTypes(options.featureGates?.['CBORServingAndStorage'] === true);
@@ -131,13 +145,13 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   const authorizer = chainAuthorizers(modes, rbac);
 
   app.decorateRequest('user', undefined);
-  // A callback hook, not an async one: token authentication is synchronous, and on the hot path
-  // an await per request is a measurable share of a GET.
-  // Defined once rather than as a closure per request: a GET allocates as little as it can.
   // Overload protection and the long-running gauge, applied once the user is known (request-gate.ts).
   const flowControl = new FlowControl(options.flowControl);
   flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
   const gate = requestGate(app, flowControl, longRunningTracker(metrics));
+  // A callback hook, not an async one: token authentication is synchronous, and on the hot path
+  // an await per request is a measurable share of a GET.
+  // Defined once rather than as a closure per request: a GET allocates as little as it can.
   const accept = (request: FastifyRequest, reply: FastifyReply, path: string, user: UserInfo | undefined, done: HookHandlerDoneFunction): void => {
     if (!user) return done(unauthorized('Unauthorized'));
     request.user = user;
@@ -169,15 +183,15 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   installMetrics(app, metrics);
 
   for (const path of UNAUTHENTICATED) app.get(path, async (_req, reply) => reply.type('text/plain').send('ok'));
-  app.get('/version', async (_req, reply) => reply.type('application/json').send(JSON.stringify(versionInfo(options.version ?? SVC_VERSION))));
-  app.get('/openapi/v3', async (_req, reply) => reply.type('application/json').send(JSON.stringify(openApiRoot(registry))));
+  app.get('/version', async (_req, reply) => reply.type('application/json').send(jsonBody(versionInfo(options.version ?? SVC_VERSION))));
+  app.get('/openapi/v3', async (_req, reply) => reply.type('application/json').send(jsonBody(openApiRoot(registry))));
   app.get('/openapi/v3/*', async (request, reply) => {
     const rest = (request.params as { '*': string })['*'].split('/');
     const [prefix, a, b] = rest;
     const doc =
       prefix === 'api' && a && !b ? openApiDocument(registry, '', a) : prefix === 'apis' && a && b ? openApiDocument(registry, a, b) : undefined;
     if (!doc) throw pathNotFound();
-    return reply.type('application/json').send(JSON.stringify(doc));
+    return reply.type('application/json').send(jsonBody(doc));
   });
 
   const caches = new ResourceCaches({
@@ -197,9 +211,14 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     events: (type) => metrics.watchEvents(type.group, type.version, type.kind),
   };
   metrics.readFrom({ inflight: (kind) => flowControl.inflight(kind), watchCaches: watchCacheSamples(registry, caches) });
+  // Requests for aggregated group-versions leave here, after authentication (its hook came first).
+  // Made before CRDs are served: the groups served now are the built-in ones.
+  const aggregator = new Aggregator({ store: options.store, registry, caches, authorizer, ...options.aggregation });
+  app.addHook('onRequest', aggregator.onRequest);
   // Watches never end by themselves: closing the server ends them, or it would wait for them.
   const customResources = new CustomResourceDefinitions({ store: options.store, registry, caches });
   app.addHook('preClose', async () => {
+    aggregator.stop();
     customResources.stop();
     caches.stop();
     rbac?.stop();
@@ -221,6 +240,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     serviceAccountTokens: options.serviceAccountTokens,
     authorizer,
     virtual: virtualResources(registry, { authorizer, rbac, authenticate: options.authenticate }),
+    aggregatedGroups: () => aggregator.remoteGroups(),
   });
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
   for (const url of ['/api', '/api/*', '/apis', '/apis/*']) app.route({ method: [...methods], url, handler: route });
@@ -228,7 +248,9 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   await ensureSystemNamespaces(options.store, registry);
   if (rbac) await reconcileBootstrapPolicy(options.store, registry);
   await customResources.start();
+  await aggregator.prepare();
   await caches.start();
+  aggregator.start();
   rbac?.follow(caches, registry);
   await admission.start();
   return app;

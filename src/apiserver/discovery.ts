@@ -1,4 +1,4 @@
-import { upstreamGroupAlias, upstreamGroupName, type ResourceRegistry, type ResourceType } from '../api/index.js';
+import { upstreamGroupAlias, upstreamGroupName, type ApiGroupVersions, type ResourceRegistry, type ResourceType } from '../api/index.js';
 import { subresourceEntries, virtualResources } from './subresources/index.js';
 
 /**
@@ -33,9 +33,10 @@ function groupDocument(registry: ResourceRegistry, name: string) {
 /**
  * Every group, svc's names first, then each `*.svc.io` group again under its upstream
  * `*.k8s.io` name, so that unmodified Kubernetes manifests and clients find the kinds they name.
- * (A resource both serve resolves to svc's name first, by this order.)
+ * (A resource both serve resolves to svc's name first, by this order.) The groups of aggregated
+ * servers (`aggregated`, docs/aggregation.md) come last.
  */
-export function apiGroupList(registry: ResourceRegistry) {
+export function apiGroupList(registry: ResourceRegistry, aggregated: readonly ApiGroupVersions[] = []) {
   const own = registry
     .groups()
     .filter((g) => g.name !== '')
@@ -44,7 +45,16 @@ export function apiGroupList(registry: ResourceRegistry) {
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: [...own, ...upstream].map((name) => groupDocument(registry, name)!),
+    groups: [...[...own, ...upstream].map((name) => groupDocument(registry, name)!), ...aggregated.map(aggregatedGroupDocument)],
+  };
+}
+
+/** A group aggregated servers serve, as `/apis` lists it. */
+export function aggregatedGroupDocument(group: ApiGroupVersions) {
+  return {
+    name: group.name,
+    versions: group.versions.map((version) => ({ groupVersion: `${group.name}/${version}`, version })),
+    preferredVersion: { groupVersion: `${group.name}/${group.preferredVersion}`, version: group.preferredVersion },
   };
 }
 
@@ -53,26 +63,35 @@ export function apiGroup(registry: ResourceRegistry, name: string) {
   return doc && { kind: 'APIGroup', apiVersion: 'v1', ...doc };
 }
 
-function resourceEntry(type: ResourceType) {
+/**
+ * A resource's discovery entry. `shortNames: false` under a group's upstream name: kubectl
+ * collects short names from every group and warns (`short name "crd" could also match lower
+ * priority resource …`) when one names resources of two groups, so each short name is advertised
+ * once, under svc's own name. That is the group kubectl resolves the full resource name to as
+ * well (discovery lists svc's names first), so `crd` and `customresourcedefinitions` agree.
+ */
+function resourceEntry(type: ResourceType, shortNames = true) {
   return {
     name: type.resource,
     singularName: type.singular,
     namespaced: type.namespaced,
     kind: type.kind,
     verbs: type.verbs,
-    ...(type.shortNames.length ? { shortNames: type.shortNames } : {}),
+    ...(shortNames && type.shortNames.length ? { shortNames: type.shortNames } : {}),
     ...(type.categories?.length ? { categories: type.categories } : {}),
   };
 }
 
 export function apiResourceList(registry: ResourceRegistry, group: string, version: string) {
-  const types = registry.resourcesOf(upstreamGroupAlias(group), version);
+  const own = upstreamGroupAlias(group);
+  const types = registry.resourcesOf(own, version);
   if (types.length === 0) return undefined;
+  const shortNames = own === group;
   return {
     kind: 'APIResourceList',
     apiVersion: 'v1',
     groupVersion: group === '' ? version : `${group}/${version}`,
-    resources: [...types.flatMap((type) => [resourceEntry(type), ...subresourceEntries(type)]), ...virtualResources(group, version, registry)],
+    resources: [...types.flatMap((type) => [resourceEntry(type, shortNames), ...subresourceEntries(type)]), ...virtualResources(group, version, registry)],
   };
 }
 

@@ -208,9 +208,9 @@ export async function ensureServingCertificateFiles(dir: string, name: string, c
   return ensureLeafFiles(dir, name, `CN=${commonName}`, x509.ExtendedKeyUsage.serverAuth, names);
 }
 
-async function ensureLeafFiles(dir: string, name: string, subject: string, usage: string, names: ServingNames | undefined): Promise<ClientCertificateFiles> {
+async function ensureLeafFiles(dir: string, name: string, subject: string, usage: string, names: ServingNames | undefined, caName = 'ca'): Promise<ClientCertificateFiles> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const ca = await loadOrCreateCa(join(dir, 'ca.crt'), join(dir, 'ca.key'));
+  const ca = await loadOrCreateCa(join(dir, `${caName}.crt`), join(dir, `${caName}.key`));
   const files = { certFile: join(dir, `${name}.crt`), keyFile: join(dir, `${name}.key`) };
   const [certPem, keyPem] = await Promise.all([readOptional(files.certFile), readOptional(files.keyFile)]);
   const usable =
@@ -223,6 +223,32 @@ async function ensureLeafFiles(dir: string, name: string, subject: string, usage
   await writePrivateFile(files.keyFile, issued.key);
   await writePublicFile(files.certFile, issued.cert);
   return files;
+}
+
+/** The front proxy's identity: the CA aggregated servers trust, and the client certificate it signs. */
+export interface FrontProxyPki {
+  /** PEM of the front-proxy CA (the default `--requestheader-client-ca-file`). */
+  readonly caPem: string;
+  readonly caFile: string;
+  /** PEM client certificate and key the API server presents to aggregated servers. */
+  readonly cert: string;
+  readonly key: string;
+}
+
+/** The common name of the generated front-proxy client certificate (the default `--requestheader-allowed-names`). */
+export const FRONT_PROXY_CLIENT = 'front-proxy-client';
+
+/**
+ * A CA of its own for the front proxy (`front-proxy-ca.crt`), kept apart from the cluster CA as
+ * kubeadm does: an aggregated server that trusts it trusts only the API server's proxied requests,
+ * not every client the cluster CA signed. The client certificate `front-proxy-client.crt` is
+ * signed by it; both live in `dir` (`<data-dir>/pki`) and are reissued like the others.
+ */
+export async function ensureFrontProxyPki(dir: string): Promise<FrontProxyPki> {
+  const files = await ensureLeafFiles(dir, FRONT_PROXY_CLIENT, `CN=${FRONT_PROXY_CLIENT}`, x509.ExtendedKeyUsage.clientAuth, undefined, 'front-proxy-ca');
+  const caFile = join(dir, 'front-proxy-ca.crt');
+  const [caPem, cert, key] = await Promise.all([readFile(caFile, 'utf8'), readFile(files.certFile, 'utf8'), readFile(files.keyFile, 'utf8')]);
+  return { caPem, caFile, cert, key };
 }
 
 /** The certificate is the key's, signed by the CA, not near expiry, and names `subject`. */

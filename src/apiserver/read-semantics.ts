@@ -1,4 +1,4 @@
-import { badRequest } from '../api/index.js';
+import { badRequest, booleanParam } from '../api/index.js';
 
 /**
  * The resourceVersion tables of the resource API, as data: which state a get, list or watch
@@ -116,16 +116,9 @@ export function planWatch(query: ReadQuery, gates: { readonly watchList?: boolea
     return { start: { kind: 'Exact', revision }, initialEvents: false, watchList: false };
   }
   if (gates.watchList === false) throw badRequest('sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
-  const initial = parseBoolean(sendInitial, 'sendInitialEvents');
+  const initial = booleanParam('sendInitialEvents', sendInitial)!;
   if (match !== 'NotOlderThan') throw badRequest('sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
   const start: WatchPlan['start'] =
     revision === undefined ? { kind: 'MostRecent' } : revision === 0 ? { kind: 'Any' } : initial ? { kind: 'NotOlderThan', revision } : { kind: 'Exact', revision };
   return { start, initialEvents: initial, watchList: initial };
-}
-
-/** A boolean query parameter: `true`/`1` or `false`/`0` (400 otherwise). */
-export function parseBoolean(text: string, name: string): boolean {
-  if (text === 'true' || text === '1') return true;
-  if (text === 'false' || text === '0') return false;
-  throw badRequest(`${name} ${JSON.stringify(text)} is not valid: it must be true or false`);
 }

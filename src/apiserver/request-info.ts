@@ -1,3 +1,5 @@
+import { badRequest, parseBool } from '../api/index.js';
+
 /**
  * What a resource request addresses, read from its path and method before anything else runs
  * (authorization and the handlers branch on it).
@@ -24,7 +26,11 @@ export type DiscoveryPath =
 // Subresources of a namespace itself, which would otherwise read as a resource type inside it.
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
-const isTrue = (value: unknown) => value === '1' || value === 'true';
+// `watch` as strconv.ParseBool reads it; a text it cannot read is refused by the router (400).
+const isTrue = (value: unknown): boolean => {
+  const text = Array.isArray(value) ? value[value.length - 1] : value;
+  return typeof text === 'string' && parseBool(text) === true;
+};
 
 /** Parses `/api/...` and `/apis/...`; undefined when the path is neither a resource nor discovery. */
 export function parseRequestPath(
@@ -33,38 +39,46 @@ export function parseRequestPath(
   query: Readonly<Record<string, unknown>>,
 ): RequestInfo | DiscoveryPath | undefined {
   // Index arithmetic rather than shift/splice/destructuring: this runs on every request.
+  // parts[0] is the empty text before the leading `/`.
   const split = path.split('/');
-  // Empty segments dropped in place: one array per request, not two.
-  let kept = 0;
-  for (let i = 0; i < split.length; i++) if (split[i]!.length > 0) split[kept++] = split[i]!;
-  split.length = kept;
-  const parts = path.includes('%') ? split.map(decodeURIComponent) : split;
-  const prefix = parts[0];
+  const parts = path.includes('%') ? decodeSegments(split) : split;
+  // A discovery path may end in `/` (`/apis/`); a resource path may not (below).
+  const trailing = parts.length > 2 && parts[parts.length - 1] === '';
+  const end = trailing ? parts.length - 1 : parts.length;
   let at = 1;
+  const prefix = parts[at++];
   let group = '';
   if (prefix === 'api') {
-    if (parts.length === 1) return { kind: 'versions' };
+    if (end === at) return { kind: 'versions' };
   } else if (prefix === 'apis') {
-    if (parts.length === 1) return { kind: 'groups' };
+    if (end === at) return { kind: 'groups' };
     group = parts[at++]!;
-    if (parts.length === at) return { kind: 'group', group };
+    if (group === '') return undefined;
+    if (end === at) return { kind: 'group', group };
   } else {
     return undefined;
   }
   const version = parts[at++]!;
-  if (parts.length === at) return { kind: 'resources', group, version };
+  if (version === '') return undefined;
+  if (end === at) return { kind: 'resources', group, version };
 
   let namespace: string | undefined;
-  if (parts[at] === 'namespaces' && parts.length - at >= 3 && !NAMESPACE_SUBRESOURCES.has(parts[at + 2]!)) {
+  if (parts[at] === 'namespaces' && end - at >= 3 && !NAMESPACE_SUBRESOURCES.has(parts[at + 2]!)) {
     namespace = parts[at + 1];
     at += 2;
   }
   // Only a proxy carries a path of its own after the subresource (`pods/x/proxy/healthz`).
-  if (parts.length - at > 3 && parts[at + 2] !== 'proxy') return undefined;
-  const resource = parts[at];
-  const name = parts[at + 1];
-  const subresource = parts[at + 2];
+  if (end - at > 3 && parts[at + 2] !== 'proxy') return undefined;
+  // Read within `end`: a trailing `/` is not an empty name.
+  const resource = at < end ? parts[at] : undefined;
+  const name = at + 1 < end ? parts[at + 1] : undefined;
+  const subresource = at + 2 < end ? parts[at + 2] : undefined;
   if (resource === undefined) return undefined;
+  // An empty namespace, resource, name or subresource (`…/configmaps/`, `…/namespaces//pods`) is
+  // no address at all: never the collection, which would turn a DELETE into a deletecollection
+  // (issue #29). Only a proxy's own path (`pods/x/proxy/`, `…/proxy/a//b`) may hold empty segments.
+  for (let i = 1, last = Math.min(end, at + 3); i < last; i++) if (parts[i] === '') return undefined;
+  if (trailing && subresource !== 'proxy') return undefined;
 
   let verb: RequestInfo['verb'];
   switch (method) {
@@ -93,6 +107,15 @@ export function parseRequestPath(
 }
 
 const STREAMING = new Set(['exec', 'attach', 'portforward']);
+
+/** Percent-decoded path segments; an escape that decodes to no UTF-8 text is a 400. */
+function decodeSegments(segments: readonly string[]): string[] {
+  try {
+    return segments.map(decodeURIComponent);
+  } catch {
+    throw badRequest('the request path holds a percent-escape that is not valid UTF-8');
+  }
+}
 
 export const isRequestInfo = (value: RequestInfo | DiscoveryPath): value is RequestInfo => 'verb' in value;
 

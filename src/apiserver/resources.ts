@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, methodNotAllowed, StatusError, upstreamGroupAlias, type ResourceRegistry, type ResourceType } from '../api/index.js';
+import { badRequest, booleanParam, methodNotAllowed, StatusError, upstreamGroupAlias, type ApiGroupVersions, type ResourceRegistry, type ResourceType } from '../api/index.js';
 import { authorizeApiRequest, type Authorizer } from './authz/index.js';
 import type { Store } from '../storage/index.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
@@ -21,9 +21,7 @@ import { isRequestInfo, parseRequestPath, type RequestInfo } from './request-inf
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { upstreamRenamer } from './upstream-names.js';
 import { subresourceHandler, virtualEndpoint } from './subresources/index.js';
-
-/** What `watch=` may say; anything else is a 400 rather than a silent list. */
-const WATCH_VALUES = new Set(['', '1', 'true', '0', 'false']);
+import { jsonBody } from './json-newline.js';
 
 const HANDLERS: Partial<Record<RequestInfo['verb'], Handler>> = {
   get: getObject,
@@ -51,6 +49,8 @@ export interface ResourceRouterOptions {
   authorizer?: Authorizer | undefined;
   /** The create handlers of the virtual types (access and token reviews). */
   virtual?: ReadonlyMap<ResourceType, Handler> | undefined;
+  /** The groups aggregated servers serve, listed in `/apis` after the local ones (aggregation/). */
+  aggregatedGroups?: (() => readonly ApiGroupVersions[]) | undefined;
 }
 
 /**
@@ -76,18 +76,19 @@ export function resourceRouter(options: ResourceRouterOptions) {
         parsed.kind === 'versions'
           ? apiVersions(host)
           : parsed.kind === 'groups'
-            ? apiGroupList(registry)
+            ? apiGroupList(registry, options.aggregatedGroups?.())
             : parsed.kind === 'group'
               ? apiGroup(registry, parsed.group)
               : apiResourceList(registry, parsed.group, parsed.version);
       if (!doc) throw pathNotFound();
-      return reply.type('application/json').send(JSON.stringify(doc));
+      return reply.type('application/json').send(jsonBody(doc));
     }
 
-    const watchParam = (request.query as Record<string, unknown>)['watch'];
-    if (watchParam !== undefined && !WATCH_VALUES.has(String(watchParam))) {
-      throw badRequest(`watch ${JSON.stringify(String(watchParam))} is not valid: it must be true, false, 1 or 0`);
-    }
+    // Options every verb reads, checked before anything is done: a `watch` that is no boolean is
+    // a 400 rather than a silent list, a bad `pretty` a 400 rather than a write answered with one.
+    const query = request.query as Record<string, unknown>;
+    booleanParam('watch', query['watch'], false);
+    booleanParam('pretty', query['pretty'], false);
     const info: RequestInfo = parsed.group.endsWith('.k8s.io') ? { ...parsed, group: upstreamGroupAlias(parsed.group) } : parsed;
     // A request under an upstream group name is answered under that name (upstream-names.ts).
     const rename = info === parsed ? undefined : upstreamRenamer(info.group);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { openStore, type BackendName } from '../storage/index.js';
 import { buildApp } from './app.js';
 import type { NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
+import type { ConnectionTimeouts } from './connection-timeouts.js';
 import {
   ADMIN_USER,
   anonymousAllowed,
@@ -22,7 +23,9 @@ import {
 import type { AuthorizationMode } from './authz/index.js';
 import { AuditLogFile, parseAuditPolicy } from './audit/index.js';
 import type { FlowControlOptions } from './flowcontrol/index.js';
-import { ensurePki, loadServingCertificate, servingNames } from './pki.js';
+import { ensureFrontProxyPki, ensurePki, FRONT_PROXY_CLIENT, loadServingCertificate, servingNames } from './pki.js';
+import type { RequestHeaderOptions } from './authn/index.js';
+import type { ProxyClientCertificate } from './aggregation/index.js';
 
 /**
  * Running the API server for real: TLS material, tokens, the store and `listen`. `buildApp`
@@ -61,6 +64,8 @@ export interface ApiServerConfig {
   /** `--authorization-mode` (default RBAC). */
   readonly authorization?: readonly AuthorizationMode[] | undefined;
   readonly maxRequestBodyBytes?: number | undefined;
+  /** `--request-header-timeout` and `--request-body-timeout`. */
+  readonly connectionTimeouts?: ConnectionTimeouts | undefined;
   readonly minRequestTimeoutSeconds?: number | undefined;
   readonly watchHistoryWindowMs?: number | undefined;
   readonly bookmarkIntervalMs?: number | undefined;
@@ -77,6 +82,25 @@ export interface ApiServerConfig {
   readonly audit?: AuditConfig | undefined;
   /** `--node-agent-client-certificate`, `--node-agent-client-key`, `--node-agent-certificate-authority` (PEM files), `--node-agent-timeout`. */
   readonly nodeAgent?: NodeAgentClientConfig | undefined;
+  /** `--requestheader-*`: which front proxies may name the user in headers (docs/aggregation.md). */
+  readonly requestHeader?: RequestHeaderConfig | undefined;
+  /** `--proxy-client-cert-file` / `--proxy-client-key-file`: the certificate presented to aggregated servers. */
+  readonly proxyClient?: { readonly certFile: string; readonly keyFile: string } | undefined;
+  /** How often remote APIServices are checked (default 10 s; no flag: tests set it). */
+  readonly aggregatorCheckIntervalMs?: number | undefined;
+}
+
+/**
+ * Requestheader authentication. Without `clientCaFile` the generated front-proxy CA
+ * (`<data-dir>/pki/front-proxy-ca.crt`) is trusted, for the names in `allowedNames`, default
+ * its client certificate's `front-proxy-client`.
+ */
+export interface RequestHeaderConfig {
+  readonly clientCaFile?: string | undefined;
+  readonly allowedNames?: readonly string[] | undefined;
+  readonly usernameHeaders?: readonly string[] | undefined;
+  readonly groupHeaders?: readonly string[] | undefined;
+  readonly extraHeadersPrefixes?: readonly string[] | undefined;
 }
 
 export interface AuditConfig {
@@ -103,6 +127,32 @@ async function nodeAgentProxyOptions(config: NodeAgentClientConfig | undefined):
     certificateAuthority: await read(config?.certificateAuthorityFile),
     timeoutMs: config?.timeoutMs,
   };
+}
+
+/**
+ * The front proxy's two halves: who may name users in headers here, and the certificate this
+ * server presents to aggregated servers. When the server is its own CA (no --tls-cert-file),
+ * what the flags do not give comes from a generated front-proxy CA in `<data-dir>/pki`, as
+ * kubeadm sets a cluster up; with a given serving certificate, only the flags count.
+ */
+async function frontProxyOptions(config: ApiServerConfig): Promise<{ requestHeader?: RequestHeaderOptions; proxyClient?: ProxyClientCertificate }> {
+  const given = config.requestHeader ?? {};
+  const needGenerated = config.tls === undefined && (given.clientCaFile === undefined || config.proxyClient === undefined);
+  const generated = needGenerated ? await ensureFrontProxyPki(join(config.dataDir, 'pki')) : undefined;
+  const clientCa = given.clientCaFile !== undefined ? await readClientCa(given.clientCaFile, '--requestheader-client-ca-file') : generated?.caPem;
+  const requestHeader: RequestHeaderOptions | undefined = clientCa
+    ? {
+        clientCa,
+        allowedNames: given.allowedNames ?? (given.clientCaFile === undefined ? [FRONT_PROXY_CLIENT] : []),
+        usernameHeaders: given.usernameHeaders,
+        groupHeaders: given.groupHeaders,
+        extraHeaderPrefixes: given.extraHeadersPrefixes,
+      }
+    : undefined;
+  const proxyClient = config.proxyClient
+    ? { cert: await readFile(config.proxyClient.certFile, 'utf8'), key: await readFile(config.proxyClient.keyFile, 'utf8') }
+    : generated && { cert: generated.cert, key: generated.key };
+  return { ...(requestHeader ? { requestHeader } : {}), ...(proxyClient ? { proxyClient } : {}) };
 }
 
 export interface ServingApiServer {
@@ -148,6 +198,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
   const adminToken = await ensureAdminToken(config.dataDir);
   const fileTokens = config.tokenAuthFile !== undefined ? await readTokenFile(config.tokenAuthFile) : [];
   const clientCa = config.clientCaFile !== undefined ? await readClientCa(config.clientCaFile) : undefined;
+  const frontProxy = await frontProxyOptions(config);
   const nodeAgentProxy = await nodeAgentProxyOptions(config.nodeAgent);
   const auditPolicy = config.audit ? parseAuditPolicy(await readFile(config.audit.policyFile, 'utf8'), config.audit.policyFile) : undefined;
   const signingKey =
@@ -165,6 +216,8 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
   const anonymous = anonymousAllowed(config.anonymousAuth ?? true, config.authorization ?? ['RBAC']);
   const authentication = unionAuthenticator({
     clientCertificates: clientCa !== undefined,
+    clientCa,
+    requestHeader: frontProxy.requestHeader,
     tokens: [...fileTokens, { token: adminToken, user: ADMIN_USER }],
     serviceAccounts: serviceAccountTokens,
     anonymous: anonymous.allowed,
@@ -194,6 +247,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       authenticateToken: authentication.authenticateToken,
       serviceAccountTokens,
       maxRequestBodyBytes: config.maxRequestBodyBytes,
+      connectionTimeouts: config.connectionTimeouts,
       minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
       watchHistoryWindowMs: config.watchHistoryWindowMs,
       bookmarkIntervalMs: config.bookmarkIntervalMs,
@@ -205,7 +259,9 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       flowControl: config.flowControl,
       ...(auditLog && auditPolicy ? { audit: { policy: auditPolicy, sink: auditLog } } : {}),
       logger: { level: logLevel(config.verbosity ?? 0), stream: config.logStream ?? process.stderr },
-      https: { cert: serving.cert, key: serving.key, clientCa },
+      // The handshake trusts both client CAs; authentication tells which one signed (authn/issued-by.ts).
+      https: { cert: serving.cert, key: serving.key, clientCa: [clientCa, frontProxy.requestHeader?.clientCa].filter((pem) => pem !== undefined).join('\n') || undefined },
+      aggregation: { proxyClient: frontProxy.proxyClient, checkIntervalMs: config.aggregatorCheckIntervalMs },
       // Derived from persisted state, so continue tokens stay good across a restart.
       continueTokenKey: createHash('sha256').update('svc continue tokens\n').update(adminToken).digest(),
     });

@@ -122,6 +122,18 @@ export const apiServerFlags = defineFlags({
     meaning: 'The largest request body accepted; larger requests are answered 413.',
     validate: (n) => (n > 0 ? undefined : 'must be positive'),
   }),
+  'request-header-timeout': flag.duration({
+    default: 32_000,
+    meaning:
+      "How long a client has to send a request's head (its TLS handshake included), from the connection's first byte or the end of its previous request. A client still sending then is answered 408 and its connection closed (kube-apiserver's read-header timeout).",
+    validate: (ms) => (ms > 0 ? undefined : 'must be positive'),
+  }),
+  'request-body-timeout': flag.duration({
+    default: 60_000,
+    meaning:
+      'How long a client has to send a whole request, head and body, from its first byte (at least --request-header-timeout). A client still sending then is answered 408 and its connection closed. Once the request is in, its answer may take as long as it needs: watches, logs and upgraded streams (exec, attach, port-forward) are not cut.',
+    validate: (ms) => (ms > 0 ? undefined : 'must be positive'),
+  }),
   'min-request-timeout': flag.int({
     default: 1800,
     valueName: 'seconds',
@@ -213,6 +225,37 @@ export const apiServerFlags = defineFlags({
     meaning: 'Remove rotated audit log files older than this many days. 0: keep them whatever their age.',
     validate: (n) => (n >= 0 ? undefined : 'must not be negative'),
   }),
+  'requestheader-client-ca-file': flag.string({
+    valueName: 'path',
+    meaning:
+      'PEM CA bundle a front proxy\'s client certificate must chain to before its --requestheader-username-headers are believed (the API server itself, in front of aggregated servers, is one). Default: the front-proxy CA generated in <data-dir>/pki/front-proxy-ca.crt.',
+  }),
+  'requestheader-allowed-names': flag.stringSlice({
+    valueName: 'names',
+    meaning:
+      'Common names a front proxy\'s client certificate may have; empty allows any the CA signed. Default: front-proxy-client with the generated CA, empty with --requestheader-client-ca-file.',
+  }),
+  'requestheader-username-headers': flag.stringSlice({
+    default: ['X-Remote-User'],
+    valueName: 'headers',
+    meaning: 'Headers a verified front proxy names the user in; the first one present wins.',
+  }),
+  'requestheader-group-headers': flag.stringSlice({
+    default: ['X-Remote-Group'],
+    valueName: 'headers',
+    meaning: 'Headers a verified front proxy names the user\'s groups in; every value of each counts.',
+  }),
+  'requestheader-extra-headers-prefix': flag.stringSlice({
+    default: ['X-Remote-Extra-'],
+    valueName: 'prefixes',
+    meaning: 'Header prefixes a verified front proxy passes the user\'s extra attributes in; the rest of the name (percent-decoded, lowercased) is the key.',
+  }),
+  'proxy-client-cert-file': flag.string({
+    valueName: 'path',
+    meaning:
+      'PEM client certificate the API server presents to aggregated API servers when it proxies to them (their --requestheader-client-ca-file must trust its CA). Default: <data-dir>/pki/front-proxy-client.crt, signed by the generated front-proxy CA.',
+  }),
+  'proxy-client-key-file': flag.string({ valueName: 'path', meaning: 'PEM private key of --proxy-client-cert-file.' }),
   v: flag.int({
     short: 'v',
     default: 0,
@@ -256,6 +299,10 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
   if (flags.auditLogPath !== undefined && flags.auditPolicyFile === undefined) {
     throw new FlagError('--audit-policy-file is required with --audit-log-path: the policy says what is logged', '--audit-policy-file');
   }
+  if ((flags.proxyClientCertFile === undefined) !== (flags.proxyClientKeyFile === undefined)) {
+    const missing = flags.proxyClientCertFile === undefined ? '--proxy-client-cert-file' : '--proxy-client-key-file';
+    throw new FlagError(`${missing} is required when the other of --proxy-client-cert-file/--proxy-client-key-file is given`, missing);
+  }
   const both = flags.enableAdmissionPlugins.find((name) => flags.disableAdmissionPlugins.includes(name));
   if (both !== undefined) {
     throw new FlagError(`${both} is both enabled and disabled: name it in only one of --enable-admission-plugins and --disable-admission-plugins`, '--disable-admission-plugins');
@@ -282,6 +329,7 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     authorization: parseAuthorizationModes(flags.authorizationMode.join(',')),
     featureGates: resolveFeatureGates(flags.featureGates),
     maxRequestBodyBytes: flags.maxRequestBodyBytes,
+    connectionTimeouts: { headerMs: flags.requestHeaderTimeout, bodyMs: flags.requestBodyTimeout },
     minRequestTimeoutSeconds: flags.minRequestTimeout,
     watchHistoryWindowMs: flags.watchHistoryWindow,
     bookmarkIntervalMs: flags.watchBookmarkInterval,
@@ -300,6 +348,16 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
         }
       : {}),
     admissionPlugins: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins },
+    requestHeader: {
+      clientCaFile: flags.requestheaderClientCaFile,
+      ...(flags.requestheaderAllowedNames.length > 0 ? { allowedNames: flags.requestheaderAllowedNames } : {}),
+      usernameHeaders: flags.requestheaderUsernameHeaders,
+      groupHeaders: flags.requestheaderGroupHeaders,
+      extraHeadersPrefixes: flags.requestheaderExtraHeadersPrefix,
+    },
+    ...(flags.proxyClientCertFile !== undefined && flags.proxyClientKeyFile !== undefined
+      ? { proxyClient: { certFile: flags.proxyClientCertFile, keyFile: flags.proxyClientKeyFile } }
+      : {}),
     nodeAgent: {
       clientCertificateFile: flags.nodeAgentClientCertificate,
       clientKeyFile: flags.nodeAgentClientKey,

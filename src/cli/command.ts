@@ -68,35 +68,84 @@ export function reportFlagError(doc: CommandDoc, error: FlagError, io: CommandIO
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
- * Resolves after SIGINT or SIGTERM has been received and `close` has finished. A second signal,
- * or a close that hangs past the grace period, exits at once: an operator pressing Ctrl-C twice
- * means it.
+ * A daemon's way down, armed before its first part starts. Each part registers its close as it
+ * comes up (`add`); SIGINT or SIGTERM — during start-up too — aborts `signal` and resolves
+ * `requested`, and `close()` closes the parts in reverse order. Without it, a signal before the
+ * daemon's own handler is installed ends the process with its children (containerd) left running.
+ * A second signal, or a close that hangs past the grace period, exits at once: an operator
+ * pressing Ctrl-C twice means it.
  */
-export function closeOnSignal(close: () => Promise<void>, io: CommandIO, graceMs = SHUTDOWN_GRACE_MS): Promise<number> {
-  return new Promise((resolve) => {
-    const signals = ['SIGINT', 'SIGTERM'] as const;
-    const onSignal = (signal: NodeJS.Signals) => {
-      for (const s of signals) process.off(s, onSignal);
-      const force = () => {
-        io.err('forced exit');
-        process.exit(EXIT_FAILED);
-      };
-      for (const s of signals) process.once(s, force);
-      setTimeout(() => {
-        io.err(`shutdown took longer than ${graceMs / 1000}s`);
-        force();
-      }, graceMs).unref();
-      io.err(`${signal} received, shutting down`);
-      close().then(
-        () => resolve(EXIT_OK),
-        (error: unknown) => {
-          io.err(`error while shutting down: ${(error as Error).message}`);
-          resolve(EXIT_FAILED);
-        },
-      );
+export class Shutdown {
+  readonly #io: CommandIO;
+  readonly #graceMs: number;
+  readonly #abort = new AbortController();
+  readonly #closers: (() => Promise<void>)[] = [];
+  readonly #onSignal = (signal: NodeJS.Signals): void => this.#received(signal);
+  #resolveRequested!: () => void;
+  /** Settles at the first SIGINT or SIGTERM. */
+  readonly requested = new Promise<void>((resolve) => (this.#resolveRequested = resolve));
+
+  constructor(io: CommandIO, graceMs = SHUTDOWN_GRACE_MS) {
+    this.#io = io;
+    this.#graceMs = graceMs;
+    for (const s of SIGNALS) process.on(s, this.#onSignal);
+  }
+
+  /** Aborted at the first signal: start-up steps that can stop early listen to it. */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  /** Has a signal asked the daemon to stop? */
+  get stopping(): boolean {
+    return this.#abort.signal.aborted;
+  }
+
+  /** Registers a started part's close; parts close last-added first. */
+  add(close: () => Promise<void>): void {
+    this.#closers.push(close);
+  }
+
+  /** Closes every part (newest first, each even when another failed); EXIT_OK, or EXIT_FAILED if one failed. */
+  async close(): Promise<number> {
+    for (const s of SIGNALS) process.off(s, this.#onSignal);
+    let code = EXIT_OK;
+    for (const close of this.#closers.splice(0).reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        this.#io.err(`error while shutting down: ${(error as Error).message}`);
+        code = EXIT_FAILED;
+      }
+    }
+    return code;
+  }
+
+  #received(signal: NodeJS.Signals): void {
+    for (const s of SIGNALS) process.off(s, this.#onSignal);
+    const force = () => {
+      this.#io.err('forced exit');
+      process.exit(EXIT_FAILED);
     };
-    for (const s of signals) process.on(s, onSignal);
-  });
+    for (const s of SIGNALS) process.once(s, force);
+    setTimeout(() => {
+      this.#io.err(`shutdown took longer than ${this.#graceMs / 1000}s`);
+      force();
+    }, this.#graceMs).unref();
+    this.#io.err(`${signal} received, shutting down`);
+    this.#abort.abort(new Error(`${signal} received`));
+    this.#resolveRequested();
+  }
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/** Resolves after SIGINT or SIGTERM has been received and `close` has finished (see `Shutdown`). */
+export async function closeOnSignal(close: () => Promise<void>, io: CommandIO, graceMs = SHUTDOWN_GRACE_MS): Promise<number> {
+  const shutdown = new Shutdown(io, graceMs);
+  shutdown.add(close);
+  await shutdown.requested;
+  return shutdown.close();
 }
 
 /** The body of a bin file: run `main`, then exit with its code (a daemon's leftovers must not keep it alive). */

@@ -1,4 +1,5 @@
 import { SVC_VERSION } from '../api/index.js';
+import { readRegistryConfig, type RegistryConfig } from '../nodeagent/index.js';
 import { closeOnSignal, EXIT_FAILED, EXIT_OK, processIO, type CommandIO } from './command.js';
 import { renderHelp } from './flag-docs.js';
 import { FlagError } from './flags.js';
@@ -27,6 +28,18 @@ export interface NodeAgentStartup {
   readonly options: ResolvedOptions;
   /** The version the agent reports in its Node (svc's, or `--version=<v>`). */
   readonly version: string;
+  /** `--registry-config`, read and checked. */
+  readonly registries?: RegistryConfig;
+}
+
+/** Reads `--registry-config`; a problem is an option error (exit 1). */
+function readRegistries(path: string | undefined): RegistryConfig | undefined {
+  if (path === undefined || path === '') return undefined;
+  try {
+    return readRegistryConfig(path);
+  } catch (error) {
+    throw new FlagError((error as Error).message);
+  }
 }
 
 /**
@@ -51,7 +64,8 @@ export function prepareNodeAgent(argv: readonly string[], io: CommandIO, host: H
     validateNodeAgentOptions(options.values);
     for (const notice of notBuiltNotices(options.values)) io.err(`warning: ${notice}`);
     checkHost(options.values, host);
-    return { options, version: version && 'report' in version ? version.report : SVC_VERSION };
+    const registries = readRegistries(options.values.registryConfig);
+    return { options, version: version && 'report' in version ? version.report : SVC_VERSION, ...(registries ? { registries } : {}) };
   } catch (error) {
     if (!(error instanceof FlagError)) throw error;
     // The spec's daemons end with status 1 on a bad option, a bad config file or a failed host check.

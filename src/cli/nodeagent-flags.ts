@@ -160,6 +160,22 @@ export const nodeAgentFlags = defineFlags({
   'serialize-image-pulls': viaConfig('serializeImagePulls', flag.bool({ default: true, meaning: 'Pull one image at a time.' })),
   'image-credential-provider-bin-dir': flag.string({ valueName: 'path', meaning: 'The directory of image credential provider plugins (not built in svc: pull secrets are used).' }),
   'image-credential-provider-config': flag.string({ valueName: 'path', meaning: 'The credential provider config file or directory (not built in svc: pull secrets are used).' }),
+  'registry-config': alsoInConfig(
+    'registryConfig',
+    flag.string({
+      valueName: 'path',
+      meaning:
+        "A registries.yaml (k3s's shape: mirrors with endpoints and rewrites, configs with auth and TLS). The agent applies its mirrors' rewrites to pulls, and with --registry-hosts-dir writes containerd's hosts.toml files. A file that cannot be read or is invalid stops the agent at start.",
+    }),
+  ),
+  'registry-hosts-dir': alsoInConfig(
+    'registryHostsDir',
+    flag.string({
+      valueName: 'path',
+      meaning:
+        "The directory the runtime's CRI plugin reads registry hosts from (containerd's registry.config_path, e.g. /etc/containerd/certs.d): the agent writes <registry>/hosts.toml there for each registry of --registry-config at start (containerd reads them at each pull, no restart). Unset: nothing is written.",
+    }),
+  ),
   'enable-controller-attach-detach': viaConfig(
     'enableControllerAttachDetach',
     flag.bool({ default: true, meaning: 'Leave attaching and detaching volumes to the attach/detach controller.' }),

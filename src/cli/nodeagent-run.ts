@@ -13,6 +13,7 @@ import {
   hardThresholds,
   ImageGarbageCollector,
   ImageManager,
+  writeRegistryHosts,
   importAgentImages,
   internalIps,
   LogRotator,
@@ -166,7 +167,15 @@ async function startWithRuntime(
 
   const hostIPs = internalIps(values.nodeIp);
   const allocatable = nodeResources({ ...values, eventQps: rates.eventQps, eventBurst: rates.eventBurst }, thisHost, hardThresholds(values.evictionHard)).allocatable;
-  const images = new ImageManager({ cri, serializeImagePulls: values.serializeImagePulls, registryQps: values.registryQps, registryBurst: values.registryBurst, events });
+  if (startup.registries && values.registryHostsDir) writeRegistryHosts(values.registryHostsDir, startup.registries, { replace: false });
+  const images = new ImageManager({
+    cri,
+    serializeImagePulls: values.serializeImagePulls,
+    registryQps: values.registryQps,
+    registryBurst: values.registryBurst,
+    events,
+    registries: startup.registries,
+  });
   const probes = new ProbeManager({ cri, events });
   stops.push(() => probes.close());
   const workers = startPodWorkers({

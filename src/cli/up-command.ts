@@ -1,9 +1,12 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ensureClientCertificate } from '../apiserver/index.js';
+import { Client } from '../client/index.js';
+import { markNodeStatusUnknown, nodeName, readRegistryConfig, thisHost, type RegistryConfig } from '../nodeagent/index.js';
 import { startForCommand } from './apiserver-command.js';
 import { apiServerConfig } from './apiserver-flags.js';
-import { closeOnSignal, EXIT_FAILED, isExit, readCommandLine, type CommandIO } from './command.js';
+import { EXIT_FAILED, isExit, readCommandLine, Shutdown, type CommandIO } from './command.js';
 import { startControllerManagerFromArgs } from './controller-manager-command.js';
 import { textLog } from './controller-manager-log.js';
 import { parseFlags } from './flags.js';
@@ -11,6 +14,7 @@ import { startScheduler } from './scheduler-command.js';
 import { schedulerFlags } from './scheduler-flags.js';
 import { upDoc, upFlags } from './up-flags.js';
 import { startUpNode, type UpNode } from './up-node.js';
+import { defaultRegistryConfigPath } from './up-paths.js';
 
 /**
  * `svc up`: a whole local cluster in one process on the embedded store: the API server, the
@@ -26,11 +30,22 @@ export interface UpOptions {
 export async function up(argv: readonly string[], io: CommandIO, options: UpOptions = {}): Promise<number> {
   const read = readCommandLine(upDoc, upFlags, argv, io, (values) => ({
     server: apiServerConfig(values),
-    node: { enabled: !values.disableAgent, podCidr: values.podCidr, port: values.nodeAgentPort },
+    node: { enabled: !values.disableAgent, podCidr: values.podCidr, port: values.nodeAgentPort, registryConfig: values.registryConfig },
   }));
   if (isExit(read)) return read.exitCode;
   const { node: nodeConfig } = read;
   let config = read.server;
+  // Read before anything starts: a broken registries.yaml is the operator's to fix, not a node to start without.
+  let registries: RegistryConfig | undefined;
+  const registryPath = nodeConfig.registryConfig ?? defaultRegistryConfigPath(resolve(config.dataDir));
+  if (nodeConfig.enabled && (nodeConfig.registryConfig !== undefined || existsSync(registryPath))) {
+    try {
+      registries = readRegistryConfig(registryPath);
+    } catch (error) {
+      io.err(`${upDoc.name}: ${(error as Error).message}`);
+      return EXIT_FAILED;
+    }
+  }
   if (nodeConfig.enabled && config.nodeAgent?.clientCertificateFile === undefined) {
     // The API server shows the node agent a certificate of the cluster CA when it proxies logs,
     // exec, attach and port-forward; the agent trusts that CA and asks RBAC, where system:masters may.
@@ -42,37 +57,54 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
     const certificateAuthorityFile = config.nodeAgent?.certificateAuthorityFile ?? join(resolve(config.dataDir), 'pki', 'ca.crt');
     config = { ...config, nodeAgent: { ...config.nodeAgent, clientCertificateFile: files.certFile, clientKeyFile: files.keyFile, certificateAuthorityFile } };
   }
+  // Armed before anything starts: a signal during start-up closes what has started (containerd
+  // above all) instead of ending the process with it left running.
+  const shutdown = new Shutdown(io, 30_000);
+  const stopEarly = async (): Promise<number> => {
+    const code = await shutdown.close();
+    return shutdown.stopping ? code : EXIT_FAILED;
+  };
   const server = await startForCommand(upDoc, config, io);
-  if (isExit(server)) return server.exitCode;
+  if (isExit(server)) {
+    await shutdown.close();
+    return server.exitCode;
+  }
+  shutdown.add(() => server.close());
+  if (shutdown.stopping) return stopEarly();
+  // Whatever the Node says now, its last agent said; none runs until this one starts (below).
+  try {
+    await markOwnNodeUnknown(server.svcconfigPath);
+  } catch (error) {
+    io.err(`${upDoc.name}: marking the node's status Unknown: ${(error as Error).message}`);
+  }
   // The controller manager runs in this process, as the admin, with leader election on (a second
   // `svc up` or an svc-controller-manager on the same cluster then waits instead of racing).
   // Its secure port stays off: run svc-controller-manager on its own for /metrics and /healthz.
-  let manager: Awaited<ReturnType<typeof startControllerManagerFromArgs>>;
   try {
-    manager = await startControllerManagerFromArgs(
+    const manager = await startControllerManagerFromArgs(
       [`--svcconfig=${server.svcconfigPath}`, '--secure-port=0'],
       textLog(io, { verbosity: config.verbosity ?? 0, splitStream: false }),
     );
+    shutdown.add(() => manager.close());
   } catch (error) {
     io.err(`${upDoc.name}: controller manager: ${(error as Error).message}`);
-    await server.close();
-    return EXIT_FAILED;
+    return stopEarly();
   }
+  if (shutdown.stopping) return stopEarly();
   // The scheduler too: in this process, as the admin, leader-elected, without its health port.
-  let scheduler: Awaited<ReturnType<typeof startScheduler>>;
   try {
     const parsed = parseFlags(schedulerFlags, [`--svcconfig=${server.svcconfigPath}`, '--secure-port=0']);
     if (parsed.help) throw new Error('unreachable: no --help given');
-    scheduler = await startScheduler(parsed.values, { io });
+    const scheduler = await startScheduler(parsed.values, { io });
+    shutdown.add(() => scheduler.close());
   } catch (error) {
     io.err(`${upDoc.name}: scheduler: ${(error as Error).message}`);
-    await manager.close();
-    await server.close();
-    return EXIT_FAILED;
+    return stopEarly();
   }
+  if (shutdown.stopping) return stopEarly();
   // The node last: its agent registers with the API server and runs what the scheduler binds.
-  let node: UpNode | undefined;
   if (nodeConfig.enabled) {
+    let node: UpNode | undefined;
     try {
       node = await startUpNode({
         dataDir: resolve(config.dataDir),
@@ -82,16 +114,21 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
         pkiDir: join(resolve(config.dataDir), 'pki'),
         io,
         verbose: (config.verbosity ?? 0) >= 2,
+        signal: shutdown.signal,
+        ...(registries ? { registries: { config: registries, path: resolve(registryPath) } } : {}),
       });
     } catch (error) {
-      io.err(`${upDoc.name}: node: ${(error as Error).message}`);
-      await scheduler.close();
-      await manager.close();
-      await server.close();
-      return EXIT_FAILED;
+      // startUpNode took down what of the node it had started.
+      if (!shutdown.stopping) io.err(`${upDoc.name}: node: ${(error as Error).message}`);
+      return stopEarly();
     }
-    if (node) io.out(`node ${node.nodeName}: pods on ${node.podCidr}`);
+    if (node) {
+      const started = node;
+      shutdown.add(() => started.close());
+      io.out(`node ${node.nodeName}: pods on ${node.podCidr}`);
+    }
   }
+  if (shutdown.stopping) return stopEarly();
   const elapsed = Math.round(performance.now() - (options.startedAt ?? 0));
   io.out(`svcconfig: ${server.svcconfigPath}`);
   io.out(`ready in ${elapsed} ms`);
@@ -99,15 +136,17 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   io.out('Use it with:');
   io.out(`  export KUBECONFIG=${server.svcconfigPath}`);
   io.out(`  kubectl --kubeconfig ${server.svcconfigPath} get ns`);
-  // The grace covers the manager's drain (10s by default), the Lease release and the server's close.
-  return closeOnSignal(
-    async () => {
-      await node?.close();
-      await scheduler.close();
-      await manager.close();
-      await server.close();
-    },
-    io,
-    30_000,
-  );
+  // The grace (30 s) covers the manager's drain (10s by default), the Lease release and the server's close.
+  await shutdown.requested;
+  return shutdown.close();
+}
+
+/** The Node this host's agent registers (svc up sets no --hostname-override), marked Unknown until it reports. */
+async function markOwnNodeUnknown(svcconfigPath: string): Promise<void> {
+  const client = await Client.fromSvcconfig(svcconfigPath);
+  try {
+    await markNodeStatusUnknown(client, nodeName({}, thisHost));
+  } finally {
+    await client.close();
+  }
 }

@@ -17,6 +17,11 @@ export const upFlags = defineFlags({
     default: '10.42.0.0/24',
     meaning: "The node's pod network (an IPv4 /24 on a bridge). When a route on the host already covers it, a free 10.x.y.0/24 is used instead; the choice is kept in <data-dir>/agent/pod-cidr.",
   }),
+  'registry-config': flag.string({
+    valueName: 'path',
+    meaning:
+      "A registries.yaml (k3s's shape: mirrors with endpoints and rewrites, per-registry auth and TLS) for the node: written into its containerd's hosts.toml directory and given to the node agent. Default <data-dir>/registries.yaml when that file exists. See docs/cluster.md.",
+  }),
   'node-agent-port': flag.int({
     default: 10250,
     meaning: "The node agent's HTTPS port (logs, exec, attach, port-forward; the API server proxies to it). 0 picks a free port.",

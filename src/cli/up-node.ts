@@ -15,6 +15,7 @@ import {
   mountsUnder,
   startContainerdProcess,
   type ContainerdProcess,
+  type RegistryConfig,
 } from '../nodeagent/index.js';
 import { ensureServingCertificateFiles, type ClientCertificateFiles } from '../apiserver/index.js';
 import type { CommandIO } from './command.js';
@@ -47,6 +48,13 @@ export interface UpNodeOptions {
   readonly pkiDir: string;
   readonly io: CommandIO;
   readonly verbose: boolean;
+  /**
+   * Aborted when `svc up` is asked to stop while the node starts: the next step is not taken,
+   * what was started is taken down, and the start rejects with the signal's reason.
+   */
+  readonly signal?: AbortSignal;
+  /** The node's registries.yaml, read: containerd's hosts.toml and auth, and the agent's `registryConfig` (rewrites). */
+  readonly registries?: { readonly config: RegistryConfig; readonly path: string };
 }
 
 export interface UpNode {
@@ -103,6 +111,8 @@ function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: 
     // server vouches for get in; what they may do is the API server's RBAC decision.
     authentication: { anonymous: { enabled: false }, x509: { clientCAFile: join(o.pkiDir, 'ca.crt') }, webhook: { enabled: true } },
     authorization: { mode: 'Webhook' },
+    // The agent applies the mirrors' rewrites; containerd's side (hosts.toml, auth) is written with its config.
+    ...(o.registries ? { registryConfig: o.registries.path } : {}),
   };
 }
 
@@ -133,12 +143,25 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
     podCidr,
     bridge: bridgeName(o.dataDir),
     sandboxImage: images.pause.ref,
+    ...(o.registries ? { registries: o.registries.config } : {}),
     ...(o.verbose ? { onLog: (line: string) => o.io.err(`containerd: ${line}`) } : {}),
   });
   let agent: RunningNodeAgent | undefined;
+  // One way down for a node that started and for one whose start failed or was cut short.
+  const teardown = async (): Promise<void> => {
+    await agent?.close();
+    await containerd.stop();
+    // The agent made its root dir a shared bind mount, and memory-backed volumes are tmpfs
+    // mounts under it: the node is gone, so are they (deepest first).
+    for (const point of mountsUnder(agentDir).sort((a, b) => b.length - a.length)) {
+      if (spawnSync('umount', [point], { stdio: 'ignore' }).status !== 0) spawnSync('umount', ['-l', point], { stdio: 'ignore' });
+    }
+  };
   try {
+    o.signal?.throwIfAborted();
     for (const image of [images.pause, images.busybox]) {
       await importImageArchive({ address: containerd.address, archive: image.path, snapshotter: containerd.snapshotter });
+      o.signal?.throwIfAborted();
     }
     const host = readHostFacts();
     if (host.cgroupVersion === 1) o.io.err('svc up: this host has cgroup v1: the node agent runs with failCgroupV1: false (set in <data-dir>/agent/config.yaml)');
@@ -151,23 +174,12 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
     writeFileSync(configPath, stringify(agentConfig(o, containerd.endpoint, podCidr, o.port === 0 ? await freePort() : o.port, serving)));
     const startup = prepareNodeAgent(['--config', configPath, '--svcconfig', o.svcconfigPath, '--root-dir', agentDir, '--cert-dir', join(agentDir, 'pki')], o.io);
     if (typeof startup === 'number') throw new Error('the generated node agent configuration was refused (see above)');
+    o.signal?.throwIfAborted();
     agent = await startNodeAgent(startup, o.io);
+    o.signal?.throwIfAborted();
   } catch (error) {
-    await containerd.stop();
+    await teardown();
     throw error;
   }
-  const running = agent;
-  return {
-    nodeName: running.nodeName,
-    podCidr,
-    async close() {
-      await running.close();
-      await containerd.stop();
-      // The agent made its root dir a shared bind mount, and memory-backed volumes are tmpfs
-      // mounts under it: the node is gone, so are they (deepest first).
-      for (const point of mountsUnder(agentDir).sort((a, b) => b.length - a.length)) {
-        if (spawnSync('umount', [point], { stdio: 'ignore' }).status !== 0) spawnSync('umount', ['-l', point], { stdio: 'ignore' });
-      }
-    },
-  };
+  return { nodeName: agent.nodeName, podCidr, close: teardown };
 }

@@ -14,3 +14,8 @@ export function containerdSocketPath(dataDir: string): string {
 export function agentRootDir(dataDir: string): string {
   return join(dataDir, 'agent');
 }
+
+/** The registries.yaml `svc up` reads when `--registry-config` is not given and the file exists. */
+export function defaultRegistryConfigPath(dataDir: string): string {
+  return join(dataDir, 'registries.yaml');
+}

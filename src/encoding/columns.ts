@@ -226,6 +226,16 @@ const TABLES: Readonly<Record<string, TableConvertor>> = {
   'rbac.authorization.svc.io/RoleBinding': table([col('Role', 'string'), AGE], (o, now) => [`${str(o, 'roleRef.kind') ?? ''}/${str(o, 'roleRef.name') ?? ''}`, age(o, now)]),
   'admissionregistration.svc.io/MutatingWebhookConfiguration': table([col('Webhooks', 'integer'), AGE], (o, now) => [arr(o, 'webhooks').length, age(o, now)]),
   'admissionregistration.svc.io/ValidatingWebhookConfiguration': table([col('Webhooks', 'integer'), AGE], (o, now) => [arr(o, 'webhooks').length, age(o, now)]),
+  'apiregistration.svc.io/APIService': table([col('Service', 'string'), col('Available', 'string'), AGE], (o, now) => {
+    const service = obj(o, 'spec.service');
+    const available = arr(o, 'status.conditions').find((c) => str(c, 'type') === 'Available');
+    const status = available ? (str(available, 'status') ?? 'Unknown') : 'Unknown';
+    return [
+      str(service, 'name') !== undefined ? `${str(service, 'namespace') ?? ''}/${str(service, 'name')}` : 'Local',
+      status === 'True' || !available ? status : `${status} (${str(available, 'reason') ?? ''})`,
+      age(o, now),
+    ];
+  }),
   'discovery.svc.io/EndpointSlice': table([col('AddressType', 'string'), col('Ports', 'string'), col('Endpoints', 'string'), AGE], (o, now) => [
     str(o, 'addressType') ?? '',
     none(arr(o, 'ports').map((p) => String(num(p, 'port'))).join(',')),

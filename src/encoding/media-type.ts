@@ -66,10 +66,20 @@ const ANY: MediaType = Object.freeze({ type: '*', subtype: '*', params: Object.f
 /** `type/subtype` (the essence, without parameters). */
 export const essenceOf = (media: Pick<MediaType, 'type' | 'subtype'>) => `${media.type}/${media.subtype}`;
 
-/** The essence of a Content-Type header, lowercased; undefined when absent or unparsable. */
+const PARAM = /^\s*[!#$%&'*+.^_`|~0-9a-z-]+=(?:[!#$%&'*+.^_`|~0-9a-z-]+|"(?:[^"\\]|\\.)*")\s*$/i;
+
+/**
+ * The essence of a Content-Type header, lowercased; undefined when absent or malformed. Stricter
+ * than an Accept entry, as Go's mime.ParseMediaType is: every parameter is `name=value` (a token
+ * or a quoted string) and only one trailing `;` is forgiven, so `application/json;;;` is no media
+ * type at all (a 415, as Kubernetes answers).
+ */
 export function contentTypeEssence(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
-  const media = parseMediaType(header);
+  const parts = splitOutsideQuotes(header, ';');
+  if (parts.length > 1 && parts[parts.length - 1]!.trim() === '') parts.pop();
+  if (!parts.slice(1).every((part) => PARAM.test(part))) return undefined;
+  const media = parseMediaType(parts.join(';'));
   return media && essenceOf(media);
 }
 

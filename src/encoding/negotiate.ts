@@ -123,8 +123,9 @@ function resolve(range: MediaType, offer: Offer): Representation | undefined {
       view = 'Table';
       break;
     case 'PartialObjectMetadata':
-      if (offer.target === 'list') return undefined;
-      view = 'PartialObjectMetadata';
+      // The spec's rule: the metadata-only view of a collection is the List. Kubernetes answers
+      // 406 here; svc serves the List (representations.md says why).
+      view = offer.target === 'list' ? 'PartialObjectMetadataList' : 'PartialObjectMetadata';
       break;
     case 'PartialObjectMetadataList':
       if (offer.target !== 'list') return undefined;

@@ -79,6 +79,8 @@ beforeAll(async () => {
     bindAddress: '127.0.0.1',
     securePort: 0,
     nodeAgent: { certificateAuthorityFile: join(dir, 'agent-ca.pem'), timeoutMs: 500 },
+    // Short, so the exec stream below is seen to outlive them (the node agent's 500 ms answer too).
+    connectionTimeouts: { headerMs: 1000, bodyMs: 1000 },
   });
   admin = new Client({ server: api.url, token: api.adminToken, caData: api.caPem });
   await node('trusted', trusted.port);
@@ -126,6 +128,12 @@ describe('nodes/proxy', () => {
     expect(res.json).toEqual({ method: 'POST', url: '/echo-body/a/b?x=1&y=2', body: { hello: 'agent' } });
   });
 
+  it('takes a trailing slash after proxy: the agent is asked for /', async () => {
+    const res = await viaApi('/api/v1/nodes/trusted/proxy/echo-body/?x=1', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ url: '/echo-body/?x=1' });
+  });
+
   it("passes the agent's own error Status through", async () => {
     expect((await viaApi('/api/v1/nodes/trusted/proxy/no/such/path')).json).toMatchObject({ kind: 'Status', code: 404 });
   });
@@ -146,6 +154,28 @@ describe('pods/attach', () => {
     expect(protocol).toBe('v5.channel.k8s.io');
     expect(url.startsWith('/attach/default/p/c?')).toBe(true);
     expect(Object.fromEntries(new URL(url, 'http://x').searchParams)).toEqual({ stdin: 'true', stdout: 'true', tty: '1', input: '1', output: '1' });
+  });
+
+  it('reads the stream options as strconv.ParseBool does (stdin=True, stdout=T, tty=1) and passes them on in one spelling', async () => {
+    const ws = new WebSocket(`wss://127.0.0.1:${api.port}/api/v1/namespaces/default/pods/p/attach?stdin=True&stdout=T&stderr=False&tty=1`, ['v5.channel.k8s.io'], {
+      ca: api.caPem,
+      headers: { authorization: `Bearer ${api.adminToken}` },
+    });
+    const first = await new Promise<string>((resolve, reject) => {
+      ws.on('message', (data) => resolve(String(data)));
+      ws.on('error', reject);
+    });
+    ws.close();
+    const { url } = JSON.parse(first) as { url: string };
+    expect(Object.fromEntries(new URL(url, 'http://x').searchParams)).toEqual({ stdin: 'true', stdout: 'true', stderr: 'false', tty: '1', input: '1', output: '1' });
+  });
+
+  it('answers a stream or log option that is no boolean with a 400 Status before reaching the agent', async () => {
+    for (const path of ['attach?stdin=yes&stdout=true', 'log?follow=yes', 'log?previous=nope', 'log?timestamps=2']) {
+      const res = await viaApi(`/api/v1/namespaces/default/pods/p/${path}`);
+      expect(res.status, path).toBe(400);
+      expect(res.json, path).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400 });
+    }
   });
 
   it('an anonymous upgrade is refused by RBAC: a 403 written on the socket, which then closes', async () => {
@@ -187,6 +217,13 @@ describe('pods/exec over SPDY', () => {
     expect(head).toMatch(/^HTTP\/1.1 101 /);
     expect(head).toContain('X-Stream-Protocol-Version: v4.channel.k8s.io');
     expect(head).toContain('X-Seen-Url: /exec/default/p/c?container=c&command=ls&stdout=true&output=1');
+    // The upgraded stream is no request any more: it outlives --request-header/body-timeout. A
+    // connection that sends half a head meanwhile is closed once they have passed.
+    const slow = tlsConnect({ host: '127.0.0.1', port: api.port, ca: api.caPem, servername: 'localhost' });
+    slow.on('error', () => {});
+    slow.once('secureConnect', () => slow.write('GET /healthz HTTP/1.1\r\n'));
+    await new Promise((resolve) => slow.once('close', resolve));
+    expect(socket.destroyed).toBe(false);
     socket.write('frame-bytes\x00\x01');
     await until(() => received.endsWith('frame-bytes\x00\x01'));
     socket.destroy();

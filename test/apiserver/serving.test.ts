@@ -111,6 +111,13 @@ describe('svc-apiserver over HTTPS with generated certificates and tokens', () =
     expect(JSON.parse(res.text)).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
   });
 
+  it('reads the admin token after two spaces as no bearer token: the request is anonymous (403 naming system:anonymous)', async () => {
+    const res = await get(server.url, '/api/v1/namespaces', server.caPem!, { authorization: `Bearer  ${server.adminToken}` });
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.text)).toMatchObject({ kind: 'Status', reason: 'Forbidden', code: 403 });
+    expect(JSON.parse(res.text).message).toContain('system:anonymous');
+  });
+
   it('accepts the admin token', async () => {
     const res = await get(server.url, '/api/v1/namespaces', server.caPem!, server.adminToken);
     expect(res.status).toBe(200);

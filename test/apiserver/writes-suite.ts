@@ -1,5 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { defaultPullPolicy } from '../../src/api/index.js';
 import { startTestServer, type BackendName, type CallResult, type TestServer } from './harness.js';
+
+/** A container as stored: with Kubernetes' container defaults (test/api/defaults.test.ts pins them). */
+const storedContainer = (container: Record<string, unknown>) => ({
+  terminationMessagePath: '/dev/termination-log',
+  terminationMessagePolicy: 'File',
+  resources: {},
+  imagePullPolicy: defaultPullPolicy(container['image']),
+  ...container,
+});
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const DEPLOY = '/apis/apps/v1/namespaces/default/deployments';
@@ -146,7 +156,7 @@ export function writesSuite(backend: BackendName) {
         expect(res.status).toBe(200);
         expect(res.body.metadata.labels).toEqual({ tier: 'web' });
         expect(res.body.spec.replicas).toBe(3);
-        expect(res.body.spec.template.spec.containers).toEqual([{ name: 'only', image: 'redis' }]);
+        expect(res.body.spec.template.spec.containers).toEqual([storedContainer({ name: 'only', image: 'redis' })]);
         expect(res.body.metadata.generation).toBe(2);
       });
 
@@ -267,6 +277,33 @@ export function writesSuite(backend: BackendName) {
         });
       });
 
+      it('answers 422 to a generateName that is not a string (found by the fuzz suite: was a 500)', async () => {
+        await unchanged(async () => {
+          for (const generateName of [5e-324, true, ['a-'], { a: 'b' }]) {
+            const res = await s.call('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName } });
+            expectStatus(res, 422, 'Invalid');
+            expect(JSON.stringify(res.body.details.causes)).toContain('metadata.generateName');
+          }
+        });
+      });
+
+      it('answers 400 to a name, kind or apiVersion that is an object with its own toString or valueOf (found by the fuzz suite: was a 500)', async () => {
+        expect((await s.call('POST', CM, cm('own-to-string'))).status).toBe(201);
+        await unchanged(async () => {
+          const odd = { toString: 0, valueOf: 0 };
+          for (const [method, type, body] of [
+            ['PATCH', 'application/merge-patch+json', { metadata: { name: odd } }],
+            ['PATCH', 'application/strategic-merge-patch+json', { kind: odd }],
+            ['PATCH', 'application/merge-patch+json', { apiVersion: odd }],
+            ['PUT', 'application/json', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: odd } }],
+          ] as const) {
+            const res = await s.call(method, `${CM}/own-to-string`, body, { headers: { 'content-type': type } });
+            expectStatus(res, 400, 'BadRequest');
+            expect(res.body.message).toContain('{"toString":0,"valueOf":0}');
+          }
+        });
+      });
+
       it('names unknown fields inside lists by index, and leaves unmodelled parts alone', async () => {
         const d = deployment('fv-nested');
         const container = d.spec.template.spec.containers[0] as Record<string, unknown>;
@@ -324,7 +361,7 @@ export function writesSuite(backend: BackendName) {
     });
 
     describe('dry run', () => {
-      for (const query of ['?dryRun', '?dryRun=All']) {
+      for (const query of ['?dryRun=All', '?dryRun=All&dryRun=All']) {
         it(`answers POST, PUT, PATCH, DELETE and deletecollection with ${query} as a real request would, storing nothing`, async () => {
           const created = await s.call('POST', CM, cm('dry', { a: '1' }, { labels: { dry: 'yes' }, finalizers: [] }));
           const rv = created.body.metadata.resourceVersion;
@@ -387,6 +424,8 @@ export function writesSuite(backend: BackendName) {
           expectStatus(await patch(`${CM}/dry-bad`, MERGE, {}, '?dryRun=None'), 400, 'BadRequest');
           expectStatus(await s.call('DELETE', `${CM}/dry-bad?dryRun=1`), 400, 'BadRequest');
           expectStatus(await s.call('DELETE', `${CM}?dryRun=x`), 400, 'BadRequest');
+          expectStatus(await s.call('POST', `${CM}?dryRun=`, cm('dry-bad3')), 400, 'BadRequest');
+          expectStatus(await s.call('DELETE', `${CM}?dryRun`), 400, 'BadRequest');
         });
       });
     });
@@ -409,12 +448,14 @@ export function writesSuite(backend: BackendName) {
         expect(res.status).toBe(200);
         const containers = res.body.spec.template.spec.containers;
         expect(containers.map((c: { name: string }) => c.name)).toEqual(['web', 'sidecar', 'new']);
-        expect(containers[0]).toEqual({
-          name: 'web',
-          image: 'nginx:1.26',
-          ports: [{ containerPort: 80 }, { containerPort: 443 }],
-          env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }],
-        });
+        expect(containers[0]).toEqual(
+          storedContainer({
+            name: 'web',
+            image: 'nginx:1.26',
+            ports: [{ containerPort: 80, protocol: 'TCP' }, { containerPort: 443, protocol: 'TCP' }],
+            env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }],
+          }),
+        );
       });
 
       it('deletes an item with $patch: delete and replaces a list with $patch: replace', async () => {
@@ -427,7 +468,7 @@ export function writesSuite(backend: BackendName) {
         const replaced = await patch(`${DEPLOY}/smp-dir`, STRATEGIC, {
           spec: { template: { spec: { containers: [{ $patch: 'replace' }, { name: 'solo', image: 'busybox' }] } } },
         });
-        expect(replaced.body.spec.template.spec.containers).toEqual([{ name: 'solo', image: 'busybox' }]);
+        expect(replaced.body.spec.template.spec.containers).toEqual([storedContainer({ name: 'solo', image: 'busybox' })]);
       });
 
       it('merges finalizers as a set and removes them with $deleteFromPrimitiveList', async () => {
@@ -471,7 +512,7 @@ export function writesSuite(backend: BackendName) {
         const res = await patch('/api/v1/namespaces/default/services/smp-svc', STRATEGIC, {
           spec: { ports: [{ port: 80, targetPort: 9090 }, { port: 443 }] },
         });
-        expect(res.body.spec.ports).toEqual([{ port: 80, targetPort: 9090 }, { port: 443 }]);
+        expect(res.body.spec.ports).toEqual([{ port: 80, targetPort: 9090, protocol: 'TCP' }, { port: 443, targetPort: 443, protocol: 'TCP' }]);
       });
 
       it('answers 400 to an item without its merge key and to an unknown directive, changing nothing', async () => {
@@ -698,7 +739,8 @@ export function writesSuite(backend: BackendName) {
         await applyDeploy('ssa4', 'bob', manifest('ssa4', '  minReadySeconds: 5\n'));
         const res = await applyDeploy('ssa4', 'alice', manifest('ssa4', ''));
         expect(res.status).toBe(200);
-        expect(res.body.spec.replicas).toBeUndefined();
+        // Removed, then defaulted again (as Kubernetes does): nobody owns the 1.
+        expect(res.body.spec.replicas).toBe(1);
         expect(res.body.spec.minReadySeconds).toBe(5);
       });
 
@@ -709,9 +751,10 @@ export function writesSuite(backend: BackendName) {
         expect(entry(added.body, 'carol')).toMatchObject({ operation: 'Update' });
         const res = await applyDeploy('ssa5', 'alice', manifest('ssa5', '').replace('image: nginx', 'image: nginx:2'));
         expect(res.status).toBe(200);
+        // The pull policy defaulted for `nginx` stays (nobody owns it), as in Kubernetes.
         expect(res.body.spec.template.spec.containers).toEqual([
-          { name: 'web', image: 'nginx:2' },
-          { name: 'log', image: 'busybox' },
+          storedContainer({ name: 'web', image: 'nginx:2', imagePullPolicy: 'Always' }),
+          storedContainer({ name: 'log', image: 'busybox' }),
         ]);
       });
 
@@ -749,6 +792,70 @@ export function writesSuite(backend: BackendName) {
           expectStatus(await applyDeploy('ssa-bad', 'alice', manifest('other-name', '')), 400, 'BadRequest');
           expectStatus(await applyDeploy('ssa-bad', 'alice', manifest('ssa-bad', '  replicas: lots\n')), 422, 'Invalid');
         });
+      });
+    });
+
+    describe('writes that change nothing', () => {
+      // Issue #21: the same patch or apply three times gave three versions and two identical MODIFIED events.
+      it('keep the resourceVersion and store nothing: merge, JSON and strategic patch, PUT, apply', async () => {
+        const created = (await s.call('POST', DEPLOY, deployment('noop'))).body;
+        const changed = await patch(`${DEPLOY}/noop`, MERGE, { spec: { replicas: 2 } });
+        expect(changed.status).toBe(200);
+        const statusWritten = await patch(`${DEPLOY}/noop/status`, MERGE, { status: { replicas: 1 } });
+        expect(statusWritten.status).toBe(200);
+        const version = statusWritten.body.metadata.resourceVersion;
+        expect(version).not.toBe(created.metadata.resourceVersion);
+        const same = async (res: CallResult) => {
+          expect(res.status, JSON.stringify(res.body)).toBe(200);
+          expect(res.body.metadata.resourceVersion).toBe(version);
+          expect(res.body.spec.replicas).toBe(2);
+        };
+        await unchanged(async () => {
+          await same(await patch(`${DEPLOY}/noop`, MERGE, { spec: { replicas: 2 } }));
+          await same(await patch(`${DEPLOY}/noop`, MERGE, { spec: { replicas: 2 } }));
+          await same(await patch(`${DEPLOY}/noop`, JSON_PATCH, [{ op: 'replace', path: '/spec/replicas', value: 2 }]));
+          await same(await patch(`${DEPLOY}/noop`, STRATEGIC, { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } } } }));
+          await same(await s.call('PUT', `${DEPLOY}/noop`, statusWritten.body));
+          await same(await patch(`${DEPLOY}/noop/status`, MERGE, { status: { replicas: 1 } }));
+          await same(await patch(`${DEPLOY}/noop?dryRun=All`, MERGE, { spec: { replicas: 2 } }));
+        });
+      });
+
+      it('apply the same configuration again without a new version; the manager\'s time moves only with a change', async () => {
+        const config = (replicas: number) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'noop-apply' }, data: { replicas: String(replicas) } });
+        const apply = (replicas: number) => patch(`${CM}/noop-apply`, APPLY, config(replicas), '?fieldManager=noop');
+        expect((await apply(1)).status).toBe(201);
+        const first = await apply(2);
+        expect(first.status).toBe(200);
+        const entry = (res: CallResult) => (res.body.metadata.managedFields as { manager: string; time: string }[]).find((e) => e.manager === 'noop')!;
+        // Times have a resolution of one second: step past it, so that a kept time shows.
+        await new Promise((resolve) => setTimeout(resolve, 1_100));
+        const again = await unchanged(async () => {
+          const res = await apply(2);
+          expect(await apply(2)).toMatchObject({ status: 200 });
+          return res;
+        });
+        expect(again.status).toBe(200);
+        expect(again.body.metadata.resourceVersion).toBe(first.body.metadata.resourceVersion);
+        expect(entry(again).time).toBe(entry(first).time);
+        const moved = await apply(3);
+        expect(moved.body.metadata.resourceVersion).not.toBe(first.body.metadata.resourceVersion);
+        expect(entry(moved).time > entry(first).time).toBe(true);
+      });
+
+      it('send no watch event', async () => {
+        const created = (await s.call('POST', CM, cm('noop-watch', { a: '1' }))).body;
+        const from = Number(created.metadata.resourceVersion);
+        await patch(`${CM}/noop-watch`, MERGE, { data: { a: '1' } });
+        await patch(`${CM}/noop-watch`, MERGE, { data: { a: '2' } });
+        await patch(`${CM}/noop-watch`, MERGE, { data: { a: '2' } });
+        const events: string[] = [];
+        const sub = s.store.watch(`${s.store.prefix}core/configmaps/default/noop-watch`, from).subscribe((e) => events.push(e.type));
+        // A later write is the marker that every earlier event has arrived.
+        await patch(`${CM}/noop-watch`, MERGE, { data: { a: '3' } });
+        await vi.waitFor(() => expect(events.length).toBe(2));
+        sub.unsubscribe();
+        expect(events).toEqual(['put', 'put']);
       });
     });
 

@@ -356,7 +356,29 @@ describe('svc-apiserver flags', () => {
       serviceAccountMaxTokenExpirationSeconds: 0,
       admissionPlugins: { enable: [], disable: [] },
       nodeAgent: { timeoutMs: 5000 },
+      requestHeader: { usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeadersPrefixes: ['X-Remote-Extra-'] },
     });
+  });
+
+  it('reads the front-proxy options, and wants both halves of the proxy client pair', () => {
+    const parsed = config([
+      '--requestheader-client-ca-file=fp-ca.crt',
+      '--requestheader-allowed-names=front-proxy-client,aggregator',
+      '--requestheader-username-headers=X-User',
+      '--requestheader-group-headers=X-Group',
+      '--requestheader-extra-headers-prefix=X-Extra-',
+      '--proxy-client-cert-file=p.crt',
+      '--proxy-client-key-file=p.key',
+    ]);
+    expect(parsed.requestHeader).toEqual({
+      clientCaFile: 'fp-ca.crt',
+      allowedNames: ['front-proxy-client', 'aggregator'],
+      usernameHeaders: ['X-User'],
+      groupHeaders: ['X-Group'],
+      extraHeadersPrefixes: ['X-Extra-'],
+    });
+    expect(parsed.proxyClient).toEqual({ certFile: 'p.crt', keyFile: 'p.key' });
+    expect(() => config(['--proxy-client-cert-file=p.crt'])).toThrow('--proxy-client-key-file is required');
   });
 
   it('reads the node agent client options', () => {

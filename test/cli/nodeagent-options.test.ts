@@ -116,18 +116,24 @@ const SPEC_OPTIONS = [
   'system-reserved', 'reserved-cpus', 'reserved-memory',
 ] as const;
 
+/**
+ * svc's own options beyond the spec, each for a need the spec leaves open: the node's registry
+ * configuration (mirrors, rewrites, hosts.toml for the runtime; docs/node-agent-config.md).
+ */
+const SVC_OPTIONS = ['registry-config', 'registry-hosts-dir'] as const;
+
 /** The options the spec marks (X): deprecated for their own reason, not for the config file. */
 const X_OPTIONS = ['experimental-mounter-path', 'experimental-allocatable-ignore-eviction', 'maximum-dead-containers', 'maximum-dead-containers-per-container', 'minimum-container-ttl-duration'];
 /** Unmarked options: no deprecation notice. */
 const UNMARKED = [
   'config', 'config-dir', 'svcconfig', 'hostname-override', 'node-ip', 'node-labels', 'cloud-provider', 'root-dir', 'lock-file', 'exit-on-lock-contention',
   'runtime-cgroups', 'seccomp-default', 'image-credential-provider-bin-dir', 'image-credential-provider-config', 'fail-cgroupv1', 'feature-gates', 'version',
-  'v', 'vmodule', 'log-flush-frequency', 'tls-cipher-suites', 'cert-dir', 'bootstrap-svcconfig',
+  'v', 'vmodule', 'log-flush-frequency', 'tls-cipher-suites', 'cert-dir', 'bootstrap-svcconfig', ...SVC_OPTIONS,
 ];
 
 describe('nodeagent options: the table', () => {
   it('has every option of the spec, and no other', () => {
-    expect(Object.keys(nodeAgentFlags).sort()).toEqual([...SPEC_OPTIONS].sort());
+    expect(Object.keys(nodeAgentFlags).sort()).toEqual([...SPEC_OPTIONS, ...SVC_OPTIONS].sort());
   });
 
   it('defaults every option as the spec says', () => {
@@ -372,6 +378,22 @@ describe('nodeagent command: exit codes, version and host checks', () => {
       expect(result).toBe(1);
       expect(err.filter((line) => !line.startsWith('warning: '))[0]).toMatch(/^nodeagent: /);
       expect(err.at(-1)).toBe("Run 'nodeagent --help' for usage.");
+    }
+  });
+
+  it('reads --registry-config (or registryConfig) at start: a bad or missing file exits 1 naming it', () => {
+    const good = file('mirrors:\n  docker.io:\n    endpoint: ["http://127.0.0.1:5000"]\n    rewrite: { "^library/(.*)": "hub/$1" }\n');
+    const fromFlag = run([`--registry-config=${good}`]).result;
+    expect(fromFlag).toMatchObject({ registries: { mirrors: { 'docker.io': { endpoint: ['http://127.0.0.1:5000'] } } } });
+    const fromConfig = run(['--config', file(`${header}registryConfig: ${good}\nregistryHostsDir: /etc/containerd/certs.d\n`)]).result;
+    expect(fromConfig).toMatchObject({ registries: { mirrors: { 'docker.io': {} } }, options: { values: { registryHostsDir: '/etc/containerd/certs.d' } } });
+    for (const [path, message] of [
+      [file('mirrors:\n  "*": { endpoint: [http://127.0.0.1:5000] }\n'), /"\*" is not supported/],
+      [join(dir, 'no-registries.yaml'), /no-registries\.yaml: cannot be read/],
+    ] as const) {
+      const { result, err } = run([`--registry-config=${path}`]);
+      expect(result).toBe(1);
+      expect(err.find((line) => line.startsWith('nodeagent: '))).toMatch(message);
     }
   });
 

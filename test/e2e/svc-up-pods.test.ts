@@ -1,8 +1,10 @@
 // kubectl against `svc up` with real containers: the cluster starts its own containerd and node
 // agent; `kubectl run`, `logs`, `logs -f`, `exec`, `port-forward` and `delete` work unchanged,
-// and stopping `svc up` leaves no containerd, shim or bridge behind.
+// `kubectl run --image=busybox` pulls through the registries.yaml mirror (a real registry on
+// loopback: there is no internet here), and stopping `svc up` leaves no containerd, shim or
+// bridge behind.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +12,7 @@ import { linkExists, shimsOf } from '../../src/nodeagent/index.js';
 import { bridgeName } from '../../src/cli/up-node.js';
 import { eventually } from '../controllers/support.js';
 import { kubectl, requireKubectl } from '../support/kubectl.js';
+import { markedBusybox, startRegistry, type RunningRegistry } from '../support/registry.js';
 
 // Short: containerd's socket lives under it and unix socket paths are capped at 107 bytes.
 const dir = mkdtempSync('/tmp/svc-e2e-');
@@ -17,6 +20,10 @@ const config = join(dir, 'admin.svcconfig');
 let child: ChildProcess | undefined;
 let exited: Promise<number | null> | undefined;
 const stderr: string[] = [];
+/** Stands in for Docker Hub, behind the firewall: the node reaches it as docker.io's mirror. */
+let hub: RunningRegistry | undefined;
+/** A private registry (htpasswd): only a pod with the right imagePullSecrets gets its image. */
+let vault: RunningRegistry | undefined;
 
 const k = (args: readonly string[], stdin?: string) => kubectl(config, args, stdin);
 
@@ -39,6 +46,12 @@ function containerdPids(): number[] {
 
 beforeAll(async () => {
   requireKubectl();
+  hub = await startRegistry();
+  await hub.push('library/busybox', 'latest', markedBusybox('pulled-through-the-mirror'));
+  vault = await startRegistry({ users: { deployer: 'vault-pw' } });
+  await vault.push('private/app', '1.0', markedBusybox('pulled-with-a-pull-secret'));
+  // <data-dir>/registries.yaml is read when --registry-config is not given.
+  writeFileSync(join(dir, 'registries.yaml'), `mirrors:\n  docker.io:\n    endpoint:\n      - "http://${hub.host}"\n`);
   child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--node-agent-port=0'], {
     cwd: join(import.meta.dirname, '..', '..'),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -54,6 +67,8 @@ afterAll(async () => {
     child.kill('SIGKILL');
     await exited;
   }
+  await hub?.stop();
+  await vault?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -133,6 +148,39 @@ describe('kubectl against svc up with real containers', () => {
     const left = await k(['get', 'pods', '-o', 'name']);
     expect(left.stdout.trim()).toBe('');
   }, 120_000);
+
+  it('kubectl run --image=busybox (no tag, so pull policy Always) pulls docker.io/library/busybox through the mirror and runs it', async () => {
+    const run = await k(['run', 'e2e-hub', '--image=busybox', '--restart=Never', '--command', '--', 'cat', '/etc/svc-image']);
+    expect(run.code, run.stderr).toBe(0);
+    const done = await k(['wait', '--for=jsonpath={.status.phase}=Succeeded', 'pod/e2e-hub', '--timeout=90s']);
+    expect(done.code, `${done.stderr}\n${(await k(['get', 'pod', 'e2e-hub', '-o', 'yaml'])).stdout}`).toBe(0);
+    // The container ran the mirror's image (svc's own busybox has no /etc/svc-image).
+    expect((await k(['logs', 'e2e-hub'])).stdout).toBe('pulled-through-the-mirror\n');
+    expect(hub!.requests()).toContain('HEAD /v2/library/busybox/manifests/latest?ns=docker.io 200');
+    const events = (await k(['get', 'events', '--field-selector=involvedObject.name=e2e-hub', '-o', 'jsonpath={.items[*].reason}'])).stdout.split(' ');
+    expect(events).toEqual(expect.arrayContaining(['Pulling', 'Pulled']));
+    expect((await k(['delete', 'pod', 'e2e-hub', '--wait=true', '--timeout=90s'])).code).toBe(0);
+  }, 120_000);
+
+  it('a pod\'s imagePullSecrets (kubectl create secret docker-registry) reach a private registry; without them the pull is refused', async () => {
+    const image = `${vault!.host}/private/app:1.0`;
+    const secret = await k(['create', 'secret', 'docker-registry', 'vault-cred', `--docker-server=${vault!.host}`, '--docker-username=deployer', '--docker-password=vault-pw']);
+    expect(secret.code, secret.stderr).toBe(0);
+    const withSecret = await k(['run', 'e2e-private', `--image=${image}`, '--restart=Never', '--overrides={"spec":{"imagePullSecrets":[{"name":"vault-cred"}]}}', '--command', '--', 'cat', '/etc/svc-image']);
+    expect(withSecret.code, withSecret.stderr).toBe(0);
+    const done = await k(['wait', '--for=jsonpath={.status.phase}=Succeeded', 'pod/e2e-private', '--timeout=90s']);
+    expect(done.code, `${done.stderr}\n${(await k(['get', 'pod', 'e2e-private', '-o', 'yaml'])).stdout}`).toBe(0);
+    expect((await k(['logs', 'e2e-private'])).stdout).toBe('pulled-with-a-pull-secret\n');
+
+    const without = await k(['run', 'e2e-no-secret', `--image=${image}`, '--image-pull-policy=Always', '--restart=Never', '--command', '--', 'cat', '/etc/svc-image']);
+    expect(without.code, without.stderr).toBe(0);
+    const refused = await k(['wait', '--for=jsonpath={.status.containerStatuses[0].state.waiting.reason}=ErrImagePull', 'pod/e2e-no-secret', '--timeout=90s']);
+    const waiting = (await k(['get', 'pod', 'e2e-no-secret', '-o', 'jsonpath={.status.containerStatuses[0].state.waiting}'])).stdout;
+    // ErrImagePull, or already its back-off: either way the registry said no.
+    if (refused.code !== 0) expect(waiting).toContain('ImagePullBackOff');
+    expect(vault!.requests().some((r) => r.startsWith('HEAD /v2/private/app/manifests/1.0') && r.endsWith(' 401'))).toBe(true);
+    expect((await k(['delete', 'pod', 'e2e-private', 'e2e-no-secret', '--wait=true', '--timeout=90s'])).code).toBe(0);
+  }, 180_000);
 
   it('stopping svc up leaves no containerd, shim or bridge behind', async () => {
     child!.kill('SIGINT');

@@ -53,10 +53,13 @@ describe('Accept negotiation', () => {
     expect(pick(accept)).toBe(expected);
   });
 
-  it('serves the list view only to lists, the object view to objects and watches', () => {
+  it('serves the list view to lists (whichever name the client used), the object view to objects and watches', () => {
     expect(pick('application/json;as=PartialObjectMetadataList;g=meta.svc.io;v=v1', read('list'))).toBe('json:PartialObjectMetadataList:meta.svc.io/v1');
     expect(pick('application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1', read('watch'))).toBe('json:PartialObjectMetadata:meta.k8s.io/v1');
-    expect(refusal('application/json;as=PartialObjectMetadata;g=meta.svc.io;v=v1', read('list'))).toMatchObject({ code: 406, reason: 'NotAcceptable' });
+    // The spec: a collection's metadata-only view is the List, whichever of the two was named.
+    expect(pick('application/json;as=PartialObjectMetadata;g=meta.svc.io;v=v1', read('list'))).toBe('json:PartialObjectMetadataList:meta.svc.io/v1');
+    expect(refusal('application/json;as=PartialObjectMetadataList;g=meta.svc.io;v=v1', read('object'))).toMatchObject({ code: 406, reason: 'NotAcceptable' });
+    expect(refusal('application/json;as=PartialObjectMetadataList;g=meta.svc.io;v=v1', read('watch'))).toMatchObject({ code: 406, reason: 'NotAcceptable' });
   });
 
   it('answers 406 when nothing asked for is served', () => {

@@ -26,10 +26,29 @@ describe('representations served by the API server', () => {
   it('keeps plain JSON as it was, and indents it with pretty=true', async () => {
     const plain = await s.app.inject({ method: 'GET', url: `${PODS}/p1`, headers: { authorization: `Bearer ${TOKEN}` } });
     expect(plain.headers['content-type']).toMatch(/^application\/json/);
-    expect(plain.body).not.toContain('\n');
+    // One line, ended by the newline Go's encoder writes.
+    expect(plain.body.endsWith('}\n')).toBe(true);
+    expect(plain.body.slice(0, -1)).not.toContain('\n');
     const pretty = await s.app.inject({ method: 'GET', url: `${PODS}/p1?pretty=true`, headers: { authorization: `Bearer ${TOKEN}` } });
     expect(pretty.body).toContain('\n  "kind": "Pod"');
     expect(JSON.parse(pretty.body)).toEqual(JSON.parse(plain.body));
+  });
+
+  it('refuses a write with an unparsable pretty before writing anything (400, the store unchanged)', async () => {
+    const CMS = '/api/v1/namespaces/default/configmaps';
+    const before = (await s.call('GET', CMS)).body.metadata.resourceVersion;
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pretty-x' } };
+    for (const [method, url, body] of [
+      ['POST', `${CMS}?pretty=x`, cm],
+      ['PUT', `${CMS}/c?pretty=x`, { ...cm, metadata: { name: 'c' } }],
+      ['DELETE', `${CMS}/c?pretty=%7B`, undefined],
+    ] as const) {
+      const res = await s.call(method, url, body);
+      expect(res.status, `${method} ${url}`).toBe(400);
+      expect(res.body).toMatchObject({ kind: 'Status', code: 400, reason: 'BadRequest' });
+    }
+    expect((await s.call('GET', CMS)).body.metadata.resourceVersion).toBe(before);
+    expect((await s.call('GET', `${CMS}/c`)).status).toBe(200);
   });
 
   it('answers YAML for objects and lists', async () => {
@@ -72,17 +91,21 @@ describe('representations served by the API server', () => {
     expect(cms.body.rows[0].cells.slice(0, 2)).toEqual(['c', 2]);
   });
 
-  it('serves PartialObjectMetadata and PartialObjectMetadataList, and 406 for the wrong one', async () => {
+  it('serves PartialObjectMetadata and PartialObjectMetadataList (the List for a list either way), and 406 for a List of one object', async () => {
     const one = await get(`${PODS}/p1`, 'application/json;as=PartialObjectMetadata;g=meta.svc.io;v=v1');
     expect(one.body).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.svc.io/v1', metadata: expect.objectContaining({ name: 'p1' }) });
     const list = await get(PODS, 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1');
     expect(list.body).toMatchObject({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', items: [{ kind: 'PartialObjectMetadata', metadata: { name: 'p1' } }, { metadata: { name: 'p2' } }] });
     expect(list.body.items[0].spec).toBeUndefined();
-    const wrong = await get(PODS, 'application/json;as=PartialObjectMetadata;g=meta.svc.io;v=v1');
+    const asObject = await get(PODS, 'application/json;as=PartialObjectMetadata;g=meta.svc.io;v=v1');
+    expect(asObject.status).toBe(200);
+    expect(asObject.body).toMatchObject({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.svc.io/v1', items: [{ kind: 'PartialObjectMetadata', metadata: { name: 'p1' } }, { metadata: { name: 'p2' } }] });
+    expect(asObject.body.items[0].spec).toBeUndefined();
+    const wrong = await get(`${PODS}/p1`, 'application/json;as=PartialObjectMetadataList;g=meta.svc.io;v=v1');
     expect(wrong.status).toBe(406);
     expect(wrong.body).toMatchObject({ kind: 'Status', reason: 'NotAcceptable', code: 406 });
-    const fallback = await get(PODS, 'application/json;as=PartialObjectMetadata;g=meta.svc.io;v=v1, application/json;q=0.9');
-    expect(fallback.body.kind).toBe('PodList');
+    const fallback = await get(`${PODS}/p1`, 'application/json;as=PartialObjectMetadataList;g=meta.svc.io;v=v1, application/json;q=0.9');
+    expect(fallback.body.kind).toBe('Pod');
   });
 
   it('answers 406 for types it cannot serve and 415 for bodies it cannot read', async () => {

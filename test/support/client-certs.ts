@@ -48,6 +48,8 @@ export interface ClientCertOptions {
   readonly notAfter?: Date;
   /** Extended key usage: client auth by default. */
   readonly usage?: 'client' | 'server';
+  /** DNS subject alternative names (a serving certificate's). */
+  readonly dnsNames?: readonly string[];
 }
 
 export async function makeClientCert(ca: TestCa, options: ClientCertOptions): Promise<TestClientCert> {
@@ -66,6 +68,7 @@ export async function makeClientCert(ca: TestCa, options: ClientCertOptions): Pr
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       new x509.ExtendedKeyUsageExtension([options.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),
+      ...(options.dnsNames?.length ? [new x509.SubjectAlternativeNameExtension(options.dnsNames.map((value) => ({ type: 'dns' as const, value })))] : []),
     ],
   });
   return { cert: cert.toString('pem') + '\n', key: await keyPem(keys.privateKey) };

@@ -21,6 +21,7 @@ import {
   type ContainerdLeftovers,
   type CriClient,
   type LocalImages,
+  type RegistryConfig,
 } from '../../src/nodeagent/index.js';
 
 export const CNI_BIN_DIR = DEFAULT_CNI_BIN_DIR;
@@ -48,6 +49,8 @@ export interface RunningContainerd {
 export interface StartContainerdOptions {
   /** Import svc's busybox and pause images (default true). */
   readonly importImages?: boolean;
+  /** Registry mirrors, credentials and TLS (a registries.yaml), written into its config. */
+  readonly registries?: RegistryConfig;
 }
 
 export async function startContainerd(options: StartContainerdOptions = {}): Promise<RunningContainerd> {
@@ -60,7 +63,7 @@ export async function startContainerd(options: StartContainerdOptions = {}): Pro
   const logRoot = join(dir, 'pod-logs');
   mkdirSync(logRoot, { recursive: true });
   const bridge = `svcbr${Math.random().toString(16).slice(2, 8)}`;
-  const containerd = await startContainerdProcess({ dir, podCidr: freePodCidr(), bridge, sandboxImage: images.pause.ref, criTimeoutMs: 60_000 });
+  const containerd = await startContainerdProcess({ dir, podCidr: freePodCidr(), bridge, sandboxImage: images.pause.ref, criTimeoutMs: 60_000, ...(options.registries ? { registries: options.registries } : {}) });
   const stop = () => containerd.stop({ removeDir: true });
   try {
     if (options.importImages ?? true) {

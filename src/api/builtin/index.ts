@@ -3,6 +3,7 @@ import type { ResourceType } from '../resource-type.js';
 import { coreTypes } from './core.js';
 import { admissionregistrationTypes, certificatesTypes, coordinationTypes, discoveryTypes, eventsTypes, rbacTypes } from './svc-groups.js';
 import { reviewTypes } from './review-groups.js';
+import { apiregistrationTypes } from './apiregistration.js';
 import { appsTypes, autoscalingTypes, batchTypes, policyTypes } from './workloads.js';
 
 /** Every built-in type, groups in the order Kubernetes' discovery lists them. */
@@ -19,6 +20,7 @@ export const builtinTypes: readonly ResourceType[] = Object.freeze([
   ...admissionregistrationTypes,
   ...coordinationTypes,
   ...discoveryTypes,
+  ...apiregistrationTypes,
 ]);
 
 /** A registry of the built-in types; each call builds a fresh one (they share the frozen types). */

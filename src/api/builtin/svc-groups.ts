@@ -24,7 +24,7 @@ export const eventsTypes: readonly ResourceType[] = [
     namespaced: true,
     kind: 'Event',
     resource: 'events',
-    shortNames: ['ev'],
+    // No short name: `ev` is the core group's Event (kubectl would warn that it matches both).
     schema: eventSchema,
     fieldSelectors: {
       ...Object.fromEntries(

@@ -131,3 +131,12 @@ export {
   type ValidatingWebhookConfiguration,
   type WebhookClientConfig,
 } from './admissionregistration.js';
+export {
+  apiServiceConditionSchema,
+  apiServiceReferenceSchema,
+  apiServiceSchema,
+  apiServiceSpecSchema,
+  type APIService,
+  type APIServiceCondition,
+  type APIServiceSpec,
+} from './apiregistration.js';

@@ -1,7 +1,7 @@
 import { badRequest } from '../errors.js';
 import type { StatusError } from '../status-error.js';
 import { validateLabelValue, validateQualifiedName } from '../validation/labels.js';
-import type { LabelOperator, LabelRequirement, LabelSelector } from './label-selector.js';
+import { parseInt64, type LabelOperator, type LabelRequirement, type LabelSelector } from './label-selector.js';
 
 /**
  * Parses `labelSelector` text: comma-separated requirements, each `k=v`, `k==v`, `k!=v`,
@@ -54,7 +54,6 @@ const OPERATORS: Partial<Record<TokenType, LabelOperator>> = {
   '<': 'LessThan',
 };
 
-const INTEGER = /^[+-]?\d+$/;
 
 const fail = (detail: string): StatusError => badRequest(`unable to parse requirement: ${detail}`);
 
@@ -92,8 +91,8 @@ class Parser {
     if (!operator) throw this.unexpected(after, 'in, notin, =, ==, !=, >, <');
     if (operator === 'In' || operator === 'NotIn') return { key, operator, values: this.valueSet(after.text) };
     const value = this.singleValue();
-    if ((operator === 'GreaterThan' || operator === 'LessThan') && !INTEGER.test(value)) {
-      throw fail(`the value of '${key}${after.text}' must be an integer, not '${value}'`);
+    if ((operator === 'GreaterThan' || operator === 'LessThan') && parseInt64(value) === undefined) {
+      throw fail(`the value of '${key}${after.text}' must be a 64-bit integer, not '${value}'`);
     }
     return { key, operator, values: [value] };
   }

@@ -18,10 +18,23 @@ export interface LabelSelector {
 export type Labels = Readonly<Record<string, string>>;
 
 const INTEGER = /^[+-]?\d+$/;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
-function compare(value: string | undefined, bound: string | undefined, holds: (a: number, b: number) => boolean): boolean {
-  if (value === undefined || bound === undefined || !INTEGER.test(value)) return false;
-  return holds(Number(value), Number(bound));
+/**
+ * A `>`/`<` operand as upstream reads it (strconv.ParseInt, 64 bits); undefined when the text is
+ * not one. Exact: past 2^53 a float would compare neighbours as equal.
+ */
+export function parseInt64(text: string): bigint | undefined {
+  if (!INTEGER.test(text)) return undefined;
+  const value = BigInt(text);
+  return value >= INT64_MIN && value <= INT64_MAX ? value : undefined;
+}
+
+function compare(value: string | undefined, bound: string | undefined, holds: (a: bigint, b: bigint) => boolean): boolean {
+  const a = value === undefined ? undefined : parseInt64(value);
+  const b = bound === undefined ? undefined : parseInt64(bound);
+  return a !== undefined && b !== undefined && holds(a, b);
 }
 
 export function matchesRequirement(requirement: LabelRequirement, labels: Labels): boolean {

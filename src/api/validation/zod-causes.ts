@@ -27,7 +27,7 @@ export function fieldPath(root: Schema, path: readonly PropertyKey[]): string {
       schema = node.values;
     } else {
       out += out === '' ? key : `.${key}`;
-      schema = node.kind === 'struct' ? node.fields[key] : undefined;
+      schema = node.kind === 'struct' && Object.hasOwn(node.fields, key) ? node.fields[key] : undefined;
     }
   }
   return out;

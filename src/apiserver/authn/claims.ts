@@ -16,7 +16,10 @@ export const privateClaimsSchema = z.object({
 });
 export type PrivateClaims = z.infer<typeof privateClaimsSchema>;
 
-const numericDate = z.number().finite();
+// Seconds since the epoch as a whole number a 64-bit integer holds exactly (as upstream's JWT
+// validation reads an int64): `exp: 1e308`, a fraction or a negative time is no date, and the
+// token is refused rather than compared as one.
+const numericDate = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 export const serviceAccountClaimsSchema = z.object({
   iss: z.string().min(1),

@@ -18,3 +18,5 @@ export { issueTokenRequest, tokenRequestSchema, AUTHENTICATION_GROUP, DEFAULT_EX
 export type { TokenRequestInput, StoredObject } from './token-request.js';
 export { anonymousAllowed } from './anonymous.js';
 export { readClientCa } from './client-ca.js';
+export { requestHeaderAuthenticator, DEFAULT_EXTRA_HEADER_PREFIXES, DEFAULT_GROUP_HEADERS, DEFAULT_USERNAME_HEADERS } from './request-header.js';
+export type { RequestHeaderOptions } from './request-header.js';

@@ -1,8 +1,9 @@
 import { CORE_GROUP, methodNotAllowed, serviceUnavailable } from '../../api/index.js';
-import { decodeBody, isDryRun } from '../handlers/body.js';
-import { queryParam, type HandlerContext } from '../handlers/context.js';
+import { decodeBody, dryRunOf } from '../handlers/body.js';
+import type { HandlerContext } from '../handlers/context.js';
 import type { ServiceAccountTokens } from './service-account-tokens.js';
 import { issueTokenRequest, type StoredObject } from './token-request.js';
+import { jsonBody } from '../json-newline.js';
 
 /**
  * POST `/api/v1/namespaces/<ns>/serviceaccounts/<name>/token`, reached from the resource router.
@@ -21,7 +22,7 @@ export async function serveTokenRequest(ctx: HandlerContext, tokens: ServiceAcco
     name: info.name!,
     body: decodeBody(ctx)?.value,
     get,
-    dryRun: isDryRun(queryParam(ctx, 'dryRun')),
+    dryRun: dryRunOf(ctx),
   });
-  return ctx.reply.code(201).type('application/json').send(JSON.stringify(result));
+  return ctx.reply.code(201).type('application/json').send(jsonBody(result));
 }

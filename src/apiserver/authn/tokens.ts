@@ -122,13 +122,17 @@ const digest = (token: string) => createHash('sha256').update(token).digest();
 /**
  * The token of `Authorization: Bearer <token>`. No header, or a well-formed header of another
  * scheme (some other authenticator's): `undefined`. A malformed header, or several: Unauthorized.
+ * The scheme and the token are separated by exactly one space, as upstream reads them:
+ * `Bearer  <token>` (two spaces) carries an empty token, which is no bearer token at all
+ * (`undefined`: the request goes on as anonymous, where that is enabled).
  */
 export function bearerToken(headers: RequestHeaders): string | undefined {
   const header = headers['authorization'];
   if (header === undefined) return undefined;
   if (typeof header !== 'string') throw rejected();
-  const parts = header.trim().split(/[ \t]+/);
+  const parts = header.trim().split(' ');
   const [scheme = '', token] = parts;
+  if (scheme.toLowerCase() === 'bearer' && token === '') return undefined;
   if (scheme.toLowerCase() !== 'bearer') {
     // A lone word (or nothing) is no `<scheme> <credentials>` at all; a well-formed other scheme
     // may be some other authenticator's.

@@ -1,6 +1,8 @@
 import type { Socket } from 'node:net';
 import { StatusError } from '../../api/index.js';
 import { clientCertificateAuthenticator } from './client-certificates.js';
+import { parseCaBundle } from './issued-by.js';
+import { requestHeaderAuthenticator, type RequestHeaderOptions } from './request-header.js';
 import { ServiceAccountTokens } from './service-account-tokens.js';
 import { bearerToken, rejected, staticTokens, type TokenEntry } from './tokens.js';
 import { ANONYMOUS_USER, type Authenticator, type RequestHeaders, type UserInfo } from './user.js';
@@ -9,7 +11,7 @@ import { ANONYMOUS_USER, type Authenticator, type RequestHeaders, type UserInfo 
  * The server's authenticator: each method in turn, the first that recognises the request's
  * credentials decides.
  *
- *   client certificate (--client-ca-file) ─► bearer token: token file, then service-account JWT
+ *   front proxy (--requestheader-*) ─► client certificate (--client-ca-file) ─► bearer token: token file, then service-account JWT
  *                                          ─► anonymous (--anonymous-auth) ─► 401
  *
  * Credentials that are presented but wrong (a refused certificate, an unknown token, a forged or
@@ -20,6 +22,13 @@ import { ANONYMOUS_USER, type Authenticator, type RequestHeaders, type UserInfo 
 export interface AuthenticationOptions {
   /** Whether connections' client certificates are read (the TLS server verified them against the client CA). */
   readonly clientCertificates?: boolean | undefined;
+  /**
+   * PEM of `--client-ca-file`, when the TLS server also trusts other CAs (the requestheader CA):
+   * a client certificate is then a user's only if it chains to this bundle.
+   */
+  readonly clientCa?: string | undefined;
+  /** Requestheader authentication of a front proxy (docs/aggregation.md). */
+  readonly requestHeader?: RequestHeaderOptions | undefined;
   /** The token file's entries and the admin token. */
   readonly tokens?: Iterable<TokenEntry> | undefined;
   /** Service-account tokens; without them a JWT is an unknown token. */
@@ -43,7 +52,10 @@ export interface Authentication {
 }
 
 export function unionAuthenticator(options: AuthenticationOptions): Authentication {
-  const certificate = options.clientCertificates ? clientCertificateAuthenticator(options.now) : undefined;
+  const certificate = options.clientCertificates
+    ? clientCertificateAuthenticator(options.now, options.clientCa !== undefined && options.requestHeader ? parseCaBundle(options.clientCa) : undefined)
+    : undefined;
+  const proxied = options.requestHeader ? requestHeaderAuthenticator(options.requestHeader) : undefined;
   const lookup = staticTokens(options.tokens ?? []);
   const serviceAccounts = options.serviceAccounts;
   const anonymous = options.anonymous ?? false;
@@ -56,6 +68,8 @@ export function unionAuthenticator(options: AuthenticationOptions): Authenticati
   };
 
   const authenticate = (headers: RequestHeaders, connection?: Socket) => {
+    const fromProxy = proxied?.(headers, connection);
+    if (fromProxy) return fromProxy;
     const fromCertificate = certificate?.(connection);
     if (fromCertificate) return fromCertificate;
     const token = bearerToken(headers);

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { builtinTypes, type ResourceRegistry, type ResourceType } from '../../api/index.js';
+import { booleanParam, builtinTypes, type ResourceRegistry, type ResourceType } from '../../api/index.js';
 import {
   acceptsGzip,
   compressBuffer,
@@ -17,7 +17,6 @@ import {
   type Target,
 } from '../../encoding/index.js';
 import { apiVersionOf } from '../objects.js';
-import { parseBoolean } from '../read-semantics.js';
 import type { Store } from '../../storage/index.js';
 import type { ContinueTokens } from '../continue-token.js';
 import type { ObjectReader } from '../objects.js';
@@ -25,6 +24,7 @@ import type { ResourceCaches } from '../resource-caches.js';
 import type { RequestInfo } from '../request-info.js';
 import type { WatchSettings } from './watch.js';
 import { renameText, type Renamer } from '../upstream-names.js';
+import { endingWithNewline, jsonBody, withNewline } from '../json-newline.js';
 import type { Admission } from '../admission/index.js';
 
 /** Everything a verb handler needs, resolved once per request by the resource router. */
@@ -95,8 +95,7 @@ export function representationOf(ctx: HandlerContext, target: Target, views: boo
 
 /** `pretty=true`: indented JSON. */
 export function isPretty(ctx: HandlerContext): boolean {
-  const text = queryParam(ctx, 'pretty');
-  return text !== undefined && text !== '' && parseBoolean(text, 'pretty');
+  return booleanParam('pretty', queryParam(ctx, 'pretty'), false) === true;
 }
 
 /** Everything the encoders need to write this request's answer in `rep`. */
@@ -113,7 +112,9 @@ function compressible(ctx: HandlerContext): boolean {
 /** A read's answer of one buffer (gzipped when large and accepted). */
 export function sendReadBytes(ctx: HandlerContext, contentType: string, bytes: Uint8Array): FastifyReply {
   const reply = ctx.reply.code(200).type(contentType);
-  const body = ctx.rename ? ctx.rename(bytes) : bytes;
+  // A JSON body ends with a newline: a GET's shared bytes bring theirs (bodyOf), rendered ones get it here.
+  const json = contentType === 'application/json' ? withNewline(bytes) : bytes;
+  const body = ctx.rename ? ctx.rename(json) : json;
   if (body.length <= GZIP_MIN || !compressible(ctx)) return reply.send(body);
   const out = compressBuffer(body);
   if (out.gzip) reply.header('content-encoding', 'gzip').header('vary', 'Accept-Encoding');
@@ -125,7 +126,8 @@ const GZIP_MIN = 128 * 1024;
 export function sendReadChunks(ctx: HandlerContext, contentType: string, parts: Iterable<Uint8Array>): FastifyReply {
   const reply = ctx.reply.code(200).type(contentType);
   // Chunks end between items, so no group name is ever split across two of them.
-  const chunks = ctx.rename ? mapChunks(parts, ctx.rename) : parts;
+  const renamed = ctx.rename ? mapChunks(parts, ctx.rename) : parts;
+  const chunks = contentType === 'application/json' ? endingWithNewline(renamed) : renamed;
   if (!compressible(ctx)) return reply.send(Readable.from(chunks, { objectMode: false }));
   const out = compressLarge(chunks);
   if (out.gzip) reply.header('content-encoding', 'gzip').header('vary', 'Accept-Encoding');
@@ -139,16 +141,17 @@ export function sendReadChunks(ctx: HandlerContext, contentType: string, parts: 
 export function sendObject(ctx: HandlerContext, code: number, object: unknown): FastifyReply {
   const value = object as JsonObject;
   if (value === null || typeof value !== 'object' || value['kind'] !== ctx.type.kind) {
-    return ctx.reply.code(code).type('application/json').send(JSON.stringify(object));
+    return ctx.reply.code(code).type('application/json').send(jsonBody(object));
   }
   const rep = representationOf(ctx, 'object', false);
   const pretty = isPretty(ctx);
   const rename = ctx.rename;
   if (rep.codec === 'json' && !pretty) {
-    const text = JSON.stringify(object);
+    const text = jsonBody(object);
     return ctx.reply.code(code).type('application/json').send(rename ? renameText(rename, text) : text);
   }
-  const bytes = Buffer.from(renderValue(renderOptionsOf(ctx, rep), value));
+  const rendered = renderValue(renderOptionsOf(ctx, rep), value);
+  const bytes = Buffer.from(rep.codec === 'json' ? withNewline(rendered) : rendered);
   return ctx.reply.code(code).type(rep.contentType).send(rename ? rename(bytes) : bytes);
 }
 

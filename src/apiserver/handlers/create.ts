@@ -1,4 +1,4 @@
-import { alreadyExists, generateName, invalid, validateObject, validateObjectMeta, type ObjectMeta } from '../../api/index.js';
+import { alreadyExists, generateName, invalid, validateObject, validateObjectMeta, withDefaults, type ObjectMeta } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { abandonAdmission, admitWrite } from '../admission/index.js';
 import { namespaceType, prepareNamespace } from '../namespaces.js';
@@ -14,8 +14,8 @@ import { managedFieldsAfterCreate, type WriteManager } from '../writes/managed-f
 import { strategyForCreate } from '../writes/strategy.js';
 import { writeManagerOf } from '../writes/write-options.js';
 import { statusOnCreate } from '../subresources/write-scope.js';
-import { isDryRun, objectFromBody } from './body.js';
-import { queryParam, sendObject, type HandlerContext } from './context.js';
+import { dryRunOf, objectFromBody } from './body.js';
+import { sendObject, type HandlerContext } from './context.js';
 
 // kube retries a generated name that collides a few times before answering AlreadyExists.
 const GENERATE_NAME_ATTEMPTS = 8;
@@ -61,17 +61,24 @@ export async function createObject(
 ): Promise<unknown> {
   const { type, info, registry } = ctx;
   const manager = options.manager ?? writeManagerOf(ctx, 'Update');
-  const generated = !body.metadata.name && !!body.metadata.generateName;
-  const named = (meta: ObjectMeta): ObjectMeta => (generated ? { ...meta, name: generateName(meta.generateName!) } : meta);
+  // The body is not validated yet: a generateName of another type is left for validation to refuse.
+  const prefix: unknown = body.metadata.generateName;
+  const generated = !body.metadata.name && typeof prefix === 'string' && prefix !== '';
+  const named = (meta: ObjectMeta): ObjectMeta => (generated ? { ...meta, name: generateName(prefix) } : meta);
   let object = { ...body, metadata: named(body.metadata) };
   if (!options.prepared) object = validateForWrite(ctx, object, options.fields);
   object = strategyForCreate(type, object);
-  const dryRun = isDryRun(queryParam(ctx, 'dryRun'));
+  const dryRun = dryRunOf(ctx);
   object = (await admitWrite(ctx, { operation: 'CREATE', object, dryRun, optionsKind: 'CreateOptions', revalidate: (o) => revalidate(ctx, o) }))!;
   // After admission: a Pod's QoS class reflects the resources LimitRanger may have defaulted.
   object = statusOnCreate(type, prepareForCreate(object));
   if (type === namespaceType(registry)) object = prepareNamespace(object);
-  object = managedFieldsAfterCreate(ctx.type, object, manager);
+  // After the status split: the defaults include the status fields Go always writes. A create's
+  // manager owns the defaulted fields too, an apply's only the fields of its configuration.
+  object =
+    manager.operation === 'Apply'
+      ? withDefaults(type, managedFieldsAfterCreate(type, object, manager))
+      : managedFieldsAfterCreate(type, withDefaults(type, object), manager);
   if (dryRun) return sendObject(ctx, 201, object);
 
   for (let attempt = 1; ; attempt++) {

@@ -4,8 +4,8 @@ import type { ApiObject } from '../objects.js';
 import { fieldValidationOf } from '../writes/field-validation.js';
 import { updateObject } from '../writes/update-object.js';
 import { writeManagerOf } from '../writes/write-options.js';
-import { isDryRun, nameFromUrl, objectFromBody } from './body.js';
-import { queryParam, sendObject, type Handler, type HandlerContext } from './context.js';
+import { dryRunOf, nameFromUrl, objectFromBody } from './body.js';
+import { sendObject, type Handler, type HandlerContext } from './context.js';
 import { validateForWrite } from './create.js';
 import type { RequestInfo } from '../request-info.js';
 
@@ -54,6 +54,6 @@ async function replacePart(ctx: HandlerContext, part: Part): Promise<unknown> {
     throw conflict({ group: type.group, resource: type.resource }, name, optimisticLockMessage);
   }
   const next = validateForWrite(ctx, part(body, current), { duplicates: decoded.duplicates, level: fieldValidationOf(ctx) });
-  const dryRun = isDryRun(queryParam(ctx, 'dryRun'));
+  const dryRun = dryRunOf(ctx);
   return sendObject(ctx, 200, await updateObject(ctx, next, current, writeManagerOf(ctx, 'Update'), dryRun));
 }

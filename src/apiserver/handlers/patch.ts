@@ -1,5 +1,6 @@
 import { badRequest, builtinTypes, conflict, notFound, optimisticLockMessage, unsupportedMediaType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
+import { requireNestingWithin, requireStorableSize } from '../../encoding/index.js';
 import { applyPatch } from '../writes/apply.js';
 import { fieldValidationOf } from '../writes/field-validation.js';
 import { applyJsonPatch, jsonPatchOperations } from '../writes/json-patch.js';
@@ -8,8 +9,8 @@ import { applyMergePatch } from '../writes/merge-patch.js';
 import { applyStrategicMergePatch } from '../writes/strategic-merge.js';
 import { updateObject } from '../writes/update-object.js';
 import { writeManagerOf } from '../writes/write-options.js';
-import { asTypedObject, decodeBody, isDryRun, mediaTypeOf, nameFromUrl } from './body.js';
-import { queryParam, sendObject, type HandlerContext } from './context.js';
+import { asTypedObject, decodeBody, dryRunOf, mediaTypeOf, nameFromUrl } from './body.js';
+import { sendObject, type HandlerContext } from './context.js';
 import { admitWrite } from '../admission/index.js';
 import { revalidate, validateForWrite } from './create.js';
 
@@ -40,7 +41,7 @@ export async function patch(ctx: HandlerContext): Promise<unknown> {
   if (kind === 'strategic' && !BUILTIN.has(ctx.type)) {
     throw unsupportedMediaType(media, ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']);
   }
-  const dryRun = isDryRun(queryParam(ctx, 'dryRun'));
+  const dryRun = dryRunOf(ctx);
   const level = fieldValidationOf(ctx);
   if (kind === 'apply') return applyPatch(ctx, { dryRun, level });
 
@@ -67,6 +68,10 @@ export async function patch(ctx: HandlerContext): Promise<unknown> {
         : kind === 'merge'
           ? applyMergePatch(current, decoded.value)
           : applyStrategicMergePatch(current, decoded.value, type.schema);
+    // A JSON patch can add a value as deep as the limit at a path as deep: the walks after this
+    // point (validation, field sets) must not see more than the limit.
+    requireNestingWithin(patched, 'the patched object');
+    requireStorableSize(patched);
     const object = nameFromUrl(asTypedObject(ctx, patched), name);
     if (object.metadata.name !== name) throw badRequest('a patch may not change the name of the object');
     const sent = object.metadata.resourceVersion;

@@ -2,8 +2,8 @@ import { badRequest, conflict, invalid, optimisticLockMessage } from '../../api/
 import { fieldValidationOf } from '../writes/field-validation.js';
 import { updateObject } from '../writes/update-object.js';
 import { writeManagerOf } from '../writes/write-options.js';
-import { isDryRun, nameFromUrl, objectFromBody } from './body.js';
-import { queryParam, sendObject, type HandlerContext } from './context.js';
+import { dryRunOf, nameFromUrl, objectFromBody } from './body.js';
+import { sendObject, type HandlerContext } from './context.js';
 import { admitWrite } from '../admission/index.js';
 import { createObject, revalidate, validateForWrite } from './create.js';
 
@@ -13,7 +13,7 @@ import { createObject, revalidate, validateForWrite } from './create.js';
  */
 export async function update(ctx: HandlerContext): Promise<unknown> {
   const { type, info } = ctx;
-  const dryRun = isDryRun(queryParam(ctx, 'dryRun'));
+  const dryRun = dryRunOf(ctx);
   const decoded = objectFromBody(ctx);
   const fields = { duplicates: decoded.duplicates, level: fieldValidationOf(ctx) };
   const manager = writeManagerOf(ctx, 'Update');

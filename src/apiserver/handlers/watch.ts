@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { Observable, concat, defer, type Subscription } from 'rxjs';
-import { badRequest, tooOldResourceVersion, type ResourceType, type Status } from '../../api/index.js';
+import { badRequest, booleanParam, tooOldResourceVersion, type ResourceType, type Status } from '../../api/index.js';
 import { PLAIN_JSON, watchFrames, type JsonObject, type RenderOptions } from '../../encoding/index.js';
 import type { KeyValue, Store } from '../../storage/index.js';
 import { apiVersionOf, collectionPrefix } from '../objects.js';
-import { parseBoolean, planWatch } from '../read-semantics.js';
+import { planWatch } from '../read-semantics.js';
 import type { ServedObject } from '../served-object.js';
 import { toStatusError } from '../status.js';
 import type { Renamer } from '../upstream-names.js';
@@ -69,8 +69,7 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
     resourceVersionMatch: queryParam(ctx, 'resourceVersionMatch'),
     sendInitialEvents: queryParam(ctx, 'sendInitialEvents'),
   }, { watchList: ctx.watch.watchList });
-  const bookmarksText = queryParam(ctx, 'allowWatchBookmarks');
-  const bookmarks = bookmarksText === undefined || bookmarksText === '' ? false : parseBoolean(bookmarksText, 'allowWatchBookmarks');
+  const bookmarks = booleanParam('allowWatchBookmarks', queryParam(ctx, 'allowWatchBookmarks'), false) === true;
   const timeoutSeconds = parseTimeout(queryParam(ctx, 'timeoutSeconds'), ctx.watch.minRequestTimeoutSeconds);
   const selection = selectionOf(ctx);
   const filter = servedFilter(ctx, selection);
@@ -89,6 +88,11 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
   // the cache (which may not have seen that revision yet) can be behind it.
   let floor = 0;
   if (start.kind === 'Exact') {
+    // A version the server has not reached (the client saw a store this server's has not caught
+    // up with, or one that was lost in a restart) is waited for briefly, then refused with 504
+    // "Too large resource version" (Retry-After, cause ResourceVersionTooLarge) rather than
+    // held open forever: the client re-lists (client-go's reflector does), as Kubernetes.
+    await ctx.caches.reach(type, start.revision);
     floor = start.revision;
     source = (hooks) => cache.watch({ ...base, ...hooks, fromRevision: start.revision });
   } else {

@@ -1,7 +1,7 @@
-import { badRequest, conflict, invalid, notFound, type FieldCause } from '../../api/index.js';
+import { badRequest, inMessage, conflict, invalid, notFound, type FieldCause } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { decodeBody, isDryRun } from '../handlers/body.js';
-import { queryParam, sendObject, type HandlerContext } from '../handlers/context.js';
+import { decodeBody, dryRunOf } from '../handlers/body.js';
+import { sendObject, type HandlerContext } from '../handlers/context.js';
 import { encodeForStorage, objectKey, prepareForUpdate, type ApiObject } from '../objects.js';
 import { isJsonObject } from '../writes/json-value.js';
 
@@ -32,8 +32,8 @@ function bindingOf(ctx: HandlerContext): Binding {
   const decoded = decodeBody(ctx);
   if (!decoded || !isJsonObject(decoded.value)) throw badRequest('the request body must be a Binding object');
   const body = decoded.value;
-  if (body['kind'] !== undefined && body['kind'] !== 'Binding') throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (Binding)`);
-  if (body['apiVersion'] !== undefined && body['apiVersion'] !== 'v1') throw badRequest(`the API version in the data (${String(body['apiVersion'])}) does not match the expected API version (v1)`);
+  if (body['kind'] !== undefined && body['kind'] !== 'Binding') throw badRequest(`the kind in the data (${inMessage(body['kind'])}) does not match the expected kind (Binding)`);
+  if (body['apiVersion'] !== undefined && body['apiVersion'] !== 'v1') throw badRequest(`the API version in the data (${inMessage(body['apiVersion'])}) does not match the expected API version (v1)`);
   const meta = isJsonObject(body['metadata']) ? body['metadata'] : {};
   if (meta['namespace'] !== undefined && meta['namespace'] !== '' && meta['namespace'] !== ctx.info.namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -75,7 +75,7 @@ function bound(pod: ApiObject, binding: Binding, now: string): ApiObject {
 
 export async function bindPod(ctx: HandlerContext): Promise<unknown> {
   const binding = bindingOf(ctx);
-  const dryRun = isDryRun(queryParam(ctx, 'dryRun'));
+  const dryRun = dryRunOf(ctx);
   const pods = { group: '', resource: 'pods' };
   const gr = { group: '', resource: 'pods/binding' };
   const key = objectKey(ctx.store, ctx.type, ctx.info.namespace, binding.name);

@@ -1,7 +1,7 @@
-import { badRequest, forbidden, notFound, StatusError, type ResourceType } from '../../api/index.js';
+import { badRequest, inMessage, forbidden, notFound, StatusError, type ResourceType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { decodeBody, isDryRun } from '../handlers/body.js';
-import { queryParam, sendObject, type HandlerContext } from '../handlers/context.js';
+import { decodeBody, dryRunOf } from '../handlers/body.js';
+import { sendObject, type HandlerContext } from '../handlers/context.js';
 import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
 import type { DeleteOptions, PropagationPolicy } from '../writes/delete-options.js';
 import { deleteOne } from '../writes/deletion.js';
@@ -84,16 +84,16 @@ function evictionOf(ctx: HandlerContext): Eviction {
   const decoded = decodeBody(ctx);
   if (!decoded || !isJsonObject(decoded.value)) throw badRequest('the request body must be an Eviction object');
   const body = decoded.value;
-  if (body['kind'] !== undefined && body['kind'] !== 'Eviction') throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (Eviction)`);
-  if (body['apiVersion'] !== undefined && !EVICTION_VERSIONS.has(String(body['apiVersion']))) {
-    throw badRequest(`the API version in the data (${String(body['apiVersion'])}) does not match the expected API version (policy/v1)`);
+  if (body['kind'] !== undefined && body['kind'] !== 'Eviction') throw badRequest(`the kind in the data (${inMessage(body['kind'])}) does not match the expected kind (Eviction)`);
+  if (body['apiVersion'] !== undefined && (typeof body['apiVersion'] !== 'string' || !EVICTION_VERSIONS.has(body['apiVersion']))) {
+    throw badRequest(`the API version in the data (${inMessage(body['apiVersion'])}) does not match the expected API version (policy/v1)`);
   }
   const meta = isJsonObject(body['metadata']) ? body['metadata'] : {};
   if (meta['name'] !== ctx.info.name) throw badRequest('name in URL does not match name in Eviction object');
   if (meta['namespace'] !== undefined && meta['namespace'] !== '' && meta['namespace'] !== ctx.info.namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
-  return { options: deleteOptionsOf(body['deleteOptions'], isDryRun(queryParam(ctx, 'dryRun'))) };
+  return { options: deleteOptionsOf(body['deleteOptions'], dryRunOf(ctx)) };
 }
 
 const phaseOf = (pod: ApiObject) => (pod['status'] as { phase?: string } | undefined)?.phase;

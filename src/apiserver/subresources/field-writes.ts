@@ -1,7 +1,7 @@
 import { badRequest, conflict, notFound, optimisticLockMessage } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { isDryRun, nameFromUrl, objectFromBody } from '../handlers/body.js';
-import { queryParam, sendObject, type HandlerContext } from '../handlers/context.js';
+import { dryRunOf, nameFromUrl, objectFromBody } from '../handlers/body.js';
+import { sendObject, type HandlerContext } from '../handlers/context.js';
 import { validateForWrite } from '../handlers/create.js';
 import { fieldValidationOf } from '../writes/field-validation.js';
 import { updateObject } from '../writes/update-object.js';
@@ -21,7 +21,7 @@ export async function updateThroughSubresource(ctx: HandlerContext): Promise<unk
   const { type, info } = ctx;
   const name = info.name!;
   const gr = { group: type.group, resource: type.resource };
-  const dryRun = isDryRun(queryParam(ctx, 'dryRun'));
+  const dryRun = dryRunOf(ctx);
   const decoded = objectFromBody(ctx);
   const manager = writeManagerOf(ctx, 'Update');
   const body = nameFromUrl(decoded.object, name);

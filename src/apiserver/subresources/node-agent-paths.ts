@@ -1,4 +1,4 @@
-import { badRequest } from '../../api/index.js';
+import { badRequest, booleanParam } from '../../api/index.js';
 import type { HandlerContext } from '../handlers/context.js';
 import type { NodeAgentTarget } from './node-agent.js';
 
@@ -27,10 +27,16 @@ function containerOf(target: NodeAgentTarget, query: URLSearchParams): string {
 }
 
 /** The PodLogOptions the agent's containerLogs takes, checked as the API server validates them. */
-const LOG_PARAMS = ['follow', 'previous', 'timestamps', 'tailLines', 'limitBytes', 'sinceSeconds', 'sinceTime'] as const;
+const LOG_PARAMS = ['tailLines', 'limitBytes', 'sinceSeconds', 'sinceTime'] as const;
+const LOG_FLAGS = ['follow', 'previous', 'timestamps'] as const;
+
+/** A boolean option of the query, read as strconv.ParseBool does (400 otherwise); empty is false. */
+const flagOf = (query: URLSearchParams, name: string): boolean => booleanParam(name, query.get(name) ?? undefined, false) === true;
 
 function logQuery(query: URLSearchParams): URLSearchParams {
   const out = new URLSearchParams();
+  // Passed on in one spelling, so the agent reads what the API server read.
+  for (const name of LOG_FLAGS) if (flagOf(query, name)) out.set(name, 'true');
   for (const name of LOG_PARAMS) {
     const value = query.get(name);
     if (value !== null && value !== '') out.set(name, value);
@@ -53,8 +59,10 @@ const STREAM_ALIASES: Readonly<Record<string, string>> = { stdin: 'input', stdou
 function streamQuery(query: URLSearchParams): URLSearchParams {
   const out = new URLSearchParams(query);
   for (const [name, alias] of Object.entries(STREAM_ALIASES)) {
-    const value = query.get(name);
-    if (value === 'true' || value === '1') out.set(alias, '1');
+    if (!query.has(name)) continue;
+    const on = flagOf(query, name);
+    out.set(name, on ? 'true' : 'false');
+    if (on) out.set(alias, '1');
   }
   return out;
 }

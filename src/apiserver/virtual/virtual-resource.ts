@@ -1,10 +1,11 @@
 import { badRequest, type ResourceType } from '../../api/index.js';
 import type { UserInfo } from '../authn/user.js';
 import { userOf } from '../authz/index.js';
-import { asTypedObject, decodeBody, isDryRun } from '../handlers/body.js';
+import { asTypedObject, decodeBody, dryRunOf } from '../handlers/body.js';
 import { renderOptions, renderValue, viewOptions, type JsonObject } from '../../encoding/index.js';
-import { isPretty, queryParam, representationOf, type Handler, type HandlerContext } from '../handlers/context.js';
+import { isPretty, representationOf, type Handler, type HandlerContext } from '../handlers/context.js';
 import type { ApiObject } from '../objects.js';
+import { withNewline } from '../json-newline.js';
 
 /** What a virtual type's function is handed: the checked body, and who asks, where. */
 export interface VirtualRequest<T> {
@@ -34,7 +35,7 @@ export interface VirtualResource<T = ApiObject> {
 export function virtualHandler<T>(resource: VirtualResource<T>): Handler {
   const { type } = resource;
   return async (ctx: HandlerContext) => {
-    isDryRun(queryParam(ctx, 'dryRun')); // only to refuse a bad value: answering has no side effects
+    dryRunOf(ctx); // only to refuse a bad value: answering has no side effects
     const decoded = decodeBody(ctx);
     if (!decoded) throw badRequest(`the request has no body: a ${type.kind} is required`);
     const object = asTypedObject(ctx, decoded.value);
@@ -48,7 +49,8 @@ export function virtualHandler<T>(resource: VirtualResource<T>): Handler {
     const rep = representationOf(ctx, 'object', false);
     const value = { ...answer, apiVersion, kind: type.kind } as JsonObject;
     const options = renderOptions(rep, type, apiVersion, viewOptions(rep, type, true, 'Metadata'), isPretty(ctx));
-    return ctx.reply.code(201).type(rep.contentType).send(Buffer.from(renderValue(options, value)));
+    const bytes = renderValue(options, value);
+    return ctx.reply.code(201).type(rep.contentType).send(Buffer.from(rep.codec === 'json' ? withNewline(bytes) : bytes));
   };
 }
 

@@ -1,6 +1,6 @@
-import { badRequest } from '../../api/index.js';
+import { badRequest, booleanParam, notABoolean } from '../../api/index.js';
 import { parseJsonBody } from '../handlers/body.js';
-import { isDryRun } from '../handlers/body.js';
+import { dryRunOf } from '../handlers/body.js';
 import { queryParam, type HandlerContext } from '../handlers/context.js';
 import { isJsonObject } from './json-value.js';
 
@@ -22,11 +22,16 @@ const POLICIES = new Set(['Orphan', 'Background', 'Foreground']);
 export const UNSAFE_DELETE_GATE = 'AllowUnsafeMalformedObjectDeletion';
 const UNSAFE = 'ignoreStoreReadErrorWithClusterBreakingPotential';
 
-function booleanOption(name: string, value: unknown): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (value === true || value === 'true') return true;
-  if (value === false || value === 'false') return false;
-  throw badRequest(`${name} must be a boolean, got ${JSON.stringify(value)}`);
+/** A boolean option: a JSON boolean in the body, or a query parameter read as strconv.ParseBool does. */
+function booleanOption(ctx: HandlerContext, body: Readonly<Record<string, unknown>>, name: string): boolean | undefined {
+  const given = body[name];
+  if (given !== undefined && given !== null) {
+    if (typeof given !== 'boolean') throw badRequest(`${name} must be a boolean, got ${JSON.stringify(given)}`);
+    return given;
+  }
+  const text = queryParam(ctx, name);
+  if (text === '') throw notABoolean(name, text);
+  return booleanParam(name, text);
 }
 
 /** Reads and checks the options of a delete or deletecollection; anything malformed → 400. */
@@ -47,7 +52,7 @@ export function deleteOptionsOf(ctx: HandlerContext): DeleteOptions {
   if (policy !== undefined && !POLICIES.has(String(policy))) {
     throw badRequest(`propagationPolicy must be one of Orphan, Background, Foreground, got ${JSON.stringify(policy)}`);
   }
-  const orphan = booleanOption('orphanDependents', pick('orphanDependents'));
+  const orphan = booleanOption(ctx, body, 'orphanDependents');
   if (orphan !== undefined && policy !== undefined) throw badRequest('orphanDependents and propagationPolicy cannot both be set');
   const grace = pick('gracePeriodSeconds');
   if (grace !== undefined && !/^\d+$/.test(String(grace))) throw badRequest('gracePeriodSeconds must be a non-negative integer');
@@ -55,8 +60,8 @@ export function deleteOptionsOf(ctx: HandlerContext): DeleteOptions {
   if (bodyDryRun !== undefined && !(Array.isArray(bodyDryRun) && bodyDryRun.every((v) => v === 'All'))) {
     throw badRequest('dryRun must be a list whose only accepted value is "All"');
   }
-  const dryRun = isDryRun(queryParam(ctx, 'dryRun')) || (Array.isArray(bodyDryRun) && bodyDryRun.length > 0);
-  const unsafe = booleanOption(UNSAFE, pick(UNSAFE)) ?? false;
+  const dryRun = dryRunOf(ctx) || (Array.isArray(bodyDryRun) && bodyDryRun.length > 0);
+  const unsafe = booleanOption(ctx, body, UNSAFE) ?? false;
   if (unsafe) {
     if (ctx.featureGates[UNSAFE_DELETE_GATE] !== true) {
       throw badRequest(`${UNSAFE} needs the feature gate ${UNSAFE_DELETE_GATE}=true`);

@@ -1,4 +1,4 @@
-import { badRequest, schemaNode, type FieldCause, type ResourceType, type Schema } from '../../api/index.js';
+import { badRequest, schemaNode, setField, type FieldCause, type ResourceType, type Schema } from '../../api/index.js';
 import type { HandlerContext } from '../handlers/context.js';
 import { queryParam } from '../handlers/context.js';
 import { isJsonObject } from './json-value.js';
@@ -41,7 +41,7 @@ function prune(schema: Schema | undefined, value: unknown, path: string, unknown
     let out: Record<string, unknown> | undefined;
     for (const [key, field] of Object.entries(value)) {
       const next = prune(node.values, field, `${path}[${key}]`, unknown);
-      if (next !== field) (out ??= { ...value })[key] = next;
+      if (next !== field) setField((out ??= { ...value }), key, next);
     }
     return out ?? value;
   }
@@ -49,7 +49,8 @@ function prune(schema: Schema | undefined, value: unknown, path: string, unknown
   let out: Record<string, unknown> | undefined;
   for (const [key, field] of Object.entries(value)) {
     const fieldPath = path === '' ? key : `${path}.${key}`;
-    const fieldSchema = node.fields[key];
+    // Own fields only: `constructor` is no field of a struct (its shape is a plain object).
+    const fieldSchema = Object.hasOwn(node.fields, key) ? node.fields[key] : undefined;
     if (!fieldSchema && node.closed) {
       unknown.push(fieldPath);
       out ??= { ...value };
@@ -57,7 +58,7 @@ function prune(schema: Schema | undefined, value: unknown, path: string, unknown
       continue;
     }
     const next = prune(fieldSchema, field, fieldPath, unknown);
-    if (next !== field) (out ??= { ...value })[key] = next;
+    if (next !== field) setField((out ??= { ...value }), key, next);
   }
   return out ?? value;
 }

@@ -1,4 +1,5 @@
 /** JSON values as the write paths handle them: the encoding layer's object test, and equality. */
+import { hasField } from '../../api/index.js';
 import { isObject as isJsonObject, type JsonObject } from '../../encoding/index.js';
 
 export { isJsonObject, type JsonObject };
@@ -13,7 +14,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (isJsonObject(a) && isJsonObject(b)) {
     const keys = Object.keys(a);
     if (keys.length !== Object.keys(b).length) return false;
-    return keys.every((key) => key in b && jsonEqual(a[key], b[key]));
+    return keys.every((key) => hasField(b, key) && jsonEqual(a[key], b[key]));
   }
   return false;
 }

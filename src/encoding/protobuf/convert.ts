@@ -1,5 +1,6 @@
 import protobuf from 'protobufjs';
 import { isObject, type JsonObject } from '../json-value.js';
+import { setField } from '../../api/index.js';
 
 /**
  * JSON objects ↔ protobuf messages, by walking the message's reflection. The value types whose
@@ -98,9 +99,9 @@ function wireValue(field: protobuf.Field, value: unknown, at: string): unknown {
   if (field.map) {
     if (!isObject(value)) throw new ConversionError(`${at}: expected an object`);
     const entries: JsonObject = {};
-    for (const key in value) {
+    for (const key of Object.keys(value)) {
       const entry = value[key];
-      if (entry !== null && entry !== undefined) entries[key] = fieldValue(field, entry, `${at}[${key}]`);
+      if (entry !== null && entry !== undefined) setField(entries, key, fieldValue(field, entry, `${at}[${key}]`));
     }
     return entries;
   }

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { bridgeConflist } from '../cri/cni-config.js';
 import { CriClient } from '../cri/client.js';
 import { containerdConfig } from '../cri/containerd-config.js';
+import type { RegistryConfig } from '../cri/registry-config.js';
+import { registryAuths, writeRegistryHosts } from '../cri/registry-hosts.js';
 import { DEFAULT_CNI_BIN_DIR } from './host-dependencies.js';
 import { linkExists, listNetns, mountsUnder, netnsPathOf, overlaySupported, shimsOf } from './host-state.js';
 
@@ -28,6 +30,11 @@ export interface ContainerdProcessOptions {
   readonly startupTimeoutMs?: number;
   /** The CRI client's deadline per call; default 2 min. */
   readonly criTimeoutMs?: number;
+  /**
+   * Registry mirrors, credentials and TLS (a registries.yaml): written as `<dir>/certs.d/<registry>/hosts.toml`
+   * and the CRI plugin's per-host auth. Unset: every registry is reached directly over HTTPS.
+   */
+  readonly registries?: RegistryConfig;
   /** containerd's stderr, line by line (its log level is `warn`). */
   readonly onLog?: (line: string) => void;
 }
@@ -92,6 +99,9 @@ export async function startContainerdProcess(options: ContainerdProcessOptions):
     join(cniConfDir, '10-svc-bridge.conflist'),
     JSON.stringify(bridgeConflist({ name: `svc-${bridge}`, bridge, podCidr, ipamDataDir: join(dir, 'ipam') }), null, 2),
   );
+  const registryConfigPath = join(dir, 'certs.d');
+  if (options.registries) writeRegistryHosts(registryConfigPath, options.registries);
+  else rmSync(registryConfigPath, { recursive: true, force: true });
   const configPath = join(dir, 'config.toml');
   writeFileSync(
     configPath,
@@ -106,6 +116,7 @@ export async function startContainerdProcess(options: ContainerdProcessOptions):
       // Its sandboxes' network namespaces live in its own state dir: another containerd on the
       // host (a second cluster, a test suite) neither sees nor counts them.
       netnsUnderStateDir: true,
+      ...(options.registries ? { registryConfigPath, registryAuths: registryAuths(options.registries) } : {}),
     }),
   );
 

@@ -34,6 +34,13 @@ export interface ContainerdConfigOptions {
    * sandbox fails with "can't get final child's PID from pipe: EOF".
    */
   readonly restrictOomScoreAdj?: boolean;
+  /**
+   * The hosts directory (`<registry>/hosts.toml`, registry-hosts.ts) the CRI plugin resolves
+   * registries with: mirrors, TLS, plain HTTP. Unset: containerd's defaults (HTTPS to each registry).
+   */
+  readonly registryConfigPath?: string;
+  /** Credentials per registry host (`registryAuths()`), which hosts.toml cannot hold. */
+  readonly registryAuths?: ReadonlyMap<string, { readonly username?: string; readonly password?: string; readonly auth?: string; readonly identitytoken?: string }>;
 }
 
 const str = (value: string): string => JSON.stringify(value); // TOML basic strings share JSON's escapes
@@ -80,8 +87,25 @@ export function containerdConfig(o: ContainerdConfigOptions): string {
     `  conf_dir = ${str(o.cniConfDir)}`,
     '  max_conf_num = 1',
     '',
+    ...registrySection(cri, o),
     '[plugins."io.containerd.internal.v1.opt"]',
     `  path = ${str(`${o.root}/opt`)}`,
     '',
   ].join('\n');
+}
+
+/**
+ * The CRI plugin's registry table: `config_path` (containerd 1.6 refuses `mirrors` beside it, so
+ * mirrors live in hosts.toml only) and, per host, `configs."<host>".auth` — still read with
+ * config_path, for pulls whose request carries no credentials of its own.
+ */
+function registrySection(cri: string, o: ContainerdConfigOptions): string[] {
+  if (o.registryConfigPath === undefined && (o.registryAuths?.size ?? 0) === 0) return [];
+  const lines = [`[${cri}.registry]`, ...(o.registryConfigPath !== undefined ? [`  config_path = ${str(o.registryConfigPath)}`] : []), ''];
+  for (const [host, auth] of o.registryAuths ?? []) {
+    lines.push(`[${cri}.registry.configs.${str(host)}.auth]`);
+    for (const [key, value] of Object.entries(auth)) if (value !== undefined) lines.push(`  ${key} = ${str(value)}`);
+    lines.push('');
+  }
+  return lines;
 }

@@ -20,3 +20,14 @@ export { writeTar, type TarEntry } from './ustar.js';
 export { bridgeConflist, parseIpv4Cidr, type BridgeNetworkOptions, type CniConflist } from './cni-config.js';
 export { containerdConfig, type ContainerdConfigOptions } from './containerd-config.js';
 export { CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from './runtime-labels.js';
+export {
+  endpointUrl,
+  isLoopbackHost,
+  parseRegistryConfig,
+  readRegistryConfig,
+  registryConfigSchema,
+  validateRegistryConfig,
+  type RegistryConfig,
+  type RegistryHostConfig,
+} from './registry-config.js';
+export { defaultEndpoint, registryAuths, registryHostsFiles, writeRegistryHosts } from './registry-hosts.js';

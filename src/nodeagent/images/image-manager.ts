@@ -7,12 +7,14 @@
 import { StatusError, type Container, type Pod, type Secret } from '../../api/index.js';
 import { isCriError, type CriClient } from '../cri/index.js';
 import type * as T from '../cri/index.js';
+import type { RegistryConfig } from '../cri/index.js';
 import type { InvolvedObject } from '../node/index.js';
 import { parseImageName, type ImageName } from './image-name.js';
 import { ImagePuller } from './image-puller.js';
 import { PullBackOff } from './pull-backoff.js';
 import { effectivePullPolicy, type PullPolicy } from './pull-policy.js';
 import { credentialsForImage } from './pull-secrets.js';
+import { rewriteImage } from './image-rewrite.js';
 
 /** The registry of svc's locally built images (`svc.local/busybox`): it exists on no network. */
 export const LOCAL_REGISTRY = 'svc.local';
@@ -38,6 +40,8 @@ export interface ImageManagerOptions {
   readonly now?: (() => number) | undefined;
   /** The wait for a registry token; default a timer (tests pass their own). */
   readonly sleep?: ((ms: number) => Promise<void>) | undefined;
+  /** The node's registries.yaml: its mirrors' rewrites are applied to pulls (`rewriteImage`). */
+  readonly registries?: RegistryConfig | undefined;
 }
 
 export interface EnsuredImage {
@@ -55,9 +59,11 @@ export class ImageManager {
   readonly #events: ImageEventSink | undefined;
   readonly #puller: ImagePuller;
   readonly #backOff: PullBackOff;
+  readonly #registries: RegistryConfig | undefined;
 
   constructor(options: ImageManagerOptions) {
     this.#cri = options.cri;
+    this.#registries = options.registries;
     this.#events = options.events;
     this.#puller = new ImagePuller({
       cri: options.cri,
@@ -86,9 +92,12 @@ export class ImageManager {
     }
     const policy = this.#policy(container, name);
     const spec: T.Input<T.ImageSpec> = { image: name.reference, userSpecifiedImage: container.image };
+    // A rewritten image is pulled, and so stored, under its rewritten name.
+    const rewritten = rewriteImage(name, this.#registries);
+    const pullSpec: T.Input<T.ImageSpec> = rewritten ? { image: rewritten.reference, userSpecifiedImage: container.image } : spec;
 
     if (policy !== 'Always') {
-      const present = await this.#presentImage(spec);
+      const present = (await this.#presentImage(spec)) ?? (rewritten ? await this.#presentImage(pullSpec) : null);
       if (present) {
         this.#events?.record(involved, 'Normal', 'Pulled', `Container image "${container.image}" already present on machine`);
         return { imageRef: present.id };
@@ -111,7 +120,7 @@ export class ImageManager {
     this.#events?.record(involved, 'Normal', 'Pulling', `Pulling image "${container.image}"`);
     const started = Date.now();
     try {
-      const imageRef = await this.#pull(name, spec, pullSecrets);
+      const imageRef = await this.#pull(name, pullSpec, pullSecrets);
       this.#backOff.succeeded(key);
       const size = await this.#presentImage({ image: imageRef }).then((image) => image?.size, () => undefined);
       const seconds = ((Date.now() - started) / 1000).toFixed(3);

@@ -1,6 +1,7 @@
 /** The node agent's images: pulls for containers, image import, image and dead-container garbage collection, the Node's image list. */
 export { ImageManager, LOCAL_REGISTRY, type EnsuredImage, type ImageEventSink, type ImageManagerOptions } from './image-manager.js';
 export { DEFAULT_REGISTRY, parseImageName, type ImageName } from './image-name.js';
+export { rewriteImage } from './image-rewrite.js';
 export { ImagePuller, type ImagePullerOptions } from './image-puller.js';
 export { IMAGE_PULL_BACKOFF_INITIAL_MS, IMAGE_PULL_BACKOFF_MAX_MS, PullBackOff, type PullBackOffOptions } from './pull-backoff.js';
 export { effectivePullPolicy, type PullPolicy } from './pull-policy.js';

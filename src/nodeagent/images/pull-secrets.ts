@@ -107,7 +107,14 @@ function str(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-function toAuth(registryKey: string, entry: DockerConfigEntry): T.AuthConfig {
+/**
+ * `serverAddress` stays empty, as the kubelet leaves it: containerd then uses the credentials for
+ * every host of the pull, mirrors included. Set, containerd parses it as a URL and compares its
+ * host with each endpoint's: a Docker config key like `127.0.0.1:5000` fails that parse (every
+ * pull fails) and `https://index.docker.io/v1/` never equals `registry-1.docker.io` (credentials
+ * silently dropped).
+ */
+function toAuth(entry: DockerConfigEntry): T.AuthConfig {
   let username = str(entry.username);
   let password = str(entry.password);
   const auth = str(entry.auth);
@@ -123,7 +130,7 @@ function toAuth(registryKey: string, entry: DockerConfigEntry): T.AuthConfig {
     username,
     password,
     auth,
-    serverAddress: registryKey,
+    serverAddress: '',
     identityToken: str(entry.identitytoken) || str(entry.identityToken),
     registryToken: str(entry.registrytoken) || str(entry.registryToken),
   };
@@ -141,7 +148,7 @@ export function credentialsForImage(image: ImageName, secrets: readonly Secret[]
     for (const [key, entry] of dockerConfigEntries(secret)) {
       const parsed = parseKey(key);
       if (!parsed || !keyMatches(parsed, target)) continue;
-      found.push({ auth: toAuth(key, entry), pathLength: parsed.path.length, exact: !parsed.host.includes('*'), order: order++ });
+      found.push({ auth: toAuth(entry), pathLength: parsed.path.length, exact: !parsed.host.includes('*'), order: order++ });
     }
   }
   found.sort((a, b) => b.pathLength - a.pathLength || Number(b.exact) - Number(a.exact) || a.order - b.order);

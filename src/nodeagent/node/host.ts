@@ -1,5 +1,6 @@
 import { readFileSync, statfsSync } from 'node:fs';
-import { arch, availableParallelism, hostname, platform, release, totalmem } from 'node:os';
+import { arch, availableParallelism, hostname, platform, totalmem } from 'node:os';
+import { readSystemIdentity, type SystemIdentity } from './system-identity.js';
 
 /**
  * What the node reports about the machine it runs on. Read fresh on every status check (the
@@ -18,7 +19,8 @@ export interface HostInfo {
   filesystem(path: string): { readonly capacityBytes: number; readonly availableBytes: number };
   /** The pid limit and the processes and threads that exist now. */
   pids(): { readonly max: number; readonly running: number };
-  system(): { readonly machineID: string; readonly bootID: string; readonly kernelVersion: string; readonly osImage: string };
+  /** nodeInfo's identity fields (`system-identity.ts`). */
+  system(): SystemIdentity;
 }
 
 const GO_ARCH: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64' };
@@ -37,12 +39,7 @@ function memAvailable(): number | undefined {
   return match ? Number(match[1]) * 1024 : undefined;
 }
 
-/** PRETTY_NAME of /etc/os-release, the `osImage` a kubelet reports. */
-function osImage(): string {
-  const text = readTrimmed('/etc/os-release') || readTrimmed('/usr/lib/os-release');
-  const match = /^PRETTY_NAME=(?:"([^"]*)"|(.*))$/m.exec(text);
-  return match?.[1] ?? match?.[2] ?? 'Linux';
-}
+let identity: SystemIdentity | undefined;
 
 /** This machine, from node:os, /proc and statfs. */
 export const thisHost: HostInfo = Object.freeze({
@@ -65,12 +62,6 @@ export const thisHost: HostInfo = Object.freeze({
     const running = Number(/\d+\/(\d+)/.exec(readTrimmed('/proc/loadavg'))?.[1] ?? 0);
     return { max, running };
   },
-  system() {
-    return {
-      machineID: readTrimmed('/etc/machine-id') || readTrimmed('/var/lib/dbus/machine-id'),
-      bootID: readTrimmed('/proc/sys/kernel/random/boot_id'),
-      kernelVersion: release(),
-      osImage: osImage(),
-    };
-  },
+  // Read once: none of it changes while the agent runs (a reboot restarts the agent too).
+  system: () => (identity ??= readSystemIdentity()),
 });

@@ -60,6 +60,7 @@ export class StatusSource {
     const resources = nodeResources(options, host, thresholds);
     const system = host.system();
     const rv = this.#runtimeVersion;
+    const version = `v${this.#s.version.replace(/^v/, '')}`;
     const images = await this.#s.images?.();
     return {
       capacity: resources.capacity,
@@ -69,12 +70,14 @@ export class StatusSource {
       daemonEndpoints: { kubeletEndpoint: { Port: options.port } },
       nodeInfo: {
         machineID: system.machineID,
+        systemUUID: system.systemUUID,
         bootID: system.bootID,
         kernelVersion: system.kernelVersion,
         osImage: system.osImage,
         containerRuntimeVersion: rv ? `${rv.runtimeName}://${rv.runtimeVersion}` : '',
-        kubeletVersion: `v${this.#s.version.replace(/^v/, '')}`,
-        kubeProxyVersion: '',
+        kubeletVersion: version,
+        // There is no kube-proxy: the agent's version, as kubelets before 1.31 reported here.
+        kubeProxyVersion: version,
         operatingSystem: host.os,
         architecture: host.arch,
       },

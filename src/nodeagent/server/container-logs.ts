@@ -1,5 +1,5 @@
 import { open, stat } from 'node:fs/promises';
-import { badRequest, StatusError } from '../../api/index.js';
+import { badRequest, booleanParam, StatusError } from '../../api/index.js';
 import type { CriClient } from '../cri/index.js';
 import type { Container } from '../cri/types.js';
 import { EntryJoiner, formatEntry, parseLogRecord, parseSinceTime, type LogEntry } from './cri-log-format.js';
@@ -17,16 +17,7 @@ export interface LogOptions {
   readonly sinceNanos?: bigint | undefined;
 }
 
-const TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
-const FALSE = new Set(['0', 'f', 'F', 'false', 'FALSE', 'False']);
-
-function bool(query: Readonly<Record<string, string | undefined>>, name: string): boolean {
-  const text = query[name];
-  if (text === undefined || text === '') return false;
-  if (TRUE.has(text)) return true;
-  if (FALSE.has(text)) return false;
-  throw badRequest(`${name}: ${JSON.stringify(text)} is not a boolean`);
-}
+const bool = (query: Readonly<Record<string, string | undefined>>, name: string): boolean => booleanParam(name, query[name], false) === true;
 
 function int(query: Readonly<Record<string, string | undefined>>, name: string, min: number): number | undefined {
   const text = query[name];

@@ -203,6 +203,8 @@ describe('mutating webhooks', () => {
     ['an unknown patch type', (review: any) => ({ response: { uid: review.request.uid, allowed: true, patchType: 'MergePatch', patch: Buffer.from('{}').toString('base64') } }), 'unsupported patch type "MergePatch"'],
     ['a patch that is not base64 JSON', (review: any) => ({ response: { uid: review.request.uid, allowed: true, patchType: 'JSONPatch', patch: '!!!' } }), 'not a base64-encoded JSON patch'],
     ['a patch that renames the object', (review: any) => patchReply(review, [{ op: 'replace', path: '/metadata/name', value: 'other' }]), 'changed the name'],
+    ['a patch into /__proto__ (keys are data: no such path)', (review: any) => patchReply(review, [{ op: 'add', path: '/__proto__/polluted', value: 1 }]), '/__proto__ does not exist'],
+    ['a move into its own child', (review: any) => patchReply(review, [{ op: 'move', from: '/data', path: '/data/x' }]), 'its own child'],
   ])('answers %s as a failed call and stores nothing', async (_what, script, message) => {
     w.on('/badpatch', script as never);
     await configure('Mutating', 'badpatch', [hook('badpatch.example.com', '/badpatch')]);
@@ -212,6 +214,7 @@ describe('mutating webhooks', () => {
     expect(res.body.message).toContain(message);
     expect((await s.call('GET', `${CM}/bad-patch`)).status).toBe(404);
     expect((await s.call('GET', `${CM}/other`)).status).toBe(404);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 
   it('calls a webhook with reinvocationPolicy IfNeeded again when a later webhook changed the object', async () => {

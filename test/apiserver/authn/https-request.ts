@@ -11,6 +11,7 @@ export interface HttpsOptions {
   key?: string;
   token?: string;
   body?: unknown;
+  headers?: Record<string, string | string[]>;
 }
 
 /** One request on a fresh TLS connection (no agent: each test's certificate is its own handshake). */
@@ -25,6 +26,7 @@ export function httpsCall(method: string, url: string, options: HttpsOptions): P
         ...(options.ca !== undefined ? { ca: options.ca } : {}),
         ...(options.cert !== undefined ? { cert: options.cert, key: options.key } : {}),
         headers: {
+          ...options.headers,
           ...(options.token !== undefined ? { authorization: `Bearer ${options.token}` } : {}),
           ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
         },

@@ -281,6 +281,11 @@ describe('the service-account token verifier', () => {
     ['no kubernetes.io claim', { 'kubernetes.io': undefined }],
     ['no exp', { exp: undefined }],
     ['an exp that is not a number', { exp: 'tomorrow' }],
+    ['an exp past any 64-bit time', { exp: 1e308 }],
+    ['a fractional exp', { exp: 4102444800.5 }],
+    ['an nbf past any 64-bit time', { nbf: 1e308 }],
+    ['a negative iat', { iat: -1 }],
+    ['an iat past any 64-bit time', { iat: 9.3e18 }],
     ['a service account uid of another account', { 'kubernetes.io': { namespace: 'default', serviceaccount: { name: 'robot', uid: 'not-the-uid' } } }],
     ['an account that does not exist', { sub: 'system:serviceaccount:default:ghost', 'kubernetes.io': { namespace: 'default', serviceaccount: { name: 'ghost', uid: 'g' } } }],
   ])('refuses %s', async (_what, over) => {

@@ -49,6 +49,7 @@ export const MODEL_OF_KIND: Readonly<Record<string, string>> = {
   'authorization/v1/SelfSubjectAccessReview': 'V1SelfSubjectAccessReview',
   'authorization/v1/SelfSubjectRulesReview': 'V1SelfSubjectRulesReview',
   'discovery/v1/EndpointSlice': 'V1EndpointSlice',
+  'apiregistration/v1/APIService': 'V1APIService',
 };
 
 /** `apps/v1/Deployment`, with svc's group names shortened to their first label (`rbac.authorization.svc.io` → `rbac`). */

@@ -3,10 +3,11 @@
 // the API server's proxy, and `kill -9` of the agent while pods run. The agent is the installed
 // bin, dist/nodeagent.mjs as `npm run build` bundles it (the unbundled modules run under `svc up`
 // and the in-process tests), so that what the bundle leaves out is tested against real peers.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { release } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleNodeAgent } from '../../../scripts/bundle-nodeagent.js';
@@ -14,7 +15,7 @@ import type { Pod } from '../../../src/api/index.js';
 import { ensureClientCertificate } from '../../../src/apiserver/index.js';
 import { startApiServer, type RunningApiServer } from '../../../src/cli/apiserver-command.js';
 import { builtin, Client } from '../../../src/client/index.js';
-import { CONFIG_MIRROR_ANNOTATION, mountsUnder, NODE_LEASE_NAMESPACE, POD_NAME_LABEL } from '../../../src/nodeagent/index.js';
+import { CONFIG_MIRROR_ANNOTATION, mountsUnder, NODE_LEASE_NAMESPACE, POD_NAME_LABEL, readSystemIdentity } from '../../../src/nodeagent/index.js';
 import { eventually, isGone } from '../../controllers/support.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { kubectl, requireKubectl } from '../../support/kubectl.js';
@@ -28,6 +29,8 @@ const bin = join(bundleDir, 'nodeagent.mjs');
 const dataDir = join(dir, 'api');
 const nodeName = uniqueNodeName('daemon');
 const URL_HEADER = { name: 'X-Manifest-Token', value: 'open-sesame' };
+const registriesFile = join(dir, 'registries.yaml');
+const hostsDir = join(dir, 'certs.d');
 
 let containerd: RunningContainerd;
 let server: RunningApiServer;
@@ -74,7 +77,16 @@ beforeAll(async () => {
   port = await freePort();
   const dirs = agentDirs(join(dir, 'node'));
   rootDir = dirs.rootDir;
-  writeAgentConfig(dirs.config, { endpoint: containerd.endpoint, port, clientCaFile: join(dataDir, 'pki', 'ca.crt') });
+  // An operator's hosts directory with a registry of its own, which the agent must leave alone.
+  mkdirSync(join(hostsDir, 'corp.example.com'), { recursive: true });
+  writeFileSync(join(hostsDir, 'corp.example.com', 'hosts.toml'), 'server = "https://corp.example.com"\n');
+  writeFileSync(registriesFile, 'mirrors:\n  docker.io:\n    endpoint: ["127.0.0.1:5000"]\n');
+  writeAgentConfig(dirs.config, {
+    endpoint: containerd.endpoint,
+    port,
+    clientCaFile: join(dataDir, 'pki', 'ca.crt'),
+    extra: { registryConfig: registriesFile, registryHostsDir: hostsDir },
+  });
   agentArgs = [
     '--config', dirs.config,
     '--svcconfig', server.svcconfigPath,
@@ -175,6 +187,39 @@ describe('nodeagent against a real API server', () => {
     expect(lease.spec?.holderIdentity).toBe(nodeName);
   }, 90_000);
 
+  it('fills every nodeInfo field of its Node, systemUUID, machineID and bootID among them, from this machine and the runtime', async () => {
+    // Read as the wire has it (kubectl's JSON): generated clients refuse a nodeInfo without these.
+    const got = await k(['get', 'node', nodeName, '-o', 'json']);
+    expect(got.code, got.stderr).toBe(0);
+    const info = (JSON.parse(got.stdout) as { status: { nodeInfo: Record<string, string> } }).status.nodeInfo;
+    const host = readSystemIdentity();
+    const version = await containerd.cri.version({});
+    const agentVersion = info['kubeletVersion'];
+    expect(info).toEqual({
+      systemUUID: host.systemUUID,
+      machineID: readFileSync('/etc/machine-id', 'utf8').trim(),
+      bootID: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+      kernelVersion: release(),
+      osImage: /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readFileSync('/etc/os-release', 'utf8'))?.[1],
+      containerRuntimeVersion: `containerd://${version.runtimeVersion}`,
+      kubeletVersion: agentVersion,
+      kubeProxyVersion: agentVersion,
+      operatingSystem: 'linux',
+      architecture: 'amd64',
+    });
+    expect(agentVersion).toMatch(/^v\d+\.\d+\.\d+/);
+    expect(version.runtimeVersion).toMatch(/^\d+\.\d+\.\d+/);
+    // A UUID: the firmware's where DMI is readable, else this machine id written as one.
+    expect(info['systemUUID']).toMatch(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/);
+  }, 30_000);
+
+  it('writes its --registry-config as hosts.toml into --registry-hosts-dir for the runtime, leaving the directory\'s other registries alone', () => {
+    expect(readFileSync(join(hostsDir, 'docker.io', 'hosts.toml'), 'utf8')).toBe(
+      'server = "https://registry-1.docker.io"\n\n[host."http://127.0.0.1:5000"]\n  capabilities = ["pull", "resolve"]\n',
+    );
+    expect(readFileSync(join(hostsDir, 'corp.example.com', 'hosts.toml'), 'utf8')).toBe('server = "https://corp.example.com"\n');
+  });
+
   it('refuses a request to its port without the API server\'s client certificate (anonymous is off), and takes one with it', async () => {
     expect((await agentGet('/pods', false)).status).toBe(401);
     // The certificate the API server proxies with gets through (system:masters, asked by Webhook).
@@ -237,7 +282,10 @@ describe('nodeagent against a real API server', () => {
     for (const [name, { uid, ids }] of before) {
       const all = await containersOf(containerd.cri, uid);
       expect(all.map((c) => c.id), failureContext()).toEqual(ids);
-      expect(all[0]!.state).toBe('CONTAINER_RUNNING');
+      if (all[0]!.state !== 'CONTAINER_RUNNING') {
+        const { status } = await containerd.cri.containerStatus({ containerId: all[0]!.id });
+        expect.fail(`${name}'s container ${status?.state}: exit ${status?.exitCode} ${status?.reason} ${status?.message}, finished ${status?.finishedAt}\nagent:\n${failureContext()}`);
+      }
       const pod = await getPod(name);
       expect(pod.status?.phase).toBe('Running');
       expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(0);

@@ -238,8 +238,8 @@ describe('pull secrets', () => {
       const { pod, container } = podWith('secured', { image: 'registry.invalid/secured/app:1' });
       expect((await rejection(images.ensureImage(pod, container, [secret]))).reason).toBe('ErrImagePull');
       expect(cri.requests.map((r) => [r.image?.image, r.auth?.username, r.auth?.password, r.auth?.serverAddress])).toEqual([
-        ['registry.invalid/secured/app:1', 'narrow', 'pw2', 'registry.invalid/secured'],
-        ['registry.invalid/secured/app:1', 'wide', 'pw1', 'registry.invalid'],
+        ['registry.invalid/secured/app:1', 'narrow', 'pw2', ''],
+        ['registry.invalid/secured/app:1', 'wide', 'pw1', ''],
       ]);
       const other = podWith('elsewhere', { image: 'other.invalid/app:1' });
       expect((await rejection(images.ensureImage(other.pod, other.container, [secret]))).reason).toBe('ErrImagePull');

@@ -109,7 +109,7 @@ describe('pull secrets to AuthConfig', () => {
 
   it('Docker Hub credentials (stored under https://index.docker.io/v1/) apply to short names; auth is decoded into username and password', () => {
     expect(auth('busybox')).toEqual([
-      { username: 'hubuser', password: 'hubpass', auth: b64('hubuser:hubpass'), serverAddress: 'https://index.docker.io/v1/', identityToken: '', registryToken: '' },
+      { username: 'hubuser', password: 'hubpass', auth: b64('hubuser:hubpass'), serverAddress: '', identityToken: '', registryToken: '' },
     ]);
   });
   it('the most specific path prefix comes first, then the registry-wide entry', () => {
@@ -119,7 +119,7 @@ describe('pull secrets to AuthConfig', () => {
     expect(auth('registry.example.com/teamwork/app').map((a) => a.username)).toEqual(['alice']);
   });
   it('the port must match; identity tokens pass through', () => {
-    expect(auth('localhost:5000/app')).toEqual([{ username: '', password: '', auth: '', serverAddress: 'localhost:5000', identityToken: 'id-token', registryToken: '' }]);
+    expect(auth('localhost:5000/app')).toEqual([{ username: '', password: '', auth: '', serverAddress: '', identityToken: 'id-token', registryToken: '' }]);
     expect(auth('localhost:5001/app')).toEqual([]);
   });
   it('.dockercfg secrets and globs per DNS label', () => {

@@ -98,13 +98,15 @@ describe('node registration', () => {
       pods: '40',
       'ephemeral-storage': `${(100 - 10 - 10) * 1024 * 1024}Ki`, // 100Gi − 10Gi − nodefs.available 10 %
     });
-    expect(node.status?.nodeInfo).toMatchObject({
+    expect(node.status?.nodeInfo).toEqual({
+      systemUUID: 'u-1',
       machineID: 'm-1',
       bootID: 'b-1',
       kernelVersion: '6.1.0-test',
       osImage: 'Test Linux 1',
       containerRuntimeVersion: 'testruntime://1.2.3',
       kubeletVersion: 'v0.9.0',
+      kubeProxyVersion: 'v0.9.0',
       operatingSystem: 'linux',
       architecture: 'amd64',
     });

@@ -1,7 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtin } from '../../../src/client/index.js';
-import { criRuntimeInfo, defaultRouteAddress, internalIps, nodeStatusDefaults, startNodeStatus, thisHost } from '../../../src/nodeagent/index.js';
+import { criRuntimeInfo, defaultRouteAddress, internalIps, nodeStatusDefaults, readSystemIdentity, startNodeStatus, thisHost } from '../../../src/nodeagent/index.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { startClientTestServer, type ClientTestServer } from '../../client/support.js';
 
@@ -41,6 +41,8 @@ describe('node status on this machine with a real containerd', () => {
       expect(Number(node?.status?.capacity?.['cpu'])).toBe(thisHost.cpus());
       expect(node?.status?.capacity?.['memory']).toMatch(/^\d+(Ki)?$/);
       expect(node?.status?.nodeInfo?.bootID).toMatch(/^[0-9a-f-]{36}$/);
+      expect(node?.status?.nodeInfo).toMatchObject({ ...readSystemIdentity(), kubeletVersion: 'v0.9.0', kubeProxyVersion: 'v0.9.0', operatingSystem: 'linux' });
+      expect(node?.status?.nodeInfo?.systemUUID).not.toBe('');
       // The InternalIP is the default route's source address, an address of this host.
       const internal = node?.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
       const local = Object.values(networkInterfaces()).flatMap((l) => (l ?? []).map((a) => a.address));

@@ -13,7 +13,7 @@ export function fixedHost(overrides: Partial<{ cpus: number; memTotal: number; m
     memory: () => ({ totalBytes: figures.memTotal, availableBytes: figures.memAvailable }),
     filesystem: () => ({ capacityBytes: figures.fsCapacity, availableBytes: figures.fsAvailable }),
     pids: () => ({ max: figures.pidMax, running: figures.pidRunning }),
-    system: () => ({ machineID: 'm-1', bootID: 'b-1', kernelVersion: '6.1.0-test', osImage: 'Test Linux 1' }),
+    system: () => ({ systemUUID: 'u-1', machineID: 'm-1', bootID: 'b-1', kernelVersion: '6.1.0-test', osImage: 'Test Linux 1' }),
   };
   return { host, figures };
 }

@@ -1,5 +1,5 @@
-import jsonPatch from 'fast-json-patch';
-import type { MutatingWebhook, ResourceType, ValidatingWebhook } from '../../../api/index.js';
+import { isStatusError, type MutatingWebhook, type ResourceType, type ValidatingWebhook } from '../../../api/index.js';
+import { applyJsonPatch, jsonPatchOperations } from '../../writes/json-patch.js';
 import type { ApiObject } from '../../objects.js';
 import { withObject, type AdmissionAttributes } from '../attributes.js';
 import { namespaceOf } from '../namespace-lifecycle.js';
@@ -61,10 +61,12 @@ async function call(env: AdmissionEnv, client: WebhookClient, webhook: Webhook, 
 function patched(object: ApiObject, operations: unknown): ApiObject {
   let result: unknown;
   try {
-    // The object may be a frozen, shared value: the patch works on a copy.
-    result = jsonPatch.applyPatch(structuredClone(object), operations as jsonPatch.Operation[], true, true).newDocument;
+    // The write path's RFC 6902: it works on a copy (the object may be frozen and shared) and
+    // reads keys as data, so a webhook's `/__proto__/x` is a path that does not exist.
+    result = applyJsonPatch(object, jsonPatchOperations(operations), { kind: { group: '', kind: String(object.kind) }, name: object.metadata.name ?? '' });
   } catch (error) {
-    throw new BadWebhookResponse(`the patch does not apply: ${(error as Error).message.split('\n')[0]}`);
+    if (!isStatusError(error)) throw error;
+    throw new BadWebhookResponse(`the patch does not apply: ${error.message.split('\n')[0]}`);
   }
   const next = result as ApiObject;
   if (result === null || typeof result !== 'object' || typeof next.metadata !== 'object' || next.metadata === null) {
