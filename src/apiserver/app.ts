@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { badRequest, builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry } from '../api/index.js';
 import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
@@ -21,7 +21,7 @@ import { jsonBody } from './json-newline.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
 import { DEFAULT_CONNECTION_TIMEOUTS, serverTimeoutOptions, type ConnectionTimeouts } from './connection-timeouts.js';
-import { installRequestGate } from './request-gate.js';
+import { requestGate } from './request-gate.js';
 import { FlowControl, type FlowControlOptions } from './flowcontrol/index.js';
 import { ApiServerMetrics, installMetrics, longRunningTracker, MeteredStore, watchCacheSamples } from './metrics/index.js';
 import { installAudit, type AuditOptions } from './audit/index.js';
@@ -145,10 +145,14 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   const authorizer = chainAuthorizers(modes, rbac);
 
   app.decorateRequest('user', undefined);
+  // Overload protection and the long-running gauge, applied once the user is known (request-gate.ts).
+  const flowControl = new FlowControl(options.flowControl);
+  flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
+  const gate = requestGate(app, flowControl, longRunningTracker(metrics));
   // A callback hook, not an async one: token authentication is synchronous, and on the hot path
   // an await per request is a measurable share of a GET.
   // Defined once rather than as a closure per request: a GET allocates as little as it can.
-  const accept = (request: FastifyRequest, path: string, user: UserInfo | undefined, done: HookHandlerDoneFunction): void => {
+  const accept = (request: FastifyRequest, reply: FastifyReply, path: string, user: UserInfo | undefined, done: HookHandlerDoneFunction): void => {
     if (!user) return done(unauthorized('Unauthorized'));
     request.user = user;
     // Paths outside /api and /apis are non-resource requests (/version, /openapi/v3/...).
@@ -159,9 +163,9 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
         return done(error as Error);
       }
     }
-    done();
+    gate(request, reply, path, done);
   };
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const query = request.url.indexOf('?');
     const path = query < 0 ? request.url : request.url.slice(0, query);
     if (UNAUTHENTICATED.has(path)) return done();
@@ -171,13 +175,10 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     } catch (error) {
       return done(error as Error);
     }
-    if (result instanceof Promise) result.then((user) => accept(request, path, user, done), (error: Error) => done(error));
-    else accept(request, path, result, done);
+    if (result instanceof Promise) result.then((user) => accept(request, reply, path, user, done), (error: Error) => done(error));
+    else accept(request, reply, path, result, done);
   });
 
-  const flowControl = new FlowControl(options.flowControl);
-  flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
-  installRequestGate(app, flowControl, longRunningTracker(metrics));
   if (options.audit) installAudit(app, options.audit);
   installMetrics(app, metrics);
 

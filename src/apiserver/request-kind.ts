@@ -24,6 +24,11 @@ declare module 'fastify' {
 // `<prefix>/<version>[/namespaces/<ns>]/<resource>/<name>/<streaming subresource>[/...]`.
 const STREAMING = /^\/(?:api\/[^/]+|apis\/[^/]+\/[^/]+)(?:\/namespaces\/[^/]+)?\/[^/]+\/[^/]+\/(?:exec|attach|portforward|log|proxy)(?:\/|$)/;
 
+/** A cheap test first: most paths end in none of the words and name no proxy, and skip the pattern. */
+function mayStream(path: string): boolean {
+  return path.endsWith('/log') || path.endsWith('/exec') || path.endsWith('/attach') || path.endsWith('/portforward') || path.includes('/proxy');
+}
+
 function isWatch(query: unknown): boolean {
   const watch = (query as Record<string, unknown> | undefined)?.['watch'];
   return watch === '1' || watch === 'true';
@@ -31,7 +36,7 @@ function isWatch(query: unknown): boolean {
 
 /** The kind of a request, from its method, path (without the query) and parsed query. */
 export function requestKindOf(method: string, path: string, query: unknown): RequestKind {
-  if ((method === 'GET' && isWatch(query)) || STREAMING.test(path)) return 'longRunning';
+  if ((method === 'GET' && isWatch(query)) || (mayStream(path) && STREAMING.test(path))) return 'longRunning';
   return method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? 'readOnly' : 'mutating';
 }
 

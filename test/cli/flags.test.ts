@@ -350,6 +350,7 @@ describe('svc-apiserver flags', () => {
       watchBufferEvents: 1000,
       verbosity: 0,
       flowControl: { maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 },
+      connectionTimeouts: { headerMs: 32000, bodyMs: 60000 },
       anonymousAuth: true,
       serviceAccountKeyFiles: [],
       serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'],

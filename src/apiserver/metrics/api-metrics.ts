@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { registerProcessMetrics } from './process-metrics.js';
 import { HistogramSeries, SeriesHistogram } from './series-histogram.js';
 import type { RequestInfo } from '../request-info.js';
 
@@ -196,7 +197,7 @@ export class ApiServerMetrics {
       labelNames: ['priority_level', 'flow_schema', 'reason'],
       registers,
     });
-    collectDefaultMetrics({ register: this.registry });
+    registerProcessMetrics(this.registry);
   }
 
   /** Connects the values read at scrape time; until then they read 0. */

@@ -32,7 +32,11 @@ export function longRunningTracker(metrics: ApiServerMetrics): LongRunningTracke
 export function installMetrics(app: FastifyInstance, metrics: ApiServerMetrics): void {
   app.addHook('onResponse', (request, reply, done) => {
     if (request.requestKind !== 'longRunning') {
-      metrics.request(request.method, pathOf(request), request.requestInfo, request.headers['content-type'], reply.statusCode, reply.elapsedTime / 1000);
+      const info = request.requestInfo;
+      // The path names a series only for non-resource requests, the content type only for a patch (APPLY).
+      const path = info === undefined ? pathOf(request) : '';
+      const contentType = info?.verb === 'patch' ? request.headers['content-type'] : undefined;
+      metrics.request(request.method, path, info, contentType, reply.statusCode, reply.elapsedTime / 1000);
     }
     done();
   });
