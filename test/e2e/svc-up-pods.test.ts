@@ -76,6 +76,11 @@ describe('kubectl against svc up with real containers', () => {
   it('runs a pod to Running with a pod IP in the node\'s pod network', async () => {
     const run = await k(runArgs('e2e-ticker', 'echo started; i=0; while true; do i=$((i+1)); echo tick $i; sleep 1; done'));
     expect(run.code, run.stderr).toBe(0);
+    // The README's commands print no warning (test/e2e/kubectl-no-warnings.test.ts has the rest).
+    expect(run.stderr).toBe('');
+    const nodes = await k(['get', 'nodes']);
+    expect(nodes.code, nodes.stderr).toBe(0);
+    expect(nodes.stderr).toBe('');
     const wait = await k(['wait', '--for=condition=Ready', 'pod/e2e-ticker', '--timeout=90s']);
     expect(wait.code, wait.stderr).toBe(0);
     const pod = JSON.parse((await k(['get', 'pod', 'e2e-ticker', '-o', 'json'])).stdout);
@@ -88,6 +93,7 @@ describe('kubectl against svc up with real containers', () => {
   it('kubectl logs and logs -f read the container\'s output', async () => {
     const logs = await k(['logs', 'e2e-ticker']);
     expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stderr).toBe('');
     expect(logs.stdout).toContain('started\n');
     // The API server reached the agent verifying its certificate (svc up has the cluster CA sign it).
     expect(stderr.join('')).not.toContain('are not verified');
@@ -114,6 +120,7 @@ describe('kubectl against svc up with real containers', () => {
     expect(result.stderr).toContain('oops');
     const ok = await k(['exec', 'e2e-ticker', '--', 'cat', '/etc/hostname']);
     expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toBe('');
     expect(ok.stdout.trim()).toBe('e2e-ticker');
   }, 60_000);
 

@@ -117,7 +117,8 @@ export const KIND_DEFAULTS: Readonly<Record<string, Edit>> = {
   ),
   [`${CORE_GROUP}/ReplicationController`]: pipe(
     replicationControllerSelector,
-    spec(pipe(fill(() => ({ replicas: 1 })), template)),
+    // Its template is a pointer in Go (absent stays absent), unlike the apps workloads'.
+    spec(pipe(fill(() => ({ replicas: 1 })), ifPresent('template', podTemplateDefaults))),
     status(fill(() => ({ replicas: 0 }))),
   ),
   [`${APPS_GROUP}/Deployment`]: pipe(
