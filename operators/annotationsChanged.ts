@@ -1,12 +1,13 @@
 import type { MonoTypeOperatorFunction } from 'rxjs';
 import { changedBy, sameStringMap } from './changedInternals.js';
-import type { ObjectLike, UpdateEvent } from './objects.js';
+import type { ChangeEvent, ObjectLike } from './objects.js';
 
 /**
  * Keeps the update events whose `metadata.annotations` changed (compared entry by entry).
  *
- * Like `filter(e => !isEqual(e.old.metadata.annotations, e.new.metadata.annotations))`, but events
- * without both `old` and `new` (adds and deletes) always pass, as in controller-runtime's
+ * Like `filter(e => !isEqual(e.old.metadata.annotations, e.object.metadata.annotations))`, but events
+ * without `old` (adds, deletes, watch events) always pass and resyncs never do, as in
+ * controller-runtime's
  * `AnnotationChangedPredicate`; an absent annotation map equals an empty one.
  *
  * ```
@@ -19,10 +20,10 @@ import type { ObjectLike, UpdateEvent } from './objects.js';
  * import { of } from 'rxjs';
  * import { annotationsChanged } from 'svc/operators';
  * const before = { metadata: { name: 'web', annotations: { note: 'a' } } };
- * of({ old: before, new: before }).pipe(annotationsChanged()).subscribe(console.log); // nothing
+ * of({ type: 'updated', old: before, object: before }).pipe(annotationsChanged()).subscribe(console.log); // nothing
  *
  * @see generationChanged, labelsChanged, resourceVersionChanged — the sibling predicates
  */
-export function annotationsChanged<E extends UpdateEvent<ObjectLike>>(): MonoTypeOperatorFunction<E> {
+export function annotationsChanged<E extends ChangeEvent<ObjectLike>>(): MonoTypeOperatorFunction<E> {
   return changedBy<E, Readonly<Record<string, string>> | undefined>((meta) => meta?.annotations, sameStringMap);
 }

@@ -1,17 +1,20 @@
 import { filter, type MonoTypeOperatorFunction } from 'rxjs';
-import type { ObjectLike, ObjectMetaLike, UpdateEvent } from './objects.js';
+import type { ChangeEvent, ObjectLike, ObjectMetaLike } from './objects.js';
 
 /**
  * The loop the `…Changed` predicates share: keep an update event when `equal` says the selected
- * metadata differs between `old` and `new`; always keep events without both (adds, deletes).
+ * metadata differs between `old` and `object`; always keep events without `old` (adds, deletes,
+ * watch events). A `resync` event is an update from the object to itself: never kept.
  */
-export function changedBy<E extends UpdateEvent<ObjectLike>, V>(
+export function changedBy<E extends ChangeEvent<ObjectLike>, V>(
   select: (meta: ObjectMetaLike | undefined) => V,
   equal: (a: V, b: V) => boolean,
 ): MonoTypeOperatorFunction<E> {
   return filter((event: E) => {
-    const { old: before, new: after } = event;
-    if (before === undefined || after === undefined) return true;
+    const after = event.object;
+    // A resync announces the cached object again: an update with itself as `old` (controller-runtime's view).
+    const before = event.old ?? (event.type === 'resync' ? after : undefined);
+    if (before === undefined) return true;
     return !equal(select(before.metadata), select(after.metadata));
   });
 }

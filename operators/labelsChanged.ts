@@ -1,12 +1,12 @@
 import type { MonoTypeOperatorFunction } from 'rxjs';
 import { changedBy, sameStringMap } from './changedInternals.js';
-import type { ObjectLike, UpdateEvent } from './objects.js';
+import type { ChangeEvent, ObjectLike } from './objects.js';
 
 /**
  * Keeps the update events whose `metadata.labels` changed (compared entry by entry).
  *
- * Like `filter(e => !isEqual(e.old.metadata.labels, e.new.metadata.labels))`, but events without
- * both `old` and `new` (adds and deletes) always pass, as in controller-runtime's
+ * Like `filter(e => !isEqual(e.old.metadata.labels, e.object.metadata.labels))`, but events without
+ * `old` (adds, deletes, watch events) always pass and resyncs never do, as in controller-runtime's
  * `LabelChangedPredicate`; an absent label map equals an empty one.
  *
  * ```
@@ -20,10 +20,10 @@ import type { ObjectLike, UpdateEvent } from './objects.js';
  * import { labelsChanged } from 'svc/operators';
  * const before = { metadata: { name: 'web', labels: { app: 'web' } } };
  * const after = { metadata: { name: 'web', labels: { app: 'api' } } };
- * of({ old: before, new: after }).pipe(labelsChanged()).subscribe(console.log); // the event
+ * of({ type: 'updated', old: before, object: after }).pipe(labelsChanged()).subscribe(console.log); // the event
  *
  * @see generationChanged, annotationsChanged, resourceVersionChanged — the sibling predicates
  */
-export function labelsChanged<E extends UpdateEvent<ObjectLike>>(): MonoTypeOperatorFunction<E> {
+export function labelsChanged<E extends ChangeEvent<ObjectLike>>(): MonoTypeOperatorFunction<E> {
   return changedBy<E, Readonly<Record<string, string>> | undefined>((meta) => meta?.labels, sameStringMap);
 }

@@ -1,4 +1,4 @@
-import { asyncScheduler, from, Observable, type ObservableInput, type SchedulerLike, type Subscription } from 'rxjs';
+import { asyncScheduler, from, Observable, take, type ObservableInput, type SchedulerLike, type Subscription } from 'rxjs';
 import { requireFunction, requirePositive } from './validate.js';
 
 /** A Lease as leader election reads and writes it (coordination.svc.io/v1 `leases`), structurally. */
@@ -48,8 +48,16 @@ export interface LeaderElectionOptions<R> {
   renewDeadline?: number;
   /** The wait between attempts to acquire or renew, in ms; < `renewDeadline`. Default: 2 000. */
   retryPeriod?: number;
-  /** Whether unsubscribing while leading releases the Lease, so another candidate leads at once. Default: true. */
+  /** Whether stopping (or unsubscribing) while leading releases the Lease, so another candidate leads at once. Default: true. */
   release?: boolean;
+  /**
+   * Ends the election when it emits: campaigning stops, a request in flight is let finish, a
+   * leader emits `false` and releases the Lease (unless `release` is false), then the Observable
+   * completes — once the release has been answered. This is the way to stop a shared election
+   * (`share()`): it does not wait for every subscriber to leave, and its completion can be awaited
+   * before the process exits. Default: none (only unsubscribing ends it).
+   */
+  stop$?: ObservableInput<unknown>;
   /** Clock and timers. Default: `asyncScheduler`. */
   scheduler?: SchedulerLike;
   /** Random numbers in [0, 1): a candidate waits `retryPeriod · (1 + 0.2 · random())` between attempts. Default: `Math.random`. */
@@ -73,10 +81,15 @@ const isNotFound = (error: unknown): boolean => hasCode(error, 404);
  * (`renewTime + leaseDuration < now`, by its own `leaseDuration` and clock); the leader renews its
  * `renewTime`. A leader that has not renewed within `renewDeadline` of its last renewal, or that
  * finds another holder in the Lease, emits `false` — and goes on campaigning (pipe
- * `takeWhile(Boolean, true)` to stop at the first loss). Unsubscribing while leading releases the
- * Lease (holder cleared) unless `release` is false; the release is sent, not awaited (refused as a
- * conflict because a renewal was still in flight, it is sent once more on the Lease read afresh). Each
- * subscription is a candidate of its own: `share()` one election among several pipelines.
+ * `takeWhile(Boolean, true)` to stop at the first loss). `stop$` ends it: a leader emits `false`,
+ * releases the Lease (holder cleared; after any request in flight has been answered, so the
+ * release carries the newest version) and the Observable completes once the release is answered
+ * — awaitable, whatever the number of subscribers. Unsubscribing while leading also releases the
+ * Lease, sent and not awaited (refused as a conflict because a renewal was still in flight, it is
+ * sent once more on the Lease read afresh). `release: false` leaves the Lease to expire. Each
+ * subscription is a candidate of its own: `share()` one election among several pipelines, and end
+ * it with `stop$`: with `share()` the unsubscribe of one pipeline releases nothing while another
+ * subscriber stays.
  *
  * ```
  * leaderElection({ identity: 'a', leaseDuration: 15, renewDeadline: 10, retryPeriod: 5 })
@@ -88,16 +101,20 @@ const isNotFound = (error: unknown): boolean => hasCode(error, 404);
  *
  * @example
  * import { hostname } from 'node:os';
- * import { interval } from 'rxjs';
+ * import { interval, lastValueFrom, share, Subject } from 'rxjs';
  * import { Client, builtin } from 'svc/client';
  * import { leaderElection, whileLeader } from 'svc/operators';
  * const client = await Client.fromSvcconfig('admin.svcconfig');
  * const identity = `${hostname()}_${process.pid}`;
- * const leader$ = leaderElection({ client, resource: builtin.leases, lease: { namespace: 'default', name: 'demo' }, identity });
- * const run = interval(1000).pipe(whileLeader(leader$)).subscribe((n) => console.log('leading', n));
- * process.once('SIGTERM', () => {
- *   run.unsubscribe(); // stops the work and releases the Lease
- *   setTimeout(() => process.exit(0), 200); // time for the release to reach the server
+ * const lease = { namespace: 'default', name: 'demo' };
+ * const stop$ = new Subject<void>();
+ * const leader$ = leaderElection({ client, resource: builtin.leases, lease, identity, stop$ }).pipe(share());
+ * const ended = lastValueFrom(leader$, { defaultValue: false }); // settles once the Lease is released
+ * interval(1000).pipe(whileLeader(leader$)).subscribe((n) => console.log('leading', n));
+ * process.once('SIGTERM', async () => {
+ *   stop$.next(); // the work stops at `false`, then the Lease is released
+ *   await ended;
+ *   process.exit(0);
  * });
  *
  * @see whileLeader — runs a pipeline only while `leader$` is true
@@ -134,8 +151,23 @@ export function leaderElection<R>(options: LeaderElectionOptions<R>): Observable
     let request: Subscription | null = null;
     let retry: Subscription | null = null;
     let deadline: Subscription | null = null;
+    /** Set by stop$: campaigning is over; an answer still to come goes to `afterStop`. */
+    let stopping = false;
+    let afterStop: (() => void) | undefined;
 
-    const send = (call: () => ObservableInput<LeaseLike>, done: (lease: LeaseLike) => void, failed: (error: unknown) => void): void => {
+    const send = (call: () => ObservableInput<LeaseLike>, answered: (lease: LeaseLike) => void, rejected: (error: unknown) => void): void => {
+      // Once stopping, an answer only updates what we know of the Lease, and lets the stop go on.
+      const resume = (): void => {
+        const next = afterStop;
+        afterStop = undefined;
+        next?.();
+      };
+      const done = (lease: LeaseLike): void => {
+        if (!stopping) return answered(lease);
+        current = lease;
+        resume();
+      };
+      const failed = (error: unknown): void => (stopping ? resume() : rejected(error));
       let settled = false;
       const settle = (): boolean => {
         if (settled) return false;
@@ -243,36 +275,75 @@ export function leaderElection<R>(options: LeaderElectionOptions<R>): Observable
       send(() => client.get(resource, name, at), decide, (error) => (isNotFound(error) ? create() : failed()));
     }
 
-    attempt();
+    const releaseOf = (lease: LeaseLike): LeaseLike => {
+      const spec = { ...lease.spec };
+      delete spec.holderIdentity;
+      const now = microTime(scheduler.now());
+      return { ...lease, spec: { ...spec, leaseDurationSeconds: 1, acquireTime: now, renewTime: now } };
+    };
+    /**
+     * Writes the Lease with no holder, then calls `done` (once, whatever the answer). A conflict
+     * means the Lease moved since `lease` was read (a renewal answered late): it is read again and,
+     * if it still names this identity, released at that version.
+     */
+    const releaseLease = (lease: LeaseLike, done: () => void): void => {
+      let settled = false;
+      const finish = (): void => {
+        if (settled) return;
+        settled = true;
+        done();
+      };
+      const call = (request: () => ObservableInput<LeaseLike>, next: (lease: LeaseLike) => void, error: (error: unknown) => void): void => {
+        try {
+          from(request()).pipe(take(1)).subscribe({ next, error, complete: finish });
+        } catch (thrown) {
+          error(thrown);
+        }
+      };
+      call(() => client.update(resource, releaseOf(lease), at), finish, (error) => {
+        if (!hasCode(error, 409)) return finish();
+        call(
+          () => client.get(resource, name, at),
+          (fresh) => (fresh.spec?.holderIdentity === identity ? call(() => client.update(resource, releaseOf(fresh), at), finish, finish) : finish()),
+          finish,
+        );
+      });
+    };
+
+    const stop = (): void => {
+      if (stopping || subscriber.closed) return;
+      stopping = true;
+      retry?.unsubscribe();
+      retry = null;
+      deadline?.unsubscribe();
+      deadline = null;
+      if (leading) {
+        leading = false;
+        subscriber.next(false);
+      }
+      // The Lease as the last answer left it: a renewal (or an acquisition) in flight is awaited,
+      // so that the release carries the version it wrote.
+      const settle = (): void => {
+        const mine = current !== undefined && current.spec?.holderIdentity === identity;
+        if (release && mine) releaseLease(current!, () => subscriber.complete());
+        else subscriber.complete();
+      };
+      if (request) afterStop = settle;
+      else settle();
+    };
+
+    const stopping$ = options.stop$ === undefined ? undefined : from(options.stop$).pipe(take(1)).subscribe(stop);
+    if (!stopping) attempt();
     return () => {
+      stopping$?.unsubscribe();
+      // A stop under way finishes its release even when nobody listens any more.
+      if (stopping) return;
       request?.unsubscribe();
       retry?.unsubscribe();
       deadline?.unsubscribe();
       if (!leading || !release || current === undefined) return;
-      // Fire and forget. A renewal still unanswered at unsubscribe may have moved the Lease past
-      // `current`: a conflict is then answered by reading it again and, if it is still ours,
-      // releasing that version (once: a second conflict means another holder wrote it).
-      const releaseOf = (lease: LeaseLike): LeaseLike => {
-        const spec = { ...lease.spec };
-        delete spec.holderIdentity;
-        const now = microTime(scheduler.now());
-        return { ...lease, spec: { ...spec, leaseDurationSeconds: 1, acquireTime: now, renewTime: now } };
-      };
-      const ignore = { error: () => undefined };
-      const releaseAgain = (error: unknown): void => {
-        if (!hasCode(error, 409)) return;
-        from(client.get(resource, name, at)).subscribe({
-          next: (fresh) => {
-            if (fresh.spec?.holderIdentity === identity) from(client.update(resource, releaseOf(fresh), at)).subscribe(ignore);
-          },
-          ...ignore,
-        });
-      };
-      try {
-        from(client.update(resource, releaseOf(current), at)).subscribe({ error: releaseAgain });
-      } catch {
-        // nothing to undo
-      }
+      // Fire and forget; a conflict (a renewal answered after `current`) is retried once on the Lease read afresh.
+      releaseLease(current, () => undefined);
     };
   });
 }

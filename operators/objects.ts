@@ -26,28 +26,28 @@ export interface ObjectLike {
   readonly metadata?: ObjectMetaLike | undefined;
 }
 
-/** An informer notification with the object before and after: `old` is absent on add, `new` on delete. */
-export interface UpdateEvent<T extends ObjectLike = ObjectLike> {
-  readonly old?: T | undefined;
-  readonly new?: T | undefined;
-}
-
-/** A watch event carrying one object (`{ type: 'ADDED', object }`). */
-export interface ObjectEvent<T extends ObjectLike = ObjectLike> {
+/**
+ * A change of one object: the one event shape informers emit, watches emit, and the object
+ * operators read. `object` is the object now (on a delete, its last state); `old` is the object
+ * before an update, absent on every other event (add, delete, resync, a watch event). Informer
+ * events (`{ type: 'updated', old, object }`, `{ type: 'added', object }`, ...) and watch events
+ * (`{ type: 'MODIFIED', object }`) fit as they are.
+ */
+export interface ChangeEvent<T extends ObjectLike = ObjectLike> {
+  readonly type?: string;
   readonly object: T;
+  readonly old?: T | undefined;
 }
 
-/** What `toKey` and `toOwnerKey` accept: an object, a watch event or an update event. */
-export type KeySource = ObjectLike | ObjectEvent | UpdateEvent;
+/** What `toKey` and `toOwnerKey` accept: an object or a change event. */
+export type KeySource = ObjectLike | ChangeEvent;
 
-/** The objects an item carries: itself, `object`, or `new` then `old` (distinct ones only). */
+/** The objects an item carries: itself, or `object` then `old` (distinct ones only). */
 export function objectsOf(item: KeySource): ObjectLike[] {
   if ('metadata' in item && item.metadata !== undefined) return [item];
-  if ('object' in item && item.object !== undefined) return [item.object];
-  const update = item as UpdateEvent;
-  if (update.new !== undefined && update.old !== undefined && update.new !== update.old) return [update.new, update.old];
-  const one = update.new ?? update.old;
-  return one === undefined ? [] : [one];
+  const event = item as Partial<ChangeEvent>;
+  if (event.object === undefined) return [];
+  return event.old !== undefined && event.old !== event.object ? [event.object, event.old] : [event.object];
 }
 
 /** `namespace/name`, or `name` for a cluster-scoped object; undefined when the object has no name. */

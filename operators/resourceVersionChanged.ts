@@ -1,13 +1,14 @@
 import type { MonoTypeOperatorFunction } from 'rxjs';
 import { changedBy, same } from './changedInternals.js';
-import type { ObjectLike, UpdateEvent } from './objects.js';
+import type { ChangeEvent, ObjectLike } from './objects.js';
 
 /**
- * Keeps the update events whose `metadata.resourceVersion` changed: drops the resync echoes an
- * informer sends with the same object as `old` and `new`.
+ * Keeps the update events whose `metadata.resourceVersion` changed: drops an informer's `resync`
+ * events (the cached object announced again) and updates that carry the same version twice.
  *
- * Like `filter(e => e.old.metadata.resourceVersion !== e.new.metadata.resourceVersion)`, but
- * events without both `old` and `new` (adds and deletes) always pass, as in controller-runtime's
+ * Like `filter(e => e.old.metadata.resourceVersion !== e.object.metadata.resourceVersion)`, but
+ * events without `old` (adds, deletes, watch events) always pass and resyncs never do, as in
+ * controller-runtime's
  * `ResourceVersionChangedPredicate`.
  *
  * ```
@@ -20,11 +21,11 @@ import type { ObjectLike, UpdateEvent } from './objects.js';
  * import { of } from 'rxjs';
  * import { resourceVersionChanged } from 'svc/operators';
  * const v7 = { metadata: { name: 'web', resourceVersion: '7' } };
- * of({ old: v7, new: v7 }).pipe(resourceVersionChanged()).subscribe(console.log); // nothing
+ * of({ type: 'resync', object: v7 }).pipe(resourceVersionChanged()).subscribe(console.log); // nothing
  *
  * @see generationChanged, labelsChanged, annotationsChanged — the sibling predicates
  * @see resync — the source of the echoes this drops
  */
-export function resourceVersionChanged<E extends UpdateEvent<ObjectLike>>(): MonoTypeOperatorFunction<E> {
+export function resourceVersionChanged<E extends ChangeEvent<ObjectLike>>(): MonoTypeOperatorFunction<E> {
   return changedBy<E, string | undefined>((meta) => meta?.resourceVersion, same);
 }

@@ -9,7 +9,7 @@ export interface ResyncOptions<T> {
   period: number;
   /** The key under which an item's latest state is kept. Default: `namespace/name` of the item's object (as `toKey`). */
   key?: (item: T) => string | undefined;
-  /** Whether an item removes its key (a delete). Default: an item with `type` `'DELETED'`, or an update event without `new`. */
+  /** Whether an item removes its key (a delete). Default: an item with `type` `'DELETED'` (a watch event) or `'deleted'` (an informer event). */
   isDelete?: (item: T) => boolean;
   /** What to emit for a key at a resync. Default: the latest item itself. */
   resynced?: (latest: T) => T;
@@ -20,8 +20,8 @@ export interface ResyncOptions<T> {
 }
 
 const defaultIsDelete = (item: unknown): boolean => {
-  const event = item as { type?: unknown; old?: unknown; new?: unknown };
-  return event.type === 'DELETED' || (event.old !== undefined && event.new === undefined);
+  const type = (item as { type?: unknown }).type;
+  return type === 'DELETED' || type === 'deleted';
 };
 
 const defaultKey = (item: unknown): string | undefined => {
@@ -50,7 +50,7 @@ const defaultKey = (item: unknown): string | undefined => {
  * const events = new Subject<{ type: string; object: { metadata: { name: string } } }>();
  * events.pipe(resync({ period: 10 * 60_000 })).subscribe((event) => console.log(event.object.metadata.name));
  *
- * @see resourceVersionChanged — drops the echoes downstream when only real changes matter
+ * @see resourceVersionChanged — with `resynced: (e) => ({ type: 'resync', object: e.object })`, drops the echoes downstream
  * @see toKey — the default key
  */
 export function resync<T>(options: ResyncOptions<T>): MonoTypeOperatorFunction<T> {

@@ -6,8 +6,8 @@ import { subscribeSource } from './subscribeSource.js';
  * Maps each object or event to its object's key, `namespace/name` (`name` when cluster-scoped).
  *
  * Like `map(o => \`${o.metadata.namespace}/${o.metadata.name}\`)`, but it accepts what informers
- * and watches emit — an object, a watch event `{ object }` or an update event `{ old, new }` (the
- * key of `new`, else of `old`) — and it skips items whose object has no name instead of emitting
+ * and watches emit — an object or a change event `{ type, object, old? }` (the key of `object`)
+ * — and it skips items whose object has no name instead of emitting
  * `"undefined"`: client-go's `MetaNamespaceKeyFunc`.
  *
  * ```

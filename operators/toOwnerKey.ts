@@ -9,8 +9,8 @@ import { subscribeSource } from './subscribeSource.js';
  *
  * Like `map(o => ownerKey(o))`, but it follows controller-runtime's `EnqueueRequestForOwner` with
  * `OnlyControllerOwner`: objects without such an owner emit nothing, and an update event
- * `{ old, new }` whose controller changed emits the key of the new owner and then of the old one,
- * so that both reconcile. Accepts objects, watch events `{ object }` and update events.
+ * `{ type, old, object }` whose controller changed emits the key of the new owner and then of the
+ * old one, so that both reconcile. Accepts objects and change events (informer and watch events).
  *
  * ```
  * source:   a-b-c-|      a = pod owned by rs web, b = pod without owner, c = update moving rs web→api

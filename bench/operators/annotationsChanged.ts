@@ -16,7 +16,7 @@ export async function run(): Promise<PerItemRow[]> {
         { metadata: { name: `p${i}`, annotations: { app: 'web', tier: 'front' } } },
         { metadata: { name: `p${i}`, annotations: { app: changed ? 'api' : 'web', tier: 'front' } } },
       ],
-      (e) => !sameMap(e.old?.metadata?.annotations, e.new?.metadata?.annotations),
+      (e) => !sameMap(e.old?.metadata?.annotations, e.object.metadata?.annotations),
     ),
   ];
 }

@@ -1,18 +1,18 @@
 // Shared by the four predicate benches: half the update events change the field, half do not.
 import type { MonoTypeOperatorFunction } from 'rxjs';
-import type { ObjectLike, UpdateEvent } from '../../operators/index.js';
+import type { ChangeEvent, ObjectLike } from '../../operators/index.js';
 import { fromArray, perItem, sink, type PerItemRow } from './support.js';
 
 export async function predicateRow(
   operator: string,
-  predicate: () => MonoTypeOperatorFunction<UpdateEvent>,
+  predicate: () => MonoTypeOperatorFunction<ChangeEvent>,
   make: (i: number, changed: boolean) => [ObjectLike, ObjectLike],
-  changedByHand: (event: UpdateEvent) => boolean,
+  changedByHand: (event: ChangeEvent) => boolean,
 ): Promise<PerItemRow> {
   const N = 10_000;
-  const events: UpdateEvent[] = Array.from({ length: N }, (_, i) => {
+  const events: ChangeEvent[] = Array.from({ length: N }, (_, i) => {
     const [old, next] = make(i, i % 2 === 0);
-    return { old, new: next };
+    return { type: 'updated', old, object: next };
   });
   const filtered = fromArray(events).pipe(predicate());
   return perItem(operator, 'half changed', N, () => filtered.subscribe(sink), () => {

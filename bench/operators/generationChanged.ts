@@ -8,7 +8,7 @@ export async function run(): Promise<PerItemRow[]> {
       'generationChanged',
       generationChanged,
       (i, changed) => [{ metadata: { name: `p${i}`, generation: 1 } }, { metadata: { name: `p${i}`, generation: changed ? 2 : 1 } }],
-      (e) => e.old?.metadata?.generation !== e.new?.metadata?.generation,
+      (e) => e.old?.metadata?.generation !== e.object.metadata?.generation,
     ),
   ];
 }

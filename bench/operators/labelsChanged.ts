@@ -16,7 +16,7 @@ export async function run(): Promise<PerItemRow[]> {
         { metadata: { name: `p${i}`, labels: { app: 'web', tier: 'front' } } },
         { metadata: { name: `p${i}`, labels: { app: changed ? 'api' : 'web', tier: 'front' } } },
       ],
-      (e) => !sameMap(e.old?.metadata?.labels, e.new?.metadata?.labels),
+      (e) => !sameMap(e.old?.metadata?.labels, e.object.metadata?.labels),
     ),
   ];
 }

@@ -8,7 +8,7 @@ export async function run(): Promise<PerItemRow[]> {
       'resourceVersionChanged',
       resourceVersionChanged,
       (i, changed) => [{ metadata: { name: `p${i}`, resourceVersion: '7' } }, { metadata: { name: `p${i}`, resourceVersion: changed ? '8' : '7' } }],
-      (e) => e.old?.metadata?.resourceVersion !== e.new?.metadata?.resourceVersion,
+      (e) => e.old?.metadata?.resourceVersion !== e.object.metadata?.resourceVersion,
     ),
   ];
 }

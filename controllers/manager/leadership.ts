@@ -1,4 +1,4 @@
-import type { Observable, Subscription } from 'rxjs';
+import { Subject, type Observable } from 'rxjs';
 import { leaderElection, type LeaseClient } from '../../operators/index.js';
 import { builtin, type Client, type Resource } from '../../src/client/index.js';
 import type { Lease } from '../../src/api/index.js';
@@ -10,8 +10,9 @@ import type { Term } from './term.js';
  * is drained (bounded by its drain timeout) when it says `false`; a new term never starts before
  * the previous one has drained. Losing the lease does not end the process: it drains and
  * campaigns again, so an in-process manager (svc up) recovers without a restart. Stopping drains
- * the term first, then leaves the election, releasing the Lease (holder cleared) and waiting for
- * that write, so a successor takes over at once rather than after the lease duration.
+ * the term first, then ends the election through its `stop$`, which releases the Lease (holder
+ * cleared, after any renewal in flight) and completes once that write is answered: stop() awaits
+ * it, so a successor takes over at once rather than after the lease duration.
  */
 
 export interface ElectionSettings {
@@ -69,24 +70,16 @@ export function runLeadership(options: LeadershipOptions): Leadership {
     return draining;
   };
 
-  // Writes to the Lease are tracked so that stop() can wait for the release to reach the server.
-  const inFlight = new Set<Promise<unknown>>();
-  const track = <T>(promise: Promise<T>): Promise<T> => {
-    inFlight.add(promise);
-    promise.then(
-      () => inFlight.delete(promise),
-      () => inFlight.delete(promise),
-    );
-    return promise;
-  };
   const client = options.client;
   const leaseClient: LeaseClient<Resource<Lease>> = {
     get: (resource, name, at) => client.get(resource, name, at),
-    create: (resource, lease, at) => track(client.create(resource, lease as Lease, at)),
-    update: (resource, lease, at) => track(client.update(resource, lease as Lease, at)),
+    create: (resource, lease, at) => client.create(resource, lease as Lease, at),
+    update: (resource, lease, at) => client.update(resource, lease as Lease, at),
   };
 
-  let subscription: Subscription | undefined;
+  // Ends the election: it releases the Lease if it leads, and `ended` settles when that is answered.
+  const stopElection$ = new Subject<void>();
+  let ended: Promise<void> = Promise.resolve();
   const election = options.election;
   if (election === undefined) {
     begin();
@@ -99,16 +92,22 @@ export function runLeadership(options: LeadershipOptions): Leadership {
       leaseDuration: election.leaseDurationMs,
       renewDeadline: election.renewDeadlineMs,
       retryPeriod: election.retryPeriodMs,
+      stop$: stopElection$,
     });
     log.info(`waiting to lead through Lease ${election.lease.namespace}/${election.lease.name} as ${election.identity}`);
-    subscription = leader$.subscribe((leads) => {
-      if (leads) {
-        log.info(`became leader (${election.identity})`);
-        begin();
-      } else {
-        log.warn(`lost the lease ${election.lease.namespace}/${election.lease.name}: draining controllers`);
-        void end();
-      }
+    ended = new Promise<void>((resolve) => {
+      leader$.subscribe({
+        next: (leads) => {
+          if (leads) {
+            log.info(`became leader (${election.identity})`);
+            begin();
+          } else if (!stopped) {
+            log.warn(`lost the lease ${election.lease.namespace}/${election.lease.name}: draining controllers`);
+            void end();
+          }
+        },
+        complete: resolve,
+      });
     });
   }
 
@@ -120,8 +119,11 @@ export function runLeadership(options: LeadershipOptions): Leadership {
       stopping ??= (async () => {
         stopped = true;
         await end();
-        subscription?.unsubscribe(); // sends the release when we led
-        await Promise.race([Promise.allSettled([...inFlight]), new Promise((r) => setTimeout(r, election?.renewDeadlineMs ?? 0).unref())]);
+        stopElection$.next(); // releases the Lease when we led
+        // A server that does not answer holds the release no longer than a renewal would be waited for.
+        let bound: NodeJS.Timeout | undefined;
+        await Promise.race([ended, new Promise((resolve) => (bound = setTimeout(resolve, election?.renewDeadlineMs ?? 0)))]);
+        clearTimeout(bound);
       })();
       return stopping;
     },

@@ -47,6 +47,7 @@ export interface ControllerManagerOptions {
     readonly tls: ServingTls;
     readonly http2: boolean;
     readonly maxStreamsPerConnection?: number;
+    readonly reusePort?: boolean;
     readonly profiling: boolean;
     readonly auth: RequestAuth;
   };

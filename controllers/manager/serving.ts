@@ -31,6 +31,11 @@ export interface ServingOptions {
   readonly tls: ServingTls;
   readonly http2: boolean;
   readonly maxStreamsPerConnection?: number;
+  /**
+   * `--permit-port-sharing`: bind with SO_REUSEPORT so several instances share the port. Node
+   * 22.12 and later pass it to the socket (`reusePort`); Node 20 has no such option and binds alone.
+   */
+  readonly reusePort?: boolean;
   readonly auth: RequestAuth;
   readonly health: { readonly livez: ReadonlyMap<string, HealthCheck>; readonly healthz: ReadonlyMap<string, HealthCheck>; readonly readyz: ReadonlyMap<string, HealthCheck> };
   readonly metrics: () => Promise<{ body: string; contentType: string }>;
@@ -142,7 +147,8 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     // Blank or unspecified: every interface and family (Node's default host is `::` with dual stack).
-    server.listen(UNSPECIFIED.has(options.bindAddress) ? { port: options.port } : { port: options.port, host: options.bindAddress }, () => {
+    const address = UNSPECIFIED.has(options.bindAddress) ? { port: options.port } : { port: options.port, host: options.bindAddress };
+    server.listen({ ...address, ...(options.reusePort ? { reusePort: true } : {}) }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -239,6 +239,7 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
             tls: await servingTls(f),
             http2: !f.disableHttp2Serving,
             ...(f.http2MaxStreamsPerConnection ? { maxStreamsPerConnection: f.http2MaxStreamsPerConnection } : {}),
+            ...(f.permitPortSharing ? { reusePort: true } : {}),
             profiling: f.profiling,
             auth: await requestAuth(f),
           },

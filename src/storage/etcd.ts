@@ -434,6 +434,20 @@ type GlobalPolicy = NonNullable<NonNullable<IOptions['faultHandling']>['global']
 /** A cockatiel policy that just runs the call (etcd3 only ever calls `execute` on it). */
 const noRetry = { execute: (fn: (context: object) => unknown) => fn({}) } as unknown as GlobalPolicy;
 
+type WatchBackoff = NonNullable<NonNullable<IOptions['faultHandling']>['watchBackoff']>;
+/** The longest wait between two attempts to re-open the watch stream. */
+const WATCH_RECONNECT_MAX_MS = 1000;
+/**
+ * The waits between attempts to re-open the watch stream after etcd went away: 100 ms, doubling
+ * to 1 s. etcd3's default doubles up to 30 s, so after an outage of some seconds every watch —
+ * and the API server's watch caches with them — stayed blind for up to 30 s after etcd was back
+ * (found by test/faults/etcd-crash.test.ts). One attempt a second against a dead member costs
+ * nothing.
+ */
+function watchBackoff(delayMs = 100): WatchBackoff {
+  return { duration: delayMs, next: () => watchBackoff(Math.min(delayMs * 2, WATCH_RECONNECT_MAX_MS)) } as unknown as WatchBackoff;
+}
+
 /** Connects to etcd (waiting up to `dialTimeoutMs` for it to answer) and opens the store. */
 export async function openEtcdStore<V = Uint8Array>(options: EtcdStoreOptions<V>): Promise<EtcdStore<V>> {
   const { endpoints } = options;
@@ -451,7 +465,7 @@ export async function openEtcdStore<V = Uint8Array>(options: EtcdStoreOptions<V>
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + requestTimeoutMs }),
     // No blind retries inside etcd3 (its default retries writes too): `call` decides what is
     // safe to retry. The per-host circuit breaker stays, so a dead member is skipped.
-    faultHandling: { global: noRetry },
+    faultHandling: { global: noRetry, watchBackoff: watchBackoff() },
   };
   const store = new EtcdStore<V>(new etcd3.Etcd3(clientOptions), prefix, codec);
   try {

@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { Subject, type Observable } from 'rxjs';
 import { bytesCodec, type ValueCodec } from './codec.js';
@@ -15,6 +16,17 @@ import { EventFanout, watchFromLog } from './fanout.js';
 import { sqliteDatabase } from './sqlite-driver.js';
 import { DEFAULT_PREFIX, checkKey, checkLimit, checkPrefixOption, checkRangePrefix, checkRevision, prefixEnd, rangeStart } from './keys.js';
 import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent } from './store.js';
+
+/**
+ * The database holds every object, Secrets and tokens too: its file is made (or set) mode 0600
+ * before SQLite opens it, whatever the umask or the data dir's mode. SQLite creates the WAL and
+ * shared-memory files with the database file's mode; ones an older version left are set too.
+ */
+function ownerOnly(path: string): void {
+  if (path === '' || path === ':memory:' || path.startsWith('file:')) return;
+  closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+}
 
 export interface SqliteStoreOptions<V> {
   /** The database file (created when missing). */
@@ -103,6 +115,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
     this.codec = options.codec ?? (bytesCodec as unknown as ValueCodec<V>);
     this.chunk = options.compactionChunk ?? 5000;
     try {
+      ownerOnly(options.path);
       this.db = new (sqliteDatabase())(options.path);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);

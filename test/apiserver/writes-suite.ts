@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultPullPolicy } from '../../src/api/index.js';
 import { startTestServer, type BackendName, type CallResult, type TestServer } from './harness.js';
 
@@ -274,6 +274,16 @@ export function writesSuite(backend: BackendName) {
           const res = await s.call('POST', `${PODS}?fieldValidation=Strict`, missing);
           expectStatus(res, 422, 'Invalid');
           expect(res.body.details.causes).toEqual([expect.objectContaining({ reason: 'FieldValueRequired', field: 'spec.containers[0].image' })]);
+        });
+      });
+
+      it('answers 422 to a generateName that is not a string (found by the fuzz suite: was a 500)', async () => {
+        await unchanged(async () => {
+          for (const generateName of [5e-324, true, ['a-'], { a: 'b' }]) {
+            const res = await s.call('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName } });
+            expectStatus(res, 422, 'Invalid');
+            expect(JSON.stringify(res.body.details.causes)).toContain('metadata.generateName');
+          }
         });
       });
 
@@ -765,6 +775,70 @@ export function writesSuite(backend: BackendName) {
           expectStatus(await applyDeploy('ssa-bad', 'alice', manifest('other-name', '')), 400, 'BadRequest');
           expectStatus(await applyDeploy('ssa-bad', 'alice', manifest('ssa-bad', '  replicas: lots\n')), 422, 'Invalid');
         });
+      });
+    });
+
+    describe('writes that change nothing', () => {
+      // Issue #21: the same patch or apply three times gave three versions and two identical MODIFIED events.
+      it('keep the resourceVersion and store nothing: merge, JSON and strategic patch, PUT, apply', async () => {
+        const created = (await s.call('POST', DEPLOY, deployment('noop'))).body;
+        const changed = await patch(`${DEPLOY}/noop`, MERGE, { spec: { replicas: 2 } });
+        expect(changed.status).toBe(200);
+        const statusWritten = await patch(`${DEPLOY}/noop/status`, MERGE, { status: { replicas: 1 } });
+        expect(statusWritten.status).toBe(200);
+        const version = statusWritten.body.metadata.resourceVersion;
+        expect(version).not.toBe(created.metadata.resourceVersion);
+        const same = async (res: CallResult) => {
+          expect(res.status, JSON.stringify(res.body)).toBe(200);
+          expect(res.body.metadata.resourceVersion).toBe(version);
+          expect(res.body.spec.replicas).toBe(2);
+        };
+        await unchanged(async () => {
+          await same(await patch(`${DEPLOY}/noop`, MERGE, { spec: { replicas: 2 } }));
+          await same(await patch(`${DEPLOY}/noop`, MERGE, { spec: { replicas: 2 } }));
+          await same(await patch(`${DEPLOY}/noop`, JSON_PATCH, [{ op: 'replace', path: '/spec/replicas', value: 2 }]));
+          await same(await patch(`${DEPLOY}/noop`, STRATEGIC, { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } } } }));
+          await same(await s.call('PUT', `${DEPLOY}/noop`, statusWritten.body));
+          await same(await patch(`${DEPLOY}/noop/status`, MERGE, { status: { replicas: 1 } }));
+          await same(await patch(`${DEPLOY}/noop?dryRun=All`, MERGE, { spec: { replicas: 2 } }));
+        });
+      });
+
+      it('apply the same configuration again without a new version; the manager\'s time moves only with a change', async () => {
+        const config = (replicas: number) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'noop-apply' }, data: { replicas: String(replicas) } });
+        const apply = (replicas: number) => patch(`${CM}/noop-apply`, APPLY, config(replicas), '?fieldManager=noop');
+        expect((await apply(1)).status).toBe(201);
+        const first = await apply(2);
+        expect(first.status).toBe(200);
+        const entry = (res: CallResult) => (res.body.metadata.managedFields as { manager: string; time: string }[]).find((e) => e.manager === 'noop')!;
+        // Times have a resolution of one second: step past it, so that a kept time shows.
+        await new Promise((resolve) => setTimeout(resolve, 1_100));
+        const again = await unchanged(async () => {
+          const res = await apply(2);
+          expect(await apply(2)).toMatchObject({ status: 200 });
+          return res;
+        });
+        expect(again.status).toBe(200);
+        expect(again.body.metadata.resourceVersion).toBe(first.body.metadata.resourceVersion);
+        expect(entry(again).time).toBe(entry(first).time);
+        const moved = await apply(3);
+        expect(moved.body.metadata.resourceVersion).not.toBe(first.body.metadata.resourceVersion);
+        expect(entry(moved).time > entry(first).time).toBe(true);
+      });
+
+      it('send no watch event', async () => {
+        const created = (await s.call('POST', CM, cm('noop-watch', { a: '1' }))).body;
+        const from = Number(created.metadata.resourceVersion);
+        await patch(`${CM}/noop-watch`, MERGE, { data: { a: '1' } });
+        await patch(`${CM}/noop-watch`, MERGE, { data: { a: '2' } });
+        await patch(`${CM}/noop-watch`, MERGE, { data: { a: '2' } });
+        const events: string[] = [];
+        const sub = s.store.watch(`${s.store.prefix}core/configmaps/default/noop-watch`, from).subscribe((e) => events.push(e.type));
+        // A later write is the marker that every earlier event has arrived.
+        await patch(`${CM}/noop-watch`, MERGE, { data: { a: '3' } });
+        await vi.waitFor(() => expect(events.length).toBe(2));
+        sub.unsubscribe();
+        expect(events).toEqual(['put', 'put']);
       });
     });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStatusError } from '../../src/api/index.js';
 import { builtin, Informer } from '../../src/client/index.js';
 import { controller, type ControllerResult } from '../../controllers/index.js';
+import { generationChanged, toKey } from '../../operators/index.js';
 import { startClientTestServer, type ClientTestServer } from '../client/support.js';
 
 const obj = (name: string, owner?: string) => ({
@@ -57,6 +58,31 @@ describe('controller against svc-apiserver', () => {
   });
   afterAll(async () => {
     await server.close();
+  });
+
+  it('filters an informer\'s events with generationChanged: a status write is dropped, a spec change kept (issue #21)', async () => {
+    const { client } = server;
+    const deployments = new Informer(client, builtin.deployments, { namespace: 'ctl' });
+    const kept: string[] = [];
+    // The predicates take the informer's events as they are: this line is the compile check too.
+    const sub = deployments.events$.pipe(generationChanged()).subscribe((e) => kept.push(`${e.type} ${e.object.metadata.generation}`));
+    const keys: string[] = [];
+    const keySub = deployments.events$.pipe(generationChanged(), toKey()).subscribe((k) => keys.push(k));
+    await deployments.waitForSync();
+    const path = '/apis/apps/v1/namespaces/ctl/deployments';
+    const labels = { app: 'gen' };
+    const dep = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'gen' }, spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } } };
+    expect((await server.s.call('POST', path, dep)).status).toBe(201);
+    const merge = { headers: { 'content-type': 'application/merge-patch+json' } };
+    expect((await server.s.call('PATCH', `${path}/gen/status`, { status: { replicas: 1 } }, merge)).status).toBe(200);
+    const specChanged = await server.s.call('PATCH', `${path}/gen`, { spec: { replicas: 2 } }, merge);
+    expect(specChanged.status).toBe(200);
+    await firstValueFrom(deployments.events$.pipe(filter((e) => e.object.metadata.resourceVersion === specChanged.body.metadata.resourceVersion)));
+    sub.unsubscribe();
+    keySub.unsubscribe();
+    deployments.stop();
+    expect(kept).toEqual(['added 1', 'updated 2']);
+    expect(keys).toEqual(['ctl/gen', 'ctl/gen']);
   });
 
   it('keeps a Secret per ConfigMap, recreating it when it is deleted, and drains on stop', async () => {

@@ -34,6 +34,23 @@ describe('representations served by the API server', () => {
     expect(JSON.parse(pretty.body)).toEqual(JSON.parse(plain.body));
   });
 
+  it('refuses a write with an unparsable pretty before writing anything (400, the store unchanged)', async () => {
+    const CMS = '/api/v1/namespaces/default/configmaps';
+    const before = (await s.call('GET', CMS)).body.metadata.resourceVersion;
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pretty-x' } };
+    for (const [method, url, body] of [
+      ['POST', `${CMS}?pretty=x`, cm],
+      ['PUT', `${CMS}/c?pretty=x`, { ...cm, metadata: { name: 'c' } }],
+      ['DELETE', `${CMS}/c?pretty=%7B`, undefined],
+    ] as const) {
+      const res = await s.call(method, url, body);
+      expect(res.status, `${method} ${url}`).toBe(400);
+      expect(res.body).toMatchObject({ kind: 'Status', code: 400, reason: 'BadRequest' });
+    }
+    expect((await s.call('GET', CMS)).body.metadata.resourceVersion).toBe(before);
+    expect((await s.call('GET', `${CMS}/c`)).status).toBe(200);
+  });
+
   it('answers YAML for objects and lists', async () => {
     const one = await get(`${PODS}/p1`, 'application/yaml');
     expect(one.headers['content-type']).toMatch(/^application\/yaml/);

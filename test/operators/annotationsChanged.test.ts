@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { of } from 'rxjs';
-import { annotationsChanged, type UpdateEvent } from '../../operators/index.js';
+import { annotationsChanged, type ChangeEvent } from '../../operators/index.js';
 import { runChangedPredicateContract } from './changed.contract.js';
 
 runChangedPredicateContract('annotationsChanged', annotationsChanged, {
@@ -10,10 +10,10 @@ runChangedPredicateContract('annotationsChanged', annotationsChanged, {
 
 describe('annotationsChanged', () => {
   it('compares values, not map identity', () => {
-    const kept: UpdateEvent[] = [];
-    const events: UpdateEvent[] = [
-      { old: { metadata: { annotations: { a: '1' } } }, new: { metadata: { annotations: { a: '1' } } } },
-      { old: { metadata: { annotations: { a: '1' } } }, new: { metadata: { annotations: { a: '2' } } } },
+    const kept: ChangeEvent[] = [];
+    const events: ChangeEvent[] = [
+      { type: 'updated', old: { metadata: { annotations: { a: '1' } } }, object: { metadata: { annotations: { a: '1' } } } },
+      { type: 'updated', old: { metadata: { annotations: { a: '1' } } }, object: { metadata: { annotations: { a: '2' } } } },
     ];
     of(...events).pipe(annotationsChanged()).subscribe((e) => kept.push(e));
     expect(kept).toEqual(events.slice(1));

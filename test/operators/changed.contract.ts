@@ -2,36 +2,39 @@
 // of objects whose watched field is the same and a pair where it differs.
 import { of, type MonoTypeOperatorFunction } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { ObjectLike, UpdateEvent } from '../../operators/index.js';
+import type { ChangeEvent, ObjectLike } from '../../operators/index.js';
 import { testScheduler } from './marbles.js';
 
 export interface ChangedCase {
-  /** `new` differs from `old` only outside the watched field. */
+  /** `object` differs from `old` only outside the watched field. */
   same: [ObjectLike, ObjectLike];
   /** The watched field differs. */
   changed: [ObjectLike, ObjectLike];
 }
 
-export function runChangedPredicateContract(name: string, predicate: () => MonoTypeOperatorFunction<UpdateEvent>, c: ChangedCase): void {
+export function runChangedPredicateContract(name: string, predicate: () => MonoTypeOperatorFunction<ChangeEvent>, c: ChangedCase): void {
   describe(`${name} (predicate contract)`, () => {
-    const values: Record<string, UpdateEvent> = {
-      a: { new: c.same[0] },
-      s: { old: c.same[0], new: c.same[1] },
-      c: { old: c.changed[0], new: c.changed[1] },
-      d: { old: c.same[0] },
+    // Informer events, as informers emit them (issue #21: the predicates took another shape).
+    const values: Record<string, ChangeEvent> = {
+      a: { type: 'added', object: c.same[0] },
+      s: { type: 'updated', old: c.same[0], object: c.same[1] },
+      c: { type: 'updated', old: c.changed[0], object: c.changed[1] },
+      d: { type: 'deleted', object: c.same[0] },
+      r: { type: 'resync', object: c.changed[1] },
+      w: { type: 'MODIFIED', object: c.changed[1] },
     };
 
-    it('drops updates where the field is unchanged, keeps changes, adds and deletes', () => {
+    it('drops updates where the field is unchanged and resyncs, keeps changes, adds, deletes and watch events', () => {
       testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-        const source = cold('a-s-c-d-|', values);
-        expectObservable(source.pipe(predicate())).toBe('a---c-d-|', values);
-        expectSubscriptions(source.subscriptions).toBe('^-------!');
+        const source = cold('a-s-c-d-r-w-|', values);
+        expectObservable(source.pipe(predicate())).toBe('a---c-d---w-|', values);
+        expectSubscriptions(source.subscriptions).toBe('^-----------!');
       });
     });
 
     it('completes at once on an empty source', () => {
       testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-        const source = cold<UpdateEvent>('|');
+        const source = cold<ChangeEvent>('|');
         expectObservable(source.pipe(predicate())).toBe('|');
         expectSubscriptions(source.subscriptions).toBe('(^!)');
       });
@@ -39,7 +42,7 @@ export function runChangedPredicateContract(name: string, predicate: () => MonoT
 
     it('emits nothing and stays subscribed on a source that never emits', () => {
       testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-        const source = cold<UpdateEvent>('-');
+        const source = cold<ChangeEvent>('-');
         expectObservable(source.pipe(predicate())).toBe('-');
         expectSubscriptions(source.subscriptions).toBe('^');
       });
@@ -62,7 +65,7 @@ export function runChangedPredicateContract(name: string, predicate: () => MonoT
     });
 
     it('filters a synchronous source', () => {
-      const kept: UpdateEvent[] = [];
+      const kept: ChangeEvent[] = [];
       of(values.s!, values.c!, values.s!).pipe(predicate()).subscribe((e) => kept.push(e));
       expect(kept).toEqual([values.c]);
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { of } from 'rxjs';
-import { labelsChanged, type UpdateEvent } from '../../operators/index.js';
+import { labelsChanged, type ChangeEvent } from '../../operators/index.js';
 import { runChangedPredicateContract } from './changed.contract.js';
 
 runChangedPredicateContract('labelsChanged', labelsChanged, {
@@ -10,11 +10,11 @@ runChangedPredicateContract('labelsChanged', labelsChanged, {
 
 describe('labelsChanged', () => {
   it('treats an absent label map as an empty one, and an added or removed label as a change', () => {
-    const kept: UpdateEvent[] = [];
-    const events: UpdateEvent[] = [
-      { old: { metadata: { name: 'w' } }, new: { metadata: { name: 'w', labels: {} } } },
-      { old: { metadata: { name: 'w', labels: { a: '1' } } }, new: { metadata: { name: 'w', labels: { a: '1', b: '2' } } } },
-      { old: { metadata: { name: 'w', labels: { a: '1', b: '2' } } }, new: { metadata: { name: 'w', labels: { a: '1' } } } },
+    const kept: ChangeEvent[] = [];
+    const events: ChangeEvent[] = [
+      { type: 'updated', old: { metadata: { name: 'w' } }, object: { metadata: { name: 'w', labels: {} } } },
+      { type: 'updated', old: { metadata: { name: 'w', labels: { a: '1' } } }, object: { metadata: { name: 'w', labels: { a: '1', b: '2' } } } },
+      { type: 'updated', old: { metadata: { name: 'w', labels: { a: '1', b: '2' } } }, object: { metadata: { name: 'w', labels: { a: '1' } } } },
     ];
     of(...events).pipe(labelsChanged()).subscribe((e) => kept.push(e));
     expect(kept).toEqual(events.slice(1));

@@ -1,4 +1,4 @@
-import { asyncScheduler, delay, from, takeWhile } from 'rxjs';
+import { asyncScheduler, delay, from, share, takeWhile } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { leaderElection } from '../../operators/index.js';
 import type { LeaderElectionOptions } from '../../operators/leaderElection.js';
@@ -113,6 +113,53 @@ describe('leaderElection', () => {
       flush();
       expect(spec).toBeDefined();
       expect(spec).not.toHaveProperty('holderIdentity');
+    });
+  });
+
+  it('stop$ releases a shared election however many subscribers it has, emits false and completes (issue #21)', () => {
+    testScheduler().run(({ hot, expectObservable, flush }) => {
+      const store = fakeLeases(asyncScheduler);
+      const stop$ = hot('7ms s');
+      const leader$ = elector(store, 'a', { stop$ }).pipe(share());
+      // Two subscribers (a pipeline and, say, a logger): neither leaves before the stop. The second
+      // joins after the first has been told `true` (the fake store answers on the spot).
+      expectObservable(leader$).toBe('t 6ms (f|)', values);
+      expectObservable(leader$).toBe('7ms (f|)', values);
+      // The other candidate finds the Lease released at its first attempt after the stop (renewed
+      // at 5, it would otherwise be valid until 20).
+      expectObservable(elector(store, 'b', { release: false }), '8ms ^ 20ms !').toBe('8ms t', values);
+      flush();
+      expect(store.lease?.spec).toMatchObject({ holderIdentity: 'b', acquireTime: at(8), leaseTransitions: 1 });
+    });
+  });
+
+  it('stop$ waits for a renewal in flight, then releases that version: no conflict, and completion comes with the answer', () => {
+    testScheduler().run(({ hot, expectObservable, flush }) => {
+      const store = fakeLeases(asyncScheduler);
+      const gets: number[] = [];
+      // Writes reach the store at once; their answers arrive 2 frames later.
+      const client: typeof store.client = {
+        ...store.client,
+        get: (resource, name, ns) => (gets.push(asyncScheduler.now()), store.client.get(resource, name, ns)),
+        update: (resource, object, ns) => from(store.client.update(resource, object, ns)).pipe(delay(2)),
+      };
+      // Renewal sent at 5 (answered at 7), stop at 6: false at 6, the release is sent at 7 on the
+      // renewed version and answered at 9, when the election completes.
+      expectObservable(elector(store, 'a', { client, stop$: hot('6ms s') })).toBe('t 5ms f 2ms |', values);
+      flush();
+      expect(store.lease?.spec).not.toHaveProperty('holderIdentity');
+      expect(store.writes).toBe(3); // create, renewal, release
+      expect(gets).toEqual([0, 5]); // no read again after a conflict
+    });
+  });
+
+  it('stop$ while not leading completes at once and writes nothing', () => {
+    testScheduler().run(({ hot, expectObservable, flush }) => {
+      const store = fakeLeases(asyncScheduler);
+      store.put({ holderIdentity: 'b', leaseDurationSeconds: 1, renewTime: at(100) });
+      expectObservable(elector(store, 'a', { stop$: hot('3ms s') })).toBe('3ms |', values);
+      flush();
+      expect(store.writes).toBe(0);
     });
   });
 

@@ -29,10 +29,10 @@ describe('resync', () => {
     });
   });
 
-  it('reads update events and takes a custom key, delete test and resync marker', () => {
+  it('reads informer events and takes a custom key, delete test and resync marker', () => {
     testScheduler().run(({ cold, expectObservable }) => {
       const v1 = { metadata: { name: 'n1' } };
-      const updates = { u: { old: v1, new: v1 }, x: { old: v1 } };
+      const updates = { u: { type: 'updated', old: v1, object: v1 }, x: { type: 'deleted', object: v1 } };
       expectObservable(cold('u---x---|', updates).pipe(resync({ period: 3, random: at0 }))).toBe('u--ux---|', updates);
       const values = { p: { id: 'p', gone: false }, q: { id: 'p', gone: true }, r: { id: 'p', gone: false, resync: true } };
       const marked = cold('p----q--|', values).pipe(

@@ -16,10 +16,10 @@ describe('toKey', () => {
     });
   });
 
-  it('reads watch events and update events (the new object, else the old one)', () => {
+  it('reads watch and informer events (the key of `object`)', () => {
     const keys: string[] = [];
     const moved = { metadata: { namespace: 'other', name: 'web' } };
-    of<KeySource[]>({ object: web }, { old: web, new: moved }, { old: web }, { new: node }, {}).pipe(toKey()).subscribe((k) => keys.push(k));
+    of<KeySource[]>({ type: 'MODIFIED', object: web }, { type: 'updated', old: web, object: moved }, { type: 'deleted', object: web }, { type: 'added', object: node }, {}).pipe(toKey()).subscribe((k) => keys.push(k));
     expect(keys).toEqual(['default/web', 'other/web', 'default/web', 'node-1']);
   });
 

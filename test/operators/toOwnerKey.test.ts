@@ -13,7 +13,7 @@ const orphan = { metadata: { namespace: 'default', name: 'lonely' } };
 describe('toOwnerKey', () => {
   it('maps an object to its controller of the kind, skips objects without one, and keys both owners of a move', () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold<KeySource>('a-b-c---|', { a: ownedByWeb, b: orphan, c: { old: ownedByWeb, new: ownedByApi } });
+      const source = cold<KeySource>('a-b-c---|', { a: ownedByWeb, b: orphan, c: { type: 'updated', old: ownedByWeb, object: ownedByApi } });
       expectObservable(source.pipe(toOwnerKey('ReplicaSet'))).toBe('x---(yx)|', { x: 'default/web', y: 'default/api' });
       expectSubscriptions(source.subscriptions).toBe('^-------!');
     });
@@ -26,9 +26,9 @@ describe('toOwnerKey', () => {
       pod('p2', owner('ReplicaSet', 'no-flag')),
       pod('p3', owner('StatefulSet', 'other-kind', true)),
       pod('p4', owner('Deployment', 'mixed', false), owner('ReplicaSet', 'second', true)),
-      { object: ownedByWeb },
-      { old: ownedByWeb, new: ownedByWeb },
-      { old: ownedByWeb },
+      { type: 'ADDED', object: ownedByWeb },
+      { type: 'updated', old: ownedByWeb, object: ownedByWeb },
+      { type: 'deleted', object: ownedByWeb },
     )
       .pipe(toOwnerKey('ReplicaSet'))
       .subscribe((k) => keys.push(k));

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
+import { startEtcd, type EtcdMember } from './etcd.js';
 
 /** kubectl is a real client the suites drive; it must be there (CI fails without it, never skips). */
 export function requireKubectl(): string {
@@ -43,15 +44,24 @@ export interface KubectlServer {
 }
 
 /** Registers the suite's beforeAll/afterAll that run a server for kubectl (and check kubectl is there). */
-export function useKubectlServer(prefix: string, storage: 'sqlite' | 'memory' = 'sqlite'): KubectlServer {
+export function useKubectlServer(prefix: string, storage: 'sqlite' | 'memory' | 'etcd' = 'sqlite'): KubectlServer {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   let server: RunningApiServer | undefined;
+  let etcd: EtcdMember | undefined;
   beforeAll(async () => {
     requireKubectl();
-    server = await startApiServer({ dataDir: join(dir, 'data'), storage, bindAddress: '127.0.0.1', securePort: 0 });
+    if (storage === 'etcd') etcd = await startEtcd();
+    server = await startApiServer({
+      dataDir: join(dir, 'data'),
+      storage,
+      ...(etcd ? { etcdServers: [etcd.endpoint] } : {}),
+      bindAddress: '127.0.0.1',
+      securePort: 0,
+    });
   });
   afterAll(async () => {
     await server?.close();
+    await etcd?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
   const running = () => {

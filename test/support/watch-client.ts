@@ -7,6 +7,7 @@
  * of hanging it; no test should read anything into how long a wait took.
  */
 import { request, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 
 export interface WatchEvent {
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -17,6 +18,8 @@ export interface OpenWatchOptions {
   /** Bearer token sent as `Authorization`. */
   readonly token?: string;
   readonly headers?: Record<string, string>;
+  /** PEM of the CA an `https:` URL's server certificate must chain to. */
+  readonly ca?: string;
 }
 
 /** How a stream ended: `end` (the server finished the response), `aborted` (by us), `error`. */
@@ -187,9 +190,11 @@ export interface RefusedWatch {
  */
 export function openWatch(url: string, options: OpenWatchOptions = {}): Promise<WatchStream | RefusedWatch> {
   return new Promise((resolve, reject) => {
-    const req = request(url, {
+    const open = url.startsWith('https:') ? httpsRequest : request;
+    const req = open(url, {
       method: 'GET',
       agent: false,
+      ...(options.ca !== undefined ? { ca: options.ca } : {}),
       headers: {
         accept: 'application/json',
         ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),

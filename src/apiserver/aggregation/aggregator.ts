@@ -18,6 +18,7 @@ import { LocalApiServices } from './local-apiservices.js';
 import { forwardRequest, forwardUpgrade, type OpenStreams, type ProxyTarget } from './proxy.js';
 import { remoteApiService, signatureOf, type ProxyClientCertificate, type RemoteApiService } from './remote-api-service.js';
 import { resolveServiceEndpoint } from './service-endpoint.js';
+import { jsonBody } from '../json-newline.js';
 
 export interface AggregatorOptions {
   readonly store: Store;
@@ -275,7 +276,7 @@ export class Aggregator {
       const found = this.remoteGroups().find((g) => g.name === group);
       if (!found) throw pathNotFound();
       const document = { kind: 'APIGroup', apiVersion: 'v1', ...aggregatedGroupDocument(found) };
-      reply.type('application/json').send(JSON.stringify(document));
+      reply.type('application/json').send(jsonBody(document));
     } catch (error) {
       done(error as Error);
     }

@@ -19,9 +19,8 @@ function withDefaults(object: KubeObject): KubeObject {
 }
 
 /**
- * The write strategy of CustomResourceDefinition: defaults, the cleanup finalizer on create, a
- * status that only the server writes (clients' status is dropped on create and ignored on update),
- * and the CRD rules as 422 causes.
+ * The write strategy of CustomResourceDefinition: defaults, the cleanup finalizer on create (a
+ * client's status is dropped there), and the CRD rules as 422 causes.
  */
 export const crdStrategy: WriteStrategy = {
   prepareForCreate(object) {
@@ -29,9 +28,7 @@ export const crdStrategy: WriteStrategy = {
     const finalizers = object.metadata.finalizers ?? [];
     return { ...rest, metadata: { ...object.metadata, finalizers: finalizers.includes(CLEANUP_FINALIZER) ? finalizers : [...finalizers, CLEANUP_FINALIZER] } } as KubeObject;
   },
-  prepareForUpdate(next, current) {
-    const { status: _ignored, ...rest } = withDefaults(next);
-    return (current['status'] === undefined ? rest : { ...rest, status: current['status'] }) as KubeObject;
-  },
+  // Status on update: the endpoint decides (write-scope.ts): kept as stored through the object, written through `/status`.
+  prepareForUpdate: (next) => withDefaults(next),
   validate: (object, old) => validateCustomResourceDefinition(object, old),
 };

@@ -1,7 +1,7 @@
 import {
   defineResourceType,
   methodNotAllowed,
-  withoutNulls,
+  validateObject,
   type CustomResourceDefinition,
   type CustomResourceDefinitionVersion,
   type KubeObject,
@@ -66,7 +66,7 @@ function versionType(crd: CustomResourceDefinition, version: CustomResourceDefin
       ? { scale: { specReplicasPath: scale.specReplicasPath, statusReplicasPath: scale.statusReplicasPath, ...(scale.labelSelectorPath ? { labelSelectorPath: scale.labelSelectorPath } : {}) } }
       : {}),
     ...(version.additionalPrinterColumns?.length ? { printerColumns: version.additionalPrinterColumns.map(printerColumn) } : {}),
-    strategy: customResourceStrategy(names.kind, status, state),
+    strategy: customResourceStrategy(names.kind, state),
     storageVersion,
   });
   return Object.freeze({ ...type, listKind: names.listKind ?? `${names.kind}List`, singular: names.singular ?? names.kind.toLowerCase() });
@@ -76,22 +76,16 @@ const printerColumn = (c: NonNullable<CustomResourceDefinitionVersion['additiona
   Object.freeze({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0, jsonPath: c.jsonPath });
 
 /**
- * With the status subresource, the main endpoint owns everything but status: a create starts
- * without one, an update keeps the stored one (status goes through `/status`). Generation already
- * moves only on changes outside metadata and status (objects.ts prepareForUpdate).
+ * A custom type's own rule: no creates while its CRD is being deleted. What each endpoint may
+ * write (status through `/status` only, when the type has that subresource) is the status/spec
+ * split every type shares (subresources/write-scope.ts): a strategy that put the stored status
+ * back here would also undo the writes `/status` itself makes.
  */
-function customResourceStrategy(kind: string, statusSubresource: boolean, state: CustomTypeState): WriteStrategy {
+function customResourceStrategy(kind: string, state: CustomTypeState): WriteStrategy {
   return {
     prepareForCreate(object: KubeObject): KubeObject {
       if (state.terminating()) throw methodNotAllowed('create', kind, 'its CustomResourceDefinition is being deleted');
-      if (!statusSubresource || object['status'] === undefined) return object;
-      const { status: _dropped, ...rest } = object;
-      return rest as KubeObject;
-    },
-    prepareForUpdate(next: KubeObject, current: KubeObject): KubeObject {
-      if (!statusSubresource) return next;
-      const { status: _sent, ...rest } = next;
-      return (current['status'] === undefined ? rest : { ...rest, status: current['status'] }) as KubeObject;
+      return object;
     },
   };
 }
@@ -127,8 +121,9 @@ export function customResourceDecoder(type: ResourceType, defaults: boolean): (k
       return decode(kv, revision);
     }
     if (defaults) {
-      const parsed = type.schema.safeParse(withoutNulls(object));
-      if (parsed.success) object = parsed.data as ApiObject;
+      // validateObject rather than a bare parse: it keeps `__proto__` keys the schema's maps hold.
+      const parsed = validateObject(type, object);
+      if ('object' in parsed) object = parsed.object as ApiObject;
     }
     const { kind: _k, apiVersion: _v, metadata, ...rest } = object;
     const value = encoder.encode(JSON.stringify({ kind: type.kind, apiVersion, metadata, ...rest }));

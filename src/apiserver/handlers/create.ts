@@ -61,8 +61,10 @@ export async function createObject(
 ): Promise<unknown> {
   const { type, info, registry } = ctx;
   const manager = options.manager ?? writeManagerOf(ctx, 'Update');
-  const generated = !body.metadata.name && !!body.metadata.generateName;
-  const named = (meta: ObjectMeta): ObjectMeta => (generated ? { ...meta, name: generateName(meta.generateName!) } : meta);
+  // The body is not validated yet: a generateName of another type is left for validation to refuse.
+  const prefix: unknown = body.metadata.generateName;
+  const generated = !body.metadata.name && typeof prefix === 'string' && prefix !== '';
+  const named = (meta: ObjectMeta): ObjectMeta => (generated ? { ...meta, name: generateName(prefix) } : meta);
   let object = { ...body, metadata: named(body.metadata) };
   if (!options.prepared) object = validateForWrite(ctx, object, options.fields);
   object = strategyForCreate(type, object);

@@ -1,17 +1,19 @@
 import { invalid, withDefaults } from '../../api/index.js';
 import type { HandlerContext } from '../handlers/context.js';
 import { namespaceType } from '../namespaces.js';
-import { encodeForStorage, objectKey, prepareForUpdate, type ApiObject } from '../objects.js';
+import { objectKey, prepareForUpdate, type ApiObject } from '../objects.js';
 import { managedFieldsAfterUpdate, type WriteManager } from './managed-fields.js';
 import { splitWrite } from '../subresources/write-scope.js';
 import { strategyForUpdate } from './strategy.js';
+import { bytesToStore } from './unchanged.js';
 
 /**
  * The end of every write to an existing object (PUT, PATCH, apply): the server-owned metadata
  * comes from `current`, managedFields are updated, and the result replaces `current` if nobody
  * wrote in between (the store's compare-and-swap; a Conflict otherwise). A Terminating object
  * whose last finalizer this write removes is removed from storage instead: the second phase of
- * deletion. With `dryRun` nothing is written.
+ * deletion. A write whose result is the stored object stores nothing and answers the stored
+ * object, version and all (unchanged.ts). With `dryRun` nothing is written.
  */
 export async function updateObject(
   ctx: HandlerContext,
@@ -42,8 +44,10 @@ export async function updateObject(
     const kv = await ctx.store.delete(key, revision);
     return stamped(object, kv.modRevision);
   }
+  const bytes = bytesToStore(type, object, current);
+  if (bytes === undefined) return current;
   if (dryRun) return object;
-  const kv = await ctx.store.update(key, encodeForStorage(object, type), revision);
+  const kv = await ctx.store.update(key, bytes, revision);
   return stamped(object, kv.modRevision);
 }
 

@@ -99,8 +99,10 @@ export function mergePodSources(readiness?: SourcesReadiness): OperatorFunction<
             const update = put(event.source, set, pod);
             if (update && update.type !== 'REMOVE') changes[update.type].push(update);
           }
-          readiness?.markSeen(event.source);
           for (const update of [...removes, ...changes.ADD, ...changes.UPDATE, ...changes.RECONCILE]) subscriber.next(update);
+          // Only after its pods are out: whoever acts on readiness (the orphan sweep of the pod
+          // workers) must find every pod of the set already known, or it removes them as orphans.
+          readiness?.markSeen(event.source);
         },
         error: (error: unknown) => subscriber.error(error),
         complete: () => subscriber.complete(),

@@ -55,6 +55,16 @@ describe('mergePodSources', () => {
     expect(out).toEqual(['ADD file a', 'ADD http h', 'REMOVE http h']);
   });
 
+  it('announces readiness only after the snapshot\'s pods are out (else the pod workers take them for orphans)', () => {
+    const readiness = new SourcesReadiness(['api']);
+    const { events, out } = run(readiness);
+    const seenAtReady: string[][] = [];
+    readiness.ready$.subscribe((ready) => ready && seenAtReady.push([...out]));
+    events.next({ kind: 'snapshot', source: 'api', pods: [pod('a'), pod('b')] });
+    // The agent restarted with pods running: at the moment the sources are ready, both are known.
+    expect(seenAtReady).toEqual([['ADD api a', 'ADD api b']]);
+  });
+
   it('marks each source seen at its first snapshot; all ready once every expected source is seen', () => {
     const readiness = new SourcesReadiness(['file', 'api']);
     const { events } = run(readiness);

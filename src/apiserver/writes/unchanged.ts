@@ -1,0 +1,39 @@
+import type { ManagedFieldsEntry } from '../../api/index.js';
+import { encodeForStorage, storedBytesOf, type ApiObject } from '../objects.js';
+import type { ResourceType } from '../../api/index.js';
+
+/**
+ * What a write to an existing object stores: its bytes, or nothing at all when they are the stored
+ * ones. As Kubernetes, an update, patch or apply whose result equals the stored object writes
+ * nothing: the resourceVersion stays, no watch event is sent, the stored object is the answer.
+ *
+ * The test is on bytes, which the write needs anyway: an object that went through the write path
+ * encodes its keys in the order it was stored in, so equal objects give equal bytes at the cost
+ * of one compare. (A stored object written by another path, in another key order, is written once
+ * more, after which it compares equal.) The one field a write that changes nothing still changes is
+ * the `time` of an Apply entry in managedFields: when the bytes differ and managedFields differ from
+ * the stored ones only by those times, the object is encoded once more with the stored managedFields,
+ * and is a no-op if that equals the stored bytes (the new time counts only when something else changed).
+ */
+export function bytesToStore(type: ResourceType, next: ApiObject, current: ApiObject): Uint8Array | undefined {
+  const bytes = encodeForStorage(next, type);
+  const stored = storedBytesOf(current) ?? encodeForStorage(current, type);
+  if (Buffer.compare(bytes, stored) === 0) return undefined;
+  // Times are fixed-width: an object whose only change is a time is as long as the stored one.
+  if (bytes.byteLength !== stored.byteLength || !differOnlyInTime(next.metadata.managedFields, current.metadata.managedFields)) return bytes;
+  const withStoredTimes = encodeForStorage({ ...next, metadata: { ...next.metadata, managedFields: current.metadata.managedFields } }, type);
+  return Buffer.compare(withStoredTimes, stored) === 0 ? undefined : bytes;
+}
+
+/** Two managedFields lists that are the same but for some entries' `time`. */
+function differOnlyInTime(a: readonly ManagedFieldsEntry[] | undefined, b: readonly ManagedFieldsEntry[] | undefined): boolean {
+  if (a === b || a === undefined || b === undefined || a.length !== b.length) return false;
+  let timeDiffers = false;
+  for (let i = 0; i < a.length; i++) {
+    const { time: ta, ...x } = a[i]!;
+    const { time: tb, ...y } = b[i]!;
+    if (JSON.stringify(x) !== JSON.stringify(y)) return false;
+    if (ta !== tb) timeDiffers = true;
+  }
+  return timeDiffers;
+}
