@@ -116,8 +116,8 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   options = { ...options, store: meteredStore };
   const registry = options.registry ?? builtinRegistry();
   serveCustomResourceDefinitions(registry);
-  serveApiServices(registry);
   const timeouts = options.connectionTimeouts ?? DEFAULT_CONNECTION_TIMEOUTS;
+  serveApiServices(registry);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,

@@ -287,11 +287,14 @@ export const DEFAULTS_CASES: readonly DefaultsCase[] = [
     key: 'apiregistration.svc.io/APIService',
     resource: 'apiservices',
     namespaced: false,
-    // Not the CRD case's group: a served CRD group gets a local APIService of its own.
-    name: 'v1.remote.example.com',
-    body: { spec: { group: 'remote.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 15, service: { namespace: 'default', name: 'remote' }, insecureSkipTLSVerify: true } },
-    expected: { spec: { service: { port: 443 } }, status: {} },
-    settled: (service) => service.status?.conditions !== undefined,
+    body: {
+      spec: { group: 'aggregated.example.com', version: 'v1', service: { namespace: 'default', name: 'nowhere' }, insecureSkipTLSVerify: true, groupPriorityMinimum: 100, versionPriority: 10 },
+    },
+    expected: { spec: { service: { namespace: 'default', name: 'nowhere', port: 443 } }, status: {} },
+    // Not the CRD case's group, whose local APIService the server writes itself.
+    name: 'v1.aggregated.example.com',
+    // The availability check writes its condition (ServiceNotFound here).
+    settled: (apiService) => (apiService.status?.conditions ?? []).some((c: { type: string }) => c.type === 'Available'),
   },
 ];
 

@@ -195,6 +195,5 @@ export const KIND_DEFAULTS: Readonly<Record<string, Edit>> = {
   [`${CERTIFICATES_GROUP}/CertificateSigningRequest`]: pipe(spec(), status()),
   [`${ADMISSIONREGISTRATION_GROUP}/MutatingWebhookConfiguration`]: eachItem('webhooks', webhook(true)),
   [`${ADMISSIONREGISTRATION_GROUP}/ValidatingWebhookConfiguration`]: eachItem('webhooks', webhook(false)),
-  [`${APIREGISTRATION_GROUP}/APIService`]: pipe(spec(ifPresent('service', fill(() => ({ port: 443 })))), status()),
   [`${APIEXTENSIONS_GROUP}/CustomResourceDefinition`]: spec(fill(() => ({ conversion: { strategy: 'None' } }))),
 };

@@ -1,4 +1,4 @@
-import { badRequest, unsupportedMediaType, upstreamGroupAlias, type ResourceType } from '../../api/index.js';
+import { badRequest, inMessage, unsupportedMediaType, upstreamGroupAlias, type ResourceType } from '../../api/index.js';
 import {
   CBOR_MEDIA_TYPE,
   KUBE_PROTOBUF_MEDIA_TYPE,
@@ -127,10 +127,10 @@ export function asTypedObject(ctx: HandlerContext, value: unknown): ApiObject {
   const { type, info } = ctx;
   const expected = apiVersionOf(type);
   if (body['apiVersion'] !== undefined && (typeof body['apiVersion'] !== 'string' || !sameApiVersion(body['apiVersion'], type))) {
-    throw badRequest(`the API version in the data (${String(body['apiVersion'])}) does not match the expected API version (${expected})`);
+    throw badRequest(`the API version in the data (${inMessage(body['apiVersion'])}) does not match the expected API version (${expected})`);
   }
   if (body['kind'] !== undefined && body['kind'] !== type.kind) {
-    throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (${type.kind})`);
+    throw badRequest(`the kind in the data (${inMessage(body['kind'])}) does not match the expected kind (${type.kind})`);
   }
   const metadata = body['metadata'] ?? {};
   if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) {
@@ -166,6 +166,6 @@ export function dryRunOf(ctx: HandlerContext): boolean {
 export function nameFromUrl(object: ApiObject, name: string): ApiObject {
   const sent = object.metadata.name;
   if (sent === undefined || sent === '') return { ...object, metadata: { ...object.metadata, name } };
-  if (sent !== name) throw badRequest(`the name of the object (${sent}) does not match the name on the URL (${name})`);
+  if (sent !== name) throw badRequest(`the name of the object (${inMessage(sent)}) does not match the name on the URL (${name})`);
   return object;
 }
