@@ -359,6 +359,7 @@ describe('svc-apiserver flags', () => {
       admissionPlugins: { enable: [], disable: [] },
       nodeAgent: { timeoutMs: 5000 },
       requestHeader: { usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeadersPrefixes: ['X-Remote-Extra-'] },
+      connectionTimeouts: { headerMs: 32_000, bodyMs: 60_000 },
     });
   });
 
