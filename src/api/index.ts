@@ -248,6 +248,7 @@ export {
   fieldTooMany,
   fieldTypeInvalid,
   formatValue,
+  inMessage,
   generateName,
   LABEL_VALUE_MAX,
   MAX_GENERATE_NAME_PREFIX,

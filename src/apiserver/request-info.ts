@@ -1,4 +1,4 @@
-import { parseBool } from '../api/index.js';
+import { badRequest, parseBool } from '../api/index.js';
 
 /**
  * What a resource request addresses, read from its path and method before anything else runs
@@ -41,7 +41,7 @@ export function parseRequestPath(
   // Index arithmetic rather than shift/splice/destructuring: this runs on every request.
   // parts[0] is the empty text before the leading `/`.
   const split = path.split('/');
-  const parts = path.includes('%') ? split.map(decodeURIComponent) : split;
+  const parts = path.includes('%') ? decodeSegments(split) : split;
   // A discovery path may end in `/` (`/apis/`); a resource path may not (below).
   const trailing = parts.length > 2 && parts[parts.length - 1] === '';
   const end = trailing ? parts.length - 1 : parts.length;
@@ -107,6 +107,15 @@ export function parseRequestPath(
 }
 
 const STREAMING = new Set(['exec', 'attach', 'portforward']);
+
+/** Percent-decoded path segments; an escape that decodes to no UTF-8 text is a 400. */
+function decodeSegments(segments: readonly string[]): string[] {
+  try {
+    return segments.map(decodeURIComponent);
+  } catch {
+    throw badRequest('the request path holds a percent-escape that is not valid UTF-8');
+  }
+}
 
 export const isRequestInfo = (value: RequestInfo | DiscoveryPath): value is RequestInfo => 'verb' in value;
 

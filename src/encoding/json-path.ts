@@ -47,7 +47,8 @@ export function valueAtPath(object: unknown, segments: readonly JsonPathSegment[
       if (!Array.isArray(current)) return undefined;
       current = current[segment];
     } else {
-      if (!isObject(current)) return undefined;
+      // Own fields only: `.spec.constructor` of an object without one is missing, not Object.
+      if (!isObject(current) || !Object.hasOwn(current, segment)) return undefined;
       current = current[segment];
     }
   }

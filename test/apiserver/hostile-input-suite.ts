@@ -90,6 +90,13 @@ export function hostileInputSuite(backend: BackendName) {
         });
       }
 
+      it('answers a path segment that does not decode (%zz, a cut UTF-8 sequence) with a 400 Status', async () => {
+        for (const path of [`${CM}/%zz`, `${CM}/%E0%A4%A`, '/apis/%/v1']) {
+          expectStatus(await unchanged(() => s.call('DELETE', path)), 400, 'BadRequest');
+        }
+        expect(await names()).toEqual(expect.arrayContaining(['keep-1', 'keep-2']));
+      });
+
       it('still serves discovery with a trailing slash and the collection without one', async () => {
         expect((await s.call('GET', '/api/')).status).toBe(200);
         expect((await s.call('GET', '/apis/')).status).toBe(200);

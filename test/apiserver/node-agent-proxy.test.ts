@@ -79,6 +79,8 @@ beforeAll(async () => {
     bindAddress: '127.0.0.1',
     securePort: 0,
     nodeAgent: { certificateAuthorityFile: join(dir, 'agent-ca.pem'), timeoutMs: 500 },
+    // Short, so the exec stream below is seen to outlive them (the node agent's 500 ms answer too).
+    connectionTimeouts: { headerMs: 1000, bodyMs: 1000 },
   });
   admin = new Client({ server: api.url, token: api.adminToken, caData: api.caPem });
   await node('trusted', trusted.port);
@@ -215,6 +217,13 @@ describe('pods/exec over SPDY', () => {
     expect(head).toMatch(/^HTTP\/1.1 101 /);
     expect(head).toContain('X-Stream-Protocol-Version: v4.channel.k8s.io');
     expect(head).toContain('X-Seen-Url: /exec/default/p/c?container=c&command=ls&stdout=true&output=1');
+    // The upgraded stream is no request any more: it outlives --request-header/body-timeout. A
+    // connection that sends half a head meanwhile is closed once they have passed.
+    const slow = tlsConnect({ host: '127.0.0.1', port: api.port, ca: api.caPem, servername: 'localhost' });
+    slow.on('error', () => {});
+    slow.once('secureConnect', () => slow.write('GET /healthz HTTP/1.1\r\n'));
+    await new Promise((resolve) => slow.once('close', resolve));
+    expect(socket.destroyed).toBe(false);
     socket.write('frame-bytes\x00\x01');
     await until(() => received.endsWith('frame-bytes\x00\x01'));
     socket.destroy();

@@ -54,6 +54,54 @@ describe('RFC 6902 JSON patch', () => {
   });
 });
 
+describe('RFC 6902 JSON patch, the edges', () => {
+  const apply = (doc: unknown, ops: unknown[]) => applyJsonPatch(doc, jsonPatchOperations(ops), subject);
+  it('reads ~1 as / and ~0 as ~, and refuses any other escape with a 400', () => {
+    expect(apply({ 'a/b': 1, 'c~d': 2 }, [{ op: 'copy', from: '/a~1b', path: '/c~0d' }])).toEqual({ 'a/b': 1, 'c~d': 1 });
+    expect(() => apply({}, [{ op: 'add', path: '/a~2', value: 1 }])).toThrow(expect.objectContaining({ code: 400 }));
+    expect(() => apply({}, [{ op: 'add', path: 'a', value: 1 }])).toThrow(expect.objectContaining({ code: 400 }));
+  });
+  it('indexes lists by digits without leading zeros, appends with -, and refuses an index past the end', () => {
+    expect(apply({ l: [1, 2] }, [{ op: 'add', path: '/l/2', value: 3 }, { op: 'add', path: '/l/-', value: 4 }, { op: 'remove', path: '/l/0' }])).toEqual({ l: [2, 3, 4] });
+    for (const path of ['/l/01', '/l/3', '/l/-1', '/l/x']) expect(() => apply({ l: [1, 2] }, [{ op: 'add', path, value: 0 }])).toThrow(expect.objectContaining({ reason: 'Invalid' }));
+  });
+  it('replaces the whole document at the empty path', () => {
+    expect(apply({ a: 1 }, [{ op: 'replace', path: '', value: { b: 2 } }])).toEqual({ b: 2 });
+  });
+  it('refuses a move into its own child, and moves onto itself as a no-op', () => {
+    expect(() => apply({ a: { b: 1 } }, [{ op: 'move', from: '/a', path: '/a/b/c' }])).toThrow(expect.objectContaining({ reason: 'Invalid' }));
+    expect(apply({ a: { b: 1 } }, [{ op: 'move', from: '/a', path: '/a' }])).toEqual({ a: { b: 1 } });
+    // `/a` is no prefix of `/ab`: a sibling whose name starts alike is not a child.
+    expect(apply({ a: 1, ab: {} }, [{ op: 'move', from: '/a', path: '/ab/x' }])).toEqual({ ab: { x: 1 } });
+  });
+  it('reads keys as own fields: __proto__ is data, inherited members do not exist', () => {
+    const doc = JSON.parse('{"data":{}}');
+    const out = apply(doc, [{ op: 'add', path: '/data/__proto__', value: { polluted: true } }]) as { data: Record<string, unknown> };
+    expect(Object.getPrototypeOf(out.data)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(out.data, '__proto__')?.value).toEqual({ polluted: true });
+    expect(() => apply({}, [{ op: 'add', path: '/__proto__/polluted', value: true }])).toThrow(expect.objectContaining({ reason: 'Invalid' }));
+    expect(() => apply({}, [{ op: 'remove', path: '/constructor' }])).toThrow(expect.objectContaining({ reason: 'Invalid' }));
+    expect(() => apply({}, [{ op: 'test', path: '/toString', value: {} }])).toThrow(expect.objectContaining({ reason: 'Invalid' }));
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+});
+
+describe('merge patches and keys that name prototype members', () => {
+  it('merges __proto__ and constructor as data, never setting a prototype', () => {
+    const out = applyMergePatch({ constructor: 'old' }, JSON.parse('{"__proto__":{"polluted":true},"constructor":{"x":1}}')) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(out, '__proto__')?.value).toEqual({ polluted: true });
+    expect(out['constructor']).toEqual({ x: 1 });
+    expect(out['polluted']).toBeUndefined();
+  });
+  it('strategic merge refuses deleting the whole object and malformed directives', () => {
+    expect(() => applyStrategicMergePatch({ a: 1 }, { $patch: 'delete' }, undefined)).toThrow(expect.objectContaining({ code: 400 }));
+    expect(() => applyStrategicMergePatch({ a: 1 }, { $retainKeys: [1] }, undefined)).toThrow(expect.objectContaining({ code: 400 }));
+    expect(() => applyStrategicMergePatch({ metadata: {} }, { '$setElementOrder/metadata': [1] }, podSchema)).toThrow(expect.objectContaining({ code: 400 }));
+    expect(applyStrategicMergePatch({ a: 1, b: 2 }, { $retainKeys: ['a'] }, undefined)).toEqual({ a: 1 });
+  });
+});
+
 describe('strategic merge patch', () => {
   const pod = {
     spec: {

@@ -287,6 +287,23 @@ export function writesSuite(backend: BackendName) {
         });
       });
 
+      it('answers 400 to a name, kind or apiVersion that is an object with its own toString or valueOf (found by the fuzz suite: was a 500)', async () => {
+        expect((await s.call('POST', CM, cm('own-to-string'))).status).toBe(201);
+        await unchanged(async () => {
+          const odd = { toString: 0, valueOf: 0 };
+          for (const [method, type, body] of [
+            ['PATCH', 'application/merge-patch+json', { metadata: { name: odd } }],
+            ['PATCH', 'application/strategic-merge-patch+json', { kind: odd }],
+            ['PATCH', 'application/merge-patch+json', { apiVersion: odd }],
+            ['PUT', 'application/json', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: odd } }],
+          ] as const) {
+            const res = await s.call(method, `${CM}/own-to-string`, body, { headers: { 'content-type': type } });
+            expectStatus(res, 400, 'BadRequest');
+            expect(res.body.message).toContain('{"toString":0,"valueOf":0}');
+          }
+        });
+      });
+
       it('names unknown fields inside lists by index, and leaves unmodelled parts alone', async () => {
         const d = deployment('fv-nested');
         const container = d.spec.template.spec.containers[0] as Record<string, unknown>;

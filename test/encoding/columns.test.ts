@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { builtinTypes } from '../../src/api/index.js';
-import { DEFAULT_TABLE, KINDS_WITH_COLUMNS, humanDuration, tableConvertorOf, type JsonObject } from '../../src/encoding/index.js';
+import { DEFAULT_TABLE, KINDS_WITH_COLUMNS, humanDuration, parseJsonPath, tableConvertorOf, valueAtPath, type JsonObject } from '../../src/encoding/index.js';
 
 const NOW = Date.parse('2026-11-23T12:00:00Z');
 const created = (ago: number) => ({ name: 'x', creationTimestamp: new Date(NOW - ago * 1000).toISOString().replace('.000', '') });
@@ -53,5 +53,14 @@ describe('table columns per kind', () => {
     expect([5, 119, 120, 600, 10799, 10800, 3600 * 7 + 60, 3600 * 30, 86400 * 3 + 3600 * 5, 86400 * 30, 86400 * 365 * 3 + 86400 * 4].map((s) => humanDuration(s * 1000))).toEqual([
       '5s', '119s', '2m', '10m', '179m', '3h', '7h1m', '30h', '3d5h', '30d', '3y4d',
     ]);
+  });
+});
+
+describe('printer column JSON paths', () => {
+  it('read own fields only: a path naming a prototype member of an object without that field is missing', () => {
+    expect(valueAtPath({ spec: {} }, parseJsonPath('.spec.constructor')!)).toBeUndefined();
+    expect(valueAtPath({ spec: {} }, parseJsonPath('.spec.toString')!)).toBeUndefined();
+    expect(valueAtPath(JSON.parse('{"spec":{"__proto__":"p","constructor":"c"}}'), parseJsonPath(".spec['__proto__']")!)).toBe('p');
+    expect(valueAtPath(JSON.parse('{"spec":{"constructor":"c"}}'), parseJsonPath('.spec.constructor')!)).toBe('c');
   });
 });

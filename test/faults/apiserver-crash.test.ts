@@ -57,7 +57,8 @@ function runCrashCampaign(name: string, boot: () => Promise<{ args: string[]; di
       expect(replayed + gone).toBe(KILLS * WATCHES);
       expect(replayed).toBeGreaterThan(0);
       await server.stop();
-    });
+      // Three restarts of the real process and some thousand requests: minutes on a loaded machine.
+    }, 300_000);
   });
 }
 

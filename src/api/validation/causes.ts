@@ -13,8 +13,23 @@ export function formatValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (value === null || value === undefined) return 'null';
-  const text = JSON.stringify(value) ?? String(value);
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? typeof value;
+  } catch {
+    // A decoded body may hold a BigInt (CBOR) deep inside: JSON has no text for it.
+    text = typeof value;
+  }
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}...` : text;
+}
+
+/**
+ * A value from a request inside an error message: a string as it is, anything else as
+ * `formatValue` shows it. Never `String(value)`: a decoded object's own `toString` or `valueOf`
+ * is data, and converting it throws.
+ */
+export function inMessage(value: unknown): string {
+  return typeof value === 'string' ? value : formatValue(value);
 }
 
 const withDetail = (head: string, detail?: string) => (detail ? `${head}: ${detail}` : head);

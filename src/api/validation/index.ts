@@ -8,6 +8,7 @@ export {
   fieldTooMany,
   fieldTypeInvalid,
   formatValue,
+  inMessage,
 } from './causes.js';
 export { generateName, MAX_GENERATE_NAME_PREFIX } from './generate-name.js';
 export {

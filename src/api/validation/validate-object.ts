@@ -43,8 +43,9 @@ function copyWithoutNulls(value: unknown, seen: { proto: boolean }): unknown {
 /**
  * zod leaves a `__proto__` key out of what it parses (so as never to set a prototype), but in a
  * map it is data (a ConfigMap's `data.__proto__`): each one is put back into the parsed object as
- * an own field, its value checked by the map's value schema. In a struct that keeps unknown
- * fields it is kept as they are; a closed struct has already dropped it as an unknown field.
+ * an own field, its value checked by the map's value schema (or, in a struct that declares a
+ * `__proto__` field — a custom resource's schema may — by that field's). In a struct that keeps
+ * unknown fields it is kept as they are; a closed struct has already dropped it as unknown.
  */
 function restoreProtoFields(schema: Schema | undefined, input: unknown, output: unknown, path: string, causes: FieldCause[]): void {
   if (Array.isArray(input)) {
@@ -63,8 +64,9 @@ function restoreProtoFields(schema: Schema | undefined, input: unknown, output: 
       continue;
     }
     const value = fields[key];
-    if (node.kind === 'map') {
-      const values = node.values;
+    const declared = node.kind === 'struct' && Object.hasOwn(node.fields, key) ? node.fields[key] : undefined;
+    if (node.kind === 'map' || declared) {
+      const values = node.kind === 'map' ? node.values : declared;
       const checked = values ? z.safeParse(values, value) : { success: true as const, data: value };
       if (checked.success) setField(parsed, key, checked.data);
       else causes.push(...causesFromIssues(values!, value, checked.error.issues).map((cause) => ({ ...cause, field: cause.field ? `${keyPath}.${cause.field}` : keyPath })));

@@ -1,7 +1,7 @@
 import {
   defineResourceType,
   methodNotAllowed,
-  withoutNulls,
+  validateObject,
   type CustomResourceDefinition,
   type CustomResourceDefinitionVersion,
   type KubeObject,
@@ -121,8 +121,9 @@ export function customResourceDecoder(type: ResourceType, defaults: boolean): (k
       return decode(kv, revision);
     }
     if (defaults) {
-      const parsed = type.schema.safeParse(withoutNulls(object));
-      if (parsed.success) object = parsed.data as ApiObject;
+      // validateObject rather than a bare parse: it keeps `__proto__` keys the schema's maps hold.
+      const parsed = validateObject(type, object);
+      if ('object' in parsed) object = parsed.object as ApiObject;
     }
     const { kind: _k, apiVersion: _v, metadata, ...rest } = object;
     const value = encoder.encode(JSON.stringify({ kind: type.kind, apiVersion, metadata, ...rest }));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { markStruct, objectMetaSchema, type KubeObject } from '../../api/index.js';
+import { markStruct, objectMetaSchema, setField, type KubeObject } from '../../api/index.js';
 import { matchesFormat } from './formats.js';
 import { flag, isSchemaObject, numberOf, propertiesOf, stringOf, type JsonSchema } from './json-schema.js';
 
@@ -92,7 +92,8 @@ function objectBase(node: JsonSchema, mode: Mode): Zod {
     shape['kind'] = z.string().min(1);
     shape['metadata'] = objectMetaSchema.optional();
   }
-  for (const [key, child] of propertiesOf(node)) shape[key] = property(child, isRequired(node, key), mode);
+  // setField: a property named `__proto__` is a field of the shape, not its prototype.
+  for (const [key, child] of propertiesOf(node)) setField(shape, key, property(child, isRequired(node, key), mode));
   const object = z.looseObject(shape);
   return mode.validationOnly ? object : markStruct(object, { closed: !keepsUnknown(node) });
 }

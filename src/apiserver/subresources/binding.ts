@@ -1,4 +1,4 @@
-import { badRequest, conflict, invalid, notFound, type FieldCause } from '../../api/index.js';
+import { badRequest, inMessage, conflict, invalid, notFound, type FieldCause } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { decodeBody, dryRunOf } from '../handlers/body.js';
 import { sendObject, type HandlerContext } from '../handlers/context.js';
@@ -32,8 +32,8 @@ function bindingOf(ctx: HandlerContext): Binding {
   const decoded = decodeBody(ctx);
   if (!decoded || !isJsonObject(decoded.value)) throw badRequest('the request body must be a Binding object');
   const body = decoded.value;
-  if (body['kind'] !== undefined && body['kind'] !== 'Binding') throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (Binding)`);
-  if (body['apiVersion'] !== undefined && body['apiVersion'] !== 'v1') throw badRequest(`the API version in the data (${String(body['apiVersion'])}) does not match the expected API version (v1)`);
+  if (body['kind'] !== undefined && body['kind'] !== 'Binding') throw badRequest(`the kind in the data (${inMessage(body['kind'])}) does not match the expected kind (Binding)`);
+  if (body['apiVersion'] !== undefined && body['apiVersion'] !== 'v1') throw badRequest(`the API version in the data (${inMessage(body['apiVersion'])}) does not match the expected API version (v1)`);
   const meta = isJsonObject(body['metadata']) ? body['metadata'] : {};
   if (meta['namespace'] !== undefined && meta['namespace'] !== '' && meta['namespace'] !== ctx.info.namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');

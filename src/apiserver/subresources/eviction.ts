@@ -1,4 +1,4 @@
-import { badRequest, forbidden, notFound, StatusError, type ResourceType } from '../../api/index.js';
+import { badRequest, inMessage, forbidden, notFound, StatusError, type ResourceType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { decodeBody, dryRunOf } from '../handlers/body.js';
 import { sendObject, type HandlerContext } from '../handlers/context.js';
@@ -84,9 +84,9 @@ function evictionOf(ctx: HandlerContext): Eviction {
   const decoded = decodeBody(ctx);
   if (!decoded || !isJsonObject(decoded.value)) throw badRequest('the request body must be an Eviction object');
   const body = decoded.value;
-  if (body['kind'] !== undefined && body['kind'] !== 'Eviction') throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (Eviction)`);
-  if (body['apiVersion'] !== undefined && !EVICTION_VERSIONS.has(String(body['apiVersion']))) {
-    throw badRequest(`the API version in the data (${String(body['apiVersion'])}) does not match the expected API version (policy/v1)`);
+  if (body['kind'] !== undefined && body['kind'] !== 'Eviction') throw badRequest(`the kind in the data (${inMessage(body['kind'])}) does not match the expected kind (Eviction)`);
+  if (body['apiVersion'] !== undefined && (typeof body['apiVersion'] !== 'string' || !EVICTION_VERSIONS.has(body['apiVersion']))) {
+    throw badRequest(`the API version in the data (${inMessage(body['apiVersion'])}) does not match the expected API version (policy/v1)`);
   }
   const meta = isJsonObject(body['metadata']) ? body['metadata'] : {};
   if (meta['name'] !== ctx.info.name) throw badRequest('name in URL does not match name in Eviction object');

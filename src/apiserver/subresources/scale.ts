@@ -1,4 +1,4 @@
-import { badRequest, conflict, invalid, notFound, optimisticLockMessage, unsupportedMediaType } from '../../api/index.js';
+import { badRequest, inMessage, conflict, invalid, notFound, optimisticLockMessage, unsupportedMediaType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { decodeBody, dryRunOf, mediaTypeOf } from '../handlers/body.js';
 import { sendObject, type HandlerContext } from '../handlers/context.js';
@@ -46,13 +46,13 @@ export async function getScale(ctx: HandlerContext): Promise<unknown> {
 /** The replicas a Scale body asks for, and the resourceVersion it is conditional on (422/400 when malformed). */
 function desired(name: string, body: unknown): { replicas: number; resourceVersion: string | undefined } {
   if (!isJsonObject(body)) throw badRequest('the request body must be a Scale object');
-  if (body['kind'] !== undefined && body['kind'] !== 'Scale') throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (Scale)`);
+  if (body['kind'] !== undefined && body['kind'] !== 'Scale') throw badRequest(`the kind in the data (${inMessage(body['kind'])}) does not match the expected kind (Scale)`);
   if (body['apiVersion'] !== undefined && body['apiVersion'] !== 'autoscaling/v1') {
-    throw badRequest(`the API version in the data (${String(body['apiVersion'])}) does not match the expected API version (autoscaling/v1)`);
+    throw badRequest(`the API version in the data (${inMessage(body['apiVersion'])}) does not match the expected API version (autoscaling/v1)`);
   }
   const meta = isJsonObject(body['metadata']) ? body['metadata'] : {};
   if (meta['name'] !== undefined && meta['name'] !== '' && meta['name'] !== name) {
-    throw badRequest(`the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
+    throw badRequest(`the name of the object (${inMessage(meta['name'])}) does not match the name on the URL (${name})`);
   }
   const rv = meta['resourceVersion'];
   if (rv !== undefined && rv !== null && typeof rv !== 'string') throw badRequest('metadata.resourceVersion must be a string');

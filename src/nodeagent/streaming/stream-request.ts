@@ -5,7 +5,7 @@
  * (`stdin`, `stdout`, `stderr`, `tty`, `command`, `ports`) and the kubelet's own (`input`,
  * `output`, `error`, `port`), values `1` or `true`. Bad input is a BadRequest StatusError.
  */
-import { parseBool, StatusError } from '../../api/index.js';
+import { booleanParam, StatusError } from '../../api/index.js';
 
 export interface PodRef {
   readonly namespace: string;
@@ -31,11 +31,9 @@ function badRequest(message: string): StatusError {
   return new StatusError({ reason: 'BadRequest', message });
 }
 
+/** A stream option under any of its names, read as strconv.ParseBool does; another spelling is a 400. */
 function flag(query: URLSearchParams, ...names: string[]): boolean {
-  return names.some((name) => {
-    const value = query.get(name);
-    return value !== null && parseBool(value) === true;
-  });
+  return names.some((name) => booleanParam(name, query.get(name) ?? undefined, false) === true);
 }
 
 /** Parses `port`/`ports` values: repeated, comma separated, each in 1..65535. */

@@ -51,6 +51,32 @@ describe('validation by the OpenAPI schema', () => {
   });
 });
 
+describe('__proto__ and constructor keys in a custom resource (issue #29)', () => {
+  const body = (name: string) =>
+    `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"${name}"},"spec":{"size":"small","free":{"__proto__":{"x":1},"constructor":2},"labels":{"__proto__":"p","constructor":"c"},"__proto__":{"size":"large"},"constructor":{}}}`;
+  const post = (query: string, name: string) => server.call('POST', `${WIDGETS}${query}`, body(name));
+
+  it('keeps them as data in a map and under preserve-unknown-fields, and drops them as unknown fields of the spec', async () => {
+    const res = await post('', 'proto');
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const got = (await server.call('GET', `${WIDGETS}/proto`)).body.spec;
+    expect(got.size).toBe('small');
+    expect(Object.getOwnPropertyDescriptor(got.free, '__proto__')?.value).toEqual({ x: 1 });
+    expect(got.free.constructor).toBe(2);
+    expect(Object.getOwnPropertyDescriptor(got.labels, '__proto__')?.value).toBe('p');
+    expect(got.labels.constructor).toBe('c');
+    expect(Object.hasOwn(got, '__proto__')).toBe(false);
+    expect(Object.hasOwn(got, 'constructor')).toBe(false);
+  });
+
+  it('Strict refuses the unknown ones with a 400 and stores nothing', async () => {
+    const res = await post('?fieldValidation=Strict', 'proto-strict');
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain('spec.__proto__');
+    expect((await server.call('GET', `${WIDGETS}/proto-strict`)).status).toBe(404);
+  });
+});
+
 describe('unknown fields at the three validation levels', () => {
   const body = (name: string) => ({ ...widget(name), extra: 1, spec: { size: 'small', unknownField: 'x' } });
   it('Ignore prunes them silently', async () => {

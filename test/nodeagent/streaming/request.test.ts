@@ -38,6 +38,11 @@ describe('parseStreamRequest', () => {
     expect(parseStreamRequest('GET', '/attach/ns/pod/uid-1/c?input=1&output=1&error=1')).toMatchObject({ kind: 'attach', pod: { uid: 'uid-1' }, stdin: true, stdout: true, stderr: true });
   });
 
+  it('reads the stream options as strconv.ParseBool does; another spelling is a 400', () => {
+    expect(parseStreamRequest('GET', '/attach/ns/pod/c?stdin=True&stdout=T&stderr=FALSE&tty=f')).toMatchObject({ stdin: true, stdout: true, stderr: false, tty: false });
+    expect(() => parseStreamRequest('GET', '/attach/ns/pod/c?stdin=yes&stdout=true')).toThrow(expect.objectContaining({ reason: 'BadRequest', code: 400 }));
+  });
+
   it('a tty turns stderr off: the terminal merges it into stdout', () => {
     expect(parseStreamRequest('GET', '/exec/ns/pod/c?command=sh&stdout=1&stderr=1&tty=1')).toMatchObject({ tty: true, stderr: false, stdout: true });
   });
