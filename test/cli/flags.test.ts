@@ -350,7 +350,6 @@ describe('svc-apiserver flags', () => {
       watchBufferEvents: 1000,
       verbosity: 0,
       flowControl: { maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 },
-      connectionTimeouts: { headerMs: 32000, bodyMs: 60000 },
       anonymousAuth: true,
       serviceAccountKeyFiles: [],
       serviceAccountIssuers: ['https://kubernetes.default.svc.cluster.local'],
@@ -359,7 +358,6 @@ describe('svc-apiserver flags', () => {
       admissionPlugins: { enable: [], disable: [] },
       nodeAgent: { timeoutMs: 5000 },
       requestHeader: { usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeadersPrefixes: ['X-Remote-Extra-'] },
-      connectionTimeouts: { headerMs: 32_000, bodyMs: 60_000 },
     });
   });
 
