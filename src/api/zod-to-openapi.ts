@@ -15,6 +15,7 @@ export type OpenApiSchema = { [keyword: string]: unknown };
  * - an object open to unknown fields (`z.looseObject`) keeps them with
  *   `x-kubernetes-preserve-unknown-fields`, a schema-less node (`z.unknown()`) too; a closed one
  *   drops `additionalProperties: false`, which Kubernetes refuses (it prunes unknown fields anyway);
+ * - a record with enum keys becomes an object with those properties;
  * - `const` becomes a one-value `enum`; a numeric `exclusiveMinimum` becomes `minimum` with
  *   `exclusiveMinimum: true` (OpenAPI 3.0's form);
  * - the integer bounds zod adds for safe integers are dropped, int32's become `format: int32`;
@@ -28,7 +29,9 @@ export function zodToOpenApi(schema: z.ZodType, path = ''): OpenApiSchema {
   try {
     json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'throw', cycles: 'throw', reused: 'inline' }) as Record<string, unknown>;
   } catch (error) {
-    throw badRequest(`${path || 'schema'}: not representable in OpenAPI: ${error instanceof Error ? error.message : String(error)}`);
+    // zod's first line says what; the rest is advice about its own options, not the caller's.
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    throw badRequest(`${path || 'schema'}: not representable in OpenAPI: ${reason}`);
   }
   return convertNode(json, path || '<root>');
 }
@@ -97,6 +100,7 @@ function convertNode(node: Record<string, unknown>, path: string): OpenApiSchema
       }
       case 'properties':
         if (!isRecord(value)) refuse(path, 'properties that are not a map');
+        if (Object.keys(value).length === 0) break; // `properties: {}` says nothing
         out['properties'] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, convertChild(child, `${path}.${name}`)]));
         break;
       case 'required':
@@ -118,7 +122,12 @@ function convertNode(node: Record<string, unknown>, path: string): OpenApiSchema
   }
 
   const extra = node['additionalProperties'];
-  if (extra !== undefined && extra !== false) {
+  const keyNames = isRecord(node['propertyNames']) ? node['propertyNames']['enum'] : undefined;
+  if (Array.isArray(keyNames) && isRecord(extra) && out['properties'] === undefined) {
+    // A record with enum keys (`z.record(z.enum([...]), v)`) is an object with those properties.
+    const value = convertChild(extra, `${path}.*`);
+    out['properties'] = Object.fromEntries(keyNames.map((key) => [String(key), value]));
+  } else if (extra !== undefined && extra !== false) {
     const open = extra === true || (isRecord(extra) && Object.keys(extra).length === 0);
     if (open) out['x-kubernetes-preserve-unknown-fields'] = true;
     else if (out['properties'] !== undefined) refuse(path, 'an object with both fixed properties and a schema for the others');
