@@ -47,15 +47,17 @@ export interface CustomResourceInit<Spec extends z.ZodType, Status extends z.Zod
   };
 }
 
-/** An object of a custom resource: `spec` and `status` typed by their schemas, metadata the project's. */
-export interface CustomObject<Spec, Status> {
+/**
+ * An object of a custom resource: `spec` and `status` typed by their schemas, metadata the
+ * project's. `spec` may be left out when its schema accepts undefined (`.optional()`).
+ */
+export type CustomObject<Spec, Status> = {
   apiVersion?: string;
   kind?: string;
   metadata: ObjectMeta;
-  spec: Spec;
   status?: Status;
   [field: string]: unknown;
-}
+} & (undefined extends Spec ? { spec?: Spec } : { spec: Spec });
 
 export interface CustomResource<T extends CustomObject<unknown, unknown>> {
   /** Marks the value for `svc crd`, which finds definitions among a module's exports. */
