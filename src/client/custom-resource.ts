@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { badRequest, kindSchema, zodToOpenApi, type CustomResourceDefinition, type ObjectMeta, type OpenApiSchema } from '../api/index.js';
+import { APIEXTENSIONS_GROUP, badRequest, kindSchema, zodToOpenApi, type CustomResourceDefinition, type ObjectMeta, type OpenApiSchema } from '../api/index.js';
 import { resource, type Resource } from './resource.js';
 
 /**
@@ -72,6 +72,15 @@ export interface CustomResource<T extends CustomObject<unknown, unknown>> {
   readonly apiVersion: string;
   readonly kind: string;
 }
+
+/** The address of CustomResourceDefinitions themselves: `client.create(customResourceDefinitions, Widget.definition)`. */
+export const customResourceDefinitions: Resource<CustomResourceDefinition> = resource<CustomResourceDefinition>({
+  group: APIEXTENSIONS_GROUP,
+  version: 'v1',
+  resource: 'customresourcedefinitions',
+  namespaced: false,
+  kind: 'CustomResourceDefinition',
+});
 
 /** The object type of a custom resource: `type Widget = CustomObjectOf<typeof Widget>`. */
 export type CustomObjectOf<C> = C extends CustomResource<infer T> ? T : never;

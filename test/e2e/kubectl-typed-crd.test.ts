@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStatusError, type StatusError } from '../../src/api/index.js';
 import { main } from '../../src/cli/svc-command.js';
-import { Client, Informer } from '../../src/client/index.js';
+import { z } from 'zod';
+import { Client, customResourceDefinitions, defineCustomResource, Informer } from '../../src/client/index.js';
 import { TypedWidget, type TypedWidgetObject } from '../client/typed-widget.js';
 import { kubectl, useKubectlServer } from '../support/kubectl.js';
 
@@ -121,6 +122,30 @@ describe('a custom resource defined with defineCustomResource, on a real svc-api
     } finally {
       informer.stop();
     }
+  });
+
+  it('creates a definition with the client, and serves its cluster-scoped objects', async () => {
+    const Gadget = defineCustomResource({
+      group: 'typed.example.com',
+      names: { plural: 'gadgets', kind: 'Gadget' },
+      scope: 'Cluster',
+      version: 'v1alpha1',
+      spec: z.object({ level: z.int().min(1) }),
+    });
+    const created = await client.create(customResourceDefinitions, Gadget.definition);
+    expect(created.metadata.name).toBe('gadgets.typed.example.com');
+    const established = async () => {
+      const crd = await client.get(customResourceDefinitions, 'gadgets.typed.example.com');
+      return crd.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True') ?? false;
+    };
+    const waited = await kubectl(k.config, ['wait', '--for=condition=Established', '--timeout=30s', 'crd/gadgets.typed.example.com']);
+    expect(waited.code).toBe(0);
+    expect(await established()).toBe(true);
+    const gadget = await client.create(Gadget.resource, { apiVersion: Gadget.apiVersion, kind: 'Gadget', metadata: { name: 'g1' }, spec: { level: 2 } });
+    expect(gadget.metadata.namespace).toBeUndefined();
+    expect((await client.get(Gadget.resource, 'g1')).spec.level).toBe(2);
+    const error = await refusal(client.create(Gadget.resource, { apiVersion: Gadget.apiVersion, kind: 'Gadget', metadata: { name: 'g0' }, spec: { level: 0 } }));
+    expect(error.code).toBe(422);
   });
 
   it('`svc crd` exits 1 naming the problem for a missing export or module', async () => {
