@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { isStatusError, type ObjectMeta } from '../../src/api/index.js';
 import { validateStructuralSchema } from '../../src/apiserver/crd/index.js';
-import { defineCustomResource } from '../../src/client/index.js';
+import { defineCustomResource, type ObjectOf } from '../../src/client/index.js';
+import { Widget } from '../controllers/widgets.js';
 import { TypedWidget, type TypedWidgetObject } from './typed-widget.js';
 
 const schemaOf = (definition = TypedWidget.definition) => definition.spec.versions[0]!.schema!.openAPIV3Schema as Record<string, any>;
@@ -66,6 +67,14 @@ describe('defineCustomResource', () => {
       expect(isStatusError(error, 'BadRequest')).toBe(true);
       expect((error as Error).message).toContain(field);
     }
+  });
+
+  it('leaves spec out of the required fields, and optional in the type, when its schema is optional', () => {
+    const root = schemaOf(Widget.definition);
+    expect(root['required']).toBeUndefined();
+    expect(root['properties'].spec).toEqual({ type: 'object', properties: { replicas: { type: 'integer', minimum: 0 } }, 'x-kubernetes-preserve-unknown-fields': true });
+    expect(validateStructuralSchema(root, 'openAPIV3Schema')).toEqual([]);
+    expectTypeOf<{ metadata: ObjectMeta }>().toExtend<ObjectOf<typeof Widget.resource>>();
   });
 
   it('refuses the status subresource without a status schema', () => {
