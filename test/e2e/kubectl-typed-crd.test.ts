@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStatusError, type StatusError } from '../../src/api/index.js';
 import { main } from '../../src/cli/svc-command.js';
@@ -6,6 +8,8 @@ import { Client, customResourceDefinitions, defineCustomResource, Informer } fro
 import { TypedWidget, type TypedWidgetObject } from '../client/typed-widget.js';
 import { kubectl, useKubectlServer } from '../support/kubectl.js';
 
+// Paths as a user gives them, from the repository root (vitest's working directory).
+const ROOT = join(import.meta.dirname, '../..');
 const MODULE = 'test/client/typed-widget.ts';
 
 async function svc(argv: readonly string[]): Promise<{ code: number; out: string; err: string }> {
@@ -40,6 +44,11 @@ describe('a custom resource defined with defineCustomResource, on a real svc-api
     expect(printed.code).toBe(0);
     expect(printed.out).toMatch(/^apiVersion: apiextensions\.k8s\.io\/v1\nkind: CustomResourceDefinition\n/);
     expect(await svc(['crd', MODULE])).toEqual(printed); // the module's only definition
+    // The bin itself, as a user runs it on a TypeScript module (tsx loads it).
+    const bin = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'crd', `${MODULE}#TypedWidget`], { encoding: 'utf8', cwd: ROOT });
+    expect(bin.stderr).toBe('');
+    expect(bin.status).toBe(0);
+    expect(bin.stdout).toBe(`${printed.out}\n`);
 
     const applied = await kubectl(k.config, ['apply', '-f', '-'], printed.out);
     expect(applied.stderr).toBe('');
