@@ -1,4 +1,4 @@
-import { NEVER, Observable, merge, switchMap, take, takeUntil, timer, type SchedulerLike } from 'rxjs';
+import { NEVER, Observable, combineLatest, defer, isObservable, map, merge, switchMap, take, takeUntil, timer, type SchedulerLike } from 'rxjs';
 import {
   toKey,
   toOwnerKey,
@@ -12,9 +12,36 @@ import {
   type WorkReturn,
 } from '../operators/index.js';
 
+/**
+ * A trigger the controller can wait for: its events and whether the cache behind them has synced.
+ * An `Informer` is one as it is; so is `{ events$: informer.events$.pipe(...), synced$: informer.synced$ }`.
+ */
+export interface SyncedSource<T> {
+  readonly events$: Observable<T>;
+  /** `true` once the cache is filled (an informer's first list); the controller waits for it. */
+  readonly synced$: Observable<boolean>;
+}
+
+/**
+ * What triggers a controller: an informer (or any `SyncedSource`), whose cache the controller
+ * waits for before its first reconcile, or a plain Observable, which it cannot wait for.
+ */
+export type Source<T> = Observable<T> | SyncedSource<T>;
+
+/** What a reconcile is handed beside its key. */
+export interface ReconcileContext extends WorkContext {
+  /**
+   * Whether the caches of every informer the controller was given (`for`, `owns`, `watches`) have
+   * synced. Reconciles start only once they have, so this is true in a reconcile unless a source
+   * reports otherwise later; plain Observables count as synced.
+   */
+  synced(): boolean;
+}
+
 /** An owned type: its events, and the kind of the owner (the controller's primary kind) to map them to. */
 export interface OwnedSource {
-  readonly events: Observable<KeySource>;
+  /** The owned type's informer (waited for), or its events. */
+  readonly events: Source<KeySource>;
   /** The `kind` in the owned objects' controller owner reference (e.g. `ReplicaSet`). */
   readonly kind: string;
 }
@@ -22,18 +49,18 @@ export interface OwnedSource {
 export interface ControllerOptions<R = undefined> {
   /** Names the controller in results and logs. */
   readonly name: string;
-  /** Changes of the primary type (an informer's `events$`): each triggers its object's key. */
-  readonly for: Observable<KeySource>;
+  /** The primary type's informer (waited for), or its events: each change triggers its object's key. */
+  readonly for: Source<KeySource>;
   /** Changes of owned types: each triggers the key of its controller owner of `kind`. */
   readonly owns?: readonly OwnedSource[];
-  /** Any other triggers, already mapped to primary keys (`namespace/name`). */
-  readonly watches?: readonly Observable<string>[];
+  /** Any other triggers, already mapped to primary keys (`namespace/name`); a `SyncedSource` is waited for. */
+  readonly watches?: readonly Source<string>[];
   /**
    * Brings the object of `key` to its desired state. Return nothing (or `awaitChange()`) when
    * done, `requeueAfter(ms)` to look again later; throw to retry with back-off, throw a
-   * `TerminalError` to give up on this change.
+   * `TerminalError` to give up on this change. Runs only once the informers given have synced.
    */
-  readonly reconcile: (key: string, context: WorkContext) => WorkReturn<R>;
+  readonly reconcile: (key: string, context: ReconcileContext) => WorkReturn<R>;
   /** Keys reconciled at once (default 1, as client-go). */
   readonly concurrency?: number;
   readonly backoff?: BackoffOptions | false;
@@ -55,7 +82,9 @@ export type ControllerResult<R = undefined> = WorkResult<string, R> & { readonly
 
 /**
  * A controller as one pipeline: the keys its primary objects, its owned objects (mapped to their
- * owner) and any other triggers name, through a work queue into `reconcile`.
+ * owner) and any other triggers name, through a work queue into `reconcile`. Keys wait (coalesced)
+ * until every informer given as a source has synced: a reconcile that read a cache still empty
+ * would create what exists already (controller-runtime's WaitForCacheSync).
  *
  * ```
  * for:      --a----a------        (events of primary objects a, b)
@@ -68,37 +97,83 @@ export type ControllerResult<R = undefined> = WorkResult<string, R> & { readonly
  * @example
  * const results = controller({
  *   name: 'configmap-secrets',
- *   for: configMaps.events$,
- *   owns: [{ events: secrets.events$, kind: 'ConfigMap' }],
+ *   for: configMaps,                                  // informers: waited for
+ *   owns: [{ events: secrets, kind: 'ConfigMap' }],
  *   reconcile: async (key) => { ... },
  * });
  * results.subscribe((r) => r.type === 'terminal' && console.error(r.key, r.error));
  */
 export function controller<R = undefined>(options: ControllerOptions<R>): Observable<ControllerResult<R>> {
   const stop$ = options.stop$ ?? NEVER;
+  const sources: Source<unknown>[] = [options.for, ...(options.owns ?? []).map((owned) => owned.events), ...(options.watches ?? [])];
+  const waitFor = sources.flatMap((source) => (isSyncedSource(source) ? [source.synced$] : []));
   const triggers = merge(
-    options.for.pipe(toKey()),
-    ...(options.owns ?? []).map((owned) => owned.events.pipe(toOwnerKey(owned.kind))),
-    ...(options.watches ?? []),
+    eventsOf(options.for).pipe(toKey()),
+    ...(options.owns ?? []).map((owned) => eventsOf(owned.events).pipe(toOwnerKey(owned.kind))),
+    ...(options.watches ?? []).map(eventsOf),
   ).pipe(takeUntil(stop$));
-  const results = triggers.pipe(
-    workqueue<string, R>({
-      work: options.reconcile,
-      concurrency: options.concurrency ?? 1,
-      ...(options.backoff !== undefined ? { backoff: options.backoff } : {}),
-      ...(options.bucket !== undefined ? { bucket: options.bucket } : {}),
-      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
-      ...(options.metrics ? { metrics: options.metrics } : {}),
-    }),
-  );
   // The drain is bounded: once stop$ has fired, a reconcile still running after the timeout is cut.
   const cut$ = options.stop$ ? stop$.pipe(take(1), switchMap(() => timer(options.drainTimeoutMs ?? 30_000, options.scheduler))) : NEVER;
-  const bounded = results.pipe(takeUntil(cut$));
-  return new Observable<ControllerResult<R>>((subscriber) =>
-    bounded.subscribe({
-      next: (result) => subscriber.next({ ...result, controller: options.name }),
-      error: (error: unknown) => subscriber.error(error),
-      complete: () => subscriber.complete(),
-    }),
-  );
+  // Each subscription is a run of its own, with its own gate.
+  return defer(() => {
+    const gate = new SyncGate(waitFor);
+    const synced = (): boolean => gate.synced;
+    return gate.hold(triggers).pipe(
+      workqueue<string, R>({
+        work: (key, context) => options.reconcile(key, { ...context, synced }),
+        concurrency: options.concurrency ?? 1,
+        ...(options.backoff !== undefined ? { backoff: options.backoff } : {}),
+        ...(options.bucket !== undefined ? { bucket: options.bucket } : {}),
+        ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+        ...(options.metrics ? { metrics: options.metrics } : {}),
+      }),
+      takeUntil(cut$),
+      map((result): ControllerResult<R> => ({ ...result, controller: options.name })),
+    );
+  });
+}
+
+const isSyncedSource = <T>(source: Source<T>): source is SyncedSource<T> => !isObservable(source) && 'events$' in source;
+const eventsOf = <T>(source: Source<T>): Observable<T> => (isSyncedSource(source) ? source.events$ : source);
+
+/**
+ * Holds keys until every `synced$` has said true, then lets them through (each held key once, in
+ * the order first seen) and everything after at once. Subscribing the keys starts the informers;
+ * the gate only listens to their `synced$`.
+ */
+class SyncGate {
+  #synced: boolean;
+  constructor(private readonly waitFor: readonly Observable<boolean>[]) {
+    this.#synced = waitFor.length === 0;
+  }
+
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  hold(keys: Observable<string>): Observable<string> {
+    if (this.waitFor.length === 0) return keys;
+    return new Observable<string>((subscriber) => {
+      const held = new Set<string>();
+      let open = false;
+      const keySubscription = keys.subscribe({
+        next: (key) => (open ? subscriber.next(key) : held.add(key)),
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+      const syncSubscription = combineLatest(this.waitFor)
+        .pipe(map((all) => all.every(Boolean)))
+        .subscribe((synced) => {
+          this.#synced = synced;
+          if (!synced || open) return;
+          open = true;
+          for (const key of held) subscriber.next(key);
+          held.clear();
+        });
+      return () => {
+        keySubscription.unsubscribe();
+        syncSubscription.unsubscribe();
+      };
+    });
+  }
 }

@@ -1,6 +1,7 @@
 // Installs the external components the test suites run for real (and, with --node, what `svc up`'s
 // node needs, for npm start): etcd (Debian's etcd-server), an image registry for the pull tests
-// (docker-registry, and apache2-utils' htpasswd for its bcrypt users), and the node runtime —
+// (docker-registry, and apache2-utils' htpasswd for its bcrypt users), the Kubernetes Python
+// client (Debian's python3-kubernetes, a real client the e2e suite drives), and the node runtime —
 // containerd, runc, the CNI plugins and a static busybox — then builds
 // svc's local images from that busybox. Idempotent and quiet when everything is present. A
 // suite whose component is missing fails; it never skips.
@@ -46,6 +47,15 @@ function provisionEtcd() {
   if (!aptInstall(['etcd-server']) || !has('etcd')) console.error('provision: etcd could not be installed; the etcd suites will fail');
 }
 
+/** The Kubernetes Python client, for Debian's python3 (test/e2e/python-client.test.ts runs /usr/bin/python3). */
+function provisionPythonClient() {
+  if (installed('python3-kubernetes')) return;
+  console.log('provision: installing python3-kubernetes (Debian)');
+  if (!aptInstall(['python3-kubernetes']) || !installed('python3-kubernetes')) {
+    console.error('provision: python3-kubernetes could not be installed; the Python client suite will fail');
+  }
+}
+
 /** The registry suites' real registry: Debian's docker-registry, htpasswd (bcrypt) from apache2-utils. */
 const REGISTRY_PACKAGES = [
   { pkg: 'docker-registry', present: () => has('docker-registry') },
@@ -75,10 +85,13 @@ function buildImages() {
   if (built.status !== 0) console.error('provision: svc images could not be built; the containerd suites will fail');
 }
 
-/** `node`: only what `svc up`'s node needs (npm start); else everything the suites need too (etcd, the registry). */
+/** `node`: only what `svc up`'s node needs (npm start); else everything the suites need too (etcd, the registry, the Python client). */
 export function provision({ node = false } = {}) {
-  if (!node) provisionEtcd();
-  if (!node) provisionRegistry();
+  if (!node) {
+    provisionEtcd();
+    provisionRegistry();
+    provisionPythonClient();
+  }
   provisionNodeRuntime();
   buildImages();
 }

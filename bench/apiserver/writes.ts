@@ -1,6 +1,7 @@
 // Patch and apply operations per second on a 2 KiB Deployment, through the whole API server
 // (routing, decoding, merge, validation, managedFields, store write) with Fastify's inject: no
-// sockets, one writer at a time, memory and SQLite stores. Run: npm run bench:writes
+// sockets, one writer at a time, memory and SQLite stores; then the same writes when they change
+// nothing (no store write). Run: npm run bench:writes
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +64,9 @@ async function run(backend: string, store: Store) {
     call('PATCH', `${URL}/bench`, JSON.stringify({ spec: { template: { spec: { containers: [{ name: 'web', image: `web:${i % 7}` }] } } } }), 'application/strategic-merge-patch+json'));
   const manifest = (i: number) => JSON.stringify(deployment('bench', (i % 5) + 1)); // JSON is YAML
   await measure('server-side apply (whole manifest)', (i) => call('PATCH', `${URL}/bench?fieldManager=bench&force=true`, manifest(i), 'application/apply-patch+yaml'));
+  // Writes that change nothing: nothing is stored, the stored object is the answer (docs/writes.md).
+  await measure('merge patch that changes nothing', () => call('PATCH', `${URL}/bench`, JSON.stringify({ spec: { replicas: 3 } }), 'application/merge-patch+json'));
+  await measure('server-side apply that changes nothing', () => call('PATCH', `${URL}/bench?fieldManager=bench&force=true`, manifest(2), 'application/apply-patch+yaml'));
   await app.close();
   await store.close();
 }

@@ -38,7 +38,7 @@ export function namespaceController(ctx: ControllerContext, options: NamespaceCo
   return controller<unknown>({
     ...ctx.controllerDefaults(NAME),
     name: NAME,
-    for: options.resyncPeriodMs > 0 ? events.pipe(resync({ period: options.resyncPeriodMs, isDelete: isDeleted })) : events,
+    for: { events$: options.resyncPeriodMs > 0 ? events.pipe(resync({ period: options.resyncPeriodMs, isDelete: isDeleted })) : events, synced$: namespaces.synced$ },
     concurrency: options.concurrency,
     stop$: ctx.stop$,
     reconcile: (key) => {

@@ -27,8 +27,10 @@ export function rootCaPublisher(ctx: ControllerContext, options: RootCaPublisher
   return controller<unknown>({
     ...ctx.controllerDefaults(NAME),
     name: NAME,
-    for: namespaces.events$,
-    watches: [copies.events$.pipe(map((event) => event.object.metadata.namespace ?? ''))],
+    // Informers, so that no namespace is reconciled before both caches are filled (a copy not yet
+    // in the cache would be created again: a 409).
+    for: namespaces,
+    watches: [{ events$: copies.events$.pipe(map((event) => event.object.metadata.namespace ?? '')), synced$: copies.synced$ }],
     stop$: ctx.stop$,
     reconcile: async (namespace) => {
       const ns = namespaces.store.get(namespace);

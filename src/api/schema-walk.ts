@@ -54,8 +54,15 @@ const structOpenness = new WeakMap<Schema, boolean>();
 /** Says whether an object schema keeps the fields it does not declare; returns it. */
 export function markStruct<T extends Schema>(schema: T, options: { readonly closed: boolean }): T {
   structOpenness.set(schema, options.closed);
+  nodes.delete(schema);
   return schema;
 }
+
+/**
+ * Each schema's node, worked out once: the walks ask for it per field of every object they see
+ * (150 000 times for a map of 150 000 labels), and schemas never change once built.
+ */
+const nodes = new WeakMap<Schema, SchemaNode>();
 
 const OPEN_LEAF: SchemaNode = { kind: 'leaf', schema: undefined, open: true };
 
@@ -65,6 +72,15 @@ const OPEN_LEAF: SchemaNode = { kind: 'leaf', schema: undefined, open: true };
  */
 export function schemaNode(schema: Schema | undefined): SchemaNode {
   if (!schema) return OPEN_LEAF;
+  let node = nodes.get(schema);
+  if (!node) {
+    node = readNode(schema);
+    nodes.set(schema, node);
+  }
+  return node;
+}
+
+function readNode(schema: Schema): SchemaNode {
   const inner = unwrapSchema(schema);
   const def = defOf(inner);
   switch (def.type) {

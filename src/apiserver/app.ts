@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { badRequest, builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry } from '../api/index.js';
 import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
@@ -17,14 +17,15 @@ import { CustomResourceDefinitions, serveCustomResourceDefinitions } from './crd
 import { openApiDocument, openApiRoot } from './openapi.js';
 import { resourceRouter } from './resources.js';
 import { SVC_VERSION } from '../api/index.js';
-import { jsonNewlineHook } from './json-newline.js';
+import { jsonBody } from './json-newline.js';
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
-import { classifyRequests } from './request-kind.js';
-import { installFlowControl, type FlowControlOptions } from './flowcontrol/index.js';
-import { ApiServerMetrics, installMetrics, MeteredStore, watchCacheSamples } from './metrics/index.js';
+import { DEFAULT_CONNECTION_TIMEOUTS, serverTimeoutOptions, type ConnectionTimeouts } from './connection-timeouts.js';
+import { requestGate } from './request-gate.js';
+import { FlowControl, type FlowControlOptions } from './flowcontrol/index.js';
+import { ApiServerMetrics, installMetrics, longRunningTracker, MeteredStore, watchCacheSamples } from './metrics/index.js';
 import { installAudit, type AuditOptions } from './audit/index.js';
-import { Aggregator, type AggregatorOptions } from './aggregation/index.js';
+import { Aggregator, serveApiServices, type AggregatorOptions } from './aggregation/index.js';
 
 export interface ApiServerOptions {
   /** The store objects live in (bytes: each object's JSON). */
@@ -35,6 +36,8 @@ export interface ApiServerOptions {
   registry?: ResourceRegistry;
   /** Largest accepted request body (default 3 MiB; larger → 413). */
   maxRequestBodyBytes?: number;
+  /** How long a client may take to send a request's head, and all of it (`--request-header-timeout`, `--request-body-timeout`). */
+  connectionTimeouts?: ConnectionTimeouts | undefined;
   /** Enabled feature gates (`--feature-gates`). */
   featureGates?: Readonly<Record<string, boolean>>;
   /** pino logger options, or false for none. */
@@ -98,10 +101,12 @@ const UNAUTHENTICATED = new Set(['/healthz', '/livez', '/readyz']);
 const bodyTypes = (cbor: boolean): string[] => [...JSON_BODY_TYPES, ...YAML_BODY_TYPES, ...PROTOBUF_BODY_TYPES, ...(cbor ? CBOR_BODY_TYPES : [])];
 
 /** Node's TLS options: with a client CA, certificates are requested, and checked by authentication, not the handshake. */
-function httpsOptions({ key, cert, clientCa }: NonNullable<ApiServerOptions['https']>) {
+function httpsOptions({ key, cert, clientCa }: NonNullable<ApiServerOptions['https']>, timeouts: ConnectionTimeouts) {
+  // A TLS handshake is part of reading the request head.
+  const base = { key, cert, ...serverTimeoutOptions(timeouts), handshakeTimeout: timeouts.headerMs };
   // rejectUnauthorized: false keeps the handshake going with a bad certificate, so the client gets
   // a 401 Status it can read rather than a reset connection; `socket.authorized` says what OpenSSL found.
-  return clientCa ? { key, cert, ca: clientCa, requestCert: true, rejectUnauthorized: false } : { key, cert };
+  return clientCa ? { ...base, ca: clientCa, requestCert: true, rejectUnauthorized: false } : base;
 }
 
 /** Builds the API server without listening: the entry point calls `listen`, tests call `inject`. */
@@ -111,10 +116,13 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   options = { ...options, store: meteredStore };
   const registry = options.registry ?? builtinRegistry();
   serveCustomResourceDefinitions(registry);
+  const timeouts = options.connectionTimeouts ?? DEFAULT_CONNECTION_TIMEOUTS;
+  serveApiServices(registry);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
-    ...(options.https ? { https: httpsOptions(options.https) } : {}),
+    requestTimeout: serverTimeoutOptions(timeouts).requestTimeout,
+    ...(options.https ? { https: httpsOptions(options.https, timeouts) } : { http: serverTimeoutOptions(timeouts) }),
     // A URL Fastify cannot decode (`%zz`) is a 400 Status too, not Fastify's own error shape.
     frameworkErrors: (error, _request, reply) => void sendStatus(reply, badRequest(`the request URL is not valid: ${error.message}`)),
   }) as unknown as FastifyInstance;
@@ -129,8 +137,6 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   );
 
   app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatusError(error)));
-  // Every JSON body ends with a newline, as Go's encoder writes it (json-newline.ts).
-  app.addHook('onSend', jsonNewlineHook);
   installNodeAgentProxy(app, options.nodeAgentProxy);
   app.setNotFoundHandler((_request, reply) => sendStatus(reply, pathNotFound()));
 
@@ -139,10 +145,14 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   const authorizer = chainAuthorizers(modes, rbac);
 
   app.decorateRequest('user', undefined);
+  // Overload protection and the long-running gauge, applied once the user is known (request-gate.ts).
+  const flowControl = new FlowControl(options.flowControl);
+  flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
+  const gate = requestGate(app, flowControl, longRunningTracker(metrics));
   // A callback hook, not an async one: token authentication is synchronous, and on the hot path
   // an await per request is a measurable share of a GET.
   // Defined once rather than as a closure per request: a GET allocates as little as it can.
-  const accept = (request: FastifyRequest, path: string, user: UserInfo | undefined, done: HookHandlerDoneFunction): void => {
+  const accept = (request: FastifyRequest, reply: FastifyReply, path: string, user: UserInfo | undefined, done: HookHandlerDoneFunction): void => {
     if (!user) return done(unauthorized('Unauthorized'));
     request.user = user;
     // Paths outside /api and /apis are non-resource requests (/version, /openapi/v3/...).
@@ -153,9 +163,9 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
         return done(error as Error);
       }
     }
-    done();
+    gate(request, reply, path, done);
   };
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const query = request.url.indexOf('?');
     const path = query < 0 ? request.url : request.url.slice(0, query);
     if (UNAUTHENTICATED.has(path)) return done();
@@ -165,26 +175,23 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     } catch (error) {
       return done(error as Error);
     }
-    if (result instanceof Promise) result.then((user) => accept(request, path, user, done), (error: Error) => done(error));
-    else accept(request, path, result, done);
+    if (result instanceof Promise) result.then((user) => accept(request, reply, path, user, done), (error: Error) => done(error));
+    else accept(request, reply, path, result, done);
   });
 
-  classifyRequests(app);
   if (options.audit) installAudit(app, options.audit);
-  const flowControl = installFlowControl(app, options.flowControl);
-  flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
   installMetrics(app, metrics);
 
   for (const path of UNAUTHENTICATED) app.get(path, async (_req, reply) => reply.type('text/plain').send('ok'));
-  app.get('/version', async (_req, reply) => reply.type('application/json').send(JSON.stringify(versionInfo(options.version ?? SVC_VERSION))));
-  app.get('/openapi/v3', async (_req, reply) => reply.type('application/json').send(JSON.stringify(openApiRoot(registry))));
+  app.get('/version', async (_req, reply) => reply.type('application/json').send(jsonBody(versionInfo(options.version ?? SVC_VERSION))));
+  app.get('/openapi/v3', async (_req, reply) => reply.type('application/json').send(jsonBody(openApiRoot(registry))));
   app.get('/openapi/v3/*', async (request, reply) => {
     const rest = (request.params as { '*': string })['*'].split('/');
     const [prefix, a, b] = rest;
     const doc =
       prefix === 'api' && a && !b ? openApiDocument(registry, '', a) : prefix === 'apis' && a && b ? openApiDocument(registry, a, b) : undefined;
     if (!doc) throw pathNotFound();
-    return reply.type('application/json').send(JSON.stringify(doc));
+    return reply.type('application/json').send(jsonBody(doc));
   });
 
   const caches = new ResourceCaches({

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { objectMetaSchema, qualifiedResource, storageReadError, type ObjectMeta, type ResourceType, type StatusError } from '../api/index.js';
 import { isStorageError, type KeyValue, type Store } from '../storage/index.js';
 import { jsonEqual } from './writes/json-value.js';
+import { MAX_OBJECT_BYTES, objectTooLarge } from '../encoding/index.js';
 
 /** An API object as the server handles it: typed metadata, everything else as the client sent it. */
 export interface ApiObject {
@@ -58,7 +59,11 @@ export function encodeForStorage(object: ApiObject, type?: Pick<ResourceType, 'g
   // A type served in several versions stores one of them (conversion None: only apiVersion differs).
   const apiVersion = type?.storageVersion !== undefined ? apiVersionOf({ group: type.group, version: type.storageVersion }) : sent;
   // kind, apiVersion, metadata lead, always: `spliceResourceVersion` relies on where metadata starts.
-  return encoder.encode(JSON.stringify({ kind, apiVersion, metadata, ...rest }));
+  const bytes = encoder.encode(JSON.stringify({ kind, apiVersion, metadata, ...rest }));
+  // Every backend refuses what etcd would: one object of many megabytes would slow every list,
+  // watch and relist that carries it.
+  if (bytes.length > MAX_OBJECT_BYTES) throw objectTooLarge(bytes.length);
+  return bytes;
 }
 
 // The bytes each decoded object came from, for as long as the object lives: a write compares its

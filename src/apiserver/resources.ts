@@ -21,6 +21,7 @@ import { isRequestInfo, parseRequestPath, type RequestInfo } from './request-inf
 import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { upstreamRenamer } from './upstream-names.js';
 import { subresourceHandler, virtualEndpoint } from './subresources/index.js';
+import { jsonBody } from './json-newline.js';
 
 const HANDLERS: Partial<Record<RequestInfo['verb'], Handler>> = {
   get: getObject,
@@ -80,7 +81,7 @@ export function resourceRouter(options: ResourceRouterOptions) {
               ? apiGroup(registry, parsed.group)
               : apiResourceList(registry, parsed.group, parsed.version);
       if (!doc) throw pathNotFound();
-      return reply.type('application/json').send(JSON.stringify(doc));
+      return reply.type('application/json').send(jsonBody(doc));
     }
 
     // Options every verb reads, checked before anything is done: a `watch` that is no boolean is

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { openStore, type BackendName } from '../storage/index.js';
 import { buildApp } from './app.js';
 import type { NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
+import type { ConnectionTimeouts } from './connection-timeouts.js';
 import {
   ADMIN_USER,
   anonymousAllowed,
@@ -63,6 +64,8 @@ export interface ApiServerConfig {
   /** `--authorization-mode` (default RBAC). */
   readonly authorization?: readonly AuthorizationMode[] | undefined;
   readonly maxRequestBodyBytes?: number | undefined;
+  /** `--request-header-timeout` and `--request-body-timeout`. */
+  readonly connectionTimeouts?: ConnectionTimeouts | undefined;
   readonly minRequestTimeoutSeconds?: number | undefined;
   readonly watchHistoryWindowMs?: number | undefined;
   readonly bookmarkIntervalMs?: number | undefined;
@@ -244,6 +247,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       authenticateToken: authentication.authenticateToken,
       serviceAccountTokens,
       maxRequestBodyBytes: config.maxRequestBodyBytes,
+      connectionTimeouts: config.connectionTimeouts,
       minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
       watchHistoryWindowMs: config.watchHistoryWindowMs,
       bookmarkIntervalMs: config.bookmarkIntervalMs,

@@ -79,12 +79,28 @@ export function servedObjectDecoder(type: ResourceType): (kv: KeyValue, revision
 /**
  * The UTF-8 bytes of `text` in a buffer of their own. Buffer.from would carve small ones out of
  * Node's shared 8 KiB pool, where a 2 KiB object can pin up to a third of a slab more than it
- * needs for as long as the cache holds it.
+ * needs for as long as the cache holds it. One byte more is allocated and holds the newline a
+ * response body ends with (`bodyOf`); the bytes returned stop before it, so lists and watch
+ * events embed the JSON alone.
  */
 function ownBytes(text: string): Buffer {
-  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text, 'utf8'));
+  const length = Buffer.byteLength(text, 'utf8');
+  const bytes = Buffer.allocUnsafeSlow(length + 1);
   bytes.write(text, 'utf8');
-  return bytes;
+  bytes[length] = NEWLINE;
+  return bytes.subarray(0, length);
+}
+const NEWLINE = 0x0a;
+
+/**
+ * A ServedObject's JSON as a whole response body: the same memory, one byte longer, taking in the
+ * newline `ownBytes` keeps after it (Go's encoder ends every body with one). Nothing is copied, so
+ * a GET's answer stays the version's shared bytes. Other bytes are returned as they are.
+ */
+export function bodyOf(json: Buffer): Buffer {
+  if (json.byteOffset + json.length >= json.buffer.byteLength) return json;
+  const body = Buffer.from(json.buffer, json.byteOffset, json.length + 1);
+  return body[json.length] === NEWLINE ? body : json;
 }
 
 /** A ServedObject's bytes: the cache's `encode`. */

@@ -17,6 +17,7 @@ import {
 } from '../api/index.js';
 import { isStorageError } from '../storage/index.js';
 import { logServerError } from './server-error-log.js';
+import { jsonBody } from './json-newline.js';
 
 /** The object a failing request was about, so a storage error can name it as Kubernetes does. */
 export interface ErrorSubject {
@@ -76,7 +77,7 @@ export function sendStatus(reply: FastifyReply, error: StatusError): FastifyRepl
   const retry = status.details?.retryAfterSeconds;
   if (retry !== undefined && retry > 0) reply.header('retry-after', String(retry));
   if (status.code >= 500) logServerError(reply, error);
-  return reply.code(status.code).type('application/json').send(JSON.stringify(status));
+  return reply.code(status.code).type('application/json').send(jsonBody(status));
 }
 
 /** 404 for a path that names nothing the server serves. */

@@ -122,6 +122,18 @@ export const apiServerFlags = defineFlags({
     meaning: 'The largest request body accepted; larger requests are answered 413.',
     validate: (n) => (n > 0 ? undefined : 'must be positive'),
   }),
+  'request-header-timeout': flag.duration({
+    default: 32_000,
+    meaning:
+      "How long a client has to send a request's head: from the moment it connects (the TLS handshake included) for its first request, from the request's first byte on a kept-alive connection. A client still sending then is answered 408 and its connection closed (kube-apiserver's read-header timeout).",
+    validate: (ms) => (ms > 0 ? undefined : 'must be positive'),
+  }),
+  'request-body-timeout': flag.duration({
+    default: 60_000,
+    meaning:
+      'How long a client has to send a whole request, head and body, from its first byte (at least --request-header-timeout). A client still sending then is answered 408 and its connection closed. Once the request is in, its answer may take as long as it needs: watches, logs and upgraded streams (exec, attach, port-forward) are not cut.',
+    validate: (ms) => (ms > 0 ? undefined : 'must be positive'),
+  }),
   'min-request-timeout': flag.int({
     default: 1800,
     valueName: 'seconds',
@@ -317,6 +329,7 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     authorization: parseAuthorizationModes(flags.authorizationMode.join(',')),
     featureGates: resolveFeatureGates(flags.featureGates),
     maxRequestBodyBytes: flags.maxRequestBodyBytes,
+    connectionTimeouts: { headerMs: flags.requestHeaderTimeout, bodyMs: flags.requestBodyTimeout },
     minRequestTimeoutSeconds: flags.minRequestTimeout,
     watchHistoryWindowMs: flags.watchHistoryWindow,
     bookmarkIntervalMs: flags.watchBookmarkInterval,

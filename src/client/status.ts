@@ -47,6 +47,15 @@ export function isExpired(error: unknown): error is StatusError {
   return error instanceof StatusError && (error.reason === 'Expired' || error.reason === 'Gone' || error.code === 410);
 }
 
+/**
+ * 504 "Too large resource version" (a cause with reason `ResourceVersionTooLarge`): the server has
+ * not reached the version asked for — it lags, or it restarted without its history (a memory
+ * store). Waiting for it may never end; a fresh list of the newest state is the way on.
+ */
+export function isTooLargeResourceVersion(error: unknown): error is StatusError {
+  return error instanceof StatusError && (error.details?.causes ?? []).some((cause) => cause.reason === 'ResourceVersionTooLarge');
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -2,7 +2,7 @@ import { Observable, type Subscriber } from 'rxjs';
 import { StatusError, type KubeObject } from '../api/index.js';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { DEFAULT_PAGE_SIZE, pages, type PageFetcher } from './list.js';
-import { isExpired, isRecord } from './status.js';
+import { isExpired, isRecord, isTooLargeResourceVersion } from './status.js';
 import type { Transport } from './transport.js';
 import { METADATA_ACCEPT } from './codec.js';
 import { watchEventBatches } from './watch-stream.js';
@@ -16,7 +16,10 @@ import { recordOf } from './cached-record.js';
  * - `INIT` — a list begins. Everything an earlier INIT began and no INIT_DONE finished is void.
  *   `reason`: `'start'` (the first list), `'expired'` (the server no longer had the version to
  *   resume from — HTTP 410 or an ERROR 410 event — so the watcher lists again: this is the
- *   restart signal), `'retry'` (the previous list failed part way).
+ *   restart signal), `'tooLarge'` (the server has not reached that version — a 504 "Too large
+ *   resource version", HTTP or ERROR event: it restarted without its history, or lags — so the
+ *   watcher lists its newest state, as client-go's reflector does: a restart signal too),
+ *   `'retry'` (the previous list failed part way).
  * - `INIT_APPLY` — one object of that list.
  * - `INIT_DONE` — the list is complete at `resourceVersion`: the objects applied since INIT are
  *   the whole collection. A cache replaces its content with them now, in one step; anything it
@@ -25,11 +28,14 @@ import { recordOf } from './cached-record.js';
  * - `BOOKMARK` — nothing changed up to `resourceVersion` (the watcher resumes from there).
  */
 export type WatcherEvent<T extends KubeObject> =
-  | { readonly type: 'INIT'; readonly reason: 'start' | 'expired' | 'retry' }
+  | { readonly type: 'INIT'; readonly reason: InitReason }
   | { readonly type: 'INIT_APPLY'; readonly object: T }
   | { readonly type: 'INIT_DONE'; readonly resourceVersion: string }
   | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: T }
   | { readonly type: 'BOOKMARK'; readonly resourceVersion: string };
+
+/** Why a list begins: see WatcherEvent. */
+export type InitReason = 'start' | 'expired' | 'tooLarge' | 'retry';
 
 export interface WatchOptions {
   /**
@@ -111,7 +117,9 @@ export const INITIAL_EVENTS_END = ['svc.io/initial-events-end', 'k8s.io/initial-
  *   The stream ends cleanly (server timeout) → `watching(rv)` again, at once if it delivered
  *   anything, after a back-off step if it did not. A network error, a stall (no byte for
  *   timeout + grace), any other error → back off → `watching(rv)`: resumed without a gap or a
- *   duplicate. HTTP 410 or an ERROR 410 event → `relisting`.
+ *   duplicate. HTTP 410 or an ERROR 410 event → `relisting`. A 504 "Too large resource version"
+ *   (HTTP or ERROR event) → back off (at least its Retry-After) → `relisting` ('tooLarge'): the
+ *   server will not serve that version soon, maybe never (a memory store that restarted).
  * - `relisting` — as `listing` with INIT('expired'); its objects replace the consumer's state at
  *   INIT_DONE. Then `watching(rv)`.
  *
@@ -121,7 +129,7 @@ export const INITIAL_EVENTS_END = ['svc.io/initial-events-end', 'k8s.io/initial-
  * Unsubscribing aborts whatever request is open (its socket is closed) and stops the machine.
  */
 type State =
-  | { readonly name: 'listing' | 'relisting'; readonly reason: 'start' | 'expired' | 'retry' }
+  | { readonly name: 'listing' | 'relisting'; readonly reason: InitReason }
   | { readonly name: 'watching'; readonly resourceVersion: string };
 
 export function watcher<T extends KubeObject>(deps: WatcherDeps<T>, options: WatchOptions = {}): Observable<WatcherEvent<T>> {
@@ -177,6 +185,10 @@ async function run<T extends KubeObject>(deps: WatcherDeps<T>, options: WatchOpt
         if (outcome.error !== undefined) options.onError?.(outcome.error);
         state = { name: 'relisting', reason: 'expired' };
         break;
+      case 'tooLarge':
+        await fail(outcome.error);
+        state = { name: 'relisting', reason: 'tooLarge' };
+        break;
       case 'unsupported':
         // The server does not stream initial events: list the classic way, from now on.
         options.onError?.(outcome.error);
@@ -226,8 +238,8 @@ async function listInto<T extends KubeObject>(
 }
 
 interface WatchOutcome {
-  /** `closed`: the server ended the stream; `failed`: an error; `expired`: 410; `unsupported`: no streamed lists. */
-  readonly end: 'closed' | 'failed' | 'expired' | 'unsupported';
+  /** `closed`: the server ended the stream; `failed`: an error; `expired`: 410; `tooLarge`: 504 ResourceVersionTooLarge; `unsupported`: no streamed lists. */
+  readonly end: 'closed' | 'failed' | 'expired' | 'tooLarge' | 'unsupported';
   /** The version to resume from; undefined when a streamed list did not finish. */
   readonly resourceVersion: string | undefined;
   /** Whether the request delivered at least one event. */
@@ -278,7 +290,7 @@ async function watchOnce<T extends KubeObject>(
       for (const event of batch) {
         if (signal.aborted) return { end: 'closed', resourceVersion: rv, delivered };
         if (event.type === 'ERROR') {
-          const end = isExpired(event.error) ? 'expired' : 'failed';
+          const end = isExpired(event.error) ? 'expired' : isTooLargeResourceVersion(event.error) ? 'tooLarge' : 'failed';
           return { end, resourceVersion: initial ? undefined : rv, delivered, error: event.error };
         }
         delivered = true;
@@ -307,6 +319,7 @@ async function watchOnce<T extends KubeObject>(
     return { end: 'closed', resourceVersion: initial ? undefined : rv, delivered };
   } catch (error) {
     if (isExpired(error)) return { end: 'expired', resourceVersion: undefined, delivered, error };
+    if (isTooLargeResourceVersion(error)) return { end: 'tooLarge', resourceVersion: undefined, delivered, error };
     if (streaming && !delivered && isRefusal(error)) return { end: 'unsupported', resourceVersion: undefined, delivered, error };
     return { end: 'failed', resourceVersion: initial ? undefined : rv, delivered, error };
   }

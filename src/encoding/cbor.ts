@@ -3,6 +3,7 @@ import type { Decoder, Encoder } from 'cbor-x';
 import { badRequest, setField } from '../api/index.js';
 import type { ValueCodec } from './codec.js';
 import { isObject, type JsonObject } from './json-value.js';
+import { MAX_NESTING_DEPTH, nestingTooDeep } from './nesting.js';
 
 /** The self-described CBOR tag 55799 (`d9 d9 f7`) that begins every item svc writes. */
 export const CBOR_SELF_DESCRIBED = Uint8Array.of(0xd9, 0xd9, 0xf7);
@@ -68,6 +69,8 @@ export function encodeCbor(value: unknown): Uint8Array {
  */
 export function decodeCbor(body: Uint8Array): unknown {
   const start = body.length >= 3 && CBOR_SELF_DESCRIBED.every((b, i) => body[i] === b) ? 3 : 0;
+  // cbor-x and toJson recurse once per level: the depth is checked on the bytes first.
+  if (cborTooDeep(body, start, MAX_NESTING_DEPTH)) throw nestingTooDeep();
   let values: unknown[];
   try {
     values = cborX().decoder.decodeMultiple(Buffer.from(body.buffer, body.byteOffset + start, body.byteLength - start)) as unknown[];
@@ -76,6 +79,61 @@ export function decodeCbor(body: Uint8Array): unknown {
   }
   if (!Array.isArray(values) || values.length !== 1) throw badRequest('the request body must be exactly one CBOR item');
   return toJson(values[0], '');
+}
+
+const INDEFINITE = -1;
+
+/**
+ * Whether CBOR bytes nest arrays, maps and tags deeper than `limit`, in one pass with a stack of
+ * the items each open container still expects. Malformed bytes answer false: the decoder then
+ * says what is wrong with them.
+ */
+export function cborTooDeep(bytes: Uint8Array, start: number, limit: number): boolean {
+  const open: number[] = [];
+  // An item ended: its container expects one fewer; a container that got all of them ends too.
+  const ended = () => {
+    while (open.length > 0) {
+      const top = open.length - 1;
+      if (open[top] === INDEFINITE || --open[top]! > 0) return;
+      open.pop();
+    }
+  };
+  let pos = start;
+  while (pos < bytes.length) {
+    const initial = bytes[pos++]!;
+    const major = initial >> 5;
+    const info = initial & 0x1f;
+    let argument = info;
+    if (info >= 24 && info <= 27) {
+      const size = 1 << (info - 24);
+      if (pos + size > bytes.length) return false;
+      argument = 0;
+      for (let i = 0; i < size; i++) argument = argument * 256 + bytes[pos + i]!;
+      pos += size;
+    } else if (info >= 28 && info <= 30) {
+      return false;
+    }
+    const indefinite = info === 31;
+    if (major === 7 && indefinite) {
+      if (open[open.length - 1] !== INDEFINITE) return false;
+      open.pop();
+      ended();
+    } else if (major === 2 || major === 3) {
+      if (indefinite) open.push(INDEFINITE);
+      else {
+        pos += argument;
+        ended();
+      }
+    } else if (major === 4 || major === 5 || major === 6) {
+      const items = indefinite ? INDEFINITE : major === 5 ? argument * 2 : major === 6 ? 1 : argument;
+      if (items === 0) ended();
+      else open.push(items);
+    } else {
+      ended();
+    }
+    if (open.length > limit) return true;
+  }
+  return false;
 }
 
 function toJson(value: unknown, path: string): unknown {

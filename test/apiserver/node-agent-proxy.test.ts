@@ -79,6 +79,8 @@ beforeAll(async () => {
     bindAddress: '127.0.0.1',
     securePort: 0,
     nodeAgent: { certificateAuthorityFile: join(dir, 'agent-ca.pem'), timeoutMs: 500 },
+    // Short, so the exec stream below is seen to outlive them (the node agent's 500 ms answer too).
+    connectionTimeouts: { headerMs: 1000, bodyMs: 1000 },
   });
   admin = new Client({ server: api.url, token: api.adminToken, caData: api.caPem });
   await node('trusted', trusted.port);
@@ -215,6 +217,10 @@ describe('pods/exec over SPDY', () => {
     expect(head).toMatch(/^HTTP\/1.1 101 /);
     expect(head).toContain('X-Stream-Protocol-Version: v4.channel.k8s.io');
     expect(head).toContain('X-Seen-Url: /exec/default/p/c?container=c&command=ls&stdout=true&output=1');
+    // The upgraded stream is no request any more: it outlives --request-header-timeout and
+    // --request-body-timeout (1 s here; Node looks for expired requests every 500 ms).
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(socket.destroyed).toBe(false);
     socket.write('frame-bytes\x00\x01');
     await until(() => received.endsWith('frame-bytes\x00\x01'));
     socket.destroy();

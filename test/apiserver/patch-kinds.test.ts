@@ -26,7 +26,11 @@ const REQUIRED: Readonly<Record<string, Record<string, unknown>>> = {
   ClusterRoleBinding: { roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: 'view' } },
   RoleBinding: { roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'Role', name: 'view' } },
   EndpointSlice: { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }] },
+  APIService: { spec: { group: 'golden.example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 } },
 };
+
+/** Kinds whose objects' names are dictated by their content. */
+const NAMES: Readonly<Record<string, string>> = { APIService: 'v1.golden.example.com' };
 
 const apiVersion = (t: ResourceType) => (t.group ? `${t.group}/${t.version}` : t.version);
 const collection = (t: ResourceType) => `${t.group ? `/apis/${t.group}/${t.version}` : `/api/${t.version}`}${t.namespaced ? '/namespaces/default' : ''}/${t.resource}`;
@@ -48,7 +52,7 @@ describe('every patch type on every built-in kind', () => {
 
   // Virtual types (the reviews) are create-only: they have nothing to patch.
   it.each(builtinRegistry().all().filter((t) => !t.virtual).map((t) => [`${t.kind}${t.group ? `.${t.group}` : ''}`, t] as const))('%s', async (_name, type) => {
-    const name = `golden-${type.resource}`;
+    const name = NAMES[type.kind] ?? `golden-${type.resource}`;
     const url = `${collection(type)}/${name}`;
     const created = await s.call('POST', collection(type), { apiVersion: apiVersion(type), kind: type.kind, metadata: { name }, ...fixture(type) });
     expect(created.status, JSON.stringify(created.body)).toBe(201);

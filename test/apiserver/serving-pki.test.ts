@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, wr
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensurePki, loadServingCertificate, servingNames } from '../../src/apiserver/pki.js';
+import { ensureFrontProxyPki, ensurePki, loadServingCertificate, servingNames } from '../../src/apiserver/pki.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -122,5 +122,26 @@ describe('loadServingCertificate', () => {
     await expect(loadServingCertificate(join(a, 'serving.crt'), join(a, 'serving.crt'))).rejects.toThrow(/^--tls-private-key-file .*: not a PEM private key/);
     await expect(loadServingCertificate(join(a, 'serving.crt'), join(b, 'serving.key'))).rejects.toThrow(/is not the key of the certificate/);
     expect(existsSync(join(a, 'ca.crt'))).toBe(true);
+  });
+});
+
+describe('ensureFrontProxyPki', () => {
+  it('makes a front-proxy CA of its own and a front-proxy-client certificate it signed, kept across calls', async () => {
+    const dir = tempDir();
+    await ensurePki(dir, servingNames('127.0.0.1'));
+    const first = await ensureFrontProxyPki(dir);
+    const ca = new X509Certificate(first.caPem);
+    const client = new X509Certificate(first.cert);
+    expect(ca.ca).toBe(true);
+    expect(client.subject).toBe('CN=front-proxy-client');
+    expect(client.checkIssued(ca) && client.verify(ca.publicKey)).toBe(true);
+    // Not the cluster CA: a certificate the cluster CA signed is no front proxy's.
+    expect(client.verify(new X509Certificate(read(dir, 'ca.crt')).publicKey)).toBe(false);
+    expect(mode(dir, 'front-proxy-ca.key')).toBe(0o600);
+    expect(mode(dir, 'front-proxy-client.key')).toBe(0o600);
+    expect(first.caFile).toBe(join(dir, 'front-proxy-ca.crt'));
+
+    const again = await ensureFrontProxyPki(dir);
+    expect(again).toEqual(first);
   });
 });

@@ -602,6 +602,20 @@ export function watchSuite(backend: BackendName) {
         expect(w.ended).toBeUndefined();
       });
 
+      it('answers 504 Too large resource version to a watch from a version the server has not reached, after a brief wait (issue #21)', async () => {
+        // A memory-store server restarted under a running client: the client's version is ahead of
+        // everything this server has. Waiting on it silently would stall the client forever.
+        const future = (await s.store.revision()) + 1000;
+        await c.unchanged(async () => {
+          const res = await c.refused(cmPath('default'), `watch=1&resourceVersion=${future}`);
+          expectStatus(res, 504, 'Timeout');
+          expect(res.body.message).toContain('Too large resource version');
+          expect(res.body.details.causes[0].reason).toBe('ResourceVersionTooLarge');
+          expect(res.body.details.retryAfterSeconds).toBe(1);
+          expect(res.headers['retry-after']).toBe('1');
+        });
+      });
+
       const badWatches: [string, string][] = [
         ['a non-numeric resourceVersion', 'resourceVersion=abc'],
         ['a negative resourceVersion', 'resourceVersion=-1'],

@@ -343,6 +343,7 @@ describe('svc-apiserver flags', () => {
         ListFromCacheSnapshot: true,
       },
       maxRequestBodyBytes: 3145728,
+      connectionTimeouts: { headerMs: 32_000, bodyMs: 60_000 },
       minRequestTimeoutSeconds: 1800,
       watchHistoryWindowMs: 300_000,
       bookmarkIntervalMs: 15_000,

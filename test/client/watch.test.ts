@@ -135,6 +135,21 @@ describe('watch$', () => {
     await until(() => changes(events).some((c) => c.startsWith('ADDED after ')), 'a change after the relist');
   });
 
+  it('relists with INIT(tooLarge) when the server has not reached the version it resumes from (504 ResourceVersionTooLarge)', async () => {
+    // As after a memory-store server restarts under the watcher: its version is ahead of everything the server has.
+    const ns = await freshNamespace();
+    await client.create(builtin.configMaps, cm('a'), { namespace: ns });
+    const ahead = String((await t.s.store.revision()) + 1_000);
+    const { events, errors } = record(ns, { resourceVersion: ahead });
+    await until(() => count(events, 'INIT_DONE') === 1, 'the relist');
+    expect(events[0]).toEqual({ type: 'INIT', reason: 'tooLarge' });
+    expect(events.filter((e) => e.type === 'INIT_APPLY').map((e) => (e.type === 'INIT_APPLY' ? e.object.metadata.name : ''))).toEqual(['a']);
+    expect(errors[0]).toMatchObject({ code: 504, reason: 'Timeout', details: { retryAfterSeconds: 1, causes: [{ reason: 'ResourceVersionTooLarge' }] } });
+    // And it watches on from the list's version.
+    await client.create(builtin.configMaps, cm('b'), { namespace: ns });
+    await until(() => changes(events).some((c) => c.startsWith('ADDED b ')), 'a change after the relist');
+  });
+
   it('waits for a server that has not reached the version it lists at (504, Retry-After), then lists', async () => {
     const ns = await freshNamespace();
     const now = Number((await client.create(builtin.configMaps, cm('now'), { namespace: ns })).metadata.resourceVersion);

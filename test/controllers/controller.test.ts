@@ -93,8 +93,8 @@ describe('controller against svc-apiserver', () => {
     const results$ = new Subject<ControllerResult>();
     const reconciles = controller({
       name: 'configmap-secrets',
-      for: configMaps.events$,
-      owns: [{ events: secrets.events$, kind: 'ConfigMap' }],
+      for: configMaps,
+      owns: [{ events: secrets, kind: 'ConfigMap' }],
       stop$,
       reconcile: async (key) => {
         const [namespace, name] = key.split('/') as [string, string];

@@ -30,6 +30,8 @@ interface Seen {
   readonly groups: string | undefined;
   readonly authorization: string | undefined;
   readonly proxyCn: string | undefined;
+  /** The X-Remote-Extra-* headers, by the rest of their name. */
+  readonly extra: Record<string, string>;
 }
 
 /** The aggregated server: what it was asked, and a way to stop it. */
@@ -63,7 +65,8 @@ class RemoteServer {
     const cn = socket.getPeerCertificate()?.subject?.CN;
     const proxyCn = Array.isArray(cn) ? cn[0] : cn;
     const header = (name: string) => (req.headers[name] === undefined ? undefined : String(req.headers[name]));
-    this.seen.push({ method: req.method!, url: req.url!, user: header('x-remote-user'), groups: header('x-remote-group'), authorization: header('authorization'), proxyCn });
+    const extra = Object.fromEntries(Object.keys(req.headers).filter((h) => h.startsWith('x-remote-extra-')).map((h) => [h.slice('x-remote-extra-'.length), header(h)!]));
+    this.seen.push({ method: req.method!, url: req.url!, user: header('x-remote-user'), groups: header('x-remote-group'), authorization: header('authorization'), proxyCn, extra });
     const json = (code: number, body: unknown) => {
       res.writeHead(code, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
@@ -105,7 +108,12 @@ const widget = (name: string, servedTo: unknown) => ({
 });
 
 /** A request to svc over HTTPS with a bearer token; resolves with the status and the first line (then hangs up) or the whole body. */
-function svcRequest(server: RunningApiServer, method: string, path: string, init: { token?: string; body?: string; firstChunk?: boolean } = {}) {
+function svcRequest(
+  server: RunningApiServer,
+  method: string,
+  path: string,
+  init: { token?: string; body?: string; firstChunk?: boolean; headers?: Record<string, string>; cert?: { cert: string; key: string } } = {},
+) {
   return new Promise<{ status: number; text: string }>((resolve, reject) => {
     const url = new URL(path, server.url);
     const req = httpsRequest(
@@ -115,7 +123,13 @@ function svcRequest(server: RunningApiServer, method: string, path: string, init
         method,
         path: url.pathname + url.search,
         ca: server.caPem,
-        headers: { authorization: `Bearer ${init.token ?? server.adminToken}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+        agent: false,
+        ...init.cert,
+        headers: {
+          ...init.headers,
+          ...(init.cert ? {} : { authorization: `Bearer ${init.token ?? server.adminToken}` }),
+          ...(init.body ? { 'content-type': 'application/json' } : {}),
+        },
       },
       (res) => {
         let text = '';
@@ -258,6 +272,23 @@ subsets:
     const got = await k(['get', 'widgets', '-n', NS]);
     expect(got.stderr).toBe('');
     expect(got.stdout).toMatch(/^w1\s/m);
+  });
+
+  it('passes on the user a front proxy in front of svc named, extra included, and never a client\'s own X-Remote headers', async () => {
+    const pki = join(dir, 'data', 'pki');
+    const frontProxy = { cert: readFileSync(join(pki, 'front-proxy-client.crt'), 'utf8'), key: readFileSync(join(pki, 'front-proxy-client.key'), 'utf8') };
+    let before = remote.seen.length;
+    const chained = await svcRequest(server, 'GET', WIDGETS, {
+      cert: frontProxy,
+      headers: { 'X-Remote-User': 'carol', 'X-Remote-Group': 'system:masters', 'X-Remote-Extra-Scopes': 'read', 'X-Remote-Extra-Acme.com%2Fteam': 'blue' },
+    });
+    expect(chained.status).toBe(200);
+    expect(remote.seen.slice(before).find((s) => s.url === WIDGETS)).toMatchObject({ user: 'carol', extra: { scopes: 'read', 'acme.com%2fteam': 'blue' } });
+
+    before = remote.seen.length;
+    const spoofed = await svcRequest(server, 'GET', WIDGETS, { headers: { 'X-Remote-User': 'mallory', 'X-Remote-Extra-Scopes': 'all' } });
+    expect(spoofed.status).toBe(200);
+    expect(remote.seen.slice(before).find((s) => s.url === WIDGETS)).toMatchObject({ user: 'svc-admin', extra: {} });
   });
 
   it('streams both ways: a request body goes in, a watch comes out as it is written', async () => {

@@ -80,6 +80,11 @@ describe('kubectl prints no warnings', () => {
       'auth can-i --list',
       'create token robot --duration=2h --audience=vault',
       'get all',
+      'create configmap settings --from-literal=a=b',
+      // (--cascade=foreground and orphan need the garbage collector, which this bare server lacks: kubectl-gc.test.ts.)
+      'delete configmap settings',
+      // No namespace controller runs here to finish the deletion: kubectl is not asked to wait for it.
+      'delete namespace quiet --wait=false',
     ]) {
       await run(command);
     }

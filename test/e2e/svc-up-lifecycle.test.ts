@@ -1,9 +1,8 @@
 // `svc up` stopped while it starts, and started again on the same data dir: a SIGTERM at any
 // point of the start-up takes down what had started (no containerd, shim, mount or bridge left),
 // and a restarted cluster does not show its node Ready until the new agent reports.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { existsSync } from 'node:fs';
 import { filter, firstValueFrom, map, scan, takeWhile, toArray } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Node } from '../../src/api/index.js';
@@ -136,4 +135,16 @@ describe('svc up restarted on the same data dir', () => {
     expect(await second.exited, second.stderr.join('').slice(-3000)).toBe(0);
     expect(nodeLeftovers(dir)).toEqual(NOTHING_LEFT);
   }, 180_000);
+});
+
+describe('svc up with a broken registries.yaml', () => {
+  it('exits 1 naming the file and the field before it starts anything', async () => {
+    const dir = dataDir();
+    writeFileSync(join(dir, 'registries.yaml'), 'mirrors:\n  docker.io:\n    endpoint: ["ftp://mirror.example.com"]\n');
+    const p = up(dir);
+    expect(await p.exited).toBe(1);
+    expect(p.stderr.join('')).toContain(`svc up: registry configuration ${join(dir, 'registries.yaml')}: mirrors.docker.io.endpoint: "ftp://mirror.example.com" must be http:// or https://`);
+    expect(p.lines.some((l) => l.startsWith('svc-apiserver listening'))).toBe(false);
+    expect(nodeLeftovers(dir)).toEqual(NOTHING_LEFT);
+  }, 60_000);
 });

@@ -22,6 +22,8 @@ let exited: Promise<number | null> | undefined;
 const stderr: string[] = [];
 /** Stands in for Docker Hub, behind the firewall: the node reaches it as docker.io's mirror. */
 let hub: RunningRegistry | undefined;
+/** A private registry (htpasswd): only a pod with the right imagePullSecrets gets its image. */
+let vault: RunningRegistry | undefined;
 
 const k = (args: readonly string[], stdin?: string) => kubectl(config, args, stdin);
 
@@ -46,6 +48,8 @@ beforeAll(async () => {
   requireKubectl();
   hub = await startRegistry();
   await hub.push('library/busybox', 'latest', markedBusybox('pulled-through-the-mirror'));
+  vault = await startRegistry({ users: { deployer: 'vault-pw' } });
+  await vault.push('private/app', '1.0', markedBusybox('pulled-with-a-pull-secret'));
   // <data-dir>/registries.yaml is read when --registry-config is not given.
   writeFileSync(join(dir, 'registries.yaml'), `mirrors:\n  docker.io:\n    endpoint:\n      - "http://${hub.host}"\n`);
   child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--node-agent-port=0'], {
@@ -64,6 +68,7 @@ afterAll(async () => {
     await exited;
   }
   await hub?.stop();
+  await vault?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -71,6 +76,11 @@ describe('kubectl against svc up with real containers', () => {
   it('runs a pod to Running with a pod IP in the node\'s pod network', async () => {
     const run = await k(runArgs('e2e-ticker', 'echo started; i=0; while true; do i=$((i+1)); echo tick $i; sleep 1; done'));
     expect(run.code, run.stderr).toBe(0);
+    // The README's commands print no warning (test/e2e/kubectl-no-warnings.test.ts has the rest).
+    expect(run.stderr).toBe('');
+    const nodes = await k(['get', 'nodes']);
+    expect(nodes.code, nodes.stderr).toBe(0);
+    expect(nodes.stderr).toBe('');
     const wait = await k(['wait', '--for=condition=Ready', 'pod/e2e-ticker', '--timeout=90s']);
     expect(wait.code, wait.stderr).toBe(0);
     const pod = JSON.parse((await k(['get', 'pod', 'e2e-ticker', '-o', 'json'])).stdout);
@@ -83,6 +93,7 @@ describe('kubectl against svc up with real containers', () => {
   it('kubectl logs and logs -f read the container\'s output', async () => {
     const logs = await k(['logs', 'e2e-ticker']);
     expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stderr).toBe('');
     expect(logs.stdout).toContain('started\n');
     // The API server reached the agent verifying its certificate (svc up has the cluster CA sign it).
     expect(stderr.join('')).not.toContain('are not verified');
@@ -109,6 +120,7 @@ describe('kubectl against svc up with real containers', () => {
     expect(result.stderr).toContain('oops');
     const ok = await k(['exec', 'e2e-ticker', '--', 'cat', '/etc/hostname']);
     expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toBe('');
     expect(ok.stdout.trim()).toBe('e2e-ticker');
   }, 60_000);
 
@@ -156,6 +168,26 @@ describe('kubectl against svc up with real containers', () => {
     expect(events).toEqual(expect.arrayContaining(['Pulling', 'Pulled']));
     expect((await k(['delete', 'pod', 'e2e-hub', '--wait=true', '--timeout=90s'])).code).toBe(0);
   }, 120_000);
+
+  it('a pod\'s imagePullSecrets (kubectl create secret docker-registry) reach a private registry; without them the pull is refused', async () => {
+    const image = `${vault!.host}/private/app:1.0`;
+    const secret = await k(['create', 'secret', 'docker-registry', 'vault-cred', `--docker-server=${vault!.host}`, '--docker-username=deployer', '--docker-password=vault-pw']);
+    expect(secret.code, secret.stderr).toBe(0);
+    const withSecret = await k(['run', 'e2e-private', `--image=${image}`, '--restart=Never', '--overrides={"spec":{"imagePullSecrets":[{"name":"vault-cred"}]}}', '--command', '--', 'cat', '/etc/svc-image']);
+    expect(withSecret.code, withSecret.stderr).toBe(0);
+    const done = await k(['wait', '--for=jsonpath={.status.phase}=Succeeded', 'pod/e2e-private', '--timeout=90s']);
+    expect(done.code, `${done.stderr}\n${(await k(['get', 'pod', 'e2e-private', '-o', 'yaml'])).stdout}`).toBe(0);
+    expect((await k(['logs', 'e2e-private'])).stdout).toBe('pulled-with-a-pull-secret\n');
+
+    const without = await k(['run', 'e2e-no-secret', `--image=${image}`, '--image-pull-policy=Always', '--restart=Never', '--command', '--', 'cat', '/etc/svc-image']);
+    expect(without.code, without.stderr).toBe(0);
+    const refused = await k(['wait', '--for=jsonpath={.status.containerStatuses[0].state.waiting.reason}=ErrImagePull', 'pod/e2e-no-secret', '--timeout=90s']);
+    const waiting = (await k(['get', 'pod', 'e2e-no-secret', '-o', 'jsonpath={.status.containerStatuses[0].state.waiting}'])).stdout;
+    // ErrImagePull, or already its back-off: either way the registry said no.
+    if (refused.code !== 0) expect(waiting).toContain('ImagePullBackOff');
+    expect(vault!.requests().some((r) => r.startsWith('HEAD /v2/private/app/manifests/1.0') && r.endsWith(' 401'))).toBe(true);
+    expect((await k(['delete', 'pod', 'e2e-private', 'e2e-no-secret', '--wait=true', '--timeout=90s'])).code).toBe(0);
+  }, 180_000);
 
   it('stopping svc up leaves no containerd, shim or bridge behind', async () => {
     child!.kill('SIGINT');

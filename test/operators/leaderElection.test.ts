@@ -123,8 +123,9 @@ describe('leaderElection', () => {
       const leader$ = elector(store, 'a', { stop$ }).pipe(share());
       // Two subscribers (a pipeline and, say, a logger): neither leaves before the stop. The second
       // joins after the first has been told `true` (the fake store answers on the spot).
-      expectObservable(leader$).toBe('t 6ms (f|)', values);
-      expectObservable(leader$).toBe('7ms (f|)', values);
+      // Bounded subscriptions (a run that never ends would never let the virtual clock stop).
+      expectObservable(leader$, '^ 30ms !').toBe('t 6ms (f|)', values);
+      expectObservable(leader$, '^ 30ms !').toBe('7ms (f|)', values);
       // The other candidate finds the Lease released at its first attempt after the stop (renewed
       // at 5, it would otherwise be valid until 20).
       expectObservable(elector(store, 'b', { release: false }), '8ms ^ 20ms !').toBe('8ms t', values);
@@ -145,7 +146,7 @@ describe('leaderElection', () => {
       };
       // Renewal sent at 5 (answered at 7), stop at 6: false at 6, the release is sent at 7 on the
       // renewed version and answered at 9, when the election completes.
-      expectObservable(elector(store, 'a', { client, stop$: hot('6ms s') })).toBe('t 5ms f 2ms |', values);
+      expectObservable(elector(store, 'a', { client, stop$: hot('6ms s') }), '^ 30ms !').toBe('t 5ms f 2ms |', values);
       flush();
       expect(store.lease?.spec).not.toHaveProperty('holderIdentity');
       expect(store.writes).toBe(3); // create, renewal, release
@@ -157,7 +158,7 @@ describe('leaderElection', () => {
     testScheduler().run(({ hot, expectObservable, flush }) => {
       const store = fakeLeases(asyncScheduler);
       store.put({ holderIdentity: 'b', leaseDurationSeconds: 1, renewTime: at(100) });
-      expectObservable(elector(store, 'a', { stop$: hot('3ms s') })).toBe('3ms |', values);
+      expectObservable(elector(store, 'a', { stop$: hot('3ms s') }), '^ 30ms !').toBe('3ms |', values);
       flush();
       expect(store.writes).toBe(0);
     });

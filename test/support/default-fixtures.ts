@@ -283,6 +283,19 @@ export const DEFAULTS_CASES: readonly DefaultsCase[] = [
     name: 'things.defaults.example.com',
     settled: (crd) => (crd.status?.conditions ?? []).some((c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True'),
   },
+  {
+    key: 'apiregistration.svc.io/APIService',
+    resource: 'apiservices',
+    namespaced: false,
+    body: {
+      spec: { group: 'aggregated.example.com', version: 'v1', service: { namespace: 'default', name: 'nowhere' }, insecureSkipTLSVerify: true, groupPriorityMinimum: 100, versionPriority: 10 },
+    },
+    expected: { spec: { service: { namespace: 'default', name: 'nowhere', port: 443 } }, status: {} },
+    // Not the CRD case's group, whose local APIService the server writes itself.
+    name: 'v1.aggregated.example.com',
+    // The availability check writes its condition (ServiceNotFound here).
+    settled: (apiService) => (apiService.status?.conditions ?? []).some((c: { type: string }) => c.type === 'Available'),
+  },
 ];
 
 /** Operations answered by a function and never stored: nothing to default. */

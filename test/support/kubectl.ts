@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
 import { startEtcd, type EtcdMember } from './etcd.js';
@@ -20,10 +20,16 @@ export interface KubectlResult {
   stderr: string;
 }
 
-/** Runs kubectl with the given svcconfig; resolves with its exit code and output. */
+/**
+ * Runs kubectl with the given svcconfig; resolves with its exit code and output. Its discovery
+ * cache sits next to the svcconfig: kubectl caches discovery per host and port (in ~/.kube/cache
+ * by default, for hours), so a server on a port another suite's server had before would be seen
+ * through that server's documents.
+ */
 export function kubectl(svcconfig: string, args: readonly string[], stdin?: string): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(requireKubectl(), ['--kubeconfig', svcconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const cacheDir = join(dirname(svcconfig), '.kube-cache');
+    const child = spawn(requireKubectl(), ['--kubeconfig', svcconfig, '--cache-dir', cacheDir, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -9,7 +9,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { buildOciArchive, busyboxImage, DEFAULT_BUSYBOX_BINARY, type TarEntry } from '../../src/nodeagent/index.js';
 
 export interface RunningRegistry {
@@ -26,6 +26,8 @@ export interface RunningRegistry {
 export interface RegistryOptions {
   /** user → password; the registry then demands Basic auth on every request. */
   readonly users?: Readonly<Record<string, string>>;
+  /** Serve HTTPS with this certificate (for 127.0.0.1); `caPem` is what the pushes trust. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly caPem: string };
 }
 
 async function freePort(): Promise<number> {
@@ -90,7 +92,9 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Runn
   const host = `127.0.0.1:${port}`;
   writeFileSync(
     join(dir, 'config.yml'),
-    `version: 0.1\nlog:\n  level: info\n  accesslog:\n    disabled: false\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, 'data')}\n  delete:\n    enabled: true\nhttp:\n  addr: ${host}\n${authSection}`,
+    `version: 0.1\nlog:\n  level: info\n  accesslog:\n    disabled: false\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, 'data')}\n  delete:\n    enabled: true\nhttp:\n  addr: ${host}\n${
+      options.tls ? `  tls:\n    certificate: ${options.tls.certFile}\n    key: ${options.tls.keyFile}\n` : ''
+    }${authSection}`,
   );
   const child: ChildProcess = spawn('docker-registry', ['serve', join(dir, 'config.yml')], { stdio: ['ignore', 'pipe', 'pipe'] });
   const log: string[] = [];
@@ -98,7 +102,9 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Runn
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `http://${host}`;
+  const url = `${options.tls ? 'https' : 'http'}://${host}`;
+  const dispatcher = options.tls ? new Agent({ connect: { ca: options.tls.caPem } }) : undefined;
+  const send = (target: string | URL, init: Parameters<typeof request>[1] = {}) => request(target, { ...init, ...(dispatcher ? { dispatcher } : {}) });
   const basic = users.length > 0 ? `Basic ${Buffer.from(`${users[0]![0]}:${users[0]![1]}`).toString('base64')}` : undefined;
   const headers = (extra: Record<string, string> = {}) => ({ ...(basic ? { authorization: basic } : {}), ...extra });
 
@@ -107,6 +113,7 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Runn
       child.kill('SIGTERM');
       await exited;
     }
+    await dispatcher?.close();
     rmSync(dir, { recursive: true, force: true });
   };
 
@@ -114,7 +121,7 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Runn
     for (let i = 0; ; i++) {
       if (child.exitCode !== null) throw new Error(`docker-registry exited:\n${log.join('\n').slice(-3000)}`);
       try {
-        const res = await request(`${url}/v2/`);
+        const res = await send(`${url}/v2/`);
         await res.body.dump();
         if (res.statusCode === 200 || res.statusCode === 401) break;
       } catch {
@@ -129,15 +136,15 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Runn
   }
 
   const uploadBlob = async (repository: string, digest: string, data: Buffer) => {
-    const head = await request(`${url}/v2/${repository}/blobs/${digest}`, { method: 'HEAD', headers: headers() });
+    const head = await send(`${url}/v2/${repository}/blobs/${digest}`, { method: 'HEAD', headers: headers() });
     await head.body.dump();
     if (head.statusCode === 200) return;
-    const start = await request(`${url}/v2/${repository}/blobs/uploads/`, { method: 'POST', headers: headers() });
+    const start = await send(`${url}/v2/${repository}/blobs/uploads/`, { method: 'POST', headers: headers() });
     await start.body.dump();
     if (start.statusCode !== 202) throw new Error(`blob upload of ${digest}: ${start.statusCode}`);
     const location = new URL(String(start.headers['location']), url);
     location.searchParams.set('digest', digest);
-    const put = await request(location, { method: 'PUT', headers: headers({ 'content-type': 'application/octet-stream' }), body: data });
+    const put = await send(location, { method: 'PUT', headers: headers({ 'content-type': 'application/octet-stream' }), body: data });
     const text = await put.body.text();
     if (put.statusCode !== 201) throw new Error(`blob ${digest}: ${put.statusCode} ${text}`);
   };
@@ -157,7 +164,7 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Runn
       const manifestBytes = blob(descriptor.digest);
       const manifest = JSON.parse(manifestBytes.toString()) as { config: { digest: string }; layers: { digest: string }[] };
       for (const d of [manifest.config, ...manifest.layers]) await uploadBlob(repository, d.digest, blob(d.digest));
-      const put = await request(`${url}/v2/${repository}/manifests/${tag}`, {
+      const put = await send(`${url}/v2/${repository}/manifests/${tag}`, {
         method: 'PUT',
         headers: headers({ 'content-type': descriptor.mediaType }),
         body: manifestBytes,

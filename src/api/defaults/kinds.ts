@@ -1,6 +1,7 @@
 import {
   ADMISSIONREGISTRATION_GROUP,
   APIEXTENSIONS_GROUP,
+  APIREGISTRATION_GROUP,
   APPS_GROUP,
   AUTOSCALING_GROUP,
   BATCH_GROUP,
@@ -116,7 +117,8 @@ export const KIND_DEFAULTS: Readonly<Record<string, Edit>> = {
   ),
   [`${CORE_GROUP}/ReplicationController`]: pipe(
     replicationControllerSelector,
-    spec(pipe(fill(() => ({ replicas: 1 })), template)),
+    // Its template is a pointer in Go (absent stays absent), unlike the apps workloads'.
+    spec(pipe(fill(() => ({ replicas: 1 })), ifPresent('template', podTemplateDefaults))),
     status(fill(() => ({ replicas: 0 }))),
   ),
   [`${APPS_GROUP}/Deployment`]: pipe(
@@ -195,4 +197,6 @@ export const KIND_DEFAULTS: Readonly<Record<string, Edit>> = {
   [`${ADMISSIONREGISTRATION_GROUP}/MutatingWebhookConfiguration`]: eachItem('webhooks', webhook(true)),
   [`${ADMISSIONREGISTRATION_GROUP}/ValidatingWebhookConfiguration`]: eachItem('webhooks', webhook(false)),
   [`${APIEXTENSIONS_GROUP}/CustomResourceDefinition`]: spec(fill(() => ({ conversion: { strategy: 'None' } }))),
+  // The Service is a pointer (absent on a local APIService); its port defaults to 443. The priorities are required, not defaulted.
+  [`${APIREGISTRATION_GROUP}/APIService`]: pipe(spec(ifPresent('service', fill(() => ({ port: 443 })))), status()),
 };

@@ -11,12 +11,14 @@ import type { ResourceCaches } from '../resource-caches.js';
 import { pathNotFound } from '../status.js';
 import { aggregatedGroupDocument } from '../discovery.js';
 import { versionPriority } from '../crd/index.js';
-import { availableCondition, withAvailable, type AvailableReason } from './conditions.js';
+import { availableCondition, availableOf, withAvailable, type AvailableReason } from './conditions.js';
 import { checkDiscovery } from './discovery-check.js';
+import { versionDiscovery, type VersionDiscovery } from './discovery-v2.js';
 import { LocalApiServices } from './local-apiservices.js';
 import { forwardRequest, forwardUpgrade, type OpenStreams, type ProxyTarget } from './proxy.js';
 import { remoteApiService, signatureOf, type ProxyClientCertificate, type RemoteApiService } from './remote-api-service.js';
 import { resolveServiceEndpoint } from './service-endpoint.js';
+import { jsonBody } from '../json-newline.js';
 
 export interface AggregatorOptions {
   readonly store: Store;
@@ -152,29 +154,45 @@ export class Aggregator {
       this.#checkQueued = false;
       if (this.#stopped) return;
       await Promise.all([...this.#remotes.values()].map((remote) => this.#check(remote).catch(() => undefined)));
+      await this.#markLocal().catch(() => undefined);
     });
   }
 
   async #check(remote: RemoteApiService): Promise<void> {
     const resolved = resolveServiceEndpoint(this.#objects, this.#registry, remote.service);
     let found: Availability;
-    if (!resolved.ok) found = { available: false, reason: resolved.reason, message: resolved.message };
+    if (remote.caError !== undefined) found = { available: false, reason: 'FailedDiscoveryCheck', message: remote.caError };
+    else if (!resolved.ok) found = { available: false, reason: resolved.reason, message: resolved.message };
     else {
       const result = await checkDiscovery({ remote, host: resolved.host, port: resolved.port }, this.#timeoutMs);
       found = result.ok
         ? { available: true, reason: 'Passed', message: 'all checks passed', discovery: result.document }
         : { available: false, reason: 'FailedDiscoveryCheck', message: result.message };
     }
+    // A failing remote's resources stay listed (as Stale) from its last passed check.
+    const previous = this.#availability.get(remote.name)?.discovery;
+    if (!found.available && previous !== undefined) found = { ...found, discovery: previous };
     if (this.#stopped || this.#remotes.get(gvKey(remote.group, remote.version)) !== remote) return;
     this.#availability.set(remote.name, found);
     await this.#writeAvailable(remote.name, found);
   }
 
-  async #writeAvailable(name: string, found: Availability): Promise<void> {
+  /** An APIService without a Service that nobody gave a condition yet (one a client created) is Local, as upstream's availability controller has it. */
+  async #markLocal(): Promise<void> {
+    for (const object of this.#objects.list(apiServiceType)) {
+      const apiService = object as unknown as APIService;
+      if (apiService.spec.service || availableOf(apiService)) continue;
+      await this.#writeAvailable(apiService.metadata.name!, { available: true, reason: 'Local', message: 'served by this API server' }, true);
+    }
+  }
+
+  /** With `onlyIfAbsent`, a condition someone wrote meanwhile (the cache lags the store) is kept. */
+  async #writeAvailable(name: string, found: Availability, onlyIfAbsent = false): Promise<void> {
     const key = objectKey(this.#store, apiServiceType, undefined, name);
     const kv = await this.#store.get(key);
     if (!kv) return;
     const stored = decodeStored(kv) as APIService;
+    if (onlyIfAbsent && availableOf(stored)) return;
     const conditions = withAvailable(stored, availableCondition(found.available ? 'True' : 'False', found.reason, found.message));
     if (!conditions) return;
     try {
@@ -205,10 +223,25 @@ export class Aggregator {
       .map(({ name, versions, preferredVersion }) => ({ name, versions, preferredVersion }));
   }
 
-  /** The APIResourceList a remote group-version answered its last passed check with (for aggregated discovery). */
+  /** The APIResourceList a remote group-version answered its last passed check with (kept while it fails). */
   discoveryOf(group: string, version: string): unknown {
     const remote = this.#remotes.get(gvKey(group, version));
     return remote && this.#availability.get(remote.name)?.discovery;
+  }
+
+  /**
+   * The remote groups as aggregated discovery (v2) lists them (`APIGroupDiscovery` items, in
+   * `/apis` order), from what each version's last passed check read; `Stale` while it fails.
+   */
+  discoveryV2(): { metadata: { name: string }; versions: VersionDiscovery[] }[] {
+    return this.remoteGroups().map((group) => ({
+      metadata: { name: group.name },
+      versions: group.versions.map((version) => {
+        const remote = this.#remotes.get(gvKey(group.name, version))!;
+        const found = this.#availability.get(remote.name);
+        return versionDiscovery(group.name, version, this.discoveryOf(group.name, version), found?.available === true);
+      }),
+    }));
   }
 
   /**
@@ -243,7 +276,7 @@ export class Aggregator {
       const found = this.remoteGroups().find((g) => g.name === group);
       if (!found) throw pathNotFound();
       const document = { kind: 'APIGroup', apiVersion: 'v1', ...aggregatedGroupDocument(found) };
-      reply.type('application/json').send(JSON.stringify(document));
+      reply.type('application/json').send(jsonBody(document));
     } catch (error) {
       done(error as Error);
     }
@@ -257,6 +290,7 @@ export class Aggregator {
     const availability = this.#availability.get(remote.name);
     const unavailable = (message: string) =>
       serviceUnavailable(`the server is currently unable to handle the request (${isRequestInfo(parsed) ? `${parsed.resource}.${remote.group}` : url}): ${message}`);
+    if (remote.caError !== undefined) throw unavailable(remote.caError);
     if (availability && !availability.available) throw unavailable(`APIService ${remote.name} is not available: ${availability.reason}: ${availability.message}`);
     const resolved = resolveServiceEndpoint(this.#objects, this.#registry, remote.service);
     if (!resolved.ok) throw unavailable(resolved.message);

@@ -1,3 +1,4 @@
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { identityHeaders, type ProxyTarget } from './proxy.js';
 
@@ -20,37 +21,44 @@ export function checkDiscovery(target: ProxyTarget, timeoutMs: number): Promise<
   const url = `https://${target.host}:${target.port}${path}`;
   const failed = (why: string): DiscoveryResult => ({ ok: false, message: `failing or missing response from ${url}: ${why}` });
   return new Promise((resolve) => {
-    const req = httpsRequest(
-      {
-        ...target.remote.tls,
-        host: target.host,
-        port: target.port,
-        method: 'GET',
-        path,
-        headers: { accept: 'application/json', ...identityHeaders(AGGREGATOR_USER) },
-        agent: target.remote.agent,
-        timeout: timeoutMs,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_DISCOVERY_BYTES) res.destroy(new Error(`discovery document over ${MAX_DISCOVERY_BYTES} bytes`));
-          else chunks.push(chunk);
-        });
-        res.on('error', (error) => resolve(failed(error.message)));
-        res.on('end', () => {
-          const code = res.statusCode ?? 0;
-          if (code < 200 || code >= 300) return resolve(failed(`bad status from ${url}: ${code}`));
-          try {
-            resolve({ ok: true, document: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown });
-          } catch {
-            resolve({ ok: true, document: undefined });
-          }
-        });
-      },
-    );
+    const read = (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_DISCOVERY_BYTES) res.destroy(new Error(`discovery document over ${MAX_DISCOVERY_BYTES} bytes`));
+        else chunks.push(chunk);
+      });
+      res.on('error', (error) => resolve(failed(error.message)));
+      res.on('end', () => {
+        const code = res.statusCode ?? 0;
+        if (code < 200 || code >= 300) return resolve(failed(`bad status from ${url}: ${code}`));
+        try {
+          resolve({ ok: true, document: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown });
+        } catch {
+          resolve({ ok: true, document: undefined });
+        }
+      });
+    };
+    let req: ClientRequest;
+    // TLS options OpenSSL refuses throw here rather than emit 'error'.
+    try {
+      req = httpsRequest(
+        {
+          ...target.remote.tls,
+          host: target.host,
+          port: target.port,
+          method: 'GET',
+          path,
+          headers: { accept: 'application/json', ...identityHeaders(AGGREGATOR_USER) },
+          agent: target.remote.agent,
+          timeout: timeoutMs,
+        },
+        read,
+      );
+    } catch (error) {
+      return resolve(failed((error as Error).message));
+    }
     req.on('timeout', () => req.destroy(new Error(`no response within ${timeoutMs} ms`)));
     req.on('error', (error) => resolve(failed(error.message)));
     req.end();

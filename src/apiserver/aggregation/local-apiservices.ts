@@ -139,3 +139,9 @@ export class LocalApiServices {
     }
   }
 }
+
+/** Adds APIService to a registry built without it (every API server serves it, as every one serves CRDs). */
+export function serveApiServices(registry: ResourceRegistry): void {
+  const { group, version, resource } = apiServiceType;
+  if (!registry.lookup(group, version, resource)) registry.add([apiServiceType]);
+}

@@ -70,15 +70,21 @@ function unreachable(target: ProxyTarget, error: Error): StatusError {
  */
 export async function forwardRequest(request: FastifyRequest, reply: FastifyReply, target: ProxyTarget, user: UserInfo, timeoutMs: number, open: OpenStreams): Promise<void> {
   const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = httpsRequest({
-      ...target.remote.tls,
-      host: target.host,
-      port: target.port,
-      method: request.method,
-      path: request.url,
-      headers: outgoingHeaders(request, target, user),
-      agent: target.remote.agent,
-    });
+    let req: ReturnType<typeof httpsRequest>;
+    // TLS options OpenSSL refuses throw here rather than emit 'error'.
+    try {
+      req = httpsRequest({
+        ...target.remote.tls,
+        host: target.host,
+        port: target.port,
+        method: request.method,
+        path: request.url,
+        headers: outgoingHeaders(request, target, user),
+        agent: target.remote.agent,
+      });
+    } catch (error) {
+      return reject(unreachable(target, error as Error));
+    }
     const timer = setTimeout(() => req.destroy(new Error(`no response within ${timeoutMs} ms`)), timeoutMs);
     req.on('response', (res) => {
       clearTimeout(timer);
@@ -127,7 +133,12 @@ export async function forwardUpgrade(
   }
   head += '\r\n';
   const remote = await new Promise<TLSSocket>((resolve, reject) => {
-    const socket = tlsConnect({ ...target.remote.tls, host: target.host, port: target.port });
+    let socket: TLSSocket;
+    try {
+      socket = tlsConnect({ ...target.remote.tls, host: target.host, port: target.port });
+    } catch (error) {
+      return reject(unreachable(target, error as Error));
+    }
     const timer = setTimeout(() => socket.destroy(new Error(`no connection within ${timeoutMs} ms`)), timeoutMs);
     socket.once('secureConnect', () => {
       clearTimeout(timer);

@@ -1,5 +1,5 @@
 import { Agent } from 'node:https';
-import type { ConnectionOptions } from 'node:tls';
+import { createSecureContext, type ConnectionOptions } from 'node:tls';
 import type { APIService } from '../../api/index.js';
 import type { ServiceRef } from './service-endpoint.js';
 
@@ -23,6 +23,19 @@ export interface RemoteApiService {
   readonly agent: Agent;
   /** The name and spec it was made from: an unchanged APIService keeps its connections. */
   readonly signature: string;
+  /** Why `caBundle` cannot be used (not PEM certificates); such a remote is never dialled. */
+  readonly caError?: string | undefined;
+}
+
+/** Whether OpenSSL accepts the bundle as trusted certificates: the reason when it does not. */
+function caProblem(ca: string): string | undefined {
+  if (!/-----BEGIN CERTIFICATE-----/.test(ca)) return 'spec.caBundle holds no PEM certificate';
+  try {
+    createSecureContext({ ca });
+    return undefined;
+  } catch (error) {
+    return `spec.caBundle cannot be used: ${(error as Error).message}`;
+  }
 }
 
 export const signatureOf = (apiService: APIService) => JSON.stringify([apiService.metadata.name, apiService.spec]);
@@ -37,12 +50,13 @@ export function remoteApiService(apiService: APIService, client: ProxyClientCert
   const { spec } = apiService;
   if (!spec.service) return undefined;
   const service = { namespace: spec.service.namespace, name: spec.service.name, port: spec.service.port ?? 443 };
+  const ca = !spec.insecureSkipTLSVerify && spec.caBundle ? Buffer.from(spec.caBundle, 'base64').toString('utf8') : undefined;
   const tls: ConnectionOptions = {
     servername: `${service.name}.${service.namespace}.svc`,
     ...(client ? { cert: client.cert, key: client.key } : {}),
     ...(spec.insecureSkipTLSVerify
       ? { rejectUnauthorized: false }
-      : { rejectUnauthorized: true, ...(spec.caBundle ? { ca: Buffer.from(spec.caBundle, 'base64').toString('utf8') } : {}) }),
+      : { rejectUnauthorized: true, ...(ca !== undefined ? { ca } : {}) }),
   };
   return {
     name: apiService.metadata.name!,
@@ -54,5 +68,6 @@ export function remoteApiService(apiService: APIService, client: ProxyClientCert
     tls,
     agent: new Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 8 }),
     signature: signatureOf(apiService),
+    caError: ca === undefined ? undefined : caProblem(ca),
   };
 }

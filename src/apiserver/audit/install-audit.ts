@@ -36,18 +36,21 @@ const LEVEL_RANK = { None: 0, Metadata: 1, Request: 2, RequestResponse: 3 } as c
 
 /**
  * Audits requests as the policy says (see policy.ts for the matching, docs/security.md for the
- * log). Stages: RequestReceived when the request is authenticated; ResponseStarted when a
- * long-running request sends its head; ResponseComplete when the response ends (or Panic instead,
- * when an unexpected exception ended it). Requests refused by authentication are audited too, with
- * an empty user, at ResponseComplete only.
+ * log). Stages: RequestReceived when the request is authenticated and admitted; ResponseStarted
+ * when a long-running request sends its head; ResponseComplete when the response ends (or Panic
+ * instead, when an unexpected exception ended it). Requests refused by authentication (with an
+ * empty user) or by flow control are audited at ResponseComplete only.
  *
- * Call after authentication's hook and `classifyRequests`, before flow control (a refused 429 is
- * audited too). Costs nothing without an audit log: the caller installs nothing then.
+ * Call after authentication's hook and the request gate (request-gate.ts), whose kind it reads;
+ * requests either refused are audited from onSend. Costs nothing without an audit log: the caller
+ * installs nothing then.
  */
 export function installAudit(app: FastifyInstance, options: AuditOptions): void {
   const evaluate = auditEvaluator(options.policy);
   const sink = options.sink;
   const states = new WeakMap<FastifyRequest, AuditState>();
+  /** Requests the onRequest hook evaluated (a request absent here was refused before it). */
+  const seen = new WeakSet<FastifyRequest>();
 
   const emit = (request: FastifyRequest, state: AuditState, stage: AuditStage, code?: number): void => {
     if (state.decision.omitStages.has(stage)) return;
@@ -101,6 +104,7 @@ export function installAudit(app: FastifyInstance, options: AuditOptions): void 
   };
 
   app.addHook('onRequest', (request, reply, done) => {
+    seen.add(request);
     const state = begin(request, reply);
     if (state === undefined) return done();
     emit(request, state, 'RequestReceived');
@@ -129,8 +133,9 @@ export function installAudit(app: FastifyInstance, options: AuditOptions): void 
 
   app.addHook('onSend', (request, reply, payload, done) => {
     let state = states.get(request);
-    // Refused before the audit hook ran (authentication): audited now, with what is known.
-    if (state === undefined && reply.statusCode === 401) {
+    // Refused before the audit hook ran (by authentication, or flow control's 429): audited now,
+    // at its last stage only, with what is known.
+    if (state === undefined && !seen.has(request)) {
       state = begin(request, reply);
       if (state !== undefined) reply.raw.once('close', () => emit(request, state!, 'ResponseComplete', reply.raw.statusCode));
     }

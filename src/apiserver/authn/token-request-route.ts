@@ -3,6 +3,7 @@ import { decodeBody, dryRunOf } from '../handlers/body.js';
 import type { HandlerContext } from '../handlers/context.js';
 import type { ServiceAccountTokens } from './service-account-tokens.js';
 import { issueTokenRequest, type StoredObject } from './token-request.js';
+import { jsonBody } from '../json-newline.js';
 
 /**
  * POST `/api/v1/namespaces/<ns>/serviceaccounts/<name>/token`, reached from the resource router.
@@ -23,5 +24,5 @@ export async function serveTokenRequest(ctx: HandlerContext, tokens: ServiceAcco
     get,
     dryRun: dryRunOf(ctx),
   });
-  return ctx.reply.code(201).type('application/json').send(JSON.stringify(result));
+  return ctx.reply.code(201).type('application/json').send(jsonBody(result));
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { tooManyRequests } from '../../api/index.js';
 import { PRIVILEGED_GROUP } from '../authz/index.js';
 import { FairQueues, type RejectReason } from './fair-queues.js';
@@ -35,42 +35,45 @@ export const DEFAULT_FLOW_CONTROL = {
   queueWaitMs: 15_000,
 } as const;
 
-/** What the metrics read: the seats taken per kind, and a hook per refused request. */
-export interface FlowControlState {
-  /** `apiserver_current_inflight_requests{request_kind}`: seats held now (0 when that kind is unlimited). */
-  inflight(kind: 'readOnly' | 'mutating'): number;
-  /** Requests waiting for a seat. */
-  waiting(kind: 'readOnly' | 'mutating'): number;
-  onReject: ((kind: 'readOnly' | 'mutating', reason: RejectReason) => void) | undefined;
-}
-
 const RETRY_AFTER_SECONDS = 1;
 
-/** Installs the limits as an onRequest hook; call it after authentication's hook. */
-export function installFlowControl(app: FastifyInstance, options: FlowControlOptions = {}): FlowControlState {
-  const settings = { ...DEFAULT_FLOW_CONTROL, ...definedOnly(options) };
-  const state: FlowControlState = {
-    inflight: (kind) => (kind === 'mutating' ? mutating : readOnly)?.busy ?? 0,
-    waiting: (kind) => (kind === 'mutating' ? mutating : readOnly)?.waiting ?? 0,
-    onReject: undefined,
-  };
-  const queuesOf = (seats: number, kind: 'readOnly' | 'mutating'): FairQueues | undefined => {
-    if (seats === 0) return undefined;
-    const queues = new FairQueues({ seats, queueLength: settings.queueLengthPerFlow, queueWaitMs: settings.queueWaitMs });
-    queues.onReject = (reason) => state.onReject?.(kind, reason);
-    return queues;
-  };
-  const readOnly = queuesOf(settings.maxRequestsInflight, 'readOnly');
-  const mutating = queuesOf(settings.maxMutatingRequestsInflight, 'mutating');
-  if (readOnly === undefined && mutating === undefined) return state;
+type CountedKind = 'readOnly' | 'mutating';
 
-  const reject = (done: HookHandlerDoneFunction) =>
-    done(tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_SECONDS));
+/** The limits of one server. `admit` is called by the request gate (request-gate.ts) for every counted request. */
+export class FlowControl {
+  readonly #readOnly: FairQueues | undefined;
+  readonly #mutating: FairQueues | undefined;
+  /** Called once per refused request (the metrics count them). */
+  onReject: ((kind: CountedKind, reason: RejectReason) => void) | undefined;
 
-  app.addHook('onRequest', (request, reply, done) => {
-    const kind = request.requestKind;
-    if (kind === 'longRunning') return done();
-    const queues = kind === 'mutating' ? mutating : readOnly;
+  constructor(options: FlowControlOptions = {}) {
+    const settings = { ...DEFAULT_FLOW_CONTROL, ...definedOnly(options) };
+    const queuesOf = (seats: number, kind: CountedKind): FairQueues | undefined => {
+      if (seats === 0) return undefined;
+      const queues = new FairQueues({ seats, queueLength: settings.queueLengthPerFlow, queueWaitMs: settings.queueWaitMs });
+      queues.onReject = (reason) => this.onReject?.(kind, reason);
+      return queues;
+    };
+    this.#readOnly = queuesOf(settings.maxRequestsInflight, 'readOnly');
+    this.#mutating = queuesOf(settings.maxMutatingRequestsInflight, 'mutating');
+  }
+
+  /** `apiserver_current_inflight_requests{request_kind}`: seats held now (0 when that kind is unlimited). */
+  inflight(kind: CountedKind): number {
+    return (kind === 'mutating' ? this.#mutating : this.#readOnly)?.busy ?? 0;
+  }
+
+  /** Requests waiting for a seat. */
+  waiting(kind: CountedKind): number {
+    return (kind === 'mutating' ? this.#mutating : this.#readOnly)?.waiting ?? 0;
+  }
+
+  /**
+   * Lets a request of `kind` go on (`done()`) now or once it gets a seat, or refuses it
+   * (`done(429)`). Its seat is given back when its response closes.
+   */
+  admit(kind: CountedKind, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const queues = kind === 'mutating' ? this.#mutating : this.#readOnly;
     const user = request.user;
     if (queues === undefined || user === undefined || user.groups.includes(PRIVILEGED_GROUP)) return done();
     if (queues.tryAdmit()) {
@@ -82,8 +85,11 @@ export function installFlowControl(app: FastifyInstance, options: FlowControlOpt
       reject: () => reject(done),
     });
     if (!queued) reject(done);
-  });
-  return state;
+  }
+}
+
+function reject(done: HookHandlerDoneFunction): void {
+  done(tooManyRequests('Too many requests, please try again later.', RETRY_AFTER_SECONDS));
 }
 
 /** A queued request got a seat: it goes on, unless its client left while it waited. */

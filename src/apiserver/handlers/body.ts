@@ -1,5 +1,16 @@
 import { badRequest, inMessage, unsupportedMediaType, upstreamGroupAlias, type ResourceType } from '../../api/index.js';
-import { CBOR_MEDIA_TYPE, KUBE_PROTOBUF_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE, contentTypeEssence, decodeCbor, decodeProtobuf } from '../../encoding/index.js';
+import {
+  CBOR_MEDIA_TYPE,
+  KUBE_PROTOBUF_MEDIA_TYPE,
+  PROTOBUF_MEDIA_TYPE,
+  contentTypeEssence,
+  decodeCbor,
+  decodeProtobuf,
+  jsonTextLengthAtLeast,
+  MAX_OBJECT_BYTES,
+  objectTooLarge,
+  requireStorableSize,
+} from '../../encoding/index.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
 import { bodyText, decodeJson, decodeYaml, type DecodedBody } from '../writes/decode.js';
 import { isPretty, representationOf, type HandlerContext } from './context.js';
@@ -42,8 +53,12 @@ export function mediaTypeOf(ctx: HandlerContext): string {
   return media === 'application/apply-patch+cbor' ? 'application/apply-patch+yaml' : media;
 }
 
-/** The decoded body with its duplicate fields; undefined when the request has none. */
-export function decodeBody(ctx: HandlerContext): DecodedBody | undefined {
+/**
+ * The decoded body with its duplicate fields; undefined when the request has none. `object`: the
+ * body is an object to store (create, update, apply), so JSON text whose content alone is larger
+ * than an object may be is refused (413) before it is parsed.
+ */
+export function decodeBody(ctx: HandlerContext, options: { object?: boolean } = {}): DecodedBody | undefined {
   // A write whose answer the client cannot accept is refused (406) before anything is written;
   // so is one whose answer it asked for in a form that does not parse (pretty=x, 400).
   representationOf(ctx, 'object', false);
@@ -55,8 +70,14 @@ export function decodeBody(ctx: HandlerContext): DecodedBody | undefined {
   if ((PROTOBUF_BODY_TYPES as readonly string[]).includes(media)) return { value: decodeProtobuf(asBytes(raw)), duplicates: [] };
   if ((CBOR_BODY_TYPES as readonly string[]).includes(media)) return { value: decodeCbor(asBytes(raw)), duplicates: [] };
   const text = bodyText(raw);
+  if (options.object && text.length > MAX_OBJECT_BYTES && JSON_START.test(text) && jsonTextLengthAtLeast(text) > MAX_OBJECT_BYTES) {
+    throw objectTooLarge(`more than ${MAX_OBJECT_BYTES} bytes`);
+  }
   return (YAML_BODY_TYPES as readonly string[]).includes(media) ? decodeYaml(text) : decodeJson(text);
 }
+
+/** Text that starts like JSON: for YAML it may still be YAML (`{a: 1}`), whose JSON is not shorter. */
+const JSON_START = /^[\s\uFEFF]*[{[]/;
 
 const asBytes = (raw: unknown): Uint8Array => (raw instanceof Uint8Array ? raw : Buffer.from(String(raw)));
 
@@ -92,8 +113,11 @@ export interface BodyObject {
  * it when absent), the namespace must be the path's, and the result is stamped canonically.
  */
 export function objectFromBody(ctx: HandlerContext): BodyObject {
-  const decoded = decodeBody(ctx);
+  const decoded = decodeBody(ctx, { object: true });
   if (!decoded) throw badRequest('the request has no body: an object is required');
+  // Before validation and field sets, whose cost grows with every field: an object already larger
+  // than the store takes is refused at once.
+  requireStorableSize(decoded.value);
   return { object: asTypedObject(ctx, decoded.value), duplicates: decoded.duplicates };
 }
 

@@ -24,7 +24,7 @@ import type { ResourceCaches } from '../resource-caches.js';
 import type { RequestInfo } from '../request-info.js';
 import type { WatchSettings } from './watch.js';
 import { renameText, type Renamer } from '../upstream-names.js';
-import { endingWithNewline } from '../json-newline.js';
+import { endingWithNewline, jsonBody, withNewline } from '../json-newline.js';
 import type { Admission } from '../admission/index.js';
 
 /** Everything a verb handler needs, resolved once per request by the resource router. */
@@ -112,10 +112,11 @@ function compressible(ctx: HandlerContext): boolean {
 /** A read's answer of one buffer (gzipped when large and accepted). */
 export function sendReadBytes(ctx: HandlerContext, contentType: string, bytes: Uint8Array): FastifyReply {
   const reply = ctx.reply.code(200).type(contentType);
-  const body = ctx.rename ? ctx.rename(bytes) : bytes;
+  // A JSON body ends with a newline: a GET's shared bytes bring theirs (bodyOf), rendered ones get it here.
+  const json = contentType === 'application/json' ? withNewline(bytes) : bytes;
+  const body = ctx.rename ? ctx.rename(json) : json;
   if (body.length <= GZIP_MIN || !compressible(ctx)) return reply.send(body);
-  // The newline the JSON body ends with goes into the gzip stream, after the bytes (not copied).
-  const out = contentType === 'application/json' ? compressLarge(endingWithNewline([body])) : compressBuffer(body);
+  const out = compressBuffer(body);
   if (out.gzip) reply.header('content-encoding', 'gzip').header('vary', 'Accept-Encoding');
   return reply.send(out.body);
 }
@@ -140,16 +141,17 @@ export function sendReadChunks(ctx: HandlerContext, contentType: string, parts: 
 export function sendObject(ctx: HandlerContext, code: number, object: unknown): FastifyReply {
   const value = object as JsonObject;
   if (value === null || typeof value !== 'object' || value['kind'] !== ctx.type.kind) {
-    return ctx.reply.code(code).type('application/json').send(JSON.stringify(object));
+    return ctx.reply.code(code).type('application/json').send(jsonBody(object));
   }
   const rep = representationOf(ctx, 'object', false);
   const pretty = isPretty(ctx);
   const rename = ctx.rename;
   if (rep.codec === 'json' && !pretty) {
-    const text = JSON.stringify(object);
+    const text = jsonBody(object);
     return ctx.reply.code(code).type('application/json').send(rename ? renameText(rename, text) : text);
   }
-  const bytes = Buffer.from(renderValue(renderOptionsOf(ctx, rep), value));
+  const rendered = renderValue(renderOptionsOf(ctx, rep), value);
+  const bytes = Buffer.from(rep.codec === 'json' ? withNewline(rendered) : rendered);
   return ctx.reply.code(code).type(rep.contentType).send(rename ? rename(bytes) : bytes);
 }
 

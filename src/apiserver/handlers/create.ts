@@ -15,6 +15,7 @@ import { strategyForCreate } from '../writes/strategy.js';
 import { writeManagerOf } from '../writes/write-options.js';
 import { statusOnCreate } from '../subresources/write-scope.js';
 import { dryRunOf, objectFromBody } from './body.js';
+import { yieldIfLarge } from './yield-large.js';
 import { sendObject, type HandlerContext } from './context.js';
 
 // kube retries a generated name that collides a few times before answering AlreadyExists.
@@ -67,6 +68,7 @@ export async function createObject(
   const named = (meta: ObjectMeta): ObjectMeta => (generated ? { ...meta, name: generateName(prefix) } : meta);
   let object = { ...body, metadata: named(body.metadata) };
   if (!options.prepared) object = validateForWrite(ctx, object, options.fields);
+  await yieldIfLarge(ctx);
   object = strategyForCreate(type, object);
   const dryRun = dryRunOf(ctx);
   object = (await admitWrite(ctx, { operation: 'CREATE', object, dryRun, optionsKind: 'CreateOptions', revalidate: (o) => revalidate(ctx, o) }))!;

@@ -32,7 +32,8 @@ export function listChunks(type: ResourceType, meta: ListMeta, items: Iterable<U
   return chunked(head, items, COMMA, CLOSE);
 }
 const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']}');
+// The newline ends the body, as Go's encoder writes it (json-newline.ts): in the last chunk, not a write of its own.
+const CLOSE = Buffer.from(']}\n');
 
 /** The collection metadata as it goes on the wire. */
 const wireMeta = (meta: ListMeta): ListMetadata => ({

@@ -1,5 +1,6 @@
 import { badRequest, builtinTypes, conflict, notFound, optimisticLockMessage, unsupportedMediaType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
+import { requireNestingWithin, requireStorableSize } from '../../encoding/index.js';
 import { applyPatch } from '../writes/apply.js';
 import { fieldValidationOf } from '../writes/field-validation.js';
 import { applyJsonPatch, jsonPatchOperations } from '../writes/json-patch.js';
@@ -12,6 +13,7 @@ import { asTypedObject, decodeBody, dryRunOf, mediaTypeOf, nameFromUrl } from '.
 import { sendObject, type HandlerContext } from './context.js';
 import { admitWrite } from '../admission/index.js';
 import { revalidate, validateForWrite } from './create.js';
+import { yieldIfLarge } from './yield-large.js';
 
 /** The PATCH media types, and the kind of patch each one is. */
 export const PATCH_TYPES = {
@@ -67,10 +69,15 @@ export async function patch(ctx: HandlerContext): Promise<unknown> {
         : kind === 'merge'
           ? applyMergePatch(current, decoded.value)
           : applyStrategicMergePatch(current, decoded.value, type.schema);
+    // A JSON patch can add a value as deep as the limit at a path as deep: the walks after this
+    // point (validation, field sets) must not see more than the limit.
+    requireNestingWithin(patched, 'the patched object');
+    requireStorableSize(patched);
     const object = nameFromUrl(asTypedObject(ctx, patched), name);
     if (object.metadata.name !== name) throw badRequest('a patch may not change the name of the object');
     const sent = object.metadata.resourceVersion;
     if (conditional && sent !== undefined && sent !== current.metadata.resourceVersion) throw conflict(gr, name, optimisticLockMessage);
+    await yieldIfLarge(ctx);
     const checked = validateForWrite(ctx, object, { duplicates: decoded.duplicates, level });
     const admitted = (await admitWrite(ctx, { operation: 'UPDATE', object: checked, oldObject: current, dryRun, optionsKind: 'PatchOptions', revalidate: (o) => revalidate(ctx, o) }))!;
     try {

@@ -3,7 +3,7 @@ import { isStorageError, type KeyValue, type Store } from '../../storage/index.j
 import { collectionPrefix, objectKey } from '../objects.js';
 import { planGet, planList, type ReadPlan } from '../read-semantics.js';
 import type { ReadSource } from '../resource-caches.js';
-import type { ServedObject } from '../served-object.js';
+import { bodyOf, type ServedObject } from '../served-object.js';
 import type { CacheList, CachedObject } from '../watch-cache/index.js';
 import { GZIP_THRESHOLD_BYTES, PLAIN_JSON, renderObject, type Representation } from '../../encoding/index.js';
 import { queryParam, renderOptionsOf, representationOf, sendReadBytes, type HandlerContext } from './context.js';
@@ -54,9 +54,11 @@ export function getObject(ctx: HandlerContext): Promise<unknown> {
  */
 function sendServed(ctx: HandlerContext, rep: Representation, object: ServedObject) {
   if (rep === PLAIN_JSON && object.json.length <= GZIP_THRESHOLD_BYTES && queryParam(ctx, 'pretty') === undefined) {
-    return ctx.reply.code(200).type('application/json').send(ctx.rename ? ctx.rename(object.json) : object.json);
+    const body = bodyOf(object.json);
+    return ctx.reply.code(200).type('application/json').send(ctx.rename ? ctx.rename(body) : body);
   }
-  return sendReadBytes(ctx, rep.contentType, renderObject(renderOptionsOf(ctx, rep), object.json));
+  const bytes = renderObject(renderOptionsOf(ctx, rep), object.json);
+  return sendReadBytes(ctx, rep.contentType, bytes === object.json ? bodyOf(object.json) : bytes);
 }
 
 async function getObjectAfterWait(ctx: HandlerContext, rep: Representation, plan: ReadPlan, key: string): Promise<unknown> {

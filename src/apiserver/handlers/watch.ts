@@ -88,6 +88,11 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
   // the cache (which may not have seen that revision yet) can be behind it.
   let floor = 0;
   if (start.kind === 'Exact') {
+    // A version the server has not reached (the client saw a store this server's has not caught
+    // up with, or one that was lost in a restart) is waited for briefly, then refused with 504
+    // "Too large resource version" (Retry-After, cause ResourceVersionTooLarge) rather than
+    // held open forever: the client re-lists (client-go's reflector does), as Kubernetes.
+    await ctx.caches.reach(type, start.revision);
     floor = start.revision;
     source = (hooks) => cache.watch({ ...base, ...hooks, fromRevision: start.revision });
   } else {

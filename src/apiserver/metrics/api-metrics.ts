@@ -1,4 +1,6 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { registerProcessMetrics } from './process-metrics.js';
+import { HistogramSeries, SeriesHistogram } from './series-histogram.js';
 import type { RequestInfo } from '../request-info.js';
 
 /**
@@ -6,7 +8,8 @@ import type { RequestInfo } from '../request-info.js';
  * and alerts read them. One registry per server (two servers in one process, as in tests, do not
  * collide). Values the server already keeps (seats taken, watchers, watch cache sizes) are read
  * when scraped, not counted on the hot path; per-request series are looked up once per label set
- * and kept (`RequestSeries`), so a request costs a map lookup and prom-client's increments.
+ * and kept (`RequestSeries`), so a request costs a map lookup, an integer increment and a bucket
+ * count (`SeriesHistogram`): no label set is hashed per request.
  */
 
 /** Upstream's buckets for request and storage latencies. */
@@ -44,7 +47,7 @@ export interface MetricsSources {
  */
 interface RequestSeries {
   readonly labels: Readonly<Record<RequestLabel, string>>;
-  readonly duration: Histogram.Internal<RequestLabel>;
+  readonly duration: HistogramSeries<RequestLabel>;
   readonly codes: Map<number, { count: number }>;
   longRunning: Gauge.Internal<Exclude<RequestLabel, 'dry_run'>> | undefined;
 }
@@ -91,13 +94,16 @@ function nonResourcePath(path: string): string {
 
 export class ApiServerMetrics {
   readonly registry = new Registry();
-  readonly #duration: Histogram<RequestLabel>;
+  readonly #duration: SeriesHistogram<RequestLabel>;
   readonly #longRunning: Gauge<Exclude<RequestLabel, 'dry_run'>>;
   readonly #watchEvents = new Map<string, WatchEventCount>();
-  readonly #storage: Histogram<'operation' | 'type'>;
+  readonly #storage: SeriesHistogram<'operation' | 'type'>;
   readonly #rejected: Counter<'priority_level' | 'flow_schema' | 'reason'>;
-  readonly #series = new Map<string, RequestSeries>();
-  readonly #storageSeries = new Map<string, Histogram.Internal<'operation' | 'type'>>();
+  /** Every request series, for the scrape; found by `#byResource` (resource requests) or `#nonResource`. */
+  readonly #series: RequestSeries[] = [];
+  readonly #byResource = new Map<string, RequestSeries[]>();
+  readonly #nonResource = new Map<string, RequestSeries>();
+  readonly #storageSeries = new Map<string, HistogramSeries<'operation' | 'type'>>();
   #sources: MetricsSources | undefined;
 
   constructor() {
@@ -111,13 +117,12 @@ export class ApiServerMetrics {
       registers,
       collect() {
         this.reset();
-        for (const series of allSeries.values()) for (const [code, { count }] of series.codes) this.inc({ ...series.labels, code: String(code) }, count);
+        for (const series of allSeries) for (const [code, { count }] of series.codes) this.inc({ ...series.labels, code: String(code) }, count);
       },
     });
-    this.#duration = new Histogram({
+    this.#duration = new SeriesHistogram({
       name: 'apiserver_request_duration_seconds',
       help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component (long-running requests are not observed).',
-      labelNames: requestLabels,
       buckets: LATENCY_BUCKETS,
       registers,
     });
@@ -160,10 +165,9 @@ export class ApiServerMetrics {
         for (const { labels, count } of watchEvents.values()) this.inc(labels, count);
       },
     });
-    this.#storage = new Histogram({
+    this.#storage = new SeriesHistogram({
       name: 'etcd_request_duration_seconds',
       help: 'Storage request latency in seconds for each operation and object type (named after etcd, whichever store is in use).',
-      labelNames: ['operation', 'type'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
@@ -193,7 +197,7 @@ export class ApiServerMetrics {
       labelNames: ['priority_level', 'flow_schema', 'reason'],
       registers,
     });
-    collectDefaultMetrics({ register: this.registry });
+    registerProcessMetrics(this.registry);
   }
 
   /** Connects the values read at scrape time; until then they read 0. */
@@ -203,26 +207,36 @@ export class ApiServerMetrics {
 
   #seriesOf(method: string, path: string, info: RequestInfo | undefined, contentType: string | undefined): RequestSeries {
     const verb = info ? reportedVerb(info, contentType) : method;
-    const key = info
-      ? `${verb} ${info.group} ${info.version} ${info.resource} ${info.subresource ?? ''} ${info.name !== undefined ? 'r' : info.namespace !== undefined ? 'n' : 'c'}`
-      : `${method} ${nonResourcePath(path)}`;
-    let series = this.#series.get(key);
-    if (series === undefined) {
-      const labels: Record<RequestLabel, string> = info
-        ? {
-            verb,
-            dry_run: '',
-            group: info.group,
-            version: info.version,
-            resource: info.resource,
-            subresource: info.subresource ?? '',
-            scope: info.name !== undefined ? 'resource' : info.namespace !== undefined ? 'namespace' : 'cluster',
-            component: COMPONENT,
-          }
-        : { verb, dry_run: '', group: '', version: '', resource: '', subresource: nonResourcePath(path), scope: '', component: COMPONENT };
-      series = { labels, duration: this.#duration.labels(labels), codes: new Map(), longRunning: undefined };
-      this.#series.set(key, series);
+    if (info === undefined) {
+      const key = `${method} ${nonResourcePath(path)}`;
+      let series = this.#nonResource.get(key);
+      if (series === undefined) {
+        series = this.#newSeries({ verb, dry_run: '', group: '', version: '', resource: '', subresource: nonResourcePath(path), scope: '', component: COMPONENT });
+        this.#nonResource.set(key, series);
+      }
+      return series;
     }
+    // Found without building a key: the resource's few series are compared field by field (the
+    // label strings are the same few, so most comparisons are of identical strings).
+    const scope = info.name !== undefined ? 'resource' : info.namespace !== undefined ? 'namespace' : 'cluster';
+    const subresource = info.subresource ?? '';
+    let list = this.#byResource.get(info.resource);
+    if (list === undefined) {
+      list = [];
+      this.#byResource.set(info.resource, list);
+    }
+    for (let i = 0; i < list.length; i++) {
+      const labels = list[i]!.labels;
+      if (labels.verb === verb && labels.scope === scope && labels.subresource === subresource && labels.group === info.group && labels.version === info.version) return list[i]!;
+    }
+    const series = this.#newSeries({ verb, dry_run: '', group: info.group, version: info.version, resource: info.resource, subresource, scope, component: COMPONENT });
+    list.push(series);
+    return series;
+  }
+
+  #newSeries(labels: Record<RequestLabel, string>): RequestSeries {
+    const series: RequestSeries = { labels, duration: this.#duration.series(labels), codes: new Map(), longRunning: undefined };
+    this.#series.push(series);
     return series;
   }
 
@@ -277,7 +291,7 @@ export class ApiServerMetrics {
       const slash = type.indexOf('/');
       const group = type.slice(0, slash);
       const resource = type.slice(slash + 1);
-      series = this.#storage.labels({ operation, type: slash < 0 ? type : group === 'core' ? resource : `${resource}.${group}` });
+      series = this.#storage.series({ operation, type: slash < 0 ? type : group === 'core' ? resource : `${resource}.${group}` });
       this.#storageSeries.set(seriesKey, series);
     }
     series.observe(seconds);

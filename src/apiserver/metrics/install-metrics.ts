@@ -1,37 +1,42 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ResourceRegistry } from '../../api/index.js';
 import type { ResourceCaches } from '../resource-caches.js';
 import { resourceRequestInfo } from '../request-info.js';
 import { pathOf } from '../request-kind.js';
 import type { ApiServerMetrics, WatchCacheSample } from './api-metrics.js';
 
-/**
- * Wires the metrics into the app: every request is counted when its response ends, long-running
- * ones are gauged while they run, and `GET /metrics` renders the registry. `/metrics` is a
- * non-resource URL, authorized like the others (`get` on `/metrics`: cluster-admin, and the
- * group system:monitoring through the default role of that name).
- */
-export function installMetrics(app: FastifyInstance, metrics: ApiServerMetrics): void {
-  // Long-running requests this hook started gauging; they are counted when their socket closes
-  // (a watch hijacks its reply, so onResponse never sees it).
-  const gauged = new WeakSet<FastifyRequest>();
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.requestKind !== 'longRunning') return done();
-    gauged.add(request);
+/** Gauges a long-running request from its start until its response closes, then counts it. */
+export type LongRunningTracker = (request: FastifyRequest, reply: FastifyReply) => void;
+
+export function longRunningTracker(metrics: ApiServerMetrics): LongRunningTracker {
+  return (request, reply) => {
     const path = pathOf(request);
     // The router has not run yet: long-running requests are few, so this one is parsed here.
     const info = resourceRequestInfo(request.method, path, request.query);
     const contentType = request.headers['content-type'];
     const ended = metrics.longRunning(request.method, path, info, contentType);
+    // A watch hijacks its reply, so onResponse never sees it: the socket's close does.
     reply.raw.once('close', () => {
       ended();
       metrics.request(request.method, path, info, contentType, reply.raw.statusCode);
     });
-    done();
-  });
+  };
+}
+
+/**
+ * Counts every request but the long-running ones when its response ends (those are counted by
+ * `longRunningTracker`), and serves `GET /metrics`. `/metrics` is a non-resource URL, authorized
+ * like the others (`get` on `/metrics`: cluster-admin, and the group system:monitoring through
+ * the default role of that name).
+ */
+export function installMetrics(app: FastifyInstance, metrics: ApiServerMetrics): void {
   app.addHook('onResponse', (request, reply, done) => {
-    if (!gauged.has(request)) {
-      metrics.request(request.method, pathOf(request), request.requestInfo, request.headers['content-type'], reply.statusCode, reply.elapsedTime / 1000);
+    if (request.requestKind !== 'longRunning') {
+      const info = request.requestInfo;
+      // The path names a series only for non-resource requests, the content type only for a patch (APPLY).
+      const path = info === undefined ? pathOf(request) : '';
+      const contentType = info?.verb === 'patch' ? request.headers['content-type'] : undefined;
+      metrics.request(request.method, path, info, contentType, reply.statusCode, reply.elapsedTime / 1000);
     }
     done();
   });

@@ -5,6 +5,7 @@ import { asTypedObject, decodeBody, dryRunOf } from '../handlers/body.js';
 import { renderOptions, renderValue, viewOptions, type JsonObject } from '../../encoding/index.js';
 import { isPretty, representationOf, type Handler, type HandlerContext } from '../handlers/context.js';
 import type { ApiObject } from '../objects.js';
+import { withNewline } from '../json-newline.js';
 
 /** What a virtual type's function is handed: the checked body, and who asks, where. */
 export interface VirtualRequest<T> {
@@ -48,7 +49,8 @@ export function virtualHandler<T>(resource: VirtualResource<T>): Handler {
     const rep = representationOf(ctx, 'object', false);
     const value = { ...answer, apiVersion, kind: type.kind } as JsonObject;
     const options = renderOptions(rep, type, apiVersion, viewOptions(rep, type, true, 'Metadata'), isPretty(ctx));
-    return ctx.reply.code(201).type(rep.contentType).send(Buffer.from(renderValue(options, value)));
+    const bytes = renderValue(options, value);
+    return ctx.reply.code(201).type(rep.contentType).send(Buffer.from(rep.codec === 'json' ? withNewline(bytes) : bytes));
   };
 }
 

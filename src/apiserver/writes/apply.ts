@@ -1,18 +1,21 @@
 import { badRequest, booleanParam, childSchema, ownField, setField, conflict, itemSchema, listTypeOf, notFound, StatusError, type Schema } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
+import { requireStorableSize } from '../../encoding/index.js';
 import { asTypedObject, decodeBody, nameFromUrl } from '../handlers/body.js';
 import { queryParam, sendObject, type HandlerContext } from '../handlers/context.js';
 import { admitWrite } from '../admission/index.js';
 import { createObject, revalidate, validateForWrite } from '../handlers/create.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
-import { describePath, fieldSetOf, itemKey, ownsAtOrBelow, removePath, sameAt, splitPath, type FieldSet } from './field-set.js';
+import { describePath, fieldSetOf, itemKey, ownedAtOrBelow, removePath, sameAt, splitPath, type FieldSet } from './field-set.js';
 import type { FieldValidation } from './field-validation.js';
 import { withoutUnknownFields } from './field-validation.js';
 import { isJsonObject, type JsonObject } from './json-value.js';
+import { MISSING, ValueIndex } from './value-index.js';
 import { ownershipsOf, sameManager, withOwnerships, type Ownership } from './managed-fields.js';
 import { updateObject } from './update-object.js';
 import { writeManagerOf } from './write-options.js';
 import { writableThrough } from '../subresources/write-scope.js';
+import { yieldIfLarge } from '../handlers/yield-large.js';
 
 const ATTEMPTS = 5;
 
@@ -28,10 +31,11 @@ const ATTEMPTS = 5;
 export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean; level: FieldValidation }): Promise<unknown> {
   const manager = writeManagerOf(ctx, 'Apply');
   const force = forceOf(queryParam(ctx, 'force'));
-  const decoded = decodeBody(ctx);
+  const decoded = decodeBody(ctx, { object: true });
   if (!decoded) throw badRequest('the request has no body: an apply configuration is required');
   const { type, info } = ctx;
   const name = info.name!;
+  requireStorableSize(decoded.value);
   requireIdentity(decoded.value);
   const raw = nameFromUrl(asTypedObject(ctx, decoded.value), name);
   if (raw.metadata.managedFields !== undefined) throw badRequest('metadata.managedFields must not be set in an apply configuration');
@@ -63,15 +67,19 @@ export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean
     );
     if (conflicts.length > 0 && !force) throw applyConflict(gr, name, conflicts);
 
+    await yieldIfLarge(ctx);
     const merged = mergeApplied(current, config, type.schema) as ApiObject;
     const own = ownerships.find((o) => sameManager(o, manager));
+    const taken = new Map<Ownership, Set<string>>();
+    for (const c of conflicts) (taken.get(c.owner) ?? taken.set(c.owner, new Set()).get(c.owner)!).add(c.path);
     const others = ownerships
       .filter((o) => o !== own)
-      .map((o) => ({ ...o, fields: force ? new Set([...o.fields].filter((p) => !conflicts.some((c) => c.owner === o && c.path === p))) : o.fields }));
+      .map((o) => ({ ...o, fields: force && taken.has(o) ? new Set([...o.fields].filter((p) => !taken.get(o)!.has(p))) : o.fields }));
     // What the manager stops applying goes, deepest first, unless someone else still owns it.
     const dropped = [...(own?.fields ?? [])].filter((p) => !applied.has(p)).sort((a, b) => splitPath(b).length - splitPath(a).length);
-    for (const path of dropped) {
-      if (!others.some((o) => ownsAtOrBelow(o.fields, path)) && !ownsAtOrBelow(applied, path)) removePath(merged, path);
+    if (dropped.length > 0) {
+      const kept = [applied, ...others.map((o) => o.fields)].map(ownedAtOrBelow);
+      for (const path of dropped) if (!kept.some((owns) => owns(path))) removePath(merged, path);
     }
     const mine: Ownership = { ...manager, apiVersion: apiVersionOf(type), time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), fields: applied };
     const withFields = withOwnerships(merged, own ? ownerships.map((o) => (o === own ? mine : others.find((x) => x.manager === o.manager && x.operation === o.operation && x.subresource === o.subresource)!)) : [...others, mine]);
@@ -133,17 +141,28 @@ function mergeApplied(live: unknown, config: unknown, schema: Schema | undefined
       if (listType.type === 'map' && value.every(isJsonObject)) {
         const items = itemSchema(fieldSchema);
         const list = current;
+        // By key in a map: a scan of the live list per applied item would cost n².
+        const index = new ValueIndex(list.map((existing) => (isJsonObject(existing) ? itemKey(existing, listType.keys) : MISSING)));
         for (const item of value as JsonObject[]) {
           const id = itemKey(item, listType.keys);
-          const at = list.findIndex((existing) => isJsonObject(existing) && itemKey(existing, listType.keys) === id);
+          const at = index.find(id);
           if (at >= 0) list[at] = mergeApplied(list[at], item, items);
-          else list.push(structuredClone(item));
+          else {
+            list.push(structuredClone(item));
+            index.add(id, list.length - 1);
+          }
         }
         continue;
       }
       if (listType.type === 'set') {
         const list = current;
-        for (const item of value) if (!list.some((v) => JSON.stringify(v) === JSON.stringify(item))) list.push(item);
+        const present = new ValueIndex(list.map((v) => JSON.stringify(v)));
+        for (const item of value) {
+          const text = JSON.stringify(item);
+          if (present.has(text)) continue;
+          list.push(item);
+          present.add(text, list.length - 1);
+        }
         continue;
       }
     }

@@ -1,5 +1,7 @@
-import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import { Composer, isMap, isScalar, isSeq, Parser, type Document, type Node as YamlNode } from 'yaml';
 import { badRequest } from '../../api/index.js';
+import { jsonTextTooDeep, nestingTooDeep } from '../../encoding/index.js';
+import { checkYamlLimits, yamlTextTooDeep } from './yaml-limits.js';
 
 /**
  * Request bodies decoded for the write verbs: the value, and every field given twice (the
@@ -28,12 +30,18 @@ export function bodyText(raw: unknown): string {
 const fieldPath = (parent: string, key: string) => (parent === '' ? key : `${parent}.${key}`);
 
 export function decodeJson(text: string): DecodedBody {
+  // JSON.parse copes with any depth, but the walks after it recurse: refuse before parsing.
+  if (jsonTextTooDeep(text)) throw nestingTooDeep();
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     throw badRequest(`the request body is not valid JSON: ${(error as Error).message}`);
   }
+  return withDuplicates(text, value);
+}
+
+function withDuplicates(text: string, value: unknown): DecodedBody {
   // Only an object can repeat a key; a body without a second quote-colon cannot have two.
   return { value, duplicates: value !== null && typeof value === 'object' ? jsonDuplicates(text) : [] };
 }
@@ -89,9 +97,29 @@ export function jsonDuplicates(text: string): string[] {
   return duplicates;
 }
 
-/** One YAML document (JSON is YAML too); several documents, or none, are a 400. */
+/** A body that may be JSON: its first character opens an object or an array. */
+const JSON_START = /^[\s\uFEFF]*[{[]/;
+
+/**
+ * One YAML document (JSON is YAML too); several documents, or none, are a 400. JSON text (what
+ * client-go sends as an apply patch) is read as JSON: faster, and without the YAML composer's
+ * recursion. YAML is checked for depth and aliases (checkYamlLimits) before it is composed.
+ */
 export function decodeYaml(text: string): DecodedBody {
-  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
+  if (JSON_START.test(text)) {
+    let value: unknown;
+    let json = true;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      json = false; // a YAML flow collection, such as {a: 1}
+    }
+    if (json) {
+      if (jsonTextTooDeep(text)) throw nestingTooDeep();
+      return withDuplicates(text, value);
+    }
+  }
+  const doc = composeOne(text);
   if (doc.errors.length > 0) throw badRequest(`the request body is not valid YAML: ${doc.errors[0]!.message}`);
   const duplicates: string[] = [];
   walkYaml(doc.contents, '', duplicates);
@@ -102,6 +130,16 @@ export function decodeYaml(text: string): DecodedBody {
     throw badRequest(`the request body cannot be decoded: ${(error as Error).message}`);
   }
   return { value, duplicates };
+}
+
+function composeOne(text: string): Document.Parsed {
+  if (yamlTextTooDeep(text)) throw nestingTooDeep();
+  const tokens = [...new Parser().parse(text)];
+  checkYamlLimits(tokens);
+  const docs = [...new Composer({ uniqueKeys: false, prettyErrors: false }).compose(tokens, true, text.length)];
+  const doc = docs[0]!;
+  if (docs.length > 1) throw badRequest('the request body is not valid YAML: it holds more than one document');
+  return doc;
 }
 
 function walkYaml(node: YamlNode | null | undefined, path: string, duplicates: string[]): void {

@@ -1,4 +1,5 @@
-import { badRequest, hasField, invalid, setField, type GroupKind } from '../../api/index.js';
+import { badRequest, hasField, invalid, requestEntityTooLarge, setField, type GroupKind } from '../../api/index.js';
+import { jsonSizeUpTo, MAX_OBJECT_BYTES, objectTooLarge } from '../../encoding/index.js';
 import { isJsonObject, jsonEqual, type JsonObject } from './json-value.js';
 
 /** One RFC 6902 operation, as checked by `jsonPatchOperations`. */
@@ -9,9 +10,15 @@ export type Operation =
 
 const OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
 
+/** Operations one JSON patch may hold, as in Kubernetes. */
+export const MAX_JSON_PATCH_OPERATIONS = 10_000;
+
 /** Checks that a decoded body is an RFC 6902 operation list (else 400) and returns it typed. */
 export function jsonPatchOperations(body: unknown): Operation[] {
   if (!Array.isArray(body)) throw badRequest('a JSON patch must be a JSON array of operations');
+  if (body.length > MAX_JSON_PATCH_OPERATIONS) {
+    throw requestEntityTooLarge(`the allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${body.length}`);
+  }
   body.forEach((op: unknown, i) => {
     if (!isJsonObject(op)) throw badRequest(`JSON patch operation ${i} is not an object`);
     const name = hasField(op, 'op') ? op['op'] : undefined;
@@ -41,8 +48,15 @@ class NotApplicable extends Error {}
 export function applyJsonPatch(document: unknown, operations: readonly Operation[], subject: { kind: GroupKind; name: string }): unknown {
   // JSON.parse makes every key, `__proto__` too, an own field of a fresh object.
   let doc: unknown = document === undefined ? undefined : JSON.parse(JSON.stringify(document));
+  // What `copy` operations copy is counted as they go: each can double the document, and thirty
+  // would make it a thousand million times its size.
+  let copied = 0;
   operations.forEach((op, index) => {
     try {
+      if (op.op === 'copy') {
+        copied += jsonSizeUpTo(get(doc, parsePointer(op.from), op.from), MAX_OBJECT_BYTES);
+        if (copied > MAX_OBJECT_BYTES) throw objectTooLarge(`more than ${MAX_OBJECT_BYTES} bytes (its copy operations alone copy that much)`);
+      }
       doc = applyOperation(doc, op);
     } catch (error) {
       if (!(error instanceof NotApplicable)) throw error;

@@ -1,6 +1,6 @@
 import type { ManagedFieldsEntry, ResourceType } from '../../api/index.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
-import { fieldSetOf, fromFieldsV1, ownsAtOrBelow, sameAt, toFieldsV1, type FieldSet } from './field-set.js';
+import { fieldSetOf, fromFieldsV1, ownedAtOrBelow, sameAt, toFieldsV1, type FieldSet } from './field-set.js';
 import { jsonEqual } from './json-value.js';
 
 /** Who writes, and how: an apply, or any other write (`Update`). */
@@ -97,6 +97,7 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
     own = { ...manager, apiVersion: apiVersionOf(type), time: now(), fields: new Set() };
     ownerships.push(own);
   }
-  const updated = { ...own, time: now(), fields: new Set([...own.fields, ...changed].filter((p) => after.has(p) || ownsAtOrBelow(after, p))) };
+  const inAfter = ownedAtOrBelow(after);
+  const updated = { ...own, time: now(), fields: new Set([...own.fields, ...changed].filter(inAfter)) };
   return withOwnerships(next, ownerships.map((o) => (o === own ? updated : o)));
 }

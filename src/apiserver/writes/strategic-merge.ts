@@ -1,5 +1,6 @@
 import { badRequest, childSchema, hasField, itemSchema, listTypeOf, ownField, schemaNode, setField, type Schema } from '../../api/index.js';
-import { isJsonObject, jsonEqual, type JsonObject } from './json-value.js';
+import { isJsonObject, type JsonObject } from './json-value.js';
+import { MISSING, ValueIndex } from './value-index.js';
 
 /**
  * Strategic merge patch, as Kubernetes defines it for its built-in types: like a JSON merge
@@ -58,7 +59,10 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: Schema | unde
       const field = key.slice('$deleteFromPrimitiveList/'.length);
       if (!Array.isArray(value) || !value.every(isPrimitive)) throw badRequest(`${key} must be a list of primitive values`);
       const current = ownField(result, field);
-      if (Array.isArray(current)) setField(result, field, current.filter((item) => !value.some((v) => jsonEqual(v, item))));
+      if (Array.isArray(current)) {
+        const gone = new ValueIndex(value);
+        setField(result, field, current.filter((item) => !gone.has(item)));
+      }
     } else if (key.startsWith('$setElementOrder/')) {
       const field = key.slice('$setElementOrder/'.length);
       const listType = elementOrderType(schema, field, key, value);
@@ -66,7 +70,8 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: Schema | unde
       if (Array.isArray(current)) setField(result, field, ordered(current, value as unknown[], listType));
     } else if (key === '$retainKeys') {
       if (!Array.isArray(value) || !value.every((name) => typeof name === 'string')) throw badRequest('$retainKeys must be a list of strings');
-      for (const field of Object.keys(result)) if (!value.includes(field)) delete result[field];
+      const retained = new Set(value);
+      for (const field of Object.keys(result)) if (!retained.has(field)) delete result[field];
     } else if (key.startsWith('$') && key !== '$patch') {
       throw badRequest(`unknown strategic merge patch directive ${JSON.stringify(key)}`);
     }
@@ -79,7 +84,12 @@ function mergeList(original: unknown, patch: readonly unknown[], parent: Schema 
   const listType = listTypeOf(parent, field, schema);
   if (listType.type === 'set') {
     const out = [...current];
-    for (const value of patch) if (!out.some((item) => jsonEqual(item, value))) out.push(value);
+    const present = new ValueIndex(current);
+    for (const value of patch) {
+      if (present.has(value)) continue;
+      out.push(value);
+      present.add(value, out.length - 1);
+    }
     return out;
   }
   if (listType.type === 'atomic') {
@@ -93,31 +103,41 @@ function mergeList(original: unknown, patch: readonly unknown[], parent: Schema 
   if (patch.some((item) => isJsonObject(item) && item['$patch'] === 'replace')) {
     return patch.filter((item) => !(isJsonObject(item) && item['$patch'] === 'replace')).map((item) => (isJsonObject(item) ? withoutDirectives(item) : item));
   }
-  const out = [...current];
+  const out: unknown[] = [...current];
+  // Items found by their key's value in a map, not by a scan per patch item (n² for long lists);
+  // a deleted item leaves a hole until the end, so the indexes stay true.
+  const keyOf = (item: unknown) => (isJsonObject(item) ? item[key] : MISSING);
+  const index = new ValueIndex(out.map(keyOf));
   for (const item of patch) {
     if (!isJsonObject(item)) throw badRequest(`the items of ${field} must be objects, merged on ${key}`);
     if (!hasField(item, key)) throw badRequest(`an item of ${field} has no ${key}, the key it is merged on`);
-    const at = out.findIndex((existing) => isJsonObject(existing) && jsonEqual(existing[key], item[key]));
+    const at = index.find(item[key]);
     if (item['$patch'] === 'delete') {
-      if (at >= 0) out.splice(at, 1);
+      if (at >= 0) remove(at);
       continue;
     }
     if (at < 0) {
       out.push(withoutDirectives(item));
+      index.add(item[key], out.length - 1);
       continue;
     }
     const merged = mergeMap(out[at] as JsonObject, item, items);
-    if (merged === DELETE) out.splice(at, 1);
+    if (merged === DELETE) remove(at);
     else out[at] = merged;
   }
-  return out;
+  function remove(at: number) {
+    index.remove(keyOf(out[at]), at);
+    out[at] = HOLE;
+  }
+  return out.filter((item) => item !== HOLE);
 }
 
 /** `list` ordered as `order` names its items; items it does not name follow, in their order. */
 function ordered(list: readonly unknown[], order: readonly unknown[], listType: ReturnType<typeof listTypeOf>): unknown[] {
   const identity = (item: unknown) => (listType.type === 'map' && isJsonObject(item) ? item[listType.mergeKey] : item);
+  const ranks = new ValueIndex(order.map(identity));
   const rank = (item: unknown) => {
-    const at = order.findIndex((entry) => jsonEqual(identity(entry), identity(item)));
+    const at = ranks.find(identity(item));
     return at < 0 ? order.length : at;
   };
   return list
@@ -126,6 +146,7 @@ function ordered(list: readonly unknown[], order: readonly unknown[], listType: 
     .map((entry) => entry.item);
 }
 
+const HOLE = Symbol('removed item');
 function withoutDirectives(map: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(map)) if (!key.startsWith('$')) setField(out, key, value);

@@ -6,6 +6,7 @@ import { managedFieldsAfterUpdate, type WriteManager } from './managed-fields.js
 import { splitWrite } from '../subresources/write-scope.js';
 import { strategyForUpdate } from './strategy.js';
 import { bytesToStore } from './unchanged.js';
+import { yieldIfLarge } from '../handlers/yield-large.js';
 
 /**
  * The end of every write to an existing object (PUT, PATCH, apply): the server-owned metadata
@@ -36,6 +37,7 @@ export async function updateObject(
   // Defaults before prepareForUpdate: a body without them is the same spec as the stored one
   // that has them (no generation bump).
   const defaulted = withDefaults(type, strategyForUpdate(type, splitWrite(ctx, next, current), current));
+  await yieldIfLarge(ctx);
   const object = managedFieldsAfterUpdate(type, prepareForUpdate(defaulted, current), current, manager);
   const key = objectKey(ctx.store, type, info.namespace, name);
   const revision = Number(current.metadata.resourceVersion);

@@ -1,6 +1,8 @@
 import protobuf from 'protobufjs';
-import { badRequest } from '../../api/index.js';
+import { badRequest, isStatusError } from '../../api/index.js';
 import { isObject, parseObject, type JsonObject } from '../json-value.js';
+import { MAX_NESTING_DEPTH, nestingTooDeep, requireNestingWithin } from '../nesting.js';
+import { protobufTooDeep } from './wire-depth.js';
 import type { ValueCodec } from '../codec.js';
 import type { ListMetadata } from '../views.js';
 import { ConversionError, fromMessage, toMessage } from './convert.js';
@@ -41,6 +43,9 @@ export function decodeProtobuf(body: Uint8Array): JsonObject {
   if (body.length < 4 || PROTOBUF_MAGIC.some((byte, i) => body[i] !== byte)) {
     throw badRequest('the protobuf body does not begin with the magic prefix 6b 38 73 00: it is not a protobuf envelope (is the Content-Type right?)');
   }
+  // protobufjs recurses once per message level, and a map entry is a level of its own: the
+  // bytes may nest twice the JSON limit (and the envelope) before the decoded value is checked.
+  if (protobufTooDeep(body.subarray(4), 2 * MAX_NESTING_DEPTH + 2)) throw nestingTooDeep();
   let unknown: JsonObject;
   try {
     unknown = unknownType.toObject(unknownType.decode(body.subarray(4)), { defaults: false }) as JsonObject;
@@ -63,8 +68,11 @@ export function decodeProtobuf(body: Uint8Array): JsonObject {
     const object: JsonObject = { kind, apiVersion, ...fromMessage(type, type.decode(raw) as unknown as JsonObject) };
     // An empty repeated field is absent on the wire; a list's items are `[]` in JSON all the same.
     if (object['items'] === undefined && type.fields['items']?.repeated === true) object['items'] = [];
+    // Embedded JSON (RawExtension, JSON fields) was parsed without a depth check.
+    requireNestingWithin(object);
     return object;
   } catch (error) {
+    if (isStatusError(error)) throw error;
     if (error instanceof ConversionError) throw badRequest(`the protobuf body cannot be decoded: ${error.message}`);
     throw badRequest(`the protobuf body is not a valid ${kind}: ${(error as Error).message}`);
   }

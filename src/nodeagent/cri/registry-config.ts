@@ -51,10 +51,14 @@ export function isLoopbackHost(host: string): boolean {
   return name === 'localhost' || name === '::1' || /^127(?:\.\d{1,3}){3}$/.test(name);
 }
 
-/** An endpoint as a URL: a bare host gets `http://` on loopback, `https://` elsewhere (k3s does the same). */
-export function endpointUrl(endpoint: string): URL {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint) ? endpoint : `${isLoopbackHost(endpoint.split('/')[0] ?? '') ? 'http' : 'https'}://${endpoint}`;
-  return new URL(withScheme);
+/**
+ * An endpoint as a URL: a bare host gets `http://` on loopback, `https://` elsewhere (k3s does
+ * the same) — and always `https://` when `tls` says its host has a TLS configuration.
+ */
+export function endpointUrl(endpoint: string, tls: (host: string) => boolean = () => false): URL {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint)) return new URL(endpoint);
+  const host = endpoint.split('/')[0] ?? '';
+  return new URL(`${isLoopbackHost(host) && !tls(host) ? 'http' : 'https'}://${endpoint}`);
 }
 
 function problem(source: string, message: string): StatusError {

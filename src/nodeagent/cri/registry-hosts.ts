@@ -10,10 +10,13 @@ import { endpointUrl, isLoopbackHost, type RegistryConfig, type RegistryHostConf
 
 const str = (value: string): string => JSON.stringify(value); // TOML basic strings share JSON's escapes
 
-/** Where a registry itself is reached: Docker Hub's API host, plain HTTP on loopback, else HTTPS. */
-export function defaultEndpoint(registry: string): string {
+/**
+ * Where a registry itself is reached: Docker Hub's API host, plain HTTP on loopback unless the
+ * registry has a TLS configuration, else HTTPS.
+ */
+export function defaultEndpoint(registry: string, tls = false): string {
   if (registry === 'docker.io') return 'https://registry-1.docker.io';
-  return `${isLoopbackHost(registry) ? 'http' : 'https'}://${registry}`;
+  return `${isLoopbackHost(registry) && !tls ? 'http' : 'https'}://${registry}`;
 }
 
 /** The host part of a URL as registries are keyed in `configs` (`127.0.0.1:5000`). */
@@ -37,16 +40,22 @@ function registries(config: RegistryConfig): string[] {
 /** `registry → hosts.toml text` for every registry of the configuration. */
 export function registryHostsFiles(config: RegistryConfig): Map<string, string> {
   const files = new Map<string, string>();
+  const hasTls = (host: string) => config.configs?.[host]?.tls !== undefined;
   for (const registry of registries(config)) {
-    const lines = [`server = ${str(defaultEndpoint(registry))}`, ...tlsLines(config.configs?.[registry], '')];
+    const lines = [`server = ${str(defaultEndpoint(registry, hasTls(registry)))}`, ...tlsLines(config.configs?.[registry], '')];
     for (const endpoint of config.mirrors?.[registry]?.endpoint ?? []) {
-      const url = endpointUrl(endpoint);
+      const url = endpointUrl(endpoint, hasTls);
       const path = url.pathname.replace(/\/+$/, '');
       // A path other than the API's own is the API root on that host (a registry that serves
       // several mirrors under prefixes): containerd then uses it instead of /v2.
       const override = path !== '' && path !== '/v2';
       const key = `${url.protocol}//${url.host}${override ? path : ''}`;
       lines.push('', `[host.${str(key)}]`, '  capabilities = ["pull", "resolve"]', ...(override ? ['  override_path = true'] : []), ...tlsLines(config.configs?.[hostOf(url)], '  '));
+    }
+    // containerd 1.6 speaks plain HTTP to a loopback `server` whatever its scheme says; a host
+    // entry keeps its https://, so a loopback registry with TLS is listed as one too.
+    if (isLoopbackHost(registry) && hasTls(registry)) {
+      lines.push('', `[host.${str(defaultEndpoint(registry, true))}]`, '  capabilities = ["pull", "resolve"]', ...tlsLines(config.configs?.[registry], '  '));
     }
     files.set(registry, `${lines.join('\n')}\n`);
   }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { builtinTypes, ResourceRegistry } from '../../../src/api/index.js';
 import { startTestServer, type TestServer } from '../harness.js';
 import { eventually, waitEstablished, widgetCrd } from '../crd/fixtures.js';
 
@@ -67,6 +68,18 @@ describe('local APIServices', () => {
     expect((await server.call('GET', `${APISERVICES}/v1.wrong.example.com`)).status).toBe(404);
   });
 
+  it('marks an APIService a client creates without a Service Local and Available', async () => {
+    const created = await server.call('POST', APISERVICES, {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: 'v1.local.example.com' },
+      spec: { group: 'local.example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 },
+    });
+    expect(created.status).toBe(201);
+    await eventually(async () => available((await server.call('GET', `${APISERVICES}/v1.local.example.com`)).body)?.reason === 'Local', 'the condition is written');
+    expect(available((await server.call('GET', `${APISERVICES}/v1.local.example.com`)).body)).toMatchObject({ status: 'True', reason: 'Local' });
+  });
+
   it('keeps a remote APIService for a group-version the server serves itself from taking it over', async () => {
     const created = await server.call('POST', APISERVICES, {
       apiVersion: 'apiregistration.k8s.io/v1',
@@ -77,5 +90,25 @@ describe('local APIServices', () => {
     // The name is taken by the local one.
     expect(created.status).toBe(409);
     expect((await server.call('GET', '/apis/batch/v1/jobs')).status).toBe(200);
+  });
+});
+
+describe('a server built with a registry of its own', () => {
+  it('serves APIServices all the same, one per group-version it serves', async () => {
+    const server = await startTestServer('memory', { registry: new ResourceRegistry(builtinTypes.filter((t) => t.group === '' || t.group === 'apps')) });
+    try {
+      const list = await server.call('GET', APISERVICES);
+      expect(list.status).toBe(200);
+      expect(list.body.items.map((item: any) => item.metadata.name).sort()).toEqual([
+        'v1.',
+        'v1.apiextensions.k8s.io',
+        'v1.apiextensions.svc.io',
+        'v1.apiregistration.k8s.io',
+        'v1.apiregistration.svc.io',
+        'v1.apps',
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unauthorized } from '../../../src/api/index.js';
 import { buildApp, type UserInfo } from '../../../src/apiserver/index.js';
+import { parseAuditPolicy, type AuditEvent } from '../../../src/apiserver/audit/index.js';
 import { MemoryStore } from '../../../src/storage/index.js';
 
 const USERS: Record<string, UserInfo> = {
@@ -27,6 +28,8 @@ describe('flow control: one client flooding lists does not starve another', () =
   const store = new MemoryStore();
   /** Every answer in the order it arrived. */
   const arrived: Answer[] = [];
+  /** The audit events of the flooder's lists. */
+  const audited: AuditEvent[] = [];
 
   const call = async (who: string, token: string, path: string, init: RequestInit = {}): Promise<Answer> => {
     const res = await fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
@@ -49,6 +52,10 @@ describe('flow control: one client flooding lists does not starve another', () =
       },
       tooLargeResourceVersionWaitMs: SLOW_WAIT_MS,
       flowControl: { maxRequestsInflight: 2, maxMutatingRequestsInflight: 1, queueLengthPerFlow: 3 },
+      audit: {
+        policy: parseAuditPolicy('apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: Metadata, users: [flooder], verbs: [list]}]'),
+        sink: { write: (line) => void audited.push(JSON.parse(line) as AuditEvent) },
+      },
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
@@ -99,6 +106,14 @@ describe('flow control: one client flooding lists does not starve another', () =
     const order = arrived.map((a) => a.who + ':' + a.status);
     const otherAt = order.indexOf('other:200');
     expect(order.slice(otherAt + 1).filter((a) => a === 'flooder:504')).toHaveLength(3);
+
+    // The audit log has each refusal, once, at its last stage, with the user and the Status.
+    const refusals = audited.filter((e) => e.responseStatus?.code === 429);
+    expect(refusals).toHaveLength(7);
+    for (const e of refusals) expect(e).toMatchObject({ stage: 'ResponseComplete', user: { username: 'flooder' }, responseStatus: { reason: 'TooManyRequests' } });
+    // The served ones were logged when they got their seat and when they ended.
+    expect(audited.filter((e) => e.responseStatus?.code === 504).map((e) => e.stage)).toEqual(Array(5).fill('ResponseComplete'));
+    expect(audited.filter((e) => e.stage === 'RequestReceived')).toHaveLength(5);
   });
 });
 

@@ -24,6 +24,7 @@ export const REQUIRED: Readonly<Record<string, Record<string, unknown>>> = {
   CronJob: { spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: jobTemplate } } } },
   Job: { spec: { template: jobTemplate } },
   PodDisruptionBudget: { spec: { minAvailable: 1, selector } },
+  APIService: { spec: { group: 'status.example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 } },
   CertificateSigningRequest: {
     spec: {
       request: Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\n-----END CERTIFICATE REQUEST-----\n').toString('base64'),
@@ -58,7 +59,15 @@ export const STATUSES: Readonly<Record<string, readonly [Record<string, unknown>
     { disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 2 },
   ],
   CertificateSigningRequest: [{ certificate: Buffer.from('one').toString('base64') }, { certificate: Buffer.from('two').toString('base64') }],
+  // With an Available condition present, the server's availability checks leave a local APIService's status alone.
+  APIService: [
+    { conditions: [{ type: 'Available', status: 'True', reason: 'Local', message: 'one' }] },
+    { conditions: [{ type: 'Available', status: 'False', reason: 'Elsewhere', message: 'two' }] },
+  ],
 };
+
+/** Kinds whose objects' names are dictated by their content. */
+export const NAMES: Readonly<Record<string, string>> = { APIService: 'v1.status.example.com' };
 
 export const apiVersionOf = (t: ResourceType) => (t.group ? `${t.group}/${t.version}` : t.version);
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRegistry, withDefaults, type ResourceType } from '../../../src/api/index.js';
 import { startTestServer, type CallResult, type TestServer } from '../harness.js';
-import { apiVersionOf, collectionOf, objectOf, STATUSES } from './fixtures.js';
+import { apiVersionOf, collectionOf, NAMES, objectOf, STATUSES } from './fixtures.js';
 
 const MERGE = { headers: { 'content-type': 'application/merge-patch+json' } };
 const JSON_PATCH = { headers: { 'content-type': 'application/json-patch+json' } };
@@ -44,7 +44,7 @@ describe('the status subresource of every built-in kind that has one', () => {
   it('lists every kind Kubernetes gives a status subresource', () => {
     expect(withStatus.map((t) => t.resource).sort()).toEqual(
       [
-        'certificatesigningrequests', 'cronjobs', 'daemonsets', 'deployments', 'horizontalpodautoscalers', 'jobs', 'namespaces', 'nodes',
+        'apiservices', 'certificatesigningrequests', 'cronjobs', 'daemonsets', 'deployments', 'horizontalpodautoscalers', 'jobs', 'namespaces', 'nodes',
         'persistentvolumeclaims', 'persistentvolumes', 'poddisruptionbudgets', 'pods', 'replicasets', 'replicationcontrollers',
         'resourcequotas', 'services', 'statefulsets',
       ].sort(),
@@ -52,7 +52,7 @@ describe('the status subresource of every built-in kind that has one', () => {
   });
 
   it.each(withStatus.map((t) => [`${t.kind}${t.group ? `.${t.group}` : ''}`, t] as const))('%s', async (_name, type) => {
-    const name = `st-${type.resource}`;
+    const name = NAMES[type.kind] ?? `st-${type.resource}`;
     const url = `${collectionOf(type)}/${name}`;
     const [first, second] = STATUSES[type.kind]!;
 

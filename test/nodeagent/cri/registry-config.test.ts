@@ -111,6 +111,11 @@ configs:
     expect(files.get('localhost:5001')).toBe('server = "http://localhost:5001"\n');
     expect(files.get('mirror.example.com')).toBe('server = "https://mirror.example.com"\nca = "/etc/mirror-ca.pem"\nclient = [["/etc/c.pem", "/etc/k.pem"]]\n');
     expect(defaultEndpoint('[::1]:5000')).toBe('http://[::1]:5000');
+    // A loopback registry with a TLS configuration is HTTPS, and listed as a host too (containerd
+    // 1.6 downgrades a loopback server to HTTP); so is a bare loopback endpoint of a TLS host.
+    const tls = parseRegistryConfig('mirrors:\n  docker.io:\n    endpoint: ["127.0.0.1:5443"]\nconfigs:\n  "127.0.0.1:5443":\n    tls: { ca_file: /ca.pem }\n');
+    expect(registryHostsFiles(tls).get('127.0.0.1:5443')).toBe('server = "https://127.0.0.1:5443"\nca = "/ca.pem"\n\n[host."https://127.0.0.1:5443"]\n  capabilities = ["pull", "resolve"]\n  ca = "/ca.pem"\n');
+    expect(registryHostsFiles(tls).get('docker.io')).toContain('[host."https://127.0.0.1:5443"]\n  capabilities = ["pull", "resolve"]\n  ca = "/ca.pem"\n');
   });
 
   it('puts credentials in the CRI plugin\'s registry.configs, Docker Hub\'s under its API host too, beside config_path', () => {

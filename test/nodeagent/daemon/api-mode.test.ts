@@ -282,7 +282,10 @@ describe('nodeagent against a real API server', () => {
     for (const [name, { uid, ids }] of before) {
       const all = await containersOf(containerd.cri, uid);
       expect(all.map((c) => c.id), failureContext()).toEqual(ids);
-      expect(all[0]!.state, failureContext()).toBe('CONTAINER_RUNNING');
+      if (all[0]!.state !== 'CONTAINER_RUNNING') {
+        const { status } = await containerd.cri.containerStatus({ containerId: all[0]!.id });
+        expect.fail(`${name}'s container ${status?.state}: exit ${status?.exitCode} ${status?.reason} ${status?.message}, finished ${status?.finishedAt}\nagent:\n${failureContext()}`);
+      }
       const pod = await getPod(name);
       expect(pod.status?.phase).toBe('Running');
       expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(0);

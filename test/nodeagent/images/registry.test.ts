@@ -4,7 +4,11 @@
  * Always, works without internet), credentials from imagePullSecrets reaching an htpasswd
  * registry through CRI PullImage's auth, and credentials from the configuration's `configs`.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureServingCertificateFiles } from '../../../src/apiserver/index.js';
 import { isStatusError, type Secret, type StatusError } from '../../../src/api/index.js';
 import { ImageManager, type RegistryConfig } from '../../../src/nodeagent/index.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
@@ -14,29 +18,40 @@ import { EventLog, podWith } from './support.js';
 let hub: RunningRegistry; // stands in for Docker Hub: open, reached as a mirror
 let locked: RunningRegistry; // htpasswd; credentials only from pull secrets
 let configured: RunningRegistry; // htpasswd; credentials from registries.yaml's configs
+let secure: RunningRegistry; // HTTPS with a certificate of the test's own CA, trusted through configs.tls.ca_file
+const pki = mkdtempSync(join(tmpdir(), 'svc-registry-pki-'));
 let containerd: RunningContainerd;
 let registries: RegistryConfig;
 
 beforeAll(async () => {
-  [hub, locked, configured] = await Promise.all([
+  const serving = await ensureServingCertificateFiles(pki, 'registry', 'registry', { dns: ['localhost'], ips: ['127.0.0.1'] });
+  const tls = { ...serving, caPem: readFileSync(join(pki, 'ca.crt'), 'utf8') };
+  [hub, locked, configured, secure] = await Promise.all([
     startRegistry(),
     startRegistry({ users: { puller: 'pull-secret-pw' } }),
     startRegistry({ users: { node: 'node-pw' } }),
+    startRegistry({ tls }),
   ]);
+  await secure.push('secure/app', '3.0', markedBusybox('secure-app'));
   await hub.push('library/busybox', 'latest', markedBusybox('from-the-mirror'));
   await hub.push('mirrorproject/tools', '1.0', markedBusybox('rewritten-tools'));
   await locked.push('private/app', '1.0', markedBusybox('private-app'));
   await configured.push('internal/app', '2.0', markedBusybox('internal-app'));
   registries = {
     mirrors: { 'docker.io': { endpoint: [`http://${hub.host}`], rewrite: { '^acme/(.*)$': 'mirrorproject/$1' } } },
-    configs: { [configured.host]: { auth: { username: 'node', password: 'node-pw' } } },
+    configs: {
+      [configured.host]: { auth: { username: 'node', password: 'node-pw' } },
+      // A loopback registry with a TLS configuration is reached over HTTPS.
+      [secure.host]: { tls: { ca_file: join(pki, 'ca.crt') } },
+    },
   };
   containerd = await startContainerd({ registries });
 }, 120_000);
 
 afterAll(async () => {
   await containerd?.stop();
-  await Promise.all([hub, locked, configured].map((r) => r?.stop()));
+  await Promise.all([hub, locked, configured, secure].map((r) => r?.stop()));
+  rmSync(pki, { recursive: true, force: true });
 }, 60_000);
 
 const dockerConfigSecret = (registry: string, username: string, password: string): Secret => ({
@@ -104,5 +119,24 @@ describe('pulls through a registries.yaml', () => {
     expect((await manager(again).ensureImage(podWith('rewritten-2', { image: 'acme/tools:1.0' }).pod, container, [])).imageRef).toBe(imageRef);
     expect(again.reasons()).toEqual(['Pulled']);
     expect(again.events[0]!.message).toContain('already present');
+  }, 60_000);
+
+  it('verifies an HTTPS registry with configs.tls.ca_file; without the CA in its hosts.toml (re-read at each pull, no restart) the pull fails', async () => {
+    const image = `${secure.host}/secure/app:3.0`;
+    const hostsFile = join(containerd.dir, 'certs.d', secure.host, 'hosts.toml');
+    const written = readFileSync(hostsFile, 'utf8');
+    const ca = JSON.stringify(join(pki, 'ca.crt'));
+    expect(written).toBe(`server = "https://${secure.host}"\nca = ${ca}\n\n[host."https://${secure.host}"]\n  capabilities = ["pull", "resolve"]\n  ca = ${ca}\n`);
+    const { imageRef } = await manager().ensureImage(podWith('tls', { image }).pod, podWith('tls', { image }).container, []);
+    expect((await containerd.cri.imageStatus({ image: { image: imageRef } })).image?.repoTags).toContain(image);
+    writeFileSync(hostsFile, `[host."https://${secure.host}"]\n  capabilities = ["pull", "resolve"]\n`);
+    try {
+      const untrusted = podWith('tls-untrusted', { image, imagePullPolicy: 'Always' }, 'uid-untrusted');
+      const error = await rejection(manager().ensureImage(untrusted.pod, untrusted.container, []));
+      expect(error.reason).toBe('ErrImagePull');
+      expect(error.message).toMatch(/x509|certificate/);
+    } finally {
+      writeFileSync(hostsFile, written);
+    }
   }, 60_000);
 });
