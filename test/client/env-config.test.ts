@@ -158,7 +158,7 @@ describe('in-cluster, against a real HTTPS svc-apiserver', () => {
     const sa = join(dir, 'sa');
     mkdirSync(sa);
     writeFileSync(join(sa, 'token'), 'stale-token\n');
-    writeFileSync(join(sa, 'ca.crt'), server.caPem);
+    writeFileSync(join(sa, 'ca.crt'), server.caPem!);
     writeFileSync(join(sa, 'namespace'), 'svc-public\n');
     const url = new URL(server.url);
     let now = 5_000_000;
