@@ -9,6 +9,8 @@ export interface Scale extends KubeObject {
 /** The node a pod is bound to (`pods/binding`). */
 export interface BindOptions {
   readonly namespace?: string | undefined;
+  /** The pod's UID: the binding fails (409) if the pod of that name is another one now. */
+  readonly uid?: string | undefined;
   /** Annotations the binding adds to the pod. */
   readonly annotations?: Readonly<Record<string, string>> | undefined;
   readonly dryRun?: boolean | undefined;
@@ -45,7 +47,7 @@ export function bindingBody(name: string, namespace: string, node: string, optio
   return {
     apiVersion: 'v1',
     kind: 'Binding',
-    metadata: { name, namespace, ...(options.annotations ? { annotations: options.annotations } : {}) },
+    metadata: { name, namespace, ...(options.uid ? { uid: options.uid } : {}), ...(options.annotations ? { annotations: options.annotations } : {}) },
     target: { apiVersion: 'v1', kind: 'Node', name: node },
   };
 }
