@@ -108,6 +108,13 @@ describe('a custom resource defined with defineCustomResource, on a real svc-api
     expect(afterStatus.spec.replicas).toBe(2); // the status endpoint writes status only
     const scale = await kubectl(k.config, ['get', '--raw', '/apis/typed.example.com/v1/namespaces/default/widgets/w1/scale']);
     expect(JSON.parse(scale.stdout)).toMatchObject({ kind: 'Scale', spec: { replicas: 2 }, status: { replicas: 2, selector: 'app=w1' } });
+
+    // The client's subresource calls take the typed address too.
+    const patched = await client.patchStatus(TypedWidget.resource, 'w2', { status: { phase: 'Pending' } }, { namespace: 'default' });
+    expect(patched.status?.phase).toBe('Pending');
+    await client.patchScale(TypedWidget.resource, 'w1', { spec: { replicas: 3 } }, { namespace: 'default' });
+    expect((await client.get(TypedWidget.resource, 'w1', { namespace: 'default' })).spec.replicas).toBe(3);
+    expect((await client.getScale(TypedWidget.resource, 'w1', { namespace: 'default' })).spec?.replicas).toBe(3);
     const scaled = await kubectl(k.config, ['scale', 'widgets.typed.example.com/w1', '--replicas=3', '-n', 'default']);
     expect(scaled.stderr).toBe('');
     expect((await client.get(TypedWidget.resource, 'w1', { namespace: 'default' })).spec.replicas).toBe(3);
