@@ -3,6 +3,7 @@ import type { KubeObject } from '../api/index.js';
 import { CacheWriter, deepFreeze, LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, namespaceIndex, type CacheChange, type CacheReader, type IndexFunc } from './cache.js';
 import type { Client } from './client.js';
 import { LazyCacheWriter } from './lazy-cache.js';
+import { OWNER_INDEX, ownerIndex } from './owner-index.js';
 import type { Resource } from './resource.js';
 import type { WatcherEvent, WatchOptions } from './watcher.js';
 
@@ -28,7 +29,7 @@ export interface InformerOptions<T extends KubeObject>
     | 'backoff'
     | 'onError'
   > {
-  /** Indexes beyond the built-in `namespace` and `labels` ones: name → values an object is filed under. */
+  /** Indexes beyond the built-in `namespace`, `labels` and `owner` (OWNER_INDEX) ones: name → values an object is filed under. */
   readonly indexers?: Readonly<Record<string, IndexFunc<T>>> | undefined;
   /**
    * Re-announce every cached object as `resync` after a random time between this and twice this,
@@ -99,7 +100,7 @@ export class Informer<T extends KubeObject> {
     this.#client = client;
     this.#resource = resource;
     this.#options = options;
-    const indexers = { [NAMESPACE_INDEX]: namespaceIndex, [LABELS_INDEX]: labelsIndex, ...(options.indexers ?? {}) };
+    const indexers = { [NAMESPACE_INDEX]: namespaceIndex, [LABELS_INDEX]: labelsIndex, [OWNER_INDEX]: ownerIndex, ...(options.indexers ?? {}) };
     this.#writer = options.decode === 'lazy' || options.decode === 'protobuf' ? new LazyCacheWriter<T>(indexers) : new CacheWriter<T>(indexers);
     this.store = this.#writer.reader;
     this.events$ = new Observable<InformerEvent<T>>((subscriber) => {
@@ -140,6 +141,11 @@ export class Informer<T extends KubeObject> {
   async waitForSync(): Promise<void> {
     this.start();
     await firstValueFrom(this.#synced.pipe(filter(Boolean)));
+  }
+
+  /** The cached objects that name `uid` in their ownerReferences (controller or not), from the owner index. */
+  byOwner(uid: string): T[] {
+    return this.store.byIndex(OWNER_INDEX, uid);
   }
 
   /** Adds an index, filled from the current content at once. */
