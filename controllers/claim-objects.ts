@@ -45,9 +45,10 @@ export interface ClaimResult<T extends KubeObject> {
  * - without controller, matching, not being deleted: adopted (this owner's `controllerRef` added),
  *   unless the owner is being deleted.
  *
- * Before the first adoption the owner is read from the server (not the cache), and adoption stops
- * if it is gone, has another uid (deleted and recreated) or is being deleted: a stale cache must
- * not make an owner adopt after its deletion began. Each patch names the object's uid and the
+ * Before the first write the owner is read from the server (not the cache), once, and nothing is
+ * adopted or released if it is gone, has another uid (deleted and recreated) or is being deleted:
+ * a stale cache must not make an owner adopt after its deletion began, nor release an object the
+ * deletion is to cascade to (upstream rechecks before adopting only). Each patch names the object's uid and the
  * resourceVersion it was judged at, so it applies to that version only (409 otherwise): an object
  * another controller adopted meanwhile is never taken over.
  */
@@ -59,8 +60,8 @@ export async function claimObjects<T extends KubeObject>(options: ClaimOptions<T
   const ownerType: OwnerType = { group: owner.resource.group, version: owner.resource.version, kind: owner.resource.kind };
   const ownerDeleting = owner.object.metadata.deletionTimestamp !== undefined;
   const result: ClaimResult<T> = { claimed: [], adopted: [], released: [], errors: [] };
-  let adoptable: Promise<boolean> | undefined;
-  const canAdopt = () => (adoptable ??= ownerStillAdopts(client, owner, ownerUid));
+  let current: Promise<boolean> | undefined;
+  const ownerCurrent = () => (current ??= ownerStillCurrent(client, owner, ownerUid));
 
   for (const candidate of options.candidates) {
     const controller = controllerOf(candidate);
@@ -71,13 +72,13 @@ export async function claimObjects<T extends KubeObject>(options: ClaimOptions<T
         result.claimed.push(candidate);
         continue;
       }
-      if (ownerDeleting) continue;
+      if (ownerDeleting || !(await ownerCurrent())) continue;
       const kept = (candidate.metadata.ownerReferences ?? []).filter((reference) => reference.uid !== ownerUid);
       await write(result, () => patchOwners(client, resource, candidate, kept), (patched) => result.released.push(patched));
       continue;
     }
     if (!matches || ownerDeleting || candidate.metadata.deletionTimestamp !== undefined) continue;
-    if (!(await canAdopt())) continue;
+    if (!(await ownerCurrent())) continue;
     const owners = [...(candidate.metadata.ownerReferences ?? []), controllerRef(owner.object, ownerType)];
     await write(result, () => patchOwners(client, resource, candidate, owners), (patched) => {
       result.adopted.push(patched);
@@ -88,7 +89,7 @@ export async function claimObjects<T extends KubeObject>(options: ClaimOptions<T
 }
 
 /** upstream's RecheckDeletionTimestamp: the owner, read fresh, is the same object and not being deleted. */
-async function ownerStillAdopts(client: Client, owner: ClaimOwner, uid: string): Promise<boolean> {
+async function ownerStillCurrent(client: Client, owner: ClaimOwner, uid: string): Promise<boolean> {
   const { name, namespace } = owner.object.metadata;
   try {
     const fresh = await client.get(owner.resource, name!, { namespace });
