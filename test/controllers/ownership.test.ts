@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/api/index.js';
 import { CacheWriter, OWNER_INDEX, ownerIndex } from '../../src/client/index.js';
 import { controller, controllerOf, controllerRef, isControlledBy } from '../../controllers/index.js';
-import { toOwnerKey } from '../../operators/index.js';
+import { toOwnerKey, type KeySource } from '../../operators/index.js';
 
 const object = (name: string, owners: { apiVersion?: string; kind?: string; name?: string; uid: string; controller?: boolean }[] = [], rv = '1'): KubeObject => ({
   apiVersion: 'v1',
@@ -83,7 +83,7 @@ describe('owns matches the owner reference\'s group and kind', () => {
 
   it('a controller owning example.com Widgets\' objects is not triggered by other.io Widgets\' objects', () => {
     new TestScheduler((actual, expected) => expect(actual).toEqual(expected)).run(({ hot, expectObservable }) => {
-      const primary = hot('-------|');
+      const primary = hot<KeySource>('-------|');
       const owned = hot('-a-b---|', { a: widget('x', 'example.com/v1'), b: widget('y', 'other.io/v1') });
       const results = controller({ name: 'widgets', for: primary, owns: [{ events: owned, group: 'example.com', kind: 'Widget' }], reconcile: () => undefined });
       expectObservable(results).toBe('-a-----|', { a: { type: 'awaitChange', key: 'ns/owner-of-x', item: 'ns/owner-of-x', attempts: 1, controller: 'widgets' } });
