@@ -18,8 +18,9 @@ describe('ownership against svc-apiserver', () => {
     await t.close();
   });
 
-  const configMap = (name: string, labels: Record<string, string>, ownerReferences?: OwnerReference[]) =>
+  const createConfigMap = (name: string, labels: Record<string, string>, ownerReferences?: OwnerReference[]) =>
     t.client.create(builtin.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS, labels, ...(ownerReferences ? { ownerReferences } : {}) } } as never);
+  const configMap = createConfigMap;
   const deployment = (name: string, finalizers?: string[]) => {
     const labels = { app: name };
     return t.client.create(builtin.deployments, {
@@ -32,24 +33,25 @@ describe('ownership against svc-apiserver', () => {
   const read = (name: string) => t.client.get(builtin.configMaps, name, { namespace: NS });
   const owners = (object: KubeObject) => (object.metadata.ownerReferences ?? []).map((r) => `${r.kind}/${r.name}${r.controller ? '*' : ''}`);
 
-  it('informer.byOwner follows owner references as objects are added, changed and deleted', async () => {
-    const owner = await configMap('index-owner', {});
+  it.each(['eager', 'lazy', 'protobuf'] as const)('informer.byOwner follows owner references as objects are added, changed and deleted (%s cache)', async (decode) => {
+    const owner = await createConfigMap(`${decode}-owner`, {});
     const uid = owner.metadata.uid!;
     const ref = controllerRef(owner);
-    const informer = new Informer(t.client, builtin.configMaps, { namespace: NS });
+    const informer = new Informer(t.client, builtin.configMaps, { namespace: NS, decode, labelSelector: `mode=${decode}` });
+    const configMap = (name: string, labels: Record<string, string>, ownerReferences?: OwnerReference[]) => createConfigMap(name, { ...labels, mode: decode }, ownerReferences);
     try {
       await informer.waitForSync();
       const names = () => informer.byOwner(uid).map((o) => o.metadata.name).sort();
-      await configMap('index-a', {}, [ref]);
-      await configMap('index-b', {}, [{ ...ref, controller: false }]);
-      await configMap('index-c', {});
+      await configMap(`${decode}-a`, {}, [ref]);
+      await configMap(`${decode}-b`, {}, [{ ...ref, controller: false }]);
+      await configMap(`${decode}-c`, {});
       await until(() => names().length === 2, 'both dependents indexed');
-      expect(names()).toEqual(['index-a', 'index-b']);
-      await t.client.patch(builtin.configMaps, 'index-a', { metadata: { ownerReferences: null } }, { namespace: NS });
-      await t.client.patch(builtin.configMaps, 'index-c', { metadata: { ownerReferences: [ref] } }, { namespace: NS });
-      await until(() => names().join() === 'index-b,index-c', 'the moved references');
-      await t.client.delete(builtin.configMaps, 'index-b', { namespace: NS });
-      await until(() => names().join() === 'index-c', 'the deleted dependent gone from the index');
+      expect(names()).toEqual([`${decode}-a`, `${decode}-b`]);
+      await t.client.patch(builtin.configMaps, `${decode}-a`, { metadata: { ownerReferences: null } }, { namespace: NS });
+      await t.client.patch(builtin.configMaps, `${decode}-c`, { metadata: { ownerReferences: [ref] } }, { namespace: NS });
+      await until(() => names().join() === `${decode}-b,${decode}-c`, 'the moved references');
+      await t.client.delete(builtin.configMaps, `${decode}-b`, { namespace: NS });
+      await until(() => names().join() === `${decode}-c`, 'the deleted dependent gone from the index');
     } finally {
       informer.stop();
     }
@@ -60,7 +62,7 @@ describe('ownership against svc-apiserver', () => {
     const other = await deployment('other');
     const mine = controllerRef(web);
     const theirs = controllerRef(other);
-    const bystander: OwnerReference = { apiVersion: 'v1', kind: 'ConfigMap', name: 'index-owner', uid: 'bystander-uid' };
+    const bystander: OwnerReference = { apiVersion: 'v1', kind: 'ConfigMap', name: 'bystander', uid: 'bystander-uid' };
     const candidates = [
       await configMap('orphan-match', { app: 'web' }, [bystander]),
       await configMap('orphan-nomatch', { app: 'db' }),
@@ -74,9 +76,9 @@ describe('ownership against svc-apiserver', () => {
     expect(result.released.map((o) => o.metadata.name)).toEqual(['owned-nomatch']);
     expect(result.claimed.map((o) => o.metadata.name).sort()).toEqual(['orphan-match', 'owned-match']);
     // The server agrees: the adopted one kept its other owner, the released one lost only this owner.
-    expect(owners(await read('orphan-match'))).toEqual(['ConfigMap/index-owner', 'Deployment/web*']);
+    expect(owners(await read('orphan-match'))).toEqual(['ConfigMap/bystander', 'Deployment/web*']);
     expect((await read('orphan-match')).metadata.ownerReferences?.[1]).toEqual({ ...mine });
-    expect(owners(await read('owned-nomatch'))).toEqual(['ConfigMap/index-owner']);
+    expect(owners(await read('owned-nomatch'))).toEqual(['ConfigMap/bystander']);
     expect(owners(await read('orphan-nomatch'))).toEqual([]);
     expect(owners(await read('other-controller'))).toEqual(['Deployment/other*']);
     expect((await read('owned-match')).metadata.resourceVersion).toBe(candidates[2]!.metadata.resourceVersion);
