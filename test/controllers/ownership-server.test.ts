@@ -2,7 +2,7 @@
 // release (upstream's ControllerRefManager) through the Client's patch calls.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStatusError, type KubeObject, type OwnerReference } from '../../src/api/index.js';
-import { builtin, Informer } from '../../src/client/index.js';
+import { builtin, Informer, InformerFactory } from '../../src/client/index.js';
 import { claimObjects, controllerRef } from '../../controllers/index.js';
 import { startClientTestServer, until, type ClientTestServer } from '../client/support.js';
 
@@ -37,7 +37,7 @@ describe('ownership against svc-apiserver', () => {
     const owner = await createConfigMap(`${decode}-owner`, {});
     const uid = owner.metadata.uid!;
     const ref = controllerRef(owner);
-    const informer = new Informer(t.client, builtin.configMaps, { namespace: NS, decode, labelSelector: `mode=${decode}` });
+    const informer = new Informer(t.client, builtin.configMaps, { namespace: NS, decode, labelSelector: `mode=${decode}`, ...(decode === 'eager' ? {} : { ownerIndex: true }) });
     const configMap = (name: string, labels: Record<string, string>, ownerReferences?: OwnerReference[]) => createConfigMap(name, { ...labels, mode: decode }, ownerReferences);
     try {
       await informer.waitForSync();
@@ -55,6 +55,17 @@ describe('ownership against svc-apiserver', () => {
     } finally {
       informer.stop();
     }
+  });
+
+  it('lazy caches keep no owner index unless asked (byOwner says so); a shared informer gains it when a later caller asks', () => {
+    const lazy = new Informer(t.client, builtin.configMaps, { namespace: NS, decode: 'lazy' });
+    expect(() => lazy.byOwner('u')).toThrow(/no index "owner"/);
+    expect(lazy.store.indexNames()).toEqual(['namespace', 'labels']);
+    const factory = new InformerFactory(t.client);
+    const shared = factory.informer(builtin.configMaps, { namespace: NS, decode: 'lazy' });
+    expect(factory.informer(builtin.configMaps, { namespace: NS, decode: 'lazy', ownerIndex: true })).toBe(shared);
+    expect(shared.byOwner('u')).toEqual([]);
+    expect(new Informer(t.client, builtin.configMaps, { namespace: NS, ownerIndex: false }).store.indexNames()).toEqual(['namespace', 'labels']);
   });
 
   it('adopts matching orphans, releases its own that stopped matching, claims its matching ones, and leaves the rest alone', async () => {
