@@ -107,8 +107,9 @@ export class Informer<T extends KubeObject> {
     this.#resource = resource;
     this.#options = options;
     const lazy = options.decode === 'lazy' || options.decode === 'protobuf';
-    const owners = (options.ownerIndex ?? !lazy) ? { [OWNER_INDEX]: ownerIndex } : {};
-    const indexers = { [NAMESPACE_INDEX]: namespaceIndex, [LABELS_INDEX]: labelsIndex, ...owners, ...(options.indexers ?? {}) };
+    const indexers: Record<string, IndexFunc<T>> = { [NAMESPACE_INDEX]: namespaceIndex, [LABELS_INDEX]: labelsIndex };
+    if (options.ownerIndex ?? !lazy) indexers[OWNER_INDEX] = ownerIndex;
+    Object.assign(indexers, options.indexers);
     this.#writer = lazy ? new LazyCacheWriter<T>(indexers) : new CacheWriter<T>(indexers);
     this.store = this.#writer.reader;
     this.events$ = new Observable<InformerEvent<T>>((subscriber) => {
