@@ -38,10 +38,16 @@ export interface ReconcileContext extends WorkContext {
   synced(): boolean;
 }
 
-/** An owned type: its events, and the kind of the owner (the controller's primary kind) to map them to. */
+/**
+ * An owned type: its events, and the group and kind of the owner (the controller's primary type)
+ * to map them to. Both are compared with the controller owner reference (its `apiVersion`'s group
+ * and its `kind`): a kind name alone is not unique across groups.
+ */
 export interface OwnedSource {
   /** The owned type's informer (waited for), or its events. */
   readonly events: Source<KeySource>;
+  /** The API group of the owner, as in its owner reference's `apiVersion` (`'apps'`; `''` for core). */
+  readonly group: string;
   /** The `kind` in the owned objects' controller owner reference (e.g. `ReplicaSet`). */
   readonly kind: string;
 }
@@ -98,7 +104,7 @@ export type ControllerResult<R = undefined> = WorkResult<string, R> & { readonly
  * const results = controller({
  *   name: 'configmap-secrets',
  *   for: configMaps,                                  // informers: waited for
- *   owns: [{ events: secrets, kind: 'ConfigMap' }],
+ *   owns: [{ events: secrets, group: '', kind: 'ConfigMap' }],
  *   reconcile: async (key) => { ... },
  * });
  * results.subscribe((r) => r.type === 'terminal' && console.error(r.key, r.error));
@@ -109,7 +115,7 @@ export function controller<R = undefined>(options: ControllerOptions<R>): Observ
   const waitFor = sources.flatMap((source) => (isSyncedSource(source) ? [source.synced$] : []));
   const triggers = merge(
     eventsOf(options.for).pipe(toKey()),
-    ...(options.owns ?? []).map((owned) => eventsOf(owned.events).pipe(toOwnerKey(owned.kind))),
+    ...(options.owns ?? []).map((owned) => eventsOf(owned.events).pipe(toOwnerKey(owned.kind, owned.group))),
     ...(options.watches ?? []).map(eventsOf),
   ).pipe(takeUntil(stop$));
   // The drain is bounded: once stop$ has fired, a reconcile still running after the timeout is cut.

@@ -13,3 +13,12 @@ export type { ControllerManagerOptions, ControllerName, LoopFactory, LoopRegistr
 // svc-scheduler's pipeline (docs/scheduler.md).
 export { leaderElectedScheduler, scheduler } from './scheduler/index.js';
 export type { LeaderElectedSchedulerOptions, ScheduleResult, SchedulerOptions } from './scheduler/index.js';
+// Ownership and expectations: the primitives a controller that creates objects needs (docs/controllers.md).
+export { apiVersionOf, controllerOf, controllerRef, groupOfApiVersion, isControlledBy } from './controller-ref.js';
+export type { OwnerType } from './controller-ref.js';
+export { claimObjects } from './claim-objects.js';
+export type { ClaimOptions, ClaimOwner, ClaimResult } from './claim-objects.js';
+export { EXPECTATIONS_TTL_MS, Expectations } from './expectations.js';
+export type { ExpectationsOptions } from './expectations.js';
+export { observeOwned } from './observe-owned.js';
+export type { ObservedOwner } from './observe-owned.js';

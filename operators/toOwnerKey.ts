@@ -4,8 +4,10 @@ import { subscribeSource } from './subscribeSource.js';
 
 /**
  * Maps each object or event to the key of the object's controller of the given kind: the
- * `metadata.ownerReferences` entry with `controller: true` and that `kind`, in the object's
- * namespace.
+ * `metadata.ownerReferences` entry with `controller: true` and that `kind` (and, when `group` is
+ * given, that API group: the part of its `apiVersion` before the `/`, `''` for core), in the
+ * object's namespace. Pass the group: two kinds of one name in different groups (a `Widget` of
+ * `example.com` and one of `other.io`) are told apart only by it.
  *
  * Like `map(o => ownerKey(o))`, but it follows controller-runtime's `EnqueueRequestForOwner` with
  * `OnlyControllerOwner`: objects without such an owner emit nothing, and an update event
@@ -29,15 +31,22 @@ import { subscribeSource } from './subscribeSource.js';
  *
  * @see toKey — the object's own key
  * @param kind The owner's kind, e.g. `'ReplicaSet'`. Required.
+ * @param group The owner's API group, e.g. `'apps'` (`''` for core). Omitted: any group.
  */
-export function toOwnerKey<T extends KeySource>(kind: string): OperatorFunction<T, string> {
+export function toOwnerKey<T extends KeySource>(kind: string, group?: string): OperatorFunction<T, string> {
   if (typeof kind !== 'string' || kind === '') throw new TypeError(`kind must be a non-empty string, got ${String(kind)}`);
+  const inGroup = (apiVersion: string | undefined): boolean => {
+    if (group === undefined) return true;
+    if (apiVersion === undefined) return false;
+    const slash = apiVersion.indexOf('/');
+    return (slash < 0 ? '' : apiVersion.slice(0, slash)) === group;
+  };
   const ownerKey = (object: ObjectLike): string | undefined => {
     const meta = object.metadata;
     const references = meta?.ownerReferences;
     if (references === undefined) return undefined;
     for (const reference of references) {
-      if (reference.controller === true && reference.kind === kind) {
+      if (reference.controller === true && reference.kind === kind && inGroup(reference.apiVersion)) {
         return keyOf({ name: reference.name, namespace: meta?.namespace });
       }
     }

@@ -41,6 +41,7 @@ export { INITIAL_EVENTS_END, watcher } from './watcher.js';
 export type { InitReason, WatcherDeps, WatcherEvent, WatchOptions } from './watcher.js';
 export { CacheWriter, deepFreeze, LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, namespaceIndex } from './cache.js';
 export type { CacheChange, CacheReader, IndexFunc } from './cache.js';
+export { OWNER_INDEX, ownerIndex } from './owner-index.js';
 export { Informer, InformerFactory, stripManagedFields } from './informer.js';
 export type { InformerEvent, InformerFactoryOptions, InformerOptions } from './informer.js';
 export { discoverResources, supports } from './discovery.js';

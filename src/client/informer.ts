@@ -3,6 +3,7 @@ import type { KubeObject } from '../api/index.js';
 import { CacheWriter, deepFreeze, LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, namespaceIndex, type CacheChange, type CacheReader, type IndexFunc } from './cache.js';
 import type { Client } from './client.js';
 import { LazyCacheWriter } from './lazy-cache.js';
+import { OWNER_INDEX, ownerIndex } from './owner-index.js';
 import type { Resource } from './resource.js';
 import type { WatcherEvent, WatchOptions } from './watcher.js';
 
@@ -28,7 +29,7 @@ export interface InformerOptions<T extends KubeObject>
     | 'backoff'
     | 'onError'
   > {
-  /** Indexes beyond the built-in `namespace` and `labels` ones: name → values an object is filed under. */
+  /** Indexes beyond the built-in `namespace`, `labels` and `owner` (OWNER_INDEX) ones: name → values an object is filed under. */
   readonly indexers?: Readonly<Record<string, IndexFunc<T>>> | undefined;
   /**
    * Re-announce every cached object as `resync` after a random time between this and twice this,
@@ -47,6 +48,12 @@ export interface InformerOptions<T extends KubeObject>
    * the same kind of views (the fastest and smallest mode). Default `'eager'`.
    */
   readonly decode?: 'eager' | 'lazy' | 'protobuf' | undefined;
+  /**
+   * Keep the owner index (`OWNER_INDEX`, read by `byOwner(uid)`). Default: on for `'eager'`
+   * caches; off for `'lazy'` and `'protobuf'` ones, where it would decode the ownerReferences of
+   * both versions at every update (their other built-in indexes compare bytes instead).
+   */
+  readonly ownerIndex?: boolean | undefined;
   /** Freeze cached objects (deeply). Default true: they are shared by every reader. Lazy views are always frozen. */
   readonly freeze?: boolean | undefined;
 
@@ -99,8 +106,11 @@ export class Informer<T extends KubeObject> {
     this.#client = client;
     this.#resource = resource;
     this.#options = options;
-    const indexers = { [NAMESPACE_INDEX]: namespaceIndex, [LABELS_INDEX]: labelsIndex, ...(options.indexers ?? {}) };
-    this.#writer = options.decode === 'lazy' || options.decode === 'protobuf' ? new LazyCacheWriter<T>(indexers) : new CacheWriter<T>(indexers);
+    const lazy = options.decode === 'lazy' || options.decode === 'protobuf';
+    const indexers: Record<string, IndexFunc<T>> = { [NAMESPACE_INDEX]: namespaceIndex, [LABELS_INDEX]: labelsIndex };
+    if (options.ownerIndex ?? !lazy) indexers[OWNER_INDEX] = ownerIndex;
+    Object.assign(indexers, options.indexers);
+    this.#writer = lazy ? new LazyCacheWriter<T>(indexers) : new CacheWriter<T>(indexers);
     this.store = this.#writer.reader;
     this.events$ = new Observable<InformerEvent<T>>((subscriber) => {
       this.start();
@@ -116,7 +126,7 @@ export class Informer<T extends KubeObject> {
   /** Starts listing and watching (idempotent); returns this. */
   start(): this {
     if (this.#subscription) return this;
-    const { indexers: _i, resyncPeriodMs: _r, transform: _t, freeze: _f, ...watch } = this.#options;
+    const { indexers: _i, resyncPeriodMs: _r, transform: _t, freeze: _f, ownerIndex: _o, ...watch } = this.#options;
     this.#subscription = this.#client.watch$(this.#resource, { ...watch, emitBookmarks: false }).subscribe({
       next: (event) => this.#apply(event),
       error: (error: unknown) => this.#events.error(error),
@@ -140,6 +150,14 @@ export class Informer<T extends KubeObject> {
   async waitForSync(): Promise<void> {
     this.start();
     await firstValueFrom(this.#synced.pipe(filter(Boolean)));
+  }
+
+  /**
+   * The cached objects that name `uid` in their ownerReferences (controller or not), from the
+   * owner index; throws when the informer keeps none (`ownerIndex: false`, or a lazy cache without `ownerIndex: true`).
+   */
+  byOwner(uid: string): T[] {
+    return this.store.byIndex(OWNER_INDEX, uid);
   }
 
   /** Adds an index, filled from the current content at once. */
@@ -219,6 +237,7 @@ export class InformerFactory {
     const existing = this.#informers.get(key) as Informer<T> | undefined;
     if (existing) {
       for (const [name, fn] of Object.entries(options.indexers ?? {})) existing.addIndexer(name, fn);
+      if (options.ownerIndex) existing.addIndexer(OWNER_INDEX, ownerIndex);
       return existing;
     }
     const informer = new Informer<T>(this.client, resource, { ...this.defaults, ...options });

@@ -25,7 +25,7 @@ describe('controller waits for its caches (virtual time)', () => {
       const results = controller({
         name: 'gated',
         for: primary,
-        owns: [{ events: owned, kind: 'Widget' }],
+        owns: [{ events: owned, group: 'example.com', kind: 'Widget' }],
         watches: [hot('--k------------', { k: 'ns/k' })],
         reconcile: (_key, ctx) => void seen.push(ctx.synced()),
       });
@@ -68,7 +68,7 @@ describe('a Widget controller restarted at its desired state', () => {
     const run: Subscription = controller({
       name: 'widgets',
       for: widgetInformer,
-      owns: [{ events: configMaps, kind: 'Widget' }],
+      owns: [{ events: configMaps, group: 'example.com', kind: 'Widget' }],
       concurrency: 4,
       reconcile: async (key, ctx) => {
         if (!configMaps.hasSynced() || !ctx.synced()) unsynced.push(key);

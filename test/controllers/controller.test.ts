@@ -17,7 +17,7 @@ describe('controller (virtual time)', () => {
       const primary = hot('-a---b---|', { a: { object: obj('a') }, b: { object: obj('b') } });
       const owned = hot('---x-----|', { x: { object: obj('x', 'b') } });
       const other = cold('------k--|', { k: 'ns/c' });
-      const results = controller({ name: 'test', for: primary, owns: [{ events: owned, kind: 'Parent' }], watches: [other], reconcile: () => undefined });
+      const results = controller({ name: 'test', for: primary, owns: [{ events: owned, group: '', kind: 'Parent' }], watches: [other], reconcile: () => undefined });
       expectObservable(results).toBe('-a-b-bc--|', {
         a: { type: 'awaitChange', key: 'ns/a', item: 'ns/a', attempts: 1, controller: 'test' },
         b: { type: 'awaitChange', key: 'ns/b', item: 'ns/b', attempts: 1, controller: 'test' },
@@ -94,7 +94,7 @@ describe('controller against svc-apiserver', () => {
     const reconciles = controller({
       name: 'configmap-secrets',
       for: configMaps,
-      owns: [{ events: secrets, kind: 'ConfigMap' }],
+      owns: [{ events: secrets, group: '', kind: 'ConfigMap' }],
       stop$,
       reconcile: async (key) => {
         const [namespace, name] = key.split('/') as [string, string];
