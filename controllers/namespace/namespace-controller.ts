@@ -74,19 +74,19 @@ async function syncNamespace(client: Client, ns: Namespace, recheckMs: number): 
   if (content.remaining.size > 0) return requeueAfter(Math.max(recheckMs, content.estimateSeconds * 1000));
 
   const finalizers = (latest.spec?.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER);
-  await putSubresource(client, name, 'finalize', { ...latest, spec: { ...latest.spec, finalizers } });
+  await putFinalize(client, name, { ...latest, spec: { ...latest.spec, finalizers } });
 }
 
 /** Writes the deletion conditions when they differ from the namespace's; answers the namespace as it now is. */
 async function writeConditions(client: Client, ns: Namespace, wanted: NamespaceCondition[]): Promise<Namespace> {
   const merged = mergeConditions(ns.status?.conditions ?? [], wanted, new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
   if (!merged) return ns;
-  return putSubresource(client, ns.metadata.name!, 'status', { ...ns, status: { ...ns.status, conditions: merged } });
+  return client.updateStatus(builtin.namespaces, { ...ns, status: { ...ns.status, conditions: merged } });
 }
 
-/** `PUT namespaces/{name}/{sub}`: the body's resourceVersion makes it conditional (409 when stale: retried). */
-async function putSubresource(client: Client, name: string, sub: 'finalize' | 'status', body: Namespace): Promise<Namespace> {
-  const path = `${resourcePath(builtin.namespaces, undefined, name)}/${sub}`;
+/** `PUT namespaces/{name}/finalize`: the body's resourceVersion makes it conditional (409 when stale: retried). */
+async function putFinalize(client: Client, name: string, body: Namespace): Promise<Namespace> {
+  const path = `${resourcePath(builtin.namespaces, undefined, name)}/finalize`;
   return (await client.transport.request({ method: 'PUT', path, body })) as Namespace;
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { CoreEvent, Pod } from '../../src/api/index.js';
-import { builtin, resourcePath, type Client } from '../../src/client/index.js';
+import { builtin, type Client } from '../../src/client/index.js';
 import { TokenBucket, type TokenBucketOptions } from '../../operators/index.js';
 
 /**
@@ -31,16 +31,7 @@ export class SchedulerApi {
   async bind(pod: Pod, nodeName: string): Promise<void> {
     await this.#token();
     const { namespace, name, uid } = pod.metadata;
-    await this.client.transport.request({
-      method: 'POST',
-      path: `${resourcePath(builtin.pods, namespace, name)}/binding`,
-      body: {
-        apiVersion: 'v1',
-        kind: 'Binding',
-        metadata: { name, namespace, ...(uid ? { uid } : {}) },
-        target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
-      },
-    });
+    await this.client.bind(name!, nodeName, { namespace, uid });
   }
 
   /**
@@ -54,12 +45,12 @@ export class SchedulerApi {
     await this.#token();
     const { namespace, name } = pod.metadata;
     const lastTransitionTime = current?.status === 'False' && current['lastTransitionTime'] ? current['lastTransitionTime'] : now();
-    await this.client.transport.request({
-      method: 'PATCH',
-      path: `${resourcePath(builtin.pods, namespace, name)}/status`,
-      contentType: 'application/strategic-merge-patch+json',
-      body: { status: { conditions: [{ type: 'PodScheduled', status: 'False', reason, message, lastProbeTime: null, lastTransitionTime }] } },
-    });
+    await this.client.patchStatus(
+      builtin.pods,
+      name!,
+      { status: { conditions: [{ type: 'PodScheduled', status: 'False', reason, message, lastProbeTime: null, lastTransitionTime }] } },
+      { namespace, type: 'strategic' },
+    );
     return true;
   }
 

@@ -148,7 +148,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   // Overload protection and the long-running gauge, applied once the user is known (request-gate.ts).
   const flowControl = new FlowControl(options.flowControl);
   flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
-  const gate = requestGate(app, flowControl, longRunningTracker(metrics));
+  const gate = requestGate(app, flowControl, longRunningTracker(metrics, registry));
   // A callback hook, not an async one: token authentication is synchronous, and on the hot path
   // an await per request is a measurable share of a GET.
   // Defined once rather than as a closure per request: a GET allocates as little as it can.
@@ -180,7 +180,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   });
 
   if (options.audit) installAudit(app, options.audit);
-  installMetrics(app, metrics);
+  installMetrics(app, metrics, registry);
 
   for (const path of UNAUTHENTICATED) app.get(path, async (_req, reply) => reply.type('text/plain').send('ok'));
   app.get('/version', async (_req, reply) => reply.type('application/json').send(jsonBody(versionInfo(options.version ?? SVC_VERSION))));

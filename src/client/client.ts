@@ -4,8 +4,11 @@ import type { KubeObject, StatusDetails } from '../api/index.js';
 import { METADATA_LIST_ACCEPT, jsonCodec, type Codec } from './codec.js';
 import { lazyListDecoder } from './lazy-decode.js';
 import { listItemsObservable, listPagesIx, listPagesObservable, type ListOptions, type ListPage } from './list.js';
-import { resourcePath, type Resource } from './resource.js';
+import { builtin, resourcePath, type Resource } from './resource.js';
 import { isRecord } from './status.js';
+import { resolveEnvConfig, type EnvConfigOptions } from './env-config.js';
+import { lines$ } from './log-lines.js';
+import { bindingBody, evictionBody, logQuery, type BindOptions, type EvictOptions, type PodLogOptions, type Scale } from './subresource.js';
 import { loadSvcconfig } from './svcconfig.js';
 import { Transport, type ConnectionOptions, type HttpRequest } from './transport.js';
 import { watcher, type WatcherEvent, type WatchOptions } from './watcher.js';
@@ -110,6 +113,17 @@ export class Client {
     });
   }
 
+  /**
+   * A client configured as kubectl finds its configuration: `options.path`, else `SVCCONFIG`,
+   * else `KUBECONFIG` (a merged list), else `~/.kube/config`, else in-cluster (service-account
+   * token, re-read as it rotates). See `resolveEnvConfig`; nothing found is a SvcconfigError.
+   */
+  static async fromEnv(options: Omit<ClientOptions, 'server'> & EnvConfigOptions = {}): Promise<Client> {
+    const { path, context, env, homeDir, inClusterDir, tokenFile, ...rest } = options;
+    const found = await resolveEnvConfig({ path, context, env, homeDir, inClusterDir, tokenFile });
+    return new Client({ ...found.connection, ...rest });
+  }
+
   #ns(res: Resource<KubeObject>, namespace: string | undefined): string | undefined {
     return res.namespaced ? (namespace ?? this.namespace) : undefined;
   }
@@ -138,16 +152,7 @@ export class Client {
    * field manager wants it; `fieldManager` is required, `force` takes over conflicting fields).
    */
   async patch<T extends KubeObject>(res: Resource<T>, name: string, patch: readonly JsonPatchOperation[] | object, options: PatchOptions = {}): Promise<T> {
-    const type = options.type ?? 'merge';
-    if (type === 'apply' && options.fieldManager === undefined) throw new TypeError('an apply patch needs a fieldManager');
-    if (type === 'json' && !Array.isArray(patch)) throw new TypeError('a JSON patch is an array of operations');
-    return (await this.transport.request({
-      method: 'PATCH',
-      path: resourcePath(res, this.#ns(res, options.namespace), name),
-      query: { ...writeQuery(options), force: type === 'apply' && options.force ? true : undefined },
-      body: patch,
-      contentType: PATCH_TYPES[type],
-    })) as T;
+    return this.#patchAt<T>(resourcePath(res, this.#ns(res, options.namespace), name), patch, options);
   }
 
   async delete<T extends KubeObject>(res: Resource<T>, name: string, options: DeleteOptions = {}): Promise<DeleteResult<T>> {
@@ -167,6 +172,83 @@ export class Client {
       query: { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, ...(options.dryRun ? { dryRun: 'All' } : {}) },
     });
     return toPage<T>(body);
+  }
+
+  #sub(res: Resource<KubeObject>, namespace: string | undefined, name: string, subresource: string): string {
+    return `${resourcePath(res, this.#ns(res, namespace), name)}/${subresource}`;
+  }
+
+  /** The object as the `status` subresource answers it. */
+  async getStatus<T extends KubeObject>(res: Resource<T>, name: string, options: { namespace?: string | undefined } = {}): Promise<T> {
+    return (await this.transport.request({ method: 'GET', path: this.#sub(res, options.namespace, name, 'status') })) as T;
+  }
+
+  /** Writes `object.status` only (the rest of `object` is ignored); `metadata.resourceVersion` must be the stored one. */
+  async updateStatus<T extends KubeObject>(res: Resource<T>, object: T, options: WriteOptions = {}): Promise<T> {
+    const name = object.metadata.name;
+    if (name === undefined) throw new TypeError('updateStatus needs metadata.name');
+    const path = this.#sub(res, options.namespace ?? object.metadata.namespace, name, 'status');
+    return (await this.transport.request({ method: 'PUT', path, query: writeQuery(options), body: object })) as T;
+  }
+
+  /** Patches the status (any patch type, as `patch`); changes outside `status` are ignored by the server. */
+  async patchStatus<T extends KubeObject>(res: Resource<T>, name: string, patch: readonly JsonPatchOperation[] | object, options: PatchOptions = {}): Promise<T> {
+    return this.#patchAt<T>(this.#sub(res, options.namespace, name, 'status'), patch, options);
+  }
+
+  /** Server-side apply of `object`'s status (`fieldManager` required; `force` takes over fields others own). */
+  async applyStatus<T extends KubeObject>(res: Resource<T>, object: T, options: Omit<PatchOptions, 'type'> & { readonly fieldManager: string }): Promise<T> {
+    const name = object.metadata.name;
+    if (name === undefined) throw new TypeError('applyStatus needs metadata.name');
+    return this.patchStatus(res, name, object, { namespace: object.metadata.namespace, ...options, type: 'apply' });
+  }
+
+  /** The `scale` subresource (autoscaling/v1 Scale). */
+  async getScale(res: Resource<KubeObject>, name: string, options: { namespace?: string | undefined } = {}): Promise<Scale> {
+    return (await this.transport.request({ method: 'GET', path: this.#sub(res, options.namespace, name, 'scale') })) as Scale;
+  }
+
+  /** Sets `spec.replicas` through the scale subresource; `metadata.resourceVersion`, when set, must be the stored one. */
+  async updateScale(res: Resource<KubeObject>, scale: Scale, options: WriteOptions = {}): Promise<Scale> {
+    const name = scale.metadata.name;
+    if (name === undefined) throw new TypeError('updateScale needs metadata.name');
+    const path = this.#sub(res, options.namespace ?? scale.metadata.namespace, name, 'scale');
+    return (await this.transport.request({ method: 'PUT', path, query: writeQuery(options), body: { apiVersion: 'autoscaling/v1', kind: 'Scale', ...scale } })) as Scale;
+  }
+
+  async patchScale(res: Resource<KubeObject>, name: string, patch: readonly JsonPatchOperation[] | object, options: PatchOptions = {}): Promise<Scale> {
+    return this.#patchAt<Scale>(this.#sub(res, options.namespace, name, 'scale'), patch, options);
+  }
+
+  /** Evicts a pod (`policy/v1` Eviction): deleted if its disruption budgets allow, a 429 `TooManyRequests` StatusError otherwise. */
+  async evict(name: string, options: EvictOptions = {}): Promise<unknown> {
+    const namespace = options.namespace ?? this.namespace;
+    return this.transport.request({ method: 'POST', path: this.#sub(builtin.pods, namespace, name, 'eviction'), body: evictionBody(name, namespace, options), contentType: 'application/json' });
+  }
+
+  /** Binds a pod to a node (`pods/binding`): sets `spec.nodeName` once (409 `Conflict` if already bound). */
+  async bind(name: string, node: string, options: BindOptions = {}): Promise<unknown> {
+    const namespace = options.namespace ?? this.namespace;
+    const query = options.dryRun ? { dryRun: 'All' } : {};
+    return this.transport.request({ method: 'POST', path: this.#sub(builtin.pods, namespace, name, 'binding'), query, body: bindingBody(name, namespace, node, options), contentType: 'application/json' });
+  }
+
+  /** A pod's log as lines (cold: each subscription asks; unsubscribing ends the request, a followed one included). */
+  logs$(name: string, options: PodLogOptions = {}): Observable<string> {
+    return lines$(this.transport, { method: 'GET', path: this.#sub(builtin.pods, options.namespace, name, 'log'), query: logQuery(options) });
+  }
+
+  async #patchAt<T>(path: string, patch: readonly JsonPatchOperation[] | object, options: PatchOptions): Promise<T> {
+    const type = options.type ?? 'merge';
+    if (type === 'apply' && options.fieldManager === undefined) throw new TypeError('an apply patch needs a fieldManager');
+    if (type === 'json' && !Array.isArray(patch)) throw new TypeError('a JSON patch is an array of operations');
+    return (await this.transport.request({
+      method: 'PATCH',
+      path,
+      query: { ...writeQuery(options), force: type === 'apply' && options.force ? true : undefined },
+      body: patch,
+      contentType: PATCH_TYPES[type],
+    })) as T;
   }
 
   /** One list request: everything (no `limit`), or one page. Namespaced types: every namespace unless `namespace` is given. */

@@ -1,7 +1,12 @@
 // The client of svc-apiserver: svcconfig loading, CRUD, paged lists, the resuming watcher and informers.
 
-export { SvcconfigError, loadSvcconfig, writeSvcconfig } from './svcconfig.js';
-export type { SvcconfigEntry, SvcconfigTarget } from './svcconfig.js';
+export { SvcconfigError, loadSvcconfig, readSvcconfigFile, resolveSvcconfig, writeSvcconfig } from './svcconfig.js';
+export type { SvcconfigEntry, SvcconfigFile, SvcconfigTarget } from './svcconfig.js';
+export { IN_CLUSTER_DIR, resolveEnvConfig } from './env-config.js';
+export type { EnvConfig, EnvConfigOptions } from './env-config.js';
+export { fileTokenSource, TOKEN_FILE_PERIOD_MS } from './token-file.js';
+export type { FileTokenSourceOptions } from './token-file.js';
+export type { BindOptions, EvictOptions, PodLogOptions, Scale } from './subresource.js';
 export { jsonCodec, jsonLinesFramer } from './codec.js';
 export type { Codec, EncodedBody, WatchFramer } from './codec.js';
 /**

@@ -87,11 +87,14 @@ const ConfigSchema = z.object({
   'current-context': z.string().optional(),
 });
 
-/**
- * Reads `path` and resolves a context (the current one unless `options.context` names another).
- * File references (`certificate-authority`, `tokenFile`) are relative to the config's folder.
- */
-export async function loadSvcconfig(path: string, options: { context?: string } = {}): Promise<SvcconfigTarget> {
+/** One parsed config file: what svc reads of it, and where it lies (file names in it are relative to its folder). */
+export interface SvcconfigFile {
+  readonly path: string;
+  readonly config: z.infer<typeof ConfigSchema>;
+}
+
+/** Reads and checks one config file. */
+export async function readSvcconfigFile(path: string): Promise<SvcconfigFile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -109,31 +112,63 @@ export async function loadSvcconfig(path: string, options: { context?: string } 
     const issue = parsed.error.issues[0];
     throw new SvcconfigError(`${path}: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'not a config'}`);
   }
-  const config = parsed.data;
-  const contextName = options.context ?? config['current-context'];
-  if (!contextName) throw new SvcconfigError(`${path}: no current-context`);
-  const context = config.contexts?.find((c) => c.name === contextName)?.context;
-  if (!context) throw new SvcconfigError(`${path}: context ${JSON.stringify(contextName)} not found`);
-  const cluster = config.clusters?.find((c) => c.name === context.cluster)?.cluster;
-  if (!cluster) throw new SvcconfigError(`${path}: cluster ${JSON.stringify(context.cluster)} not found`);
-  const user = context.user === undefined ? undefined : config.users?.find((u) => u.name === context.user);
-  if (context.user !== undefined && !user) throw new SvcconfigError(`${path}: user ${JSON.stringify(context.user)} not found`);
+  return { path, config: parsed.data };
+}
 
-  const base = dirname(resolve(path));
+/**
+ * Reads `path` and resolves a context (the current one unless `options.context` names another).
+ * File references (`certificate-authority`, `tokenFile`) are relative to the config's folder.
+ */
+export async function loadSvcconfig(path: string, options: { context?: string } = {}): Promise<SvcconfigTarget> {
+  return resolveSvcconfig([await readSvcconfigFile(path)], options);
+}
+
+/** The first file's entry of that name, with the file it came from (kubectl's merge: the first to define a name wins). */
+function firstNamed<E extends { name: string }>(files: readonly SvcconfigFile[], list: (f: SvcconfigFile) => readonly E[] | null | undefined, name: string): { entry: E; file: SvcconfigFile } | undefined {
+  for (const file of files) {
+    const entry = list(file)?.find((e) => e.name === name);
+    if (entry) return { entry, file };
+  }
+  return undefined;
+}
+
+/**
+ * Resolves a context over several files merged as kubectl merges a `KUBECONFIG` list: for
+ * clusters, users and contexts the first file to define a name wins; `current-context` comes from
+ * the first file that sets one. A file name an entry holds is relative to the folder of the file
+ * that defined the entry.
+ */
+export async function resolveSvcconfig(files: readonly SvcconfigFile[], options: { context?: string } = {}): Promise<SvcconfigTarget> {
+  const path = files.map((f) => f.path).join(':');
+  const contextName = options.context ?? files.find((f) => f.config['current-context'])?.config['current-context'];
+  if (!contextName) throw new SvcconfigError(`${path}: no current-context`);
+  const context = firstNamed(files, (f) => f.config.contexts, contextName)?.entry.context;
+  if (!context) throw new SvcconfigError(`${path}: context ${JSON.stringify(contextName)} not found`);
+  const clusterEntry = firstNamed(files, (f) => f.config.clusters, context.cluster);
+  if (!clusterEntry) throw new SvcconfigError(`${path}: cluster ${JSON.stringify(context.cluster)} not found`);
+  const cluster = clusterEntry.entry.cluster;
+  const userEntry = context.user === undefined ? undefined : firstNamed(files, (f) => f.config.users, context.user);
+  if (context.user !== undefined && !userEntry) throw new SvcconfigError(`${path}: user ${JSON.stringify(context.user)} not found`);
+  const user = userEntry?.entry;
+
+  const clusterPath = clusterEntry.file.path;
+  const clusterBase = dirname(resolve(clusterPath));
   const caFile = cluster['certificate-authority'];
   const caData =
     cluster['certificate-authority-data'] !== undefined
       ? Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8')
       : caFile !== undefined
-        ? await readReferenced(resolve(base, caFile), path)
+        ? await readReferenced(resolve(clusterBase, caFile), clusterPath)
         : undefined;
-  const clientCertificate = await dataOrFile(user?.user?.['client-certificate-data'], user?.user?.['client-certificate'], base, path);
-  const clientKey = await dataOrFile(user?.user?.['client-key-data'], user?.user?.['client-key'], base, path);
+  const userPath = userEntry?.file.path ?? path;
+  const base = dirname(resolve(userPath));
+  const clientCertificate = await dataOrFile(user?.user?.['client-certificate-data'], user?.user?.['client-certificate'], base, userPath);
+  const clientKey = await dataOrFile(user?.user?.['client-key-data'], user?.user?.['client-key'], base, userPath);
   if ((clientCertificate === undefined) !== (clientKey === undefined)) {
-    throw new SvcconfigError(`${path}: user ${JSON.stringify(context.user)} has a client certificate or key without the other`);
+    throw new SvcconfigError(`${userPath}: user ${JSON.stringify(context.user)} has a client certificate or key without the other`);
   }
   const tokenFile = user?.user?.tokenFile;
-  const token = user?.user?.token ?? (tokenFile !== undefined ? (await readReferenced(resolve(base, tokenFile), path)).trim() : undefined);
+  const token = user?.user?.token ?? (tokenFile !== undefined ? (await readReferenced(resolve(base, tokenFile), userPath)).trim() : undefined);
   return {
     context: contextName,
     cluster: context.cluster,

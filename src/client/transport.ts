@@ -8,6 +8,8 @@ export interface ConnectionOptions {
   readonly server: string;
   /** Bearer token sent on every request. */
   readonly token?: string | undefined;
+  /** Asked for the bearer token before every request, in place of `token` (a rotating service-account token: `fileTokenSource`). */
+  readonly tokenSource?: (() => string | Promise<string>) | undefined;
   /** PEM of the CA that signed the server's certificate; unset: the system's CAs. */
   readonly caData?: string | undefined;
   /** PEM client certificate and key (mutual TLS). */
@@ -62,6 +64,7 @@ export class Transport {
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
   readonly #throttle: RequestThrottle | undefined;
+  readonly #tokenSource: (() => string | Promise<string>) | undefined;
 
   constructor(
     options: ConnectionOptions,
@@ -72,6 +75,7 @@ export class Transport {
     this.#base = url.pathname.replace(/\/+$/, '');
     this.#timeoutMs = options.requestTimeoutMs ?? 60_000;
     this.#throttle = options.throttle;
+    this.#tokenSource = options.tokenSource;
     this.#headers = {
       accept: codec.mediaType,
       'user-agent': options.userAgent ?? 'svc-client',
@@ -92,6 +96,7 @@ export class Transport {
   async #dispatch(req: HttpRequest, streaming: boolean): Promise<Dispatcher.ResponseData> {
     if (this.#throttle !== undefined) await this.#throttle({ method: req.method, path: req.path, signal: req.signal });
     const headers: Record<string, string> = { ...this.#headers };
+    if (this.#tokenSource !== undefined) headers['authorization'] = `Bearer ${await this.#tokenSource()}`;
     if (req.accept !== undefined) headers['accept'] = req.accept;
     let body: string | Uint8Array | undefined;
     if (req.body !== undefined) {

@@ -1,5 +1,5 @@
 import { isStatusError, type Node } from '../../api/index.js';
-import { builtin, resourcePath, type Client } from '../../client/index.js';
+import { builtin, type Client } from '../../client/index.js';
 import { rfc3339 } from './conditions.js';
 
 /** The reason and message the node lifecycle controller gives a node whose agent went silent. */
@@ -31,13 +31,8 @@ export async function markNodeStatusUnknown(client: Client, nodeName: string, no
       c.status === 'Unknown' ? c : { ...c, status: 'Unknown', reason: NODE_STATUS_UNKNOWN_REASON, message: NODE_STATUS_UNKNOWN_MESSAGE, lastTransitionTime: rfc3339(now) },
     );
     try {
-      await client.transport.request({
-        method: 'PATCH',
-        path: `${resourcePath(builtin.nodes, undefined, nodeName)}/status`,
-        contentType: 'application/merge-patch+json',
-        // The resourceVersion makes the write conditional: it must not undo a report that raced it.
-        body: { metadata: { resourceVersion: node.metadata.resourceVersion }, status: { conditions: unknown } },
-      });
+      // The resourceVersion makes the write conditional: it must not undo a report that raced it.
+      await client.patchStatus(builtin.nodes, nodeName, { metadata: { resourceVersion: node.metadata.resourceVersion }, status: { conditions: unknown } });
       return true;
     } catch (error) {
       if (isStatusError(error) && error.code === 409 && attempt < 5) continue;

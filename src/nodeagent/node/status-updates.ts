@@ -1,6 +1,6 @@
 import { asyncScheduler, catchError, defer, exhaustMap, of, timer, type Observable, type SchedulerLike } from 'rxjs';
 import { isStatusError, type Node } from '../../api/index.js';
-import { builtin, resourcePath, type Client } from '../../client/index.js';
+import { builtin, type Client } from '../../client/index.js';
 import { statusFingerprint, type OwnedStatus, type StatusSource } from './node-status.js';
 
 /** One status check: whether it wrote, and what. */
@@ -36,7 +36,6 @@ export interface StatusUpdateOptions {
  */
 export function statusUpdates(options: StatusUpdateOptions): Observable<StatusCheck> {
   const scheduler = options.scheduler ?? asyncScheduler;
-  const path = `${resourcePath(builtin.nodes, undefined, options.nodeName)}/status`;
   let lastFingerprint: string | undefined;
   let lastPostAt = -Infinity;
   let lastReady = options.initialReady;
@@ -47,12 +46,7 @@ export function statusUpdates(options: StatusUpdateOptions): Observable<StatusCh
     const fingerprint = statusFingerprint(status);
     const changed = fingerprint !== lastFingerprint;
     if (!changed && now - lastPostAt < options.frequencyMs) return { posted: false, status };
-    const node = (await options.client.transport.request({
-      method: 'PATCH',
-      path,
-      contentType: 'application/merge-patch+json',
-      body: { status },
-    })) as Node;
+    const node = await options.client.patchStatus(builtin.nodes, options.nodeName, { status });
     lastFingerprint = fingerprint;
     lastPostAt = now;
     const result = { posted: true as const, reason: changed ? ('changed' as const) : ('due' as const), node, status };

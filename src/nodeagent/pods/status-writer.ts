@@ -1,5 +1,5 @@
 import { isStatusError, type Pod, type PodStatus } from '../../api/index.js';
-import { builtin, resourcePath, type Client } from '../../client/index.js';
+import { builtin, type Client } from '../../client/index.js';
 import { isCurrentMirrorOf } from '../mirror/index.js';
 import { canonicalJson, isStaticPod } from '../sources/index.js';
 
@@ -47,9 +47,8 @@ export class StatusWriter {
     if (this.#written.get(uid) === fingerprint && !stale) return false;
     const target = isStaticPod(pod) ? await this.#mirrorOf(pod) : pod;
     if (!target) return false;
-    const path = `${resourcePath(builtin.pods, target.metadata.namespace ?? 'default', target.metadata.name)}/status`;
     try {
-      await this.#client.transport.request({ method: 'PATCH', path, contentType: 'application/merge-patch+json', body: { status: owned(status) } });
+      await this.#client.patchStatus(builtin.pods, target.metadata.name ?? '', { status: owned(status) }, { namespace: target.metadata.namespace ?? 'default' });
     } catch (error) {
       // The pod is gone (deleted for good): nothing to report to.
       if (isStatusError(error, 'NotFound')) return false;

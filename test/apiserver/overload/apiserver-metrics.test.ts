@@ -84,6 +84,16 @@ describe('/metrics on the API server, scraped over HTTPS with a real token', () 
     expect(sample(after, 'apiserver_request_total', { verb: 'GET', subresource: '/metrics', code: '200' })).toBeGreaterThanOrEqual(1);
   });
 
+  it('counts requests for made-up resources under their path prefix, so clients cannot mint series', async () => {
+    for (const name of ['madeup-1', 'madeup-2']) expect((await call(server.adminToken, 'GET', `/api/v1/namespaces/default/${name}`)).status).toBe(404);
+    expect((await call(server.adminToken, 'GET', '/apis/made.up/v9/things')).status).toBe(404);
+    const text = await scrape();
+    expect(text).not.toContain('madeup');
+    expect(text).not.toContain('made.up');
+    expect(sample(text, 'apiserver_request_total', { verb: 'GET', subresource: '/api', code: '404' })).toBe(2);
+    expect(sample(text, 'apiserver_request_total', { verb: 'GET', subresource: '/apis', code: '404' })).toBe(1);
+  });
+
   it('gauges a watch while it runs and counts the events it is sent and the cache received', async () => {
     const before = await scrape();
     const watch = await request(`${server.url}${CM}?watch=1`, { dispatcher: agent, headers: { authorization: `Bearer ${server.adminToken}` } });
