@@ -288,3 +288,4 @@ export {
 export { childSchema, itemSchema, markStruct, schemaNode, unwrapSchema, type Schema, type SchemaNode } from './schema-walk.js';
 export { listTypeOf, type ListType } from './list-types.js';
 export { SVC_VERSION } from './svc-version.js';
+export { zodToOpenApi, type OpenApiSchema } from './zod-to-openapi.js';

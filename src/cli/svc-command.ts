@@ -23,6 +23,10 @@ const subcommands: Readonly<Record<string, Subcommand>> = {
     summary: 'Run a node agent against an API server, or standalone (same as nodeagent)',
     run: async (argv, io) => (await import('./nodeagent-command.js')).main(argv, io),
   },
+  crd: {
+    summary: 'Print the CustomResourceDefinitions a module defines, as YAML (svc crd MODULE[#EXPORT])',
+    run: async (argv, io) => (await import('./crd-command.js')).crd(argv, io),
+  },
   image: {
     summary: 'Manage the images of the running cluster (svc image import FILE...)',
     run: async (argv, io) => (await import('./image-command.js')).image(argv, io),

@@ -45,3 +45,5 @@ export { Informer, InformerFactory, stripManagedFields } from './informer.js';
 export type { InformerEvent, InformerFactoryOptions, InformerOptions } from './informer.js';
 export { discoverResources, supports } from './discovery.js';
 export type { ApiResource, Discovery, DiscoveryFailure } from './discovery.js';
+export { customResourceDefinitions, defineCustomResource, isCustomResource } from './custom-resource.js';
+export type { CustomObject, CustomObjectOf, CustomResource, CustomResourceInit, CustomResourceNames, CustomResourcePrinterColumn } from './custom-resource.js';

@@ -29,6 +29,7 @@ describe('svc', () => {
     expect(await main(['--help'], io)).toBe(0);
     expect(io.text()).toMatch(/^Usage: svc <command> \[flags\]/);
     expect(io.text()).toMatch(/\n {2}up +Start a local cluster/);
+    expect(io.text()).toMatch(/\n {2}crd +Print the CustomResourceDefinitions a module defines/);
   });
 
   it('prints usage and exits 2 without a command', async () => {
@@ -50,6 +51,12 @@ describe('svc', () => {
       expect(io.text()).toMatch(/^Usage: svc up \[flags\]/);
       expect(io.text()).toMatch(/--bind-address ip +.*\(default "127\.0\.0\.1"\)/s);
     }
+  });
+
+  it('shows svc crd usage on `svc crd --help`', async () => {
+    const io = capture();
+    expect(await main(['crd', '--help'], io)).toBe(0);
+    expect(io.text()).toMatch(/^Usage: svc crd MODULE\[#EXPORT\]/);
   });
 
   it('exits 2 naming the flag on a bad svc up flag', async () => {
