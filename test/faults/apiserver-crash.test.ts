@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEtcd } from '../support/etcd.js';
 import { seededRandom } from '../support/prng.js';
-import { call, startApiServerProcess } from './apiserver-process.js';
+import { call, killAllApiServers, startApiServerProcess } from './apiserver-process.js';
 import { checkResumedWatches, checkSurvivors, Ledger, NS, openTrackedWatches, writeRound } from './crash-campaign.js';
 
 const KILLS = 3;
@@ -21,6 +21,7 @@ function runCrashCampaign(name: string, boot: () => Promise<{ args: string[]; di
     const dir = mkdtempSync(join(tmpdir(), `svc-crash-${name}-`));
     const disposers: (() => Promise<void>)[] = [];
     afterAll(async () => {
+      killAllApiServers();
       for (const dispose of disposers.reverse()) await dispose();
       rmSync(dir, { recursive: true, force: true });
     });

@@ -18,6 +18,14 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
+/**
+ * SIGKILLs every server this process started that still runs, for a suite's afterAll: a test that
+ * timed out may have started one its own clean-up never learnt of.
+ */
+export function killAllApiServers(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
 export interface ApiServerProcess {
   /** `https://127.0.0.1:<port>` */
   readonly url: string;

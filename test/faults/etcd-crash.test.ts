@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../controllers/support.js';
 import { startEtcd, type EtcdMember } from '../support/etcd.js';
 import { seededRandom } from '../support/prng.js';
-import { call, startApiServerProcess, type ApiServerProcess } from './apiserver-process.js';
+import { call, killAllApiServers, startApiServerProcess, type ApiServerProcess } from './apiserver-process.js';
 import { checkResumedWatches, checkSurvivors, CONFIGMAPS, Ledger, NS, openTrackedWatches, writeRound } from './crash-campaign.js';
 
 const KILLS = 2;
@@ -20,6 +20,7 @@ describe('etcd killed under svc-apiserver mid-flight', () => {
   let etcd: EtcdMember | undefined;
   let server: ApiServerProcess | undefined;
   afterAll(async () => {
+    killAllApiServers();
     await server?.kill();
     await etcd?.stop();
     rmSync(dir, { recursive: true, force: true });
