@@ -4,13 +4,12 @@
 // - a prelude imports, from the public surfaces below, every exported name the block uses without
 //   importing or declaring it, and declares the few free values the docs take as given (FREE);
 // - `<!-- not-compiled: reason -->` on the line before a fence skips that block (listed below).
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
-const scratch = join(root, '.scratch', 'docs-ts');
 
 /** package.json's exports, mapped to the sources they are built from. First one wins a name. */
 const SURFACES: Record<string, string> = {
@@ -115,6 +114,21 @@ function prelude(code: string, from: Map<string, string>): string {
   ].join('\n');
 }
 
+type BlockFiles = Map<string, { block: Block; preludeLines: number }>;
+
+/** The program's errors in the blocks, as `doc:line: message` with the line in the doc. */
+function check(program: ts.Program, files: BlockFiles): string[] {
+  return ts
+    .getPreEmitDiagnostics(program)
+    .filter((d) => d.file && files.has(d.file.fileName))
+    .map((d) => {
+      const { block, preludeLines } = files.get(d.file!.fileName)!;
+      const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
+      const where = line < preludeLines ? `${block.line - 1} (prelude)` : `${block.line + line - preludeLines}`;
+      return `${block.doc}:${where}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+    });
+}
+
 describe('docs TypeScript blocks', () => {
   it('type-check against the current API', () => {
     const all = blocks();
@@ -123,26 +137,22 @@ describe('docs TypeScript blocks', () => {
     const host = ts.createCompilerHost(options);
     const { program: surfaces, from } = surfaceExports(options, host);
 
-    rmSync(scratch, { recursive: true, force: true });
-    mkdirSync(scratch, { recursive: true });
-    const files = new Map<string, { block: Block; preludeLines: number }>();
-    for (const block of compiled) {
-      const head = prelude(block.code, from);
-      const file = join(scratch, `${block.doc.replace(/[/.]/g, '_')}-L${block.line}.ts`);
-      writeFileSync(file, `${head}\n${block.code}\n`);
-      files.set(file, { block, preludeLines: head.split('\n').length });
+    // Inside the repo (git-ignored .scratch/) so the blocks resolve rxjs, zod and node's types.
+    mkdirSync(join(root, '.scratch'), { recursive: true });
+    const scratch = mkdtempSync(join(root, '.scratch', 'docs-ts-'));
+    const files: BlockFiles = new Map();
+    let errors: string[];
+    try {
+      for (const block of compiled) {
+        const head = prelude(block.code, from);
+        const file = join(scratch, `${block.doc.replace(/[/.]/g, '_')}-L${block.line}.ts`);
+        writeFileSync(file, `${head}\n${block.code}\n`);
+        files.set(file, { block, preludeLines: head.split('\n').length });
+      }
+      errors = check(ts.createProgram({ rootNames: [...files.keys()], options, host, oldProgram: surfaces }), files);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
     }
-    const program = ts.createProgram({ rootNames: [...files.keys()], options, host, oldProgram: surfaces });
-    const errors = ts
-      .getPreEmitDiagnostics(program)
-      .filter((d) => d.file && files.has(d.file.fileName))
-      .map((d) => {
-        const { block, preludeLines } = files.get(d.file!.fileName)!;
-        const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
-        const where = line < preludeLines ? `${block.line - 1} (prelude)` : `${block.line + line - preludeLines}`;
-        return `${block.doc}:${where}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-      });
-    rmSync(scratch, { recursive: true, force: true });
 
     // Skipped blocks stay visible (and few): each one is a place the docs are not checked.
     console.log(`docs TypeScript: ${compiled.length} blocks compiled, ${all.length - compiled.length} not compiled${all.filter((b) => b.skipped !== undefined).map((b) => `\n  ${b.doc}:${b.line}: ${b.skipped}`).join('')}`);
