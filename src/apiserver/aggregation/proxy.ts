@@ -1,11 +1,10 @@
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { serviceUnavailable, type StatusError } from '../../api/index.js';
 import type { UserInfo } from '../authn/index.js';
-import { upgradeOf } from '../upgrade-routing.js';
+import { dialTls, spliceUpgrade, upgradeOf } from '../upgrade-routing.js';
 import type { RemoteApiService } from './remote-api-service.js';
 
 /**
@@ -132,34 +131,12 @@ export async function forwardUpgrade(
     if (typeof value === 'string') head += `${name}: ${value}\r\n`;
   }
   head += '\r\n';
-  const remote = await new Promise<TLSSocket>((resolve, reject) => {
-    let socket: TLSSocket;
-    try {
-      socket = tlsConnect({ ...target.remote.tls, host: target.host, port: target.port });
-    } catch (error) {
-      return reject(unreachable(target, error as Error));
-    }
-    const timer = setTimeout(() => socket.destroy(new Error(`no connection within ${timeoutMs} ms`)), timeoutMs);
-    socket.once('secureConnect', () => {
-      clearTimeout(timer);
-      socket.removeAllListeners('error');
-      resolve(socket);
-    });
-    socket.once('error', (error) => {
-      clearTimeout(timer);
-      reject(unreachable(target, error));
-    });
+  const remote = await dialTls({ ...target.remote.tls, host: target.host, port: target.port }, timeoutMs, {
+    unreachable: (error) => unreachable(target, error),
+    late: () => unreachable(target, new Error(`no connection within ${timeoutMs} ms`)),
   });
   reply.hijack();
-  const client = connection.socket;
-  track(open, client);
-  remote.on('error', () => client.destroy());
-  client.on('error', () => remote.destroy());
-  remote.on('close', () => client.destroy());
-  client.on('close', () => remote.destroy());
-  remote.write(head);
-  if (connection.head.length > 0) remote.write(connection.head);
-  client.pipe(remote);
-  remote.pipe(client);
+  track(open, connection.socket);
+  spliceUpgrade(connection, remote, head);
   return true;
 }

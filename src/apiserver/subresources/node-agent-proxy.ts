@@ -1,11 +1,11 @@
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import type { ConnectionOptions } from 'node:tls';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import { serviceUnavailable, timeout, type StatusError } from '../../api/index.js';
 import type { HandlerContext } from '../handlers/context.js';
-import { routeUpgrades, upgradeOf } from '../upgrade-routing.js';
+import { dialTls, routeUpgrades, spliceUpgrade, upgradeOf } from '../upgrade-routing.js';
 import type { NodeAgentEndpoint } from './node-agent.js';
 
 /**
@@ -114,29 +114,12 @@ export class NodeAgentProxy {
     let head = `${ctx.request.method} ${path} HTTP/1.1\r\nHost: ${hostPort(endpoint)}\r\n`;
     for (let i = 0; i + 1 < raw.length; i += 2) if (UPGRADE_HEADERS.test(raw[i]!)) head += `${raw[i]}: ${raw[i + 1]}\r\n`;
     head += '\r\n';
-    const agent = await new Promise<import('node:tls').TLSSocket>((resolve, reject) => {
-      const socket = tlsConnect(this.#tls(endpoint));
-      const timer = setTimeout(() => socket.destroy(this.#timeout(endpoint)), this.timeoutMs);
-      socket.once('secureConnect', () => {
-        clearTimeout(timer);
-        socket.removeAllListeners('error');
-        resolve(socket);
-      });
-      socket.once('error', (error) => {
-        clearTimeout(timer);
-        reject(isStatus(error) ? error : this.#unreachable(endpoint, error));
-      });
+    const agent = await dialTls(this.#tls(endpoint), this.timeoutMs, {
+      unreachable: (error) => (isStatus(error) ? error : this.#unreachable(endpoint, error)),
+      late: () => this.#timeout(endpoint),
     });
     ctx.reply.hijack();
-    const client = connection.socket;
-    agent.on('error', () => client.destroy());
-    client.on('error', () => agent.destroy());
-    agent.on('close', () => client.destroy());
-    client.on('close', () => agent.destroy());
-    agent.write(head);
-    if (connection.head.length > 0) agent.write(connection.head);
-    client.pipe(agent);
-    agent.pipe(client);
+    spliceUpgrade(connection, agent, head);
     return true;
   }
 
