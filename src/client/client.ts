@@ -6,7 +6,7 @@ import { lazyListDecoder } from './lazy-decode.js';
 import { listItemsObservable, listPagesIx, listPagesObservable, type ListOptions, type ListPage } from './list.js';
 import { builtin, resourcePath, type Resource } from './resource.js';
 import { isRecord } from './status.js';
-import { resolveEnvConfig, type EnvConfigOptions } from './env-config.js';
+import { fromTarget, resolveEnvConfig, type EnvConfigOptions } from './env-config.js';
 import { lines$ } from './log-lines.js';
 import { bindingBody, evictionBody, logQuery, type BindOptions, type EvictOptions, type PodLogOptions, type Scale } from './subresource.js';
 import { loadSvcconfig } from './svcconfig.js';
@@ -101,16 +101,7 @@ export class Client {
   static async fromSvcconfig(path: string, options: Omit<ClientOptions, 'server'> & { readonly context?: string } = {}): Promise<Client> {
     const { context, ...rest } = options;
     const target = await loadSvcconfig(path, context !== undefined ? { context } : {});
-    return new Client({
-      server: target.server,
-      token: target.token,
-      caData: target.caData,
-      clientCertificate: target.clientCertificate,
-      clientKey: target.clientKey,
-      insecureSkipTlsVerify: target.insecureSkipTlsVerify,
-      namespace: target.namespace,
-      ...rest,
-    });
+    return new Client({ ...fromTarget(target), ...rest });
   }
 
   /**

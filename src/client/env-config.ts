@@ -37,7 +37,8 @@ const exists = (path: string) =>
     () => false,
   );
 
-function fromTarget(target: SvcconfigTarget): EnvConfig['connection'] {
+/** What of a svcconfig target a client connects with (also `Client.fromSvcconfig`'s). */
+export function fromTarget(target: SvcconfigTarget): EnvConfig['connection'] {
   return {
     server: target.server,
     token: target.token,
