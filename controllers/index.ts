@@ -22,3 +22,8 @@ export { EXPECTATIONS_TTL_MS, Expectations } from './expectations.js';
 export type { ExpectationsOptions } from './expectations.js';
 export { observeOwned } from './observe-owned.js';
 export type { ObservedOwner } from './observe-owned.js';
+// What the svc-controller-manager command needs beyond starting it: controller selection, the log
+// it writes through, the secure port's delegated authentication and authorization.
+export { canonicalControllerName, DISABLED_BY_DEFAULT, invalidControllerSelection } from './manager/index.js';
+export { AccessReviewer, parseCertificates, RequestAuth, TokenReviewer } from './manager/index.js';
+export type { ManagerLog, ServingTls } from './manager/index.js';

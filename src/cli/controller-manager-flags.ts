@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { CONTROLLER_NAMES, DISABLED_BY_DEFAULT, invalidControllerSelection } from '../../controllers/manager/index.js';
+import { CONTROLLER_NAMES, DISABLED_BY_DEFAULT, invalidControllerSelection } from '../../controllers/index.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagValues } from './flag-spec.js';
 import { defineFlags } from './flags.js';
