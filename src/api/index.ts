@@ -289,3 +289,4 @@ export { childSchema, itemSchema, markStruct, schemaNode, unwrapSchema, type Sch
 export { listTypeOf, type ListType } from './list-types.js';
 export { SVC_VERSION } from './svc-version.js';
 export { zodToOpenApi, type OpenApiSchema } from './zod-to-openapi.js';
+export { microTime, rfc3339 } from './timestamps.js';

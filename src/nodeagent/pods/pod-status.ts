@@ -1,4 +1,4 @@
-import type { Container, Pod, PodStatus } from '../../api/index.js';
+import { rfc3339, type Container, type Pod, type PodStatus } from '../../api/index.js';
 import { latestContainer, nanosToDate, previousContainer, sandboxReady, type PodRuntime, type RuntimeContainer } from './pod-runtime.js';
 import { qosClassOf } from './qos-class.js';
 
@@ -27,7 +27,7 @@ export interface PodStatusInputs {
 
 type ContainerStatusOut = Record<string, unknown> & { name: string; ready: boolean; restartCount: number; state: Record<string, unknown> };
 
-const iso = (date: Date | undefined): string | undefined => (date ? date.toISOString().replace(/\.\d+Z$/, 'Z') : undefined);
+const iso = (date: Date | undefined): string | undefined => (date ? rfc3339(date) : undefined);
 
 function terminated(instance: RuntimeContainer, runtimeName: string): Record<string, unknown> {
   const s = instance.status;
