@@ -290,3 +290,4 @@ export { listTypeOf, type ListType } from './list-types.js';
 export { SVC_VERSION } from './svc-version.js';
 export { zodToOpenApi, type OpenApiSchema } from './zod-to-openapi.js';
 export { microTime, rfc3339 } from './timestamps.js';
+export { podQosClass, type QosClass } from './pod-qos-class.js';
