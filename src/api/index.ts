@@ -220,7 +220,7 @@ export {
   type ScalePaths,
   type WriteStrategy,
 } from './resource-type.js';
-export { quantityValue } from './quantity.js';
+export { formatMilliQuantity, milliQuantity, milliValue, quantityBytes, quantityValue } from './quantity.js';
 export { ResourceRegistry, type ApiGroupVersions, type RegistryChange } from './registry.js';
 export { builtinRegistry, builtinTypes } from './builtin/index.js';
 export { reviewTypes } from './builtin/review-groups.js';
