@@ -22,3 +22,5 @@ export { EXPECTATIONS_TTL_MS, Expectations } from './expectations.js';
 export type { ExpectationsOptions } from './expectations.js';
 export { observeOwned } from './observe-owned.js';
 export type { ObservedOwner } from './observe-owned.js';
+// Making and removing the pods of a workload: pods from templates, slow-start creation, deletion, readiness, scale-down order.
+export * from './workload/index.js';
