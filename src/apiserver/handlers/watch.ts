@@ -10,17 +10,16 @@ import { toStatusError } from '../status.js';
 import type { Renamer } from '../upstream-names.js';
 import {
   WatchExpiredError,
-  WatcherTooSlowError,
-  boundedSink,
   type CacheEvent,
   type CacheFilter,
   type CacheWatchOptions,
   type CachedObject,
   type WatchCache,
-} from '../watch-cache/index.js';
+} from '../../watch-cache/index.js';
 import { isPretty, queryParam, renderOptionsOf, representationOf, type HandlerContext } from './context.js';
 import { selectionOf, servedFilter } from './selection.js';
 import { SlabPool } from './slab-pool.js';
+import { WatcherTooSlowError, boundedSink } from '../watch/bounded-sink.js';
 
 export interface WatchSettings {
   /**
