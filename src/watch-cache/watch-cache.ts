@@ -1,5 +1,5 @@
 import type { Observable, Subscription } from 'rxjs';
-import { StorageError, isStorageError, type KeyValue, type Store, type StoreEvent } from '../../storage/index.js';
+import { StorageError, isStorageError, type KeyValue, type Store, type StoreEvent } from '../storage/index.js';
 import { newTree, type Tree } from './btree.js';
 import { encodeJson, type CachedObject, type CachedVersion } from './cached-object.js';
 import { derive } from './derive.js';
@@ -273,7 +273,7 @@ export class WatchCache<T> {
    * DELETED at the relist's revision (several events may then share one revision).
    *
    * Delivery is synchronous, in revision order to every watcher, even when a watcher's callback
-   * writes. The cache queues nothing per watcher: put `boundedSink` between a watch and a slow
+   * writes. The cache queues nothing per watcher: put a bounded buffer (the API server's `boundedSink`) between a watch and a slow
    * consumer. Completes when the cache stops. Throws StorageError `InvalidArgument` at once for a
    * prefix outside the cache's.
    */

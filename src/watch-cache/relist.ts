@@ -1,4 +1,4 @@
-import { isStorageError, type Store } from '../../storage/index.js';
+import { isStorageError, type Store } from '../storage/index.js';
 import { newTree, type Tree } from './btree.js';
 import type { CachedVersion } from './cached-object.js';
 import type { CacheEvent } from './events.js';

@@ -8,8 +8,9 @@ import {
 } from '../../api/index.js';
 import type { ApiObject } from '../objects.js';
 import type { ServedObject } from '../served-object.js';
-import type { CachedObject } from '../watch-cache/index.js';
-import { queryParam, type HandlerContext } from './context.js';
+import type { CachedObject } from '../../watch-cache/index.js';
+import type { HandlerContext } from './context.js';
+import { queryParam } from './query.js';
 
 /** The label and field selectors of a list, watch or deletecollection, parsed (bad → 400). */
 export interface Selection {

@@ -1,5 +1,5 @@
 import { Observable, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
-import { isStorageError, type Store, type StoreEvent } from '../../storage/index.js';
+import { isStorageError, type Store, type StoreEvent } from '../storage/index.js';
 import { prefixEnd, type Tree } from './btree.js';
 import type { CachedVersion } from './cached-object.js';
 import { replayed } from './derive.js';

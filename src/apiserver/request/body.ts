@@ -13,7 +13,9 @@ import {
 } from '../../encoding/index.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
 import { bodyText, decodeJson, decodeYaml, type DecodedBody } from '../writes/decode.js';
-import { isPretty, representationOf, type HandlerContext } from './context.js';
+import type { HandlerContext } from './context.js';
+import { isPretty } from './query.js';
+import { representationOf } from './representation.js';
 
 /** Request body media types decoded as JSON and as YAML (app.ts accepts these, and only these). */
 export const JSON_BODY_TYPES = [

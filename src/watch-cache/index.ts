@@ -4,7 +4,5 @@ export type { CachedObject } from './cached-object.js';
 export type { CacheEvent, CacheEventType, CacheFilter } from './events.js';
 export type { CacheList, CacheListOptions } from './list-tree.js';
 export type { CacheWatchOptions } from './watch.js';
-export { boundedSink } from './bounded-sink.js';
-export type { BoundedSinkOptions } from './bounded-sink.js';
-export { WatchCacheNotReadyError, WatchExpiredError, WatcherTooSlowError } from './errors.js';
+export { WatchCacheNotReadyError, WatchExpiredError } from './errors.js';
 export type { WatchCacheErrorCode } from './errors.js';

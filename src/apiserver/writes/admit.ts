@@ -1,9 +1,8 @@
-import { queryParam, type HandlerContext } from '../handlers/context.js';
 import type { ApiObject } from '../objects.js';
 import type { FastifyRequest } from 'fastify';
-import { addWarnings } from '../writes/warnings.js';
-import type { AdmissionOperation } from './attributes.js';
-import { reviewOptions } from './review-options.js';
+import { reviewOptions, type AdmissionOperation } from '../admission/index.js';
+import { queryParam, type HandlerContext } from '../request/index.js';
+import { addWarnings } from './warnings.js';
 
 /** Which options object a request carries into AdmissionReview. */
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';

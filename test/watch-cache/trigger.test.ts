@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/storage/index.js';
-import type { CacheEvent, WatchCache } from '../../src/apiserver/watch-cache/index.js';
-import { bytes, key, newCache, record, thing, type Thing } from './watch-cache-fixtures.js';
+import type { CacheEvent, WatchCache } from '../../src/watch-cache/index.js';
+import { bytes, key, newCache, record, thing, type Thing } from './fixtures.js';
 
 // The trigger of a thing is its `color` label (standing in for a pod's node name).
 const colorOf = (t: Thing) => t.metadata.labels?.['color'];

@@ -1,8 +1,8 @@
 import type { Subscription } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StorageError, isStorageError, type Store } from '../../src/storage/index.js';
-import { WatchExpiredError, type CacheEvent, type CacheFilter, type WatchCache } from '../../src/apiserver/watch-cache/index.js';
-import { FaultyStore, P, backends, bytes, decode, key, newCache, red, thing, type Thing } from './watch-cache-fixtures.js';
+import { WatchExpiredError, type CacheEvent, type CacheFilter, type WatchCache } from '../../src/watch-cache/index.js';
+import { FaultyStore, P, backends, bytes, decode, key, newCache, red, thing, type Thing } from './fixtures.js';
 import { seededRandom as random } from '../support/prng.js';
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));

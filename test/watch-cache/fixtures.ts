@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Observable, type Subscriber, type Subscription } from 'rxjs';
 import { MemoryStore, SqliteStore, type KeyValue, type Store, type StoreEvent } from '../../src/storage/index.js';
-import { WatchCache, type CacheEvent, type WatchCacheOptions } from '../../src/apiserver/watch-cache/index.js';
+import { WatchCache, type CacheEvent, type WatchCacheOptions } from '../../src/watch-cache/index.js';
 
 export interface Thing {
   metadata: { name: string; resourceVersion?: string; labels?: Record<string, string> };

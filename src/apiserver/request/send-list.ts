@@ -2,7 +2,10 @@ import { Readable } from 'node:stream';
 import type { ResourceType } from '../../api/index.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
 import { PLAIN_JSON, chunked, renderList, type ListMetadata, type Representation } from '../../encoding/index.js';
-import { isPretty, renderOptionsOf, representationOf, sendReadChunks, type HandlerContext } from './context.js';
+import type { HandlerContext } from './context.js';
+import { isPretty } from './query.js';
+import { renderOptionsOf, representationOf } from './representation.js';
+import { sendReadChunks } from './send.js';
 
 /** The collection metadata of one list response (a page of a paged list, or all of it). */
 export interface ListMeta {

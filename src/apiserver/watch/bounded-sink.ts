@@ -1,5 +1,14 @@
 import { Observable, type Observer, type Subscriber, type Subscription, type Unsubscribable } from 'rxjs';
-import { WatcherTooSlowError } from './errors.js';
+
+/** A watcher let more than `limit` events wait for it; it is ended (and resumes or relists). */
+export class WatcherTooSlowError extends Error {
+  override readonly name = 'WatcherTooSlowError';
+  readonly code = 'TooSlow';
+
+  constructor(readonly limit: number) {
+    super(`the watcher fell more than ${limit} events behind and was closed`);
+  }
+}
 
 /** A consumer with stream.write's contract: the HTTP response of a watch, say. */
 export interface BoundedSinkOptions<E> {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryStore, isStorageError, type Store } from '../../src/storage/index.js';
-import { WatchCache, WatchCacheNotReadyError } from '../../src/apiserver/watch-cache/index.js';
-import { Clock, P, backends, bytes, decode, key, newCache, red, storeState, thing, type Thing } from './watch-cache-fixtures.js';
+import { WatchCache, WatchCacheNotReadyError } from '../../src/watch-cache/index.js';
+import { Clock, P, backends, bytes, decode, key, newCache, red, storeState, thing, type Thing } from './fixtures.js';
 import { seededRandom as random } from '../support/prng.js';
 
 const names = (items: readonly { object: Thing }[]) => items.map((i) => i.object.metadata.name);

@@ -1,4 +1,4 @@
-import type { StoreEvent } from '../../storage/index.js';
+import type { StoreEvent } from '../storage/index.js';
 import type { CachedVersion } from './cached-object.js';
 import type { CacheEvent } from './events.js';
 import type { Versions } from './versions.js';

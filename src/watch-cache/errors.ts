@@ -3,7 +3,7 @@
  * errors and a stopped cache reuse StorageError (`InvalidArgument`, `Closed`), which the API
  * server already maps.
  */
-export type WatchCacheErrorCode = 'Expired' | 'TooSlow' | 'NotReady';
+export type WatchCacheErrorCode = 'Expired' | 'NotReady';
 
 /**
  * A watch asked for events neither the cache's history nor the store still holds. The API server
@@ -20,16 +20,6 @@ export class WatchExpiredError extends Error {
     readonly oldest: number,
   ) {
     super(`too old resource version: ${requested} (${oldest})`);
-  }
-}
-
-/** A watcher let more than `limit` events wait for it (see boundedSink); it is ended. */
-export class WatcherTooSlowError extends Error {
-  override readonly name = 'WatcherTooSlowError';
-  readonly code = 'TooSlow' satisfies WatchCacheErrorCode;
-
-  constructor(readonly limit: number) {
-    super(`the watcher fell more than ${limit} events behind and was closed`);
   }
 }
 

@@ -1,8 +1,8 @@
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryStore, StorageError, type Store, type StoreEvent } from '../../src/storage/index.js';
-import { WatchExpiredError, type CacheEvent, type WatchCache } from '../../src/apiserver/watch-cache/index.js';
-import { FaultyStore, P, backends, bytes, key, lines, newCache, record, red, storeState, thing, type Thing } from './watch-cache-fixtures.js';
+import { WatchExpiredError, type CacheEvent, type WatchCache } from '../../src/watch-cache/index.js';
+import { FaultyStore, P, backends, bytes, key, lines, newCache, record, red, storeState, thing, type Thing } from './fixtures.js';
 
 const pad = (i: number) => `o${String(i).padStart(2, '0')}`;
 

@@ -1,3 +1,4 @@
+import { Trampoline } from '../storage/index.js';
 import type { SequencedEvent } from './events.js';
 
 /** A live watcher, as the hub sees it (an object, not a closure: a watcher is one small instance). */
@@ -11,11 +12,10 @@ export interface HubListener<T> {
 }
 
 /**
- * Hands every applied event to every live watcher, in order. A watcher that writes from its own
- * callback makes the cache apply (and publish) the next event while this one is still being
- * delivered; publishing through one trampoline queue keeps every watcher's view in revision order
- * (the same reason src/storage/fanout.ts has one). The queue only ever holds events produced
- * during one dispatch: nothing is queued per watcher.
+ * Hands every applied event to every live watcher, in order, through the store fan-out's
+ * trampoline (src/storage/trampoline.ts): a watcher that writes from its own callback makes the
+ * cache apply (and publish) the next event while this one is still being delivered, and the
+ * trampoline keeps every watcher's view in revision order.
  *
  * Listeners must not throw: a throw would abandon the rest of the queue for everyone.
  */
@@ -25,18 +25,19 @@ export class Hub<T> {
   /** Listeners by trigger value: an event reaches only those of its object's value (and its previous one's). */
   private readonly triggered = new Map<string, Set<HubListener<T>>>();
   private count = 0;
+  private readonly trampoline = new Trampoline<SequencedEvent<T>>((entry) => {
+    for (const listener of this.listeners) listener.receive(entry);
+    if (this.triggered.size > 0) this.dispatchTriggered(entry);
+  });
 
   /**
    * `triggerOf` is the index kube calls a watch trigger (pods by node name): with a thousand
    * kubelets each watching its own node's pods, an event costs two listener calls, not a thousand.
    */
   constructor(private readonly triggerOf?: (object: T) => string | undefined) {}
-  private readonly queue: SequencedEvent<T>[] = [];
-  private draining = false;
 
   publish(entries: Iterable<SequencedEvent<T>>): void {
-    for (const entry of entries) this.queue.push(entry);
-    if (!this.draining) this.run(() => {});
+    this.trampoline.publish(entries);
   }
 
   /**
@@ -45,19 +46,7 @@ export class Hub<T> {
    * watcher's own callback) reaches it after its replay, never before or twice.
    */
   run(attach: () => void): void {
-    if (this.draining) return attach();
-    this.draining = true;
-    try {
-      attach();
-      for (let i = 0; i < this.queue.length; i++) {
-        const entry = this.queue[i]!;
-        for (const listener of this.listeners) listener.receive(entry);
-        if (this.triggered.size > 0) this.dispatchTriggered(entry);
-      }
-    } finally {
-      this.queue.length = 0;
-      this.draining = false;
-    }
+    this.trampoline.run(attach);
   }
 
   add(listener: HubListener<T>): void {

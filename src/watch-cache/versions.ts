@@ -1,4 +1,4 @@
-import type { KeyValue } from '../../storage/index.js';
+import type { KeyValue } from '../storage/index.js';
 import { CachedVersion, deepFreeze } from './cached-object.js';
 
 export interface VersionCodec<T> {
