@@ -28,3 +28,8 @@ export * from './workload/index.js';
 export { BURST_REPLICAS, replicaSetController, replicatedController } from './replicaset/index.js';
 export type { ReplicaSetControllerOptions, ReplicatedKind, ReplicatedStatus } from './replicaset/index.js';
 export { replicationControllerController } from './replicationcontroller/index.js';
+// What the svc-controller-manager command needs beyond starting it: controller selection, the log
+// it writes through, the secure port's delegated authentication and authorization.
+export { canonicalControllerName, DISABLED_BY_DEFAULT, invalidControllerSelection } from './manager/index.js';
+export { AccessReviewer, parseCertificates, RequestAuth, TokenReviewer } from './manager/index.js';
+export type { ManagerLog, ServingTls } from './manager/index.js';

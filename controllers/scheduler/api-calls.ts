@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { CoreEvent, Pod } from '../../src/api/index.js';
+import { rfc3339, type CoreEvent, type Pod } from '../../src/api/index.js';
 import { builtin, type Client } from '../../src/client/index.js';
 import { TokenBucket, type TokenBucketOptions } from '../../operators/index.js';
 
@@ -44,7 +44,7 @@ export class SchedulerApi {
     if (current?.status === 'False' && current.reason === reason && current.message === message) return false;
     await this.#token();
     const { namespace, name } = pod.metadata;
-    const lastTransitionTime = current?.status === 'False' && current['lastTransitionTime'] ? current['lastTransitionTime'] : now();
+    const lastTransitionTime = current?.status === 'False' && current['lastTransitionTime'] ? current['lastTransitionTime'] : rfc3339();
     await this.client.patchStatus(
       builtin.pods,
       name!,
@@ -58,7 +58,7 @@ export class SchedulerApi {
   async event(pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
     await this.#token();
     const { namespace, name, uid, resourceVersion } = pod.metadata;
-    const at = now();
+    const at = rfc3339();
     const event: CoreEvent = {
       apiVersion: 'v1',
       kind: 'Event',
@@ -76,8 +76,4 @@ export class SchedulerApi {
     };
     await this.client.create(builtin.coreEvents, event, { namespace });
   }
-}
-
-function now(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 }

@@ -14,7 +14,7 @@ import {
   type ManagerLog,
   type RunningControllerManager,
   type ServingTls,
-} from '../../controllers/manager/index.js';
+} from '../../controllers/index.js';
 import { SVC_VERSION } from '../api/index.js';
 import { ensurePki, loadServingCertificate, servingNames } from '../apiserver/index.js';
 import { Client, loadSvcconfig, type ConnectionOptions } from '../client/index.js';

@@ -1,6 +1,6 @@
-import { canonicalControllerName, selectControllers, type ControllerName } from '../../controllers/manager/index.js';
-import { SVC_VERSION } from '../api/index.js';
-import { CONTROLLER_MANAGER_FEATURE_GATES, parseAllowMetricLabels, quantityBytes, type ControllerManagerFlags } from './controller-manager-flags.js';
+import { canonicalControllerName, selectControllers, type ControllerName } from '../../controllers/index.js';
+import { SVC_VERSION, quantityBytes } from '../api/index.js';
+import { CONTROLLER_MANAGER_FEATURE_GATES, parseAllowMetricLabels, type ControllerManagerFlags } from './controller-manager-flags.js';
 import { FlagError } from './flags.js';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import { hostname } from 'node:os';
 import type { Subscription } from 'rxjs';
-import { leaderElectedScheduler, scheduler, type ScheduleResult } from '../../controllers/scheduler/index.js';
+import { leaderElectedScheduler, scheduler, type ScheduleResult } from '../../controllers/index.js';
 import { Client, type ClientOptions } from '../client/index.js';
 import { closeOnSignal, EXIT_FAILED, isExit, processIO, readCommandLine, type CommandIO } from './command.js';
 import { checkSchedulerFlags, schedulerDoc, schedulerFlags, type SchedulerFlags } from './scheduler-flags.js';

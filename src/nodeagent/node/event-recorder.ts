@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { asyncScheduler, catchError, concatMap, defer, EMPTY, filter, Subject, type SchedulerLike, type Subscription } from 'rxjs';
-import type { CoreEvent } from '../../api/index.js';
+import { rfc3339, type CoreEvent } from '../../api/index.js';
 import { builtin, type Client } from '../../client/index.js';
 import { rateLimit } from '../../../operators/index.js';
-import { rfc3339 } from './conditions.js';
 
 /** What an event is about. */
 export interface InvolvedObject {

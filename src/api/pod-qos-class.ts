@@ -3,11 +3,14 @@
  * - BestEffort: no container requests or limits CPU or memory;
  * - Guaranteed: every container limits both, and requests (defaulting to the limits) equal them;
  * - Burstable: anything else.
+ * The API server records it at creation; the node agent computes it for static pods and to set the
+ * containers' OOM score. It reads the spec as it came (the API server calls it before validation
+ * is done with the object), so a quantity that is not one makes a pod Burstable, never an error.
  */
 
-import { quantityValue } from '../../api/index.js';
+import { quantityValue } from './quantity.js';
 
-type QosClass = 'BestEffort' | 'Burstable' | 'Guaranteed';
+export type QosClass = 'BestEffort' | 'Burstable' | 'Guaranteed';
 
 const RESOURCES = ['cpu', 'memory'] as const;
 
@@ -19,6 +22,7 @@ interface ContainerResources {
   readonly resources?: { readonly requests?: ResourceMap; readonly limits?: ResourceMap };
 }
 
+/** `spec` is a pod's spec (`pod.spec`). */
 export function podQosClass(spec: unknown): QosClass {
   const s = (spec ?? {}) as { containers?: ContainerResources[]; initContainers?: ContainerResources[] };
   const containers = [...(s.containers ?? []), ...(s.initContainers ?? [])];
