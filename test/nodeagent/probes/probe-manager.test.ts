@@ -7,7 +7,7 @@ import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CoreEvent } from '../../../src/api/index.js';
 import { builtin } from '../../../src/client/index.js';
-import { CriClient, EventRecorder, ProbeManager, type Probe, type ProbeAttempt, type ProbeResult } from '../../../src/nodeagent/index.js';
+import { CriClient, nodeAgentEvents, ProbeManager, type Probe, type ProbeAttempt, type ProbeResult } from '../../../src/nodeagent/index.js';
 import { startClientTestServer } from '../../client/support.js';
 import { eventually, podWith, startHttpServer, SteppedClock, targetOf, type TestHttpServer } from './support.js';
 
@@ -325,7 +325,7 @@ describe('start, stop, close', () => {
 describe('Unhealthy events', () => {
   it('every failed attempt is a Warning Unhealthy event on the pod, naming the probe and why', async () => {
     const api = await startClientTestServer();
-    const events = new EventRecorder({ client: api.client, qps: 0, burst: 0, component: 'nodeagent', host: 'node-1' });
+    const events = nodeAgentEvents({ client: api.client, qps: 0, burst: 0, host: 'node-1' });
     const withEvents = new ProbeManager({ cri, scheduler: clock, events });
     try {
       answers['/live'] = 500;
