@@ -1,6 +1,7 @@
 // Public surface of controllers/manager/: the controller manager daemon (docs/controller-manager.md),
 // a user of the controller runtime (controllers/runtime/) and of the daemon port (src/serving/).
-export { CONTROLLER_NAMES, CONTROLLERS, DISABLED_BY_DEFAULT, canonicalControllerName, invalidControllerSelection, selectControllers } from './controller-names.js';
+export { CONTROLLER_NAMES, CONTROLLERS, DISABLED_BY_DEFAULT, canonicalControllerName, invalidControllerItems, invalidControllerSelection, invalidModuleControllerName, selectControllers } from './controller-names.js';
+export { CONTROLLER_MODULE_EXPORT, loadControllerModule, loadControllerModules } from './controller-modules.js';
 export type { ControllerName } from './controller-names.js';
 export { builtinLoops } from './loop-registry.js';
 export type { LoopFactory, LoopRegistry, LoopSettings } from './loop-registry.js';
