@@ -25,3 +25,9 @@ export { EXPECTATIONS_TTL_MS, Expectations } from './expectations.js';
 export type { ExpectationsOptions } from './expectations.js';
 export { observeOwned } from './observe-owned.js';
 export type { ObservedOwner } from './observe-owned.js';
+// Making and removing the pods of a workload: pods from templates, slow-start creation, deletion, readiness, scale-down order.
+export * from './workload/index.js';
+// Replicated workloads: ReplicaSet, ReplicationController (docs/controller-manager.md).
+export { BURST_REPLICAS, replicaSetController, replicatedController } from './replicaset/index.js';
+export type { ReplicaSetControllerOptions, ReplicatedKind, ReplicatedStatus } from './replicaset/index.js';
+export { replicationControllerController } from './replicationcontroller/index.js';
