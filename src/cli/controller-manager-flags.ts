@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { CONTROLLER_NAMES, DISABLED_BY_DEFAULT, invalidControllerSelection } from '../../controllers/index.js';
+import { CONTROLLER_NAMES, DISABLED_BY_DEFAULT, invalidControllerItems } from '../../controllers/index.js';
 import { quantityBytes } from '../api/index.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagValues } from './flag-spec.js';
@@ -144,8 +144,18 @@ export const controllerManagerFlags = defineFlags({
   controllers: flag.stringSlice({
     default: ['*'],
     valueName: 'strings',
-    meaning: `Controllers to run: '*' runs every on-by-default controller, 'name' one more, '-name' one fewer (aliases accepted). Known: ${CONTROLLER_NAMES.join(', ')}. Off by default: ${[...DISABLED_BY_DEFAULT].join(', ')}.`,
-    validate: invalidControllerSelection,
+    meaning: `Controllers to run: '*' runs every on-by-default controller (and every controller of the controller modules), 'name' one more, '-name' one fewer (aliases accepted). Known: ${CONTROLLER_NAMES.join(', ')}. Off by default: ${[...DISABLED_BY_DEFAULT].join(', ')}.`,
+    validate: invalidControllerItems,
+  }),
+  'controller-module': flag.stringArray({
+    valueName: 'path|package',
+    meaning:
+      "An ES module of your own controllers: a file path (relative to the working directory) or a package name. Its default export (else its export named 'controllers') maps controller names to loops, functions of the ControllerContext (docs/controllers.md); the names then work in --controllers like the built-in ones. Repeatable; added to the config file's controllerModules.",
+  }),
+  config: flag.string({
+    valueName: 'path',
+    meaning:
+      'A configuration file (YAML or JSON; apiVersion controllermanager.config.svc.io/v1alpha1, kind ControllerManagerConfiguration) with controllerModules: a list of modules as --controller-module takes them, paths relative to the file.',
   }),
 
   // --- General, cloud and networking -------------------------------------------------------

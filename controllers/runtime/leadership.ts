@@ -28,6 +28,11 @@ export interface Leadership {
   leading(): boolean;
   /** Resolves when this process first leads (at once without election). */
   readonly firstTerm: Promise<void>;
+  /**
+   * Why this leader looks stuck, or undefined: it leads but has not written its Lease for longer
+   * than the lease duration (as kube's leader-election health check), so others may lead too.
+   */
+  stuck(): string | undefined;
   /** Drains the running term, then releases the Lease. Idempotent. */
   stop(): Promise<void>;
 }
@@ -71,10 +76,13 @@ export function runLeadership(options: LeadershipOptions): Leadership {
   };
 
   const client = options.client;
+  // When this process last wrote the Lease (took or renewed it): the health check reads it.
+  let lastWrite = Date.now();
+  const wrote = <T>(result: T): T => ((lastWrite = Date.now()), result);
   const leaseClient: LeaseClient<Resource<Lease>> = {
     get: (resource, name, at) => client.get(resource, name, at),
-    create: (resource, lease, at) => client.create(resource, lease as Lease, at),
-    update: (resource, lease, at) => client.update(resource, lease as Lease, at),
+    create: (resource, lease, at) => client.create(resource, lease as Lease, at).then(wrote),
+    update: (resource, lease, at) => client.update(resource, lease as Lease, at).then(wrote),
   };
 
   // Ends the election: it releases the Lease if it leads, and `ended` settles when that is answered.
@@ -115,6 +123,11 @@ export function runLeadership(options: LeadershipOptions): Leadership {
   return {
     leading: () => term !== undefined,
     firstTerm,
+    stuck() {
+      if (election === undefined || term === undefined || stopped) return undefined;
+      const since = Date.now() - lastWrite;
+      return since > election.leaseDurationMs ? `leading, but the Lease was last renewed ${Math.round(since / 1000)}s ago` : undefined;
+    },
     stop() {
       stopping ??= (async () => {
         stopped = true;

@@ -3,13 +3,14 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { SecureContextOptions, TLSSocket } from 'node:tls';
-import { isStatusError, StatusError } from '../../src/api/index.js';
+import { isStatusError, StatusError } from '../api/index.js';
 import { runChecks, type HealthCheck } from './health.js';
 import { cpuProfile, heapSnapshot, profileSeconds } from './profiling.js';
 import type { RequestAuth } from './request-auth.js';
 
 /**
- * The manager's secure port: `/healthz`, `/readyz`, `/livez`, `/metrics` and, with profiling on,
+ * A daemon's secure port (the controller runtime's, so svc-controller-manager's and any user's
+ * controller program's): `/healthz`, `/readyz`, `/livez`, `/metrics` and, with profiling on,
  * `/debug/pprof/`. Every request is authenticated and authorized (request-auth.ts) before it is
  * answered. HTTP/2 and HTTP/1.1 by default (ALPN), HTTP/1.1 only with `--disable-http2-serving`.
  * Errors are `Status` bodies, as the API server's.
@@ -64,7 +65,7 @@ function sendText(res: AnyResponse, status: number, body: string, contentType = 
 }
 
 const PPROF_INDEX = `<html><head><title>/debug/pprof/</title></head><body>
-<p>Profiles of this svc-controller-manager (Node ${process.version}):</p>
+<p>Profiles of this daemon (Node ${process.version}):</p>
 <ul>
 <li><a href="profile?seconds=30">profile</a>: a CPU profile over ?seconds=N (default 30), as .cpuprofile JSON</li>
 <li><a href="heap">heap</a>: a V8 heap snapshot (.heapsnapshot)</li>

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Client } from '../../src/client/index.js';
+import type { Client } from '../client/index.js';
 import { TtlCache } from './ttl-cache.js';
 
 /**

@@ -1,5 +1,5 @@
 import { ReplaySubject, timer, type Subscription } from 'rxjs';
-import { InformerFactory, type Client, type InformerFactoryOptions } from '../../src/client/index.js';
+import { InformerFactory, type Client, type EventRecorder, type InformerFactoryOptions } from '../../src/client/index.js';
 import type { ControllerContext, ControlLoop } from '../context.js';
 import type { WorkqueueMetrics } from '../../operators/index.js';
 import type { ManagerLog } from './log.js';
@@ -20,6 +20,8 @@ export interface TermOptions {
   /** `--controller-start-interval`: wait between starting one loop and the next. */
   readonly startIntervalMs?: number;
   readonly metrics?: (name: string) => WorkqueueMetrics;
+  /** The runtime's recorder: each loop gets a view of it reporting as the loop's name. */
+  readonly events: EventRecorder;
   readonly log: ManagerLog;
 }
 
@@ -28,6 +30,8 @@ export interface Term {
   readonly started: readonly string[];
   /** Loops that failed (errored or threw at start) in this term, with why: they stay stopped until the next term. */
   readonly failed: ReadonlyMap<string, string>;
+  /** Whether every informer the term's loops asked for has synced (readiness). */
+  synced(): boolean;
   /**
    * Signals every loop to stop, waits for them to drain (at most the drain timeout), then cuts
    * whatever still runs and stops the informers. Idempotent.
@@ -39,12 +43,14 @@ export function startTerm(options: TermOptions): Term {
   const informers = new InformerFactory(options.client, options.informerOptions ?? {});
   // A replay: a loop that subscribes to stop$ after it fired (a late start) still sees it.
   const stop$ = new ReplaySubject<void>(1);
-  const context: ControllerContext = {
+  const contextOf = (loopName: string): ControllerContext => ({
+    name: loopName,
     client: options.client,
     informers,
+    events: options.events.forComponent(loopName),
     stop$,
-    controllerDefaults: (name) => ({ stop$, drainTimeoutMs: options.drainTimeoutMs, ...(options.metrics ? { metrics: options.metrics(name) } : {}) }),
-  };
+    controllerDefaults: (name = loopName) => ({ stop$, drainTimeoutMs: options.drainTimeoutMs, ...(options.metrics ? { metrics: options.metrics(name) } : {}) }),
+  });
   const started: string[] = [];
   const failed = new Map<string, string>();
   const running = new Map<string, { subscription: Subscription; done: Promise<void> }>();
@@ -56,7 +62,7 @@ export function startTerm(options: TermOptions): Term {
     const done = new Promise<void>((resolve) => (finish = resolve));
     let subscription: Subscription;
     try {
-      subscription = loop(context).subscribe({
+      subscription = loop(contextOf(name)).subscribe({
         next: (result) => {
           if (result.type === 'terminal') options.log.warn(`${name}: gave up on ${result.key}: ${String(result.error)}`);
         },
@@ -95,6 +101,7 @@ export function startTerm(options: TermOptions): Term {
   return {
     started,
     failed,
+    synced: () => informers.hasSynced(),
     stop() {
       stopped ??= (async () => {
         stopping = true;

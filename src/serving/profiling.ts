@@ -1,5 +1,5 @@
 import { Session } from 'node:inspector/promises';
-import { StatusError } from '../../src/api/index.js';
+import { StatusError } from '../api/index.js';
 
 /**
  * The `/debug/pprof/` equivalent for Node: a CPU profile over `seconds` (the `.cpuprofile` JSON

@@ -1,10 +1,10 @@
 import { X509Certificate } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { StatusError } from '../../src/api/index.js';
+import { StatusError } from '../api/index.js';
 import type { AccessReviewer, RequestUser, TokenReviewer } from './reviews.js';
 
 /**
- * Who a request to the manager's secure port is, and whether it may go on: the delegated
+ * Who a request to a daemon's secure port is, and whether it may go on: the delegated
  * authentication and authorization of the spec's Authentication table.
  *
  * Authentication, first match wins:
