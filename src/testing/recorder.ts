@@ -93,16 +93,32 @@ export class Recorder {
   }
 }
 
-function recordedWrite(write: TappedWrite): RecordedWrite {
-  const base = { method: write.method, path: write.path, code: write.code, ...(write.contentType ? { contentType: write.contentType } : {}) };
-  if (write.body === undefined || write.body.length === 0) return base;
-  if (write.contentType?.includes('json')) {
+export function recordedWrite(write: TappedWrite): RecordedWrite {
+  const request = bodyFields(write.request, write.requestType);
+  const answer = bodyFields(write.body, write.contentType);
+  return {
+    method: write.method,
+    path: write.path,
+    ...(request.json !== undefined ? { request: request.json } : {}),
+    ...(request.base64 !== undefined ? { requestBase64: request.base64 } : {}),
+    ...(write.requestType ? { requestType: write.requestType } : {}),
+    code: write.code,
+    ...(write.contentType ? { contentType: write.contentType } : {}),
+    ...(answer.json !== undefined ? { body: answer.json } : {}),
+    ...(answer.base64 !== undefined ? { bodyBase64: answer.base64 } : {}),
+  };
+}
+
+/** A body as JSON when it is JSON, else as base64 (protobuf, YAML). */
+function bodyFields(body: Buffer | undefined, type: string | undefined): { json?: unknown; base64?: string } {
+  if (body === undefined || body.length === 0) return {};
+  if (type?.includes('json')) {
     try {
-      return { ...base, body: JSON.parse(write.body.toString('utf8')) as unknown };
+      return { json: JSON.parse(body.toString('utf8')) as unknown };
     } catch {
-      // Not JSON after all: kept as bytes below.
+      // Not JSON after all: kept as bytes.
     }
   }
-  return { ...base, bodyBase64: write.body.toString('base64') };
+  return { base64: body.toString('base64') };
 }
 

@@ -33,6 +33,10 @@ export interface RecordedWrite {
   readonly method: string;
   /** Path and query, as sent. */
   readonly path: string;
+  /** The request's body: parsed when JSON, else base64 in `requestBase64`. */
+  readonly request?: unknown;
+  readonly requestBase64?: string;
+  readonly requestType?: string;
   readonly code: number;
   readonly contentType?: string;
   /** A JSON answer, parsed. */

@@ -14,6 +14,7 @@ import {
   type RecordedWrite,
   type RecordingLine,
 } from './recording.js';
+import { recordedWrite } from './recorder.js';
 import { ReplaySource, type ReplaySourceOptions } from './replay-source.js';
 import type { TestCluster } from './test-cluster.js';
 import { VirtualTime } from './virtual-time.js';
@@ -43,6 +44,12 @@ export interface ReplayerOptions {
   readonly time?: VirtualTime;
   /** Longest wait for the controller to make a recorded write or result before the replay calls it missing. Default 10 s. */
   readonly guardMs?: number;
+  /**
+   * Compare each write's request body with the recorded one (default true). Turn it off for a
+   * controller that writes the wall-clock time (a condition's lastTransitionTime): method and path
+   * are still compared.
+   */
+  readonly compareRequests?: boolean;
 }
 
 const turn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
@@ -65,6 +72,7 @@ export class Replayer {
   readonly #sources = new Map<string, ReplaySource<KubeObject>>();
   readonly #cluster: TestCluster;
   readonly #guardMs: number;
+  readonly #compareRequests: boolean;
   readonly time: VirtualTime;
   /** The `User-Agent` the server answers from the recording. */
   readonly userAgent: string;
@@ -75,6 +83,7 @@ export class Replayer {
     this.#lines = typeof recording === 'string' ? parseRecording(recording) : recording;
     this.#cluster = cluster;
     this.#guardMs = options.guardMs ?? 10_000;
+    this.#compareRequests = options.compareRequests ?? true;
     this.time = options.time ?? new VirtualTime();
     this.userAgent = `svc-testing/replayer-${++replayers}`;
     this.client = cluster.newClient({ userAgent: this.userAgent });
@@ -99,11 +108,18 @@ export class Replayer {
     let divergence: string | undefined;
     const diverge = (why: string) => void (divergence ??= why);
 
-    const stopAnswering = this.#cluster.writeTap.answer(this.userAgent, ({ method, path }) => {
+    const stopAnswering = this.#cluster.writeTap.answer(this.userAgent, (write) => {
+      const { method, path } = write;
       const expected = expectedWrites[writes.length];
-      if (expected === undefined || expected.method !== method || expected.path !== path) {
-        const made = `${method} ${path}`;
-        diverge(`write #${writes.length + 1}: ${expected ? `the recording has ${writeSummary(expected)}` : 'the recording has no more writes'}, the controller made ${made}`);
+      const made = `${method} ${path}`;
+      const bodyDiffers = expected !== undefined && this.#compareRequests && requestOf(expected) !== requestOf(recordedWrite({ ...write, code: 0 }));
+      if (expected === undefined || expected.method !== method || expected.path !== path || bodyDiffers) {
+        const n = writes.length + 1;
+        diverge(
+          bodyDiffers
+            ? `write #${n} (${made}): the request body differs: the recording has ${clip(requestOf(expected))}, the controller sent ${clip(requestOf(recordedWrite({ ...write, code: 0 })))}`
+            : `write #${n}: ${expected ? `the recording has ${writeSummary(expected)}` : 'the recording has no more writes'}, the controller made ${made}`,
+        );
         writes.push({ method, path, code: 500 });
         return { code: 500, contentType: 'application/json', body: Buffer.from(JSON.stringify(internal(new Error(`replay diverged at ${made}`)).toStatus())) };
       }
@@ -115,14 +131,19 @@ export class Replayer {
       error: (error: unknown) => diverge(`the controller failed: ${error instanceof Error ? error.message : String(error)}`),
     });
 
+    // The clock may have to move while the replay waits: a requeue or retry timer started a
+    // little later on the virtual clock than on the recording's (it starts at the time of the
+    // line the replay stands at). It is moved to the next timer, never past the next event.
+    let horizon = Infinity;
     const until = async (done: () => boolean, what: string): Promise<boolean> => {
       const guard = Date.now() + this.#guardMs;
-      while (!done() && divergence === undefined) {
+      for (let idle = 0; !done() && divergence === undefined; idle++) {
         if (Date.now() > guard) {
           diverge(`the controller never made ${what}`);
           return false;
         }
-        await turn();
+        if (idle >= 3 && this.time.nextAt() <= horizon) await this.time.advanceTo(this.time.nextAt());
+        else await turn();
       }
       return divergence === undefined;
     };
@@ -130,8 +151,10 @@ export class Replayer {
     try {
       let writeCount = 0;
       let resultCount = 0;
-      for (const line of this.#lines) {
-        if (divergence !== undefined) break;
+      const lines = this.#lines;
+      for (let i = 0; i < lines.length && divergence === undefined; i++) {
+        const line = lines[i]!;
+        horizon = nextEventAt(lines, i + 1);
         if (line.at > this.time.now()) await this.time.advanceTo(line.at);
         if (isEventLine(line)) {
           this.source(line.source).apply(line);
@@ -160,6 +183,16 @@ export class Replayer {
     return { results, writes, recorded, divergence };
   }
 }
+
+/** The time of the first event line from `from` on (Infinity: none). */
+function nextEventAt(lines: readonly RecordingLine[], from: number): number {
+  for (let i = from; i < lines.length; i++) if (isEventLine(lines[i]!)) return lines[i]!.at;
+  return Infinity;
+}
+
+/** A write's request body, comparable as a string. */
+const requestOf = (write: RecordedWrite): string => write.requestBase64 ?? JSON.stringify(write.request) ?? '';
+const clip = (text: string): string => (text.length > 300 ? `${text.slice(0, 300)}…` : text);
 
 const replayed = (write: RecordedWrite): ReplayedWrite => ({ method: write.method, path: write.path, code: write.code });
 

@@ -64,7 +64,8 @@ export class VirtualTime extends VirtualTimeScheduler {
    * periodic timer never ends) and throws. Resolves with the time it stopped at.
    */
   async runAll(maxTimers = 10_000): Promise<number> {
-    for (let n = 0; this.pending > 0; n++) {
+    // Settled first: a failing async reconcile schedules its retry only once its promise rejects.
+    for (let n = 0; (await settle(), this.pending > 0); n++) {
       if (n >= maxTimers) throw new Error(`still ${this.pending} timers pending after ${maxTimers}`);
       await this.advanceTo(this.nextAt());
     }

@@ -1,10 +1,13 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** A write as the server answered it: what was asked and the answer, body included. */
 export interface TappedWrite {
   readonly method: string;
   /** Path and query, as sent. */
   readonly path: string;
+  /** The request body (undefined when it had none). */
+  readonly request?: Buffer | undefined;
+  readonly requestType?: string | undefined;
   readonly code: number;
   readonly contentType?: string | undefined;
   /** The response body (undefined when it had none). */
@@ -12,7 +15,9 @@ export interface TappedWrite {
 }
 
 /** What a replay answers a write with: a recorded answer, or undefined to let the server serve it. */
-export type WriteAnswerer = (write: { readonly method: string; readonly path: string }) => Omit<TappedWrite, 'method' | 'path'> | undefined;
+export type WriteAnswerer = (
+  write: Pick<TappedWrite, 'method' | 'path' | 'request' | 'requestType'>,
+) => Omit<TappedWrite, 'method' | 'path' | 'request' | 'requestType'> | undefined;
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -29,12 +34,11 @@ export class WriteTap {
 
   /** Hooks into `app`: call before it listens (Fastify takes no hooks after that). */
   install(app: FastifyInstance): void {
-    // After authentication (that hook came first): a replayed write still needs a good token.
-    app.addHook('onRequest', (request, reply, done) => {
+    // After authentication and body parsing: a replayed write still needs a good token, and is compared by its body.
+    app.addHook('preValidation', (request, reply, done) => {
       if (READS.has(request.method)) return done();
-      const agent = request.headers['user-agent'] ?? '';
-      const answerer = this.#answerers.get(agent);
-      const answer = answerer?.({ method: request.method, path: request.url });
+      const answerer = this.#answerers.get(request.headers['user-agent'] ?? '');
+      const answer = answerer?.({ method: request.method, path: request.url, ...requestBody(request) });
       if (answer === undefined) return done();
       void reply
         .code(answer.code)
@@ -53,6 +57,7 @@ export class WriteTap {
         listener({
           method: request.method,
           path: request.url,
+          ...requestBody(request),
           code: reply.statusCode,
           contentType: typeof contentType === 'string' ? contentType : undefined,
           body: typeof payload === 'string' ? Buffer.from(payload) : Buffer.isBuffer(payload) ? payload : undefined,
@@ -78,4 +83,11 @@ export class WriteTap {
     this.#answerers.set(agent, answerer);
     return () => void this.#answerers.delete(agent);
   }
+}
+
+function requestBody(request: FastifyRequest): { request?: Buffer; requestType?: string } {
+  const body = request.body;
+  const type = request.headers['content-type'];
+  const bytes = Buffer.isBuffer(body) ? body : typeof body === 'string' ? Buffer.from(body) : undefined;
+  return { ...(bytes && bytes.length > 0 ? { request: bytes } : {}), ...(type ? { requestType: type } : {}) };
 }
