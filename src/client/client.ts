@@ -1,16 +1,16 @@
 import type { AsyncIterableX } from 'ix/asynciterable/asynciterablex';
 import type { Observable } from 'rxjs';
 import type { KubeObject, StatusDetails } from '../api/index.js';
-import { METADATA_LIST_ACCEPT, jsonCodec, type Codec } from './codec.js';
-import { lazyListDecoder } from './lazy-decode.js';
-import { listItemsObservable, listPagesIx, listPagesObservable, type ListOptions, type ListPage } from './list.js';
+import { jsonCodec, type Codec } from './codec.js';
+import { decodeStrategy, type DecodeStrategy } from './decode-strategy.js';
+import { listItemsObservable, listPagesIx, listPagesObservable, type ListOptions, type ListPage, type PageFetcher } from './list.js';
 import { builtin, resourcePath, type Resource } from './resource.js';
 import { isRecord } from './status.js';
 import { fromTarget, resolveEnvConfig, type EnvConfigOptions } from './env-config.js';
 import { lines$ } from './log-lines.js';
 import { bindingBody, evictionBody, logQuery, type BindOptions, type EvictOptions, type PodLogOptions, type Scale } from './subresource.js';
 import { loadSvcconfig } from './svcconfig.js';
-import { Transport, type ConnectionOptions, type HttpRequest } from './transport.js';
+import { Transport, type ConnectionOptions } from './transport.js';
 import { watcher, type WatcherEvent, type WatchOptions } from './watcher.js';
 
 export interface ClientOptions extends ConnectionOptions {
@@ -244,6 +244,19 @@ export class Client {
 
   /** One list request: everything (no `limit`), or one page. Namespaced types: every namespace unless `namespace` is given. */
   async list<T extends KubeObject>(res: Resource<T>, options: ListOptions = {}, signal?: AbortSignal): Promise<ListPage<T>> {
+    return this.#list(res, options, this.#decoding(options), signal);
+  }
+
+  #decoding(options: Pick<ListOptions, 'decode'>): DecodeStrategy {
+    return decodeStrategy(options.decode ?? 'eager', this.transport.codec);
+  }
+
+  /** A page fetcher of one decode strategy, chosen once for every page of a list or every list of a watch. */
+  #pageFetcher<T extends KubeObject>(res: Resource<T>, decoding: DecodeStrategy, namespace?: string): PageFetcher<T> {
+    return (o, signal) => this.#list(res, namespace === undefined ? o : { ...o, namespace }, decoding, signal);
+  }
+
+  async #list<T extends KubeObject>(res: Resource<T>, options: ListOptions, decoding: DecodeStrategy, signal: AbortSignal | undefined): Promise<ListPage<T>> {
     const body = await this.transport.request({
       method: 'GET',
       path: resourcePath(res, res.namespaced ? options.namespace : undefined),
@@ -255,9 +268,7 @@ export class Client {
         resourceVersion: options.resourceVersion,
         resourceVersionMatch: options.resourceVersionMatch,
       },
-      ...(options.metadataOnly ? { accept: METADATA_LIST_ACCEPT } : {}),
-      ...(options.decode === 'lazy' ? { decode: lazyListDecoder(this.transport.codec) } : {}),
-      ...(options.decode === 'protobuf' ? await protobufListRequest(options.metadataOnly === true) : {}),
+      ...(await decoding.list(options.metadataOnly === true)),
       ...(signal ? { signal } : {}),
     });
     return toPage<T>(body);
@@ -269,17 +280,17 @@ export class Client {
    * a continue token that expires part way.
    */
   listPages<T extends KubeObject>(res: Resource<T>, options: ListOptions = {}): AsyncIterableX<ListPage<T>> {
-    return listPagesIx((o, signal) => this.list(res, o, signal), options);
+    return listPagesIx(this.#pageFetcher(res, this.#decoding(options)), options);
   }
 
   /** The pages of a list as an Observable (cold: each subscription lists; unsubscribing aborts). */
   listPages$<T extends KubeObject>(res: Resource<T>, options: ListOptions = {}): Observable<ListPage<T>> {
-    return listPagesObservable((o, signal) => this.list(res, o, signal), options);
+    return listPagesObservable(this.#pageFetcher(res, this.#decoding(options)), options);
   }
 
   /** Every item of a paged list, page after page, as an Observable. */
   list$<T extends KubeObject>(res: Resource<T>, options: ListOptions = {}): Observable<T> {
-    return listItemsObservable((o, signal) => this.list(res, o, signal), options);
+    return listItemsObservable(this.#pageFetcher(res, this.#decoding(options)), options);
   }
 
   /**
@@ -289,14 +300,8 @@ export class Client {
    */
   watch$<T extends KubeObject>(res: Resource<T>, options: WatchOptions = {}): Observable<WatcherEvent<T>> {
     const namespace = res.namespaced ? options.namespace : undefined;
-    return watcher<T>(
-      {
-        transport: this.transport,
-        path: resourcePath(res, namespace),
-        listPage: (o, signal) => this.list(res, { ...o, namespace }, signal),
-      },
-      options,
-    );
+    const decoding = this.#decoding(options);
+    return watcher<T>({ transport: this.transport, path: resourcePath(res, namespace), listPage: this.#pageFetcher(res, decoding, namespace), decoding }, options);
   }
 
   /** Closes idle connections; waits for requests in flight. Unsubscribe watches first. */
@@ -325,13 +330,6 @@ function deleteBody(options: DeleteOptions): { body?: object; query?: Record<str
   if (options.preconditions !== undefined) body['preconditions'] = options.preconditions;
   if (options.dryRun) body['dryRun'] = ['All'];
   return Object.keys(body).length > 0 ? { body: { apiVersion: 'v1', kind: 'DeleteOptions', ...body } } : {};
-}
-
-/** `decode: 'protobuf'`: the list asks for protobuf and its items are protobuf views (loaded on first use, as protobufjs is). */
-async function protobufListRequest(metadataOnly: boolean): Promise<Pick<HttpRequest, 'accept' | 'decode'>> {
-  const { PROTOBUF_ACCEPT, lazyProtobufListDecoder } = await import('./proto-decode.js');
-  // Metadata-only lists are asked for in JSON (their view's media type): read lazily as JSON.
-  return { ...(metadataOnly ? {} : { accept: PROTOBUF_ACCEPT }), decode: lazyProtobufListDecoder };
 }
 
 function toPage<T>(body: unknown): ListPage<T> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonCodec } from '../../src/client/index.js';
-import { lazyJsonLinesFramer, lazyListDecoder } from '../../src/client/lazy-decode.js';
-import { lazyObject, recordOf } from '../../src/client/lazy-object.js';
+import { lazyJsonLinesFramer, lazyListDecoder } from '../../src/client/lazy/json-decode.js';
+import { lazyObject, recordOf } from '../../src/client/lazy/json-view.js';
 import type { KubeObject } from '../../src/api/index.js';
 
 const pod = {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { builtinTypes, StatusError } from '../../src/api/index.js';
 import { labelsIndex } from '../../src/client/index.js';
-import { recordOf } from '../../src/client/cached-record.js';
-import { LazyRecord } from '../../src/client/lazy-object.js';
-import { lazyFramerFor, lazyProtobufFramer, lazyProtobufListDecoder } from '../../src/client/proto-decode.js';
-import { ProtoRecord } from '../../src/client/proto-object.js';
+import { recordOf } from '../../src/client/lazy/cached-record.js';
+import { LazyRecord } from '../../src/client/lazy/json-view.js';
+import { lazyFramerFor, lazyProtobufFramer, lazyProtobufListDecoder } from '../../src/client/lazy/proto-decode.js';
+import { ProtoRecord } from '../../src/client/lazy/proto-view.js';
 import { decodeProtobuf, encodeProtobuf, protobufCodec, protobufListChunks, PROTOBUF_MEDIA_TYPE, type JsonObject } from '../../src/encoding/index.js';
 import { kindKey, maximalObject, MODEL_OF_KIND } from '../encoding/support/maximal-fixtures.js';
 

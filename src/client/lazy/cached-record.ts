@@ -1,6 +1,6 @@
 /**
  * What the lazy cache keeps per object version, whatever the bytes it came in: JSON text
- * (lazy-object.ts) or protobuf bytes (proto-object.ts). The cache files and compares records by
+ * (json-view.ts) or protobuf bytes (proto-view.ts). The cache files and compares records by
  * these alone; readers get the record's view.
  */
 export interface CachedRecord {
