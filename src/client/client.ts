@@ -10,6 +10,9 @@ import { fromTarget, resolveEnvConfig, type EnvConfigOptions } from './env-confi
 import { lines$ } from './log-lines.js';
 import { bindingBody, evictionBody, logQuery, type BindOptions, type EvictOptions, type PodLogOptions, type Scale } from './subresource.js';
 import { loadSvcconfig } from './svcconfig.js';
+import { attachQuery, ExecSession, type AttachOptions, type ExecOptions } from './exec-session.js';
+import { listenForwarding, portForwardQuery, PortForwardSession, type ForwardPortOptions, type PortForwarder, type PortForwardOptions } from './port-forward.js';
+import { EXEC_PROTOCOLS, PORT_FORWARD_PROTOCOLS } from './stream-channels.js';
 import { Transport, type ConnectionOptions } from './transport.js';
 import { watcher, type WatcherEvent, type WatchOptions } from './watcher.js';
 
@@ -227,6 +230,42 @@ export class Client {
   /** A pod's log as lines (cold: each subscription asks; unsubscribing ends the request, a followed one included). */
   logs$(name: string, options: PodLogOptions = {}): Observable<string> {
     return lines$(this.transport, { method: 'GET', path: this.#sub(builtin.pods, options.namespace, name, 'log'), query: logQuery(options) });
+  }
+
+  /**
+   * Runs `command` in a pod's container (`pods/exec` over WebSocket, v5.channel.k8s.io or v4):
+   * resolves once the server has accepted, with the session's stdin, stdout, stderr, resize and
+   * exit code (ExecSession). A refused request (no such pod, 403) rejects with its StatusError.
+   */
+  async exec(name: string, command: readonly string[], options: ExecOptions = {}): Promise<ExecSession> {
+    if (command.length === 0) throw new TypeError('exec needs a command');
+    const path = this.#sub(builtin.pods, options.namespace, name, 'exec');
+    return new ExecSession(await this.transport.websocket(path, attachQuery(options, command), EXEC_PROTOCOLS), options);
+  }
+
+  /** Attaches to a running container's streams (`pods/attach`); the session is as exec's. */
+  async attach(name: string, options: AttachOptions = {}): Promise<ExecSession> {
+    const path = this.#sub(builtin.pods, options.namespace, name, 'attach');
+    return new ExecSession(await this.transport.websocket(path, attachQuery(options), EXEC_PROTOCOLS), options);
+  }
+
+  /**
+   * One port-forward connection to `ports` of a pod (`pods/portforward` over WebSocket): a Duplex
+   * per port (`session.stream(port)`), each one TCP connection to that port inside the pod.
+   */
+  async portForward(name: string, ports: readonly number[], options: PortForwardOptions = {}): Promise<PortForwardSession> {
+    if (ports.length === 0) throw new TypeError('port-forward needs a port');
+    const path = this.#sub(builtin.pods, options.namespace, name, 'portforward');
+    return new PortForwardSession(await this.transport.websocket(path, portForwardQuery(ports), PORT_FORWARD_PROTOCOLS), ports);
+  }
+
+  /**
+   * Listens on a local port (`localPort`, default any free one) and forwards each connection to
+   * `remotePort` of the pod, as `kubectl port-forward` does. `onError` hears of connections that
+   * could not be forwarded (they are closed).
+   */
+  forwardPort(name: string, remotePort: number, options: ForwardPortOptions = {}, onError?: (error: unknown) => void): Promise<PortForwarder> {
+    return listenForwarding(() => this.portForward(name, [remotePort], options), remotePort, options, onError);
   }
 
   async #patchAt<T>(path: string, patch: readonly JsonPatchOperation[] | object, options: PatchOptions): Promise<T> {

@@ -20,6 +20,10 @@ export { isExpired, isTooLargeResourceVersion, statusErrorFrom } from './status.
 export { builtin, objectKey, resource, resourcePath, typedResource } from './resource.js';
 export type { ObjectOf, Resource } from './resource.js';
 export { Client, isSuccessStatus, PATCH_TYPES } from './client.js';
+export { ExecSession } from './exec-session.js';
+export type { AttachOptions, ExecOptions, ExecResult } from './exec-session.js';
+export { PortForwardSession } from './port-forward.js';
+export type { ForwardPortOptions, PortForwarder, PortForwardOptions } from './port-forward.js';
 export type {
   ClientOptions,
   DeleteCollectionOptions,
