@@ -53,11 +53,6 @@ export interface DecodeStrategy {
   cache<T extends KubeObject>(indexers: Readonly<Record<string, IndexFunc<T>>>): CacheWrites<T>;
   /** An object about to be cached, frozen when `freeze` (views are frozen by construction). */
   prepare<T>(object: T, freeze: boolean): T;
-  /**
-   * Whether an informer keeps the owner index unless told otherwise: a view cache would decode
-   * the ownerReferences of both versions at every update, so it keeps one only when asked.
-   */
-  readonly ownerIndexByDefault: boolean;
 }
 
 const metadataAccept = (metadataOnly: boolean, accept: string) => (metadataOnly ? { accept } : {});
@@ -69,7 +64,6 @@ function eager(): DecodeStrategy {
     watch: async (metadataOnly) => metadataAccept(metadataOnly, METADATA_ACCEPT),
     cache: (indexers) => new CacheWriter(indexers),
     prepare: (object, freeze) => (freeze ? deepFreeze(object) : object),
-    ownerIndexByDefault: true,
   };
 }
 
@@ -77,7 +71,6 @@ function eager(): DecodeStrategy {
 const views = {
   cache: <T extends KubeObject>(indexers: Readonly<Record<string, IndexFunc<T>>>): CacheWrites<T> => new ViewCacheWriter(indexers),
   prepare: <T>(object: T): T => object,
-  ownerIndexByDefault: false,
 };
 
 function lazy(codec: Codec): DecodeStrategy {

@@ -50,10 +50,9 @@ export interface InformerOptions<T extends KubeObject>
    */
   readonly decode?: DecodeMode | undefined;
   /**
-   * Keep the owner index (`OWNER_INDEX`, read by `byOwner(uid)`). Default: on for `'eager'`
-   * caches; off for view caches (the default `'protobuf'` and `'lazy'`), where it would decode
-   * the ownerReferences of both versions at every update (their other built-in indexes compare
-   * bytes instead).
+   * Keep the owner index (`OWNER_INDEX`, read by `byOwner(uid)`). Default true. A view cache
+   * files an object from its record's ownerReferences bytes, and an update whose
+   * ownerReferences are the same bytes costs a comparison, not a decode.
    */
   readonly ownerIndex?: boolean | undefined;
   /** Freeze cached objects (deeply). Default true: they are shared by every reader. Lazy views are always frozen. */
@@ -112,7 +111,7 @@ export class Informer<T extends KubeObject> {
     // The one place the mode is chosen: the watch, the list and the cache all follow it.
     this.#decoding = decodeStrategy(options.decode ?? fastestDecodeMode(resource), client.transport.codec);
     const indexers: Record<string, IndexFunc<T>> = { [NAMESPACE_INDEX]: namespaceIndex, [LABELS_INDEX]: labelsIndex };
-    if (options.ownerIndex ?? this.#decoding.ownerIndexByDefault) indexers[OWNER_INDEX] = ownerIndex;
+    if (options.ownerIndex ?? true) indexers[OWNER_INDEX] = ownerIndex;
     Object.assign(indexers, options.indexers);
     this.#writer = this.#decoding.cache(indexers);
     this.store = this.#writer.reader;
@@ -158,7 +157,7 @@ export class Informer<T extends KubeObject> {
 
   /**
    * The cached objects that name `uid` in their ownerReferences (controller or not), from the
-   * owner index; throws when the informer keeps none (`ownerIndex: false`, or a lazy cache without `ownerIndex: true`).
+   * owner index; throws when the informer keeps none (`ownerIndex: false`).
    */
   byOwner(uid: string): T[] {
     return this.store.byIndex(OWNER_INDEX, uid);

@@ -106,6 +106,21 @@ describe('protobuf views', () => {
     expect(none.sameLabels(a)).toBe(false);
   });
 
+  it('owners: the uids as the owner index gives them; equal ownerReferences compare equal without decoding', () => {
+    const ref = (uid: string) => ({ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `rs-${uid}`, uid, controller: true });
+    const meta = pod['metadata'] as JsonObject;
+    const a = recordOf(viewOf({ ...pod, metadata: { ...meta, ownerReferences: [ref('u1'), ref('u2')] } }))!;
+    const b = recordOf(viewOf({ ...pod, metadata: { ...meta, resourceVersion: '9', ownerReferences: [ref('u1'), ref('u2')] } }))!;
+    const c = recordOf(viewOf({ ...pod, metadata: { ...meta, ownerReferences: [ref('u1')] } }))!;
+    const none = recordOf(viewOf({ ...pod, metadata: { name: 'q' } }))!;
+    expect(a.ownerValues()).toEqual(['u1', 'u2']);
+    expect(a.sameOwners(b)).toBe(true);
+    expect(a.sameOwners(c)).toBe(false);
+    expect(none.ownerValues()).toEqual([]);
+    expect(none.sameOwners(recordOf(viewOf({ ...pod, metadata: { name: 'r' } }))!)).toBe(true);
+    expect(none.sameOwners(a)).toBe(false);
+  });
+
   it('frames split anywhere, several per chunk', () => {
     const bytes = Buffer.concat([frame('ADDED', pod), frame('MODIFIED', pod), frame('DELETED', pod)]);
     const whole = views(bytes);

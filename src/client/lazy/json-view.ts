@@ -34,6 +34,9 @@ export class LazyRecord implements CachedRecord {
     /** The labels object's text range; -1 when the object has none. */
     readonly labelsStart: number,
     readonly labelsEnd: number,
+    /** The ownerReferences array's text range; -1 when the object has none. */
+    readonly ownersStart: number,
+    readonly ownersEnd: number,
   ) {}
 
   /** `namespace/name`, or `name` (as objectKey). */
@@ -55,6 +58,18 @@ export class LazyRecord implements CachedRecord {
 
   sameLabels(other: CachedRecord): boolean {
     return other instanceof LazyRecord && this.labelsText() === other.labelsText();
+  }
+
+  ownerValues(): string[] {
+    if (this.ownersStart < 0) return [];
+    const owners = JSON.parse(this.text.slice(this.ownersStart, this.ownersEnd)) as unknown[];
+    return owners.map((owner) => String((owner as { uid?: unknown } | null)?.uid));
+  }
+
+  sameOwners(other: CachedRecord): boolean {
+    if (!(other instanceof LazyRecord)) return false;
+    if (this.ownersStart < 0 || other.ownersStart < 0) return this.ownersStart === other.ownersStart;
+    return this.text.slice(this.ownersStart, this.ownersEnd) === other.text.slice(other.ownersStart, other.ownersEnd);
   }
 
   /** The view: the live one if someone still holds it, else a new one. */
@@ -85,6 +100,8 @@ export function lazyObject<T extends KubeObject>(text: string, start: number): T
   let resourceVersion: string | undefined;
   let labelsStart = -1;
   let labelsEnd = -1;
+  let ownersStart = -1;
+  let ownersEnd = -1;
   if (m >= 0 && text.charCodeAt(ranges[m + 2]!) === LBRACE) {
     const meta = scanMembers(text, ranges[m + 2]!).ranges;
     name = stringMember(text, meta, 'name') ?? '';
@@ -95,8 +112,13 @@ export function lazyObject<T extends KubeObject>(text: string, start: number): T
       labelsStart = meta[l + 2]!;
       labelsEnd = meta[l + 3]!;
     }
+    const o = findMember(text, meta, 'ownerReferences');
+    if (o >= 0 && text.charCodeAt(meta[o + 2]!) === LBRACKET) {
+      ownersStart = meta[o + 2]!;
+      ownersEnd = meta[o + 3]!;
+    }
   }
-  const record = new LazyRecord(text, start, name, namespace, resourceVersion, labelsStart, labelsEnd);
+  const record = new LazyRecord(text, start, name, namespace, resourceVersion, labelsStart, labelsEnd, ownersStart, ownersEnd);
   return record.view<T>(ranges);
 }
 

@@ -76,6 +76,9 @@ export class ProtoRecord implements CachedRecord {
     /** The labels' map entries' extent in `text` when they are adjacent (as every encoder writes them); -1: none, -2: scattered. */
     readonly labelsStart: number,
     readonly labelsEnd: number,
+    /** The ownerReferences' extent in `text`, as the labels'. */
+    readonly ownersStart: number,
+    readonly ownersEnd: number,
   ) {}
 
   get key(): string {
@@ -105,12 +108,26 @@ export class ProtoRecord implements CachedRecord {
   }
 
   sameLabels(other: CachedRecord): boolean {
-    if (!(other instanceof ProtoRecord) || this.labelsStart < -1 || other.labelsStart < -1) return false;
-    if (this.labelsStart === -1 || other.labelsStart === -1) return this.labelsStart === other.labelsStart;
-    const length = this.labelsEnd - this.labelsStart;
-    if (other.labelsEnd - other.labelsStart !== length) return false;
-    for (let i = 0; i < length; i += 1) if (this.text.charCodeAt(this.labelsStart + i) !== other.text.charCodeAt(other.labelsStart + i)) return false;
-    return true;
+    return other instanceof ProtoRecord && sameRun(this.text, this.labelsStart, this.labelsEnd, other.text, other.labelsStart, other.labelsEnd);
+  }
+
+  ownerValues(): string[] {
+    if (this.ownersStart === -1) return [];
+    // OwnerReference {4: uid}; the last uid of an entry counts, as in a full decode.
+    const uids: string[] = [];
+    const meta = new TextReader(this.text, this.metaStart, this.metaEnd);
+    while (meta.next()) {
+      if (meta.current.field !== 13 || meta.current.wire !== 2) continue;
+      const owner = new TextReader(this.text, meta.current.start, meta.current.end);
+      let uid = '';
+      while (owner.next()) if (owner.current.field === 4 && owner.current.wire === 2) uid = utf8Of(this.text, owner.current.start, owner.current.end);
+      uids.push(uid);
+    }
+    return uids;
+  }
+
+  sameOwners(other: CachedRecord): boolean {
+    return other instanceof ProtoRecord && sameRun(this.text, this.ownersStart, this.ownersEnd, other.text, other.ownersStart, other.ownersEnd);
   }
 
   view<T>(): T {
@@ -120,6 +137,16 @@ export class ProtoRecord implements CachedRecord {
     this.#view = new WeakRef(view);
     return view as T;
   }
+}
+
+/** Whether two runs of fields (-1: none, -2: scattered) are surely equal: both absent, or the same bytes. */
+function sameRun(a: string, aStart: number, aEnd: number, b: string, bStart: number, bEnd: number): boolean {
+  if (aStart < -1 || bStart < -1) return false;
+  if (aStart === -1 || bStart === -1) return aStart === bStart;
+  const length = aEnd - aStart;
+  if (bEnd - bStart !== length) return false;
+  for (let i = 0; i < length; i += 1) if (a.charCodeAt(aStart + i) !== b.charCodeAt(bStart + i)) return false;
+  return true;
 }
 
 /**
@@ -143,6 +170,8 @@ export function protoRecord(bytes: Buffer, start: number, end: number, type: pro
   let resourceVersion: string | undefined;
   let labelsStart = -1;
   let labelsEnd = -1;
+  let ownersStart = -1;
+  let ownersEnd = -1;
   if (metaStart >= 0) {
     const meta = metaReader.reset(bytes, metaStart, metaEnd);
     let previous = -1;
@@ -167,6 +196,11 @@ export function protoRecord(bytes: Buffer, start: number, end: number, type: pro
           else if (previous !== 11) labelsStart = -2;
           if (labelsStart >= 0) labelsEnd = f.end;
           break;
+        case 13:
+          if (ownersStart === -1) ownersStart = f.tagStart;
+          else if (previous !== 13) ownersStart = -2;
+          if (ownersStart >= 0) ownersEnd = f.end;
+          break;
       }
       previous = f.field;
     }
@@ -183,7 +217,11 @@ export function protoRecord(bytes: Buffer, start: number, end: number, type: pro
     labelsStart -= start;
     labelsEnd -= start;
   }
-  return new ProtoRecord(text, type, apiVersion, kind, name, namespace, resourceVersion, metaStart, metaEnd, labelsStart, labelsEnd);
+  if (ownersStart >= 0) {
+    ownersStart -= start;
+    ownersEnd -= start;
+  }
+  return new ProtoRecord(text, type, apiVersion, kind, name, namespace, resourceVersion, metaStart, metaEnd, labelsStart, labelsEnd, ownersStart, ownersEnd);
 }
 
 /**
