@@ -1,11 +1,11 @@
 import { isAscii } from 'node:buffer';
-import type { KubeObject } from '../api/index.js';
-import type { Codec, WatchFramer } from './codec.js';
+import type { KubeObject } from '../../api/index.js';
+import type { Codec, WatchFramer } from '../codec.js';
 import { findMember, malformed, scanElements, scanMembers, skipWs, stringMember } from './json-scan.js';
-import { lazyObject } from './lazy-object.js';
+import { lazyObject } from './json-view.js';
 
 /**
- * The lazy decoders: watch lines and list bodies whose objects become lazy views (lazy-object.ts)
+ * The lazy decoders: watch lines and list bodies whose objects become lazy views (json-view.ts)
  * instead of JSON.parse results. Each object's text is copied out of the chunk or body it came in
  * (one string per object version, so a cached version never keeps a whole page or chunk alive),
  * as a one-byte string when the bytes are ASCII (1 byte per character: the string *is* the bytes).

@@ -1,6 +1,6 @@
 /**
  * What the lazy cache keeps per object version, whatever the bytes it came in: JSON text
- * (lazy-object.ts) or protobuf bytes (proto-object.ts). The cache files and compares records by
+ * (json-view.ts) or protobuf bytes (proto-view.ts). The cache files and compares records by
  * these alone; readers get the record's view.
  */
 export interface CachedRecord {
@@ -13,6 +13,10 @@ export interface CachedRecord {
   labelValues(): string[];
   /** True when `other` surely has the same labels (false may still mean equal labels: the caller then compares values). */
   sameLabels(other: CachedRecord): boolean;
+  /** The owner index's values: the uid of each ownerReference. */
+  ownerValues(): string[];
+  /** True when `other` surely has the same ownerReferences (as sameLabels). */
+  sameOwners(other: CachedRecord): boolean;
   /** The view: the live one if someone still holds it, else a new one. */
   view<T>(): T;
 }

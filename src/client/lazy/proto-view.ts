@@ -1,11 +1,12 @@
 import protobuf from 'protobufjs';
-import { fromMessage, type JsonObject } from '../encoding/index.js';
-import { deepFreeze } from './cache.js';
-import { RECORD, type CachedRecord } from './cached-record.js';
+import { fromMessage, type JsonObject } from '../../encoding/index.js';
+import { deepFreeze } from '../cache.js';
+import type { CachedRecord } from './cached-record.js';
 import { BytesReader, malformedProtobuf, TextReader, utf8Of } from './proto-wire.js';
+import { ViewHandler } from './view-handler.js';
 
 /**
- * Lazily decoded protobuf objects: the binary counterpart of lazy-object.ts. A `ProtoRecord` is
+ * Lazily decoded protobuf objects: the binary counterpart of json-view.ts. A `ProtoRecord` is
  * what the lazy cache keeps per object version: the message's bytes, copied once out of the
  * stream into a latin1 string (one character per byte, on the V8 heap, freed in one piece),
  * plus the name, namespace and version read from the ObjectMeta field by walking its fields —
@@ -75,6 +76,9 @@ export class ProtoRecord implements CachedRecord {
     /** The labels' map entries' extent in `text` when they are adjacent (as every encoder writes them); -1: none, -2: scattered. */
     readonly labelsStart: number,
     readonly labelsEnd: number,
+    /** The ownerReferences' extent in `text`, as the labels'. */
+    readonly ownersStart: number,
+    readonly ownersEnd: number,
   ) {}
 
   get key(): string {
@@ -104,12 +108,26 @@ export class ProtoRecord implements CachedRecord {
   }
 
   sameLabels(other: CachedRecord): boolean {
-    if (!(other instanceof ProtoRecord) || this.labelsStart < -1 || other.labelsStart < -1) return false;
-    if (this.labelsStart === -1 || other.labelsStart === -1) return this.labelsStart === other.labelsStart;
-    const length = this.labelsEnd - this.labelsStart;
-    if (other.labelsEnd - other.labelsStart !== length) return false;
-    for (let i = 0; i < length; i += 1) if (this.text.charCodeAt(this.labelsStart + i) !== other.text.charCodeAt(other.labelsStart + i)) return false;
-    return true;
+    return other instanceof ProtoRecord && sameRun(this.text, this.labelsStart, this.labelsEnd, other.text, other.labelsStart, other.labelsEnd);
+  }
+
+  ownerValues(): string[] {
+    if (this.ownersStart === -1) return [];
+    // OwnerReference {4: uid}; the last uid of an entry counts, as in a full decode.
+    const uids: string[] = [];
+    const meta = new TextReader(this.text, this.metaStart, this.metaEnd);
+    while (meta.next()) {
+      if (meta.current.field !== 13 || meta.current.wire !== 2) continue;
+      const owner = new TextReader(this.text, meta.current.start, meta.current.end);
+      let uid = '';
+      while (owner.next()) if (owner.current.field === 4 && owner.current.wire === 2) uid = utf8Of(this.text, owner.current.start, owner.current.end);
+      uids.push(uid);
+    }
+    return uids;
+  }
+
+  sameOwners(other: CachedRecord): boolean {
+    return other instanceof ProtoRecord && sameRun(this.text, this.ownersStart, this.ownersEnd, other.text, other.ownersStart, other.ownersEnd);
   }
 
   view<T>(): T {
@@ -119,6 +137,16 @@ export class ProtoRecord implements CachedRecord {
     this.#view = new WeakRef(view);
     return view as T;
   }
+}
+
+/** Whether two runs of fields (-1: none, -2: scattered) are surely equal: both absent, or the same bytes. */
+function sameRun(a: string, aStart: number, aEnd: number, b: string, bStart: number, bEnd: number): boolean {
+  if (aStart < -1 || bStart < -1) return false;
+  if (aStart === -1 || bStart === -1) return aStart === bStart;
+  const length = aEnd - aStart;
+  if (bEnd - bStart !== length) return false;
+  for (let i = 0; i < length; i += 1) if (a.charCodeAt(aStart + i) !== b.charCodeAt(bStart + i)) return false;
+  return true;
 }
 
 /**
@@ -142,6 +170,8 @@ export function protoRecord(bytes: Buffer, start: number, end: number, type: pro
   let resourceVersion: string | undefined;
   let labelsStart = -1;
   let labelsEnd = -1;
+  let ownersStart = -1;
+  let ownersEnd = -1;
   if (metaStart >= 0) {
     const meta = metaReader.reset(bytes, metaStart, metaEnd);
     let previous = -1;
@@ -166,6 +196,11 @@ export function protoRecord(bytes: Buffer, start: number, end: number, type: pro
           else if (previous !== 11) labelsStart = -2;
           if (labelsStart >= 0) labelsEnd = f.end;
           break;
+        case 13:
+          if (ownersStart === -1) ownersStart = f.tagStart;
+          else if (previous !== 13) ownersStart = -2;
+          if (ownersStart >= 0) ownersEnd = f.end;
+          break;
       }
       previous = f.field;
     }
@@ -182,20 +217,23 @@ export function protoRecord(bytes: Buffer, start: number, end: number, type: pro
     labelsStart -= start;
     labelsEnd -= start;
   }
-  return new ProtoRecord(text, type, apiVersion, kind, name, namespace, resourceVersion, metaStart, metaEnd, labelsStart, labelsEnd);
+  if (ownersStart >= 0) {
+    ownersStart -= start;
+    ownersEnd -= start;
+  }
+  return new ProtoRecord(text, type, apiVersion, kind, name, namespace, resourceVersion, metaStart, metaEnd, labelsStart, labelsEnd, ownersStart, ownersEnd);
 }
 
 /**
- * The handler of one view over the message `text[start, end)` of `type`. The target starts
- * empty; `get` decodes the one field asked for. Every other operation first fills the target
- * with the whole decoded message, in decodeProtobuf's key order, and freezes it.
+ * The handler of one view over the message `text[start, end)` of `type` (the traps are
+ * ViewHandler's): `get` decodes the one field asked for; making it whole decodes the message,
+ * in decodeProtobuf's key order.
  */
-class MessageView implements ProxyHandler<Record<string, unknown>> {
+class MessageView extends ViewHandler {
   /** Every field on the wire: [field number, tag start, value start, value end, wire type] each. */
   #fields: number[] | undefined;
   #memo: Map<string, unknown> | undefined;
   #metaView: Record<string, unknown> | undefined;
-  #full = false;
 
   constructor(
     readonly text: string,
@@ -206,7 +244,9 @@ class MessageView implements ProxyHandler<Record<string, unknown>> {
     readonly record: ProtoRecord | undefined,
     /** Set on the view of an object's ObjectMeta: the record whose name, namespace and version it answers without a scan. */
     readonly metaOf?: ProtoRecord | undefined,
-  ) {}
+  ) {
+    super();
+  }
 
   #scan(): number[] {
     if (this.#fields) return this.#fields;
@@ -272,8 +312,7 @@ class MessageView implements ProxyHandler<Record<string, unknown>> {
     return (this.#metaView ??= new Proxy<Record<string, unknown>>({}, new MessageView(this.text, record.metaStart, record.metaEnd, infoOf(this.type).metaType!, undefined, record)));
   }
 
-  #fill(target: Record<string, unknown>): void {
-    if (this.#full) return;
+  protected fillMembers(target: Record<string, unknown>): void {
     const decoded = this.#decodeMessage(this.#bytes());
     const object: JsonObject = this.record ? { kind: this.record.kind, apiVersion: this.record.apiVersion, ...decoded } : decoded;
     for (const key of Object.keys(object)) {
@@ -282,14 +321,10 @@ class MessageView implements ProxyHandler<Record<string, unknown>> {
       const value = memo !== undefined ? memo : deepFreeze(object[key]);
       Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
     }
-    Object.freeze(target);
-    this.#full = true;
     this.#memo = undefined;
   }
 
-  get(target: Record<string, unknown>, key: string | symbol): unknown {
-    if (key === RECORD) return this.record;
-    if (this.#full || typeof key !== 'string') return Reflect.get(target, key);
+  protected member(target: Record<string, unknown>, key: string): unknown {
     if (this.record && key === 'kind') return this.record.kind;
     if (this.record && key === 'apiVersion') return this.record.apiVersion;
     if (key === 'metadata' && this.record && this.record.metaStart >= 0) return this.#metadata();
@@ -304,7 +339,7 @@ class MessageView implements ProxyHandler<Record<string, unknown>> {
     if (!field || field.name.endsWith('Inline')) {
       // A member of an embedded message, or not a member: only the whole message tells.
       if (infoOf(this.type).inline) {
-        this.#fill(target);
+        this.fill(target);
         return Reflect.get(target, key);
       }
       return Reflect.get(target, key);
@@ -313,50 +348,5 @@ class MessageView implements ProxyHandler<Record<string, unknown>> {
     // `undefined` is memoized too: a field whose JSON is left out is not looked for again.
     (this.#memo ??= new Map()).set(key, value);
     return value === undefined ? Reflect.get(target, key) : value;
-  }
-
-  has(target: Record<string, unknown>, key: string | symbol): boolean {
-    this.#fill(target);
-    return Reflect.has(target, key);
-  }
-
-  ownKeys(target: Record<string, unknown>): (string | symbol)[] {
-    this.#fill(target);
-    return Reflect.ownKeys(target);
-  }
-
-  getOwnPropertyDescriptor(target: Record<string, unknown>, key: string | symbol): PropertyDescriptor | undefined {
-    this.#fill(target);
-    return Reflect.getOwnPropertyDescriptor(target, key);
-  }
-
-  defineProperty(target: Record<string, unknown>, key: string | symbol, descriptor: PropertyDescriptor): boolean {
-    this.#fill(target);
-    return Reflect.defineProperty(target, key, descriptor);
-  }
-
-  deleteProperty(target: Record<string, unknown>, key: string | symbol): boolean {
-    this.#fill(target);
-    return Reflect.deleteProperty(target, key);
-  }
-
-  set(target: Record<string, unknown>, key: string | symbol, value: unknown): boolean {
-    this.#fill(target);
-    return Reflect.set(target, key, value);
-  }
-
-  isExtensible(target: Record<string, unknown>): boolean {
-    this.#fill(target);
-    return Reflect.isExtensible(target);
-  }
-
-  preventExtensions(target: Record<string, unknown>): boolean {
-    this.#fill(target);
-    return Reflect.preventExtensions(target);
-  }
-
-  setPrototypeOf(target: Record<string, unknown>, proto: object | null): boolean {
-    this.#fill(target);
-    return Reflect.setPrototypeOf(target, proto);
   }
 }

@@ -1,4 +1,4 @@
-import { internal, type StatusError } from '../api/index.js';
+import { internal, type StatusError } from '../../api/index.js';
 
 /**
  * Readers of the protobuf wire format that walk a message's fields without decoding them: each

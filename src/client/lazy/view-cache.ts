@@ -1,7 +1,8 @@
-import type { KubeObject } from '../api/index.js';
-import { labelsIndex, namespaceIndex, type CacheChange, type CacheReader, type IndexFunc } from './cache.js';
+import type { KubeObject } from '../../api/index.js';
+import { labelsIndex, namespaceIndex, type CacheChange, type CacheReader, type CacheWrites, type IndexFunc } from '../cache.js';
+import { ownerIndex } from '../owner-index.js';
 import { recordOf, type CachedRecord } from './cached-record.js';
-import { lazyObject } from './lazy-object.js';
+import { lazyObject } from './json-view.js';
 
 interface Index<T> {
   readonly fn: IndexFunc<T>;
@@ -11,13 +12,14 @@ interface Index<T> {
 /**
  * The lazy cache's write side: CacheWriter's contract (same methods, same changes announced,
  * same reader), but it keeps one record per object (cached-record.ts) — the version's JSON text
- * (lazy-object.ts) or protobuf message bytes (proto-object.ts), plus name, namespace, version and
- * where the labels are — instead of a decoded object. Readers get the records' views, decoded
- * field by field when read. The built-in `namespace` and `labels` indexes are computed from the
- * record without a view; other indexers are given a view. An object that is not a view (a
+ * (json-view.ts) or protobuf message bytes (proto-view.ts), plus name, namespace, version and
+ * where the labels and owners are — instead of a decoded object. Readers get the records' views,
+ * decoded field by field when read. The built-in `namespace`, `labels` and `owner` indexes are
+ * computed from the record without a view (an update whose labels or owners are the same bytes
+ * decodes nothing); other indexers are given a view. An object that is not a view (a
  * transform's result, an eagerly decoded object) is stored as the text of its JSON.stringify.
  */
-export class LazyCacheWriter<T extends KubeObject> {
+export class ViewCacheWriter<T extends KubeObject> implements CacheWrites<T> {
   #records = new Map<string, CachedRecord>();
   readonly #indexes = new Map<string, Index<T>>();
   #staged: Map<string, CachedRecord> | undefined;
@@ -51,6 +53,7 @@ export class LazyCacheWriter<T extends KubeObject> {
   #values(index: Index<T>, record: CachedRecord): readonly string[] {
     if (index.fn === (namespaceIndex as IndexFunc<unknown>)) return record.namespace ? [record.namespace] : [];
     if (index.fn === (labelsIndex as IndexFunc<unknown>)) return record.labelValues();
+    if (index.fn === (ownerIndex as IndexFunc<unknown>)) return record.ownerValues();
     return index.fn(record.view<T>());
   }
 
@@ -83,6 +86,7 @@ export class LazyCacheWriter<T extends KubeObject> {
       // Most updates leave the labels as they were: equal bytes need no decoding. The namespace is
       // part of the key, so two versions under one key share it.
       if (old && record && index.fn === (labelsIndex as IndexFunc<unknown>) && old.sameLabels(record)) continue;
+      if (old && record && index.fn === (ownerIndex as IndexFunc<unknown>) && old.sameOwners(record)) continue;
       if (old && record && index.fn === (namespaceIndex as IndexFunc<unknown>)) continue;
       const before = old ? this.#values(index, old) : [];
       const after = record ? this.#values(index, record) : [];

@@ -1,7 +1,8 @@
-import type { KubeObject } from '../api/index.js';
-import { deepFreeze } from './cache.js';
-import { RECORD, recordOf as cachedRecordOf, type CachedRecord } from './cached-record.js';
+import type { KubeObject } from '../../api/index.js';
+import { deepFreeze } from '../cache.js';
+import { recordOf as cachedRecordOf, type CachedRecord } from './cached-record.js';
 import { findMember, keyIs, malformed, scanMembers, stringAt, stringMember } from './json-scan.js';
+import { ViewHandler } from './view-handler.js';
 
 /**
  * Lazily decoded objects. A `LazyRecord` is what the lazy cache keeps per object version: the
@@ -33,6 +34,9 @@ export class LazyRecord implements CachedRecord {
     /** The labels object's text range; -1 when the object has none. */
     readonly labelsStart: number,
     readonly labelsEnd: number,
+    /** The ownerReferences array's text range; -1 when the object has none. */
+    readonly ownersStart: number,
+    readonly ownersEnd: number,
   ) {}
 
   /** `namespace/name`, or `name` (as objectKey). */
@@ -54,6 +58,18 @@ export class LazyRecord implements CachedRecord {
 
   sameLabels(other: CachedRecord): boolean {
     return other instanceof LazyRecord && this.labelsText() === other.labelsText();
+  }
+
+  ownerValues(): string[] {
+    if (this.ownersStart < 0) return [];
+    const owners = JSON.parse(this.text.slice(this.ownersStart, this.ownersEnd)) as unknown[];
+    return owners.map((owner) => String((owner as { uid?: unknown } | null)?.uid));
+  }
+
+  sameOwners(other: CachedRecord): boolean {
+    if (!(other instanceof LazyRecord)) return false;
+    if (this.ownersStart < 0 || other.ownersStart < 0) return this.ownersStart === other.ownersStart;
+    return this.text.slice(this.ownersStart, this.ownersEnd) === other.text.slice(other.ownersStart, other.ownersEnd);
   }
 
   /** The view: the live one if someone still holds it, else a new one. */
@@ -84,6 +100,8 @@ export function lazyObject<T extends KubeObject>(text: string, start: number): T
   let resourceVersion: string | undefined;
   let labelsStart = -1;
   let labelsEnd = -1;
+  let ownersStart = -1;
+  let ownersEnd = -1;
   if (m >= 0 && text.charCodeAt(ranges[m + 2]!) === LBRACE) {
     const meta = scanMembers(text, ranges[m + 2]!).ranges;
     name = stringMember(text, meta, 'name') ?? '';
@@ -94,8 +112,13 @@ export function lazyObject<T extends KubeObject>(text: string, start: number): T
       labelsStart = meta[l + 2]!;
       labelsEnd = meta[l + 3]!;
     }
+    const o = findMember(text, meta, 'ownerReferences');
+    if (o >= 0 && text.charCodeAt(meta[o + 2]!) === LBRACKET) {
+      ownersStart = meta[o + 2]!;
+      ownersEnd = meta[o + 3]!;
+    }
   }
-  const record = new LazyRecord(text, start, name, namespace, resourceVersion, labelsStart, labelsEnd);
+  const record = new LazyRecord(text, start, name, namespace, resourceVersion, labelsStart, labelsEnd, ownersStart, ownersEnd);
   return record.view<T>(ranges);
 }
 
@@ -107,15 +130,12 @@ function makeView(text: string, start: number, record: LazyRecord | undefined, m
 const UNREAD: unique symbol = Symbol('unread');
 
 /**
- * The handler of one view. The target starts empty; `get` of a member decodes that member
- * alone. Every other operation (keys, `in`, descriptors, freezing checks, writes) first fills the
- * target with every member, in the text's order, and freezes it: from then on the view is a
- * frozen plain object behind a Proxy.
+ * The handler of one JSON view (the traps are ViewHandler's): `get` of a member decodes that
+ * member alone; the members are scanned on first need.
  */
-class View implements ProxyHandler<Record<string, unknown>> {
+class View extends ViewHandler {
   #members: number[] | undefined;
   #values: unknown[] | undefined;
-  #full = false;
 
   constructor(
     readonly text: string,
@@ -123,6 +143,7 @@ class View implements ProxyHandler<Record<string, unknown>> {
     readonly record: LazyRecord | undefined,
     members: number[] | undefined,
   ) {
+    super();
     this.#members = members;
   }
 
@@ -141,8 +162,7 @@ class View implements ProxyHandler<Record<string, unknown>> {
     return value;
   }
 
-  #fill(target: Record<string, unknown>): void {
-    if (this.#full) return;
+  protected fillMembers(target: Record<string, unknown>): void {
     const ranges = this.#ranges();
     for (let m = 0; m < ranges.length; m += 4) {
       const key = stringAt(this.text, ranges[m]!, ranges[m + 1]!);
@@ -150,62 +170,13 @@ class View implements ProxyHandler<Record<string, unknown>> {
       // defineProperty (not assignment) so that a "__proto__" key is a plain property.
       Object.defineProperty(target, key, { value: this.#value(findMember(this.text, ranges, key)), writable: true, enumerable: true, configurable: true });
     }
-    Object.freeze(target);
-    this.#full = true;
   }
 
-  get(target: Record<string, unknown>, key: string | symbol): unknown {
-    if (key === RECORD) return this.record;
-    if (this.#full || typeof key !== 'string') return Reflect.get(target, key);
+  protected member(target: Record<string, unknown>, key: string): unknown {
     const ranges = this.#ranges();
     for (let m = ranges.length - 4; m >= 0; m -= 4) if (keyIs(this.text, ranges, m, key)) return this.#value(m);
     // Not a member: the prototype's (toString, hasOwnProperty, …) or undefined.
     return Reflect.get(target, key);
-  }
-
-  has(target: Record<string, unknown>, key: string | symbol): boolean {
-    this.#fill(target);
-    return Reflect.has(target, key);
-  }
-
-  ownKeys(target: Record<string, unknown>): (string | symbol)[] {
-    this.#fill(target);
-    return Reflect.ownKeys(target);
-  }
-
-  getOwnPropertyDescriptor(target: Record<string, unknown>, key: string | symbol): PropertyDescriptor | undefined {
-    this.#fill(target);
-    return Reflect.getOwnPropertyDescriptor(target, key);
-  }
-
-  defineProperty(target: Record<string, unknown>, key: string | symbol, descriptor: PropertyDescriptor): boolean {
-    this.#fill(target);
-    return Reflect.defineProperty(target, key, descriptor);
-  }
-
-  deleteProperty(target: Record<string, unknown>, key: string | symbol): boolean {
-    this.#fill(target);
-    return Reflect.deleteProperty(target, key);
-  }
-
-  set(target: Record<string, unknown>, key: string | symbol, value: unknown): boolean {
-    this.#fill(target);
-    return Reflect.set(target, key, value);
-  }
-
-  isExtensible(target: Record<string, unknown>): boolean {
-    this.#fill(target);
-    return Reflect.isExtensible(target);
-  }
-
-  preventExtensions(target: Record<string, unknown>): boolean {
-    this.#fill(target);
-    return Reflect.preventExtensions(target);
-  }
-
-  setPrototypeOf(target: Record<string, unknown>, proto: object | null): boolean {
-    this.#fill(target);
-    return Reflect.setPrototypeOf(target, proto);
   }
 }
 

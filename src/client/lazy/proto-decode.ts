@@ -1,13 +1,13 @@
-import { decodeProtobuf, KUBE_PROTOBUF_MEDIA_TYPE, messageOf, PROTOBUF_MAGIC, PROTOBUF_MEDIA_TYPE, fromMessage, type JsonObject } from '../encoding/index.js';
-import type { KubeObject } from '../api/index.js';
-import { jsonCodec, type WatchFramer } from './codec.js';
-import { isJsonContentType, lazyJsonLinesFramer, lazyListDecoder } from './lazy-decode.js';
-import { protoRecord } from './proto-object.js';
+import { decodeProtobuf, KUBE_PROTOBUF_MEDIA_TYPE, messageOf, PROTOBUF_MAGIC, PROTOBUF_MEDIA_TYPE, fromMessage, type JsonObject } from '../../encoding/index.js';
+import type { KubeObject } from '../../api/index.js';
+import { jsonCodec, type WatchFramer } from '../codec.js';
+import { isJsonContentType, lazyJsonLinesFramer, lazyListDecoder } from './json-decode.js';
+import { protoRecord } from './proto-view.js';
 import { BytesReader, malformedProtobuf } from './proto-wire.js';
 
 /**
  * The binary lazy decoders (`decode: 'protobuf'`): protobuf watch frames and list bodies whose
- * objects become ProtoRecord views (proto-object.ts). A frame's 4-byte length says where it
+ * objects become ProtoRecord views (proto-view.ts). A frame's 4-byte length says where it
  * ends, the WatchEvent and envelope fields say where the object's message is, and the message's
  * ObjectMeta field where its metadata is: no byte is looked at twice, and the only copy is the
  * object's message bytes, once. ERROR and BOOKMARK frames are decoded whole (rare and small).

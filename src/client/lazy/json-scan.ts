@@ -1,4 +1,4 @@
-import { StatusError } from '../api/index.js';
+import { StatusError } from '../../api/index.js';
 
 /**
  * A structural scanner over JSON text: finds the members of an object and the extent of a value
