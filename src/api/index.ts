@@ -289,3 +289,5 @@ export { childSchema, itemSchema, markStruct, schemaNode, unwrapSchema, type Sch
 export { listTypeOf, type ListType } from './list-types.js';
 export { SVC_VERSION } from './svc-version.js';
 export { zodToOpenApi, type OpenApiSchema } from './zod-to-openapi.js';
+// batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
+export * from './batch/index.js';
