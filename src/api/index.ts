@@ -291,3 +291,4 @@ export { SVC_VERSION } from './svc-version.js';
 export { zodToOpenApi, type OpenApiSchema } from './zod-to-openapi.js';
 // batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
 export * from './batch/index.js';
+export { rfc3339 } from './timestamp.js';
