@@ -227,7 +227,9 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
 
   // 5. Finish once nothing is left running or uncounted.
   let completionTime = status.completionTime;
-  const settledNow = active.length === 0 && terminating === 0 && uncounted.succeeded.size === 0 && uncounted.failed.size === 0;
+  // Pods deleted for a failure keep their finalizer until counted (next sync): not settled yet.
+  const holding = live.some((pod) => hasFinalizer(pod) && !released.has(pod.metadata.uid!) && !toRelease.includes(pod));
+  const settledNow = active.length === 0 && terminating === 0 && !holding && uncounted.succeeded.size === 0 && uncounted.failed.size === 0;
   if (settledNow && failureTarget) {
     conditions = setCondition(conditions, 'Failed', 'True', failureTarget, nowText);
   } else if (settledNow && successTarget) {
