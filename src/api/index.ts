@@ -291,3 +291,5 @@ export { SVC_VERSION } from './svc-version.js';
 export { zodToOpenApi, type OpenApiSchema } from './zod-to-openapi.js';
 export { microTime, rfc3339 } from './timestamps.js';
 export { podQosClass, type QosClass } from './pod-qos-class.js';
+// batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
+export * from './batch/index.js';
