@@ -22,3 +22,6 @@ export { EXPECTATIONS_TTL_MS, Expectations } from './expectations.js';
 export type { ExpectationsOptions } from './expectations.js';
 export { observeOwned } from './observe-owned.js';
 export type { ObservedOwner } from './observe-owned.js';
+// The workload loops' shared parts and the DaemonSet, StatefulSet and disruption loops (docs/controller-manager.md).
+export { daemonSetController, targetNodeOf } from './daemonset/index.js';
+export type { DaemonSetControllerOptions } from './daemonset/index.js';
