@@ -25,3 +25,5 @@ export type { ObservedOwner } from './observe-owned.js';
 // The workload loops' shared parts and the DaemonSet, StatefulSet and disruption loops (docs/controller-manager.md).
 export { daemonSetController, targetNodeOf } from './daemonset/index.js';
 export type { DaemonSetControllerOptions } from './daemonset/index.js';
+export { statefulSetController } from './statefulset/index.js';
+export type { StatefulSetControllerOptions } from './statefulset/index.js';

@@ -1,7 +1,7 @@
 // Helpers of the workload-loop suites (daemonset, statefulset, disruption): Node objects made by
 // the test, and pods made Ready through their status, as a node agent would, where no node runs them.
-import { isStatusError, type Node, type Pod } from '../../src/api/index.js';
-import { builtin, type Client } from '../../src/client/index.js';
+import { isStatusError, type KubeObject, type Node, type Pod } from '../../src/api/index.js';
+import { builtin, type Client, type Resource } from '../../src/client/index.js';
 
 type Taint = NonNullable<NonNullable<Node['spec']>['taints']>[number];
 
@@ -38,4 +38,16 @@ export async function livePods(client: Client, namespace: string, labelSelector?
 /** Marks every live pod of the namespace that is not Ready, Ready: the kubelet's part, for pods no node runs. */
 export async function readyAll(client: Client, namespace: string): Promise<void> {
   for (const pod of await livePods(client, namespace)) if (!isReady(pod)) await setPodReady(client, pod);
+}
+
+/** Reads the object and writes `change(object)`, again on a 409 (the controller writes its status meanwhile). */
+export async function updateWith<T extends KubeObject>(client: Client, resource: Resource<T>, name: string, namespace: string | undefined, change: (object: T) => T): Promise<T> {
+  for (;;) {
+    const object = await client.get(resource, name, namespace ? { namespace } : {});
+    try {
+      return await client.update(resource, change(object), namespace ? { namespace } : {});
+    } catch (error) {
+      if (!isStatusError(error, 'Conflict')) throw error;
+    }
+  }
 }

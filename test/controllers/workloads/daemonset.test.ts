@@ -7,7 +7,7 @@ import { builtin, Client } from '../../../src/client/index.js';
 import { daemonSetController, targetNodeOf } from '../../../controllers/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../../apiserver/harness.js';
 import { eventually, loopHarness, type LoopHarness } from '../support.js';
-import { createNamespace, createNode, isReady, livePods, setPodReady } from '../workload-support.js';
+import { createNamespace, createNode, isReady, livePods, setPodReady, updateWith } from '../workload-support.js';
 
 let server: TestServer;
 let client: Client;
@@ -94,8 +94,7 @@ describe('daemonset controller', () => {
 
     // A new eligible node gets its pod; a relabelled one gets one; a removed one loses its (unbound) pod.
     await createNode(client, 'web-2', { role: 'web' });
-    const db = await client.get(builtin.nodes, 'db-1');
-    await client.update(builtin.nodes, { ...db, metadata: { ...db.metadata, labels: { ...db.metadata.labels, role: 'web' } } });
+    await updateWith(client, builtin.nodes, 'db-1', undefined, (db) => ({ ...db, metadata: { ...db.metadata, labels: { ...db.metadata.labels, role: 'web' } } }));
     await eventually(async () => (await nodesWithPods(ns)).join() === 'db-1,web-1,web-2,web-cordoned,web-pressure', 'pods on the new and relabelled nodes');
     await client.delete(builtin.nodes, 'web-2');
     await eventually(async () => (await nodesWithPods(ns)).join() === 'db-1,web-1,web-cordoned,web-pressure', 'the removed node\'s pod gone');
@@ -112,10 +111,7 @@ describe('daemonset controller', () => {
     await client.create(builtin.daemonSets, daemonSet('tainted', ns, { nodeSelector: { pool: 'taints' } }), { namespace: ns });
     await eventually(async () => (await nodesWithPods(ns)).join() === 'tn-1,tn-2', 'a pod on each node');
 
-    const taint = async (name: string, effect: string) => {
-      const node = await client.get(builtin.nodes, name);
-      await client.update(builtin.nodes, { ...node, spec: { ...node.spec, taints: [{ key: 'maintenance', effect }] } });
-    };
+    const taint = (name: string, effect: string) => updateWith(client, builtin.nodes, name, undefined, (node) => ({ ...node, spec: { ...node.spec, taints: [{ key: 'maintenance', effect }] } }));
     await taint('tn-1', 'NoSchedule');
     await eventually(async () => (await getDs('tainted', ns)).status?.numberMisscheduled === 1, 'one misscheduled pod');
     expect(await nodesWithPods(ns)).toEqual(['tn-1', 'tn-2']);
@@ -140,8 +136,7 @@ describe('daemonset controller', () => {
     }, 'one ready, not yet available');
     // An hour later (on the controller's clock), and any change to look again: available.
     offsetMs = 3_600_000;
-    const ds = await getDs('ready', ns);
-    await client.update(builtin.daemonSets, { ...ds, metadata: { ...ds.metadata, annotations: { poke: '1' } } }, { namespace: ns });
+    await updateWith(client, builtin.daemonSets, 'ready', ns, (ds) => ({ ...ds, metadata: { ...ds.metadata, annotations: { poke: '1' } } }));
     await eventually(async () => {
       const s = (await getDs('ready', ns)).status;
       return s?.numberReady === 1 && s.numberAvailable === 1 && s.numberUnavailable === 1;
@@ -158,8 +153,8 @@ describe('daemonset controller', () => {
     for (const pod of await livePods(client, ns)) await setPodReady(client, pod);
     await eventually(async () => (await getDs('roll', ns)).status?.numberAvailable === 3, 'three available');
 
-    const ds = await getDs('roll', ns);
-    await client.update(builtin.daemonSets, { ...ds, spec: { ...ds.spec, template: { ...ds.spec.template, spec: { ...ds.spec.template.spec, containers: [{ name: 'c', image: 'busybox:2' }] } } } }, { namespace: ns });
+    const original = (await getDs('roll', ns)).spec.template;
+    await updateWith(client, builtin.daemonSets, 'roll', ns, (d) => ({ ...d, spec: { ...d.spec, template: { ...d.spec.template, spec: { ...d.spec.template.spec, containers: [{ name: 'c', image: 'busybox:2' }] } } } }));
     let worst = 0;
     // The test is the kubelet: each new pod becomes Ready; meanwhile nodes without a ready pod are counted.
     await eventually(async () => {
@@ -176,8 +171,7 @@ describe('daemonset controller', () => {
     const revisions = async () => (await client.list(builtin.controllerRevisions, { namespace: ns })).items.map((r) => r.revision).sort();
     expect(await revisions()).toEqual([1, 2]);
     // Back to the first template: its revision is renumbered the newest, none is added.
-    const now = await getDs('roll', ns);
-    await client.update(builtin.daemonSets, { ...now, spec: { ...now.spec, template: ds.spec.template } }, { namespace: ns });
+    await updateWith(client, builtin.daemonSets, 'roll', ns, (now) => ({ ...now, spec: { ...now.spec, template: original } }));
     await eventually(async () => (await revisions()).join() === '2,3', 'the old revision renumbered 3');
   });
 
@@ -191,8 +185,7 @@ describe('daemonset controller', () => {
     for (const pod of await livePods(client, ns)) await setPodReady(client, pod);
     await eventually(async () => (await getDs('surge', ns)).status?.numberAvailable === 2, 'two available');
 
-    const ds = await getDs('surge', ns);
-    await client.update(builtin.daemonSets, { ...ds, spec: { ...ds.spec, template: { ...ds.spec.template, spec: { ...ds.spec.template.spec, containers: [{ name: 'c', image: 'busybox:2' }] } } } }, { namespace: ns });
+    await updateWith(client, builtin.daemonSets, 'surge', ns, (d) => ({ ...d, spec: { ...d.spec, template: { ...d.spec.template, spec: { ...d.spec.template.spec, containers: [{ name: 'c', image: 'busybox:2' }] } } } }));
     let most = 0;
     let unreadyNodes = 0;
     await eventually(async () => {
@@ -213,8 +206,7 @@ describe('daemonset controller', () => {
     await createNode(client, 'od-1', { pool: 'ondelete' });
     await client.create(builtin.daemonSets, daemonSet('od', ns, { nodeSelector: { pool: 'ondelete' }, strategy: { type: 'OnDelete' } }), { namespace: ns });
     await eventually(async () => (await livePods(client, ns)).length === 1, 'one pod');
-    const ds = await getDs('od', ns);
-    await client.update(builtin.daemonSets, { ...ds, spec: { ...ds.spec, template: { ...ds.spec.template, spec: { ...ds.spec.template.spec, containers: [{ name: 'c', image: 'busybox:2' }] } } } }, { namespace: ns });
+    await updateWith(client, builtin.daemonSets, 'od', ns, (d) => ({ ...d, spec: { ...d.spec, template: { ...d.spec.template, spec: { ...d.spec.template.spec, containers: [{ name: 'c', image: 'busybox:2' }] } } } }));
     await eventually(async () => (await getDs('od', ns)).status?.observedGeneration === 2, 'generation 2 observed');
     expect((await getDs('od', ns)).status?.updatedNumberScheduled).toBe(0);
     const [old] = await livePods(client, ns);
