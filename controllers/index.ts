@@ -36,3 +36,8 @@ export { replicationControllerController } from './replicationcontroller/index.j
 export { canonicalControllerName, DISABLED_BY_DEFAULT, invalidControllerItems, invalidControllerSelection } from './manager/index.js';
 export { AccessReviewer, parseCertificates, RequestAuth, TokenReviewer } from './manager/index.js';
 export type { ManagerLog, ServingTls } from './manager/index.js';
+// The DaemonSet, StatefulSet and disruption loops (docs/controller-manager.md).
+export { daemonSetController, targetNodeOf } from './daemonset/index.js';
+export type { DaemonSetControllerOptions } from './daemonset/index.js';
+export { statefulSetController } from './statefulset/index.js';
+export type { StatefulSetControllerOptions } from './statefulset/index.js';

@@ -1,6 +1,6 @@
 import type { Node, Pod, Taint } from '../../src/api/index.js';
 
-type Toleration = NonNullable<Pod['spec']['tolerations']>[number];
+export type Toleration = NonNullable<Pod['spec']['tolerations']>[number];
 
 /** What matching reads of a taint. */
 export type TaintLike = Pick<Taint, 'key' | 'value' | 'effect'>;

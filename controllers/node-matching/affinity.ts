@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Pod } from '../../src/api/index.js';
-import type { NodeSelectorTerm } from './node-selector.js';
+import type { Node, Pod } from '../../src/api/index.js';
+import { anyTermMatches, type NodeSelectorTerm } from './node-selector.js';
 
 /**
  * The part of `spec.affinity` the scheduler reads: node affinity. The Pod schema keeps `affinity`
@@ -45,4 +45,18 @@ export function nodeAffinityOf(pod: Pod): PodNodeAffinity {
     required: nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms,
     preferred: nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? [],
   };
+}
+
+/**
+ * Whether `node` satisfies what the pod requires of its node: every `spec.nodeSelector` label, and
+ * one of the required node affinity terms (kube's GetRequiredNodeAffinity(pod).Match). The
+ * scheduler's NodeAffinity filter and the DaemonSet controller's eligibility both ask this.
+ */
+export function requiredNodeAffinityMatches(pod: Pod, node: Node, required: PodNodeAffinity['required'] = nodeAffinityOf(pod).required): boolean {
+  const selector = pod.spec.nodeSelector;
+  if (selector) {
+    const labels = node.metadata.labels ?? {};
+    for (const [key, value] of Object.entries(selector)) if (labels[key] !== value) return false;
+  }
+  return required === undefined || anyTermMatches(required, node);
 }
