@@ -105,4 +105,12 @@ describe('layers', () => {
     );
     expect(found).toEqual([]);
   });
+
+  it('src/watch-cache imports only storage, api and encoding among svc layers, and no HTTP', () => {
+    const allowed = /^(rxjs|sorted-btree|node:module|\.\/[^/]+|\.\.\/(storage|api|encoding)\/index\.js)$/;
+    const found = sources('src/watch-cache').flatMap((file) =>
+      imports(file).filter((spec) => !allowed.test(spec)).map((spec) => `${relative(root, file)}: ${spec}`),
+    );
+    expect(found).toEqual([]);
+  });
 });

@@ -16,6 +16,7 @@ export {
 } from './status-error.js';
 export { booleanParam, notABoolean, parseBool } from './boolean-param.js';
 export { hasField, ownField, setField } from './json-fields.js';
+export { canonicalJson } from './canonical-json.js';
 export {
   alreadyExists,
   badRequest,
@@ -252,6 +253,7 @@ export {
   generateName,
   LABEL_VALUE_MAX,
   MAX_GENERATE_NAME_PREFIX,
+  SAFE_ALPHABET,
   type ObjectMetaRules,
   QUALIFIED_NAME_MAX,
   TOTAL_ANNOTATION_SIZE_MAX,
@@ -301,3 +303,5 @@ export {
   SERVICE_NAME_LABEL,
   SERVICE_NAME_LABELS,
 } from './well-known-keys.js';
+// batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
+export * from './batch/index.js';

@@ -89,13 +89,13 @@ export function storedBytesOf(object: ApiObject): Uint8Array | undefined {
 }
 
 /** The fields the server owns on create: a fresh uid, the creation time, no version yet. */
-export function prepareForCreate(object: ApiObject, now = new Date()): ApiObject {
+export function prepareForCreate(object: ApiObject, now = new Date(), uid: string = randomUUID()): ApiObject {
   const { resourceVersion: _rv, deletionTimestamp: _dt, deletionGracePeriodSeconds: _dg, ...metadata } = object.metadata;
   return {
     ...object,
     metadata: {
       ...metadata,
-      uid: randomUUID(),
+      uid,
       creationTimestamp: rfc3339(now),
       generation: 1,
     },

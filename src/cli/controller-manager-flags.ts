@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { CONTROLLER_NAMES, DISABLED_BY_DEFAULT, invalidControllerSelection } from '../../controllers/index.js';
+import { CONTROLLER_NAMES, DISABLED_BY_DEFAULT, invalidControllerItems } from '../../controllers/index.js';
 import { quantityBytes } from '../api/index.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagValues } from './flag-spec.js';
@@ -144,8 +144,18 @@ export const controllerManagerFlags = defineFlags({
   controllers: flag.stringSlice({
     default: ['*'],
     valueName: 'strings',
-    meaning: `Controllers to run: '*' runs every on-by-default controller, 'name' one more, '-name' one fewer (aliases accepted). Known: ${CONTROLLER_NAMES.join(', ')}. Off by default: ${[...DISABLED_BY_DEFAULT].join(', ')}.`,
-    validate: invalidControllerSelection,
+    meaning: `Controllers to run: '*' runs every on-by-default controller (and every controller of the controller modules), 'name' one more, '-name' one fewer (aliases accepted). Known: ${CONTROLLER_NAMES.join(', ')}. Off by default: ${[...DISABLED_BY_DEFAULT].join(', ')}.`,
+    validate: invalidControllerItems,
+  }),
+  'controller-module': flag.stringArray({
+    valueName: 'path|package',
+    meaning:
+      "An ES module of your own controllers: a file path (relative to the working directory) or a package name. Its default export (else its export named 'controllers') maps controller names to loops, functions of the ControllerContext (docs/controllers.md); the names then work in --controllers like the built-in ones. Repeatable; added to the config file's controllerModules.",
+  }),
+  config: flag.string({
+    valueName: 'path',
+    meaning:
+      'A configuration file (YAML or JSON; apiVersion controllermanager.config.svc.io/v1alpha1, kind ControllerManagerConfiguration) with controllerModules: a list of modules as --controller-module takes them, paths relative to the file.',
   }),
 
   // --- General, cloud and networking -------------------------------------------------------
@@ -379,7 +389,7 @@ export const controllerManagerFlags = defineFlags({
   // --- Limits: concurrent syncs -----------------------------------------------------------------------
   'concurrent-cron-job-syncs': concurrency('cron jobs', 5),
   'concurrent-daemonset-syncs': concurrency('daemonsets', 2),
-  'concurrent-deployment-syncs': concurrency('deployments', 5),
+  'concurrent-deployment-syncs': concurrency('deployments', 5, true),
   'concurrent-device-taint-eviction-syncs': concurrency('evictions and taint-rule status updates', 8),
   'concurrent-endpoint-syncs': concurrency('endpoint syncs', 5),
   'concurrent-ephemeralvolume-syncs': concurrency('ephemeral volume syncs', 5),
@@ -387,8 +397,8 @@ export const controllerManagerFlags = defineFlags({
   'concurrent-horizontal-pod-autoscaler-syncs': concurrency('autoscalers', 5),
   'concurrent-job-syncs': concurrency('jobs', 5),
   'concurrent-namespace-syncs': concurrency('namespaces', 10, true),
-  'concurrent-rc-syncs': concurrency('replication controllers', 5),
-  'concurrent-replicaset-syncs': concurrency('replica sets', 5),
+  'concurrent-rc-syncs': concurrency('replication controllers', 5, true),
+  'concurrent-replicaset-syncs': concurrency('replica sets', 5, true),
   'concurrent-resource-quota-syncs': concurrency('resource quotas', 5),
   'concurrent-service-endpoint-syncs': concurrency('endpoint slice syncs', 5),
   'concurrent-service-syncs': concurrency('services', 1),

@@ -1,5 +1,5 @@
 import { podQosClass, type ResourceType } from '../../api/index.js';
-import { isBuiltin } from '../handlers/context.js';
+import { isBuiltin } from '../request/index.js';
 import type { RequestInfo } from '../request-info.js';
 import type { ApiObject } from '../objects.js';
 

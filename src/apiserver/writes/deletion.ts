@@ -1,5 +1,5 @@
 import { conflict, rfc3339, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type GroupResource } from '../../api/index.js';
-import type { HandlerContext } from '../handlers/context.js';
+import type { HandlerContext } from '../request/index.js';
 import { isTerminating, markNamespaceTerminating, namespaceType } from '../namespaces.js';
 import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
 import type { DeleteOptions } from './delete-options.js';
