@@ -78,7 +78,6 @@ export interface WatchCacheStats {
  */
 type State = 'idle' | 'listing' | 'watching' | 'recovering' | 'stopped';
 
-const IN_PROCESS_BACKENDS = new Set(['memory', 'sqlite']);
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5_000;
 
@@ -148,7 +147,7 @@ export class WatchCache<T> {
       ...(options.onDecodeError ? { onDecodeError: options.onDecodeError } : {}),
     });
     this.progress =
-      options.progress === false ? undefined : (options.progress ?? (IN_PROCESS_BACKENDS.has(store.backend) ? () => store.revision() : undefined));
+      options.progress === false ? undefined : (options.progress ?? (store.inProcess ? () => store.revision() : undefined));
     this.ready = new Promise<void>((resolve, reject) => {
       this.resolveReady = resolve;
       this.rejectReady = reject;

@@ -45,7 +45,7 @@ export function cachedBoundObjects(caches: ResourceCaches, registry: ResourceReg
       if (!cache.following) return fromStore(kind, namespace, name);
       const cached = cache.get(objectKey(caches.store, type, namespace, name));
       if (cached) return live(cached.object);
-      return caches.inProcess ? null : fromStore(kind, namespace, name);
+      return caches.store.inProcess ? null : fromStore(kind, namespace, name);
     },
   };
 }

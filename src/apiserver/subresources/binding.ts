@@ -1,7 +1,6 @@
 import { badRequest, inMessage, conflict, invalid, notFound, type FieldCause } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { decodeBody, dryRunOf } from '../request/index.js';
-import { sendObject, type HandlerContext } from '../request/index.js';
+import { decodeBody, dryRunOf, sendObject, type HandlerContext } from '../request/index.js';
 import { encodeForStorage, objectKey, prepareForUpdate, type ApiObject } from '../objects.js';
 import { isJsonObject } from '../writes/json-value.js';
 

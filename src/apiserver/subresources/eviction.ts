@@ -1,7 +1,6 @@
 import { badRequest, inMessage, forbidden, notFound, StatusError, type ResourceType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { decodeBody, dryRunOf } from '../request/index.js';
-import { sendObject, type HandlerContext } from '../request/index.js';
+import { decodeBody, dryRunOf, sendObject, type HandlerContext } from '../request/index.js';
 import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
 import type { DeleteOptions, PropagationPolicy } from '../writes/delete-options.js';
 import { deleteOne } from '../writes/deletion.js';
