@@ -9,7 +9,7 @@ import {
   ContainerGarbageCollector,
   CriClient,
   criRuntimeInfo,
-  EventRecorder,
+  nodeAgentEvents,
   hardThresholds,
   ImageGarbageCollector,
   ImageManager,
@@ -156,7 +156,7 @@ async function startWithRuntime(
   }
   const informers = client ? new InformerFactory(client) : undefined;
   if (informers) stops.push(() => informers.stop());
-  const events = statusClient ? new EventRecorder({ client: statusClient, qps: rates.eventQps, burst: rates.eventBurst, component: 'nodeagent', host: name }) : undefined;
+  const events = statusClient ? nodeAgentEvents({ client: statusClient, qps: rates.eventQps, burst: rates.eventBurst, host: name }) : undefined;
   if (events) stops.push(() => events.stop());
 
   const sourceOptions = {

@@ -1,4 +1,4 @@
-import { badRequest, booleanParam, childSchema, ownField, setField, conflict, itemSchema, listTypeOf, notFound, StatusError, type Schema } from '../../api/index.js';
+import { badRequest, booleanParam, childSchema, ownField, setField, conflict, itemSchema, listTypeOf, notFound, StatusError, rfc3339, type Schema } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { requireStorableSize } from '../../encoding/index.js';
 import { asTypedObject, decodeBody, nameFromUrl, queryParam, sendObject, type HandlerContext, yieldIfLarge } from '../request/index.js';
@@ -80,7 +80,7 @@ export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean
       const kept = [applied, ...others.map((o) => o.fields)].map(ownedAtOrBelow);
       for (const path of dropped) if (!kept.some((owns) => owns(path))) removePath(merged, path);
     }
-    const mine: Ownership = { ...manager, apiVersion: apiVersionOf(type), time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), fields: applied };
+    const mine: Ownership = { ...manager, apiVersion: apiVersionOf(type), time: rfc3339(), fields: applied };
     const withFields = withOwnerships(merged, own ? ownerships.map((o) => (o === own ? mine : others.find((x) => x.manager === o.manager && x.operation === o.operation && x.subresource === o.subresource)!)) : [...others, mine]);
     const checked = (await admitWrite(ctx, {
       operation: 'UPDATE',

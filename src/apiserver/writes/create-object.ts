@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { alreadyExists, generateName, withDefaults, type ObjectMeta } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { namespaceType, prepareNamespace } from '../namespaces.js';
@@ -31,11 +32,14 @@ export async function createObject(
   let object = { ...body, metadata: named(body.metadata) };
   if (!options.prepared) object = validateForWrite(ctx, object, options.fields);
   await yieldIfLarge(ctx);
-  object = strategyForCreate(type, object);
+  // The uid is the object's from here, as Kubernetes fills it before admission: a strategy may
+  // derive fields from it (a Job's generated selector names its own uid).
+  const uid = randomUUID();
+  object = strategyForCreate(type, { ...object, metadata: { ...object.metadata, uid } });
   const dryRun = dryRunOf(ctx);
   object = (await admitWrite(ctx, { operation: 'CREATE', object, dryRun, optionsKind: 'CreateOptions', revalidate: (o) => revalidate(ctx, o) }))!;
   // After admission: a Pod's QoS class reflects the resources LimitRanger may have defaulted.
-  object = statusOnCreate(type, prepareForCreate(object));
+  object = statusOnCreate(type, prepareForCreate(object, new Date(), uid));
   if (type === namespaceType(registry)) object = prepareNamespace(object);
   // After the status split: the defaults include the status fields Go always writes. A create's
   // manager owns the defaulted fields too, an apply's only the fields of its configuration.
