@@ -1,6 +1,6 @@
 import { resourceVersionTooLarge, type ResourceRegistry, type ResourceType } from '../api/index.js';
 import type { KeyValue, Store } from '../storage/index.js';
-import { collectionPrefix } from './objects.js';
+import { collectionPrefix } from './object-keys.js';
 import type { ReadPlan } from './read-semantics.js';
 import { servedBytes, servedObjectDecoder, type ServedObject } from './served-object.js';
 import { WatchCache } from '../watch-cache/index.js';

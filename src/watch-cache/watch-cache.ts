@@ -2,7 +2,7 @@ import type { Observable, Subscription } from 'rxjs';
 import { StorageError, isStorageError, type KeyValue, type Store, type StoreEvent } from '../storage/index.js';
 import { newTree, type Tree } from './btree.js';
 import { encodeJson, type CachedObject, type CachedVersion } from './cached-object.js';
-import { derive } from './derive.js';
+import { cacheChangeOf } from './store-events.js';
 import { WatchCacheNotReadyError } from './errors.js';
 import type { CacheEvent } from './events.js';
 import { History } from './history.js';
@@ -378,7 +378,7 @@ export class WatchCache<T> {
   private apply(e: StoreEvent): void {
     this.beginBatch();
     const prev = this.tree.get(e.key);
-    const { event, next } = derive(this.versions, e, prev);
+    const { event, next } = cacheChangeOf(this.versions, e, prev);
     if (next) this.tree.set(e.key, next);
     else if (prev) this.tree.delete(e.key);
     this.rev = e.revision;

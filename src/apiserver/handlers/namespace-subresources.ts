@@ -1,6 +1,6 @@
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage, type ResourceRegistry, type ResourceType } from '../../api/index.js';
 import { namespaceType } from '../namespaces.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import { fieldValidationOf } from '../writes/field-validation.js';
 import { updateObject } from '../writes/update-object.js';
 import { writeManagerOf } from '../writes/write-options.js';

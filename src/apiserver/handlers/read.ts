@@ -1,6 +1,6 @@
 import { notFound, type ResourceType } from '../../api/index.js';
 import { isStorageError, keyAfter, storePages, type KeyValue, type Store } from '../../storage/index.js';
-import { collectionPrefix, objectKey } from '../objects.js';
+import { collectionPrefix, objectKey } from '../object-keys.js';
 import { planGet, planList } from '../read-semantics.js';
 import type { ReadSource } from '../resource-caches.js';
 import { bodyOf, type ServedObject } from '../served-object.js';

@@ -11,7 +11,7 @@ import {
   objectTooLarge,
   requireStorableSize,
 } from '../../encoding/index.js';
-import { apiVersionOf, type ApiObject } from '../objects.js';
+import { apiVersionOf, type ApiObject } from '../api-object.js';
 import { bodyText, decodeJson, decodeYaml, type DecodedBody } from '../writes/decode.js';
 import type { HandlerContext } from './context.js';
 import { isPretty } from './query.js';

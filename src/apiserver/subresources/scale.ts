@@ -2,7 +2,7 @@ import { badRequest, inMessage, conflict, invalid, notFound, optimisticLockMessa
 import { isStorageError } from '../../storage/index.js';
 import { decodeBody, dryRunOf, mediaTypeOf, sendObject, type HandlerContext } from '../request/index.js';
 import { PATCH_TYPES } from '../handlers/patch.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import { applyJsonPatch, jsonPatchOperations } from '../writes/json-patch.js';
 import { isJsonObject } from '../writes/json-value.js';
 import { applyMergePatch } from '../writes/merge-patch.js';

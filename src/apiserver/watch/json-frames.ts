@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { ResourceType } from '../../api/index.js';
-import { apiVersionOf } from '../objects.js';
+import { apiVersionOf } from '../api-object.js';
 import { INITIAL_EVENTS_END, type Frame, type FrameEncoder } from './frames.js';
 
 const HEADS = {

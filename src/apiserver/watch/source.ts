@@ -1,5 +1,5 @@
 import { concat, defer, type Observable } from 'rxjs';
-import { collectionPrefix } from '../objects.js';
+import { collectionPrefix } from '../object-keys.js';
 import type { ServedObject } from '../served-object.js';
 import type { CacheEvent, CacheWatchOptions, WatchCache } from '../../watch-cache/index.js';
 import type { HandlerContext } from '../request/index.js';

@@ -5,7 +5,7 @@ import { asTypedObject, decodeBody, nameFromUrl, queryParam, sendObject, type Ha
 import { admitWrite } from './admit.js';
 import { createObject } from './create-object.js';
 import { revalidate, validateForWrite } from './validate.js';
-import { apiVersionOf, type ApiObject } from '../objects.js';
+import { apiVersionOf, type ApiObject } from '../api-object.js';
 import { describePath, fieldSetOf, itemKey, ownedAtOrBelow, removePath, sameAt, splitPath, type FieldSet } from './field-set.js';
 import type { FieldValidation } from './field-validation.js';
 import { withoutUnknownFields } from './field-validation.js';
