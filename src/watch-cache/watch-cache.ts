@@ -272,9 +272,9 @@ export class WatchCache<T> {
    * DELETED at the relist's revision (several events may then share one revision).
    *
    * Delivery is synchronous, in revision order to every watcher, even when a watcher's callback
-   * writes. The cache queues nothing per watcher: put a bounded buffer (the API server's `boundedSink`) between a watch and a slow
-   * consumer. Completes when the cache stops. Throws StorageError `InvalidArgument` at once for a
-   * prefix outside the cache's.
+   * writes. The cache queues nothing per watcher: put a bounded buffer (the API server's
+   * `boundedSink`) between a watch and a slow consumer. Completes when the cache stops. Throws
+   * StorageError `InvalidArgument` at once for a prefix outside the cache's.
    */
   watch(options: CacheWatchOptions<T> = {}): Observable<CacheEvent<T>> {
     const prefix = this.checkPrefix(options.prefix);
