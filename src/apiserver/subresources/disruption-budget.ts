@@ -1,5 +1,5 @@
 import { labelSelectorFromSpec, matchesLabels, rfc3339, type LabelSelectorSpec } from '../../api/index.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 
 /**
  * PodDisruptionBudget arithmetic, as the eviction subresource needs it: which budgets guard a
