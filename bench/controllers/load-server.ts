@@ -14,6 +14,8 @@ const cluster = await startTestCluster({ namespaces: [namespace] });
 await fillSources(cluster.client, namespace, objects);
 const writer = cluster.newClient({ userAgent: 'load' });
 
+const IN_FLIGHT = 64;
+
 interface Load {
   readonly rate: number;
   readonly seconds: number;
@@ -28,24 +30,30 @@ async function load({ rate, seconds }: Load): Promise<{ sent: number; errors: nu
   let inFlight = 0;
   let maxInFlight = 0;
   let next = 0;
+  let timer: NodeJS.Timeout | undefined;
   await new Promise<void>((resolve) => {
     const tick = () => {
-      // Paced by the clock, not by answers: an open loop, as watch events arrive on a cluster.
+      // Paced by the clock, not by answers, as changes arrive on a cluster.
+      // At most IN_FLIGHT patches outstanding: a server that cannot keep up shows as a lower rate
+      // sent, not as a pile of requests refused by its flow control.
       const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate));
-      while (sent < due) {
+      while (sent < due && inFlight < IN_FLIGHT) {
         const name = `cm-${next++ % objects}`;
         sent++;
         inFlight++;
         maxInFlight = Math.max(maxInFlight, inFlight);
         writer
           .patch(builtin.configMaps, name, { metadata: { annotations: { 'bench/sent': String(performance.timeOrigin + performance.now()) } } }, { namespace })
-          .catch(() => void errors++)
+          .catch((error: unknown) => {
+            if (errors++ === 0) process.stderr.write(`load: first error: ${(error as Error).message}\n`);
+          })
           .finally(() => {
             inFlight--;
             if (sent === total && inFlight === 0) resolve();
+            else if (inFlight === IN_FLIGHT - 1) tick();
           });
       }
-      if (sent < total) setTimeout(tick, tickMs);
+      if (sent < total && !timer) timer = setTimeout(() => ((timer = undefined), tick()), tickMs);
     };
     tick();
   });
