@@ -10,7 +10,11 @@
 //   sent → start:  from the load generator sending the patch (its time in the annotation) to the
 //                  reconcile starting — the whole way: request, store, watch cache, the watch's
 //                  bytes, the informer, the controller.
-//   npm run bench:controller-latency            (OBJECTS=10000 RATE=1000 SECONDS=10 RUNS=3 CONCURRENCY=4)
+// The changes are written to the store by default (VIA=store): each makes the same watch event a
+// PATCH would (store → watch cache → the watch's HTTPS stream → informer → controller) without
+// the API write path's cost, which a loaded 2-core machine cannot pay 1,000 times a second;
+// VIA=api sends PATCHes instead.
+//   npm run bench:controller-latency            (OBJECTS=10000 RATE=1000 SECONDS=10 RUNS=3 CONCURRENCY=4 VIA=store)
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { tap } from 'rxjs';
@@ -24,6 +28,7 @@ const RATE = Number(process.env['RATE'] ?? 1_000);
 const SECONDS = Number(process.env['SECONDS'] ?? 10);
 const RUNS = Number(process.env['RUNS'] ?? 3);
 const CONCURRENCY = Number(process.env['CONCURRENCY'] ?? 4);
+const VIA = process.env['VIA'] === 'api' ? 'api' : 'store';
 const NS = 'bench';
 
 const child = spawn(process.execPath, ['--import', 'tsx', new URL('./load-server.ts', import.meta.url).pathname, String(OBJECTS), NS], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
@@ -67,13 +72,13 @@ const subscription = secretMirror({
   },
 }).subscribe((r: ControllerResult) => void reconciled.add(r.key));
 
-console.log(`node ${process.version}, ${process.platform}/${process.arch}; ${OBJECTS} ConfigMaps each owning a Secret; controller concurrency ${CONCURRENCY}; the cluster and the load in a child process (svc/testing: memory store, HTTPS loopback)\n`);
+console.log(`node ${process.version}, ${process.platform}/${process.arch}; ${OBJECTS} ConfigMaps each owning a Secret; controller concurrency ${CONCURRENCY}; changes via ${VIA}; the cluster and the load in a child process (svc/testing: memory store, HTTPS loopback)\n`);
 await until(() => secrets.store.size === OBJECTS && reconciled.size === OBJECTS);
 
 const sendLoad = (rate: number, seconds: number) =>
   new Promise<{ sent: number; errors: number; seconds: number; maxInFlight: number }>((resolve) => {
     child.once('message', (m) => resolve(m as { sent: number; errors: number; seconds: number; maxInFlight: number }));
-    child.send({ rate, seconds });
+    child.send({ rate, seconds, via: VIA });
   });
 
 // Warm-up (JIT, the pools), not reported; each phase ends once every update it made has been seen.
