@@ -54,3 +54,6 @@ export { discoverResources, supports } from './discovery.js';
 export type { ApiResource, Discovery, DiscoveryFailure } from './discovery.js';
 export { customResourceDefinitions, defineCustomResource, isCustomResource } from './custom-resource.js';
 export type { CustomObject, CustomObjectOf, CustomResource, CustomResourceInit, CustomResourceNames, CustomResourcePrinterColumn } from './custom-resource.js';
+// Events, best effort and counted, as client-go's recorder writes them (docs/client.md#events).
+export { EventRecorder } from './event-recorder.js';
+export type { EventRecorderOptions, EventSink, EventType, InvolvedObject } from './event-recorder.js';

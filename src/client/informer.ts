@@ -256,6 +256,12 @@ export class InformerFactory {
     for (const informer of this.#informers.values()) informer.stop();
   }
 
+  /** Whether every informer made so far has synced (a readiness check reads it). */
+  hasSynced(): boolean {
+    for (const informer of this.#informers.values()) if (!informer.hasSynced()) return false;
+    return true;
+  }
+
   /** Resolves once every informer made so far has synced. */
   async waitForSync(): Promise<void> {
     await Promise.all([...this.#informers.values()].map((informer) => informer.waitForSync()));

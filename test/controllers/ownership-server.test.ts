@@ -4,19 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStatusError, type KubeObject, type OwnerReference } from '../../src/api/index.js';
 import { builtin, Informer, InformerFactory } from '../../src/client/index.js';
 import { claimObjects, controllerRef } from '../../controllers/index.js';
-import { startClientTestServer, until, type ClientTestServer } from '../client/support.js';
+import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
+import { until } from '../client/support.js';
 
 const NS = 'owners';
 
 describe('ownership against svc-apiserver', () => {
-  let t: ClientTestServer;
+  let t: TestCluster;
   beforeAll(async () => {
-    t = await startClientTestServer();
-    expect((await t.s.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status).toBe(201);
+    t = await startTestCluster({ namespaces: [NS] });
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.stop());
 
   const createConfigMap = (name: string, labels: Record<string, string>, ownerReferences?: OwnerReference[]) =>
     t.client.create(builtin.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS, labels, ...(ownerReferences ? { ownerReferences } : {}) } } as never);
