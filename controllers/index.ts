@@ -28,3 +28,5 @@ export * from './workload/index.js';
 export { BURST_REPLICAS, replicaSetController, replicatedController } from './replicaset/index.js';
 export type { ReplicaSetControllerOptions, ReplicatedKind, ReplicatedStatus } from './replicaset/index.js';
 export { replicationControllerController } from './replicationcontroller/index.js';
+export { DEPLOYMENT_ANNOTATIONS, DEPLOYMENT_REASONS, deploymentController, maxSurge, maxUnavailable, POD_TEMPLATE_HASH, podTemplateHash, resolveFenceposts, revisionOf, scaledValue } from './deployment/index.js';
+export type { DeploymentControllerOptions } from './deployment/index.js';
