@@ -11,6 +11,7 @@ import {
   statefulSetSchema,
 } from '../kinds/index.js';
 import { defineResourceType, integerAt, type ResourceType } from '../resource-type.js';
+import { deploymentStrategy, replicaSetStrategy } from './replicated-validation.js';
 
 /** apps, batch, autoscaling and policy: the groups Kubernetes leaves unsuffixed. */
 
@@ -36,6 +37,7 @@ export const appsTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: deploymentSchema,
     subresources: ['scale', 'status'],
+    strategy: deploymentStrategy,
   }),
   defineResourceType({
     ...apps,
@@ -45,6 +47,7 @@ export const appsTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: replicaSetSchema,
     subresources: ['scale', 'status'],
+    strategy: replicaSetStrategy,
     fieldSelectors: { 'status.replicas': integerAt('status.replicas') },
   }),
   defineResourceType({

@@ -135,8 +135,9 @@ describe('deployment-controller', () => {
     await eventually(() => complete('recreate', 2), 'the first rollout');
     let oldPodsWhenNewSetAppeared = -1;
     const watch = client.watch$(builtin.replicaSets, { namespace: NS }).subscribe((event) => {
+      if (event.type !== 'ADDED') return;
       const rs = event.object as ReplicaSet;
-      if (event.type === 'ADDED' && rs.metadata.name?.startsWith('recreate-') && revision(rs) === '2') {
+      if (rs.metadata.name?.startsWith('recreate-') && revision(rs) === '2') {
         void livePods(client, NS, 'app=recreate').then((pods) => (oldPodsWhenNewSetAppeared = pods.filter((p) => p.spec.containers[0]!.image === 'busybox').length));
       }
     });
