@@ -6,6 +6,7 @@ import { namespaceController } from '../namespace/index.js';
 import { rootCaPublisher } from '../root-ca-publisher/index.js';
 import { replicaSetController } from '../replicaset/index.js';
 import { replicationControllerController } from '../replicationcontroller/index.js';
+import { deploymentController } from '../deployment/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -42,5 +43,6 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     // Replicated workloads (wl-replicas).
     ['replicaset-controller', (s) => (ctx) => replicaSetController(ctx, { concurrency: s.concurrentReplicasetSyncs ?? 5 })],
     ['replicationcontroller-controller', (s) => (ctx) => replicationControllerController(ctx, { concurrency: s.concurrentRcSyncs ?? 5 })],
+    ['deployment-controller', (s) => (ctx) => deploymentController(ctx, { concurrency: s.concurrentDeploymentSyncs ?? 5 })],
   ]);
 }
