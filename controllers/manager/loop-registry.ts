@@ -4,6 +4,10 @@ import type { ControllerName } from './controller-names.js';
 import { garbageCollector } from '../garbage-collector/index.js';
 import { namespaceController } from '../namespace/index.js';
 import { rootCaPublisher } from '../root-ca-publisher/index.js';
+import { cronJobController } from '../cronjob/index.js';
+import { jobController } from '../job/index.js';
+import { podGcController } from '../podgc/index.js';
+import { ttlAfterFinishedController } from '../ttl-after-finished/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -19,6 +23,12 @@ export interface LoopSettings {
   readonly minResyncPeriodMs: number;
   /** The root CA (PEM) the root CA publisher puts in every namespace; without it that loop does not run. */
   readonly rootCa?: string | undefined;
+  // Batch loops (job, cronjob, ttl-after-finished, podgc); unset: kube's defaults.
+  readonly concurrentJobSyncs?: number | undefined;
+  readonly concurrentCronJobSyncs?: number | undefined;
+  readonly concurrentTtlAfterFinishedSyncs?: number | undefined;
+  /** Terminated pods kept before podgc deletes the oldest (12500); ≤ 0: never. */
+  readonly terminatedPodGcThreshold?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -32,5 +42,10 @@ export function builtinLoops(): LoopRegistry {
     ['namespace-controller', (s) => (ctx) => namespaceController(ctx, { concurrency: s.concurrentNamespaceSyncs, resyncPeriodMs: s.namespaceSyncPeriodMs })],
     ['garbage-collector-controller', (s) => (ctx) => garbageCollector(ctx, { concurrency: s.concurrentGcSyncs })],
     ['root-ca-certificate-publisher-controller', (s) => (ctx) => (s.rootCa ? rootCaPublisher(ctx, { rootCa: s.rootCa }) : EMPTY)],
+    // Batch loops.
+    ['job-controller', (s) => (ctx) => jobController(ctx, { concurrency: s.concurrentJobSyncs ?? 5 })],
+    ['cronjob-controller', (s) => (ctx) => cronJobController(ctx, { concurrency: s.concurrentCronJobSyncs ?? 5 })],
+    ['ttl-after-finished-controller', (s) => (ctx) => ttlAfterFinishedController(ctx, { concurrency: s.concurrentTtlAfterFinishedSyncs ?? 5 })],
+    ['pod-garbage-collector-controller', (s) => (ctx) => podGcController(ctx, { terminatedPodThreshold: s.terminatedPodGcThreshold ?? 12_500 })],
   ]);
 }
