@@ -8,6 +8,8 @@ import { cronJobController } from '../cronjob/index.js';
 import { jobController } from '../job/index.js';
 import { podGcController } from '../podgc/index.js';
 import { ttlAfterFinishedController } from '../ttl-after-finished/index.js';
+import { replicaSetController } from '../replicaset/index.js';
+import { replicationControllerController } from '../replicationcontroller/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -29,15 +31,20 @@ export interface LoopSettings {
   readonly concurrentTtlAfterFinishedSyncs?: number | undefined;
   /** Terminated pods kept before podgc deletes the oldest (12500); ≤ 0: never. */
   readonly terminatedPodGcThreshold?: number | undefined;
+  // Workload loops (wl-replicas): --concurrent-replicaset-syncs, --concurrent-rc-syncs, --concurrent-deployment-syncs.
+  readonly concurrentReplicasetSyncs?: number | undefined;
+  readonly concurrentRcSyncs?: number | undefined;
+  readonly concurrentDeploymentSyncs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
 export type LoopFactory = (settings: LoopSettings) => ControlLoop;
 
-export type LoopRegistry = ReadonlyMap<ControllerName, LoopFactory>;
+/** Loops by controller name: the built-in names, and any name a controller module brings. */
+export type LoopRegistry = ReadonlyMap<string, LoopFactory>;
 
 /** The loops svc ships, by the names `--controllers` selects them with. */
-export function builtinLoops(): LoopRegistry {
+export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
   return new Map<ControllerName, LoopFactory>([
     ['namespace-controller', (s) => (ctx) => namespaceController(ctx, { concurrency: s.concurrentNamespaceSyncs, resyncPeriodMs: s.namespaceSyncPeriodMs })],
     ['garbage-collector-controller', (s) => (ctx) => garbageCollector(ctx, { concurrency: s.concurrentGcSyncs })],
@@ -47,5 +54,8 @@ export function builtinLoops(): LoopRegistry {
     ['cronjob-controller', (s) => (ctx) => cronJobController(ctx, { concurrency: s.concurrentCronJobSyncs ?? 5 })],
     ['ttl-after-finished-controller', (s) => (ctx) => ttlAfterFinishedController(ctx, { concurrency: s.concurrentTtlAfterFinishedSyncs ?? 5 })],
     ['pod-garbage-collector-controller', (s) => (ctx) => podGcController(ctx, { terminatedPodThreshold: s.terminatedPodGcThreshold ?? 12_500 })],
+    // Replicated workloads (wl-replicas).
+    ['replicaset-controller', (s) => (ctx) => replicaSetController(ctx, { concurrency: s.concurrentReplicasetSyncs ?? 5 })],
+    ['replicationcontroller-controller', (s) => (ctx) => replicationControllerController(ctx, { concurrency: s.concurrentRcSyncs ?? 5 })],
   ]);
 }

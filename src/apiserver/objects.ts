@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { objectMetaSchema, qualifiedResource, storageReadError, type ObjectMeta, type ResourceType, type StatusError } from '../api/index.js';
+import { objectMetaSchema, qualifiedResource, storageReadError, rfc3339, type ObjectMeta, type ResourceType, type StatusError } from '../api/index.js';
 import { isStorageError, type KeyValue, type Store } from '../storage/index.js';
 import { jsonEqual } from './writes/json-value.js';
 import { MAX_OBJECT_BYTES, objectTooLarge } from '../encoding/index.js';
@@ -96,7 +96,7 @@ export function prepareForCreate(object: ApiObject, now = new Date(), uid: strin
     metadata: {
       ...metadata,
       uid,
-      creationTimestamp: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      creationTimestamp: rfc3339(now),
       generation: 1,
     },
   };
