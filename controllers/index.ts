@@ -27,3 +27,5 @@ export { daemonSetController, targetNodeOf } from './daemonset/index.js';
 export type { DaemonSetControllerOptions } from './daemonset/index.js';
 export { statefulSetController } from './statefulset/index.js';
 export type { StatefulSetControllerOptions } from './statefulset/index.js';
+export { disruptionController } from './disruption/index.js';
+export type { DisruptionControllerOptions } from './disruption/index.js';
