@@ -8,6 +8,9 @@ export type { RootCaPublisherOptions } from './root-ca-publisher/index.js';
 export type { NamespaceControllerOptions } from './namespace/index.js';
 export { garbageCollector } from './garbage-collector/index.js';
 export type { GarbageCollectorOptions } from './garbage-collector/index.js';
+// The controller runtime: one call runs named loops with one Lease, signals, drain and a secure port.
+export { runControllers } from './runtime/index.js';
+export type { ControllerRuntime, ControllerRuntimeOptions, ElectionOptions, RuntimeServingOptions } from './runtime/index.js';
 export { builtinLoops, CONTROLLER_NAMES, selectControllers, startControllerManager } from './manager/index.js';
 export type { ControllerManagerOptions, ControllerName, LoopFactory, LoopRegistry, LoopSettings, RunningControllerManager } from './manager/index.js';
 // svc-scheduler's pipeline (docs/scheduler.md).
@@ -22,7 +25,18 @@ export { EXPECTATIONS_TTL_MS, Expectations } from './expectations.js';
 export type { ExpectationsOptions } from './expectations.js';
 export { observeOwned } from './observe-owned.js';
 export type { ObservedOwner } from './observe-owned.js';
-// The workload loops' shared parts and the DaemonSet, StatefulSet and disruption loops (docs/controller-manager.md).
+// Making and removing the pods of a workload: pods from templates, slow-start creation, deletion, readiness, scale-down order.
+export * from './workload/index.js';
+// Replicated workloads: ReplicaSet, ReplicationController (docs/controller-manager.md).
+export { BURST_REPLICAS, replicaSetController, replicatedController } from './replicaset/index.js';
+export type { ReplicaSetControllerOptions, ReplicatedKind, ReplicatedStatus } from './replicaset/index.js';
+export { replicationControllerController } from './replicationcontroller/index.js';
+// What the svc-controller-manager command needs beyond starting it: controller selection, the log
+// it writes through, the secure port's delegated authentication and authorization.
+export { canonicalControllerName, DISABLED_BY_DEFAULT, invalidControllerItems, invalidControllerSelection } from './manager/index.js';
+export { AccessReviewer, parseCertificates, RequestAuth, TokenReviewer } from './manager/index.js';
+export type { ManagerLog, ServingTls } from './manager/index.js';
+// The DaemonSet, StatefulSet and disruption loops (docs/controller-manager.md).
 export { daemonSetController, targetNodeOf } from './daemonset/index.js';
 export type { DaemonSetControllerOptions } from './daemonset/index.js';
 export { statefulSetController } from './statefulset/index.js';

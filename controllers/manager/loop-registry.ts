@@ -4,6 +4,8 @@ import type { ControllerName } from './controller-names.js';
 import { garbageCollector } from '../garbage-collector/index.js';
 import { namespaceController } from '../namespace/index.js';
 import { rootCaPublisher } from '../root-ca-publisher/index.js';
+import { replicaSetController } from '../replicaset/index.js';
+import { replicationControllerController } from '../replicationcontroller/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -19,18 +21,26 @@ export interface LoopSettings {
   readonly minResyncPeriodMs: number;
   /** The root CA (PEM) the root CA publisher puts in every namespace; without it that loop does not run. */
   readonly rootCa?: string | undefined;
+  // Workload loops (wl-replicas): --concurrent-replicaset-syncs, --concurrent-rc-syncs, --concurrent-deployment-syncs.
+  readonly concurrentReplicasetSyncs?: number | undefined;
+  readonly concurrentRcSyncs?: number | undefined;
+  readonly concurrentDeploymentSyncs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
 export type LoopFactory = (settings: LoopSettings) => ControlLoop;
 
-export type LoopRegistry = ReadonlyMap<ControllerName, LoopFactory>;
+/** Loops by controller name: the built-in names, and any name a controller module brings. */
+export type LoopRegistry = ReadonlyMap<string, LoopFactory>;
 
 /** The loops svc ships, by the names `--controllers` selects them with. */
-export function builtinLoops(): LoopRegistry {
+export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
   return new Map<ControllerName, LoopFactory>([
     ['namespace-controller', (s) => (ctx) => namespaceController(ctx, { concurrency: s.concurrentNamespaceSyncs, resyncPeriodMs: s.namespaceSyncPeriodMs })],
     ['garbage-collector-controller', (s) => (ctx) => garbageCollector(ctx, { concurrency: s.concurrentGcSyncs })],
     ['root-ca-certificate-publisher-controller', (s) => (ctx) => (s.rootCa ? rootCaPublisher(ctx, { rootCa: s.rootCa }) : EMPTY)],
+    // Replicated workloads (wl-replicas).
+    ['replicaset-controller', (s) => (ctx) => replicaSetController(ctx, { concurrency: s.concurrentReplicasetSyncs ?? 5 })],
+    ['replicationcontroller-controller', (s) => (ctx) => replicationControllerController(ctx, { concurrency: s.concurrentRcSyncs ?? 5 })],
   ]);
 }

@@ -1,4 +1,5 @@
 import type { KubeObject } from './meta.js';
+import { rfc3339 } from './timestamps.js';
 
 /**
  * PodDisruptionBudget arithmetic shared by the disruption controller (which keeps a budget's
@@ -67,8 +68,6 @@ export interface BudgetCondition {
   observedGeneration?: number;
   [field: string]: unknown;
 }
-
-const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
  * The conditions with DisruptionAllowed set: True/SufficientPods when a disruption is allowed,

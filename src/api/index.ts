@@ -223,7 +223,7 @@ export {
   type ScalePaths,
   type WriteStrategy,
 } from './resource-type.js';
-export { quantityValue } from './quantity.js';
+export { formatMilliQuantity, milliQuantity, milliValue, quantityBytes, quantityValue } from './quantity.js';
 export { ResourceRegistry, type ApiGroupVersions, type RegistryChange } from './registry.js';
 export { builtinRegistry, builtinTypes } from './builtin/index.js';
 export { reviewTypes } from './builtin/review-groups.js';
@@ -293,3 +293,7 @@ export { childSchema, itemSchema, markStruct, schemaNode, unwrapSchema, type Sch
 export { listTypeOf, type ListType } from './list-types.js';
 export { SVC_VERSION } from './svc-version.js';
 export { zodToOpenApi, type OpenApiSchema } from './zod-to-openapi.js';
+export { microTime, rfc3339 } from './timestamps.js';
+export { podQosClass, type QosClass } from './pod-qos-class.js';
+// batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
+export * from './batch/index.js';

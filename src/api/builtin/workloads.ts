@@ -11,6 +11,7 @@ import {
   statefulSetSchema,
 } from '../kinds/index.js';
 import { defineResourceType, integerAt, type ResourceType } from '../resource-type.js';
+import { cronJobStrategy, jobStrategy } from '../batch/job-strategy.js';
 
 /** apps, batch, autoscaling and policy: the groups Kubernetes leaves unsuffixed. */
 
@@ -81,6 +82,7 @@ export const batchTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: cronJobSchema,
     subresources: ['status'],
+    strategy: cronJobStrategy,
   }),
   defineResourceType({
     ...batch,
@@ -89,6 +91,7 @@ export const batchTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: jobSchema,
     subresources: ['status'],
+    strategy: jobStrategy,
     // The label says "successful"; the field it reads is status.succeeded.
     fieldSelectors: { 'status.successful': integerAt('status.succeeded') },
   }),

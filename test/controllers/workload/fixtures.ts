@@ -1,0 +1,49 @@
+// What the workload loop suites share: a namespace with its default service account (pods need
+// one), pods made Ready by the test (no node runs them), and a settled-state check.
+import type { Pod } from '../../../src/api/index.js';
+import { builtin, type Client } from '../../../src/client/index.js';
+
+export const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export async function createNamespace(client: Client, name: string): Promise<void> {
+  await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  // The API server gives every namespace its default service account (pods need one): wait for it.
+  for (;;) {
+    try {
+      await client.get(builtin.serviceAccounts, 'default', { namespace: name });
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+/** Sets the pod Running and Ready since `readyAt` (ms), on `node`, as a node agent would. */
+export async function makeReady(client: Client, pod: Pod, readyAt: number, node = 'node-1'): Promise<void> {
+  const namespace = pod.metadata.namespace!;
+  if (!pod.spec.nodeName) await client.bind(pod.metadata.name!, node, { namespace });
+  const fresh = await client.get(builtin.pods, pod.metadata.name!, { namespace });
+  const time = iso(readyAt);
+  await client.updateStatus(
+    builtin.pods,
+    {
+      ...fresh,
+      status: {
+        ...fresh.status,
+        phase: 'Running',
+        conditions: [
+          { type: 'PodScheduled', status: 'True', lastTransitionTime: time },
+          { type: 'Ready', status: 'True', lastTransitionTime: time },
+          { type: 'ContainersReady', status: 'True', lastTransitionTime: time },
+        ],
+      },
+    },
+    { namespace },
+  );
+}
+
+/** The pods of a namespace, not being deleted. */
+export async function livePods(client: Client, namespace: string, labelSelector?: string): Promise<Pod[]> {
+  const list = await client.list(builtin.pods, { namespace, ...(labelSelector ? { labelSelector } : {}) });
+  return list.items.filter((pod) => pod.metadata.deletionTimestamp === undefined);
+}
