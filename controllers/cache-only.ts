@@ -8,7 +8,7 @@ import type { SyncedSource } from './controller.js';
  * starts the informer, and the controller waits for its cache like any other; its events name no
  * key. (A claim a StatefulSet member needs must be in the cache before the member is made.)
  */
-export const cacheOnly = (informer: Informer<KubeObject>): SyncedSource<string> => ({
+export const cacheOnly = <T extends KubeObject>(informer: Informer<T>): SyncedSource<string> => ({
   events$: informer.events$.pipe(
     filter(() => false),
     map(() => ''),

@@ -8,7 +8,6 @@ import {
   scaledBudgetValue,
   standingDisruptions,
   withDisruptionAllowed,
-  type KubeObject,
   type Pod,
   type PodDisruptionBudget,
 } from '../../src/api/index.js';
@@ -55,7 +54,10 @@ export function disruptionController(ctx: ControllerContext, options: Disruption
     watches: [
       { events$: pods.events$.pipe(filter((event) => event.type !== 'resync'), mergeMap((event) => from(budgetsOf(event)))), synced$: pods.synced$ },
       // The workload caches are read for scales: waited for; their changes reach the budgets through the pods.
-      ...Object.values(sources).map((informer: Informer<KubeObject>) => cacheOnly(informer)),
+      cacheOnly(sources.replicationControllers),
+      cacheOnly(sources.replicaSets),
+      cacheOnly(sources.deployments),
+      cacheOnly(sources.statefulSets),
     ],
     concurrency: 1,
     stop$: ctx.stop$,

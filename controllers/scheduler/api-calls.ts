@@ -50,5 +50,4 @@ export class SchedulerApi {
     );
     return true;
   }
-import { rfc3339, type Pod } from '../../src/api/index.js';
 }
