@@ -12,6 +12,7 @@ import {
 } from '../kinds/index.js';
 import { defineResourceType, integerAt, type ResourceType } from '../resource-type.js';
 import { cronJobStrategy, jobStrategy } from '../batch/job-strategy.js';
+import { daemonSetStrategy, podDisruptionBudgetStrategy, statefulSetStrategy } from './node-workload-validation.js';
 
 /** apps, batch, autoscaling and policy: the groups Kubernetes leaves unsuffixed. */
 
@@ -28,6 +29,7 @@ export const appsTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: daemonSetSchema,
     subresources: ['status'],
+    strategy: daemonSetStrategy,
   }),
   defineResourceType({
     ...apps,
@@ -56,6 +58,7 @@ export const appsTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: statefulSetSchema,
     subresources: ['scale', 'status'],
+    strategy: statefulSetStrategy,
   }),
 ];
 
@@ -107,5 +110,6 @@ export const policyTypes: readonly ResourceType[] = [
     shortNames: ['pdb'],
     schema: podDisruptionBudgetSchema,
     subresources: ['status'],
+    strategy: podDisruptionBudgetStrategy,
   }),
 ];
