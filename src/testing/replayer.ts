@@ -91,12 +91,16 @@ export class Replayer {
 
   /** The recorded source `name`, played back (its cache filled as the recording's was). */
   source<T extends KubeObject>(name: string, options: ReplaySourceOptions<T> = {}): CachedSource<T> {
+    return this.#replaySource(name, options) as unknown as CachedSource<T>;
+  }
+
+  #replaySource<T extends KubeObject>(name: string, options: ReplaySourceOptions<T> = {}): ReplaySource<KubeObject> {
     let source = this.#sources.get(name);
     if (source === undefined) {
       source = new ReplaySource<T>(options) as unknown as ReplaySource<KubeObject>;
       this.#sources.set(name, source);
     }
-    return source as unknown as CachedSource<T>;
+    return source;
   }
 
   /** Subscribes to the controller's results, plays the recording through, and reports. */
@@ -157,7 +161,7 @@ export class Replayer {
         horizon = nextEventAt(lines, i + 1);
         if (line.at > this.time.now()) await this.time.advanceTo(line.at);
         if (isEventLine(line)) {
-          this.source(line.source).apply(line);
+          this.#replaySource(line.source).apply(line);
         } else if (isWriteLine(line)) {
           const n = ++writeCount;
           await until(() => writes.length >= n, `write #${n} (${writeSummary(line.write)})`);
