@@ -53,3 +53,5 @@ export { statefulSetController } from './statefulset/index.js';
 export type { StatefulSetControllerOptions } from './statefulset/index.js';
 export { DEPLOYMENT_ANNOTATIONS, DEPLOYMENT_REASONS, deploymentController, maxSurge, maxUnavailable, POD_TEMPLATE_HASH, podTemplateHash, resolveFenceposts, revisionOf, scaledValue } from './deployment/index.js';
 export type { DeploymentControllerOptions } from './deployment/index.js';
+export { disruptionController } from './disruption/index.js';
+export type { DisruptionControllerOptions } from './disruption/index.js';
