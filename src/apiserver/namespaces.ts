@@ -1,6 +1,9 @@
 import { rfc3339, NAMESPACE_FINALIZER, type ResourceRegistry, type ResourceType } from '../api/index.js';
 import { isStorageError, type Store } from '../storage/index.js';
-import { apiVersionOf, encodeForStorage, objectKey, prepareForCreate, type ApiObject } from './objects.js';
+import { apiVersionOf, type ApiObject } from './api-object.js';
+import { encodeForStorage } from './storage-codec.js';
+import { objectKey } from './object-keys.js';
+import { prepareForCreate } from './writes/prepare.js';
 
 /** Namespaces that exist from the first start. */
 export const SYSTEM_NAMESPACES = ['default', 'svc-system', 'svc-public', 'svc-node-lease'] as const;

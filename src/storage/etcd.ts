@@ -80,6 +80,7 @@ function classify(error: unknown): Failure {
  */
 export class EtcdStore<V = Uint8Array> implements Store<V> {
   readonly backend = 'etcd';
+  readonly inProcess = false;
   private isClosed = false;
   /** etcd's compacted revision is known to be at least this. */
   private knownCompacted = 0;

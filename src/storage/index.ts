@@ -10,6 +10,8 @@ export { SqliteStore } from './sqlite.js';
 export type { SqliteStoreOptions } from './sqlite.js';
 export { Retention } from './retention.js';
 export { Trampoline } from './trampoline.js';
+export { keyAfter, storePages } from './pages.js';
+export type { StorePagesOptions } from './pages.js';
 export type { RetentionOptions } from './retention.js';
 export { openStore } from './open.js';
 export type { BackendName, OpenStoreOptions, OpenedStore } from './open.js';

@@ -59,6 +59,7 @@ export interface MemoryStoreOptions<V> {
 /** The memory backend: full MVCC semantics in-process, for tests and throwaway clusters. */
 export class MemoryStore<V = Uint8Array> implements Store<V> {
   readonly backend = 'memory';
+  readonly inProcess = true;
   readonly prefix: string;
   readonly data: MemoryData;
   private readonly codec: ValueCodec<V>;

@@ -97,6 +97,7 @@ interface Pending<V> {
  */
 export class SqliteStore<V = Uint8Array> implements Store<V> {
   readonly backend = 'sqlite';
+  readonly inProcess = true;
   readonly prefix: string;
   private readonly db: Database.Database;
   private readonly codec: ValueCodec<V>;

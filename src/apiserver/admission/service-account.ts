@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { forbidden, CONFIG_MIRROR_ANNOTATIONS, SERVICE_ACCOUNT_MOUNT_PATH } from '../../api/index.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import type { AdmissionAttributes } from './attributes.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
 

@@ -1,7 +1,9 @@
 import { conflict, rfc3339, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type GroupResource } from '../../api/index.js';
 import type { HandlerContext } from '../request/index.js';
 import { isTerminating, markNamespaceTerminating, namespaceType } from '../namespaces.js';
-import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
+import { encodeForStorage } from '../storage-codec.js';
+import { objectKey } from '../object-keys.js';
+import { type ApiObject } from '../api-object.js';
 import type { DeleteOptions } from './delete-options.js';
 import { stamped } from './update-object.js';
 

@@ -1,6 +1,6 @@
 import { isStatusError, ADMISSIONREGISTRATION_GROUP, type MutatingWebhook, type ResourceType, type ValidatingWebhook } from '../../../api/index.js';
 import { applyJsonPatch, jsonPatchOperations } from '../../writes/json-patch.js';
-import type { ApiObject } from '../../objects.js';
+import type { ApiObject } from '../../api-object.js';
 import { withObject, type AdmissionAttributes } from '../attributes.js';
 import { namespaceOf } from '../namespace-lifecycle.js';
 import type { AdmissionEnv, AdmissionPlugin, AdmissionRequestScope } from '../plugin.js';
