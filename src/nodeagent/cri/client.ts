@@ -5,7 +5,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
-import { CriError, GrpcStatus } from './errors.js';
+import { CriError, GrpcStatus } from './cri-error.js';
 import type * as T from './types.js';
 import { decodeMessage, encodeMessage, messageType, serviceMethods } from './wire.js';
 
