@@ -17,6 +17,8 @@ export {
 export { booleanParam, notABoolean, parseBool } from './boolean-param.js';
 export { hasField, ownField, setField } from './json-fields.js';
 export { canonicalJson } from './canonical-json.js';
+export { budgetPodReady, countHealthyPods, DISRUPTED_POD_TIMEOUT_MS, disruptionsAllowed, scaledBudgetValue, standingDisruptions, withDisruptionAllowed } from './disruption-budget.js';
+export type { BudgetCondition, BudgetPod } from './disruption-budget.js';
 export {
   alreadyExists,
   badRequest,

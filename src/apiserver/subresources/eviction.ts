@@ -25,10 +25,11 @@ import { managedFieldsAfterUpdate } from '../writes/managed-fields.js';
  *    recorded in `disruptedPods` (a write of the budget's status, conditional on its version),
  *    then the pod is deleted. None allowed: 429 TooManyRequests, cause DisruptionBudget.
  *
- * svc has no disruption controller yet: a budget whose status does not reflect its spec
- * (`observedGeneration` behind `generation`, or never written) gets its status computed from the
- * namespace's pods at the time of the eviction (disruption-budget.ts) and written with the
- * decrement — where Kubernetes would answer 429 "still being processed".
+ * A budget whose status does not reflect its spec (`observedGeneration` behind `generation`, or
+ * never written: the disruption controller has not looked at it yet, or no controller manager
+ * runs) gets its status computed from the namespace's pods at the time of the eviction
+ * (disruption-budget.ts) and written with the decrement — where Kubernetes would answer 429
+ * "still being processed": an API server without a controller manager still honours budgets.
  */
 
 const EVICTION_VERSIONS = new Set(['policy/v1', 'policy/v1beta1']);
