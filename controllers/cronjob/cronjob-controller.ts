@@ -10,7 +10,7 @@ export interface CronJobControllerOptions {
   readonly concurrency: number;
   /** The clock and timers (schedule times); tests pass a virtual one. Default: real time. */
   readonly scheduler?: SchedulerLike;
-  /** Where Events go (default: core/v1 Events through the loop's client). */
+  /** Where Events go (default: the loop's recorder, ctx.events). */
   readonly events?: CronJobEvents;
 }
 
@@ -27,7 +27,7 @@ export function cronJobController(ctx: ControllerContext, options: CronJobContro
   const now = () => scheduler.now();
   const cronJobs = ctx.informers.informer(builtin.cronJobs);
   const jobs = ctx.informers.informer(builtin.jobs);
-  const deps = { client: ctx.client, jobs, events: options.events ?? cronJobEvents(ctx.client, now), now };
+  const deps = { client: ctx.client, jobs, events: options.events ?? cronJobEvents(ctx.events), now };
   return controller<unknown>({
     ...ctx.controllerDefaults(NAME),
     name: NAME,
