@@ -1,5 +1,5 @@
 import { Observable, type Subscriber } from 'rxjs';
-import { StatusError, type KubeObject } from '../api/index.js';
+import { StatusError, INITIAL_EVENTS_END_ANNOTATIONS, type KubeObject } from '../api/index.js';
 import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { DEFAULT_PAGE_SIZE, pages, type PageFetcher } from './list.js';
 import { isExpired, isRecord, isTooLargeResourceVersion } from './status.js';
@@ -109,7 +109,7 @@ export interface WatcherDeps<T extends KubeObject> {
 }
 
 /** The end-of-initial-events bookmark's annotation (svc's name, and Kubernetes'). */
-export const INITIAL_EVENTS_END = ['svc.io/initial-events-end', 'k8s.io/initial-events-end'] as const;
+export const INITIAL_EVENTS_END = INITIAL_EVENTS_END_ANNOTATIONS;
 
 /**
  * The watcher's states (see docs/client.md for the diagram):
