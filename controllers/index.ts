@@ -8,6 +8,10 @@ export type { RootCaPublisherOptions } from './root-ca-publisher/index.js';
 export type { NamespaceControllerOptions } from './namespace/index.js';
 export { garbageCollector } from './garbage-collector/index.js';
 export type { GarbageCollectorOptions } from './garbage-collector/index.js';
+// The controller runtime: one call runs named loops with one Lease, signals, drain and a secure port.
+export { runControllers } from './runtime/index.js';
+export { CONTROLLER_MODULE_EXPORT, loadControllerModule, loadControllerModules } from './manager/index.js';
+export type { ControllerRuntime, ControllerRuntimeOptions, ElectionOptions, RuntimeServingOptions } from './runtime/index.js';
 export { builtinLoops, CONTROLLER_NAMES, selectControllers, startControllerManager } from './manager/index.js';
 export type { ControllerManagerOptions, ControllerName, LoopFactory, LoopRegistry, LoopSettings, RunningControllerManager } from './manager/index.js';
 // svc-scheduler's pipeline (docs/scheduler.md).
@@ -30,3 +34,13 @@ export type { ReplicaSetControllerOptions, ReplicatedKind, ReplicatedStatus } fr
 export { replicationControllerController } from './replicationcontroller/index.js';
 export { DEPLOYMENT_ANNOTATIONS, DEPLOYMENT_REASONS, deploymentController, maxSurge, maxUnavailable, POD_TEMPLATE_HASH, podTemplateHash, resolveFenceposts, revisionOf, scaledValue } from './deployment/index.js';
 export type { DeploymentControllerOptions } from './deployment/index.js';
+// What the svc-controller-manager command needs beyond starting it: controller selection, the log
+// it writes through, the secure port's delegated authentication and authorization.
+export { canonicalControllerName, DISABLED_BY_DEFAULT, invalidControllerItems, invalidControllerSelection } from './manager/index.js';
+export { AccessReviewer, parseCertificates, RequestAuth, TokenReviewer } from './manager/index.js';
+export type { ManagerLog, ServingTls } from './manager/index.js';
+// The DaemonSet, StatefulSet and disruption loops (docs/controller-manager.md).
+export { daemonSetController, targetNodeOf } from './daemonset/index.js';
+export type { DaemonSetControllerOptions } from './daemonset/index.js';
+export { statefulSetController } from './statefulset/index.js';
+export type { StatefulSetControllerOptions } from './statefulset/index.js';

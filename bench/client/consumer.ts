@@ -12,7 +12,7 @@ import { constants, PerformanceObserver } from 'node:perf_hooks';
 import type * as k8s from '@kubernetes/client-node';
 import { startProfile } from '../support/self-profile.js';
 import { builtin, Client, Informer, loadProtobufCodec, stripManagedFields } from '../../src/client/index.js';
-import '../../src/client/proto-decode.js';
+import '../../src/client/lazy/proto-decode.js';
 
 const [impl, svcconfig, fromRv, finalRv, countText] = process.argv.slice(2);
 if (!impl || !svcconfig || !fromRv || !finalRv || !countText) throw new Error('usage: consumer.ts <svc|client-node|client-node-2> <svcconfig> <rv0> <finalRv> <objects>');

@@ -5,8 +5,8 @@
 //   node --import tsx bench/client/owner-index.ts      (OBJECTS=10000 UPDATES=40000 ROUNDS=5)
 import type { KubeObject } from '../../src/api/index.js';
 import { CacheWriter, LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, namespaceIndex, OWNER_INDEX, ownerIndex, type IndexFunc } from '../../src/client/index.js';
-import { LazyCacheWriter } from '../../src/client/lazy-cache.js';
-import { lazyObject } from '../../src/client/lazy-object.js';
+import { ViewCacheWriter } from '../../src/client/lazy/view-cache.js';
+import { lazyObject } from '../../src/client/lazy/json-view.js';
 
 const OBJECTS = Number(process.env['OBJECTS'] ?? 10_000);
 const UPDATES = Number(process.env['UPDATES'] ?? 40_000);
@@ -32,7 +32,7 @@ const updates = Array.from({ length: UPDATES }, (_, k) => pod(k % OBJECTS, OBJEC
 
 function run(mode: 'eager' | 'lazy', owners: boolean): number {
   const indexers: Record<string, IndexFunc<KubeObject>> = { [NAMESPACE_INDEX]: namespaceIndex, [LABELS_INDEX]: labelsIndex, ...(owners ? { [OWNER_INDEX]: ownerIndex } : {}) };
-  const writer = mode === 'lazy' ? new LazyCacheWriter<KubeObject>(indexers) : new CacheWriter<KubeObject>(indexers);
+  const writer = mode === 'lazy' ? new ViewCacheWriter<KubeObject>(indexers) : new CacheWriter<KubeObject>(indexers);
   const decode = (text: string): KubeObject => (mode === 'lazy' ? lazyObject(text, 0) : (JSON.parse(text) as KubeObject));
   for (const text of listed) writer.upsert(decode(text));
   const start = process.hrtime.bigint();

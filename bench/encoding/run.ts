@@ -141,7 +141,7 @@ console.log('| --- | --- | --- |');
 for (const [name, r, fresh] of cases) {
   if (r === PLAIN_JSON) {
     // The server's plain JSON list: listChunks over the cached bytes (no encode).
-    const { listChunks } = await import('../../src/apiserver/handlers/list-body.js');
+    const { listChunks } = await import('../../src/apiserver/request/send-list.js');
     const run = () => drain(listChunks(podType, { resourceVersion: 20000 }, items));
     console.log(`| ${name} | ${(run() / 1024 / 1024).toFixed(1)} | ${time(run, 1000).toFixed(1)} |`);
     continue;

@@ -94,7 +94,7 @@ async function endToEnd(): Promise<{ podsPerSecond: number; seconds: number }> {
     console.log(`startup (informers listed ${NODES} nodes, ${PODS} pending pods): ${((first - t) / 1000).toFixed(2)} s`);
     console.log(`bound ${bound} pods in ${seconds.toFixed(2)} s (first to last binding): ${(bound / seconds).toFixed(0)} pods/s; ${failed} failed attempts`);
     console.log(`CPU per bound pod: API server ${((1000 * cpu.server) / bound).toFixed(0)} µs, scheduler process ${((1000 * cpu.scheduler) / bound).toFixed(0)} µs`);
-    console.log(`Scheduled events ${EVENTS ? `on: ${recorder?.sent ?? 0} sent, ${recorder?.dropped ?? 0} dropped (buffer full) by the last binding` : 'off'}`);
+    console.log(`Scheduled events ${EVENTS ? `on: ${recorder?.stats().written ?? 0} written, ${recorder?.stats().dropped ?? 0} dropped (buffer full or refused) by the last binding` : 'off'}`);
     // Check: every pod bound, no node over its 110 pods.
     const perNode = new Map<string, number>();
     for await (const page of client.listPages(builtin.pods, { limit: 1000 })) for (const p of page.items) if (p.spec.nodeName) perNode.set(p.spec.nodeName, (perNode.get(p.spec.nodeName) ?? 0) + 1);

@@ -4,7 +4,8 @@
 // process.memoryUsage().heapUsed after a forced gc, so run with --expose-gc.
 import { measure } from 'mitata';
 import { MemoryStore, type KeyValue, type Store } from '../../src/storage/index.js';
-import { WatchCache, boundedSink, type CacheFilter } from '../../src/apiserver/watch-cache/index.js';
+import { WatchCache, type CacheFilter } from '../../src/watch-cache/index.js';
+import { boundedSink } from '../../src/apiserver/watch/bounded-sink.js';
 
 interface Obj {
   metadata: { name: string; namespace: string; resourceVersion?: string; labels: Record<string, string>; annotations?: Record<string, string> };

@@ -67,31 +67,60 @@ export function canonicalControllerName(name: string): ControllerName | undefine
   return byAlias.get(name);
 }
 
-/** What is wrong with a `--controllers` list, or undefined: every item is `*`, a name or `-name`. */
-export function invalidControllerSelection(items: readonly string[]): string | undefined {
+/** A controller name a module may bring: lowercase letters, digits, `-` and `.`, as Kubernetes names. */
+const MODULE_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/** What is wrong with a name a controller module gives a loop, or undefined. */
+export function invalidModuleControllerName(name: string): string | undefined {
+  if (!MODULE_NAME.test(name) || name.length > 253) return `${JSON.stringify(name)} is not a controller name (lowercase letters, digits, '-' and '.')`;
+  if (canonicalControllerName(name) !== undefined) return `${JSON.stringify(name)} is a built-in controller's name or alias`;
+  return undefined;
+}
+
+/**
+ * What is wrong with the form of a `--controllers` list, or undefined: every item is `*`, a name
+ * or `-name`. Whether a name is known is checked once the controller modules are loaded (a
+ * module's names are not known before).
+ */
+export function invalidControllerItems(items: readonly string[]): string | undefined {
   for (const item of items) {
     if (item === '*') continue;
     const name = item.startsWith('-') ? item.slice(1) : item;
-    if (canonicalControllerName(name) === undefined) return `unknown controller ${JSON.stringify(name)} (see --help for the names)`;
+    if (canonicalControllerName(name) === undefined && !MODULE_NAME.test(name)) return `${JSON.stringify(item)} is not *, a controller name or -name`;
+  }
+  return undefined;
+}
+
+/** What is wrong with a `--controllers` list, or undefined: every item is `*`, a known name (built-in or in `extra`) or `-name`. */
+export function invalidControllerSelection(items: readonly string[], extra: readonly string[] = []): string | undefined {
+  const others = new Set(extra);
+  for (const item of items) {
+    if (item === '*') continue;
+    const name = item.startsWith('-') ? item.slice(1) : item;
+    if (canonicalControllerName(name) === undefined && !others.has(name)) return `unknown controller ${JSON.stringify(name)} (see --help for the names)`;
   }
   return undefined;
 }
 
 /**
- * The controllers a `--controllers` list turns on, in table order. As kube: an explicit `-name`
- * wins, then an explicit `name`, then `*` (the on-by-default ones); without `*` only what is
- * named runs. Throws RangeError on an unknown name (the flag's validation catches it first).
+ * The controllers a `--controllers` list turns on: the built-in ones in table order, then those
+ * of controller modules (`extra`) in module order. As kube: an explicit `-name` wins, then an
+ * explicit `name`, then `*` (the on-by-default ones, and every module's); without `*` only what
+ * is named runs. Throws RangeError on an unknown name (the flag's validation catches it first).
  */
-export function selectControllers(items: readonly string[]): ControllerName[] {
-  const problem = invalidControllerSelection(items);
+export function selectControllers(items: readonly string[]): ControllerName[];
+export function selectControllers(items: readonly string[], extra: readonly string[]): string[];
+export function selectControllers(items: readonly string[], extra: readonly string[] = []): string[] {
+  const problem = invalidControllerSelection(items, extra);
   if (problem) throw new RangeError(problem);
   const star = items.includes('*');
-  const on = new Set<ControllerName>();
-  const off = new Set<ControllerName>();
+  const on = new Set<string>();
+  const off = new Set<string>();
   for (const item of items) {
     if (item === '*') continue;
-    if (item.startsWith('-')) off.add(canonicalControllerName(item.slice(1))!);
-    else on.add(canonicalControllerName(item)!);
+    const name = item.startsWith('-') ? item.slice(1) : item;
+    (item.startsWith('-') ? off : on).add(canonicalControllerName(name) ?? name);
   }
-  return CONTROLLER_NAMES.filter((name) => !off.has(name) && (on.has(name) || (star && !DISABLED_BY_DEFAULT.has(name))));
+  const builtin = CONTROLLER_NAMES.filter((name) => !off.has(name) && (on.has(name) || (star && !DISABLED_BY_DEFAULT.has(name))));
+  return [...builtin, ...extra.filter((name) => !off.has(name) && (on.has(name) || star))];
 }

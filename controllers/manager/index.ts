@@ -1,23 +1,14 @@
-// Public surface of controllers/manager/: the controller manager daemon (docs/controller-manager.md).
-export { CONTROLLER_NAMES, CONTROLLERS, DISABLED_BY_DEFAULT, canonicalControllerName, invalidControllerSelection, selectControllers } from './controller-names.js';
+// Public surface of controllers/manager/: the controller manager daemon (docs/controller-manager.md),
+// a user of the controller runtime (controllers/runtime/) and of the daemon port (src/serving/).
+export { CONTROLLER_NAMES, CONTROLLERS, DISABLED_BY_DEFAULT, canonicalControllerName, invalidControllerItems, invalidControllerSelection, invalidModuleControllerName, selectControllers } from './controller-names.js';
+export { CONTROLLER_MODULE_EXPORT, loadControllerModule, loadControllerModules } from './controller-modules.js';
 export type { ControllerName } from './controller-names.js';
-export { runChecks } from './health.js';
-export type { HealthAnswer, HealthCheck } from './health.js';
-export { runLeadership } from './leadership.js';
-export type { ElectionSettings, Leadership, LeadershipOptions } from './leadership.js';
 export { builtinLoops } from './loop-registry.js';
 export type { LoopFactory, LoopRegistry, LoopSettings } from './loop-registry.js';
-export { silentLog } from './log.js';
-export type { ManagerLog } from './log.js';
 export { JSON_CONTENT_TYPE, PROTOBUF_CONTENT_TYPE, startControllerManager } from './manager.js';
 export type { ControllerManagerOptions, RunningControllerManager } from './manager.js';
-export { ManagerMetrics } from './metrics.js';
-export type { MetricsOptions } from './metrics.js';
-export { ANONYMOUS, parseCertificates, RequestAuth } from './request-auth.js';
-export type { AuthInput, RequestAuthOptions } from './request-auth.js';
-export { AccessReviewer, SUBJECT_ACCESS_REVIEWS_PATH, TOKEN_REVIEWS_PATH, TokenReviewer } from './reviews.js';
-export type { RequestUser } from './reviews.js';
-export { startServing } from './serving.js';
-export type { Serving, ServingOptions, ServingTls } from './serving.js';
-export { startTerm } from './term.js';
-export type { Term, TermOptions } from './term.js';
+// Re-exported so the manager's callers (its command, its tests) keep one import.
+export { runLeadership, silentLog, ManagerMetrics, startTerm } from '../runtime/index.js';
+export type { ElectionSettings, Leadership, LeadershipOptions, ManagerLog, MetricsOptions, Term, TermOptions } from '../runtime/index.js';
+export { ANONYMOUS, AccessReviewer, parseCertificates, RequestAuth, runChecks, startServing, SUBJECT_ACCESS_REVIEWS_PATH, TOKEN_REVIEWS_PATH, TokenReviewer } from '../../src/serving/index.js';
+export type { AuthInput, HealthAnswer, HealthCheck, RequestAuthOptions, RequestUser, Serving, ServingOptions, ServingTls } from '../../src/serving/index.js';

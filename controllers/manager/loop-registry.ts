@@ -31,10 +31,11 @@ export interface LoopSettings {
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
 export type LoopFactory = (settings: LoopSettings) => ControlLoop;
 
-export type LoopRegistry = ReadonlyMap<ControllerName, LoopFactory>;
+/** Loops by controller name: the built-in names, and any name a controller module brings. */
+export type LoopRegistry = ReadonlyMap<string, LoopFactory>;
 
 /** The loops svc ships, by the names `--controllers` selects them with. */
-export function builtinLoops(): LoopRegistry {
+export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
   return new Map<ControllerName, LoopFactory>([
     ['namespace-controller', (s) => (ctx) => namespaceController(ctx, { concurrency: s.concurrentNamespaceSyncs, resyncPeriodMs: s.namespaceSyncPeriodMs })],
     ['garbage-collector-controller', (s) => (ctx) => garbageCollector(ctx, { concurrency: s.concurrentGcSyncs })],

@@ -1,22 +1,15 @@
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
 import { apiThrottle } from '../../operators/index.js';
-import { Client, jsonCodec, loadProtobufCodec, type Codec, type ConnectionOptions } from '../../src/client/index.js';
+import { Client, EventRecorder, jsonCodec, loadProtobufCodec, type Codec, type ConnectionOptions } from '../../src/client/index.js';
+import type { RequestAuth, Serving, ServingTls } from '../../src/serving/index.js';
 import type { ControlLoop } from '../context.js';
-import type { ControllerName } from './controller-names.js';
-import type { HealthCheck } from './health.js';
-import { runLeadership, type ElectionSettings, type Leadership } from './leadership.js';
+import { ManagerMetrics, runControllers, silentLog, type ControllerRuntime, type ElectionSettings, type ManagerLog, type MetricsOptions } from '../runtime/index.js';
 import { builtinLoops, type LoopRegistry, type LoopSettings } from './loop-registry.js';
-import { silentLog, type ManagerLog } from './log.js';
-import { ManagerMetrics, type MetricsOptions } from './metrics.js';
-import type { RequestAuth } from './request-auth.js';
-import { startServing, type Serving, type ServingTls } from './serving.js';
-import { startTerm, type Term } from './term.js';
 
 /**
- * The controller manager: clients to the API server (throttled), the selected control loops run
- * in terms of leadership, and the secure port. The CLI turns flags into these options; tests and
- * `svc up` call `startControllerManager` directly.
+ * The controller manager: clients to the API server (throttled; the Lease on a client of its
+ * own), the selected control loops — built-in ones and those of `--controller-module`s — run on
+ * the controller runtime (controllers/runtime: terms of leadership, drain, release, the secure
+ * port). The CLI turns flags into these options; tests and `svc up` call `startControllerManager`.
  */
 
 export const JSON_CONTENT_TYPE = 'application/json';
@@ -29,9 +22,9 @@ export interface ControllerManagerOptions {
   readonly contentType: string;
   readonly qps: number;
   readonly burst: number;
-  /** The controllers `--controllers` selected, in order. */
-  readonly controllers: readonly ControllerName[];
-  /** Default: `builtinLoops()`. */
+  /** The controllers `--controllers` selected, in order (built-in names and those of controller modules). */
+  readonly controllers: readonly string[];
+  /** Default: `builtinLoops()`; the command adds the loops of `--controller-module`s. */
   readonly loops?: LoopRegistry;
   readonly loopSettings: LoopSettings;
   /** `--enable-garbage-collector=false` takes the garbage collector out whatever `--controllers` says. */
@@ -68,6 +61,8 @@ export interface RunningControllerManager {
   readonly running: readonly string[];
   readonly notBuilt: readonly string[];
   leading(): boolean;
+  /** Whether the running term's informers have synced (readiness). */
+  synced(): boolean;
   /** Resolves when this process first leads. */
   readonly firstTerm: Promise<void>;
   /** Drains the loops (bounded by the shutdown timeout), releases the Lease, stops serving. Idempotent. */
@@ -108,80 +103,51 @@ export async function startControllerManager(options: ControllerManagerOptions):
   }
   if (notBuilt.length > 0) log.info(`not built in this version, skipped: ${notBuilt.join(', ')}`);
 
-  const identity = options.election?.identity ?? `${hostname()}_${randomUUID()}`;
-  let shuttingDown = false;
-  const leaderName = options.election?.lease.name ?? 'svc-controller-manager';
-  let currentTerm: Term | undefined;
-  metrics.leading(leaderName, false);
-  let leadership: Leadership | undefined;
-
-  let serving: Serving | undefined;
-  if (options.serving) {
-    const ping: HealthCheck = () => undefined;
-    const shutdown: HealthCheck = () => (shuttingDown ? 'the manager is shutting down' : undefined);
-    // A loop that failed stays stopped until the next term: say so where probes look.
-    const controllers: HealthCheck = () => {
-      const failed = leadership?.leading() && currentTerm ? [...currentTerm.failed] : [];
-      return failed.length === 0 ? undefined : failed.map(([name, why]) => `${name}: ${why}`).join('; ');
-    };
-    try {
-      serving = await startServing({
-        ...options.serving,
-        health: {
-          livez: new Map([['ping', ping]]),
-          healthz: new Map([
-            ['ping', ping],
-            ['controllers', controllers],
-          ]),
-          readyz: new Map([
-            ['ping', ping],
-            ['controllers', controllers],
-            ['shutdown', shutdown],
-          ]),
-        },
-        metrics: () => metrics.render(),
-      });
-    } catch (error) {
-      await Promise.all([client.destroy(), electionClient.destroy()]);
-      throw error;
-    }
+  let runtime: ControllerRuntime;
+  try {
+    runtime = await runControllers({
+      name: 'svc-controller-manager',
+      controllers: loops,
+      client,
+      electionClient,
+      election: options.election
+        ? {
+            lease: options.election.lease,
+            leaseDurationMs: options.election.leaseDurationMs,
+            renewDeadlineMs: options.election.renewDeadlineMs,
+            retryPeriodMs: options.election.retryPeriodMs,
+            ...(options.election.identity ? { identity: options.election.identity } : {}),
+          }
+        : false,
+      drainTimeoutMs: options.drainTimeoutMs,
+      startIntervalMs: options.startIntervalMs,
+      informerOptions: { resyncPeriodMs: options.loopSettings.minResyncPeriodMs },
+      ...(options.serving ? { serving: options.serving } : {}),
+      metrics,
+      events: new EventRecorder({ client, component: 'svc-controller-manager' }),
+      // The command handles signals (closeOnSignal), with its own grace.
+      signals: false,
+      log,
+    });
+  } catch (error) {
+    await Promise.all([client.destroy(), electionClient.destroy()]);
+    throw error;
   }
-
-  // Loops start only once the port is up: a manager that cannot serve never takes the Lease.
-  const lead: Leadership = runLeadership({
-    ...(options.election ? { election: { ...options.election, identity } } : {}),
-    client: electionClient,
-    log,
-    onLeading: (leads) => metrics.leading(leaderName, leads),
-    startTerm: () =>
-      (currentTerm = startTerm({
-        loops,
-        client,
-        drainTimeoutMs: options.drainTimeoutMs,
-        startIntervalMs: options.startIntervalMs,
-        informerOptions: { resyncPeriodMs: options.loopSettings.minResyncPeriodMs },
-        metrics: (name) => metrics.queue(name),
-        log,
-      })),
-  });
-
-  leadership = lead;
 
   let closing: Promise<void> | undefined;
   return {
     metrics,
     client,
-    serving,
-    identity,
-    running: [...loops.keys()],
+    serving: runtime.serving,
+    identity: runtime.identity,
+    running: runtime.running,
     notBuilt,
-    leading: () => lead.leading(),
-    firstTerm: lead.firstTerm,
+    leading: () => runtime.leading(),
+    synced: () => runtime.synced(),
+    firstTerm: runtime.firstTerm,
     close() {
       closing ??= (async () => {
-        shuttingDown = true;
-        await lead.stop();
-        await serving?.close();
+        await runtime.close();
         await Promise.all([client.destroy(), electionClient.destroy()]);
       })();
       return closing;

@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { Namespace } from '../../src/api/index.js';
+import { rfc3339, type Namespace } from '../../src/api/index.js';
 import { builtin, discoverResources, resourcePath, type Client, type Discovery, type InformerEvent } from '../../src/client/index.js';
 import { requeueAfter, resync, type Outcome } from '../../operators/index.js';
 import type { ControllerContext } from '../context.js';
@@ -79,7 +79,7 @@ async function syncNamespace(client: Client, ns: Namespace, recheckMs: number): 
 
 /** Writes the deletion conditions when they differ from the namespace's; answers the namespace as it now is. */
 async function writeConditions(client: Client, ns: Namespace, wanted: NamespaceCondition[]): Promise<Namespace> {
-  const merged = mergeConditions(ns.status?.conditions ?? [], wanted, new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
+  const merged = mergeConditions(ns.status?.conditions ?? [], wanted, rfc3339());
   if (!merged) return ns;
   return client.updateStatus(builtin.namespaces, { ...ns, status: { ...ns.status, conditions: merged } });
 }

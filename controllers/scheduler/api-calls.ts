@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import type { CoreEvent, Pod } from '../../src/api/index.js';
+import { rfc3339, type Pod } from '../../src/api/index.js';
 import { builtin, type Client } from '../../src/client/index.js';
 import { TokenBucket, type TokenBucketOptions } from '../../operators/index.js';
 
 /**
- * The scheduler's writes to the API server: bindings, the PodScheduled condition, Events. Each
- * waits for a token of one bucket (`--svc-api-qps`, `--svc-api-burst`), as client-go's rate
- * limiter makes every request of a kube-scheduler wait.
+ * The scheduler's writes to the API server: bindings and the PodScheduled condition. Each waits
+ * for a token of one bucket (`--svc-api-qps`, `--svc-api-burst`), as client-go's rate limiter
+ * makes every request of a kube-scheduler wait; its Events (the shared EventRecorder) take tokens
+ * of the same bucket.
  */
 export class SchedulerApi {
   readonly #bucket: TokenBucket | undefined;
@@ -14,22 +14,19 @@ export class SchedulerApi {
   constructor(
     readonly client: Client,
     bucket: TokenBucketOptions | false,
-    /** `source.component` and `reportingComponent` of the Events. */
-    readonly component: string,
-    /** `reportingInstance` of the Events (this scheduler's identity). */
-    readonly instance: string,
   ) {
     this.#bucket = bucket === false ? undefined : new TokenBucket(bucket);
   }
 
-  async #token(): Promise<void> {
+  /** Waits for a token of the bucket (the Events the scheduler records take them too). */
+  async token(): Promise<void> {
     const wait = this.#bucket?.reserve(Date.now()) ?? 0;
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 
   /** POST pods/<name>/binding: sets `spec.nodeName` once (409 if the pod is bound already, 404 if gone). */
   async bind(pod: Pod, nodeName: string): Promise<void> {
-    await this.#token();
+    await this.token();
     const { namespace, name, uid } = pod.metadata;
     await this.client.bind(name!, nodeName, { namespace, uid });
   }
@@ -42,9 +39,9 @@ export class SchedulerApi {
   async markUnschedulable(pod: Pod, reason: string, message: string): Promise<boolean> {
     const current = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
     if (current?.status === 'False' && current.reason === reason && current.message === message) return false;
-    await this.#token();
+    await this.token();
     const { namespace, name } = pod.metadata;
-    const lastTransitionTime = current?.status === 'False' && current['lastTransitionTime'] ? current['lastTransitionTime'] : now();
+    const lastTransitionTime = current?.status === 'False' && current['lastTransitionTime'] ? current['lastTransitionTime'] : rfc3339();
     await this.client.patchStatus(
       builtin.pods,
       name!,
@@ -53,31 +50,4 @@ export class SchedulerApi {
     );
     return true;
   }
-
-  /** A core/v1 Event about `pod` (`Scheduled`, `FailedScheduling`). */
-  async event(pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void> {
-    await this.#token();
-    const { namespace, name, uid, resourceVersion } = pod.metadata;
-    const at = now();
-    const event: CoreEvent = {
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name: `${name ?? 'pod'}.${randomBytes(8).toString('hex')}`, namespace },
-      involvedObject: { apiVersion: 'v1', kind: 'Pod', namespace, name, uid, resourceVersion },
-      type,
-      reason,
-      message,
-      source: { component: this.component },
-      reportingComponent: this.component,
-      reportingInstance: this.instance,
-      firstTimestamp: at,
-      lastTimestamp: at,
-      count: 1,
-    };
-    await this.client.create(builtin.coreEvents, event, { namespace });
-  }
-}
-
-function now(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 }

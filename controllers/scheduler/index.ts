@@ -16,5 +16,5 @@ export type { FilterPlugin, ScorePlugin } from './plugin.js';
 export { MAX_NODE_SCORE } from './plugin.js';
 export { DEFAULT_FILTERS } from './filters/index.js';
 export { DEFAULT_SCORES } from './scores/index.js';
-export { milliValue } from './quantity.js';
+export { milliValue } from '../../src/api/index.js';
 export { podRequests } from './resources.js';

@@ -1,5 +1,5 @@
 import type { Node } from '../../src/api/index.js';
-import { effectiveTaints } from './tolerations.js';
+import { effectiveTaints } from '../node-matching/index.js';
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 

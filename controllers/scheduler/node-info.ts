@@ -1,7 +1,7 @@
 import type { Node } from '../../src/api/index.js';
 import { WILDCARD_IP, type HostPort, type PodInfo } from './pod-info.js';
 import { allocatableOf, PODS } from './resources.js';
-import { effectiveTaints, type TaintLike } from './tolerations.js';
+import { effectiveTaints, type TaintLike } from '../node-matching/index.js';
 
 /**
  * One node and what is bound (or assumed) on it, kept up to date incrementally: adding or removing

@@ -1,5 +1,5 @@
 import type { Pod } from '../../src/api/index.js';
-import { nodeAffinityOf, type PodNodeAffinity } from './affinity.js';
+import { nodeAffinityOf, type PodNodeAffinity } from '../node-matching/index.js';
 import { CPU, EPHEMERAL_STORAGE, MEMORY, nonZeroRequests, podRequests } from './resources.js';
 
 /** A host port a pod asks for: `hostIP` 0.0.0.0 when it names none, protocol TCP by default. */

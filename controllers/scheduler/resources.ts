@@ -1,5 +1,4 @@
-import type { Pod } from '../../src/api/index.js';
-import { milliValue } from './quantity.js';
+import { milliValue, type Pod } from '../../src/api/index.js';
 
 /** Resource names (cpu, memory, ephemeral-storage, example.com/gpu, ...) to amounts in milli-units. */
 export type ResourceAmounts = ReadonlyMap<string, number>;

@@ -1,10 +1,9 @@
 import { hostname } from 'node:os';
 import { merge, Observable, Subject } from 'rxjs';
 import { isStatusError, type Node, type Pod } from '../../src/api/index.js';
-import { builtin, InformerFactory, type Client, type InformerEvent } from '../../src/client/index.js';
+import { builtin, EventRecorder, InformerFactory, type Client, type InformerEvent, type InvolvedObject } from '../../src/client/index.js';
 import type { TokenBucketOptions } from '../../operators/index.js';
 import { SchedulerApi } from './api-calls.js';
-import { EventRecorder, type EventRecorderOptions } from './event-recorder.js';
 import { SchedulerCache } from './cache.js';
 import { DEFAULT_FILTERS } from './filters/index.js';
 import { NodeFinder } from './find-node.js';
@@ -35,8 +34,8 @@ export interface SchedulerOptions {
   readonly scores?: readonly ScorePlugin[];
   /** Emit a `Scheduled` Event per bound pod (as kube-scheduler does). Default true. */
   readonly scheduledEvents?: boolean;
-  /** The Events' bounded buffer and how many are sent at once (Events are best effort). */
-  readonly events?: EventRecorderOptions;
+  /** The Events' bounded buffer (default 1 000) and how many are written at once (default 4): Events are best effort. */
+  readonly events?: { readonly bufferSize?: number; readonly inFlight?: number };
   /** This instance, in Events. Default the host name. */
   readonly identity?: string;
   readonly random?: () => number;
@@ -58,6 +57,11 @@ export interface SchedulerState {
 /** Whether what scheduling reads of a pod (its spec, labels, annotations) is unchanged. */
 const sameSchedulingInputs = (a: Pod, b: Pod): boolean =>
   JSON.stringify([a.spec, a.metadata.labels, a.metadata.annotations]) === JSON.stringify([b.spec, b.metadata.labels, b.metadata.annotations]);
+
+const involved = (pod: Pod): InvolvedObject => {
+  const { namespace, name, uid, resourceVersion } = pod.metadata;
+  return { apiVersion: 'v1', kind: 'Pod', namespace, name: name ?? '', uid, resourceVersion };
+};
 
 const isTerminal = (pod: Pod): boolean => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 
@@ -105,9 +109,10 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
       percentageOfNodesToScore: options.percentageOfNodesToScore,
       ...(options.random ? { random: options.random } : {}),
     });
-    const api = new SchedulerApi(options.client, options.bucket ?? { qps: 50, burst: 100 }, SCHEDULER_NAME, options.identity ?? hostname());
+    const api = new SchedulerApi(options.client, options.bucket ?? { qps: 50, burst: 100 });
     const slots = new Slots(options.bindConcurrency ?? 64);
-    const events = new EventRecorder((pod, type, reason, message) => api.event(pod, type, reason, message), options.events);
+    // The shared recorder, its writes taking tokens of the scheduler's bucket as bindings do.
+    const events = new EventRecorder({ ...options.events, client: options.client, component: SCHEDULER_NAME, host: options.identity ?? hostname(), throttle: () => api.token() });
     const results = new Subject<ScheduleResult>();
     const resultSub = results.subscribe(subscriber);
     onState?.({ cache, queue, events });
@@ -162,7 +167,7 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
         await api.bind(pod, nodeName);
         queue.done(key);
         results.next({ type: 'bound', pod: key, node: nodeName });
-        if (options.scheduledEvents ?? true) events.record(pod, 'Normal', 'Scheduled', `Successfully assigned ${key} to ${nodeName}`);
+        if (options.scheduledEvents ?? true) events.record(involved(pod), 'Normal', 'Scheduled', `Successfully assigned ${key} to ${nodeName}`);
       } catch (error) {
         cache.forget(key);
         if (isStatusError(error) && error.code === 404) queue.delete(key);
@@ -178,7 +183,7 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
       results.next({ type: 'unschedulable', pod: key, message });
       api
         .markUnschedulable(pod, 'Unschedulable', message)
-        .then((changed) => changed && events.record(pod, 'Warning', 'FailedScheduling', message))
+        .then((changed) => changed && events.record(involved(pod), 'Warning', 'FailedScheduling', message))
         .catch(() => undefined);
     };
 
@@ -216,7 +221,7 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
       stopped = true;
       queue.close();
       watching.unsubscribe();
-      events.close();
+      events.stop();
       resultSub.unsubscribe();
       if (!options.informers) informers.stop();
     };

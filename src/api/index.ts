@@ -16,6 +16,7 @@ export {
 } from './status-error.js';
 export { booleanParam, notABoolean, parseBool } from './boolean-param.js';
 export { hasField, ownField, setField } from './json-fields.js';
+export { canonicalJson } from './canonical-json.js';
 export {
   alreadyExists,
   badRequest,
@@ -220,7 +221,7 @@ export {
   type ScalePaths,
   type WriteStrategy,
 } from './resource-type.js';
-export { quantityValue } from './quantity.js';
+export { formatMilliQuantity, milliQuantity, milliValue, quantityBytes, quantityValue } from './quantity.js';
 export { ResourceRegistry, type ApiGroupVersions, type RegistryChange } from './registry.js';
 export { builtinRegistry, builtinTypes } from './builtin/index.js';
 export { reviewTypes } from './builtin/review-groups.js';
@@ -252,6 +253,7 @@ export {
   generateName,
   LABEL_VALUE_MAX,
   MAX_GENERATE_NAME_PREFIX,
+  SAFE_ALPHABET,
   type ObjectMetaRules,
   QUALIFIED_NAME_MAX,
   TOTAL_ANNOTATION_SIZE_MAX,
@@ -289,3 +291,7 @@ export { childSchema, itemSchema, markStruct, schemaNode, unwrapSchema, type Sch
 export { listTypeOf, type ListType } from './list-types.js';
 export { SVC_VERSION } from './svc-version.js';
 export { zodToOpenApi, type OpenApiSchema } from './zod-to-openapi.js';
+export { microTime, rfc3339 } from './timestamps.js';
+export { podQosClass, type QosClass } from './pod-qos-class.js';
+// batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
+export * from './batch/index.js';

@@ -1,18 +1,8 @@
 import { LIST_TYPES_BY_FIELD, LIST_TYPES_BY_ITEM } from './kinds/list-types.js';
+import type { ListType } from './list-type.js';
 import { itemSchema, unwrapSchema, type Schema } from './schema-walk.js';
 
-/**
- * How a list field merges, as Kubernetes declares it on its Go types (`patchStrategy`,
- * `patchMergeKey`, `listType`, `listMapKeys`):
- * - `map`: an associative list; items are identified by `keys` (server-side apply) and merged by
- *   `mergeKey` (strategic merge patch: the first key, as Kubernetes' patchMergeKey).
- * - `set`: a list of scalars merged as a set (finalizers).
- * - `atomic`: replaced as a whole (every list not declared otherwise).
- */
-export type ListType =
-  | { readonly type: 'map'; readonly keys: readonly string[]; readonly mergeKey: string }
-  | { readonly type: 'set' }
-  | { readonly type: 'atomic' };
+export type { ListType } from './list-type.js';
 
 const ATOMIC: ListType = { type: 'atomic' };
 

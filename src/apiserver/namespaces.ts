@@ -1,4 +1,4 @@
-import type { ResourceRegistry, ResourceType } from '../api/index.js';
+import { rfc3339, type ResourceRegistry, type ResourceType } from '../api/index.js';
 import { isStorageError, type Store } from '../storage/index.js';
 import { apiVersionOf, encodeForStorage, objectKey, prepareForCreate, type ApiObject } from './objects.js';
 
@@ -24,7 +24,7 @@ export function prepareNamespace(object: ApiObject): ApiObject {
 export function markNamespaceTerminating(ns: ApiObject, now = new Date()): ApiObject {
   return {
     ...ns,
-    metadata: { ...ns.metadata, deletionTimestamp: ns.metadata.deletionTimestamp ?? now.toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    metadata: { ...ns.metadata, deletionTimestamp: ns.metadata.deletionTimestamp ?? rfc3339(now) },
     status: { ...((ns['status'] as object | undefined) ?? {}), phase: 'Terminating' },
   };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { objectMetaSchema, qualifiedResource, storageReadError, type ObjectMeta, type ResourceType, type StatusError } from '../api/index.js';
+import { objectMetaSchema, qualifiedResource, storageReadError, rfc3339, type ObjectMeta, type ResourceType, type StatusError } from '../api/index.js';
 import { isStorageError, type KeyValue, type Store } from '../storage/index.js';
 import { jsonEqual } from './writes/json-value.js';
 import { MAX_OBJECT_BYTES, objectTooLarge } from '../encoding/index.js';
@@ -89,14 +89,14 @@ export function storedBytesOf(object: ApiObject): Uint8Array | undefined {
 }
 
 /** The fields the server owns on create: a fresh uid, the creation time, no version yet. */
-export function prepareForCreate(object: ApiObject, now = new Date()): ApiObject {
+export function prepareForCreate(object: ApiObject, now = new Date(), uid: string = randomUUID()): ApiObject {
   const { resourceVersion: _rv, deletionTimestamp: _dt, deletionGracePeriodSeconds: _dg, ...metadata } = object.metadata;
   return {
     ...object,
     metadata: {
       ...metadata,
-      uid: randomUUID(),
-      creationTimestamp: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      uid,
+      creationTimestamp: rfc3339(now),
       generation: 1,
     },
   };

@@ -2,7 +2,7 @@ import { resourceVersionTooLarge, type ResourceRegistry, type ResourceType } fro
 import type { KeyValue, Store } from '../storage/index.js';
 import { collectionPrefix } from './objects.js';
 import { servedBytes, servedObjectDecoder, type ServedObject } from './served-object.js';
-import { WatchCache } from './watch-cache/index.js';
+import { WatchCache } from '../watch-cache/index.js';
 
 export interface ResourceCachesOptions {
   readonly store: Store;

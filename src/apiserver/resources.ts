@@ -3,14 +3,15 @@ import { badRequest, booleanParam, methodNotAllowed, StatusError, upstreamGroupA
 import { authorizeApiRequest, type Authorizer } from './authz/index.js';
 import type { Store } from '../storage/index.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
-import type { Handler, HandlerContext } from './handlers/context.js';
+import type { Handler, HandlerContext } from './request/index.js';
 import { create } from './handlers/create.js';
 import { deleteCollection, deleteObject } from './handlers/delete.js';
 import { patch } from './handlers/patch.js';
 import { getObject, listObjects } from './handlers/read.js';
 import { update } from './handlers/update.js';
 import { namespaceSubresource } from './handlers/namespace-subresources.js';
-import { watchObjects, type WatchSettings } from './handlers/watch.js';
+import { watchObjects } from './handlers/watch.js';
+import { type WatchSettings } from './request/index.js';
 import { serveTokenRequest } from './authn/token-request-route.js';
 import type { ServiceAccountTokens } from './authn/index.js';
 import type { Admission } from './admission/index.js';

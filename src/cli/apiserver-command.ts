@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { serveApiServer, type ApiServerConfig, type ServingApiServer } from '../apiserver/serve.js';
+import { serveApiServer, type ApiServerConfig, type ServingApiServer } from '../apiserver/index.js';
 import { writeSvcconfig } from '../client/index.js';
 import { apiServerConfig, apiServerDoc, apiServerFlags } from './apiserver-flags.js';
 import { closeOnSignal, EXIT_FAILED, isExit, processIO, readCommandLine, type CommandIO, type Exit } from './command.js';

@@ -1,7 +1,5 @@
 import { isIP } from 'node:net';
-import { ADMISSION_PLUGINS, isAdmissionPluginName } from '../apiserver/admission/index.js';
-import type { ApiServerConfig } from '../apiserver/serve.js';
-import { AUTHORIZATION_MODES, parseAuthorizationModes } from '../apiserver/index.js';
+import { ADMISSION_PLUGINS, AUTHORIZATION_MODES, isAdmissionPluginName, parseAuthorizationModes, type ApiServerConfig } from '../apiserver/index.js';
 import { describeFeatureGates, resolveFeatureGates, unknownFeatureGate } from './feature-gates.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagValues } from './flag-spec.js';

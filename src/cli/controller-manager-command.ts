@@ -6,20 +6,26 @@ import { X509Certificate } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import {
   AccessReviewer,
+  builtinLoops,
+  invalidControllerSelection,
+  loadControllerModules,
   parseCertificates,
+  selectControllers,
   RequestAuth,
   startControllerManager,
   TokenReviewer,
   type ControllerManagerOptions,
+  type LoopFactory,
   type ManagerLog,
   type RunningControllerManager,
   type ServingTls,
-} from '../../controllers/manager/index.js';
+} from '../../controllers/index.js';
 import { SVC_VERSION } from '../api/index.js';
 import { ensurePki, loadServingCertificate, servingNames } from '../apiserver/index.js';
 import { Client, loadSvcconfig, type ConnectionOptions } from '../client/index.js';
 import { closeOnSignal, EXIT_FAILED, EXIT_OK, isExit, processIO, readCommandLine, type CommandIO } from './command.js';
 import { controllerManagerSettings, type ControllerManagerSettings } from './controller-manager-config.js';
+import { readControllerManagerConfigFile, type ModuleSpec } from './controller-manager-config-file.js';
 import { controllerManagerDoc, controllerManagerFlags, TLS_CIPHER_SUITES } from './controller-manager-flags.js';
 import { textLog } from './controller-manager-log.js';
 import { FlagError, parseFlags } from './flags.js';
@@ -198,10 +204,29 @@ async function connection(flags: ControllerManagerSettings['flags']): Promise<Co
   };
 }
 
-/** The manager's options from its settings, with every file read. Throws `Error` on unusable files. */
+/**
+ * The loops of `--config`'s controllerModules and of `--controller-module`s, with the built-in
+ * ones, and the controllers `--controllers` selects among all of them. Throws `Error` (a module
+ * that does not load, a name clash, a `--controllers` name no one gives).
+ */
+async function controllerSelection(settings: ControllerManagerSettings): Promise<Pick<ControllerManagerOptions, 'controllers' | 'loops'>> {
+  const f = settings.flags;
+  const specs: ModuleSpec[] = [...(f.config ? (await readControllerManagerConfigFile(f.config)).controllerModules : []), ...f.controllerModule.map((spec) => ({ spec, base: process.cwd() }))];
+  if (specs.length === 0) return { controllers: settings.controllers };
+  const modules = await loadControllerModules(specs);
+  const names = [...modules.keys()];
+  const problem = invalidControllerSelection(f.controllers, names);
+  if (problem) throw new Error(`--controllers: ${problem}`);
+  const loops = new Map<string, LoopFactory>(builtinLoops());
+  for (const [name, loop] of modules) loops.set(name, () => loop);
+  return { controllers: selectControllers(f.controllers, names), loops };
+}
+
+/** The manager's options from its settings, with every file read and every controller module loaded. Throws `Error` on unusable files or modules. */
 export async function controllerManagerOptions(settings: ControllerManagerSettings, log: ManagerLog): Promise<ControllerManagerOptions> {
   const f = settings.flags;
   const target = await connection(f);
+  const selection = await controllerSelection(settings);
   // The root CA publisher publishes --root-ca-file, else the CA the manager itself trusts the API server with.
   const caData = target.caData;
   const rootCa = f.rootCaFile !== undefined ? await readText(f.rootCaFile, '--root-ca-file') : caData === undefined ? undefined : Buffer.from(caData).toString('utf8');
@@ -210,7 +235,7 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
     contentType: f.svcApiContentType,
     qps: f.svcApiQps,
     burst: f.svcApiBurst,
-    controllers: settings.controllers,
+    ...selection,
     loopSettings: {
       concurrentNamespaceSyncs: f.concurrentNamespaceSyncs,
       namespaceSyncPeriodMs: f.namespaceSyncPeriod,

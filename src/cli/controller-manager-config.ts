@@ -1,6 +1,6 @@
-import { canonicalControllerName, selectControllers, type ControllerName } from '../../controllers/manager/index.js';
-import { SVC_VERSION } from '../api/index.js';
-import { CONTROLLER_MANAGER_FEATURE_GATES, parseAllowMetricLabels, quantityBytes, type ControllerManagerFlags } from './controller-manager-flags.js';
+import { canonicalControllerName, selectControllers, type ControllerName } from '../../controllers/index.js';
+import { SVC_VERSION, quantityBytes } from '../api/index.js';
+import { CONTROLLER_MANAGER_FEATURE_GATES, parseAllowMetricLabels, type ControllerManagerFlags } from './controller-manager-flags.js';
 import { FlagError } from './flags.js';
 
 /**
@@ -128,13 +128,17 @@ export function controllerManagerSettings(flags: ControllerManagerFlags): Contro
   if (emulated && compat && (compat[0] > emulated[0] || (compat[0] === emulated[0] && compat[1] > emulated[1]))) {
     throw new FlagError('--min-compatibility-version cannot be newer than --emulated-version', '--min-compatibility-version');
   }
-  for (const name of flags.controllers) {
-    if (name !== '*' && canonicalControllerName(name.replace(/^-/, '')) === undefined) throw new FlagError(`unknown controller ${JSON.stringify(name)}`, '--controllers');
+  // With controller modules their names are known only once they are loaded (when the manager starts).
+  const modules = flags.controllerModule.length > 0 || given(flags.config);
+  if (!modules) {
+    for (const name of flags.controllers) {
+      if (name !== '*' && canonicalControllerName(name.replace(/^-/, '')) === undefined) throw new FlagError(`unknown controller ${JSON.stringify(name)}`, '--controllers');
+    }
   }
   const allow = parseAllowMetricLabels(flags.allowMetricLabels);
   return {
     flags,
-    controllers: selectControllers(flags.controllers),
+    controllers: selectControllers(modules ? flags.controllers.filter((item) => item === '*' || canonicalControllerName(item.replace(/^-/, '')) !== undefined) : flags.controllers),
     featureGates: gates,
     allowMetricLabels: typeof allow === 'string' ? new Map() : allow,
     reportedVersion,

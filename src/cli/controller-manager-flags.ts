@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { CONTROLLER_NAMES, DISABLED_BY_DEFAULT, invalidControllerSelection } from '../../controllers/manager/index.js';
+import { CONTROLLER_NAMES, DISABLED_BY_DEFAULT, invalidControllerItems } from '../../controllers/index.js';
+import { quantityBytes } from '../api/index.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagValues } from './flag-spec.js';
 import { defineFlags } from './flags.js';
@@ -41,14 +42,6 @@ export function invalidCidrs(text: string): string | undefined {
 /** `pattern=N,...` for --vmodule. */
 const invalidVmodule = (text: string): string | undefined =>
   text === '' || text.split(',').every((item) => /^[^=\s]+=\d+$/.test(item)) ? undefined : 'must be pattern=N pairs, comma-separated';
-
-/** A Kubernetes quantity without a fraction (`0`, `65536`, `64Ki`, `1Mi`, `1M`). */
-export function quantityBytes(text: string): number | undefined {
-  const match = /^(\d+)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/.exec(text);
-  if (!match) return undefined;
-  const scale: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
-  return Number(match[1]) * (match[2] === undefined ? 1 : scale[match[2]]!);
-}
 
 const VERSION = /^v\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]*)?$/;
 const MINOR = /^\d+\.\d+$/;
@@ -151,8 +144,18 @@ export const controllerManagerFlags = defineFlags({
   controllers: flag.stringSlice({
     default: ['*'],
     valueName: 'strings',
-    meaning: `Controllers to run: '*' runs every on-by-default controller, 'name' one more, '-name' one fewer (aliases accepted). Known: ${CONTROLLER_NAMES.join(', ')}. Off by default: ${[...DISABLED_BY_DEFAULT].join(', ')}.`,
-    validate: invalidControllerSelection,
+    meaning: `Controllers to run: '*' runs every on-by-default controller (and every controller of the controller modules), 'name' one more, '-name' one fewer (aliases accepted). Known: ${CONTROLLER_NAMES.join(', ')}. Off by default: ${[...DISABLED_BY_DEFAULT].join(', ')}.`,
+    validate: invalidControllerItems,
+  }),
+  'controller-module': flag.stringArray({
+    valueName: 'path|package',
+    meaning:
+      "An ES module of your own controllers: a file path (relative to the working directory) or a package name. Its default export (else its export named 'controllers') maps controller names to loops, functions of the ControllerContext (docs/controllers.md); the names then work in --controllers like the built-in ones. Repeatable; added to the config file's controllerModules.",
+  }),
+  config: flag.string({
+    valueName: 'path',
+    meaning:
+      'A configuration file (YAML or JSON; apiVersion controllermanager.config.svc.io/v1alpha1, kind ControllerManagerConfiguration) with controllerModules: a list of modules as --controller-module takes them, paths relative to the file.',
   }),
 
   // --- General, cloud and networking -------------------------------------------------------

@@ -1,4 +1,4 @@
-import type { ManagerLog } from '../../controllers/manager/index.js';
+import type { ManagerLog } from '../../controllers/index.js';
 import type { CommandIO } from './command.js';
 
 /**

@@ -5,7 +5,9 @@ import { renderHelp } from './flag-docs.js';
 import { FlagError } from './flags.js';
 import { resolveNodeAgentOptions, type ResolvedOptions } from './nodeagent-config.js';
 import { nodeAgentDoc, nodeAgentFlags } from './nodeagent-flags.js';
-import { startNodeAgent, type RunningNodeAgent } from './nodeagent-run.js';
+import { startNodeAgent, type NodeAgentStartup, type RunningNodeAgent } from './nodeagent-run.js';
+
+export type { NodeAgentStartup } from './nodeagent-run.js';
 import { checkHost, notBuiltNotices, readHostFacts, validateNodeAgentOptions, type HostFacts } from './nodeagent-validate.js';
 
 /**
@@ -22,14 +24,6 @@ export function versionRequest(value: string | undefined): { print: 'short' | 'r
   if (value === 'true') return { print: 'short' };
   if (value === 'raw') return { print: 'raw' };
   return { report: value };
-}
-
-export interface NodeAgentStartup {
-  readonly options: ResolvedOptions;
-  /** The version the agent reports in its Node (svc's, or `--version=<v>`). */
-  readonly version: string;
-  /** `--registry-config`, read and checked. */
-  readonly registries?: RegistryConfig;
 }
 
 /** Reads `--registry-config`; a problem is an option error (exit 1). */

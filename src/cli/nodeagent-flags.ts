@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { quantityValue } from '../api/index.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagSpec, type FlagValues } from './flag-spec.js';
 import { defineFlags } from './flags.js';
@@ -311,7 +312,7 @@ export const nodeAgentFlags = defineFlags({
   'container-log-max-files': viaConfig('containerLogMaxFiles', flag.int32({ default: 5, meaning: '(beta) Log files kept per container; at least 2.', validate: (n) => (n >= 2 ? undefined : 'must be at least 2') })),
   'container-log-max-size': viaConfig(
     'containerLogMaxSize',
-    flag.string({ default: '10Mi', valueName: 'quantity', meaning: 'The size at which a container log is rotated (a quantity: 10Mi, 512Ki).', validate: (q) => (/^\d+(\.\d+)?([KMGTPE]i?|k)?$/.test(q) ? undefined : 'not a quantity such as 10Mi') }),
+    flag.string({ default: '10Mi', valueName: 'quantity', meaning: 'The size at which a container log is rotated (a quantity: 10Mi, 512Ki).', validate: (q) => (quantityValue(q) === undefined ? 'not a quantity such as 10Mi' : undefined) }),
   ),
   'svc-api-qps': viaConfig('svcAPIQPS', flag.int32({ default: 50, meaning: 'API queries per second (events and node heartbeats excluded); 0 uses 50.', validate: nonNegative })),
   'svc-api-burst': viaConfig('svcAPIBurst', flag.int32({ default: 100, meaning: 'API burst; 0 uses 100.', validate: nonNegative })),

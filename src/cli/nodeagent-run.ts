@@ -9,7 +9,7 @@ import {
   ContainerGarbageCollector,
   CriClient,
   criRuntimeInfo,
-  EventRecorder,
+  nodeAgentEvents,
   hardThresholds,
   ImageGarbageCollector,
   ImageManager,
@@ -36,12 +36,21 @@ import {
   type CriCallRecord,
   type NodeStatusHandle,
   type PodUpdate,
+  type RegistryConfig,
   type RunningAgentServer,
 } from '../nodeagent/index.js';
 import type { CommandIO } from './command.js';
-import type { NodeAgentStartup } from './nodeagent-command.js';
+import type { ResolvedOptions } from './nodeagent-config.js';
 import { effectiveRates } from './nodeagent-validate.js';
 
+/** What the command checked and resolved before the agent starts. */
+export interface NodeAgentStartup {
+  readonly options: ResolvedOptions;
+  /** The version the agent reports in its Node (svc's, or `--version=<v>`). */
+  readonly version: string;
+  /** `--registry-config`, read and checked. */
+  readonly registries?: RegistryConfig;
+}
 /** A node agent running in this process (the `nodeagent` daemon, or the node of `svc up`). */
 export interface RunningNodeAgent {
   readonly nodeName: string;
@@ -147,7 +156,7 @@ async function startWithRuntime(
   }
   const informers = client ? new InformerFactory(client) : undefined;
   if (informers) stops.push(() => informers.stop());
-  const events = statusClient ? new EventRecorder({ client: statusClient, qps: rates.eventQps, burst: rates.eventBurst, component: 'nodeagent', host: name }) : undefined;
+  const events = statusClient ? nodeAgentEvents({ client: statusClient, qps: rates.eventQps, burst: rates.eventBurst, host: name }) : undefined;
   if (events) stops.push(() => events.stop());
 
   const sourceOptions = {

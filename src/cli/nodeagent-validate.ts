@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { quantityValue } from '../api/index.js';
 import { FlagError } from './flags.js';
 import type { NodeAgentFlags } from './nodeagent-flags.js';
 
@@ -28,7 +29,6 @@ const ENFORCE_VALUES = new Set(['none', 'pods', 'system-reserved', 'system-reser
 const TAINT_EFFECTS = new Set(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
 const RESERVABLE = new Set(['cpu', 'memory', 'pid', 'ephemeral-storage']);
 const EVICTION_SIGNALS = new Set(['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'containerfs.available', 'containerfs.inodesFree', 'pid.available']);
-const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+|[numkMGTPE]|[KMGTPE]i)?$/;
 
 /** Is `label` (a key) one a node may give itself? Keys outside svc.io are always allowed. */
 export function nodeLabelAllowed(key: string): boolean {
@@ -94,7 +94,7 @@ export function validateNodeAgentOptions(o: NodeAgentFlags): void {
   ] as const) {
     for (const [resource, quantity] of Object.entries(reserved)) {
       if (!RESERVABLE.has(resource)) fail(flag, `${JSON.stringify(resource)} cannot be reserved (only cpu, memory, pid and ephemeral-storage)`);
-      if (!QUANTITY.test(quantity)) fail(flag, `${resource}=${quantity}: not a quantity`);
+      if (quantityValue(quantity) === undefined) fail(flag, `${resource}=${quantity}: not a quantity`);
     }
   }
 
@@ -106,7 +106,7 @@ export function validateNodeAgentOptions(o: NodeAgentFlags): void {
     for (const [signal, value] of Object.entries(thresholds)) {
       if (!EVICTION_SIGNALS.has(signal)) fail(flag, `unknown eviction signal ${JSON.stringify(signal)}`);
       const pct = /^(\d+(\.\d+)?)%$/.exec(value);
-      if (pct ? Number(pct[1]) > 100 : !QUANTITY.test(value)) fail(flag, `${signal}=${value}: not a quantity or a percentage up to 100%`);
+      if (pct ? Number(pct[1]) > 100 : quantityValue(value) === undefined) fail(flag, `${signal}=${value}: not a quantity or a percentage up to 100%`);
     }
   }
   for (const [signal, grace] of Object.entries(o.evictionSoftGracePeriod)) {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import { hostname } from 'node:os';
-import type { Subscription } from 'rxjs';
-import { leaderElectedScheduler, scheduler, type ScheduleResult } from '../../controllers/scheduler/index.js';
+import { Subject, type Subscription } from 'rxjs';
+import { leaderElectedScheduler, scheduler, type ScheduleResult } from '../../controllers/index.js';
 import { Client, type ClientOptions } from '../client/index.js';
 import { closeOnSignal, EXIT_FAILED, isExit, processIO, readCommandLine, type CommandIO } from './command.js';
 import { checkSchedulerFlags, schedulerDoc, schedulerFlags, type SchedulerFlags } from './scheduler-flags.js';
@@ -69,9 +69,14 @@ export async function startScheduler(flags: SchedulerFlags, options: SchedulerSt
     bucket: { qps: flags.svcApiQps, burst: flags.svcApiBurst },
     percentageOfNodesToScore: flags.percentageOfNodesToScore,
   };
+  // Ends the election on close(): the scheduler stops, the Lease is released, then the results complete.
+  const stopElection$ = new Subject<void>();
+  let markEnded!: () => void;
+  const ended = new Promise<void>((resolve) => (markEnded = resolve));
   const results = flags.leaderElect
     ? leaderElectedScheduler({
         ...common,
+        stop$: stopElection$,
         lease: { namespace: flags.leaderElectResourceNamespace, name: flags.leaderElectResourceName },
         leaseDuration: flags.leaderElectLeaseDuration,
         renewDeadline: flags.leaderElectRenewDeadline,
@@ -84,7 +89,11 @@ export async function startScheduler(flags: SchedulerFlags, options: SchedulerSt
     : scheduler(common);
   const subscription: Subscription = results.subscribe({
     next: log,
-    error: (error: unknown) => io.err(`scheduler stopped: ${(error as Error).message}`),
+    error: (error: unknown) => {
+      io.err(`scheduler stopped: ${(error as Error).message}`);
+      markEnded();
+    },
+    complete: markEnded,
   });
   let health: Server | undefined;
   if (flags.securePort !== 0) {
@@ -103,10 +112,16 @@ export async function startScheduler(flags: SchedulerFlags, options: SchedulerSt
     healthUrl,
     leading: () => leading,
     async close() {
+      if (flags.leaderElect) {
+        // The release is awaited, bounded as a renewal is: a server that does not answer holds it no longer.
+        stopElection$.next();
+        let bound: NodeJS.Timeout | undefined;
+        await Promise.race([ended, new Promise((resolve) => (bound = setTimeout(resolve, flags.leaderElectRenewDeadline)))]);
+        clearTimeout(bound);
+      }
       subscription.unsubscribe();
       await new Promise<void>((resolve) => (health ? health.close(() => resolve()) : resolve()));
       if (options.client) return;
-      // close() lets the Lease release (sent on unsubscribe) reach the server; a hung server gets 2 s.
       const grace = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 2000).unref());
       if ((await Promise.race([client.close(), grace])) === 'late') await client.destroy();
     },

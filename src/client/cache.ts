@@ -39,6 +39,20 @@ export type CacheChange<T> =
   | { readonly type: 'updated'; readonly old: T; readonly object: T }
   | { readonly type: 'deleted'; readonly object: T; readonly finalStateUnknown: boolean };
 
+/**
+ * A cache's write side, as the informer drives it: CacheWriter (decoded objects) and
+ * ViewCacheWriter (lazy/view-cache.ts: records behind views) both are one.
+ */
+export interface CacheWrites<T extends KubeObject> {
+  readonly reader: CacheReader<T>;
+  addIndexer(name: string, fn: IndexFunc<T>): void;
+  upsert(object: T): CacheChange<T> | undefined;
+  remove(last: T): CacheChange<T> | undefined;
+  beginReplace(): void;
+  stage(object: T): void;
+  commitReplace(): CacheChange<T>[];
+}
+
 interface Index<T> {
   readonly fn: IndexFunc<T>;
   readonly byValue: Map<string, Set<string>>;
@@ -48,7 +62,7 @@ interface Index<T> {
  * The write side, owned by one reflector (the informer): the only code that changes the cache.
  * A relist is staged with `beginReplace` / `stage` and swapped in at once by `commitReplace`.
  */
-export class CacheWriter<T extends KubeObject> {
+export class CacheWriter<T extends KubeObject> implements CacheWrites<T> {
   #objects = new Map<string, T>();
   readonly #indexes = new Map<string, Index<T>>();
   /** The relist being staged: key → object (the cached one when its version did not change). */

@@ -1,16 +1,19 @@
 import type { AsyncIterableX } from 'ix/asynciterable/asynciterablex';
 import type { Observable } from 'rxjs';
 import type { KubeObject, StatusDetails } from '../api/index.js';
-import { METADATA_LIST_ACCEPT, jsonCodec, type Codec } from './codec.js';
-import { lazyListDecoder } from './lazy-decode.js';
-import { listItemsObservable, listPagesIx, listPagesObservable, type ListOptions, type ListPage } from './list.js';
+import { jsonCodec, type Codec } from './codec.js';
+import { decodeStrategy, type DecodeStrategy } from './decode-strategy.js';
+import { listItemsObservable, listPagesIx, listPagesObservable, type ListOptions, type ListPage, type PageFetcher } from './list.js';
 import { builtin, resourcePath, type Resource } from './resource.js';
 import { isRecord } from './status.js';
 import { fromTarget, resolveEnvConfig, type EnvConfigOptions } from './env-config.js';
 import { lines$ } from './log-lines.js';
 import { bindingBody, evictionBody, logQuery, type BindOptions, type EvictOptions, type PodLogOptions, type Scale } from './subresource.js';
 import { loadSvcconfig } from './svcconfig.js';
-import { Transport, type ConnectionOptions, type HttpRequest } from './transport.js';
+import { attachQuery, ExecSession, type AttachOptions, type ExecOptions } from './exec-session.js';
+import { listenForwarding, portForwardQuery, PortForwardSession, type ForwardPortOptions, type PortForwarder, type PortForwardOptions } from './port-forward.js';
+import { EXEC_PROTOCOLS, PORT_FORWARD_PROTOCOLS } from './stream-channels.js';
+import { Transport, type ConnectionOptions } from './transport.js';
 import { watcher, type WatcherEvent, type WatchOptions } from './watcher.js';
 
 export interface ClientOptions extends ConnectionOptions {
@@ -229,6 +232,42 @@ export class Client {
     return lines$(this.transport, { method: 'GET', path: this.#sub(builtin.pods, options.namespace, name, 'log'), query: logQuery(options) });
   }
 
+  /**
+   * Runs `command` in a pod's container (`pods/exec` over WebSocket, v5.channel.k8s.io or v4):
+   * resolves once the server has accepted, with the session's stdin, stdout, stderr, resize and
+   * exit code (ExecSession). A refused request (no such pod, 403) rejects with its StatusError.
+   */
+  async exec(name: string, command: readonly string[], options: ExecOptions = {}): Promise<ExecSession> {
+    if (command.length === 0) throw new TypeError('exec needs a command');
+    const path = this.#sub(builtin.pods, options.namespace, name, 'exec');
+    return new ExecSession(await this.transport.websocket(path, attachQuery(options, command), EXEC_PROTOCOLS), options);
+  }
+
+  /** Attaches to a running container's streams (`pods/attach`); the session is as exec's. */
+  async attach(name: string, options: AttachOptions = {}): Promise<ExecSession> {
+    const path = this.#sub(builtin.pods, options.namespace, name, 'attach');
+    return new ExecSession(await this.transport.websocket(path, attachQuery(options), EXEC_PROTOCOLS), options);
+  }
+
+  /**
+   * One port-forward connection to `ports` of a pod (`pods/portforward` over WebSocket): a Duplex
+   * per port (`session.stream(port)`), each one TCP connection to that port inside the pod.
+   */
+  async portForward(name: string, ports: readonly number[], options: PortForwardOptions = {}): Promise<PortForwardSession> {
+    if (ports.length === 0) throw new TypeError('port-forward needs a port');
+    const path = this.#sub(builtin.pods, options.namespace, name, 'portforward');
+    return new PortForwardSession(await this.transport.websocket(path, portForwardQuery(ports), PORT_FORWARD_PROTOCOLS), ports);
+  }
+
+  /**
+   * Listens on a local port (`localPort`, default any free one) and forwards each connection to
+   * `remotePort` of the pod, as `kubectl port-forward` does. `onError` hears of connections that
+   * could not be forwarded (they are closed).
+   */
+  forwardPort(name: string, remotePort: number, options: ForwardPortOptions = {}, onError?: (error: unknown) => void): Promise<PortForwarder> {
+    return listenForwarding(() => this.portForward(name, [remotePort], options), remotePort, options, onError);
+  }
+
   async #patchAt<T>(path: string, patch: readonly JsonPatchOperation[] | object, options: PatchOptions): Promise<T> {
     const type = options.type ?? 'merge';
     if (type === 'apply' && options.fieldManager === undefined) throw new TypeError('an apply patch needs a fieldManager');
@@ -244,6 +283,19 @@ export class Client {
 
   /** One list request: everything (no `limit`), or one page. Namespaced types: every namespace unless `namespace` is given. */
   async list<T extends KubeObject>(res: Resource<T>, options: ListOptions = {}, signal?: AbortSignal): Promise<ListPage<T>> {
+    return this.#list(res, options, this.#decoding(options), signal);
+  }
+
+  #decoding(options: Pick<ListOptions, 'decode'>): DecodeStrategy {
+    return decodeStrategy(options.decode ?? 'eager', this.transport.codec);
+  }
+
+  /** A page fetcher of one decode strategy, chosen once for every page of a list or every list of a watch. */
+  #pageFetcher<T extends KubeObject>(res: Resource<T>, decoding: DecodeStrategy, namespace?: string): PageFetcher<T> {
+    return (o, signal) => this.#list(res, namespace === undefined ? o : { ...o, namespace }, decoding, signal);
+  }
+
+  async #list<T extends KubeObject>(res: Resource<T>, options: ListOptions, decoding: DecodeStrategy, signal: AbortSignal | undefined): Promise<ListPage<T>> {
     const body = await this.transport.request({
       method: 'GET',
       path: resourcePath(res, res.namespaced ? options.namespace : undefined),
@@ -255,9 +307,7 @@ export class Client {
         resourceVersion: options.resourceVersion,
         resourceVersionMatch: options.resourceVersionMatch,
       },
-      ...(options.metadataOnly ? { accept: METADATA_LIST_ACCEPT } : {}),
-      ...(options.decode === 'lazy' ? { decode: lazyListDecoder(this.transport.codec) } : {}),
-      ...(options.decode === 'protobuf' ? await protobufListRequest(options.metadataOnly === true) : {}),
+      ...(await decoding.list(options.metadataOnly === true)),
       ...(signal ? { signal } : {}),
     });
     return toPage<T>(body);
@@ -269,17 +319,17 @@ export class Client {
    * a continue token that expires part way.
    */
   listPages<T extends KubeObject>(res: Resource<T>, options: ListOptions = {}): AsyncIterableX<ListPage<T>> {
-    return listPagesIx((o, signal) => this.list(res, o, signal), options);
+    return listPagesIx(this.#pageFetcher(res, this.#decoding(options)), options);
   }
 
   /** The pages of a list as an Observable (cold: each subscription lists; unsubscribing aborts). */
   listPages$<T extends KubeObject>(res: Resource<T>, options: ListOptions = {}): Observable<ListPage<T>> {
-    return listPagesObservable((o, signal) => this.list(res, o, signal), options);
+    return listPagesObservable(this.#pageFetcher(res, this.#decoding(options)), options);
   }
 
   /** Every item of a paged list, page after page, as an Observable. */
   list$<T extends KubeObject>(res: Resource<T>, options: ListOptions = {}): Observable<T> {
-    return listItemsObservable((o, signal) => this.list(res, o, signal), options);
+    return listItemsObservable(this.#pageFetcher(res, this.#decoding(options)), options);
   }
 
   /**
@@ -289,14 +339,8 @@ export class Client {
    */
   watch$<T extends KubeObject>(res: Resource<T>, options: WatchOptions = {}): Observable<WatcherEvent<T>> {
     const namespace = res.namespaced ? options.namespace : undefined;
-    return watcher<T>(
-      {
-        transport: this.transport,
-        path: resourcePath(res, namespace),
-        listPage: (o, signal) => this.list(res, { ...o, namespace }, signal),
-      },
-      options,
-    );
+    const decoding = this.#decoding(options);
+    return watcher<T>({ transport: this.transport, path: resourcePath(res, namespace), listPage: this.#pageFetcher(res, decoding, namespace), decoding }, options);
   }
 
   /** Closes idle connections; waits for requests in flight. Unsubscribe watches first. */
@@ -325,13 +369,6 @@ function deleteBody(options: DeleteOptions): { body?: object; query?: Record<str
   if (options.preconditions !== undefined) body['preconditions'] = options.preconditions;
   if (options.dryRun) body['dryRun'] = ['All'];
   return Object.keys(body).length > 0 ? { body: { apiVersion: 'v1', kind: 'DeleteOptions', ...body } } : {};
-}
-
-/** `decode: 'protobuf'`: the list asks for protobuf and its items are protobuf views (loaded on first use, as protobufjs is). */
-async function protobufListRequest(metadataOnly: boolean): Promise<Pick<HttpRequest, 'accept' | 'decode'>> {
-  const { PROTOBUF_ACCEPT, lazyProtobufListDecoder } = await import('./proto-decode.js');
-  // Metadata-only lists are asked for in JSON (their view's media type): read lazily as JSON.
-  return { ...(metadataOnly ? {} : { accept: PROTOBUF_ACCEPT }), decode: lazyProtobufListDecoder };
 }
 
 function toPage<T>(body: unknown): ListPage<T> {

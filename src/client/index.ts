@@ -20,6 +20,10 @@ export { isExpired, isTooLargeResourceVersion, statusErrorFrom } from './status.
 export { builtin, objectKey, resource, resourcePath, typedResource } from './resource.js';
 export type { ObjectOf, Resource } from './resource.js';
 export { Client, isSuccessStatus, PATCH_TYPES } from './client.js';
+export { ExecSession } from './exec-session.js';
+export type { AttachOptions, ExecOptions, ExecResult } from './exec-session.js';
+export { PortForwardSession } from './port-forward.js';
+export type { ForwardPortOptions, PortForwarder, PortForwardOptions } from './port-forward.js';
 export type {
   ClientOptions,
   DeleteCollectionOptions,
@@ -31,6 +35,8 @@ export type {
   SuccessStatus,
   WriteOptions,
 } from './client.js';
+export { decodeStrategy, fastestDecodeMode } from './decode-strategy.js';
+export type { DecodeMode, DecodeStrategy, WatchDecoding } from './decode-strategy.js';
 export { DEFAULT_PAGE_SIZE } from './list.js';
 export type { ExpiredPolicy, ListOptions, ListPage, PageFetcher } from './list.js';
 export { Backoff } from './backoff.js';
@@ -40,7 +46,7 @@ export type { RawWatchEvent } from './watch-stream.js';
 export { INITIAL_EVENTS_END, watcher } from './watcher.js';
 export type { InitReason, WatcherDeps, WatcherEvent, WatchOptions } from './watcher.js';
 export { CacheWriter, deepFreeze, LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, namespaceIndex } from './cache.js';
-export type { CacheChange, CacheReader, IndexFunc } from './cache.js';
+export type { CacheChange, CacheReader, CacheWrites, IndexFunc } from './cache.js';
 export { OWNER_INDEX, ownerIndex } from './owner-index.js';
 export { Informer, InformerFactory, stripManagedFields } from './informer.js';
 export type { InformerEvent, InformerFactoryOptions, InformerOptions } from './informer.js';
@@ -48,3 +54,6 @@ export { discoverResources, supports } from './discovery.js';
 export type { ApiResource, Discovery, DiscoveryFailure } from './discovery.js';
 export { customResourceDefinitions, defineCustomResource, isCustomResource } from './custom-resource.js';
 export type { CustomObject, CustomObjectOf, CustomResource, CustomResourceInit, CustomResourceNames, CustomResourcePrinterColumn } from './custom-resource.js';
+// Events, best effort and counted, as client-go's recorder writes them (docs/client.md#events).
+export { EventRecorder } from './event-recorder.js';
+export type { EventRecorderOptions, EventSink, EventType, InvolvedObject } from './event-recorder.js';

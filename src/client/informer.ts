@@ -1,8 +1,8 @@
 import { BehaviorSubject, distinctUntilChanged, filter, firstValueFrom, Observable, Subject, type Subscription } from 'rxjs';
 import type { KubeObject } from '../api/index.js';
-import { CacheWriter, deepFreeze, LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, namespaceIndex, type CacheChange, type CacheReader, type IndexFunc } from './cache.js';
+import { LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, namespaceIndex, type CacheChange, type CacheReader, type CacheWrites, type IndexFunc } from './cache.js';
 import type { Client } from './client.js';
-import { LazyCacheWriter } from './lazy-cache.js';
+import { decodeStrategy, fastestDecodeMode, type DecodeMode, type DecodeStrategy } from './decode-strategy.js';
 import { OWNER_INDEX, ownerIndex } from './owner-index.js';
 import type { Resource } from './resource.js';
 import type { WatcherEvent, WatchOptions } from './watcher.js';
@@ -42,16 +42,17 @@ export interface InformerOptions<T extends KubeObject>
    */
   readonly transform?: ((object: T) => T) | undefined;
   /**
-   * `'lazy'`: the cache keeps each object version as its JSON text and hands out views that decode
-   * a field on first read (frozen, `===`-stable while held); see docs/client.md. `'protobuf'`: the
-   * informer lists and watches in protobuf and the cache keeps each version's message bytes, with
-   * the same kind of views (the fastest and smallest mode). Default `'eager'`.
+   * `'protobuf'`: the informer lists and watches in protobuf and the cache keeps each version's
+   * message bytes, handing out views that decode a field on first read (frozen, `===`-stable
+   * while held); see docs/client.md. `'lazy'`: the same with each version's JSON text.
+   * `'eager'`: decoded, deeply frozen plain objects. Default: the fastest for the resource —
+   * `'protobuf'` for built-in kinds, `'lazy'` for custom resources (fastestDecodeMode).
    */
-  readonly decode?: 'eager' | 'lazy' | 'protobuf' | undefined;
+  readonly decode?: DecodeMode | undefined;
   /**
-   * Keep the owner index (`OWNER_INDEX`, read by `byOwner(uid)`). Default: on for `'eager'`
-   * caches; off for `'lazy'` and `'protobuf'` ones, where it would decode the ownerReferences of
-   * both versions at every update (their other built-in indexes compare bytes instead).
+   * Keep the owner index (`OWNER_INDEX`, read by `byOwner(uid)`). Default true. A view cache
+   * files an object from its record's ownerReferences bytes, and an update whose
+   * ownerReferences are the same bytes costs a comparison, not a decode.
    */
   readonly ownerIndex?: boolean | undefined;
   /** Freeze cached objects (deeply). Default true: they are shared by every reader. Lazy views are always frozen. */
@@ -86,7 +87,8 @@ export class Informer<T extends KubeObject> {
   readonly #client: Client;
   readonly #resource: Resource<T>;
   readonly #options: InformerOptions<T>;
-  readonly #writer: CacheWriter<T> | LazyCacheWriter<T>;
+  readonly #decoding: DecodeStrategy;
+  readonly #writer: CacheWrites<T>;
   readonly #events = new Subject<InformerEvent<T>>();
   readonly #synced = new BehaviorSubject<boolean>(false);
   #subscription: Subscription | undefined;
@@ -106,11 +108,12 @@ export class Informer<T extends KubeObject> {
     this.#client = client;
     this.#resource = resource;
     this.#options = options;
-    const lazy = options.decode === 'lazy' || options.decode === 'protobuf';
+    // The one place the mode is chosen: the watch, the list and the cache all follow it.
+    this.#decoding = decodeStrategy(options.decode ?? fastestDecodeMode(resource), client.transport.codec);
     const indexers: Record<string, IndexFunc<T>> = { [NAMESPACE_INDEX]: namespaceIndex, [LABELS_INDEX]: labelsIndex };
-    if (options.ownerIndex ?? !lazy) indexers[OWNER_INDEX] = ownerIndex;
+    if (options.ownerIndex ?? true) indexers[OWNER_INDEX] = ownerIndex;
     Object.assign(indexers, options.indexers);
-    this.#writer = lazy ? new LazyCacheWriter<T>(indexers) : new CacheWriter<T>(indexers);
+    this.#writer = this.#decoding.cache(indexers);
     this.store = this.#writer.reader;
     this.events$ = new Observable<InformerEvent<T>>((subscriber) => {
       this.start();
@@ -127,7 +130,7 @@ export class Informer<T extends KubeObject> {
   start(): this {
     if (this.#subscription) return this;
     const { indexers: _i, resyncPeriodMs: _r, transform: _t, freeze: _f, ownerIndex: _o, ...watch } = this.#options;
-    this.#subscription = this.#client.watch$(this.#resource, { ...watch, emitBookmarks: false }).subscribe({
+    this.#subscription = this.#client.watch$(this.#resource, { ...watch, decode: this.#decoding.mode, emitBookmarks: false }).subscribe({
       next: (event) => this.#apply(event),
       error: (error: unknown) => this.#events.error(error),
     });
@@ -154,7 +157,7 @@ export class Informer<T extends KubeObject> {
 
   /**
    * The cached objects that name `uid` in their ownerReferences (controller or not), from the
-   * owner index; throws when the informer keeps none (`ownerIndex: false`, or a lazy cache without `ownerIndex: true`).
+   * owner index; throws when the informer keeps none (`ownerIndex: false`).
    */
   byOwner(uid: string): T[] {
     return this.store.byIndex(OWNER_INDEX, uid);
@@ -167,8 +170,7 @@ export class Informer<T extends KubeObject> {
 
   #prepare(object: T): T {
     const shaped = this.#options.transform ? this.#options.transform(object) : object;
-    // The lazy cache keeps text and hands out views that are frozen by construction.
-    return this.#options.freeze === false || this.#options.decode === 'lazy' || this.#options.decode === 'protobuf' ? shaped : deepFreeze(shaped);
+    return this.#decoding.prepare(shaped, this.#options.freeze !== false);
   }
 
   #apply(event: WatcherEvent<T>): void {
@@ -216,7 +218,7 @@ export class Informer<T extends KubeObject> {
 }
 
 /** Defaults a factory applies to every informer it makes. */
-export type InformerFactoryOptions = Pick<InformerOptions<KubeObject>, 'resyncPeriodMs' | 'initialList' | 'pageSize' | 'timeoutSeconds' | 'stallGraceMs' | 'backoff' | 'onError'>;
+export type InformerFactoryOptions = Pick<InformerOptions<KubeObject>, 'resyncPeriodMs' | 'initialList' | 'pageSize' | 'timeoutSeconds' | 'stallGraceMs' | 'backoff' | 'onError' | 'decode'>;
 
 /**
  * Shares informers: asking twice for the same resource, namespace and selectors returns the
@@ -252,6 +254,12 @@ export class InformerFactory {
 
   stop(): void {
     for (const informer of this.#informers.values()) informer.stop();
+  }
+
+  /** Whether every informer made so far has synced (a readiness check reads it). */
+  hasSynced(): boolean {
+    for (const informer of this.#informers.values()) if (!informer.hasSynced()) return false;
+    return true;
   }
 
   /** Resolves once every informer made so far has synced. */

@@ -3,6 +3,7 @@ import { from as ixFrom, type AsyncIterableX } from 'ix/asynciterable/asyncitera
 import { Observable } from 'rxjs';
 import type { KubeObject } from '../api/index.js';
 import { isExpired } from './status.js';
+import type { DecodeMode } from './decode-strategy.js';
 
 /** One page of a list, as the server sent it. */
 export interface ListPage<T> {
@@ -51,11 +52,11 @@ export interface ListOptions {
    */
   readonly metadataOnly?: boolean | undefined;
   /**
-   * `'lazy'`: items are lazy views (decoded field by field on first read, see lazy-object.ts)
+   * `'lazy'`: items are lazy views (decoded field by field on first read, see lazy/json-view.ts)
    * instead of JSON.parse results. `'protobuf'`: the list asks for protobuf and its items are
-   * protobuf views (proto-object.ts). Default `'eager'`.
+   * protobuf views (lazy/proto-view.ts). Default `'eager'`. See DecodeMode.
    */
-  readonly decode?: 'eager' | 'lazy' | 'protobuf' | undefined;
+  readonly decode?: DecodeMode | undefined;
   /** See ExpiredPolicy. Default `'restart'`. */
   readonly onExpired?: ExpiredPolicy | undefined;
   /** Restarts allowed per list under `'restart'` before the 410 is thrown. Default 3. */

@@ -1,4 +1,6 @@
+import type { SecureContextOptions } from 'node:tls';
 import { Agent, type Dispatcher } from 'undici';
+import type WebSocket from 'ws';
 import type { Codec } from './codec.js';
 import { statusErrorFrom } from './status.js';
 
@@ -65,6 +67,8 @@ export class Transport {
   readonly #timeoutMs: number;
   readonly #throttle: RequestThrottle | undefined;
   readonly #tokenSource: (() => string | Promise<string>) | undefined;
+  /** The TLS settings of every connection, the undici Agent's and the WebSockets' alike. */
+  readonly #tls: SecureContextOptions & { readonly rejectUnauthorized: boolean };
 
   constructor(
     options: ConnectionOptions,
@@ -81,15 +85,16 @@ export class Transport {
       'user-agent': options.userAgent ?? 'svc-client',
       ...(options.token !== undefined ? { authorization: `Bearer ${options.token}` } : {}),
     };
+    this.#tls = {
+      ...(options.caData !== undefined ? { ca: options.caData } : {}),
+      ...(options.clientCertificate !== undefined ? { cert: options.clientCertificate } : {}),
+      ...(options.clientKey !== undefined ? { key: options.clientKey } : {}),
+      rejectUnauthorized: !(options.insecureSkipTlsVerify ?? false),
+    };
     this.#agent = new Agent({
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
       ...(options.connections !== undefined ? { connections: options.connections } : {}),
-      connect: {
-        ...(options.caData !== undefined ? { ca: options.caData } : {}),
-        ...(options.clientCertificate !== undefined ? { cert: options.clientCertificate } : {}),
-        ...(options.clientKey !== undefined ? { key: options.clientKey } : {}),
-        rejectUnauthorized: !(options.insecureSkipTlsVerify ?? false),
-      },
+      connect: this.#tls,
     });
   }
 
@@ -145,6 +150,39 @@ export class Transport {
     return { headers: res.headers, body: res.body };
   }
 
+  /**
+   * A WebSocket to `path` (exec, attach, port-forward), offering `protocols`; resolves once the
+   * server has accepted the upgrade and chosen one. A refusal (401, 403, 404, 400 …) rejects with
+   * the StatusError of the server's answer. The `ws` package is loaded by the first call.
+   */
+  async websocket(path: string, query: URLSearchParams, protocols: readonly string[]): Promise<WebSocket> {
+    if (this.#throttle !== undefined) await this.#throttle({ method: 'GET', path });
+    const { WebSocket } = await loadWs();
+    const headers: Record<string, string> = { 'user-agent': this.#headers['user-agent']! };
+    const authorization = this.#tokenSource !== undefined ? `Bearer ${await this.#tokenSource()}` : this.#headers['authorization'];
+    if (authorization !== undefined) headers['authorization'] = authorization;
+    const text = query.toString();
+    const url = `${this.#origin.replace(/^http/, 'ws')}${this.#base}${path}${text ? `?${text}` : ''}`;
+    const socket = new WebSocket(url, [...protocols], { ...this.#tls, headers, handshakeTimeout: this.#timeoutMs });
+    return new Promise<WebSocket>((resolve, reject) => {
+      socket.once('open', () => {
+        socket.removeAllListeners('error');
+        resolve(socket);
+      });
+      socket.once('error', reject);
+      socket.once('unexpected-response', (_req, res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const bytes = Buffer.concat(chunks);
+          reject(statusErrorFrom(res.statusCode ?? 500, this.#decodeLoosely(bytes, headerValue(res.headers['content-type']))));
+          socket.terminate();
+        });
+      });
+    });
+  }
+
   #decodeLoosely(bytes: Uint8Array, contentType: string | undefined, decode?: HttpRequest['decode']): unknown {
     try {
       // A request that reads its own encoding (a protobuf list) reads its Status too.
@@ -164,6 +202,10 @@ export class Transport {
     await this.#agent.destroy();
   }
 }
+
+/** `ws`, loaded by the first WebSocket: a client that never execs never loads it. */
+let ws: Promise<typeof import('ws')> | undefined;
+const loadWs = () => (ws ??= import('ws'));
 
 /** A response header's one value (undici gives repeated headers as arrays). */
 export function headerValue(value: string | string[] | undefined): string | undefined {

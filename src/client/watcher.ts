@@ -4,10 +4,9 @@ import { Backoff, sleep, type BackoffOptions } from './backoff.js';
 import { DEFAULT_PAGE_SIZE, pages, type PageFetcher } from './list.js';
 import { isExpired, isRecord, isTooLargeResourceVersion } from './status.js';
 import type { Transport } from './transport.js';
-import { METADATA_ACCEPT } from './codec.js';
 import { watchEventBatches } from './watch-stream.js';
-import { isJsonContentType, lazyJsonLinesFramer } from './lazy-decode.js';
-import { recordOf } from './cached-record.js';
+import { recordOf } from './lazy/cached-record.js';
+import type { DecodeMode, DecodeStrategy } from './decode-strategy.js';
 
 /**
  * What `watch$` emits. A list (first or re-) is framed by INIT … INIT_DONE, like kube-rs'
@@ -45,12 +44,13 @@ export interface WatchOptions {
   readonly metadataOnly?: boolean | undefined;
   /**
    * `'lazy'`: JSON objects arrive as lazy views — their text is kept and each field decoded on
-   * first read (lazy-object.ts); other encodings are decoded as usual. `'protobuf'`: lists and
+   * first read (lazy/json-view.ts); other encodings are decoded as usual. `'protobuf'`: lists and
    * watches ask for protobuf (JSON for kinds without a message) and objects arrive as protobuf
-   * views — their message bytes are kept and each field decoded on first read (proto-object.ts).
-   * Default `'eager'`.
+   * views — their message bytes are kept and each field decoded on first read (lazy/proto-view.ts).
+   * Default `'eager'` (plain objects, the caller's to change); informers default to the fastest
+   * mode (see InformerOptions.decode).
    */
-  readonly decode?: 'eager' | 'lazy' | 'protobuf' | undefined;
+  readonly decode?: DecodeMode | undefined;
   /** A namespace; unset on a namespaced resource watches every namespace. */
   readonly namespace?: string | undefined;
   readonly labelSelector?: string | undefined;
@@ -102,7 +102,10 @@ export interface WatcherDeps<T extends KubeObject> {
   readonly transport: Transport;
   /** The collection's path (namespace applied). */
   readonly path: string;
+  /** Fetches one list page, decoded as `decoding` says. */
   readonly listPage: PageFetcher<T>;
+  /** How watch requests ask and read (the same strategy as `listPage`'s). */
+  readonly decoding: DecodeStrategy;
 }
 
 /** The end-of-initial-events bookmark's annotation (svc's name, and Kubernetes'). */
@@ -222,7 +225,6 @@ async function listInto<T extends KubeObject>(
       labelSelector: options.labelSelector,
       fieldSelector: options.fieldSelector,
       ...(options.metadataOnly ? { metadataOnly: true } : {}),
-      ...(options.decode === 'lazy' || options.decode === 'protobuf' ? { decode: options.decode } : {}),
       limit: options.pageSize ?? DEFAULT_PAGE_SIZE,
       // An expired token restarts the whole list, with a new INIT (run() does it).
       onExpired: 'fail',
@@ -278,14 +280,9 @@ async function watchOnce<T extends KubeObject>(
     ...(streaming ? { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', resourceVersion: '' } : { resourceVersion: from }),
   };
   try {
-    const binary = options.decode === 'protobuf' ? await import('./proto-decode.js') : undefined;
-    const accept = options.metadataOnly ? { accept: METADATA_ACCEPT } : binary ? { accept: binary.PROTOBUF_ACCEPT } : {};
-    const framerFor = binary
-      ? binary.lazyFramerFor
-      : options.decode === 'lazy'
-        ? (ct: string | undefined) => (isJsonContentType(ct) ? lazyJsonLinesFramer() : deps.transport.codec.watchFramer(ct))
-        : undefined;
-    const batches = watchEventBatches<T>(deps.transport, { method: 'GET', path: deps.path, query, ...accept }, timeoutSeconds * 1000 + (options.stallGraceMs ?? 5_000), signal, framerFor);
+    const { accept, framerFor } = await deps.decoding.watch(options.metadataOnly === true);
+    const request = { method: 'GET' as const, path: deps.path, query, ...(accept !== undefined ? { accept } : {}) };
+    const batches = watchEventBatches<T>(deps.transport, request, timeoutSeconds * 1000 + (options.stallGraceMs ?? 5_000), signal, framerFor);
     for await (const batch of batches) {
       for (const event of batch) {
         if (signal.aborted) return { end: 'closed', resourceVersion: rv, delivered };

@@ -1,29 +1,19 @@
 import { Observable, Subscriber } from 'rxjs';
 import type { StoreEvent } from './store.js';
+import { Trampoline } from './trampoline.js';
 
 /**
- * Delivers committed events to live watchers in revision order. A watcher that writes from inside
- * its own `next` would otherwise make the Subject deliver event N+1 to later watchers before N;
- * publishing through a trampoline queue keeps every watcher's view in order.
+ * Delivers committed events to live watchers in revision order: through a trampoline, so a
+ * watcher that writes from inside its own `next` cannot make later watchers see event N+1 before N.
  */
 export class EventFanout<V> {
   private readonly watchers = new Set<(event: StoreEvent<V>) => void>();
-  private readonly queue: StoreEvent<V>[] = [];
-  private draining = false;
+  private readonly trampoline = new Trampoline<StoreEvent<V>>((event) => {
+    for (const watcher of this.watchers) watcher(event);
+  });
 
   publish(events: Iterable<StoreEvent<V>>): void {
-    for (const event of events) this.queue.push(event);
-    if (this.draining) return;
-    this.draining = true;
-    try {
-      for (let i = 0; i < this.queue.length; i++) {
-        const event = this.queue[i]!;
-        for (const watcher of this.watchers) watcher(event);
-      }
-    } finally {
-      this.queue.length = 0;
-      this.draining = false;
-    }
+    this.trampoline.publish(events);
   }
 
   add(watcher: (event: StoreEvent<V>) => void): () => void {

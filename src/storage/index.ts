@@ -9,6 +9,7 @@ export type { MemoryStoreOptions } from './memory.js';
 export { SqliteStore } from './sqlite.js';
 export type { SqliteStoreOptions } from './sqlite.js';
 export { Retention } from './retention.js';
+export { Trampoline } from './trampoline.js';
 export type { RetentionOptions } from './retention.js';
 export { openStore } from './open.js';
 export type { BackendName, OpenStoreOptions, OpenedStore } from './open.js';

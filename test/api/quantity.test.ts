@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quantityValue } from '../../src/api/index.js';
+import { formatMilliQuantity, milliQuantity, quantityBytes, quantityValue } from '../../src/api/index.js';
 
 describe('quantityValue', () => {
   it.each([
@@ -21,4 +21,37 @@ describe('quantityValue', () => {
   it.each(['', 'lots', '1.5.2', '1Kb', '1ki', 'Gi', '1 Gi', Number.NaN, Infinity, null, undefined, {}])('refuses %j', (text) => {
     expect(quantityValue(text)).toBeUndefined();
   });
+});
+
+describe('milliQuantity and formatMilliQuantity (admission)', () => {
+  it.each([
+    ['100m', 100],
+    ['1', 1000],
+    ['1.5', 1500],
+    ['1Ki', 1024_000],
+    ['1Gi', 2 ** 30 * 1000],
+    ['2k', 2_000_000],
+    ['1e3', 1_000_000],
+    [3, 3000],
+  ])('reads %j as %d milli-units', (text, milli) => expect(milliQuantity(text)).toBe(milli));
+  it.each(['', 'abc', '1Xi', '--1'])('refuses %j', (text) => expect(milliQuantity(text)).toBeUndefined());
+  it.each([
+    [250, '250m'],
+    [2000, '2'],
+    [2 ** 30 * 1000, '1Gi'],
+    [3 * 2 ** 20 * 1000, '3Mi'],
+    [0, '0'],
+  ])('writes %d milli-units as %j', (milli, text) => expect(formatMilliQuantity(milli)).toBe(text));
+});
+
+describe('quantityBytes (size flags)', () => {
+  it.each([
+    ['0', 0],
+    ['65536', 65536],
+    ['64Ki', 65536],
+    ['1Mi', 2 ** 20],
+    ['1M', 1e6],
+    ['1.5Ki', 1536],
+  ] as const)('reads %j as %d bytes', (text, bytes) => expect(quantityBytes(text)).toBe(bytes));
+  it.each(['', 'big', '-1', '500m', '1.5'])('refuses %j: not a whole, non-negative number of bytes', (text) => expect(quantityBytes(text)).toBeUndefined());
 });

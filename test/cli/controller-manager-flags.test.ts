@@ -1,7 +1,7 @@
 // svc-controller-manager's options: every default the spec's tables give, every rule they state,
 // --help, --version and the --controllers matrix. Parsing only: nothing is started here.
 import { describe, expect, it } from 'vitest';
-import { CONTROLLER_NAMES, DISABLED_BY_DEFAULT } from '../../controllers/manager/index.js';
+import { CONTROLLER_NAMES, DISABLED_BY_DEFAULT, selectControllers } from '../../controllers/manager/index.js';
 import { main, parseControllerManagerArgs } from '../../src/cli/controller-manager-command.js';
 import { controllerManagerFlags } from '../../src/cli/controller-manager-flags.js';
 import { FlagError } from '../../src/cli/flags.js';
@@ -85,8 +85,8 @@ const SPEC_DEFAULTS: Record<string, unknown> = {
 const camel = (name: string) => name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 describe('svc-controller-manager options', () => {
-  it('declares every option of the spec, plus --controllers, and nothing it does not document', () => {
-    expect(Object.keys(controllerManagerFlags).sort()).toEqual([...Object.keys(SPEC_DEFAULTS), 'controllers'].sort());
+  it('declares every option of the spec, plus --controllers, --controller-module and --config, and nothing it does not document', () => {
+    expect(Object.keys(controllerManagerFlags).sort()).toEqual([...Object.keys(SPEC_DEFAULTS), 'controllers', 'controller-module', 'config'].sort());
   });
 
   it('gives every option the default the spec states', () => {
@@ -230,6 +230,15 @@ describe('--controllers', () => {
   it('an unknown name, or an unknown -name, is an error', () => {
     expect(rejects(['--controllers=nope'], '--controllers').message).toContain('unknown controller "nope"');
     rejects(['--controllers=*,-nope'], '--controllers');
+    rejects(['--controllers=Not_A_Name', '--controller-module=./m.js'], '--controllers'); // not even the form of a name
+  });
+  it("with controller modules, a name not built in is left for the modules to give (checked when they load)", () => {
+    expect(parse('--controllers=namespace,widgets', '--controller-module=./widgets.js').controllers).toEqual(['namespace-controller']);
+  });
+  it('module names join the selection after the built-in ones: * turns them on, -name off', () => {
+    expect(selectControllers(['namespace', 'widgets'], ['widgets', 'gadgets'])).toEqual(['namespace-controller', 'widgets']);
+    expect(selectControllers(['*', '-gadgets'], ['widgets', 'gadgets'])).toEqual([...on, 'widgets']);
+    expect(() => selectControllers(['nope'], ['widgets'])).toThrow('unknown controller "nope"');
   });
 });
 

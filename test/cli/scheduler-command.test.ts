@@ -110,4 +110,23 @@ describe('svc-scheduler running', () => {
     }
     await dispatcher.close();
   });
+
+  it('releases its Lease when closed, and close() resolves after the release was answered', async () => {
+    s = await startTestServer('memory', { listen: true });
+    dir = mkdtempSync(join(tmpdir(), 'svc-scheduler-'));
+    const svcconfig = join(dir, 'admin.svcconfig');
+    await writeSvcconfig(svcconfig, { server: s.url!, token: TOKEN, name: 'test' });
+    const { Client } = await import('../../src/client/index.js');
+    const client = new Client({ server: s.url!, token: TOKEN });
+    try {
+      running = await startScheduler(values(['--svcconfig', svcconfig, '--secure-port', '0', '--leader-elect-retry-period', '100ms']), { io: capture().io });
+      const holder = async () => (await client.get(builtin.leases, 'svc-scheduler', { namespace: 'svc-system' }).catch(() => undefined))?.spec?.holderIdentity;
+      while ((await holder()) !== running.identity) await new Promise((r) => setTimeout(r, 20));
+      await running.close();
+      running = undefined;
+      expect(await holder()).toBeFalsy(); // released before close() resolved: a successor takes over at once
+    } finally {
+      await client.destroy();
+    }
+  });
 });

@@ -1,9 +1,10 @@
 import type { Subscription } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigMap } from '../../src/api/index.js';
-import { builtin, CacheWriter, Informer, InformerFactory, labelsIndex, stripManagedFields, type Client, type InformerEvent } from '../../src/client/index.js';
-import { recordOf } from '../../src/client/cached-record.js';
-import { ProtoRecord } from '../../src/client/proto-object.js';
+import { builtin, CacheWriter, fastestDecodeMode, Informer, InformerFactory, labelsIndex, resource, stripManagedFields, type Client, type InformerEvent } from '../../src/client/index.js';
+import { recordOf } from '../../src/client/lazy/cached-record.js';
+import { LazyRecord } from '../../src/client/lazy/json-view.js';
+import { ProtoRecord } from '../../src/client/lazy/proto-view.js';
 import { cm, FAST, startClientTestServer, until, type ClientTestServer } from './support.js';
 
 let t: ClientTestServer;
@@ -171,6 +172,43 @@ describe("Informer (decode: 'protobuf')", () => {
     expect(recordOf(events[1]!.object)).toBeInstanceOf(ProtoRecord);
     expect(inf.store.byIndex('labels', 'app=a').map((o) => o.metadata.name).sort()).toEqual(['listed', 'watched']);
     expect(inf.store.getByName('watched', ns)).toEqual(await client.get(builtin.configMaps, 'watched', { namespace: ns }));
+  });
+});
+
+describe('Informer default decode: the fastest safe mode', () => {
+  it('is protobuf for built-in kinds and lazy JSON for custom resources', () => {
+    expect(fastestDecodeMode(builtin.pods)).toBe('protobuf');
+    expect(fastestDecodeMode(builtin.leases)).toBe('protobuf');
+    // A built-in group named the upstream way is the same group.
+    expect(fastestDecodeMode(resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true }))).toBe('protobuf');
+    expect(fastestDecodeMode(resource({ group: 'typed.example.com', version: 'v1', resource: 'widgets', namespaced: true }))).toBe('lazy');
+  });
+
+  it('an informer of a built-in kind caches protobuf views unless told eager; cached objects are frozen either way', async () => {
+    const ns = await freshNamespace();
+    await client.create(builtin.configMaps, cm('d', { v: '1' }), { namespace: ns });
+    const fast = informer(ns).inf;
+    const eager = informer(ns, { decode: 'eager' }).inf;
+    await Promise.all([fast.waitForSync(), eager.waitForSync()]);
+    const view = fast.store.getByName('d', ns)!;
+    const plain = eager.store.getByName('d', ns)!;
+    expect(recordOf(view)).toBeInstanceOf(ProtoRecord);
+    expect(recordOf(plain)).toBeUndefined();
+    expect(view).toEqual(plain);
+    expect(Object.isFrozen(view) && Object.isFrozen(view.metadata) && Object.isFrozen(plain) && Object.isFrozen(plain.metadata)).toBe(true);
+    expect(() => {
+      (view.metadata as { name?: string }).name = 'changed';
+    }).toThrow(TypeError);
+  });
+
+  it("a factory's decode default applies to its informers", async () => {
+    const ns = await freshNamespace();
+    await client.create(builtin.configMaps, cm('f', { v: '1' }), { namespace: ns });
+    const factory = new InformerFactory(client, { decode: 'lazy' });
+    const inf = factory.informer(builtin.configMaps, { namespace: ns, ...FAST });
+    cleanups.push(() => factory.stop());
+    await inf.waitForSync();
+    expect(recordOf(inf.store.getByName('f', ns))).toBeInstanceOf(LazyRecord);
   });
 });
 

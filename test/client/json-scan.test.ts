@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isStatusError } from '../../src/api/index.js';
-import { findMember, scanElements, scanMembers, skipValue, stringMember } from '../../src/client/json-scan.js';
+import { findMember, scanElements, scanMembers, skipValue, stringMember } from '../../src/client/lazy/json-scan.js';
 import { seededRandom } from '../support/prng.js';
 
 const keysOf = (s: string) => {

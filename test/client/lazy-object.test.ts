@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonCodec } from '../../src/client/index.js';
-import { lazyJsonLinesFramer, lazyListDecoder } from '../../src/client/lazy-decode.js';
-import { lazyObject, recordOf } from '../../src/client/lazy-object.js';
+import { lazyJsonLinesFramer, lazyListDecoder } from '../../src/client/lazy/json-decode.js';
+import { lazyObject, recordOf } from '../../src/client/lazy/json-view.js';
 import type { KubeObject } from '../../src/api/index.js';
 
 const pod = {
@@ -90,6 +90,18 @@ describe('lazy views', () => {
     expect([bare.key, bare.namespace, bare.resourceVersion, bare.labelValues()]).toEqual(['n', undefined, undefined, []]);
     const none = recordOf(view({ kind: 'X' }))!;
     expect([none.key, none.labelValues()]).toEqual(['', []]);
+  });
+
+  it('record owners: the uids as the owner index gives them; equal ownerReferences text compares equal', () => {
+    const ref = (uid: string) => ({ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `rs-${uid}`, uid });
+    const a = recordOf(view({ kind: 'Pod', metadata: { name: 'a', resourceVersion: '1', ownerReferences: [ref('u1'), ref('u2')] } }))!;
+    const b = recordOf(view({ kind: 'Pod', metadata: { name: 'a', resourceVersion: '2', ownerReferences: [ref('u1'), ref('u2')] } }))!;
+    const c = recordOf(view({ kind: 'Pod', metadata: { name: 'a', ownerReferences: [ref('u2')] } }))!;
+    const none = recordOf(view({ kind: 'Pod', metadata: { name: 'a' } }))!;
+    expect(a.ownerValues()).toEqual(['u1', 'u2']);
+    expect([a.sameOwners(b), a.sameOwners(c), none.sameOwners(a)]).toEqual([true, false, false]);
+    expect(none.ownerValues()).toEqual([]);
+    expect(none.sameOwners(recordOf(view({ kind: 'Pod', metadata: { name: 'b' } }))!)).toBe(true);
   });
 
   it('a record gives the live view while it is held', () => {

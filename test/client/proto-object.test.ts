@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { builtinTypes, StatusError } from '../../src/api/index.js';
 import { labelsIndex } from '../../src/client/index.js';
-import { recordOf } from '../../src/client/cached-record.js';
-import { LazyRecord } from '../../src/client/lazy-object.js';
-import { lazyFramerFor, lazyProtobufFramer, lazyProtobufListDecoder } from '../../src/client/proto-decode.js';
-import { ProtoRecord } from '../../src/client/proto-object.js';
+import { recordOf } from '../../src/client/lazy/cached-record.js';
+import { LazyRecord } from '../../src/client/lazy/json-view.js';
+import { lazyFramerFor, lazyProtobufFramer, lazyProtobufListDecoder } from '../../src/client/lazy/proto-decode.js';
+import { ProtoRecord } from '../../src/client/lazy/proto-view.js';
 import { decodeProtobuf, encodeProtobuf, protobufCodec, protobufListChunks, PROTOBUF_MEDIA_TYPE, type JsonObject } from '../../src/encoding/index.js';
 import { kindKey, maximalObject, MODEL_OF_KIND } from '../encoding/support/maximal-fixtures.js';
 
@@ -104,6 +104,21 @@ describe('protobuf views', () => {
     expect(none.labelValues()).toEqual([]);
     expect(none.sameLabels(recordOf(viewOf({ ...pod, metadata: { name: 'r' } }))!)).toBe(true);
     expect(none.sameLabels(a)).toBe(false);
+  });
+
+  it('owners: the uids as the owner index gives them; equal ownerReferences compare equal without decoding', () => {
+    const ref = (uid: string) => ({ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `rs-${uid}`, uid, controller: true });
+    const meta = pod['metadata'] as JsonObject;
+    const a = recordOf(viewOf({ ...pod, metadata: { ...meta, ownerReferences: [ref('u1'), ref('u2')] } }))!;
+    const b = recordOf(viewOf({ ...pod, metadata: { ...meta, resourceVersion: '9', ownerReferences: [ref('u1'), ref('u2')] } }))!;
+    const c = recordOf(viewOf({ ...pod, metadata: { ...meta, ownerReferences: [ref('u1')] } }))!;
+    const none = recordOf(viewOf({ ...pod, metadata: { name: 'q' } }))!;
+    expect(a.ownerValues()).toEqual(['u1', 'u2']);
+    expect(a.sameOwners(b)).toBe(true);
+    expect(a.sameOwners(c)).toBe(false);
+    expect(none.ownerValues()).toEqual([]);
+    expect(none.sameOwners(recordOf(viewOf({ ...pod, metadata: { name: 'r' } }))!)).toBe(true);
+    expect(none.sameOwners(a)).toBe(false);
   });
 
   it('frames split anywhere, several per chunk', () => {

@@ -8,7 +8,8 @@ import { builtinTypes, ResourceRegistry, type KubeObject } from '../../src/api/i
 import { builtin, Informer } from '../../src/client/index.js';
 import { controller, type ControllerResult } from '../../controllers/index.js';
 import type { KeySource } from '../../operators/index.js';
-import { startClientTestServer, until, type ClientTestServer } from '../client/support.js';
+import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
+import { until } from '../client/support.js';
 import { widgets, widgetType } from './widgets.js';
 
 type Widget = KubeObject & { spec?: { replicas?: number } };
@@ -38,14 +39,11 @@ describe('controller waits for its caches (virtual time)', () => {
 });
 
 describe('a Widget controller restarted at its desired state', () => {
-  let t: ClientTestServer;
+  let t: TestCluster;
   beforeAll(async () => {
-    t = await startClientTestServer({ registry: new ResourceRegistry([...builtinTypes, widgetType()]) });
-    expect((await t.s.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status).toBe(201);
+    t = await startTestCluster({ registry: new ResourceRegistry([...builtinTypes, widgetType()]), namespaces: [NS] });
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.stop());
 
   it('writes nothing: it reconciles only once the owned ConfigMaps are in its cache', async () => {
     // The desired state: each Widget owns `spec.replicas` ConfigMaps with generated names.
@@ -53,7 +51,7 @@ describe('a Widget controller restarted at its desired state', () => {
       const widget = (await t.client.create(widgets, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: NS }, spec: { replicas: 3 } } as never)) as Widget;
       for (let i = 0; i < 3; i++) await t.client.create(builtin.configMaps, owned(widget), { namespace: NS });
     }
-    const before = await t.s.store.revision();
+    const before = await t.store.revision();
 
     const widgetInformer = new Informer<Widget>(t.client, widgets as never, { namespace: NS });
     // The ConfigMaps' client is held back until the Widgets' cache is filled: a controller that
@@ -81,7 +79,7 @@ describe('a Widget controller restarted at its desired state', () => {
       await until(() => reconciled.size === 3, 'each Widget to be reconciled');
       expect(unsynced).toEqual([]);
       expect(results.filter((r) => r.type !== 'awaitChange')).toEqual([]);
-      expect(await t.s.store.revision()).toBe(before); // no create, no delete
+      expect(await t.store.revision()).toBe(before); // no create, no delete
     } finally {
       run.unsubscribe();
       widgetInformer.stop();

@@ -5,7 +5,7 @@ import { isStatusError } from '../../src/api/index.js';
 import { builtin, Informer } from '../../src/client/index.js';
 import { controller, type ControllerResult } from '../../controllers/index.js';
 import { generationChanged, toKey } from '../../operators/index.js';
-import { startClientTestServer, type ClientTestServer } from '../client/support.js';
+import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 
 const obj = (name: string, owner?: string) => ({
   metadata: { name, namespace: 'ns', ...(owner ? { ownerReferences: [{ kind: 'Parent', name: owner, apiVersion: 'v1', uid: 'u', controller: true }] } : {}) },
@@ -50,18 +50,14 @@ describe('controller shutdown (virtual time)', () => {
 });
 
 describe('controller against svc-apiserver', () => {
-  let server: ClientTestServer;
+  let cluster: TestCluster;
   beforeAll(async () => {
-    server = await startClientTestServer();
-    const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ctl' } };
-    expect((await server.s.call('POST', '/api/v1/namespaces', ns)).status).toBe(201);
+    cluster = await startTestCluster({ namespaces: ['ctl'] });
   });
-  afterAll(async () => {
-    await server.close();
-  });
+  afterAll(() => cluster.stop());
 
   it('filters an informer\'s events with generationChanged: a status write is dropped, a spec change kept (issue #21)', async () => {
-    const { client } = server;
+    const { client } = cluster;
     const deployments = new Informer(client, builtin.deployments, { namespace: 'ctl' });
     const kept: string[] = [];
     // The predicates take the informer's events as they are: this line is the compile check too.
@@ -69,15 +65,12 @@ describe('controller against svc-apiserver', () => {
     const keys: string[] = [];
     const keySub = deployments.events$.pipe(generationChanged(), toKey()).subscribe((k) => keys.push(k));
     await deployments.waitForSync();
-    const path = '/apis/apps/v1/namespaces/ctl/deployments';
     const labels = { app: 'gen' };
-    const dep = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'gen' }, spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } } };
-    expect((await server.s.call('POST', path, dep)).status).toBe(201);
-    const merge = { headers: { 'content-type': 'application/merge-patch+json' } };
-    expect((await server.s.call('PATCH', `${path}/gen/status`, { status: { replicas: 1 } }, merge)).status).toBe(200);
-    const specChanged = await server.s.call('PATCH', `${path}/gen`, { spec: { replicas: 2 } }, merge);
-    expect(specChanged.status).toBe(200);
-    await firstValueFrom(deployments.events$.pipe(filter((e) => e.object.metadata.resourceVersion === specChanged.body.metadata.resourceVersion)));
+    const dep = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'gen', namespace: 'ctl' }, spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } } };
+    await client.create(builtin.deployments, dep);
+    await client.patchStatus(builtin.deployments, 'gen', { status: { replicas: 1 } }, { namespace: 'ctl', type: 'merge' });
+    const specChanged = await client.patch(builtin.deployments, 'gen', { spec: { replicas: 2 } }, { namespace: 'ctl', type: 'merge' });
+    await firstValueFrom(deployments.events$.pipe(filter((e) => e.object.metadata.resourceVersion === specChanged.metadata.resourceVersion)));
     sub.unsubscribe();
     keySub.unsubscribe();
     deployments.stop();
@@ -86,7 +79,7 @@ describe('controller against svc-apiserver', () => {
   });
 
   it('keeps a Secret per ConfigMap, recreating it when it is deleted, and drains on stop', async () => {
-    const { client } = server;
+    const { client } = cluster;
     const configMaps = new Informer(client, builtin.configMaps, { namespace: 'ctl' });
     const secrets = new Informer(client, builtin.secrets, { namespace: 'ctl' });
     const stop$ = new Subject<void>();

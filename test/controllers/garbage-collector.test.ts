@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigMap, OwnerReference } from '../../src/api/index.js';
-import { builtin, Client } from '../../src/client/index.js';
+import { builtin, type Client } from '../../src/client/index.js';
 import { garbageCollector } from '../../controllers/index.js';
-import { startTestServer, TOKEN, type TestServer } from '../apiserver/harness.js';
+import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually, isGone, loopHarness, type LoopHarness } from './support.js';
 
 const NS = 'gc';
@@ -18,22 +18,20 @@ const ref = (o: { apiVersion?: string; kind?: string; metadata: { name?: string;
   ...extra,
 });
 
-describe('garbage collector against a real API server (sqlite)', () => {
-  let server: TestServer;
+describe('garbage collector against a real API server (svc/testing: HTTPS, memory store)', () => {
+  let cluster: TestCluster;
   let client: Client;
   let loop: LoopHarness;
 
   beforeAll(async () => {
-    server = await startTestServer('sqlite', { listen: true });
-    client = new Client({ server: server.url!, token: TOKEN, namespace: NS });
-    await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    cluster = await startTestCluster({ namespaces: [NS] });
+    client = cluster.newClient({ namespace: NS });
     loop = loopHarness(client);
     loop.run(garbageCollector(loop.ctx, { concurrency: 20 }));
   });
   afterAll(async () => {
     loop.stop();
-    await client.destroy();
-    await server.close();
+    await cluster.stop();
   });
 
   const configMap = (name: string, owners: OwnerReference[] = [], finalizers?: string[]) =>

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinTypes, ResourceRegistry, type KubeObject } from '../../src/api/index.js';
 import { builtin, Client, type Resource } from '../../src/client/index.js';
 import { namespaceController } from '../../controllers/index.js';
-import { startTestServer, TOKEN, type TestServer } from '../apiserver/harness.js';
+import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually, isGone, loopHarness, type LoopHarness } from './support.js';
 import { widgets, widgetType as makeWidgetType } from './widgets.js';
 
@@ -52,21 +52,20 @@ async function countIn(client: Client, ns: string): Promise<number> {
   return n;
 }
 
-describe('namespace controller against a real API server (sqlite)', () => {
-  let server: TestServer;
+describe('namespace controller against a real API server (svc/testing: HTTPS, memory store)', () => {
+  let cluster: TestCluster;
   let client: Client;
   let loop: LoopHarness;
 
   beforeAll(async () => {
-    server = await startTestServer('sqlite', { listen: true, registry: new ResourceRegistry([...builtinTypes, widgetType]) });
-    client = new Client({ server: server.url!, token: TOKEN });
+    cluster = await startTestCluster({ registry: new ResourceRegistry([...builtinTypes, widgetType]) });
+    client = cluster.client;
     loop = loopHarness(client);
     loop.run(namespaceController(loop.ctx, { concurrency: 10, resyncPeriodMs: 300_000, contentRecheckMs: 100 }));
   });
   afterAll(async () => {
     loop.stop();
-    await client.destroy();
-    await server.close();
+    await cluster.stop();
   });
 
   it('empties a deleted namespace of hundreds of objects of every type, custom ones included, and removes it', async () => {

@@ -4,19 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStatusError, type KubeObject, type OwnerReference } from '../../src/api/index.js';
 import { builtin, Informer, InformerFactory } from '../../src/client/index.js';
 import { claimObjects, controllerRef } from '../../controllers/index.js';
-import { startClientTestServer, until, type ClientTestServer } from '../client/support.js';
+import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
+import { until } from '../client/support.js';
 
 const NS = 'owners';
 
 describe('ownership against svc-apiserver', () => {
-  let t: ClientTestServer;
+  let t: TestCluster;
   beforeAll(async () => {
-    t = await startClientTestServer();
-    expect((await t.s.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status).toBe(201);
+    t = await startTestCluster({ namespaces: [NS] });
   });
-  afterAll(async () => {
-    await t.close();
-  });
+  afterAll(() => t.stop());
 
   const createConfigMap = (name: string, labels: Record<string, string>, ownerReferences?: OwnerReference[]) =>
     t.client.create(builtin.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS, labels, ...(ownerReferences ? { ownerReferences } : {}) } } as never);
@@ -37,7 +35,8 @@ describe('ownership against svc-apiserver', () => {
     const owner = await createConfigMap(`${decode}-owner`, {});
     const uid = owner.metadata.uid!;
     const ref = controllerRef(owner);
-    const informer = new Informer(t.client, builtin.configMaps, { namespace: NS, decode, labelSelector: `mode=${decode}`, ...(decode === 'eager' ? {} : { ownerIndex: true }) });
+    // Every cache keeps the owner index by default.
+    const informer = new Informer(t.client, builtin.configMaps, { namespace: NS, decode, labelSelector: `mode=${decode}` });
     const configMap = (name: string, labels: Record<string, string>, ownerReferences?: OwnerReference[]) => createConfigMap(name, { ...labels, mode: decode }, ownerReferences);
     try {
       await informer.waitForSync();
@@ -57,13 +56,13 @@ describe('ownership against svc-apiserver', () => {
     }
   });
 
-  it('lazy caches keep no owner index unless asked (byOwner says so); a shared informer gains it when a later caller asks', () => {
-    const lazy = new Informer(t.client, builtin.configMaps, { namespace: NS, decode: 'lazy' });
+  it('an informer told ownerIndex: false keeps none (byOwner says so); a shared informer gains it when a later caller asks', () => {
+    const lazy = new Informer(t.client, builtin.configMaps, { namespace: NS, decode: 'lazy', ownerIndex: false });
     expect(() => lazy.byOwner('u')).toThrow(/no index "owner"/);
     expect(lazy.store.indexNames()).toEqual(['namespace', 'labels']);
     const factory = new InformerFactory(t.client);
-    const shared = factory.informer(builtin.configMaps, { namespace: NS, decode: 'lazy' });
-    expect(factory.informer(builtin.configMaps, { namespace: NS, decode: 'lazy', ownerIndex: true })).toBe(shared);
+    const shared = factory.informer(builtin.configMaps, { namespace: NS, ownerIndex: false });
+    expect(factory.informer(builtin.configMaps, { namespace: NS, ownerIndex: true })).toBe(shared);
     expect(shared.byOwner('u')).toEqual([]);
     expect(new Informer(t.client, builtin.configMaps, { namespace: NS, ownerIndex: false }).store.indexNames()).toEqual(['namespace', 'labels']);
   });

@@ -2,15 +2,14 @@
 // every namespace: created for new namespaces, restored when deleted or edited, never written
 // into a terminating namespace.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtin, Client } from '../../src/client/index.js';
-import { ROOT_CA_CONFIGMAP, rootCaPublisher } from '../../controllers/index.js';
-import { startTestServer, TOKEN, type TestServer } from '../apiserver/harness.js';
-import { eventually, loopHarness, type LoopHarness } from './support.js';
+import { builtin, type Client } from '../../src/client/index.js';
+import { ROOT_CA_CONFIGMAP } from '../../controllers/index.js';
+import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
+import { eventually } from './support.js';
 
 const CA = '-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n';
-let server: TestServer;
+let cluster: TestCluster;
 let client: Client;
-let loop: LoopHarness;
 
 const caIn = async (namespace: string): Promise<string | undefined> => {
   try {
@@ -20,17 +19,12 @@ const caIn = async (namespace: string): Promise<string | undefined> => {
   }
 };
 
+// The loop as the controller manager runs it (its registry, its settings).
 beforeAll(async () => {
-  server = await startTestServer('memory', { listen: true });
-  client = new Client({ server: server.url!, token: TOKEN });
-  loop = loopHarness(client);
-  loop.run(rootCaPublisher(loop.ctx, { rootCa: CA }));
+  cluster = await startTestCluster({ controllers: { controllers: ['root-ca-certificate-publisher-controller'], loopSettings: { rootCa: CA } } });
+  client = cluster.client;
 });
-afterAll(async () => {
-  loop.stop();
-  await client.destroy();
-  await server.close();
-});
+afterAll(() => cluster.stop());
 
 describe('root CA publisher', () => {
   it('publishes the CA into existing and new namespaces', async () => {

@@ -1,7 +1,7 @@
 // Shared by the control-loop suites: the context the controller manager would hand a loop, over a
 // real client, and a bounded poll for end states (tests assert states, never timings).
 import { Subject, type Subscription, type Observable } from 'rxjs';
-import { InformerFactory, type Client } from '../../src/client/index.js';
+import { EventRecorder, InformerFactory, type Client } from '../../src/client/index.js';
 import type { ControllerContext, ControllerResult } from '../../controllers/index.js';
 
 export interface LoopHarness {
@@ -17,8 +17,9 @@ export function loopHarness(client: Client): LoopHarness {
   const informers = new InformerFactory(client, { backoff: { initialMs: 5, maxMs: 50 } });
   const results: ControllerResult<unknown>[] = [];
   const subscriptions: Subscription[] = [];
+  const events = new EventRecorder({ client, component: 'test-loop' });
   return {
-    ctx: { client, informers, stop$, controllerDefaults: () => ({ drainTimeoutMs: 1_000 }) },
+    ctx: { name: 'test-loop', client, informers, events, stop$, controllerDefaults: () => ({ drainTimeoutMs: 1_000 }) },
     results,
     run(loop) {
       subscriptions.push(loop.subscribe((r) => results.push(r)));
@@ -27,6 +28,7 @@ export function loopHarness(client: Client): LoopHarness {
       stop$.next();
       for (const s of subscriptions) s.unsubscribe();
       informers.stop();
+      events.stop();
     },
   };
 }

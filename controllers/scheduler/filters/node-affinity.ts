@@ -1,4 +1,4 @@
-import { anyTermMatches } from '../node-selector.js';
+import { requiredNodeAffinityMatches } from '../../node-matching/index.js';
 import type { FilterPlugin } from '../plugin.js';
 
 export const REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector";
@@ -9,13 +9,6 @@ export const nodeAffinity: FilterPlugin = {
   filter(pod, node) {
     const target = node.node;
     if (!target) return undefined;
-    const selector = pod.pod.spec.nodeSelector;
-    if (selector) {
-      const labels = target.metadata.labels ?? {};
-      for (const [key, value] of Object.entries(selector)) if (labels[key] !== value) return [REASON_AFFINITY];
-    }
-    const required = pod.affinity.required;
-    if (required !== undefined && !anyTermMatches(required, target)) return [REASON_AFFINITY];
-    return undefined;
+    return requiredNodeAffinityMatches(pod.pod, target, pod.affinity.required) ? undefined : [REASON_AFFINITY];
   },
 };

@@ -1,5 +1,5 @@
 import type { FilterPlugin } from '../plugin.js';
-import { TAINT_UNSCHEDULABLE, toleratedBy } from '../tolerations.js';
+import { TAINT_UNSCHEDULABLE, toleratedBy } from '../../node-matching/index.js';
 
 export const REASON_UNSCHEDULABLE = 'node(s) were unschedulable';
 

@@ -1,5 +1,5 @@
 import type { FilterPlugin } from '../plugin.js';
-import { toleratedBy } from '../tolerations.js';
+import { toleratedBy } from '../../node-matching/index.js';
 
 /**
  * A node's NoSchedule and NoExecute taints must each be tolerated (PreferNoSchedule only lowers

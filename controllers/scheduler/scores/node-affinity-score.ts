@@ -1,4 +1,4 @@
-import { termMatches } from '../node-selector.js';
+import { termMatches } from '../../node-matching/index.js';
 import type { ScorePlugin } from '../plugin.js';
 import { normalizeByMax } from './normalize.js';
 

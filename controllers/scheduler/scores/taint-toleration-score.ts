@@ -1,5 +1,5 @@
 import type { ScorePlugin } from '../plugin.js';
-import { tolerates } from '../tolerations.js';
+import { tolerates } from '../../node-matching/index.js';
 import { normalizeByMax } from './normalize.js';
 
 /**

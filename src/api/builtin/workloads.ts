@@ -12,6 +12,7 @@ import {
 } from '../kinds/index.js';
 import { defineResourceType, integerAt, type ResourceType } from '../resource-type.js';
 import { deploymentStrategy, replicaSetStrategy } from './replicated-validation.js';
+import { cronJobStrategy, jobStrategy } from '../batch/job-strategy.js';
 
 /** apps, batch, autoscaling and policy: the groups Kubernetes leaves unsuffixed. */
 
@@ -84,6 +85,7 @@ export const batchTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: cronJobSchema,
     subresources: ['status'],
+    strategy: cronJobStrategy,
   }),
   defineResourceType({
     ...batch,
@@ -92,6 +94,7 @@ export const batchTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: jobSchema,
     subresources: ['status'],
+    strategy: jobStrategy,
     // The label says "successful"; the field it reads is status.succeeded.
     fieldSelectors: { 'status.successful': integerAt('status.succeeded') },
   }),

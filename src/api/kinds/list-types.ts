@@ -1,5 +1,5 @@
 import { objectMetaSchema, ownerReferenceSchema } from '../meta.js';
-import type { ListType } from '../list-types.js';
+import type { ListType } from '../list-type.js';
 import type { Schema } from '../schema-walk.js';
 import { conditionSchema } from './common.js';
 import { nodeAddressSchema, nodeSpecSchema, nodeStatusSchema } from './node.js';

@@ -1,7 +1,9 @@
 import { randomInt } from 'node:crypto';
 
 // No vowels (no accidental words) and no look-alikes such as 0/o, 1/l.
-const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+/** The characters of generated names and of Kubernetes' SafeEncodeString. */
+export const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const ALPHABET = SAFE_ALPHABET;
 const RANDOM_LENGTH = 5;
 /** A generated name must still fit a DNS label, 63 characters. */
 export const MAX_GENERATE_NAME_PREFIX = 63 - RANDOM_LENGTH;

@@ -10,7 +10,7 @@ export {
   formatValue,
   inMessage,
 } from './causes.js';
-export { generateName, MAX_GENERATE_NAME_PREFIX } from './generate-name.js';
+export { generateName, MAX_GENERATE_NAME_PREFIX, SAFE_ALPHABET } from './generate-name.js';
 export {
   LABEL_VALUE_MAX,
   QUALIFIED_NAME_MAX,

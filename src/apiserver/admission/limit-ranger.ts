@@ -1,8 +1,7 @@
-import { forbidden } from '../../api/index.js';
+import { forbidden, formatMilliQuantity, milliQuantity } from '../../api/index.js';
 import type { ApiObject } from '../objects.js';
 import type { AdmissionAttributes } from './attributes.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
-import { formatQuantity, parseQuantity } from './quantity.js';
 
 type ResourceList = Record<string, string | number>;
 interface Requirements {
@@ -22,7 +21,7 @@ interface LimitItem {
 const itemsOf = (ranges: readonly ApiObject[], type: string): LimitItem[] =>
   ranges.flatMap((r) => ((r['spec'] as { limits?: LimitItem[] } | undefined)?.limits ?? []).filter((item) => item.type === type));
 
-const milli = (list: ResourceList | undefined, resource: string) => parseQuantity(list?.[resource]);
+const milli = (list: ResourceList | undefined, resource: string) => milliQuantity(list?.[resource]);
 
 /**
  * Containers' resources filled in from the LimitRanges' Container defaults: an unset limit takes
@@ -54,24 +53,24 @@ function withDefaults(container: Container, items: readonly LimitItem[]): Contai
 /** min / max / maxLimitRequestRatio of one item against one set of requests and limits (kube's messages). */
 function check(item: LimitItem, kind: string, requests: ResourceList | undefined, limits: ResourceList | undefined, problems: string[]): void {
   for (const [resource, bound] of Object.entries(item.min ?? {})) {
-    const min = parseQuantity(bound)!;
+    const min = milliQuantity(bound)!;
     const request = milli(requests, resource);
     const limit = milli(limits, resource);
     if (request === undefined) problems.push(`minimum ${resource} usage per ${kind} is ${bound}.  No request is specified`);
-    else if (request < min) problems.push(`minimum ${resource} usage per ${kind} is ${bound}, but request is ${formatQuantity(request)}`);
-    if (limit !== undefined && limit < min) problems.push(`minimum ${resource} usage per ${kind} is ${bound}, but limit is ${formatQuantity(limit)}`);
+    else if (request < min) problems.push(`minimum ${resource} usage per ${kind} is ${bound}, but request is ${formatMilliQuantity(request)}`);
+    if (limit !== undefined && limit < min) problems.push(`minimum ${resource} usage per ${kind} is ${bound}, but limit is ${formatMilliQuantity(limit)}`);
   }
   for (const [resource, bound] of Object.entries(item.max ?? {})) {
-    const max = parseQuantity(bound)!;
+    const max = milliQuantity(bound)!;
     const request = milli(requests, resource);
     const limit = milli(limits, resource);
     // A claim asks for storage with a request alone: its maximum bounds the request.
     if (limit === undefined && kind !== 'PersistentVolumeClaim') problems.push(`maximum ${resource} usage per ${kind} is ${bound}.  No limit is specified`);
-    else if (limit !== undefined && limit > max) problems.push(`maximum ${resource} usage per ${kind} is ${bound}, but limit is ${formatQuantity(limit)}`);
-    if (request !== undefined && request > max) problems.push(`maximum ${resource} usage per ${kind} is ${bound}, but request is ${formatQuantity(request)}`);
+    else if (limit !== undefined && limit > max) problems.push(`maximum ${resource} usage per ${kind} is ${bound}, but limit is ${formatMilliQuantity(limit)}`);
+    if (request !== undefined && request > max) problems.push(`maximum ${resource} usage per ${kind} is ${bound}, but request is ${formatMilliQuantity(request)}`);
   }
   for (const [resource, bound] of Object.entries(item.maxLimitRequestRatio ?? {})) {
-    const ratio = parseQuantity(bound)! / 1000;
+    const ratio = milliQuantity(bound)! / 1000;
     const request = milli(requests, resource);
     const limit = milli(limits, resource);
     if (limit === undefined) problems.push(`${resource} max limit to request ratio per ${kind} is ${bound}, but no limit is specified`);
@@ -86,7 +85,7 @@ function podTotal(containers: readonly Container[], field: keyof Requirements): 
   const total: ResourceList = {};
   for (const resource of resources) {
     const values = containers.map((c) => milli(c.resources?.[field], resource));
-    if (values.every((v) => v !== undefined)) total[resource] = formatQuantity(values.reduce((a, b) => a! + b!, 0)!);
+    if (values.every((v) => v !== undefined)) total[resource] = formatMilliQuantity(values.reduce((a, b) => a! + b!, 0)!);
   }
   return total;
 }

@@ -1,6 +1,5 @@
-import type { ResourceType } from '../../api/index.js';
+import { milliQuantity, type ResourceType } from '../../api/index.js';
 import type { ApiObject } from '../objects.js';
-import { parseQuantity } from './quantity.js';
 
 /** Milli-units by quota resource name. */
 export type Usage = Map<string, number>;
@@ -29,7 +28,7 @@ function add(usage: Usage, name: string, milli: number): void {
 
 /** A pod's effective amount of one resource: the larger of its containers' sum and its largest init container. */
 function podAmount(spec: { containers?: Container[]; initContainers?: Container[] }, field: 'requests' | 'limits', resource: string): number {
-  const amount = (c: Container) => parseQuantity(c.resources?.[field]?.[resource] ?? (field === 'requests' ? c.resources?.limits?.[resource] : undefined)) ?? 0;
+  const amount = (c: Container) => milliQuantity(c.resources?.[field]?.[resource] ?? (field === 'requests' ? c.resources?.limits?.[resource] : undefined)) ?? 0;
   const sum = (spec.containers ?? []).reduce((total, c) => total + amount(c), 0);
   const init = Math.max(0, ...(spec.initContainers ?? []).map(amount));
   return Math.max(sum, init);
@@ -61,7 +60,7 @@ export function usageOf(type: ResourceType, object: ApiObject): Usage {
       if (limits) add(usage, `limits.${resource}`, limits);
     }
   } else if (type.resource === 'persistentvolumeclaims') {
-    const storage = parseQuantity((object['spec'] as { resources?: { requests?: { storage?: unknown } } } | undefined)?.resources?.requests?.storage);
+    const storage = milliQuantity((object['spec'] as { resources?: { requests?: { storage?: unknown } } } | undefined)?.resources?.requests?.storage);
     if (storage) add(usage, 'requests.storage', storage);
   } else if (type.resource === 'services') {
     const serviceType = (object['spec'] as { type?: string } | undefined)?.type;

@@ -1,9 +1,8 @@
-import { forbidden, type ResourceType } from '../../api/index.js';
+import { forbidden, formatMilliQuantity, milliQuantity, type ResourceType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
 import type { AdmissionAttributes } from './attributes.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
-import { formatQuantity, parseQuantity } from './quantity.js';
 import { quotaTracks } from './quota-scopes.js';
 import { COMPUTE_RESOURCES, missingCompute, totalUsage, usageOf, type Usage } from './quota-usage.js';
 
@@ -19,13 +18,13 @@ export const hardOf = (quota: ApiObject) => ((quota['spec'] as { hard?: Record<s
 export const statusOf = (quota: ApiObject) => ((quota['status'] as QuotaStatus | undefined) ?? {});
 
 const pretty = (usage: Usage, names: readonly string[]) =>
-  [...names].sort().map((name) => `${name}=${formatQuantity(usage.get(name) ?? 0)}`).join(',');
+  [...names].sort().map((name) => `${name}=${formatMilliQuantity(usage.get(name) ?? 0)}`).join(',');
 
 /** A quota object with new status: `hard` mirrors the spec, `used` is the given usage of the spec's resources. */
 export function withUsage(quota: ApiObject, used: Usage): ApiObject {
   const hard = hardOf(quota);
   const usedOut: Record<string, string> = {};
-  for (const name of Object.keys(hard)) usedOut[name] = formatQuantity(used.get(name) ?? 0);
+  for (const name of Object.keys(hard)) usedOut[name] = formatMilliQuantity(used.get(name) ?? 0);
   return { ...quota, status: { ...statusOf(quota), hard, used: usedOut } };
 }
 
@@ -33,7 +32,7 @@ export function withUsage(quota: ApiObject, used: Usage): ApiObject {
 export function recordedUsage(quota: ApiObject): Usage {
   const usage: Usage = new Map();
   for (const [name, value] of Object.entries(statusOf(quota).used ?? {})) {
-    const milli = parseQuantity(value);
+    const milli = milliQuantity(value);
     if (milli !== undefined) usage.set(name, milli);
   }
   return usage;
@@ -122,10 +121,10 @@ export function resourceQuota(env: AdmissionEnv): AdmissionPlugin {
             const now = observed(quota, type, namespace);
             for (const resource of unrecorded) used.set(resource, now.get(resource) ?? 0);
           }
-          const exceeded = Object.keys(hard).filter((resource) => delta.has(resource) && used.get(resource)! + delta.get(resource)! > parseQuantity(hard[resource])!);
+          const exceeded = Object.keys(hard).filter((resource) => delta.has(resource) && used.get(resource)! + delta.get(resource)! > milliQuantity(hard[resource])!);
           if (exceeded.length > 0) {
             await Promise.all(charged.map((done) => refund(namespace, done, delta)));
-            const limited: Usage = new Map(exceeded.map((resource) => [resource, parseQuantity(hard[resource])!]));
+            const limited: Usage = new Map(exceeded.map((resource) => [resource, milliQuantity(hard[resource])!]));
             throw forbidden(
               { group: type.group, resource: type.resource },
               attrs.name,

@@ -1,4 +1,4 @@
-import type { APIService, APIServiceCondition } from '../../api/index.js';
+import { rfc3339, type APIService, type APIServiceCondition } from '../../api/index.js';
 
 /** The reasons of an APIService's Available condition (kube-aggregator's). */
 export type AvailableReason =
@@ -10,10 +10,9 @@ export type AvailableReason =
   | 'MissingEndpoints'
   | 'FailedDiscoveryCheck';
 
-const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export function availableCondition(status: 'True' | 'False', reason: AvailableReason, message: string): APIServiceCondition {
-  return { type: 'Available', status, lastTransitionTime: now(), reason, message };
+  return { type: 'Available', status, lastTransitionTime: rfc3339(), reason, message };
 }
 
 export const availableOf = (apiService: APIService): APIServiceCondition | undefined =>

@@ -42,12 +42,6 @@ export interface ResponseStatus {
   readonly details?: unknown;
 }
 
-/** RFC 3339 with microseconds, as Kubernetes writes audit timestamps (`MicroTime`). */
-export function microTime(ms: number): string {
-  const iso = new Date(ms).toISOString();
-  return `${iso.slice(0, -1)}000Z`;
-}
-
 export function objectReferenceOf(info: RequestInfo): ObjectReference {
   return {
     resource: info.resource,

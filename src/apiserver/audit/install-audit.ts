@@ -4,8 +4,9 @@ import { parse as parseYaml } from 'yaml';
 import { decodeCbor, decodeProtobuf } from '../../encoding/index.js';
 import { resourceRequestInfo, type RequestInfo } from '../request-info.js';
 import { pathOf } from '../request-kind.js';
-import { auditUserOf, microTime, objectReferenceOf, type AuditEvent, type ResponseStatus } from './audit-event.js';
+import { auditUserOf, objectReferenceOf, type AuditEvent, type ResponseStatus } from './audit-event.js';
 import { auditEvaluator, type AuditDecision, type AuditPolicy, type AuditStage } from './policy.js';
+import { microTime } from '../../api/index.js';
 
 /** Where the event lines go (an `AuditLogFile`). */
 export interface AuditSink {

@@ -1,6 +1,6 @@
 import { CORE_GROUP, methodNotAllowed, serviceUnavailable } from '../../api/index.js';
-import { decodeBody, dryRunOf } from '../handlers/body.js';
-import type { HandlerContext } from '../handlers/context.js';
+import { decodeBody, dryRunOf } from '../request/index.js';
+import type { HandlerContext } from '../request/index.js';
 import type { ServiceAccountTokens } from './service-account-tokens.js';
 import { issueTokenRequest, type StoredObject } from './token-request.js';
 import { jsonBody } from '../json-newline.js';

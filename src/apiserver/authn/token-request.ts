@@ -7,6 +7,7 @@ import {
   invalid,
   notFound,
   serviceUnavailable,
+  rfc3339,
   type FieldCause,
   type ObjectMeta,
 } from '../../api/index.js';
@@ -136,6 +137,6 @@ export async function issueTokenRequest(tokens: ServiceAccountTokens, input: Tok
       expirationSeconds,
       boundObjectRef: bound ? { kind: bound.kind, apiVersion: 'v1', name: bound.name, uid: bound.uid } : null,
     },
-    status: { token: issued.token, expirationTimestamp: new Date(issued.expiresAt * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    status: { token: issued.token, expirationTimestamp: rfc3339(issued.expiresAt * 1000) },
   };
 }

@@ -13,7 +13,7 @@ import {
   type Subject,
 } from '../../api/index.js';
 import type { ResourceCaches } from '../resource-caches.js';
-import type { CacheEvent } from '../watch-cache/index.js';
+import type { CacheEvent } from '../../watch-cache/index.js';
 import type { ServedObject } from '../served-object.js';
 
 /** A binding as the authorizer walks it: one entry per subject, so the index can point at it. */

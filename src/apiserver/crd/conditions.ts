@@ -1,4 +1,4 @@
-import type { CustomResourceDefinitionStatus } from '../../api/index.js';
+import { rfc3339, type CustomResourceDefinitionStatus } from '../../api/index.js';
 
 export type Condition = NonNullable<CustomResourceDefinitionStatus['conditions']>[number];
 
@@ -10,7 +10,6 @@ export interface ConditionChange {
   readonly message: string;
 }
 
-const rfc3339 = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
  * `conditions` with `next` set: its lastTransitionTime moves only when its status changes, so that

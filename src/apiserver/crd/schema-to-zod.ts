@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { markStruct, objectMetaSchema, setField, type KubeObject } from '../../api/index.js';
+import { canonicalJson, markStruct, objectMetaSchema, setField, type KubeObject } from '../../api/index.js';
 import { matchesFormat } from './formats.js';
 import { flag, isSchemaObject, numberOf, propertiesOf, stringOf, type JsonSchema } from './json-schema.js';
 
@@ -183,14 +183,3 @@ function combinatorChecks(node: JsonSchema): Check[] {
   return checks;
 }
 
-/** JSON with sorted keys: two equal values, however their keys are ordered, read the same. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isSchemaObject(value)) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}

@@ -4,9 +4,9 @@ import type { ApiObject } from '../objects.js';
 import { fieldValidationOf } from '../writes/field-validation.js';
 import { updateObject } from '../writes/update-object.js';
 import { writeManagerOf } from '../writes/write-options.js';
-import { dryRunOf, nameFromUrl, objectFromBody } from './body.js';
-import { sendObject, type Handler, type HandlerContext } from './context.js';
-import { validateForWrite } from './create.js';
+import { dryRunOf, nameFromUrl, objectFromBody } from '../request/index.js';
+import { sendObject, type Handler, type HandlerContext } from '../request/index.js';
+import { validateForWrite } from '../writes/validate.js';
 import type { RequestInfo } from '../request-info.js';
 
 /**

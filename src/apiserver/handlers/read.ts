@@ -4,11 +4,11 @@ import { collectionPrefix, objectKey } from '../objects.js';
 import { planGet, planList, type ReadPlan } from '../read-semantics.js';
 import type { ReadSource } from '../resource-caches.js';
 import { bodyOf, type ServedObject } from '../served-object.js';
-import type { CacheList, CachedObject } from '../watch-cache/index.js';
+import type { CacheList, CachedObject } from '../../watch-cache/index.js';
 import { GZIP_THRESHOLD_BYTES, PLAIN_JSON, renderObject, type Representation } from '../../encoding/index.js';
-import { queryParam, renderOptionsOf, representationOf, sendReadBytes, type HandlerContext } from './context.js';
-import { sendList } from './list-body.js';
-import { selectionOf, servedFilter } from './selection.js';
+import { queryParam, renderOptionsOf, representationOf, sendReadBytes, type HandlerContext } from '../request/index.js';
+import { sendList } from '../request/index.js';
+import { selectionOf, servedFilter } from '../request/index.js';
 
 type Filter = ((object: CachedObject<ServedObject>) => boolean) | undefined;
 

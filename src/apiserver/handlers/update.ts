@@ -2,10 +2,11 @@ import { badRequest, conflict, invalid, optimisticLockMessage } from '../../api/
 import { fieldValidationOf } from '../writes/field-validation.js';
 import { updateObject } from '../writes/update-object.js';
 import { writeManagerOf } from '../writes/write-options.js';
-import { dryRunOf, nameFromUrl, objectFromBody } from './body.js';
-import { sendObject, type HandlerContext } from './context.js';
-import { admitWrite } from '../admission/index.js';
-import { createObject, revalidate, validateForWrite } from './create.js';
+import { dryRunOf, nameFromUrl, objectFromBody } from '../request/index.js';
+import { sendObject, type HandlerContext } from '../request/index.js';
+import { admitWrite } from '../writes/admit.js';
+import { createObject } from '../writes/create-object.js';
+import { revalidate, validateForWrite } from '../writes/validate.js';
 
 /**
  * PUT: replaces the object when the body carries the stored resourceVersion (another one is a

@@ -10,37 +10,16 @@ import { toStatusError } from '../status.js';
 import type { Renamer } from '../upstream-names.js';
 import {
   WatchExpiredError,
-  WatcherTooSlowError,
-  boundedSink,
   type CacheEvent,
   type CacheFilter,
   type CacheWatchOptions,
   type CachedObject,
   type WatchCache,
-} from '../watch-cache/index.js';
-import { isPretty, queryParam, renderOptionsOf, representationOf, type HandlerContext } from './context.js';
-import { selectionOf, servedFilter } from './selection.js';
-import { SlabPool } from './slab-pool.js';
-
-export interface WatchSettings {
-  /**
-   * Live events one watch may have waiting for its client before it is ended (the client
-   * resumes). Its replay (initial state, or the events since its start) is not counted.
-   */
-  readonly bufferEvents: number;
-  /** How often a watch that allows bookmarks gets one while it is idle or busy. */
-  readonly bookmarkIntervalMs: number;
-  /** Watches without `timeoutSeconds` end after a random time in [this, 2 × this] seconds. */
-  readonly minRequestTimeoutSeconds: number;
-  /** The WatchList feature gate: `sendInitialEvents` is refused when it is off. */
-  readonly watchList: boolean;
-  /** Open watch responses, ended when the server shuts down. */
-  readonly open: Set<ServerResponse>;
-  /** The counter a watch of `type` adds each event it sends to (`apiserver_watch_events_total`). */
-  readonly events?: ((type: ResourceType) => { inc(): void }) | undefined;
-}
-
-export const DEFAULT_WATCH_SETTINGS = { bufferEvents: 1_000, bookmarkIntervalMs: 15_000, minRequestTimeoutSeconds: 1_800 } as const;
+} from '../../watch-cache/index.js';
+import { isPretty, queryParam, renderOptionsOf, representationOf, type HandlerContext } from '../request/index.js';
+import { selectionOf, servedFilter } from '../request/index.js';
+import { SlabPool } from '../watch/slab-pool.js';
+import { WatcherTooSlowError, boundedSink } from '../watch/bounded-sink.js';
 
 /**
  * The longest delay one Node timer can wait (2^31 - 1 ms, about 24.8 days). A longer one fires at

@@ -1,7 +1,7 @@
-import { badRequest, inMessage, conflict, invalid, notFound, type FieldCause } from '../../api/index.js';
+import { badRequest, inMessage, conflict, invalid, notFound, rfc3339, type FieldCause } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { decodeBody, dryRunOf } from '../handlers/body.js';
-import { sendObject, type HandlerContext } from '../handlers/context.js';
+import { decodeBody, dryRunOf } from '../request/index.js';
+import { sendObject, type HandlerContext } from '../request/index.js';
 import { encodeForStorage, objectKey, prepareForUpdate, type ApiObject } from '../objects.js';
 import { isJsonObject } from '../writes/json-value.js';
 
@@ -88,7 +88,7 @@ export async function bindPod(ctx: HandlerContext): Promise<unknown> {
     if (pod.metadata.deletionTimestamp) throw conflict(gr, binding.name, `pod ${binding.name} is being deleted, cannot be assigned to a host`);
     const nodeName = (pod['spec'] as { nodeName?: string } | undefined)?.nodeName;
     if (nodeName) throw conflict(gr, binding.name, `pod ${binding.name} is already assigned to node ${JSON.stringify(nodeName)}`);
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = rfc3339();
     try {
       // The pod is written as a whole (spec and status), not through one endpoint's part of it.
       const next = prepareForUpdate(bound(pod, binding, now), pod);

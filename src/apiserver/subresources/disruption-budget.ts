@@ -1,4 +1,4 @@
-import { labelSelectorFromSpec, matchesLabels, type LabelSelectorSpec } from '../../api/index.js';
+import { labelSelectorFromSpec, matchesLabels, rfc3339, type LabelSelectorSpec } from '../../api/index.js';
 import type { ApiObject } from '../objects.js';
 
 /**
@@ -122,6 +122,6 @@ export function withAllowedCondition(status: BudgetStatus, generation: number, n
   const wanted = allowed ? { status: 'True', reason: 'SufficientPods', message: '' } : { status: 'False', reason: 'InsufficientPods', message: '' };
   const others = (status.conditions ?? []).filter((c) => c.type !== 'DisruptionAllowed');
   const before = (status.conditions ?? []).find((c) => c.type === 'DisruptionAllowed');
-  const lastTransitionTime = before && before.status === wanted.status && before.lastTransitionTime ? before.lastTransitionTime : now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const lastTransitionTime = before && before.status === wanted.status && before.lastTransitionTime ? before.lastTransitionTime : rfc3339(now);
   return { ...status, conditions: [...others, { type: 'DisruptionAllowed', ...wanted, lastTransitionTime, observedGeneration: generation }] };
 }

@@ -1,5 +1,5 @@
 import { methodNotAllowed, type ResourceRegistry, type ResourceType } from '../../api/index.js';
-import type { Handler } from '../handlers/context.js';
+import type { Handler } from '../request/index.js';
 import { patch } from '../handlers/patch.js';
 import { getObject } from '../handlers/read.js';
 import type { RequestInfo } from '../request-info.js';

@@ -1,7 +1,7 @@
-import { badRequest, inMessage, forbidden, notFound, StatusError, type ResourceType } from '../../api/index.js';
+import { badRequest, inMessage, forbidden, notFound, StatusError, rfc3339, type ResourceType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { decodeBody, dryRunOf } from '../handlers/body.js';
-import { sendObject, type HandlerContext } from '../handlers/context.js';
+import { decodeBody, dryRunOf } from '../request/index.js';
+import { sendObject, type HandlerContext } from '../request/index.js';
 import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
 import type { DeleteOptions, PropagationPolicy } from '../writes/delete-options.js';
 import { deleteOne } from '../writes/deletion.js';
@@ -188,7 +188,7 @@ async function evictOnce(ctx: HandlerContext, podCtx: HandlerContext, name: stri
   }
   if (!options.dryRun) {
     const spent: BudgetStatus = withAllowedCondition(
-      { ...status, disruptionsAllowed: allowed - 1, disruptedPods: { ...(status.disruptedPods ?? {}), [name]: now.toISOString().replace(/\.\d{3}Z$/, 'Z') } },
+      { ...status, disruptionsAllowed: allowed - 1, disruptedPods: { ...(status.disruptedPods ?? {}), [name]: rfc3339(now) } },
       pdb.metadata.generation ?? 1,
       now,
     );

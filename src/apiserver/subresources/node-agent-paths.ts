@@ -1,6 +1,6 @@
 import { badRequest, booleanParam } from '../../api/index.js';
-import type { HandlerContext } from '../handlers/context.js';
-import type { NodeAgentTarget } from './node-agent.js';
+import type { HandlerContext } from '../request/index.js';
+import type { NodeAgentTarget } from './node-agent-target.js';
 
 /** The query of a request, each name with all its values in order. */
 function rawQuery(ctx: HandlerContext): URLSearchParams {

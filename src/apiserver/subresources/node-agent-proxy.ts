@@ -4,9 +4,9 @@ import type { ConnectionOptions } from 'node:tls';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import { serviceUnavailable, timeout, type StatusError } from '../../api/index.js';
-import type { HandlerContext } from '../handlers/context.js';
+import type { HandlerContext } from '../request/index.js';
 import { dialTls, routeUpgrades, spliceUpgrade, upgradeOf } from '../upgrade-routing.js';
-import type { NodeAgentEndpoint } from './node-agent.js';
+import type { NodeAgentEndpoint } from './node-agent-target.js';
 
 /**
  * How the API server reaches node agents: kube-apiserver's `--kubelet-client-certificate`,

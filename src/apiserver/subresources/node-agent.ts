@@ -1,8 +1,9 @@
 import { badRequest, notFound, serviceUnavailable } from '../../api/index.js';
 import { pathNotFound } from '../status.js';
 import { agentPath } from './node-agent-paths.js';
-import type { HandlerContext } from '../handlers/context.js';
+import type { HandlerContext } from '../request/index.js';
 import type { ApiObject } from '../objects.js';
+import type { NodeAgentEndpoint, NodeAgentTarget } from './node-agent-target.js';
 
 /**
  * The subresources a node agent serves (a pod's log, exec, attach, portforward and proxy; a
@@ -10,31 +11,6 @@ import type { ApiObject } from '../objects.js';
  * node whose agent must answer — pod → `spec.nodeName` → Node → the agent's address and port —
  * and hands the request to `forwardToNodeAgent`, which forwards it there (node-agent-proxy.ts).
  */
-
-/** Where a node's agent listens, as its Node object advertises it. */
-export interface NodeAgentEndpoint {
-  readonly node: string;
-  /** The node's InternalIP (else its first address); undefined before the agent reported any. */
-  readonly address: string | undefined;
-  /** `status.daemonEndpoints.kubeletEndpoint.Port`; undefined before the agent reported it. */
-  readonly port: number | undefined;
-}
-
-/** What a request to a node agent is about. */
-export interface NodeAgentTarget {
-  /** `log`, `exec`, `attach`, `portforward`, `proxy`. */
-  readonly subresource: string;
-  readonly endpoint: NodeAgentEndpoint;
-  readonly pod?: {
-    readonly namespace: string;
-    readonly name: string;
-    readonly uid: string | undefined;
-    /** The names of its containers (first), init containers and ephemeral containers. */
-    readonly containers?: readonly string[] | undefined;
-    /** How many of `containers` are regular ones (the default container is chosen among them). */
-    readonly regular?: number | undefined;
-  };
-}
 
 /** `name`, `name:port` or `scheme:name:port` (the proxy forms): the object's name. */
 export function proxiedName(name: string): string {

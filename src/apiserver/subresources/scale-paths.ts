@@ -1,5 +1,5 @@
 import { formatLabelSelector, labelSelectorFromSpec, type ResourceType, type ScalePaths } from '../../api/index.js';
-import { isBuiltin } from '../handlers/context.js';
+import { isBuiltin } from '../request/index.js';
 import type { ApiObject } from '../objects.js';
 import { valueAt } from './write-scope.js';
 

@@ -1,7 +1,7 @@
 import { badRequest, inMessage, conflict, invalid, notFound, optimisticLockMessage, unsupportedMediaType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { decodeBody, dryRunOf, mediaTypeOf } from '../handlers/body.js';
-import { sendObject, type HandlerContext } from '../handlers/context.js';
+import { decodeBody, dryRunOf, mediaTypeOf } from '../request/index.js';
+import { sendObject, type HandlerContext } from '../request/index.js';
 import { PATCH_TYPES } from '../handlers/patch.js';
 import type { ApiObject } from '../objects.js';
 import { applyJsonPatch, jsonPatchOperations } from '../writes/json-patch.js';

@@ -2,7 +2,7 @@
 // token reviews). One handler per type, keyed by the type the router resolved.
 
 import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, type ResourceRegistry, type ResourceType } from '../../api/index.js';
-import type { Handler } from '../handlers/context.js';
+import type { Handler } from '../request/index.js';
 import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview, type AccessReviewOptions } from './access-reviews.js';
 import { tokenReview, type TokenReviewOptions } from './token-review.js';
 import { virtualHandler, type VirtualResource } from './virtual-resource.js';

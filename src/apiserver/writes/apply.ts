@@ -1,10 +1,11 @@
-import { badRequest, booleanParam, childSchema, ownField, setField, conflict, itemSchema, listTypeOf, notFound, StatusError, type Schema } from '../../api/index.js';
+import { badRequest, booleanParam, childSchema, ownField, setField, conflict, itemSchema, listTypeOf, notFound, StatusError, rfc3339, type Schema } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { requireStorableSize } from '../../encoding/index.js';
-import { asTypedObject, decodeBody, nameFromUrl } from '../handlers/body.js';
-import { queryParam, sendObject, type HandlerContext } from '../handlers/context.js';
-import { admitWrite } from '../admission/index.js';
-import { createObject, revalidate, validateForWrite } from '../handlers/create.js';
+import { asTypedObject, decodeBody, nameFromUrl } from '../request/index.js';
+import { queryParam, sendObject, type HandlerContext } from '../request/index.js';
+import { admitWrite } from './admit.js';
+import { createObject } from './create-object.js';
+import { revalidate, validateForWrite } from './validate.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
 import { describePath, fieldSetOf, itemKey, ownedAtOrBelow, removePath, sameAt, splitPath, type FieldSet } from './field-set.js';
 import type { FieldValidation } from './field-validation.js';
@@ -15,7 +16,7 @@ import { ownershipsOf, sameManager, withOwnerships, type Ownership } from './man
 import { updateObject } from './update-object.js';
 import { writeManagerOf } from './write-options.js';
 import { writableThrough } from '../subresources/write-scope.js';
-import { yieldIfLarge } from '../handlers/yield-large.js';
+import { yieldIfLarge } from '../request/index.js';
 
 const ATTEMPTS = 5;
 
@@ -81,7 +82,7 @@ export async function applyPatch(ctx: HandlerContext, options: { dryRun: boolean
       const kept = [applied, ...others.map((o) => o.fields)].map(ownedAtOrBelow);
       for (const path of dropped) if (!kept.some((owns) => owns(path))) removePath(merged, path);
     }
-    const mine: Ownership = { ...manager, apiVersion: apiVersionOf(type), time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), fields: applied };
+    const mine: Ownership = { ...manager, apiVersion: apiVersionOf(type), time: rfc3339(), fields: applied };
     const withFields = withOwnerships(merged, own ? ownerships.map((o) => (o === own ? mine : others.find((x) => x.manager === o.manager && x.operation === o.operation && x.subresource === o.subresource)!)) : [...others, mine]);
     const checked = (await admitWrite(ctx, {
       operation: 'UPDATE',

@@ -1,7 +1,7 @@
 import { badRequest, booleanParam, notABoolean } from '../../api/index.js';
-import { parseJsonBody } from '../handlers/body.js';
-import { dryRunOf } from '../handlers/body.js';
-import { queryParam, type HandlerContext } from '../handlers/context.js';
+import { parseJsonBody } from '../request/index.js';
+import { dryRunOf } from '../request/index.js';
+import { queryParam, type HandlerContext } from '../request/index.js';
 import { isJsonObject } from './json-value.js';
 
 export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';

@@ -1,5 +1,5 @@
-import { conflict, type GroupResource } from '../../api/index.js';
-import type { HandlerContext } from '../handlers/context.js';
+import { conflict, rfc3339, type GroupResource } from '../../api/index.js';
+import type { HandlerContext } from '../request/index.js';
 import { isTerminating, markNamespaceTerminating, namespaceType } from '../namespaces.js';
 import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
 import type { DeleteOptions } from './delete-options.js';
@@ -14,7 +14,6 @@ const DEFAULT_POD_GRACE_SECONDS = 30;
 
 export type DeleteOutcome = { readonly removed: boolean; readonly object: ApiObject };
 
-const rfc3339 = (time: Date) => time.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export function checkPreconditions(object: ApiObject, options: DeleteOptions, gr: GroupResource): void {
   const { uid, resourceVersion } = options.preconditions ?? {};

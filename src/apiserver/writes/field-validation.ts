@@ -1,6 +1,6 @@
 import { badRequest, schemaNode, setField, type FieldCause, type ResourceType, type Schema } from '../../api/index.js';
-import type { HandlerContext } from '../handlers/context.js';
-import { queryParam } from '../handlers/context.js';
+import type { HandlerContext } from '../request/index.js';
+import { queryParam } from '../request/index.js';
 import { isJsonObject } from './json-value.js';
 import { addWarnings } from './warnings.js';
 

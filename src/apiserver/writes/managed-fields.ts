@@ -1,4 +1,4 @@
-import type { ManagedFieldsEntry, ResourceType } from '../../api/index.js';
+import { rfc3339, type ManagedFieldsEntry, type ResourceType } from '../../api/index.js';
 import { apiVersionOf, type ApiObject } from '../objects.js';
 import { fieldSetOf, fromFieldsV1, ownedAtOrBelow, sameAt, toFieldsV1, type FieldSet } from './field-set.js';
 import { jsonEqual } from './json-value.js';
@@ -21,7 +21,6 @@ export interface Ownership {
   readonly subresource?: string;
 }
 
-const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export const sameManager = (o: Pick<Ownership, 'manager' | 'operation' | 'subresource'>, m: WriteManager) =>
   o.manager === m.manager && o.operation === m.operation && (o.subresource ?? '') === (m.subresource ?? '');
@@ -35,7 +34,7 @@ export function ownershipsOf(object: ApiObject, type: ResourceType): Ownership[]
             manager: entry.manager,
             operation: entry.operation === 'Apply' ? 'Apply' : 'Update',
             apiVersion: entry.apiVersion ?? apiVersionOf(type),
-            time: entry.time ?? now(),
+            time: entry.time ?? rfc3339(),
             fields: fromFieldsV1(entry.fieldsV1),
             ...(entry.subresource ? { subresource: entry.subresource } : {}),
           } satisfies Ownership,
@@ -65,7 +64,7 @@ export function withOwnerships(object: ApiObject, ownerships: readonly Ownership
 /** A new object: everything it sets belongs to its writer. */
 export function managedFieldsAfterCreate(type: ResourceType, object: ApiObject, manager: WriteManager): ApiObject {
   return withOwnerships(object, [
-    { ...manager, apiVersion: apiVersionOf(type), time: now(), fields: fieldSetOf(object, type.schema) },
+    { ...manager, apiVersion: apiVersionOf(type), time: rfc3339(), fields: fieldSetOf(object, type.schema) },
   ]);
 }
 
@@ -94,10 +93,10 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
   });
   let own = ownerships.find((o) => sameManager(o, manager));
   if (!own) {
-    own = { ...manager, apiVersion: apiVersionOf(type), time: now(), fields: new Set() };
+    own = { ...manager, apiVersion: apiVersionOf(type), time: rfc3339(), fields: new Set() };
     ownerships.push(own);
   }
   const inAfter = ownedAtOrBelow(after);
-  const updated = { ...own, time: now(), fields: new Set([...own.fields, ...changed].filter(inAfter)) };
+  const updated = { ...own, time: rfc3339(), fields: new Set([...own.fields, ...changed].filter(inAfter)) };
   return withOwnerships(next, ownerships.map((o) => (o === own ? updated : o)));
 }

@@ -1,12 +1,12 @@
 import { invalid, withDefaults } from '../../api/index.js';
-import type { HandlerContext } from '../handlers/context.js';
+import type { HandlerContext } from '../request/index.js';
 import { namespaceType } from '../namespaces.js';
 import { objectKey, prepareForUpdate, type ApiObject } from '../objects.js';
 import { managedFieldsAfterUpdate, type WriteManager } from './managed-fields.js';
 import { splitWrite } from '../subresources/write-scope.js';
 import { strategyForUpdate } from './strategy.js';
 import { bytesToStore } from './unchanged.js';
-import { yieldIfLarge } from '../handlers/yield-large.js';
+import { yieldIfLarge } from '../request/index.js';
 
 /**
  * The end of every write to an existing object (PUT, PATCH, apply): the server-owned metadata

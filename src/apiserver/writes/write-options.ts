@@ -1,5 +1,5 @@
 import { invalid } from '../../api/index.js';
-import { queryParam, type HandlerContext } from '../handlers/context.js';
+import { queryParam, type HandlerContext } from '../request/index.js';
 import type { WriteManager } from './managed-fields.js';
 
 const PATCH_OPTIONS = { group: 'meta.k8s.io', kind: 'PatchOptions' };

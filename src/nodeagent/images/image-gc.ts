@@ -15,7 +15,7 @@ import { StatusError } from '../../api/index.js';
 import type { CriClient } from '../cri/index.js';
 import { PAUSE_IMAGE } from '../cri/index.js';
 import type * as T from '../cri/index.js';
-import type { InvolvedObject } from '../node/index.js';
+import type { InvolvedObject } from '../../client/index.js';
 import type { ImageEventSink } from './image-manager.js';
 
 export interface ImageGcPolicy {

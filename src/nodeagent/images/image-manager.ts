@@ -8,7 +8,7 @@ import { StatusError, type Container, type Pod, type Secret } from '../../api/in
 import { isCriError, type CriClient } from '../cri/index.js';
 import type * as T from '../cri/index.js';
 import type { RegistryConfig } from '../cri/index.js';
-import type { InvolvedObject } from '../node/index.js';
+import type { InvolvedObject } from '../../client/index.js';
 import { parseImageName, type ImageName } from './image-name.js';
 import { ImagePuller } from './image-puller.js';
 import { PullBackOff } from './pull-backoff.js';

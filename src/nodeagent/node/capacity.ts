@@ -2,7 +2,7 @@ import { badRequest } from '../../api/index.js';
 import { thresholdAmount, type PressureSignal, type Threshold } from './eviction-thresholds.js';
 import type { HostInfo } from './host.js';
 import type { NodeStatusOptions } from './options.js';
-import { formatBytes, formatMilliCpu, milliCpu, quantityValue } from './quantity.js';
+import { flagQuantity, formatBytes, formatMilliCpu, milliCpu } from './capacity-units.js';
 
 /** status.capacity and status.allocatable, as quantities. */
 export interface NodeResources {
@@ -32,8 +32,8 @@ function reserved(options: NodeStatusOptions): { cpu: number; memory: number; st
     for (const [name, value] of Object.entries(map)) {
       if (!RESERVABLE.has(name)) throw badRequest(`${flag}: ${JSON.stringify(name)} cannot be reserved (only cpu, memory, pid and ephemeral-storage)`);
       if (name === 'cpu') sum.cpu += milliCpu(value, `${flag} cpu`);
-      else if (name === 'memory') sum.memory += quantityValue(value, `${flag} memory`);
-      else if (name === 'ephemeral-storage') sum.storage += quantityValue(value, `${flag} ephemeral-storage`);
+      else if (name === 'memory') sum.memory += flagQuantity(value, `${flag} memory`);
+      else if (name === 'ephemeral-storage') sum.storage += flagQuantity(value, `${flag} ephemeral-storage`);
       // pid: the node reports no pid capacity, so a pid reservation lowers nothing it reports.
     }
   }

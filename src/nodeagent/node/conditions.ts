@@ -1,6 +1,7 @@
 import { thresholdAmount, type PressureSignal, type Threshold } from './eviction-thresholds.js';
 import type { HostInfo } from './host.js';
 import type { RuntimeReadiness } from './runtime-info.js';
+import { rfc3339 } from '../../api/index.js';
 
 /** One node condition as the agent writes it. */
 export interface NodeCondition {
@@ -15,7 +16,6 @@ export interface NodeCondition {
 export type NodeConditionType = 'Ready' | 'MemoryPressure' | 'DiskPressure' | 'PIDPressure';
 
 /** Kubernetes timestamps: RFC 3339, whole seconds, UTC. */
-export const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 type Pressure = 'MemoryPressure' | 'DiskPressure' | 'PIDPressure';
 

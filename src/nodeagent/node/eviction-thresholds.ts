@@ -1,5 +1,5 @@
 import { badRequest } from '../../api/index.js';
-import { quantityValue } from './quantity.js';
+import { flagQuantity } from './capacity-units.js';
 
 /** The signals a hard threshold can name that the node status uses. */
 export type PressureSignal = 'memory.available' | 'nodefs.available' | 'imagefs.available' | 'pid.available';
@@ -35,7 +35,7 @@ export function hardThresholds(evictionHard: Readonly<Record<string, string>>): 
       }
       out.set(signal as PressureSignal, { percentage });
     } else {
-      out.set(signal as PressureSignal, { quantity: quantityValue(value, `--eviction-hard ${signal}`) });
+      out.set(signal as PressureSignal, { quantity: flagQuantity(value, `--eviction-hard ${signal}`) });
     }
   }
   return out;

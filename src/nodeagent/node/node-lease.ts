@@ -1,5 +1,5 @@
 import { asyncScheduler, catchError, defer, EMPTY, exhaustMap, retry, tap, timer, type Observable, type SchedulerLike } from 'rxjs';
-import { isStatusError, type Lease, type Node } from '../../api/index.js';
+import { isStatusError, microTime, type Lease, type Node } from '../../api/index.js';
 import { builtin, type Client } from '../../client/index.js';
 
 /** The namespace of node heartbeat leases. */
@@ -9,8 +9,6 @@ export const NODE_LEASE_DURATION_SECONDS = 40;
 /** The kubelet's renewal interval: a quarter of the duration. */
 export const NODE_LEASE_RENEW_INTERVAL_MS = 10_000;
 
-/** MicroTime: RFC 3339 with six fractional digits. */
-export const microTime = (ms: number): string => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
 export interface NodeLeaseOptions {
   readonly client: Client;

@@ -1,6 +1,5 @@
-import { isStatusError, type Node } from '../../api/index.js';
+import { isStatusError, rfc3339, type Node } from '../../api/index.js';
 import { builtin, type Client } from '../../client/index.js';
-import { rfc3339 } from './conditions.js';
 
 /** The reason and message the node lifecycle controller gives a node whose agent went silent. */
 export const NODE_STATUS_UNKNOWN_REASON = 'NodeStatusUnknown';

@@ -3,7 +3,7 @@ import type { Node } from '../../api/index.js';
 import type { Client } from '../../client/index.js';
 import { internalIps, nodeAddresses, type AddressSources } from './addresses.js';
 import { nodeResources } from './capacity.js';
-import { EventRecorder } from './event-recorder.js';
+import { nodeAgentEvents } from './node-events.js';
 import { hardThresholds } from './eviction-thresholds.js';
 import { thisHost, type HostInfo } from './host.js';
 import { NODE_LEASE_RENEW_INTERVAL_MS, nodeLeaseRenewals } from './node-lease.js';
@@ -61,7 +61,7 @@ export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle
   nodeResources(options, host, thresholds); // checks the reservations
   const addresses = nodeAddresses(internalIps(options.nodeIp, start.addressSources), host.hostname());
   const wanted = newNode(name, nodeLabels(name, options, host), taints, options.providerId);
-  const events = new EventRecorder({ client, qps: options.eventQps, burst: options.eventBurst, component: 'nodeagent', host: name, scheduler });
+  const events = nodeAgentEvents({ client, qps: options.eventQps, burst: options.eventBurst, host: name, scheduler });
   const involved = (node: Node) => ({ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata.uid });
   const checks = new Subject<StatusCheck>();
   const reregister = new Subject<void>();

@@ -1,7 +1,7 @@
-import { StatusError, type Container, type Pod } from '../../api/index.js';
+import { StatusError, podQosClass, type Container, type Pod } from '../../api/index.js';
 import type { ContainerConfig, Input, KeyValue, LinuxContainerResources, LinuxContainerSecurityContext, Mount } from '../cri/index.js';
 import { looseBool, looseInt, looseObject, looseStrings, type Loose } from './loose-fields.js';
-import { limitOf, qosClassOf, requestOf } from './qos-class.js';
+import { limitOf, requestOf } from './container-resources.js';
 import {
   CONTAINER_HASH_ANNOTATION,
   CONTAINER_NAME_LABEL,
@@ -108,7 +108,7 @@ export function containerResources(pod: Pod, container: Container, options: Cont
 }
 
 function oomScoreAdj(pod: Pod, container: Container, nodeMemoryBytes: number): number {
-  const qos = qosClassOf(pod);
+  const qos = podQosClass(pod.spec);
   if (qos === 'Guaranteed') return -997;
   if (qos === 'BestEffort') return 1000;
   const request = requestOf(container, 'memory') ?? 0;

@@ -8,8 +8,6 @@ export { sandboxConfig, dnsConfigOf, podHostname, portMappingsOf } from './sandb
 export type { SandboxConfigOptions } from './sandbox-config.js';
 export { containerConfig, containerResources, securityContext, createContainerConfigError } from './container-config.js';
 export type { ContainerConfigOptions, ContainerInputs } from './container-config.js';
-export { qosClassOf } from './qos-class.js';
-export type { QosClass } from './qos-class.js';
 export { CrashLoopBackoff, backoffKey } from './crash-loop-backoff.js';
 export type { CrashLoopBackoffOptions } from './crash-loop-backoff.js';
 export { computePodStatus } from './pod-status.js';

@@ -1,6 +1,5 @@
-import type { Container, Pod, PodStatus } from '../../api/index.js';
+import { rfc3339, podQosClass, type Container, type Pod, type PodStatus } from '../../api/index.js';
 import { latestContainer, nanosToDate, previousContainer, sandboxReady, type PodRuntime, type RuntimeContainer } from './pod-runtime.js';
-import { qosClassOf } from './qos-class.js';
 
 /** A container the sync decided not to (or could not yet) start, with why. */
 export interface WaitingReason {
@@ -27,7 +26,7 @@ export interface PodStatusInputs {
 
 type ContainerStatusOut = Record<string, unknown> & { name: string; ready: boolean; restartCount: number; state: Record<string, unknown> };
 
-const iso = (date: Date | undefined): string | undefined => (date ? date.toISOString().replace(/\.\d+Z$/, 'Z') : undefined);
+const iso = (date: Date | undefined): string | undefined => (date ? rfc3339(date) : undefined);
 
 function terminated(instance: RuntimeContainer, runtimeName: string): Record<string, unknown> {
   const s = instance.status;
@@ -171,7 +170,7 @@ export function computePodStatus(inputs: PodStatusInputs): PodStatus {
     // A terminated pod keeps the IP it had (its sandbox is stopped, the address is history).
     ...(podIP ? { podIP, podIPs: podIPs.map((ip) => ({ ip })) } : terminal && previous?.podIP ? { podIP: previous.podIP, podIPs: previous.podIPs ?? [] } : {}),
     startTime: previous?.startTime ?? now,
-    qosClass: pod.status?.qosClass ?? qosClassOf(pod),
+    qosClass: pod.status?.qosClass ?? podQosClass(pod.spec),
     ...(init.length ? { initContainerStatuses: init } : {}),
     containerStatuses: main,
   };

@@ -1,6 +1,6 @@
 import type { Pod, PodStatus } from '../../api/index.js';
 import type { ContainerStatus, CriClient } from '../cri/index.js';
-import type { EventRecorder } from '../node/index.js';
+import type { EventRecorder } from '../../client/index.js';
 import type { ContainerConfigOptions } from './container-config.js';
 import type { CrashLoopBackoff } from './crash-loop-backoff.js';
 import type { ImageManager } from '../images/index.js';

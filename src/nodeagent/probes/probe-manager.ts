@@ -1,6 +1,6 @@
 import { asyncScheduler, exhaustMap, Observable, Subject, timer, type SchedulerLike, type Subscription } from 'rxjs';
 import type { CriClient } from '../cri/index.js';
-import type { EventRecorder, InvolvedObject } from '../node/index.js';
+import type { EventRecorder, InvolvedObject } from '../../client/index.js';
 import type { Probe } from './actions.js';
 import { containerProbe, probeSettings, type ProbeKind, type ProbeSettings } from './probe-settings.js';
 import { ProbeThreshold } from './probe-threshold.js';

@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { access, rename, stat, unlink } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { badRequest } from '../../api/index.js';
+import { badRequest, quantityValue } from '../../api/index.js';
 import type { CriClient } from '../cri/index.js';
 import { rotatedFiles, rotatedName } from './log-files.js';
 
@@ -19,13 +19,11 @@ export interface LogRotatorOptions {
   readonly onError?: ((error: unknown, containerId: string | undefined) => void) | undefined;
 }
 
-const UNITS: Readonly<Record<string, number>> = { '': 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
-
 /** `--container-log-max-size` (a quantity: `10Mi`, `512Ki`, `1G`, `2048`) in bytes. */
 export function parseLogMaxSize(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(|k|K|M|G|T|Ki|Mi|Gi|Ti)$/.exec(text.trim());
-  if (!match) throw badRequest(`--container-log-max-size: ${JSON.stringify(text)} is not a quantity such as 10Mi`);
-  const bytes = Math.floor(Number(match[1]) * UNITS[match[2]!]!);
+  const size = quantityValue(text);
+  if (size === undefined) throw badRequest(`--container-log-max-size: ${JSON.stringify(text)} is not a quantity such as 10Mi`);
+  const bytes = Math.floor(size);
   if (bytes <= 0) throw badRequest('--container-log-max-size: must be positive');
   return bytes;
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { CriClient } from '../cri/index.js';
-import type { AgentServerFlags } from './options.js';
+import type { AgentServerFlags } from './server-flags.js';
 
 /**
  * Routes another part of the agent adds to its HTTPS server (the streaming routes: exec, attach,

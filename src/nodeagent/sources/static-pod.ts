@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
-import { fieldInvalid, fieldNotSupported, fieldRequired, invalid, podSchema, validateName, withoutNulls, type FieldCause, type Pod, type StatusError } from '../../api/index.js';
+import { canonicalJson, fieldInvalid, fieldNotSupported, fieldRequired, invalid, podSchema, validateName, withoutNulls, type FieldCause, type Pod, type StatusError } from '../../api/index.js';
 import { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from './pod-update.js';
+
+// Object keys sorted at every depth: two documents that differ only in formatting, key order or
+// YAML comments hash the same, so reformatting a manifest does not restart its pod.
+export { canonicalJson };
 
 /** Where a static pod document came from: its source and origin (file path or URL) feed its UID. */
 export interface StaticPodOrigin {
@@ -11,20 +15,6 @@ export interface StaticPodOrigin {
 }
 
 export type StaticPodResult = { readonly pod: Pod } | { readonly error: StatusError };
-
-/**
- * JSON with object keys sorted at every depth: two documents that differ only in formatting, key
- * order or YAML comments hash the same, so reformatting a manifest does not restart its pod.
- */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /**
  * The hash of one static pod document: 32 hex digits of SHA-256 over the origin, the node and the

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { builtinRegistry, type RuleWithOperations } from '../../../src/api/index.js';
 import type { AdmissionAttributes } from '../../../src/apiserver/admission/attributes.js';
 import { enabledPlugins } from '../../../src/apiserver/admission/index.js';
-import { formatQuantity, parseQuantity } from '../../../src/apiserver/admission/quantity.js';
 import { namespaceSelected, objectSelected, ruleMatches } from '../../../src/apiserver/admission/webhook/matching.js';
 import { apiServerConfig, apiServerFlags } from '../../../src/cli/apiserver-flags.js';
 import { FlagError, parseFlags } from '../../../src/cli/flags.js';
@@ -85,27 +84,6 @@ describe('webhook selectors', () => {
     expect(namespaceSelected(selector, attrs({ type: type('', 'v1', 'nodes') }), undefined)).toBe(true);
     expect(namespaceSelected(selector, attrs({ type: pods }), { metadata: { name: 'default', labels: { team: 'a' } } })).toBe(true);
   });
-});
-
-describe('quantities', () => {
-  it.each([
-    ['100m', 100],
-    ['1', 1000],
-    ['1.5', 1500],
-    ['1Ki', 1024_000],
-    ['1Gi', 2 ** 30 * 1000],
-    ['2k', 2_000_000],
-    ['1e3', 1_000_000],
-    [3, 3000],
-  ])('reads %j as %d milli-units', (text, milli) => expect(parseQuantity(text)).toBe(milli));
-  it.each(['', 'abc', '1Xi', '--1'])('refuses %j', (text) => expect(parseQuantity(text)).toBeUndefined());
-  it.each([
-    [250, '250m'],
-    [2000, '2'],
-    [2 ** 30 * 1000, '1Gi'],
-    [3 * 2 ** 20 * 1000, '3Mi'],
-    [0, '0'],
-  ])('writes %d milli-units as %j', (milli, text) => expect(formatQuantity(milli)).toBe(text));
 });
 
 describe('admission plugin flags', () => {

@@ -44,13 +44,16 @@ describe('the secure port', () => {
   });
 
   it('serves /healthz, /livez and /readyz as ok, to anyone', async () => {
+    await eventually(() => locked.synced(), 'the caches to sync (ready)');
     for (const path of ['/healthz', '/livez', '/readyz']) {
       expect(await get(locked, path)).toMatchObject({ status: 200, text: 'ok' });
     }
   });
 
   it('lists the checks with ?verbose, runs one by name, and 404s an unknown one', async () => {
+    await eventually(() => open.synced(), 'the caches to sync (ready)');
     const verbose = await get(open, '/readyz?verbose');
+    expect(verbose.text).toContain('[+]informer-sync ok');
     expect(verbose.status).toBe(200);
     expect(verbose.text).toContain('[+]ping ok');
     expect(verbose.text).toContain('[+]shutdown ok');
@@ -132,6 +135,7 @@ describe('the secure port', () => {
     const insecure = new Agent({ connect: { rejectUnauthorized: false } }); // in-memory self-signed pair: no CA to trust
     try {
       const url = `${m.serving!.url}/readyz`;
+      await eventually(() => m.synced(), 'the caches to sync (ready)');
       expect((await request(url, { dispatcher: insecure }).then((r) => r.body.text()))).toBe('ok');
       await m.close();
       await expect(request(url, { dispatcher: insecure })).rejects.toThrow(); // closed after the drain

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStatusError, type CoreEvent, type Secret, type StatusError } from '../../../src/api/index.js';
 import { builtin } from '../../../src/client/index.js';
-import { BUSYBOX_IMAGE, CriClient, EventRecorder, ImageManager, type ImageEventSink, PAUSE_IMAGE, importImageArchive, type CallOptions, type Input, type PullImageRequest, type PullImageResponse } from '../../../src/nodeagent/index.js';
+import { BUSYBOX_IMAGE, CriClient, nodeAgentEvents, ImageManager, type ImageEventSink, PAUSE_IMAGE, importImageArchive, type CallOptions, type Input, type PullImageRequest, type PullImageResponse } from '../../../src/nodeagent/index.js';
 import { startClientTestServer } from '../../client/support.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { EventLog, podWith, writeTinyImage } from './support.js';
@@ -277,7 +277,7 @@ describe('registry rate limit', () => {
 describe('events through the agent\'s EventRecorder', () => {
   it('Pulling and Failed reach the API server about the pod and its container', async () => {
     const t = await startClientTestServer();
-    const recorder = new EventRecorder({ client: t.client, qps: 0, burst: 0, component: 'nodeagent', host: 'image-node' });
+    const recorder = nodeAgentEvents({ client: t.client, qps: 0, burst: 0, host: 'image-node' });
     try {
       const { pod, container } = podWith('evented', { image: MISSING, imagePullPolicy: 'Always' });
       expect((await rejection(manager(recorder).ensureImage(pod, container, []))).reason).toBe('ErrImagePull');

@@ -2,7 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Container, Pod } from '../../../src/api/index.js';
-import { buildOciArchive, type InvolvedObject } from '../../../src/nodeagent/index.js';
+import type { InvolvedObject } from '../../../src/client/index.js';
+import { buildOciArchive } from '../../../src/nodeagent/index.js';
 
 /** Writes an OCI archive of a one-file image named `ref` (its content unique to `ref`) into `dir`; returns the path. */
 export function writeTinyImage(dir: string, ref: string, fileName = `${ref.replace(/[/:@]/g, '_')}.oci.tar`): { path: string; configDigest: string } {

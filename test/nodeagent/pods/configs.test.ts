@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Container, Pod } from '../../../src/api/index.js';
+import { podQosClass, type Container, type Pod } from '../../../src/api/index.js';
 import type { ContainerStatus } from '../../../src/nodeagent/index.js';
 import {
   computePodStatus,
@@ -15,7 +15,6 @@ import {
   containerResources,
   CrashLoopBackoff,
   dnsConfigOf,
-  qosClassOf,
   sandboxConfig,
   type PodRuntime,
   type RuntimeContainer,
@@ -168,10 +167,10 @@ describe('container config', () => {
 
 describe('QoS class', () => {
   it('BestEffort, Burstable, Guaranteed', () => {
-    expect(qosClassOf(pod())).toBe('BestEffort');
-    expect(qosClassOf(pod({}, [{ name: 'c', image: 'i', resources: { requests: { cpu: '1' } } }]))).toBe('Burstable');
-    expect(qosClassOf(pod({}, [{ name: 'c', image: 'i', resources: { limits: { cpu: '1', memory: '1Gi' } } }]))).toBe('Guaranteed');
-    expect(qosClassOf(pod({}, [{ name: 'c', image: 'i', resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } } }]))).toBe('Burstable');
+    expect(podQosClass(pod().spec)).toBe('BestEffort');
+    expect(podQosClass(pod({}, [{ name: 'c', image: 'i', resources: { requests: { cpu: '1' } } }]).spec)).toBe('Burstable');
+    expect(podQosClass(pod({}, [{ name: 'c', image: 'i', resources: { limits: { cpu: '1', memory: '1Gi' } } }]).spec)).toBe('Guaranteed');
+    expect(podQosClass(pod({}, [{ name: 'c', image: 'i', resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } } }]).spec)).toBe('Burstable');
   });
 });
 

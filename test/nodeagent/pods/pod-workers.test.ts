@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Pod } from '../../../src/api/index.js';
 import { builtin } from '../../../src/client/index.js';
-import { CONTAINER_HASH_ANNOTATION, CONTAINER_NAME_LABEL, EventRecorder, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../../../src/nodeagent/index.js';
+import { CONTAINER_HASH_ANNOTATION, CONTAINER_NAME_LABEL, nodeAgentEvents, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../../../src/nodeagent/index.js';
 import { startVolumesApiServer, type VolumesApiServer } from '../volumes/api-server.js';
 import { netnsPathOf, startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { Agent, BUSYBOX, containerStatusOf, createPod, eventually, getPod, HOST_IP, NODE, podOf } from './support.js';
@@ -332,7 +332,7 @@ describe('the periodic sync', () => {
 
 describe('status ownership and events', () => {
   it('a status someone else changed is written again (RECONCILE); events tell what the workers did', async () => {
-    const events = new EventRecorder({ client: server.client, qps: 100, burst: 100, component: 'nodeagent', host: NODE });
+    const events = nodeAgentEvents({ client: server.client, qps: 100, burst: 100, host: NODE });
     try {
       agent({ events });
       const created = await createPod(server, podOf('owned', [{ name: 'main', image: BUSYBOX, command: ['sleep', '3600'] }]));

@@ -1,0 +1,159 @@
+import { filter, mergeMap, type Observable } from 'rxjs';
+import { canonicalJson, isStatusError, type ControllerRevision, type DaemonSet, type Node, type Pod } from '../../src/api/index.js';
+import { builtin, type Client, type Informer, type InformerEvent } from '../../src/client/index.js';
+import { requeueAfter, type Outcome } from '../../operators/index.js';
+import { claimObjects } from '../claim-objects.js';
+import type { ControllerContext } from '../context.js';
+import { controller, type ControllerResult } from '../controller.js';
+import { controllerRef, type OwnerType } from '../controller-ref.js';
+import { Expectations } from '../expectations.js';
+import { observeOwned } from '../observe-owned.js';
+import { ensureRevision, revisionHash, truncateHistory, type RevisionOwner } from '../revision-history/index.js';
+import { createPods, deletePods, podFromTemplate } from '../workload/index.js';
+import { daemonPodTemplate, REVISION_HASH_LABEL, withNodeNameAffinity } from './daemon-pod.js';
+import { daemonSetStatus } from './daemon-status.js';
+import { planNodes, podsByNode, rolloutBounds, rolloutStep } from './node-pods.js';
+
+export interface DaemonSetControllerOptions {
+  /** DaemonSets synced at once (`--concurrent-daemonset-syncs`, default 2). */
+  readonly concurrency: number;
+  /** The clock (ms); tests pass their own. */
+  readonly now?: () => number;
+}
+
+// Kubernetes' canonical controller name (`--controllers` also accepts `daemonset`).
+const NAME = 'daemonset-controller';
+const DAEMON_SET: OwnerType = { group: 'apps', version: 'v1', kind: 'DaemonSet' };
+
+/**
+ * The DaemonSet controller: one pod of each DaemonSet on every node it is eligible for (node
+ * selector, required node affinity, taints against the template's and the automatic tolerations),
+ * each pod naming its node in a required node affinity term so the scheduler binds it there;
+ * pods go from nodes that lose eligibility or disappear. Template changes roll out by RollingUpdate
+ * (maxUnavailable, maxSurge) or wait for the pods' deletion (OnDelete); each template is a
+ * ControllerRevision. Status: the node counts kubectl shows.
+ */
+export function daemonSetController(ctx: ControllerContext, options: DaemonSetControllerOptions): Observable<ControllerResult<unknown>> {
+  const daemonSets = ctx.informers.informer(builtin.daemonSets);
+  const pods = ctx.informers.informer(builtin.pods);
+  const nodes = ctx.informers.informer(builtin.nodes);
+  const revisions = ctx.informers.informer(builtin.controllerRevisions);
+  const expectations = new Expectations();
+  const now = options.now ?? Date.now;
+  const allDaemonSets = () => daemonSets.store.list().map((ds) => `${ds.metadata.namespace}/${ds.metadata.name}`);
+  return controller<unknown>({
+    ...ctx.controllerDefaults(NAME),
+    name: NAME,
+    for: daemonSets,
+    owns: [
+      { events: pods, group: DAEMON_SET.group, kind: DAEMON_SET.kind },
+      { events: revisions, group: DAEMON_SET.group, kind: DAEMON_SET.kind },
+    ],
+    watches: [
+      observeOwned(expectations, pods, DAEMON_SET),
+      // A node added, removed, relabelled or (un)tainted may change where every DaemonSet runs.
+      { events$: nodes.events$.pipe(filter(nodeChangeMatters), mergeMap(allDaemonSets)), synced$: nodes.synced$ },
+    ],
+    concurrency: options.concurrency,
+    stop$: ctx.stop$,
+    reconcile: (key) => {
+      const ds = daemonSets.store.get(key);
+      if (!ds) return expectations.delete(key);
+      return syncDaemonSet({ client: ctx.client, ds, key, pods, nodes, revisions, expectations, nowMs: now() });
+    },
+  });
+}
+
+function nodeChangeMatters(event: InformerEvent<Node>): boolean {
+  if (event.type === 'resync') return false;
+  if (event.type !== 'updated') return true;
+  const before = event.old;
+  const after = event.object;
+  return (
+    canonicalJson(before.metadata.labels ?? {}) !== canonicalJson(after.metadata.labels ?? {}) ||
+    canonicalJson(before.spec?.taints ?? []) !== canonicalJson(after.spec?.taints ?? [])
+  );
+}
+
+interface SyncInput {
+  readonly client: Client;
+  readonly ds: DaemonSet;
+  readonly key: string;
+  readonly pods: Informer<Pod>;
+  readonly nodes: Informer<Node>;
+  readonly revisions: Informer<ControllerRevision>;
+  readonly expectations: Expectations;
+  readonly nowMs: number;
+}
+
+async function syncDaemonSet(input: SyncInput): Promise<Outcome<unknown> | void> {
+  const { client, ds, key, expectations, nowMs } = input;
+  const namespace = ds.metadata.namespace!;
+  // Being deleted: the garbage collector removes the pods; nothing to make.
+  if (ds.metadata.deletionTimestamp !== undefined) return;
+  const selector = ds.spec.selector;
+  // An empty selector would select every pod of the namespace: upstream refuses to act on it.
+  if (!selector.matchLabels && !selector.matchExpressions) return;
+  const owner = { object: ds, resource: { ...builtin.daemonSets, kind: DAEMON_SET.kind } };
+  const claim = await claimObjects({ client, owner, selector, resource: builtin.pods, candidates: input.pods.store.byIndex('namespace', namespace) });
+  if (claim.errors.length > 0) throw claim.errors[0];
+  const revisionClaim = await claimObjects({ client, owner, selector, resource: builtin.controllerRevisions, candidates: input.revisions.store.byIndex('namespace', namespace) });
+  if (revisionClaim.errors.length > 0) throw revisionClaim.errors[0];
+
+  const revisionOwner: RevisionOwner = { object: ds, type: DAEMON_SET, hashLabel: REVISION_HASH_LABEL };
+  const history = await ensureRevision(client, revisionOwner, ds.spec.template, revisionClaim.claimed, ds.status?.collisionCount ?? 0);
+  const hash = revisionHash(history.updateRevision, REVISION_HASH_LABEL);
+  const nodes = input.nodes.store.list();
+  const byNode = podsByNode(claim.claimed);
+  let failed = 0;
+
+  if (expectations.satisfied(key)) {
+    const { maxSurge } = rolloutBounds(ds, nodes.length);
+    const plan = planNodes(ds, nodes, byNode, hash, maxSurge > 0);
+    failed = plan.failedPods;
+    let changed = await syncNodes(input, plan.podsToDelete, plan.nodesNeedingPods, hash);
+    if (!changed && ds.spec.updateStrategy?.type !== 'OnDelete') {
+      const step = rolloutStep(ds, nodes, byNode, hash, nowMs);
+      changed = await syncNodes(input, step.podsToDelete, step.nodesNeedingPods, hash);
+    }
+    if (!changed) {
+      // Revisions still used by a pod are history that counts; the rest beyond the limit go.
+      const live = new Set([history.updateRevision.metadata.name!]);
+      for (const revision of history.revisions) {
+        const revisionHashValue = revisionHash(revision, REVISION_HASH_LABEL);
+        if (claim.claimed.some((pod) => pod.metadata.labels?.[REVISION_HASH_LABEL] === revisionHashValue)) live.add(revision.metadata.name!);
+      }
+      await truncateHistory(client, history.revisions, live, ds.spec.revisionHistoryLimit ?? 10);
+    }
+  }
+
+  const { status, availableAt } = daemonSetStatus(ds, nodes, byNode, hash, history.collisionCount, nowMs);
+  if (canonicalJson(status) !== canonicalJson(ds.status ?? {})) {
+    await client.updateStatus(builtin.daemonSets, { ...ds, status }, { namespace });
+  }
+  // A failed daemon pod was deleted: its replacement comes after the work queue's back-off (upstream's failedPodsBackoff).
+  if (failed > 0) throw new Error(`deleted ${failed} failed pod(s) of DaemonSet ${key}`);
+  if (availableAt !== undefined) return requeueAfter(Math.max(0, availableAt - nowMs));
+}
+
+/** Creates the daemon pods of `nodeNames` and deletes `podsToDelete`, expectations kept; answers whether it wrote anything. */
+async function syncNodes(input: SyncInput, podsToDelete: readonly Pod[], nodeNames: readonly string[], hash: string): Promise<boolean> {
+  const { client, ds, key, expectations } = input;
+  if (podsToDelete.length === 0 && nodeNames.length === 0) return false;
+  const template = daemonPodTemplate(ds, hash);
+  const reference = controllerRef(ds, DAEMON_SET);
+  const created = await createPods({
+    client,
+    expectations,
+    key,
+    count: nodeNames.length,
+    pod: (index) => {
+      const pod = podFromTemplate(template, { namespace: ds.metadata.namespace!, controllerRef: reference });
+      return { ...pod, spec: withNodeNameAffinity(pod.spec, nodeNames[index]!) };
+    },
+  });
+  const deleted = await deletePods({ client, expectations, key, pods: podsToDelete });
+  const error = created.error ?? deleted.error;
+  if (error !== undefined && !isStatusError(error, 'NotFound')) throw error;
+  return true;
+}

@@ -1,0 +1,411 @@
+import {
+  formatIndexIntervals,
+  isStatusError,
+  JOB_TRACKING_FINALIZER,
+  labelSelectorFromSpec,
+  matchesLabels,
+  parseIndexIntervals,
+  rfc3339,
+  type Job,
+  type Pod,
+} from '../../src/api/index.js';
+import { builtin, type Client, type Informer } from '../../src/client/index.js';
+import { requeueAfter, type Outcome } from '../../operators/index.js';
+import { claimObjects } from '../claim-objects.js';
+import { controllerOf } from '../controller-ref.js';
+import type { Expectations } from '../expectations.js';
+import type { CreatePods } from './create-pods.js';
+import { nextCreateAt, type BackoffStore } from './failure-backoff.js';
+import { conditionOf, isFinished, setCondition, type ConditionCause, type JobCondition } from './job-conditions.js';
+import { completionIndexOf, indexFailureCountOf, indexIgnoredFailureCountOf, jobPodTemplate } from './job-pods.js';
+import { finishTimeOf, matchPodFailurePolicy, restartsOf } from './pod-failure-policy.js';
+import { successPolicyMatch } from './success-policy.js';
+
+/** What a Job's sync reads and writes with. */
+export interface JobSyncDeps {
+  readonly client: Client;
+  readonly pods: Informer<Pod>;
+  /** Pod creations and deletions not yet in the pod cache. */
+  readonly expectations: Expectations;
+  /** Tracking finalizers removed (by pod uid) not yet in the pod cache: a pod is never counted twice. */
+  readonly finalizerExpectations: Expectations;
+  readonly backoff: BackoffStore;
+  readonly createPods: CreatePods;
+  /** The clock (ms): the controller's scheduler's. */
+  readonly now: () => number;
+}
+
+type JobStatus = NonNullable<Job['status']>;
+type Uncounted = { succeeded: Set<string>; failed: Set<string> };
+
+const isTerminal = (pod: Pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+const hasFinalizer = (pod: Pod) => pod.metadata.finalizers?.includes(JOB_TRACKING_FINALIZER) === true;
+const isReady = (pod: Pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+
+/**
+ * One sync of a Job, as upstream's syncJob: count the pods that ended (through
+ * status.uncountedTerminatedPods, so that each is counted once even across restarts), decide
+ * whether the Job has met its success criteria or a failure target, make the active pods what
+ * parallelism, completions and the indexes want (after the failure back-off), and write the status
+ * when it changed.
+ */
+export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise<Outcome<unknown> | void> {
+  if (!deps.expectations.satisfied(key) || !deps.finalizerExpectations.satisfied(key)) return;
+  // Another controller manages it (spec.managedBy), as upstream leaves such Jobs alone.
+  if (job.spec.managedBy !== undefined && job.spec.managedBy !== 'kubernetes.io/job-controller') return;
+  const pods = await podsOf(deps, job);
+
+  if (isFinished(job) || job.metadata.deletionTimestamp !== undefined) {
+    // Nothing more is counted: finalizers left (pods that ended after the end) are removed.
+    await removeFinalizers(deps, key, pods.filter(hasFinalizer));
+    if (isFinished(job)) deps.backoff.delete(key);
+    return;
+  }
+
+  const now = deps.now();
+  const nowText = rfc3339(now);
+  const spec = job.spec;
+  const indexed = spec.completionMode === 'Indexed';
+  const completions = spec.completions;
+  const parallelism = spec.parallelism ?? 1;
+  const suspended = spec.suspend === true;
+  const status: JobStatus = job.status ?? {};
+  let conditions = [...((status.conditions ?? []) as JobCondition[])];
+  let failureTarget: ConditionCause | undefined = conditionOf(job, 'FailureTarget')?.status === 'True' ? causeOf(conditionOf(job, 'FailureTarget')!) : undefined;
+  let successTarget: ConditionCause | undefined = conditionOf(job, 'SuccessCriteriaMet')?.status === 'True' ? causeOf(conditionOf(job, 'SuccessCriteriaMet')!) : undefined;
+
+  // 1. Count what ended. A pod's uid goes into uncountedTerminatedPods (written), then its
+  //    finalizer is removed, then it moves into succeeded/failed (written): a crash between any two
+  //    steps leaves it in exactly one place.
+  const uncounted: Uncounted = {
+    succeeded: new Set((status.uncountedTerminatedPods?.['succeeded'] as string[] | undefined) ?? []),
+    failed: new Set((status.uncountedTerminatedPods?.['failed'] as string[] | undefined) ?? []),
+  };
+  const completed = new Set(indexed ? indexesOf(status.completedIndexes, completions) : []);
+  const failedIndexes = new Set(indexed ? indexesOf(status.failedIndexes, completions) : []);
+  const perIndex = indexed && spec.backoffLimitPerIndex !== undefined;
+  const replacePolicy = spec.podReplacementPolicy ?? (spec.podFailurePolicy === undefined ? 'TerminatingOrFailed' : 'Failed');
+  const toRelease: Pod[] = [];
+  const ends: { failed: boolean; at: number }[] = [];
+  let newlyUncounted = false;
+  for (const pod of pods) {
+    if (!hasFinalizer(pod)) continue;
+    const uid = pod.metadata.uid!;
+    if (uncounted.succeeded.has(uid) || uncounted.failed.has(uid)) {
+      toRelease.push(pod);
+      continue;
+    }
+    const index = indexed ? completionIndexOf(pod) : undefined;
+    if (pod.status?.phase === 'Succeeded') {
+      if (index !== undefined && index < (completions ?? 0) && !failedIndexes.has(index)) completed.add(index);
+      uncounted.succeeded.add(uid);
+      newlyUncounted = true;
+      toRelease.push(pod);
+      ends.push({ failed: false, at: finishTimeOf(pod) ?? now });
+      continue;
+    }
+    // A pod deleted before it ended counts as failed (it never will), unless the Job replaces
+    // only Failed pods; once the Job has a failure target, its pods being terminated count too.
+    const deleting = pod.metadata.deletionTimestamp !== undefined;
+    const failed = pod.status?.phase === 'Failed' || (deleting && (replacePolicy !== 'Failed' || failureTarget !== undefined));
+    if (!failed) continue;
+    const match = pod.status?.phase === 'Failed' && spec.podFailurePolicy !== undefined ? matchPodFailurePolicy(spec.podFailurePolicy, pod) : undefined;
+    if (match?.action === 'Ignore') {
+      // Not counted at all (a disruption, say): the pod is let go and replaced.
+      toRelease.push(pod);
+      continue;
+    }
+    uncounted.failed.add(uid);
+    newlyUncounted = true;
+    toRelease.push(pod);
+    ends.push({ failed: true, at: finishTimeOf(pod) ?? now });
+    if (match?.action === 'FailJob' && failureTarget === undefined) failureTarget = { reason: 'PodFailurePolicy', message: match.message };
+    if (perIndex && index !== undefined && (match?.action === 'FailIndex' || indexFailureCountOf(pod) + 1 > spec.backoffLimitPerIndex!)) failedIndexes.add(index);
+  }
+  deps.backoff.record(key, ends);
+
+  let current = job;
+  if (newlyUncounted) {
+    current = await writeStatus(deps, current, {
+      ...status,
+      uncountedTerminatedPods: { succeeded: [...uncounted.succeeded], failed: [...uncounted.failed] },
+      ...(indexed ? { completedIndexes: formatIndexIntervals(completed) } : {}),
+      ...(perIndex ? { failedIndexes: formatIndexIntervals(failedIndexes) } : {}),
+    });
+  }
+  const released = await removeFinalizers(deps, key, toRelease);
+  // Counted now: uids whose pod let go of its finalizer, or is gone.
+  const present = new Map(pods.map((pod) => [pod.metadata.uid!, pod]));
+  const settled = (uid: string) => released.has(uid) || !present.has(uid) || !hasFinalizer(present.get(uid)!);
+  let succeeded = status.succeeded ?? 0;
+  let failed = status.failed ?? 0;
+  for (const uid of [...uncounted.succeeded]) {
+    if (!settled(uid)) continue;
+    uncounted.succeeded.delete(uid);
+    if (!indexed) succeeded += 1;
+  }
+  for (const uid of [...uncounted.failed]) {
+    if (!settled(uid)) continue;
+    uncounted.failed.delete(uid);
+    failed += 1;
+  }
+  if (indexed) succeeded = completed.size;
+  const succeededSoFar = indexed ? completed.size : succeeded + uncounted.succeeded.size;
+  const failedSoFar = failed + uncounted.failed.size;
+
+  // 2. The pods as they are now.
+  const live = pods.filter((pod) => !released.has(pod.metadata.uid!) || pod.metadata.deletionTimestamp === undefined);
+  let active = live.filter((pod) => !isTerminal(pod) && pod.metadata.deletionTimestamp === undefined);
+  const terminating = live.filter((pod) => !isTerminal(pod) && pod.metadata.deletionTimestamp !== undefined).length;
+
+  // 3. Has the Job failed or succeeded?
+  let startTime = status.startTime;
+  const wasSuspended = conditionOf(job, 'Suspended')?.status === 'True';
+  if (!suspended && (startTime === undefined || wasSuspended)) startTime = nowText;
+  let requeueMs: number | undefined;
+  if (failureTarget === undefined && successTarget === undefined) {
+    if (perIndex) {
+      if (spec.maxFailedIndexes !== undefined && failedIndexes.size > spec.maxFailedIndexes) {
+        failureTarget = { reason: 'MaxFailedIndexesExceeded', message: 'Job has exceeded the specified maximal number of failed indexes' };
+      }
+    } else {
+      const restarts = spec.template.spec.restartPolicy === 'OnFailure' ? active.reduce((sum, pod) => sum + restartsOf(pod), 0) : 0;
+      if (failedSoFar + restarts > (spec.backoffLimit ?? 6)) failureTarget = { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
+    }
+    if (failureTarget === undefined && !suspended && spec.activeDeadlineSeconds !== undefined && startTime !== undefined) {
+      const deadline = Date.parse(startTime) + spec.activeDeadlineSeconds * 1000;
+      if (now >= deadline) failureTarget = { reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' };
+      else requeueMs = deadline - now;
+    }
+    if (failureTarget === undefined) {
+      if (indexed) {
+        const rule = spec.successPolicy === undefined ? undefined : successPolicyMatch(spec.successPolicy, completed);
+        if (rule !== undefined) successTarget = { reason: 'SuccessPolicy', message: 'Matched rules at index ' + rule };
+        else if (completed.size + failedIndexes.size >= (completions ?? 0)) {
+          if (failedIndexes.size > 0) failureTarget = { reason: 'FailedIndexes', message: 'Job has failed indexes' };
+          else successTarget = { reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' };
+        }
+      } else if (completions !== undefined ? succeededSoFar >= completions : succeededSoFar > 0 && active.length === 0) {
+        successTarget = { reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' };
+      }
+    }
+  }
+  if (failureTarget) conditions = setCondition(conditions, 'FailureTarget', 'True', failureTarget, nowText);
+  if (successTarget) conditions = setCondition(conditions, 'SuccessCriteriaMet', 'True', successTarget, nowText);
+
+  // 4. Make the active pods what the Job wants.
+  if (failureTarget || successTarget) {
+    // A failed Job's pods end as failures (counted once terminated); a succeeded one's are let go.
+    await deletePods(deps, key, active, successTarget !== undefined);
+    active = [];
+  } else if (suspended) {
+    await deletePods(deps, key, active, true);
+    active = [];
+    conditions = setCondition(conditions, 'Suspended', 'True', { reason: 'JobSuspended', message: 'Job suspended' }, nowText);
+  } else {
+    if (wasSuspended) conditions = setCondition(conditions, 'Suspended', 'False', { reason: 'JobResumed', message: 'Job resumed' }, nowText);
+    const plan = indexed
+      ? planIndexed(job, active, completed, failedIndexes, parallelism, live, perIndex)
+      : planNonIndexed(job, active, parallelism, completions, succeededSoFar);
+    if (plan.remove.length > 0) {
+      await deletePods(deps, key, plan.remove, true);
+      const gone = new Set(plan.remove.map((pod) => pod.metadata.uid));
+      active = active.filter((pod) => !gone.has(pod.metadata.uid));
+    }
+    if (plan.create.length > 0) {
+      const record = deps.backoff.get(key);
+      const createAt = perIndex ? -Infinity : nextCreateAt(record.failuresSinceSuccess, record.lastFailureAt);
+      const ready = plan.create.filter((p) => (p.notBefore ?? createAt) <= now);
+      const waiting = plan.create.filter((p) => (p.notBefore ?? createAt) > now);
+      if (waiting.length > 0) {
+        const soonest = Math.min(...waiting.map((p) => p.notBefore ?? createAt)) - now;
+        requeueMs = requeueMs === undefined ? soonest : Math.min(requeueMs, soonest);
+      }
+      if (ready.length > 0) await createPods(deps, key, job, ready.map((p) => p.pod));
+    }
+  }
+
+  // 5. Finish once nothing is left running or uncounted.
+  let completionTime = status.completionTime;
+  // Pods deleted for a failure keep their finalizer until counted (next sync): not settled yet.
+  const holding = live.some((pod) => hasFinalizer(pod) && !released.has(pod.metadata.uid!) && !toRelease.includes(pod));
+  const settledNow = active.length === 0 && terminating === 0 && !holding && uncounted.succeeded.size === 0 && uncounted.failed.size === 0;
+  if (settledNow && failureTarget) {
+    conditions = setCondition(conditions, 'Failed', 'True', failureTarget, nowText);
+  } else if (settledNow && successTarget) {
+    conditions = setCondition(conditions, 'Complete', 'True', successTarget, nowText);
+    completionTime = nowText;
+  }
+
+  const next: JobStatus = {
+    ...status,
+    ...(startTime !== undefined ? { startTime } : {}),
+    ...(completionTime !== undefined ? { completionTime } : {}),
+    active: active.length,
+    ready: active.filter(isReady).length,
+    terminating,
+    succeeded,
+    failed,
+    uncountedTerminatedPods: { ...(uncounted.succeeded.size > 0 ? { succeeded: [...uncounted.succeeded] } : {}), ...(uncounted.failed.size > 0 ? { failed: [...uncounted.failed] } : {}) },
+    ...(indexed ? { completedIndexes: formatIndexIntervals(completed) } : {}),
+    ...(perIndex ? { failedIndexes: formatIndexIntervals(failedIndexes) } : {}),
+    ...(conditions.length > 0 ? { conditions } : {}),
+  };
+  if (!sameStatus(current.status, next)) await writeStatus(deps, current, next);
+  return requeueMs === undefined ? undefined : requeueAfter(Math.max(1, requeueMs));
+}
+
+const causeOf = (condition: JobCondition): ConditionCause => ({ reason: condition.reason ?? '', message: condition.message ?? '' });
+
+function indexesOf(text: string | undefined, completions: number | undefined): number[] {
+  const parsed = parseIndexIntervals(text ?? '', completions ?? Number.MAX_SAFE_INTEGER);
+  return typeof parsed === 'string' ? [] : parsed;
+}
+
+interface PodToCreate {
+  readonly pod: Pod;
+  /** When this one may be created (an index's own back-off); undefined: the Job's back-off. */
+  readonly notBefore?: number;
+}
+
+interface Plan {
+  readonly create: PodToCreate[];
+  readonly remove: Pod[];
+}
+
+/** NonIndexed: as many active pods as parallelism allows and the completions still need. */
+function planNonIndexed(job: Job, active: Pod[], parallelism: number, completions: number | undefined, succeeded: number): Plan {
+  // A work queue (no completions): once one pod succeeded, no new pod starts; those running finish.
+  const want = completions === undefined ? (succeeded > 0 ? active.length : parallelism) : Math.max(0, Math.min(parallelism, completions - succeeded));
+  if (active.length > want) return { create: [], remove: rankForRemoval(active).slice(0, active.length - want) };
+  return { create: Array.from({ length: want - active.length }, () => ({ pod: jobPodTemplate(job) })), remove: [] };
+}
+
+/** Indexed: one active pod per index neither completed nor failed, lowest indexes first, up to parallelism. */
+function planIndexed(job: Job, active: Pod[], completed: Set<number>, failedIndexes: Set<number>, parallelism: number, all: Pod[], perIndex: boolean): Plan {
+  const completions = job.spec.completions ?? 0;
+  const remove: Pod[] = [];
+  const byIndex = new Map<number, Pod>();
+  for (const pod of rankForRemoval(active).reverse()) {
+    const index = completionIndexOf(pod);
+    // A pod with no valid index, of an index done, or a second one of an index: let go.
+    if (index === undefined || index >= completions || completed.has(index) || failedIndexes.has(index) || byIndex.has(index)) remove.push(pod);
+    else byIndex.set(index, pod);
+  }
+  const kept = [...byIndex.entries()].sort((a, b) => a[0] - b[0]);
+  while (kept.length > parallelism) remove.push(kept.pop()![1]);
+  const create: PodToCreate[] = [];
+  const room = parallelism - kept.length;
+  for (let index = 0; index < completions && create.length < room; index++) {
+    if (completed.has(index) || failedIndexes.has(index) || byIndex.has(index)) continue;
+    const previous = all.filter((pod) => completionIndexOf(pod) === index && pod.status?.phase === 'Failed');
+    const failures = previous.reduce((n, pod) => Math.max(n, indexFailureCountOf(pod) + 1), 0);
+    const ignored = previous.reduce((n, pod) => Math.max(n, indexIgnoredFailureCountOf(pod)), 0);
+    const lastEnd = previous.reduce<number | undefined>((at, pod) => Math.max(at ?? 0, finishTimeOf(pod) ?? 0), undefined);
+    create.push({
+      pod: jobPodTemplate(job, index, { failed: failures, ignored }),
+      ...(perIndex ? { notBefore: nextCreateAt(failures, lastEnd) } : {}),
+    });
+  }
+  return { create, remove };
+}
+
+/** Upstream's order for deleting active pods: unscheduled, then pending, then not ready, then the newest. */
+function rankForRemoval(pods: Pod[]): Pod[] {
+  const rank = (pod: Pod) => (pod.spec.nodeName === undefined ? 0 : pod.status?.phase === 'Pending' ? 1 : !isReady(pod) ? 2 : 3);
+  return [...pods].sort((a, b) => rank(a) - rank(b) || (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
+}
+
+/** The Job's pods: those it controls, and orphans its selector matches, adopted. */
+async function podsOf(deps: JobSyncDeps, job: Job): Promise<Pod[]> {
+  const owned = deps.pods.byOwner(job.metadata.uid!).filter((pod) => controllerOf(pod)?.uid === job.metadata.uid);
+  if (job.spec.selector === undefined || job.metadata.deletionTimestamp !== undefined) return owned;
+  const selector = labelSelectorFromSpec(job.spec.selector);
+  const orphans = deps.pods.store
+    .byIndex('namespace', job.metadata.namespace!)
+    .filter((pod) => controllerOf(pod) === undefined && pod.metadata.deletionTimestamp === undefined && matchesLabels(selector, pod.metadata.labels));
+  if (orphans.length === 0) return owned;
+  const { adopted, errors } = await claimObjects({ client: deps.client, owner: { object: job, resource: { ...builtin.jobs, kind: 'Job' } }, selector, resource: builtin.pods, candidates: orphans });
+  if (errors.length > 0) throw errors[0];
+  return [...owned, ...adopted];
+}
+
+/** Removes the tracking finalizer of each pod; answers the uids let go (or gone). Throws the first failure after trying all. */
+async function removeFinalizers(deps: JobSyncDeps, key: string, pods: readonly Pod[]): Promise<Set<string>> {
+  const done = new Set<string>();
+  if (pods.length === 0) return done;
+  deps.finalizerExpectations.expectDeletions(key, pods.map((pod) => pod.metadata.uid!));
+  const errors: unknown[] = [];
+  await Promise.all(
+    pods.map(async (pod) => {
+      const uid = pod.metadata.uid!;
+      const at = (pod.metadata.finalizers ?? []).indexOf(JOB_TRACKING_FINALIZER);
+      try {
+        // test-then-remove: applies whatever else changed on the pod (its status, by the node), never to another finalizer list.
+        await deps.client.patch(
+          builtin.pods,
+          pod.metadata.name!,
+          [
+            { op: 'test', path: '/metadata/uid', value: uid },
+            { op: 'test', path: `/metadata/finalizers/${at}`, value: JOB_TRACKING_FINALIZER },
+            { op: 'remove', path: `/metadata/finalizers/${at}` },
+          ],
+          { type: 'json', namespace: pod.metadata.namespace },
+        );
+        done.add(uid);
+      } catch (error) {
+        if (isStatusError(error, 'NotFound')) {
+          done.add(uid);
+          deps.finalizerExpectations.deletionObserved(key, uid);
+          return;
+        }
+        deps.finalizerExpectations.deletionObserved(key, uid);
+        errors.push(error);
+      }
+    }),
+  );
+  if (errors.length > 0) throw errors[0];
+  return done;
+}
+
+/** Deletes pods the Job no longer wants; `release` lets go of their finalizer first (their end is not counted). */
+async function deletePods(deps: JobSyncDeps, key: string, pods: readonly Pod[], release: boolean): Promise<void> {
+  if (pods.length === 0) return;
+  if (release) await removeFinalizers(deps, key, pods.filter(hasFinalizer));
+  deps.expectations.expectDeletions(key, pods.map((pod) => pod.metadata.uid!));
+  const errors: unknown[] = [];
+  await Promise.all(
+    pods.map(async (pod) => {
+      try {
+        await deps.client.delete(builtin.pods, pod.metadata.name!, { namespace: pod.metadata.namespace, preconditions: { uid: pod.metadata.uid! } });
+      } catch (error) {
+        deps.expectations.deletionObserved(key, pod.metadata.uid!);
+        if (!isStatusError(error, 'NotFound')) errors.push(error);
+      }
+    }),
+  );
+  if (errors.length > 0) throw errors[0];
+}
+
+async function createPods(deps: JobSyncDeps, key: string, job: Job, pods: readonly Pod[]): Promise<void> {
+  deps.expectations.expectCreations(key, pods.length);
+  const { created, errors } = await deps.createPods(job, pods);
+  for (let i = created; i < pods.length; i++) deps.expectations.creationObserved(key);
+  if (errors.length > 0) throw errors[0];
+}
+
+async function writeStatus(deps: JobSyncDeps, job: Job, status: JobStatus): Promise<Job> {
+  return deps.client.updateStatus(builtin.jobs, { ...job, status });
+}
+
+/** Equal as the server would store them (key order aside). */
+function sameStatus(a: JobStatus | undefined, b: JobStatus): boolean {
+  return canonical(a ?? {}) === canonical(b);
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => x.localeCompare(y))) : v,
+  );
+}
+

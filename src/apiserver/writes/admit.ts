@@ -1,0 +1,68 @@
+import type { ApiObject } from '../objects.js';
+import type { FastifyRequest } from 'fastify';
+import { reviewOptions, type AdmissionOperation } from '../admission/index.js';
+import { queryParam, type HandlerContext } from '../request/index.js';
+import { addWarnings } from './warnings.js';
+
+/** Which options object a request carries into AdmissionReview. */
+export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+
+export interface WriteAdmission {
+  readonly operation: AdmissionOperation;
+  /** The object the request would store (absent on DELETE). */
+  readonly object?: ApiObject | undefined;
+  /** The stored object an UPDATE or DELETE replaces. */
+  readonly oldObject?: ApiObject | undefined;
+  readonly dryRun: boolean;
+  readonly optionsKind: OptionsKind;
+  /** Extra fields of the options object (a delete's propagationPolicy, gracePeriodSeconds, preconditions). */
+  readonly options?: Readonly<Record<string, unknown>>;
+  /** Re-runs the handler's schema checks on an object a plugin changed. */
+  readonly revalidate?: (object: ApiObject) => ApiObject;
+}
+
+const undos = new WeakMap<FastifyRequest, (() => Promise<void>)[]>();
+
+/**
+ * Undoes what admission did for a request whose write then failed (the name was taken): a quota
+ * charge is given back. Best effort: the quota recount corrects what this cannot.
+ */
+export async function abandonAdmission(ctx: HandlerContext): Promise<void> {
+  const list = undos.get(ctx.request);
+  undos.delete(ctx.request);
+  for (const undo of list ?? []) await undo().catch(() => undefined);
+}
+
+/**
+ * Admission for one write handler: the request's attributes from its context, warnings into the
+ * reply's `Warning` header. Returns the object to store.
+ */
+export async function admitWrite(ctx: HandlerContext, write: WriteAdmission): Promise<ApiObject | undefined> {
+  const { type, info } = ctx;
+  const fieldManager = queryParam(ctx, 'fieldManager');
+  const options = reviewOptions(write.optionsKind, {
+    ...(write.dryRun ? { dryRun: ['All'] } : {}),
+    ...(fieldManager && write.optionsKind !== 'DeleteOptions' ? { fieldManager } : {}),
+    ...(write.options ?? {}),
+  });
+  const name = write.object?.metadata.name ?? write.oldObject?.metadata.name ?? info.name ?? '';
+  return ctx.admission.admit(
+    {
+      operation: write.operation,
+      type,
+      subresource: info.subresource ?? '',
+      namespace: type.namespaced ? (info.namespace ?? write.object?.metadata.namespace ?? write.oldObject?.metadata.namespace ?? '') : '',
+      name,
+      object: write.object,
+      oldObject: write.oldObject,
+      dryRun: write.dryRun,
+      options,
+      user: ctx.request.user,
+    },
+    {
+      warn: (texts) => addWarnings(ctx.reply, texts),
+      onAbandon: (undo) => undos.set(ctx.request, [...(undos.get(ctx.request) ?? []), undo]),
+    },
+    write.revalidate,
+  );
+}

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { alreadyExists, generateName, withDefaults, type ObjectMeta } from '../../api/index.js';
+import { isStorageError } from '../../storage/index.js';
+import { namespaceType, prepareNamespace } from '../namespaces.js';
+import { encodeForStorage, objectKey, prepareForCreate, type ApiObject } from '../objects.js';
+import { dryRunOf, sendObject, yieldIfLarge, type HandlerContext } from '../request/index.js';
+import { statusOnCreate } from '../subresources/write-scope.js';
+import { abandonAdmission, admitWrite } from './admit.js';
+import { managedFieldsAfterCreate, type WriteManager } from './managed-fields.js';
+import { strategyForCreate } from './strategy.js';
+import { revalidate, validateForWrite, type FieldCheck } from './validate.js';
+import { writeManagerOf } from './write-options.js';
+
+// kube retries a generated name that collides a few times before answering AlreadyExists.
+const GENERATE_NAME_ATTEMPTS = 8;
+
+/**
+ * Stores a new object; shared by POST, by PUT of an object that does not exist yet and by an
+ * apply that creates. `prepared` skips the body checks (the caller ran them).
+ */
+export async function createObject(
+  ctx: HandlerContext,
+  body: ApiObject,
+  options: { fields?: FieldCheck; manager?: WriteManager; prepared?: boolean } = {},
+): Promise<unknown> {
+  const { type, info, registry } = ctx;
+  const manager = options.manager ?? writeManagerOf(ctx, 'Update');
+  // The body is not validated yet: a generateName of another type is left for validation to refuse.
+  const prefix: unknown = body.metadata.generateName;
+  const generated = !body.metadata.name && typeof prefix === 'string' && prefix !== '';
+  const named = (meta: ObjectMeta): ObjectMeta => (generated ? { ...meta, name: generateName(prefix) } : meta);
+  let object = { ...body, metadata: named(body.metadata) };
+  if (!options.prepared) object = validateForWrite(ctx, object, options.fields);
+  await yieldIfLarge(ctx);
+  // The uid is the object's from here, as Kubernetes fills it before admission: a strategy may
+  // derive fields from it (a Job's generated selector names its own uid).
+  const uid = randomUUID();
+  object = strategyForCreate(type, { ...object, metadata: { ...object.metadata, uid } });
+  const dryRun = dryRunOf(ctx);
+  object = (await admitWrite(ctx, { operation: 'CREATE', object, dryRun, optionsKind: 'CreateOptions', revalidate: (o) => revalidate(ctx, o) }))!;
+  // After admission: a Pod's QoS class reflects the resources LimitRanger may have defaulted.
+  object = statusOnCreate(type, prepareForCreate(object, new Date(), uid));
+  if (type === namespaceType(registry)) object = prepareNamespace(object);
+  // After the status split: the defaults include the status fields Go always writes. A create's
+  // manager owns the defaulted fields too, an apply's only the fields of its configuration.
+  object =
+    manager.operation === 'Apply'
+      ? withDefaults(type, managedFieldsAfterCreate(type, object, manager))
+      : managedFieldsAfterCreate(type, withDefaults(type, object), manager);
+  if (dryRun) return sendObject(ctx, 201, object);
+
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const kv = await ctx.store.create(objectKey(ctx.store, type, info.namespace, object.metadata.name!), encodeForStorage(object, type));
+      await ctx.admission.created(type, object);
+      return sendObject(ctx, 201, { ...object, metadata: { ...object.metadata, resourceVersion: String(kv.modRevision) } });
+    } catch (error) {
+      const taken = isStorageError(error, 'AlreadyExists');
+      if (!taken || !generated || attempt >= GENERATE_NAME_ATTEMPTS) {
+        // Not stored: what admission charged for it (quota) is given back.
+        await abandonAdmission(ctx);
+        throw taken ? alreadyExists({ group: type.group, resource: type.resource }, object.metadata.name!) : error;
+      }
+      object = { ...object, metadata: named(object.metadata) };
+    }
+  }
+}

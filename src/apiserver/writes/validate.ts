@@ -1,0 +1,34 @@
+import { invalid, validateObject, validateObjectMeta } from '../../api/index.js';
+import type { ApiObject } from '../objects.js';
+import type { HandlerContext } from '../request/index.js';
+import { fieldValidationOf, firstFatalError, reportFieldProblems, withoutUnknownFields, type FieldValidation } from './field-validation.js';
+
+/** How a write body's fields were decoded: duplicates seen, and the fieldValidation level. */
+export interface FieldCheck {
+  readonly duplicates: readonly string[];
+  readonly level: FieldValidation;
+}
+
+/**
+ * Checks a write body: unknown fields are dropped (and reported as `fieldValidation` says), then
+ * the kind's schema and the metadata rules (422 with causes; 400 with the first one when the body
+ * also had unknown or duplicate fields).
+ */
+export function validateForWrite(ctx: HandlerContext, object: ApiObject, fields?: FieldCheck): ApiObject {
+  const { type } = ctx;
+  const { value, unknown } = withoutUnknownFields(type.schema, object);
+  const pruned = value as ApiObject;
+  const problems = { unknown, duplicates: fields?.duplicates ?? [] };
+  const metaCauses = validateObjectMeta(pruned.metadata, { namespaced: type.namespaced, nameRule: type.nameValidation });
+  const result = validateObject(type, pruned);
+  const causes = [...metaCauses, ...('causes' in result ? result.causes : [])];
+  if (causes.length > 0) {
+    throw firstFatalError(problems, causes) ?? invalid(type.kind, pruned.metadata.name ?? pruned.metadata.generateName ?? '', causes);
+  }
+  reportFieldProblems(ctx, fields?.level ?? fieldValidationOf(ctx), problems);
+  // The schema's output, not a merge: it has dropped JSON nulls (kubectl sends `creationTimestamp: null`).
+  return 'object' in result ? (result.object as ApiObject) : pruned;
+}
+
+/** The checks of a write body, again, on an object admission changed (fields it added that the kind lacks are dropped silently). */
+export const revalidate = (ctx: HandlerContext, object: ApiObject): ApiObject => validateForWrite(ctx, object, { duplicates: [], level: 'Ignore' });

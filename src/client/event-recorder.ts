@@ -1,0 +1,217 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { isStatusError, type CoreEvent } from '../api/index.js';
+import type { Client } from './client.js';
+import { builtin } from './resource.js';
+
+/** What an Event is about (its `involvedObject`). */
+export interface InvolvedObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string | undefined;
+  readonly uid?: string | undefined;
+  readonly resourceVersion?: string | undefined;
+  /** The part of the object (`spec.containers{app}`). */
+  readonly fieldPath?: string | undefined;
+}
+
+export type EventType = 'Normal' | 'Warning';
+
+/** Where a component records Events: the recorder itself, or one of its `forComponent` views. */
+export interface EventSink {
+  record(object: InvolvedObject, type: EventType, reason: string, message: string): void;
+}
+
+export interface EventRecorderOptions {
+  readonly client: Client;
+  /** `source.component` and `reportingComponent` (the reporting controller) of the Events. */
+  readonly component: string;
+  /** `source.host` and `reportingInstance`. Default: the host name. */
+  readonly host?: string;
+  /**
+   * Waited for before each write: a token of a rate limit (the node agent's `--event-qps` /
+   * `--event-burst` through `apiThrottle`, the scheduler's API bucket). Default: none.
+   */
+  readonly throttle?: (request: { readonly signal?: AbortSignal | undefined }) => Promise<void>;
+  /** Events waiting to be written; beyond it new ones are dropped (and counted). Default 1 000. */
+  readonly bufferSize?: number;
+  /** Writes at once. Default 4. */
+  readonly inFlight?: number;
+  /** Distinct Events remembered for counting repeats (least recently seen forgotten first). Default 4 096. */
+  readonly cacheSize?: number;
+  /** The clock of the timestamps, ms. Default `Date.now` (tests pass a scheduler's `now`). */
+  readonly now?: () => number;
+}
+
+/** One distinct Event (same source, object, type, reason and message) and where it stands. */
+interface Series {
+  readonly event: CoreEvent;
+  count: number;
+  lastTimestamp: string;
+  /** Written to the server (so a repeat patches it). */
+  created: boolean;
+  /** A write of it is queued or running; repeats meanwhile only bump `count`. */
+  busy: boolean;
+  /** Repeated while a write ran: write again when it ends. */
+  dirty: boolean;
+}
+
+const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * core/v1 Events as client-go's broadcaster writes them, shared by every component of svc (the
+ * controller runtime gives each controller a view named after it, the scheduler and the node
+ * agent have one each):
+ *
+ * - **Best effort.** Events wait in a bounded buffer and are written a few at a time; when the
+ *   buffer is full new ones are dropped (and counted), never the caller's work; a refused write
+ *   is dropped too.
+ * - **Repeats are counted, not multiplied** (client-go's EventCorrelator): an Event equal to one
+ *   recorded before (same component, host, object, type, reason and message) is written as a
+ *   patch of the first one's `count` and `lastTimestamp`. Repeats that arrive while a write of it
+ *   is queued or running fold into that one write, so a reconcile that fails in a tight loop
+ *   costs one Event object and a handful of patches. If that Event is gone (deleted, expired by
+ *   the server's TTL) the next repeat creates it again with the count so far.
+ */
+export class EventRecorder implements EventSink {
+  readonly #options: EventRecorderOptions;
+  readonly #host: string;
+  readonly #bufferSize: number;
+  readonly #inFlight: number;
+  readonly #cacheSize: number;
+  readonly #now: () => number;
+  /** Distinct Events by correlation key, in least-recently-seen order (a Map keeps insertion order). */
+  readonly #series = new Map<string, Series>();
+  readonly #queue: Series[] = [];
+  #head = 0;
+  #running = 0;
+  #stopped = false;
+  #written = 0;
+  #dropped = 0;
+
+  constructor(options: EventRecorderOptions) {
+    this.#options = options;
+    this.#host = options.host ?? hostname();
+    this.#bufferSize = options.bufferSize ?? 1000;
+    this.#inFlight = options.inFlight ?? 4;
+    this.#cacheSize = options.cacheSize ?? 4096;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Records an Event about `object`, in its namespace (`default` for cluster-scoped objects). */
+  record(object: InvolvedObject, type: EventType, reason: string, message: string): void {
+    this.#record(this.#options.component, object, type, reason, message);
+  }
+
+  /** The same recorder (buffer, writes, counting) reporting as `component`: a controller's name. */
+  forComponent(component: string): EventSink {
+    return { record: (object, type, reason, message) => this.#record(component, object, type, reason, message) };
+  }
+
+  /** Events written (creates and patches), dropped (buffer full or write refused) and waiting. */
+  stats(): { written: number; dropped: number; pending: number } {
+    return { written: this.#written, dropped: this.#dropped, pending: this.#queue.length - this.#head };
+  }
+
+  /** Stops writing: waiting Events are dropped, writes in flight finish. */
+  stop(): void {
+    this.#stopped = true;
+    this.#queue.length = 0;
+    this.#head = 0;
+  }
+
+  #record(component: string, object: InvolvedObject, type: EventType, reason: string, message: string): void {
+    if (this.#stopped) return;
+    const at = rfc3339(this.#now());
+    const key = JSON.stringify([component, this.#host, object.apiVersion, object.kind, object.namespace ?? '', object.name, object.uid ?? '', object.fieldPath ?? '', type, reason, message]);
+    const known = this.#series.get(key);
+    if (known !== undefined) {
+      this.#series.delete(key); // to the most recently seen end
+      this.#series.set(key, known);
+      known.count++;
+      known.lastTimestamp = at;
+      if (known.busy) known.dirty = true;
+      else this.#enqueue(known);
+      return;
+    }
+    const namespace = object.namespace || 'default';
+    const series: Series = {
+      event: {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `${object.name}.${randomBytes(8).toString('hex')}`, namespace },
+        involvedObject: { ...object },
+        type,
+        reason,
+        message,
+        source: { component, host: this.#host },
+        reportingComponent: component,
+        reportingInstance: this.#host,
+        firstTimestamp: at,
+        lastTimestamp: at,
+        count: 1,
+      },
+      count: 1,
+      lastTimestamp: at,
+      created: false,
+      busy: false,
+      dirty: false,
+    };
+    this.#series.set(key, series);
+    if (this.#series.size > this.#cacheSize) this.#series.delete(this.#series.keys().next().value!);
+    this.#enqueue(series);
+  }
+
+  #enqueue(series: Series): void {
+    if (this.#queue.length - this.#head >= this.#bufferSize) {
+      this.#dropped++;
+      return;
+    }
+    series.busy = true;
+    this.#queue.push(series);
+    this.#pump();
+  }
+
+  #pump(): void {
+    while (!this.#stopped && this.#running < this.#inFlight && this.#head < this.#queue.length) {
+      const series = this.#queue[this.#head++]!;
+      if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+        this.#queue.splice(0, this.#head);
+        this.#head = 0;
+      }
+      this.#running++;
+      this.#write(series)
+        .then(
+          () => this.#written++,
+          () => this.#dropped++,
+        )
+        .finally(() => {
+          this.#running--;
+          series.busy = false;
+          if (series.dirty) {
+            series.dirty = false;
+            if (!this.#stopped) this.#enqueue(series);
+          }
+          this.#pump();
+        });
+    }
+  }
+
+  async #write(series: Series): Promise<void> {
+    await this.#options.throttle?.({});
+    const { client } = this.#options;
+    const { name, namespace } = series.event.metadata;
+    if (series.created) {
+      try {
+        await client.patch(builtin.coreEvents, name!, { count: series.count, lastTimestamp: series.lastTimestamp }, { namespace, type: 'merge' });
+        return;
+      } catch (error) {
+        if (!(isStatusError(error) && error.code === 404)) throw error;
+        series.created = false; // gone (deleted, or expired by the event TTL): create it again
+      }
+    }
+    await client.create(builtin.coreEvents, { ...series.event, count: series.count, lastTimestamp: series.lastTimestamp }, { namespace });
+    series.created = true;
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * What the lazy cache keeps per object version, whatever the bytes it came in: JSON text
+ * (json-view.ts) or protobuf bytes (proto-view.ts). The cache files and compares records by
+ * these alone; readers get the record's view.
+ */
+export interface CachedRecord {
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly resourceVersion: string | undefined;
+  /** `namespace/name`, or `name` (as objectKey). */
+  readonly key: string;
+  /** The labels index's values, `key=value` per label. */
+  labelValues(): string[];
+  /** True when `other` surely has the same labels (false may still mean equal labels: the caller then compares values). */
+  sameLabels(other: CachedRecord): boolean;
+  /** The owner index's values: the uid of each ownerReference. */
+  ownerValues(): string[];
+  /** True when `other` surely has the same ownerReferences (as sameLabels). */
+  sameOwners(other: CachedRecord): boolean;
+  /** The view: the live one if someone still holds it, else a new one. */
+  view<T>(): T;
+}
+
+/** Asked of a top-level view, answers its record (views of nested objects answer undefined). */
+export const RECORD = Symbol('svc.lazyRecord');
+
+/** The record behind a top-level view; undefined for anything else (a plain object, a nested view). */
+export function recordOf(value: unknown): CachedRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  return (value as { [RECORD]?: CachedRecord })[RECORD];
+}

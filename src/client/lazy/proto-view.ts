@@ -1,0 +1,352 @@
+import protobuf from 'protobufjs';
+import { fromMessage, type JsonObject } from '../../encoding/index.js';
+import { deepFreeze } from '../cache.js';
+import type { CachedRecord } from './cached-record.js';
+import { BytesReader, malformedProtobuf, TextReader, utf8Of } from './proto-wire.js';
+import { ViewHandler } from './view-handler.js';
+
+/**
+ * Lazily decoded protobuf objects: the binary counterpart of json-view.ts. A `ProtoRecord` is
+ * what the lazy cache keeps per object version: the message's bytes, copied once out of the
+ * stream into a latin1 string (one character per byte, on the V8 heap, freed in one piece),
+ * plus the name, namespace and version read from the ObjectMeta field by walking its fields —
+ * protobuf says every field's length, so nothing is scanned character by character and nothing
+ * is decoded. Readers get a view: a Proxy that behaves as the frozen object `decodeProtobuf`
+ * gives (same keys in the same order, same values), decoding a field when it is read. A message
+ * field read is itself a view (so `pod.metadata.resourceVersion` decodes one string, not the
+ * managedFields next to it); other fields (lists, maps, times, quantities) are decoded whole,
+ * frozen, and memoized. Anything that needs every key (Object.keys, spreading, JSON.stringify,
+ * `in`) decodes the whole message once, after which the view is a frozen plain object behind a
+ * Proxy.
+ */
+
+/** Messages whose JSON is not an object of their fields: always decoded whole (convert.ts). */
+const VALUE_MESSAGES = new Set([
+  '.svc.meta.v1.Time',
+  '.svc.meta.v1.MicroTime',
+  '.svc.util.Quantity',
+  '.svc.util.IntOrString',
+  '.svc.runtime.RawExtension',
+  '.svc.meta.v1.FieldsV1',
+  '.svc.util.StringList',
+]);
+
+/** What the views need to know of a message, worked out once per message (protobufjs computes `fullName` on every read). */
+interface TypeInfo {
+  /** Its JSON is a value, not an object of its fields (VALUE_MESSAGES). */
+  readonly value: boolean;
+  /** It has Kubernetes' embedded (`...Inline`) fields, whose members are flat in its JSON. */
+  readonly inline: boolean;
+  /** The number of its `metadata` field when that is an ObjectMeta; -1 otherwise. */
+  readonly metaId: number;
+  readonly metaType: protobuf.Type | undefined;
+}
+const infoByType = new WeakMap<protobuf.Type, TypeInfo>();
+function infoOf(type: protobuf.Type): TypeInfo {
+  let info = infoByType.get(type);
+  if (!info) {
+    const meta = type.fields['metadata'];
+    const metaType = meta && !meta.repeated && meta.resolvedType instanceof protobuf.Type && meta.resolvedType.fullName === '.svc.meta.v1.ObjectMeta' ? meta.resolvedType : undefined;
+    info = { value: VALUE_MESSAGES.has(type.fullName), inline: type.fieldsArray.some((f) => f.name.endsWith('Inline')), metaId: metaType ? meta!.id : -1, metaType };
+    infoByType.set(type, info);
+  }
+  return info;
+}
+
+/** The hot path's readers, reused (protoRecord calls nothing that could re-enter it). */
+const EMPTY = new Uint8Array(0);
+const topReader = new BytesReader(EMPTY);
+const metaReader = new BytesReader(EMPTY);
+
+export class ProtoRecord implements CachedRecord {
+  #view: WeakRef<object> | undefined;
+
+  constructor(
+    /** The object's message bytes as latin1 characters (the envelope and event around them are not kept). */
+    readonly text: string,
+    readonly type: protobuf.Type,
+    readonly apiVersion: string,
+    readonly kind: string,
+    readonly name: string,
+    readonly namespace: string | undefined,
+    readonly resourceVersion: string | undefined,
+    /** The ObjectMeta's extent in `text`; -1 when the message has none. */
+    readonly metaStart: number,
+    readonly metaEnd: number,
+    /** The labels' map entries' extent in `text` when they are adjacent (as every encoder writes them); -1: none, -2: scattered. */
+    readonly labelsStart: number,
+    readonly labelsEnd: number,
+    /** The ownerReferences' extent in `text`, as the labels'. */
+    readonly ownersStart: number,
+    readonly ownersEnd: number,
+  ) {}
+
+  get key(): string {
+    return (this.#key ??= this.namespace ? `${this.namespace}/${this.name}` : this.name);
+  }
+  #key: string | undefined;
+
+  labelValues(): string[] {
+    if (this.labelsStart === -1) return [];
+    // A map entry is {1: key, 2: value}; a repeated key keeps its first place and its last value.
+    const labels = new Map<string, string>();
+    const meta = new TextReader(this.text, this.metaStart, this.metaEnd);
+    while (meta.next()) {
+      if (meta.current.field !== 11 || meta.current.wire !== 2) continue;
+      const entry = new TextReader(this.text, meta.current.start, meta.current.end);
+      let key = '';
+      let value = '';
+      while (entry.next()) {
+        const f = entry.current;
+        if (f.wire !== 2) continue;
+        if (f.field === 1) key = utf8Of(this.text, f.start, f.end);
+        else if (f.field === 2) value = utf8Of(this.text, f.start, f.end);
+      }
+      labels.set(key, value);
+    }
+    return Array.from(labels, ([k, v]) => `${k}=${v}`);
+  }
+
+  sameLabels(other: CachedRecord): boolean {
+    return other instanceof ProtoRecord && sameRun(this.text, this.labelsStart, this.labelsEnd, other.text, other.labelsStart, other.labelsEnd);
+  }
+
+  ownerValues(): string[] {
+    if (this.ownersStart === -1) return [];
+    // OwnerReference {4: uid}; the last uid of an entry counts, as in a full decode.
+    const uids: string[] = [];
+    const meta = new TextReader(this.text, this.metaStart, this.metaEnd);
+    while (meta.next()) {
+      if (meta.current.field !== 13 || meta.current.wire !== 2) continue;
+      const owner = new TextReader(this.text, meta.current.start, meta.current.end);
+      let uid = '';
+      while (owner.next()) if (owner.current.field === 4 && owner.current.wire === 2) uid = utf8Of(this.text, owner.current.start, owner.current.end);
+      uids.push(uid);
+    }
+    return uids;
+  }
+
+  sameOwners(other: CachedRecord): boolean {
+    return other instanceof ProtoRecord && sameRun(this.text, this.ownersStart, this.ownersEnd, other.text, other.ownersStart, other.ownersEnd);
+  }
+
+  view<T>(): T {
+    const live = this.#view?.deref();
+    if (live) return live as T;
+    const view = new Proxy<Record<string, unknown>>({}, new MessageView(this.text, 0, this.text.length, this.type, this));
+    this.#view = new WeakRef(view);
+    return view as T;
+  }
+}
+
+/** Whether two runs of fields (-1: none, -2: scattered) are surely equal: both absent, or the same bytes. */
+function sameRun(a: string, aStart: number, aEnd: number, b: string, bStart: number, bEnd: number): boolean {
+  if (aStart < -1 || bStart < -1) return false;
+  if (aStart === -1 || bStart === -1) return aStart === bStart;
+  const length = aEnd - aStart;
+  if (bEnd - bStart !== length) return false;
+  for (let i = 0; i < length; i += 1) if (a.charCodeAt(aStart + i) !== b.charCodeAt(bStart + i)) return false;
+  return true;
+}
+
+/**
+ * A record of the object whose message (of `type`) is `bytes[start, end)`: its ObjectMeta walked
+ * for the name, namespace, version and labels, then its bytes copied out as one latin1 string.
+ */
+export function protoRecord(bytes: Buffer, start: number, end: number, type: protobuf.Type, apiVersion: string, kind: string): ProtoRecord {
+  const metaId = infoOf(type).metaId;
+  let metaStart = -1;
+  let metaEnd = -1;
+  const top = topReader.reset(bytes, start, end);
+  while (top.next()) {
+    // The last occurrence wins, as in a full decode.
+    if (top.current.field === metaId && top.current.wire === 2) {
+      metaStart = top.current.start;
+      metaEnd = top.current.end;
+    }
+  }
+  let name = '';
+  let namespace: string | undefined;
+  let resourceVersion: string | undefined;
+  let labelsStart = -1;
+  let labelsEnd = -1;
+  let ownersStart = -1;
+  let ownersEnd = -1;
+  if (metaStart >= 0) {
+    const meta = metaReader.reset(bytes, metaStart, metaEnd);
+    let previous = -1;
+    while (meta.next()) {
+      const f = meta.current;
+      if (f.wire !== 2) {
+        previous = f.field;
+        continue;
+      }
+      switch (f.field) {
+        case 1:
+          name = bytes.toString('utf8', f.start, f.end);
+          break;
+        case 3:
+          namespace = f.end > f.start ? bytes.toString('utf8', f.start, f.end) : undefined;
+          break;
+        case 6:
+          resourceVersion = f.end > f.start ? bytes.toString('utf8', f.start, f.end) : undefined;
+          break;
+        case 11:
+          if (labelsStart === -1) labelsStart = f.tagStart;
+          else if (previous !== 11) labelsStart = -2;
+          if (labelsStart >= 0) labelsEnd = f.end;
+          break;
+        case 13:
+          if (ownersStart === -1) ownersStart = f.tagStart;
+          else if (previous !== 13) ownersStart = -2;
+          if (ownersStart >= 0) ownersEnd = f.end;
+          break;
+      }
+      previous = f.field;
+    }
+  }
+  const text = bytes.toString('latin1', start, end);
+  // Let go of the chunk: a reader left pointing at it would keep it alive.
+  topReader.reset(EMPTY, 0, 0);
+  metaReader.reset(EMPTY, 0, 0);
+  if (metaStart >= 0) {
+    metaStart -= start;
+    metaEnd -= start;
+  }
+  if (labelsStart >= 0) {
+    labelsStart -= start;
+    labelsEnd -= start;
+  }
+  if (ownersStart >= 0) {
+    ownersStart -= start;
+    ownersEnd -= start;
+  }
+  return new ProtoRecord(text, type, apiVersion, kind, name, namespace, resourceVersion, metaStart, metaEnd, labelsStart, labelsEnd, ownersStart, ownersEnd);
+}
+
+/**
+ * The handler of one view over the message `text[start, end)` of `type` (the traps are
+ * ViewHandler's): `get` decodes the one field asked for; making it whole decodes the message,
+ * in decodeProtobuf's key order.
+ */
+class MessageView extends ViewHandler {
+  /** Every field on the wire: [field number, tag start, value start, value end, wire type] each. */
+  #fields: number[] | undefined;
+  #memo: Map<string, unknown> | undefined;
+  #metaView: Record<string, unknown> | undefined;
+
+  constructor(
+    readonly text: string,
+    readonly start: number,
+    readonly end: number,
+    readonly type: protobuf.Type,
+    /** Set on an object's top-level view only: it answers `kind` and `apiVersion` too. */
+    readonly record: ProtoRecord | undefined,
+    /** Set on the view of an object's ObjectMeta: the record whose name, namespace and version it answers without a scan. */
+    readonly metaOf?: ProtoRecord | undefined,
+  ) {
+    super();
+  }
+
+  #scan(): number[] {
+    if (this.#fields) return this.#fields;
+    const fields: number[] = [];
+    const reader = new TextReader(this.text, this.start, this.end);
+    while (reader.next()) {
+      const f = reader.current;
+      fields.push(f.field, f.tagStart, f.start, f.end, f.wire);
+    }
+    return (this.#fields = fields);
+  }
+
+  /** The bytes of the whole message, or of the occurrences of one field (a message of that field alone). */
+  #bytes(id?: number): Buffer {
+    if (id === undefined) return Buffer.from(this.text.slice(this.start, this.end), 'latin1');
+    const fields = this.#scan();
+    const parts: Buffer[] = [];
+    for (let i = 0; i < fields.length; i += 5) if (fields[i] === id) parts.push(Buffer.from(this.text.slice(fields[i + 1], fields[i + 3]), 'latin1'));
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  }
+
+  #decodeMessage(bytes: Buffer): JsonObject {
+    try {
+      return fromMessage(this.type, this.type.decode(bytes) as unknown as JsonObject);
+    } catch (error) {
+      throw malformedProtobuf(`not a valid ${this.type.name}: ${(error as Error).message}`);
+    }
+  }
+
+  /** The JSON value of one field (undefined when it is not on the wire or its JSON leaves it out). */
+  #field(field: protobuf.Field, key: string): unknown {
+    const fields = this.#scan();
+    let last = -1;
+    for (let i = fields.length - 5; i >= 0; i -= 5) {
+      if (fields[i] === field.id) {
+        last = i;
+        break;
+      }
+    }
+    if (last < 0) return undefined;
+    if (!field.repeated && !field.map && fields[last + 4] === 2) {
+      const valueStart = fields[last + 2]!;
+      const valueEnd = fields[last + 3]!;
+      const message = field.resolvedType;
+      // Only the last occurrence counts (protobufjs replaces a repeated message field, it does not merge).
+      if (message instanceof protobuf.Type && !infoOf(message).value) {
+        // The object's ObjectMeta knows its name, namespace and version from the record.
+        const known = this.record && field.id === infoOf(this.type).metaId ? this.record : undefined;
+        return new Proxy<Record<string, unknown>>({}, new MessageView(this.text, valueStart, valueEnd, message, undefined, known));
+      }
+      if (field.type === 'string') {
+        const value = utf8Of(this.text, valueStart, valueEnd);
+        // Go's zero value: JSON leaves the field out (as fromMessage does).
+        return value === '' ? undefined : value;
+      }
+    }
+    return deepFreeze(this.#decodeMessage(this.#bytes(field.id))[key]);
+  }
+
+  /** An object's ObjectMeta view: the record says where it is, so the object's fields need no walk. */
+  #metadata(): Record<string, unknown> {
+    const record = this.record!;
+    return (this.#metaView ??= new Proxy<Record<string, unknown>>({}, new MessageView(this.text, record.metaStart, record.metaEnd, infoOf(this.type).metaType!, undefined, record)));
+  }
+
+  protected fillMembers(target: Record<string, unknown>): void {
+    const decoded = this.#decodeMessage(this.#bytes());
+    const object: JsonObject = this.record ? { kind: this.record.kind, apiVersion: this.record.apiVersion, ...decoded } : decoded;
+    for (const key of Object.keys(object)) {
+      // A field already handed out keeps its identity (a nested view stays the same object).
+      const memo = key === 'metadata' && this.#metaView ? this.#metaView : this.#memo?.get(key);
+      const value = memo !== undefined ? memo : deepFreeze(object[key]);
+      Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+    }
+    this.#memo = undefined;
+  }
+
+  protected member(target: Record<string, unknown>, key: string): unknown {
+    if (this.record && key === 'kind') return this.record.kind;
+    if (this.record && key === 'apiVersion') return this.record.apiVersion;
+    if (key === 'metadata' && this.record && this.record.metaStart >= 0) return this.#metadata();
+    if (this.metaOf) {
+      // Go's zero values are left out of JSON: an empty name reads as absent.
+      if (key === 'name') return this.metaOf.name || undefined;
+      if (key === 'namespace') return this.metaOf.namespace;
+      if (key === 'resourceVersion') return this.metaOf.resourceVersion;
+    }
+    if (this.#memo?.has(key)) return this.#memo.get(key) ?? Reflect.get(target, key);
+    const field = Object.hasOwn(this.type.fields, key) ? this.type.fields[key] : undefined;
+    if (!field || field.name.endsWith('Inline')) {
+      // A member of an embedded message, or not a member: only the whole message tells.
+      if (infoOf(this.type).inline) {
+        this.fill(target);
+        return Reflect.get(target, key);
+      }
+      return Reflect.get(target, key);
+    }
+    const value = this.#field(field, key);
+    // `undefined` is memoized too: a field whose JSON is left out is not looked for again.
+    (this.#memo ??= new Map()).set(key, value);
+    return value === undefined ? Reflect.get(target, key) : value;
+  }
+}

@@ -1,0 +1,54 @@
+import type { StoreEvent } from '../storage/index.js';
+import type { CachedVersion } from './cached-object.js';
+import type { CacheEvent } from './events.js';
+import type { Versions } from './versions.js';
+
+/** What one store event does to the cache: the event watchers get, and the key's new state. */
+export interface Derived<T> {
+  /** Undefined when watchers see no change (e.g. an undecodable value replaced nothing). */
+  readonly event: CacheEvent<T> | undefined;
+  /** The key's version after the event; undefined when the key is now absent. */
+  readonly next: CachedVersion<T> | undefined;
+}
+
+/**
+ * Turns a store event into a cache event, given the version the key had before it. A value that
+ * cannot be decoded counts as absent, so a put of one reads as the deletion of what was there:
+ * watchers end up with exactly what the cache serves.
+ */
+export function derive<T>(versions: Versions<T>, e: StoreEvent, prev: CachedVersion<T> | undefined): Derived<T> {
+  const revision = e.revision;
+  if (e.type === 'put') {
+    const next = versions.fromKeyValue({ key: e.key, value: e.value, modRevision: revision, createRevision: e.createRevision });
+    if (next) {
+      return { next, event: prev ? { type: 'MODIFIED', revision, object: next, prev } : { type: 'ADDED', revision, object: next } };
+    }
+  }
+  if (!prev) return { next: undefined, event: undefined };
+  const object = versions.deleted(e.key, revision, prev, e.type === 'delete' ? e.prevValue : undefined);
+  return { next: undefined, event: object ? { type: 'DELETED', revision, object, prev } : undefined };
+}
+
+/**
+ * An event replayed from the store, which the cache's tree no longer describes: the previous
+ * version comes from the event's `prevValue`. Its modRevision is not in the event, so it is
+ * stamped with the revision just before the event (at which it was certainly current); it only
+ * serves to decide selector transitions, and the events sent leave it out.
+ *
+ * 'lost' when the store no longer has the previous version of a key that had one (a store may
+ * drop it at its compaction point: sqlite's replay of the event at exactly the compacted
+ * revision has none). A DELETED cannot then carry the last state, nor can a filter tell which
+ * side of it the update was; without a filter an update is still a MODIFIED.
+ */
+export function replayed<T>(versions: Versions<T>, e: StoreEvent, filtered: boolean): Derived<T> | 'lost' {
+  // A null prevValue is how a backend with a nullable column reports none.
+  if (e.prevValue != null) {
+    const createRevision = e.type === 'put' ? e.createRevision : 0;
+    const prev = versions.fromKeyValue({ key: e.key, value: e.prevValue, modRevision: e.revision - 1, createRevision });
+    return derive(versions, e, prev);
+  }
+  if (e.type === 'put' && e.createRevision === e.revision) return derive(versions, e, undefined);
+  if (e.type === 'delete' || filtered) return 'lost';
+  const next = versions.fromKeyValue({ key: e.key, value: e.value, modRevision: e.revision, createRevision: e.createRevision });
+  return { next, event: next && { type: 'MODIFIED', revision: e.revision, object: next } };
+}
