@@ -1,4 +1,4 @@
-import { EMPTY, Observable, asyncScheduler, combineLatest, map, timer, type SchedulerLike } from 'rxjs';
+import { EMPTY, Observable, asyncScheduler, combineLatest, ignoreElements, map, merge, timer, type SchedulerLike } from 'rxjs';
 import { isStatusError, rfc3339, type Pod } from '../../src/api/index.js';
 import { builtin, type Client, type Informer } from '../../src/client/index.js';
 import type { ControllerContext } from '../context.js';
@@ -40,7 +40,8 @@ export function podGcController(ctx: ControllerContext, options: PodGcOptions): 
   const missingSince = new Map<string, number>();
   const quarantineMs = options.quarantineMs ?? QUARANTINE_MS;
   const passes = {
-    events$: timer(0, options.periodMs ?? GC_PERIOD_MS, scheduler).pipe(map(() => KEY)),
+    // The informers run while the loop does (their events are not keys: each pass reads the caches).
+    events$: merge(timer(0, options.periodMs ?? GC_PERIOD_MS, scheduler).pipe(map(() => KEY)), pods.events$.pipe(ignoreElements()), nodes.events$.pipe(ignoreElements())),
     synced$: combineLatest([pods.synced$, nodes.synced$]).pipe(map(([a, b]) => a && b)),
   };
   return controller<unknown>({
