@@ -226,6 +226,57 @@ describe('job controller', () => {
     expect((await getJob('crashy')).status).toMatchObject({ failed: 1, succeeded: 1 });
   });
 
+  it('doubles the back-off with each failure since the last success', async () => {
+    await makeJob('doubling', { backoffLimit: 5 });
+    const [first] = await waitRunning('doubling', 1);
+    await end(first!, 'Failed');
+    await eventually(async () => (await getJob('doubling')).status?.failed === 1, 'failed 1');
+    clock.advance(10_000);
+    const [second] = await waitRunning('doubling', 1);
+    await end(second!, 'Failed');
+    await eventually(async () => (await getJob('doubling')).status?.failed === 2, 'failed 2');
+    // 20 s now: a sync at 19 s (a label change triggers one) still waits.
+    clock.advance(19_000);
+    const seen = loop.results.length;
+    await client.patch(builtin.jobs, 'doubling', { metadata: { labels: { poke: '1' } } }, { namespace: NS });
+    await eventually(() => loop.results.slice(seen).some((r) => r.key === `${NS}/doubling`), 'a sync at 19 s');
+    expect(await running('doubling')).toHaveLength(0);
+    clock.advance(1_000);
+    await waitRunning('doubling', 1);
+  });
+
+  it('counts container restarts of an OnFailure Job toward its backoff limit, and reports ready pods', async () => {
+    await makeJob('restarts', { backoffLimit: 2 }, 'OnFailure');
+    const [pod] = await waitRunning('restarts', 1);
+    const at = rfc3339(clock.now());
+    const ready = { ...pod!, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: at }], containerStatuses: [{ name: 'main', image: 'busybox', imageID: '', ready: true, restartCount: 0, state: { running: { startedAt: at } } }] } } as Pod;
+    await client.updateStatus(builtin.pods, ready);
+    await eventually(async () => (await getJob('restarts')).status?.ready === 1, 'ready 1');
+    const fresh = await client.get(builtin.pods, pod!.metadata.name!, { namespace: NS });
+    await client.updateStatus(builtin.pods, { ...fresh, status: { ...fresh.status, containerStatuses: [{ name: 'main', image: 'busybox', imageID: '', ready: true, restartCount: 3, state: { running: { startedAt: at } } }] } });
+    await eventually(async () => condition(await getJob('restarts'), 'Failed')?.status === 'True', 'Failed');
+    expect(condition(await getJob('restarts'), 'Failed')).toMatchObject({ reason: 'BackoffLimitExceeded' });
+    expect(await podsOf('restarts')).toHaveLength(0);
+  });
+
+  it('fails an index at once by a FailIndex rule, and the Job past maxFailedIndexes', async () => {
+    await makeJob('maxfailed', {
+      completions: 3,
+      parallelism: 3,
+      completionMode: 'Indexed',
+      backoffLimitPerIndex: 3,
+      maxFailedIndexes: 0,
+      podFailurePolicy: { rules: [{ action: 'FailIndex', onExitCodes: { operator: 'In', values: [5] } }] },
+    });
+    const pods = await waitRunning('maxfailed', 3);
+    await end(pods.find((p) => p.metadata.annotations?.['batch.svc.io/job-completion-index'] === '2')!, 'Failed', 5);
+    await eventually(async () => condition(await getJob('maxfailed'), 'Failed')?.status === 'True', 'Failed');
+    const job = await getJob('maxfailed');
+    expect(condition(job, 'Failed')).toMatchObject({ reason: 'MaxFailedIndexesExceeded' });
+    expect(job.status).toMatchObject({ failedIndexes: '2', active: 0 });
+    expect(await running('maxfailed')).toHaveLength(0);
+  });
+
   it('makes no write when restarted at steady state', async () => {
     await makeJob('steady', { completions: 2, parallelism: 1 });
     await waitRunning('steady', 1);
