@@ -97,4 +97,23 @@ describe('pod garbage collector', () => {
     await client.patch(builtin.pods, 'stuck', { metadata: { finalizers: null } }, { namespace: 'default' });
     await eventually(() => gone('stuck'), 'stuck gone');
   });
+
+  it('marks Failed and deletes the terminating pods of a node that is down and tainted out-of-service', async () => {
+    await client.create(builtin.nodes, {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'down' },
+      spec: { taints: [{ key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' }] },
+    });
+    await makePod('on-down', { nodeName: 'down', finalizers: ['example.com/hold'] });
+    await makePod('on-down-live', { nodeName: 'down' });
+    await client.delete(builtin.pods, 'on-down', { namespace: 'default' });
+    await pass();
+    await eventually(async () => (await client.get(builtin.pods, 'on-down', { namespace: 'default' })).status?.phase === 'Failed', 'marked Failed');
+    expect((await client.get(builtin.pods, 'on-down', { namespace: 'default' })).status?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({ reason: 'DeletionByPodGC' });
+    // Not terminating: left to its node.
+    expect((await client.get(builtin.pods, 'on-down-live', { namespace: 'default' })).metadata.deletionTimestamp).toBeUndefined();
+    await client.patch(builtin.pods, 'on-down', { metadata: { finalizers: null } }, { namespace: 'default' });
+    await client.delete(builtin.pods, 'on-down-live', { namespace: 'default', gracePeriodSeconds: 0 });
+  });
 });
