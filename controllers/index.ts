@@ -51,3 +51,7 @@ export { daemonSetController, targetNodeOf } from './daemonset/index.js';
 export type { DaemonSetControllerOptions } from './daemonset/index.js';
 export { statefulSetController } from './statefulset/index.js';
 export type { StatefulSetControllerOptions } from './statefulset/index.js';
+export { DEPLOYMENT_ANNOTATIONS, DEPLOYMENT_REASONS, deploymentController, maxSurge, maxUnavailable, POD_TEMPLATE_HASH, podTemplateHash, resolveFenceposts, revisionOf, scaledValue } from './deployment/index.js';
+export type { DeploymentControllerOptions } from './deployment/index.js';
+export { disruptionController } from './disruption/index.js';
+export type { DisruptionControllerOptions } from './disruption/index.js';

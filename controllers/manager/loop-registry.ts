@@ -10,6 +10,10 @@ import { podGcController } from '../podgc/index.js';
 import { ttlAfterFinishedController } from '../ttl-after-finished/index.js';
 import { replicaSetController } from '../replicaset/index.js';
 import { replicationControllerController } from '../replicationcontroller/index.js';
+import { deploymentController } from '../deployment/index.js';
+import { daemonSetController } from '../daemonset/index.js';
+import { statefulSetController } from '../statefulset/index.js';
+import { disruptionController } from '../disruption/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -35,6 +39,9 @@ export interface LoopSettings {
   readonly concurrentReplicasetSyncs?: number | undefined;
   readonly concurrentRcSyncs?: number | undefined;
   readonly concurrentDeploymentSyncs?: number | undefined;
+  // Node-bound and stateful workloads (wl-nodes): --concurrent-daemonset-syncs, --concurrent-statefulset-syncs.
+  readonly concurrentDaemonsetSyncs?: number | undefined;
+  readonly concurrentStatefulsetSyncs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -57,5 +64,10 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     // Replicated workloads (wl-replicas).
     ['replicaset-controller', (s) => (ctx) => replicaSetController(ctx, { concurrency: s.concurrentReplicasetSyncs ?? 5 })],
     ['replicationcontroller-controller', (s) => (ctx) => replicationControllerController(ctx, { concurrency: s.concurrentRcSyncs ?? 5 })],
+    ['deployment-controller', (s) => (ctx) => deploymentController(ctx, { concurrency: s.concurrentDeploymentSyncs ?? 5 })],
+    // Node-bound and stateful workloads, and the budgets that guard them (wl-nodes).
+    ['daemonset-controller', (s) => (ctx) => daemonSetController(ctx, { concurrency: s.concurrentDaemonsetSyncs ?? 2 })],
+    ['statefulset-controller', (s) => (ctx) => statefulSetController(ctx, { concurrency: s.concurrentStatefulsetSyncs ?? 5 })],
+    ['disruption-controller', () => (ctx) => disruptionController(ctx)],
   ]);
 }

@@ -1,7 +1,8 @@
-import { filter, map, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { canonicalJson, type ControllerRevision, type PersistentVolumeClaim, type Pod, type StatefulSet } from '../../src/api/index.js';
 import { builtin, type Client, type Informer } from '../../src/client/index.js';
 import { requeueAfter, type Outcome } from '../../operators/index.js';
+import { cacheOnly } from '../cache-only.js';
 import { claimObjects } from '../claim-objects.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
@@ -48,7 +49,7 @@ export function statefulSetController(ctx: ControllerContext, options: StatefulS
       { events: revisions, group: STATEFUL_SET.group, kind: STATEFUL_SET.kind },
     ],
     // The claims' cache must be filled before a member is made (a claim not yet seen would be created again).
-    watches: [observeOwned(expectations, pods, STATEFUL_SET), { events$: claims.events$.pipe(filter(() => false), map(() => '')), synced$: claims.synced$ }],
+    watches: [observeOwned(expectations, pods, STATEFUL_SET), cacheOnly(claims)],
     concurrency: options.concurrency,
     stop$: ctx.stop$,
     reconcile: (key) => {

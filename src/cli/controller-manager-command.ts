@@ -249,6 +249,9 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       concurrentReplicasetSyncs: f.concurrentReplicasetSyncs,
       concurrentRcSyncs: f.concurrentRcSyncs,
       concurrentDeploymentSyncs: f.concurrentDeploymentSyncs,
+      // Node-bound and stateful workloads (wl-nodes).
+      concurrentDaemonsetSyncs: f.concurrentDaemonsetSyncs,
+      concurrentStatefulsetSyncs: f.concurrentStatefulsetSyncs,
     },
     enableGarbageCollector: f.enableGarbageCollector,
     drainTimeoutMs: f.controllerShutdownTimeout,

@@ -388,7 +388,7 @@ export const controllerManagerFlags = defineFlags({
 
   // --- Limits: concurrent syncs -----------------------------------------------------------------------
   'concurrent-cron-job-syncs': concurrency('cron jobs', 5, true),
-  'concurrent-daemonset-syncs': concurrency('daemonsets', 2),
+  'concurrent-daemonset-syncs': concurrency('daemonsets', 2, true),
   'concurrent-deployment-syncs': concurrency('deployments', 5, true),
   'concurrent-device-taint-eviction-syncs': concurrency('evictions and taint-rule status updates', 8),
   'concurrent-endpoint-syncs': concurrency('endpoint syncs', 5),
@@ -403,7 +403,7 @@ export const controllerManagerFlags = defineFlags({
   'concurrent-service-endpoint-syncs': concurrency('endpoint slice syncs', 5),
   'concurrent-service-syncs': concurrency('services', 1),
   'concurrent-serviceaccount-token-syncs': concurrency('service account token objects', 5),
-  'concurrent-statefulset-syncs': concurrency('statefulsets', 5),
+  'concurrent-statefulset-syncs': concurrency('statefulsets', 5, true),
   'concurrent-ttl-after-finished-syncs': concurrency('ttl-after-finished workers', 5, true),
   'concurrent-validating-admission-policy-status-syncs': concurrency('validating admission policy status workers', 5),
   'mirroring-concurrent-service-endpoint-syncs': concurrency('endpoint-slice mirroring syncs', 5),

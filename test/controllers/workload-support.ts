@@ -1,6 +1,6 @@
 // Helpers of the workload-loop suites (daemonset, statefulset, disruption): Node objects made by
 // the test, and pods made Ready through their status, as a node agent would, where no node runs them.
-import { isStatusError, type KubeObject, type Node, type Pod } from '../../src/api/index.js';
+import { isStatusError, rfc3339, type KubeObject, type Node, type Pod } from '../../src/api/index.js';
 import { builtin, type Client, type Resource } from '../../src/client/index.js';
 
 type Taint = NonNullable<NonNullable<Node['spec']>['taints']>[number];
@@ -14,7 +14,7 @@ export async function createNamespace(client: Client, name: string): Promise<voi
   await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 }
 
-const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+const now = () => rfc3339();
 
 /** Marks the pod Running and Ready (or not Ready) through pods/status; a pod gone meanwhile is skipped. */
 export async function setPodReady(client: Client, pod: Pod, ready = true): Promise<void> {

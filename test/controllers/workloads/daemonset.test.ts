@@ -111,7 +111,7 @@ describe('daemonset controller', () => {
     await client.create(builtin.daemonSets, daemonSet('tainted', ns, { nodeSelector: { pool: 'taints' } }), { namespace: ns });
     await eventually(async () => (await nodesWithPods(ns)).join() === 'tn-1,tn-2', 'a pod on each node');
 
-    const taint = (name: string, effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute') => updateWith(client, builtin.nodes, name, undefined, (node) => ({ ...node, spec: { ...node.spec, taints: [{ key: 'maintenance', effect }] } }));
+    const taint = (name: string, effect: 'NoSchedule' | 'NoExecute') => updateWith(client, builtin.nodes, name, undefined, (node) => ({ ...node, spec: { ...node.spec, taints: [{ key: 'maintenance', effect }] } }));
     await taint('tn-1', 'NoSchedule');
     await eventually(async () => (await getDs('tainted', ns)).status?.numberMisscheduled === 1, 'one misscheduled pod');
     expect(await nodesWithPods(ns)).toEqual(['tn-1', 'tn-2']);
