@@ -95,10 +95,10 @@ describe('job controller', () => {
     await end(pod!, 'Failed');
     await eventually(async () => (await getJob('flaky')).status?.failed === 1, 'failed 1');
     // Within the back-off no new pod starts.
-    clock.advance(9_000);
+    await clock.advance(9_000);
     await eventually(async () => loop.results.some((r) => r.key === `${NS}/flaky`), 'a sync');
     expect(await running('flaky')).toHaveLength(0);
-    clock.advance(1_000);
+    await clock.advance(1_000);
     const [second] = await waitRunning('flaky', 1);
     await end(second!, 'Failed');
     await eventually(async () => condition(await getJob('flaky'), 'Failed')?.status === 'True', 'Failed');
@@ -107,7 +107,7 @@ describe('job controller', () => {
     expect(condition(job, 'FailureTarget')).toMatchObject({ status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' });
     expect(condition(job, 'Failed')).toMatchObject({ reason: 'BackoffLimitExceeded' });
     expect(job.status?.completionTime).toBeUndefined();
-    clock.advance(60_000);
+    await clock.advance(60_000);
     expect(await running('flaky')).toHaveLength(0);
   });
 
@@ -137,7 +137,7 @@ describe('job controller', () => {
     const one = pods.find((p) => p.metadata.annotations?.['batch.svc.io/job-completion-index'] === '1')!;
     await end(zero, 'Failed');
     // Index 0 is retried after its own back-off, carrying its failure count.
-    clock.advance(10_000);
+    await clock.advance(10_000);
     let retry: Pod | undefined;
     await eventually(async () => (retry = (await running('perindex')).find((p) => p.metadata.annotations?.['batch.svc.io/job-completion-index'] === '0')) !== undefined, 'index 0 retried');
     expect(retry!.metadata.annotations?.['batch.svc.io/job-index-failure-count']).toBe('1');
@@ -186,9 +186,9 @@ describe('job controller', () => {
   it('fails a Job active longer than activeDeadlineSeconds and ends its pods', async () => {
     await makeJob('slow', { activeDeadlineSeconds: 30, parallelism: 2, completions: 4 });
     await waitRunning('slow', 2);
-    clock.advance(29_000);
+    await clock.advance(29_000);
     expect(condition(await getJob('slow'), 'Failed')).toBeUndefined();
-    clock.advance(1_000);
+    await clock.advance(1_000);
     await eventually(async () => condition(await getJob('slow'), 'Failed')?.status === 'True', 'Failed');
     const job = await getJob('slow');
     expect(condition(job, 'Failed')).toMatchObject({ reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' });
@@ -201,7 +201,7 @@ describe('job controller', () => {
     await eventually(async () => condition(await getJob('sleepy'), 'Suspended')?.status === 'True', 'Suspended');
     expect(await podsOf('sleepy')).toHaveLength(0);
     expect(condition(await getJob('sleepy'), 'Suspended')).toMatchObject({ reason: 'JobSuspended' });
-    clock.advance(5_000);
+    await clock.advance(5_000);
     await client.patch(builtin.jobs, 'sleepy', { spec: { suspend: false } }, { namespace: NS });
     await waitRunning('sleepy', 2);
     await eventually(async () => condition(await getJob('sleepy'), 'Suspended')?.status === 'False', 'resumed');
@@ -219,7 +219,7 @@ describe('job controller', () => {
     await client.delete(builtin.pods, pod!.metadata.name!, { namespace: NS });
     await eventually(async () => (await getJob('crashy')).status?.failed === 1, 'failed 1');
     await eventually(async () => (await podsOf('crashy')).every((p) => p.metadata.uid !== pod!.metadata.uid), 'the deleted pod gone');
-    clock.advance(10_000);
+    await clock.advance(10_000);
     const [next] = await waitRunning('crashy', 1);
     await end(next!, 'Succeeded');
     await eventually(async () => condition(await getJob('crashy'), 'Complete')?.status === 'True', 'Complete');
@@ -231,17 +231,17 @@ describe('job controller', () => {
     const [first] = await waitRunning('doubling', 1);
     await end(first!, 'Failed');
     await eventually(async () => (await getJob('doubling')).status?.failed === 1, 'failed 1');
-    clock.advance(10_000);
+    await clock.advance(10_000);
     const [second] = await waitRunning('doubling', 1);
     await end(second!, 'Failed');
     await eventually(async () => (await getJob('doubling')).status?.failed === 2, 'failed 2');
     // 20 s now: a sync at 19 s (a label change triggers one) still waits.
-    clock.advance(19_000);
+    await clock.advance(19_000);
     const seen = loop.results.length;
     await client.patch(builtin.jobs, 'doubling', { metadata: { labels: { poke: '1' } } }, { namespace: NS });
     await eventually(() => loop.results.slice(seen).some((r) => r.key === `${NS}/doubling`), 'a sync at 19 s');
     expect(await running('doubling')).toHaveLength(0);
-    clock.advance(1_000);
+    await clock.advance(1_000);
     await waitRunning('doubling', 1);
   });
 

@@ -31,7 +31,7 @@ describe('pod garbage collector', () => {
   /** Moves time by one pass period and waits for that pass to finish. */
   async function pass(): Promise<void> {
     const before = passes();
-    clock.advance(20_000);
+    await clock.advance(20_000);
     await eventually(() => passes() > before, 'a pass');
   }
   const makePod = (name: string, extra: { nodeName?: string; finalizers?: string[] } = {}) =>

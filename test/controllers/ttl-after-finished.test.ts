@@ -54,9 +54,9 @@ describe('ttl-after-finished controller', () => {
     const seen = syncsOf('short');
     await finish('short');
     await eventually(() => syncsOf('short') > seen, 'a sync after the finish');
-    clock.advance(99_000);
+    await clock.advance(99_000);
     expect(await exists('short')).toBe(true);
-    clock.advance(1_000);
+    await clock.advance(1_000);
     // Background propagation: the Job goes at once (no foregroundDeletion or orphan finalizer holds it).
     await eventually(async () => !(await exists('short')), 'the Job deleted');
     expect((await client.get(builtin.pods, 'short-pod', { namespace: NS })).metadata.ownerReferences?.[0]?.name).toBe('short');
@@ -70,19 +70,19 @@ describe('ttl-after-finished controller', () => {
     await finish('raised');
     await finish('forever');
     await eventually(() => syncsOf('raised') > seen, 'a sync after the finish');
-    clock.advance(30_000);
+    await clock.advance(30_000);
     await client.patch(builtin.jobs, 'raised', { spec: { ttlSecondsAfterFinished: 500 } }, { namespace: NS });
     await eventually(() => syncsOf('raised') > seen + 1, 'a sync after the raise');
     const before = syncsOf('raised');
-    clock.advance(30_000);
+    await clock.advance(30_000);
     // The old TTL's look (at 50 s) finds the new one and waits on.
     await eventually(() => syncsOf('raised') > before, 'the look at the old TTL');
     expect(await exists('raised')).toBe(true);
-    clock.advance(439_000);
+    await clock.advance(439_000);
     expect(await exists('raised')).toBe(true);
-    clock.advance(20_000);
+    await clock.advance(20_000);
     await eventually(async () => !(await exists('raised')), 'the raised Job deleted at its new TTL');
-    clock.advance(3_600_000);
+    await clock.advance(3_600_000);
     expect(await exists('forever')).toBe(true);
     expect(await exists('running')).toBe(true);
   });
