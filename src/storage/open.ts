@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ValueCodec } from './codec.js';
+import type { ValueCodec } from './value-codec.js';
 import { invalid } from './errors.js';
 import { MemoryStore } from './memory.js';
 import { openEtcdStore } from './open-etcd.js';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinTypes, customResourceDefinitionType } from '../../src/api/index.js';
 import { decodeCbor, decodeProtobuf } from '../../src/encoding/index.js';
-import { apiVersionOf } from '../../src/apiserver/objects.js';
+import { apiVersionOf } from '../../src/apiserver/api-object.js';
 import { isStream, openWatch } from '../support/watch-client.js';
 import { DEFAULTS_CASES } from '../support/default-fixtures.js';
 import { startTestServer, TOKEN, type TestServer } from './harness.js';

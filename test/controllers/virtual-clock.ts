@@ -20,19 +20,33 @@ export class VirtualClock implements SchedulerLike {
 
   schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay = 0, state?: T): Subscription {
     const subscription = new Subscription();
-    const action = { schedule: () => subscription } as unknown as SchedulerAction<T>;
-    const fire = () => {
-      if (!subscription.closed) work.call(action, state);
+    let pending: Subscription | undefined;
+    // What `this` is inside the work: rescheduling it (a periodic timer) arms it again on this clock.
+    const action = {
+      schedule: (nextState?: T, nextDelay = 0) => {
+        arm(nextState, nextDelay);
+        return subscription;
+      },
+    } as unknown as SchedulerAction<T>;
+    const arm = (armedState: T | undefined, armedDelay: number) => {
+      pending?.unsubscribe();
+      pending = this.#arm(() => {
+        if (!subscription.closed) work.call(action, armedState);
+      }, armedDelay);
     };
+    subscription.add(() => pending?.unsubscribe());
+    arm(state, delay);
+    return subscription;
+  }
+
+  #arm(fire: () => void, delay: number): Subscription {
     if (delay < 1000) {
       const handle = setTimeout(fire, delay);
-      subscription.add(() => clearTimeout(handle));
-      return subscription;
+      return new Subscription(() => clearTimeout(handle));
     }
     const timer = { at: this.#now + delay, fire };
     this.#timers.add(timer);
-    subscription.add(() => this.#timers.delete(timer));
-    return subscription;
+    return new Subscription(() => this.#timers.delete(timer));
   }
 
   /** Moves time forward by `ms`, firing the timers due on the way, in time order. */

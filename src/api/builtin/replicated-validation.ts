@@ -70,7 +70,7 @@ export function validateSelectorAndTemplate(selector: SelectorSpec | undefined, 
 }
 
 /** apps/v1 selectors cannot change after creation. */
-function immutableSelector(object: KubeObject, old: KubeObject | undefined): FieldCause[] {
+export function immutableSelector(object: KubeObject, old: KubeObject | undefined): FieldCause[] {
   if (!old) return [];
   const next = (object as ReplicaSet).spec?.selector;
   const before = (old as ReplicaSet).spec?.selector;
@@ -84,7 +84,7 @@ const canonical = (value: unknown): unknown => {
 };
 
 /** An int-or-percent bound: a non-negative number, or `N%` with N at most 100. */
-function validateIntOrPercent(value: number | string | undefined, path: string): FieldCause[] {
+export function validateIntOrPercent(value: number | string | undefined, path: string): FieldCause[] {
   if (value === undefined) return [];
   if (typeof value === 'number') return value < 0 ? [fieldInvalid(path, value, 'must be greater than or equal to 0')] : [];
   const match = /^(\d+)%$/.exec(value);
@@ -92,7 +92,8 @@ function validateIntOrPercent(value: number | string | undefined, path: string):
   return Number(match[1]) > 100 ? [fieldInvalid(path, value, 'must not be greater than 100%')] : [];
 }
 
-const isZero = (value: number | string | undefined): boolean => value === undefined || value === 0 || value === '0%';
+// An absent bound is defaulted to 25% after these checks run (the write path defaults last), so it is not zero.
+const isZero = (value: number | string | undefined): boolean => value === 0 || value === '0%';
 
 function validateDeployment(object: KubeObject, old: KubeObject | undefined): FieldCause[] {
   const { spec } = object as Deployment;
@@ -122,7 +123,8 @@ function validateReplicaSet(object: KubeObject, old: KubeObject | undefined): Fi
 /** A ReplicationController's selector is a plain map; its template, when given, must carry those labels. */
 function validateReplicationController(object: KubeObject): FieldCause[] {
   const spec = (object as ReplicationController).spec ?? {};
-  const selector = spec.selector ?? {};
+  // Defaulted from the template's labels after these checks run (the write path defaults last).
+  const selector = spec.selector ?? spec.template?.metadata?.labels ?? {};
   if (Object.keys(selector).length === 0) return [fieldRequired('spec.selector')];
   const causes = validateLabelSelector({ matchLabels: selector }, 'spec.selector');
   if (spec.template === undefined) {

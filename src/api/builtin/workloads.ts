@@ -12,6 +12,7 @@ import {
 } from '../kinds/index.js';
 import { defineResourceType, integerAt, type ResourceType } from '../resource-type.js';
 import { cronJobStrategy, jobStrategy } from '../batch/job-strategy.js';
+import { deploymentStrategy, replicaSetStrategy } from './replicated-validation.js';
 import { daemonSetStrategy, podDisruptionBudgetStrategy, statefulSetStrategy } from './node-workload-validation.js';
 
 /** apps, batch, autoscaling and policy: the groups Kubernetes leaves unsuffixed. */
@@ -39,6 +40,7 @@ export const appsTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: deploymentSchema,
     subresources: ['scale', 'status'],
+    strategy: deploymentStrategy,
   }),
   defineResourceType({
     ...apps,
@@ -48,6 +50,7 @@ export const appsTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: replicaSetSchema,
     subresources: ['scale', 'status'],
+    strategy: replicaSetStrategy,
     fieldSelectors: { 'status.replicas': integerAt('status.replicas') },
   }),
   defineResourceType({

@@ -11,7 +11,7 @@ import {
   type BudgetPod,
   type LabelSelectorSpec,
 } from '../../api/index.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 
 /**
  * PodDisruptionBudget arithmetic, as the eviction subresource needs it: which budgets guard a

@@ -1,8 +1,9 @@
 import { badRequest, inMessage, forbidden, notFound, StatusError, rfc3339, type ResourceType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { decodeBody, dryRunOf } from '../request/index.js';
-import { sendObject, type HandlerContext } from '../request/index.js';
-import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
+import { decodeBody, dryRunOf, sendObject, type HandlerContext } from '../request/index.js';
+import { encodeForStorage } from '../storage-codec.js';
+import { objectKey } from '../object-keys.js';
+import { type ApiObject } from '../api-object.js';
 import type { DeleteOptions, PropagationPolicy } from '../writes/delete-options.js';
 import { deleteOne } from '../writes/deletion.js';
 import { isJsonObject } from '../writes/json-value.js';

@@ -179,12 +179,12 @@ describe('terms of leadership', () => {
     const m = await startControllerManager({
       ...(await options(() => new Observable())),
       loops: undefined,
-      controllers: ['garbage-collector-controller', 'namespace-controller', 'deployment-controller'],
+      controllers: ['garbage-collector-controller', 'namespace-controller', 'node-route-controller'],
       enableGarbageCollector: false,
     });
     try {
       expect(m.running).toEqual(['namespace-controller']);
-      expect(m.notBuilt).toEqual(['deployment-controller']);
+      expect(m.notBuilt).toEqual(['node-route-controller']);
     } finally {
       await m.close();
     }
