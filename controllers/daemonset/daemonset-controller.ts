@@ -9,7 +9,7 @@ import { controllerRef, type OwnerType } from '../controller-ref.js';
 import { Expectations } from '../expectations.js';
 import { observeOwned } from '../observe-owned.js';
 import { ensureRevision, revisionHash, truncateHistory, type RevisionOwner } from '../revision-history/index.js';
-import { createPods, deletePods, podFromTemplate } from '../workload/index.js';
+import { createPods, deletePods, orphanTriggers, podFromTemplate } from '../workload/index.js';
 import { daemonPodTemplate, REVISION_HASH_LABEL, withNodeNameAffinity } from './daemon-pod.js';
 import { daemonSetStatus } from './daemon-status.js';
 import { planNodes, podsByNode, rolloutBounds, rolloutStep } from './node-pods.js';
@@ -51,6 +51,8 @@ export function daemonSetController(ctx: ControllerContext, options: DaemonSetCo
     ],
     watches: [
       observeOwned(expectations, pods, DAEMON_SET),
+      // A pod without a controller that a DaemonSet selects: that DaemonSet may adopt it.
+      orphanTriggers(pods, daemonSets, (ds) => ds.spec.selector),
       // A node added, removed, relabelled or (un)tainted may change where every DaemonSet runs.
       { events$: nodes.events$.pipe(filter(nodeChangeMatters), mergeMap(allDaemonSets)), synced$: nodes.synced$ },
     ],

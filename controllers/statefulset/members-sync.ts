@@ -50,6 +50,8 @@ export async function syncMembers(input: MembersInput): Promise<void> {
     pod !== undefined && !terminating(pod) && pod.status?.phase === 'Running' && isPodReady(pod) && isPodAvailable(pod, minReady, nowMs);
   const firstUnhealthy = [...replicas, ...condemned].find((pod) => pod !== undefined && !healthy(pod));
 
+  // Parallel: the missing members are made together, in slow-start batches.
+  const missing: number[] = [];
   for (let index = 0; index < count; index++) {
     const ordinal = start + index;
     const pod = replicas[index];
@@ -60,9 +62,12 @@ export async function syncMembers(input: MembersInput): Promise<void> {
       continue;
     }
     if (pod === undefined) {
-      await createMember(input, ordinal);
-      if (monotonic) return;
-      continue;
+      if (!monotonic) {
+        missing.push(ordinal);
+        continue;
+      }
+      await createMembers(input, [ordinal]);
+      return;
     }
     if (terminating(pod)) {
       if (monotonic) return;
@@ -71,6 +76,7 @@ export async function syncMembers(input: MembersInput): Promise<void> {
     await enforceInvariants(input, pod, ordinal, false);
     if (monotonic && !healthy(pod)) return;
   }
+  await createMembers(input, missing);
 
   for (const pod of condemned) {
     await enforceInvariants(input, pod, ordinalOf(set, pod)!, true);
@@ -108,17 +114,27 @@ export function maxUnavailableOf(set: StatefulSet, replicas: number): number {
 }
 
 /**
- * Creates a missing member and its claims. Below the partition a member is made from the current
- * revision, at or above it from the update revision (upstream's newVersionedStatefulSetPod).
+ * Creates missing members and their claims (claims first: a member's volume binds them). Below the
+ * partition a member is made from the current revision, at or above it from the update revision
+ * (upstream's newVersionedStatefulSetPod). Several members go in slow-start batches.
  */
-async function createMember(input: MembersInput, ordinal: number): Promise<void> {
+async function createMembers(input: MembersInput, ordinals: readonly number[]): Promise<void> {
+  if (ordinals.length === 0) return;
   const { set, client, expectations, key } = input;
   const partition = set.spec.updateStrategy?.rollingUpdate?.partition ?? 0;
-  const fromCurrent = set.spec.updateStrategy?.type !== 'OnDelete' && ordinal < startOrdinal(set) + partition;
-  const revision = fromCurrent ? input.current : input.update;
-  await createClaims(input, ordinal, undefined, false);
-  const pod = statefulPod(set, revision.template, ordinal, revision.name, input.reference);
-  const result = await createPods({ client, expectations, key, count: 1, pod: () => pod });
+  const revisionOf = (ordinal: number) => (set.spec.updateStrategy?.type !== 'OnDelete' && ordinal < startOrdinal(set) + partition ? input.current : input.update);
+  for (const ordinal of ordinals) await createClaims(input, ordinal, undefined, false);
+  const result = await createPods({
+    client,
+    expectations,
+    key,
+    count: ordinals.length,
+    pod: (index) => {
+      const ordinal = ordinals[index]!;
+      const revision = revisionOf(ordinal);
+      return statefulPod(set, revision.template, ordinal, revision.name, input.reference);
+    },
+  });
   // A member of that name exists already: the cache is behind; the next pass sees it.
   if (result.error !== undefined && !isStatusError(result.error, 'AlreadyExists')) throw result.error;
 }

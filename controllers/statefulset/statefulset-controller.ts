@@ -9,6 +9,7 @@ import { controller, type ControllerResult } from '../controller.js';
 import { controllerRef, type OwnerType } from '../controller-ref.js';
 import { Expectations } from '../expectations.js';
 import { observeOwned } from '../observe-owned.js';
+import { orphanTriggers } from '../workload/index.js';
 import { ensureRevision, templateOfRevision, truncateHistory } from '../revision-history/index.js';
 import { syncMembers } from './members-sync.js';
 import { ordinalOf, podRevision, REVISION_HASH_LABEL } from './stateful-pod.js';
@@ -49,7 +50,7 @@ export function statefulSetController(ctx: ControllerContext, options: StatefulS
       { events: revisions, group: STATEFUL_SET.group, kind: STATEFUL_SET.kind },
     ],
     // The claims' cache must be filled before a member is made (a claim not yet seen would be created again).
-    watches: [observeOwned(expectations, pods, STATEFUL_SET), cacheOnly(claims)],
+    watches: [observeOwned(expectations, pods, STATEFUL_SET), orphanTriggers(pods, sets, (set) => set.spec.selector), cacheOnly(claims)],
     concurrency: options.concurrency,
     stop$: ctx.stop$,
     reconcile: (key) => {

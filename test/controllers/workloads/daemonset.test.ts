@@ -216,6 +216,22 @@ describe('daemonset controller', () => {
     await eventually(async () => (await getDs('od', ns)).status?.updatedNumberScheduled === 1, 'updated 1');
   });
 
+  it('adopts a matching orphan pod on a node instead of making another (OnDelete keeps it)', async () => {
+    const ns = 'ds-adopt';
+    await createNamespace(client, ns);
+    await createNode(client, 'ad-1', { pool: 'adopt' });
+    const orphan = await client.create(
+      builtin.pods,
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'orphan', namespace: ns, labels: { app: 'adopter' } }, spec: { nodeName: 'ad-1', containers: [{ name: 'c', image: 'busybox:1' }] } } as Pod,
+      { namespace: ns },
+    );
+    // OnDelete: the adopted pod lacks the template's hash, which RollingUpdate would replace.
+    await client.create(builtin.daemonSets, daemonSet('adopter', ns, { nodeSelector: { pool: 'adopt' }, strategy: { type: 'OnDelete' } }), { namespace: ns });
+    await eventually(async () => (await client.get(builtin.pods, 'orphan', { namespace: ns })).metadata.ownerReferences?.[0]?.name === 'adopter', 'the orphan adopted');
+    await eventually(async () => (await getDs('adopter', ns)).status?.currentNumberScheduled === 1, 'counted');
+    expect((await livePods(client, ns)).map((p) => p.metadata.uid)).toEqual([orphan.metadata.uid]);
+  });
+
   it('a restarted controller at steady state writes nothing', async () => {
     const ns = 'ds-restart';
     await createNamespace(client, ns);

@@ -213,6 +213,21 @@ describe('statefulset controller', () => {
     await eventually(() => isGone(client.get(builtin.persistentVolumeClaims, 'data-db-0', { namespace: ns })), 'the claim deleted with the set');
   });
 
+  it('adopts an orphan pod named as a member and selected by the set', async () => {
+    const ns = 'sts-adopt';
+    await createNamespace(client, ns);
+    const orphan = await client.create(
+      builtin.pods,
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'ad-0', namespace: ns, labels: { app: 'ad' } }, spec: { containers: [{ name: 'c', image: 'busybox:1' }] } } as Pod,
+      { namespace: ns },
+    );
+    await client.create(builtin.statefulSets, statefulSet('ad', ns, { replicas: 1 }), { namespace: ns });
+    await eventually(async () => (await client.get(builtin.pods, 'ad-0', { namespace: ns })).metadata.ownerReferences?.[0]?.name === 'ad', 'ad-0 adopted');
+    // Its identity labels are put back on as a member's.
+    await eventually(async () => (await client.get(builtin.pods, 'ad-0', { namespace: ns })).metadata.labels?.['apps.kubernetes.io/pod-index'] === '0', 'identity labels');
+    expect((await client.get(builtin.pods, 'ad-0', { namespace: ns })).metadata.uid).toBe(orphan.metadata.uid);
+  });
+
   it('a restarted controller at steady state writes nothing', async () => {
     const ns = 'sts-restart';
     await createNamespace(client, ns);
