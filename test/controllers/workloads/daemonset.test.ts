@@ -121,6 +121,21 @@ describe('daemonset controller', () => {
     expect(status.desiredNumberScheduled).toBe(0);
   });
 
+  it('a hostNetwork daemon tolerates network-unavailable; others do not', async () => {
+    const ns = 'ds-hostnet';
+    await createNamespace(client, ns);
+    await createNode(client, 'hn-1', { pool: 'hostnet' }, [{ key: 'node.kubernetes.io/network-unavailable', effect: 'NoSchedule' }]);
+    const hostNetwork = daemonSet('net', ns, { nodeSelector: { pool: 'hostnet' } });
+    hostNetwork.spec.template.spec.hostNetwork = true;
+    await client.create(builtin.daemonSets, hostNetwork, { namespace: ns });
+    await client.create(builtin.daemonSets, daemonSet('plain', ns, { nodeSelector: { pool: 'hostnet' } }), { namespace: ns });
+    await eventually(async () => (await getDs('net', ns)).status?.currentNumberScheduled === 1 && (await getDs('plain', ns)).status?.observedGeneration === 1, 'both synced');
+    const pods = await livePods(client, ns);
+    expect(pods.map((p) => p.metadata.labels?.['app'])).toEqual(['net']);
+    expect(pods[0]!.spec.tolerations).toContainEqual({ key: 'node.kubernetes.io/network-unavailable', operator: 'Exists', effect: 'NoSchedule' });
+    expect((await getDs('plain', ns)).status?.desiredNumberScheduled).toBe(0);
+  });
+
   it('counts ready and available pods, honouring minReadySeconds', async () => {
     const ns = 'ds-ready';
     await createNamespace(client, ns);
