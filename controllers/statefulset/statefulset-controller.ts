@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import { canonicalJson, type ControllerRevision, type PersistentVolumeClaim, type Pod, type StatefulSet } from '../../src/api/index.js';
-import { builtin, type Client, type Informer } from '../../src/client/index.js';
+import { builtin, type Client, type EventSink, type Informer } from '../../src/client/index.js';
 import { requeueAfter, type Outcome } from '../../operators/index.js';
 import { cacheOnly } from '../cache-only.js';
 import { claimObjects } from '../claim-objects.js';
@@ -56,13 +56,14 @@ export function statefulSetController(ctx: ControllerContext, options: StatefulS
     reconcile: (key) => {
       const set = sets.store.get(key);
       if (!set) return expectations.delete(key);
-      return syncStatefulSet({ client: ctx.client, set, key, pods, revisions, claims, expectations, nowMs: now() });
+      return syncStatefulSet({ client: ctx.client, events: ctx.events, set, key, pods, revisions, claims, expectations, nowMs: now() });
     },
   });
 }
 
 interface SyncInput {
   readonly client: Client;
+  readonly events: EventSink;
   readonly set: StatefulSet;
   readonly key: string;
   readonly pods: Informer<Pod>;
@@ -104,6 +105,7 @@ async function syncStatefulSet(input: SyncInput): Promise<Outcome<unknown> | voi
       update: { name: revisions.update, template: set.spec.template },
       reference: controllerRef(set, STATEFUL_SET),
       nowMs,
+      events: input.events,
     });
   }
 

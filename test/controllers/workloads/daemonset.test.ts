@@ -7,7 +7,7 @@ import { builtin, Client } from '../../../src/client/index.js';
 import { daemonSetController, targetNodeOf } from '../../../controllers/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../../apiserver/harness.js';
 import { eventually, loopHarness, type LoopHarness } from '../support.js';
-import { createNamespace, createNode, isReady, livePods, setPodReady, updateWith } from '../workload-support.js';
+import { createNamespace, createNode, eventsAbout, isReady, livePods, setPodReady, updateWith } from '../workload-support.js';
 
 let server: TestServer;
 let client: Client;
@@ -117,6 +117,7 @@ describe('daemonset controller', () => {
     expect(await nodesWithPods(ns)).toEqual(['tn-1', 'tn-2']);
     await taint('tn-2', 'NoExecute');
     await eventually(async () => (await nodesWithPods(ns)).join() === 'tn-1', 'the NoExecute node emptied');
+    await eventually(async () => (await eventsAbout(client, ns, 'DaemonSet', 'tainted')).some((e) => e.startsWith('SuccessfulDelete: Deleted pod: tainted-')), 'the delete event');
     const status = (await getDs('tainted', ns)).status!;
     expect(status.desiredNumberScheduled).toBe(0);
   });

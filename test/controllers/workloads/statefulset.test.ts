@@ -8,7 +8,7 @@ import { builtin, Client, Informer } from '../../../src/client/index.js';
 import { garbageCollector, statefulSetController } from '../../../controllers/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../../apiserver/harness.js';
 import { eventually, isGone, loopHarness, type LoopHarness } from '../support.js';
-import { createNamespace, isReady, livePods, readyAll, setPodReady, updateWith } from '../workload-support.js';
+import { createNamespace, eventsAbout, isReady, livePods, readyAll, setPodReady, updateWith } from '../workload-support.js';
 
 let server: TestServer;
 let client: Client;
@@ -120,6 +120,9 @@ describe('statefulset controller', () => {
     }
     // Retained claims stay.
     expect(await claimNames(ns)).toEqual(['data-web-0', 'data-web-1', 'data-web-2']);
+    await eventually(async () => (await eventsAbout(client, ns, 'StatefulSet', 'web')).includes('SuccessfulDelete: delete Pod web-1 in StatefulSet web successful'), 'the delete event');
+    const events = await eventsAbout(client, ns, 'StatefulSet', 'web');
+    expect(events).toEqual(expect.arrayContaining(['SuccessfulCreate: create Pod web-0 in StatefulSet web successful', 'SuccessfulCreate: create Claim data-web-0 Pod web-0 in StatefulSet web success']));
   });
 
   it('Parallel: every member at once; ordinals.start names them', async () => {
