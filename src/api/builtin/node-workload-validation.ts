@@ -1,10 +1,13 @@
 import { canonicalJson } from '../canonical-json.js';
+import { withDefaults } from '../defaults/index.js';
 import type { DaemonSet, PodDisruptionBudget, StatefulSet } from '../kinds/index.js';
 import type { KubeObject } from '../meta.js';
 import type { WriteStrategy } from '../resource-type.js';
 import type { FieldCause } from '../status-error.js';
 import { fieldForbidden, fieldInvalid, fieldRequired } from '../validation/causes.js';
 import { immutableSelector, validateIntOrPercent, validateLabelSelector, validateSelectorAndTemplate } from './replicated-validation.js';
+
+const STATEFUL_SET_KIND = { group: 'apps', kind: 'StatefulSet' } as const;
 
 /**
  * The checks of DaemonSets, StatefulSets and PodDisruptionBudgets that a schema cannot express
@@ -55,7 +58,9 @@ function validateStatefulSet(object: KubeObject, old: KubeObject | undefined): F
   });
   if (old !== undefined) {
     const frozen = (set: StatefulSet) => canonicalJson(Object.fromEntries(Object.entries(set.spec).filter(([key]) => !STATEFUL_MUTABLE.includes(key))));
-    if (frozen(object as StatefulSet) !== frozen(old as StatefulSet)) {
+    // The write path defaults after validation; upstream defaults the body first, so a field left
+    // out of a PUT (podManagementPolicy, revisionHistoryLimit, ...) is compared as its default.
+    if (frozen(withDefaults(STATEFUL_SET_KIND, object as StatefulSet)) !== frozen(old as StatefulSet)) {
       causes.push(fieldForbidden('spec', `updates to statefulset spec for fields other than ${STATEFUL_MUTABLE.map((f) => `'${f}'`).join(', ')} are forbidden`));
     }
   }

@@ -9,6 +9,7 @@ import {
   withDisruptionAllowed,
   type BudgetCondition,
   type BudgetPod,
+  rfc3339,
   type LabelSelectorSpec,
 } from '../../api/index.js';
 import type { ApiObject } from '../api-object.js';
