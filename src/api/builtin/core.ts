@@ -16,6 +16,7 @@ import {
   serviceSchema,
 } from '../kinds/index.js';
 import { booleanAt, defineResourceType, integerAt, stringAt, type ResourceType } from '../resource-type.js';
+import { replicationControllerStrategy } from './replicated-validation.js';
 
 const core = { group: CORE_GROUP, version: 'v1' } as const;
 
@@ -113,6 +114,7 @@ export const coreTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: replicationControllerSchema,
     subresources: ['scale', 'status'],
+    strategy: replicationControllerStrategy,
     fieldSelectors: { 'status.replicas': integerAt('status.replicas') },
   }),
   defineResourceType({

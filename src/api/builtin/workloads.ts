@@ -12,6 +12,8 @@ import {
 } from '../kinds/index.js';
 import { defineResourceType, integerAt, type ResourceType } from '../resource-type.js';
 import { cronJobStrategy, jobStrategy } from '../batch/job-strategy.js';
+import { deploymentStrategy, replicaSetStrategy } from './replicated-validation.js';
+import { daemonSetStrategy, podDisruptionBudgetStrategy, statefulSetStrategy } from './node-workload-validation.js';
 
 /** apps, batch, autoscaling and policy: the groups Kubernetes leaves unsuffixed. */
 
@@ -28,6 +30,7 @@ export const appsTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: daemonSetSchema,
     subresources: ['status'],
+    strategy: daemonSetStrategy,
   }),
   defineResourceType({
     ...apps,
@@ -37,6 +40,7 @@ export const appsTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: deploymentSchema,
     subresources: ['scale', 'status'],
+    strategy: deploymentStrategy,
   }),
   defineResourceType({
     ...apps,
@@ -46,6 +50,7 @@ export const appsTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: replicaSetSchema,
     subresources: ['scale', 'status'],
+    strategy: replicaSetStrategy,
     fieldSelectors: { 'status.replicas': integerAt('status.replicas') },
   }),
   defineResourceType({
@@ -56,6 +61,7 @@ export const appsTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: statefulSetSchema,
     subresources: ['scale', 'status'],
+    strategy: statefulSetStrategy,
   }),
 ];
 
@@ -107,5 +113,6 @@ export const policyTypes: readonly ResourceType[] = [
     shortNames: ['pdb'],
     schema: podDisruptionBudgetSchema,
     subresources: ['status'],
+    strategy: podDisruptionBudgetStrategy,
   }),
 ];

@@ -1,7 +1,7 @@
 // What the workload loop suites share: a namespace with its default service account (pods need
 // one), pods made Ready by the test (no node runs them), and a settled-state check.
 import type { Pod } from '../../../src/api/index.js';
-import { builtin, type Client } from '../../../src/client/index.js';
+import { builtin, Informer, type Client } from '../../../src/client/index.js';
 
 export const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -46,4 +46,37 @@ export async function makeReady(client: Client, pod: Pod, readyAt: number, node 
 export async function livePods(client: Client, namespace: string, labelSelector?: string): Promise<Pod[]> {
   const list = await client.list(builtin.pods, { namespace, ...(labelSelector ? { labelSelector } : {}) });
   return list.items.filter((pod) => pod.metadata.deletionTimestamp === undefined);
+}
+
+/**
+ * Plays the node agent for a namespace (no node runs these pods): binds every new pod that
+ * `accept`s to `node-1` and sets it Running and Ready at `now()`, and completes the deletion of
+ * pods being deleted. Answers a stop function.
+ */
+export function autoReady(client: Client, namespace: string, now: () => number, accept: (pod: Pod) => boolean = () => true): () => void {
+  const busy = new Set<string>();
+  const informer = new Informer(client, builtin.pods, { namespace });
+  const handle = async (pod: Pod) => {
+    const uid = pod.metadata.uid!;
+    if (busy.has(uid)) return;
+    busy.add(uid);
+    try {
+      if (pod.metadata.deletionTimestamp !== undefined) {
+        await client.delete(builtin.pods, pod.metadata.name!, { namespace, gracePeriodSeconds: 0, preconditions: { uid } });
+      } else if (accept(pod) && !pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) {
+        await makeReady(client, pod, now());
+      }
+    } catch {
+      // Gone or changed meanwhile: its next event comes here again.
+    } finally {
+      busy.delete(uid);
+    }
+  };
+  const subscription = informer.events$.subscribe((event) => {
+    if (event.type === 'added' || event.type === 'updated') void handle(event.object);
+  });
+  return () => {
+    subscription.unsubscribe();
+    informer.stop();
+  };
 }
