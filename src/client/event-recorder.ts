@@ -57,6 +57,11 @@ interface Series {
   dirty: boolean;
 }
 
+/** client-go's defaults: 10 similar Events within 10 minutes, then they are combined. */
+const AGGREGATE_MAX_EVENTS = 10;
+const AGGREGATE_INTERVAL_MS = 600_000;
+const AGGREGATED = '(combined from similar events)';
+
 const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
@@ -73,6 +78,9 @@ const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d
  *   is queued or running fold into that one write, so a reconcile that fails in a tight loop
  *   costs one Event object and a handful of patches. If that Event is gone (deleted, expired by
  *   the server's TTL) the next repeat creates it again with the count so far.
+ * - **Similar Events are combined** (client-go's EventAggregator): once 10 Events about one
+ *   object, of one type and reason, have differed only in their message within 10 minutes, the
+ *   next ones become one Event "(combined from similar events): <message>", counted as repeats.
  */
 export class EventRecorder implements EventSink {
   readonly #options: EventRecorderOptions;
@@ -83,6 +91,8 @@ export class EventRecorder implements EventSink {
   readonly #now: () => number;
   /** Distinct Events by correlation key, in least-recently-seen order (a Map keeps insertion order). */
   readonly #series = new Map<string, Series>();
+  /** Messages seen per object, type and reason (client-go's EventAggregator), least recently seen first. */
+  readonly #similar = new Map<string, { readonly messages: Set<string>; readonly since: number }>();
   readonly #queue: Series[] = [];
   #head = 0;
   #running = 0;
@@ -124,7 +134,13 @@ export class EventRecorder implements EventSink {
   #record(component: string, object: InvolvedObject, type: EventType, reason: string, message: string): void {
     if (this.#stopped) return;
     const at = rfc3339(this.#now());
-    const key = JSON.stringify([component, this.#host, object.apiVersion, object.kind, object.namespace ?? '', object.name, object.uid ?? '', object.fieldPath ?? '', type, reason, message]);
+    const similarKey = JSON.stringify([component, this.#host, object.apiVersion, object.kind, object.namespace ?? '', object.name, object.uid ?? '', object.fieldPath ?? '', type, reason]);
+    let key = JSON.stringify([similarKey, message]);
+    if (this.#aggregated(similarKey, message)) {
+      // One Event for the rest, counted: a ReplicaSet making 500 pods writes ~10 Events, not 500.
+      message = `(combined from similar events): ${message}`;
+      key = JSON.stringify([similarKey, AGGREGATED]);
+    }
     const known = this.#series.get(key);
     if (known !== undefined) {
       this.#series.delete(key); // to the most recently seen end
@@ -161,6 +177,27 @@ export class EventRecorder implements EventSink {
     this.#series.set(key, series);
     if (this.#series.size > this.#cacheSize) this.#series.delete(this.#series.keys().next().value!);
     this.#enqueue(series);
+  }
+
+  /**
+   * client-go's EventAggregator: once AGGREGATE_MAX_EVENTS Events about one object, of one type
+   * and reason, differ only in their message within AGGREGATE_INTERVAL_MS, the others are folded
+   * into one "(combined from similar events)" Event whose count rises.
+   */
+  #aggregated(similarKey: string, message: string): boolean {
+    const now = this.#now();
+    let group = this.#similar.get(similarKey);
+    if (group === undefined || now - group.since > AGGREGATE_INTERVAL_MS) {
+      group = { messages: new Set(), since: now };
+    }
+    this.#similar.delete(similarKey); // to the most recently seen end
+    this.#similar.set(similarKey, group);
+    if (this.#similar.size > this.#cacheSize) this.#similar.delete(this.#similar.keys().next().value!);
+    group.messages.add(message);
+    if (group.messages.size < AGGREGATE_MAX_EVENTS) return false;
+    // The set never grows past the threshold.
+    group.messages.delete(group.messages.values().next().value!);
+    return true;
   }
 
   #enqueue(series: Series): void {

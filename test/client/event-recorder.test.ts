@@ -49,6 +49,16 @@ describe('EventRecorder', () => {
     expect(event!.firstTimestamp).toBe(event!.lastTimestamp);
   });
 
+  it('combines Events that differ only in their message after 10, as client-go\'s aggregator', async () => {
+    const r = recorder();
+    for (let i = 0; i < 25; i++) r.record(pod, 'Normal', 'SuccessfulCreate', `Created pod: web-${i}`);
+    const list = await settle((l) => l.reduce((n, e) => n + (e.count ?? 0), 0) === 25);
+    const combined = list.filter((e) => e.message?.startsWith('(combined from similar events): '));
+    expect(list.length - combined.length).toBe(9);
+    expect(combined).toHaveLength(1);
+    expect(combined[0]!.count).toBe(16);
+  });
+
   it('counts repeats of one Event in one object (count, lastTimestamp), and keeps different ones apart', async () => {
     const r = recorder();
     for (let i = 0; i < 5; i++) r.record(pod, 'Warning', 'FailedSync', 'same message');
