@@ -26,14 +26,21 @@ export { EXPECTATIONS_TTL_MS, Expectations } from './expectations.js';
 export type { ExpectationsOptions } from './expectations.js';
 export { observeOwned } from './observe-owned.js';
 export type { ObservedOwner } from './observe-owned.js';
+// Batch loops: Jobs, CronJobs, finished-Job TTLs, pod garbage collection (docs/jobs.md, docs/controller-manager.md).
+export { jobController } from './job/index.js';
+export type { JobControllerOptions } from './job/index.js';
+export { cronJobController } from './cronjob/index.js';
+export type { CronJobControllerOptions } from './cronjob/index.js';
+export { ttlAfterFinishedController } from './ttl-after-finished/index.js';
+export type { TtlAfterFinishedOptions } from './ttl-after-finished/index.js';
+export { podGcController } from './podgc/index.js';
+export type { PodGcOptions } from './podgc/index.js';
 // Making and removing the pods of a workload: pods from templates, slow-start creation, deletion, readiness, scale-down order.
 export * from './workload/index.js';
 // Replicated workloads: ReplicaSet, ReplicationController (docs/controller-manager.md).
 export { BURST_REPLICAS, replicaSetController, replicatedController } from './replicaset/index.js';
 export type { ReplicaSetControllerOptions, ReplicatedKind, ReplicatedStatus } from './replicaset/index.js';
 export { replicationControllerController } from './replicationcontroller/index.js';
-export { DEPLOYMENT_ANNOTATIONS, DEPLOYMENT_REASONS, deploymentController, maxSurge, maxUnavailable, POD_TEMPLATE_HASH, podTemplateHash, resolveFenceposts, revisionOf, scaledValue } from './deployment/index.js';
-export type { DeploymentControllerOptions } from './deployment/index.js';
 // What the svc-controller-manager command needs beyond starting it: controller selection, the log
 // it writes through, the secure port's delegated authentication and authorization.
 export { canonicalControllerName, DISABLED_BY_DEFAULT, invalidControllerItems, invalidControllerSelection } from './manager/index.js';
@@ -44,3 +51,7 @@ export { daemonSetController, targetNodeOf } from './daemonset/index.js';
 export type { DaemonSetControllerOptions } from './daemonset/index.js';
 export { statefulSetController } from './statefulset/index.js';
 export type { StatefulSetControllerOptions } from './statefulset/index.js';
+export { DEPLOYMENT_ANNOTATIONS, DEPLOYMENT_REASONS, deploymentController, maxSurge, maxUnavailable, POD_TEMPLATE_HASH, podTemplateHash, resolveFenceposts, revisionOf, scaledValue } from './deployment/index.js';
+export type { DeploymentControllerOptions } from './deployment/index.js';
+export { disruptionController } from './disruption/index.js';
+export type { DisruptionControllerOptions } from './disruption/index.js';

@@ -18,6 +18,7 @@ const SURFACES: Record<string, string> = {
   'svc/controllers': 'controllers/index.ts',
   'svc/operators': 'operators/index.ts',
   'svc/nodeagent': 'src/nodeagent/index.ts',
+  'svc/testing': 'src/testing/index.ts',
 };
 
 /** Values the docs use as given: the running cluster's pieces a snippet works inside. */

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measure } from 'mitata';
 import { Agent, request } from 'undici';
-import { encodeForStorage } from '../../src/apiserver/objects.js';
+import { encodeForStorage } from '../../src/apiserver/storage-codec.js';
 import { SqliteStore } from '../../src/storage/index.js';
 import { BENCH_TOKEN, startBenchServer } from './child.js';
 

@@ -1,11 +1,7 @@
-import { isStatusError, type KubeObject, type OwnerReference } from '../../src/api/index.js';
+import { isStatusError, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type KubeObject, type OwnerReference } from '../../src/api/index.js';
 import type { ApiResource, Client } from '../../src/client/index.js';
 import { identityOf, ownerIdentity, ownerReferences, type Identity } from './identity.js';
 import type { OwnershipGraph } from './graph.js';
-
-/** The finalizers the API server adds for the Foreground and Orphan propagation policies. */
-export const FOREGROUND_FINALIZER = 'foregroundDeletion';
-export const ORPHAN_FINALIZER = 'orphan';
 
 export interface CollectDeps {
   readonly client: Client;

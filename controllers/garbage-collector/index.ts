@@ -1,4 +1,3 @@
 // Public surface of controllers/garbage-collector: the garbage collector (docs/garbage-collector.md).
 export { collectable, garbageCollector } from './garbage-collector.js';
 export type { GarbageCollectorOptions } from './garbage-collector.js';
-export { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from './collect.js';

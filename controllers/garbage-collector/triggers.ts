@@ -1,6 +1,5 @@
-import type { KubeObject } from '../../src/api/index.js';
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type KubeObject } from '../../src/api/index.js';
 import type { ApiResource, InformerEvent } from '../../src/client/index.js';
-import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from './collect.js';
 import type { OwnershipGraph } from './graph.js';
 import { identityOf, ownerIdentity, ownerReferences, type Identity } from './identity.js';
 

@@ -4,9 +4,16 @@ import type { ControllerName } from './controller-names.js';
 import { garbageCollector } from '../garbage-collector/index.js';
 import { namespaceController } from '../namespace/index.js';
 import { rootCaPublisher } from '../root-ca-publisher/index.js';
+import { cronJobController } from '../cronjob/index.js';
+import { jobController } from '../job/index.js';
+import { podGcController } from '../podgc/index.js';
+import { ttlAfterFinishedController } from '../ttl-after-finished/index.js';
 import { replicaSetController } from '../replicaset/index.js';
 import { replicationControllerController } from '../replicationcontroller/index.js';
 import { deploymentController } from '../deployment/index.js';
+import { daemonSetController } from '../daemonset/index.js';
+import { statefulSetController } from '../statefulset/index.js';
+import { disruptionController } from '../disruption/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -22,10 +29,19 @@ export interface LoopSettings {
   readonly minResyncPeriodMs: number;
   /** The root CA (PEM) the root CA publisher puts in every namespace; without it that loop does not run. */
   readonly rootCa?: string | undefined;
+  // Batch loops (job, cronjob, ttl-after-finished, podgc); unset: kube's defaults.
+  readonly concurrentJobSyncs?: number | undefined;
+  readonly concurrentCronJobSyncs?: number | undefined;
+  readonly concurrentTtlAfterFinishedSyncs?: number | undefined;
+  /** Terminated pods kept before podgc deletes the oldest (12500); ≤ 0: never. */
+  readonly terminatedPodGcThreshold?: number | undefined;
   // Workload loops (wl-replicas): --concurrent-replicaset-syncs, --concurrent-rc-syncs, --concurrent-deployment-syncs.
   readonly concurrentReplicasetSyncs?: number | undefined;
   readonly concurrentRcSyncs?: number | undefined;
   readonly concurrentDeploymentSyncs?: number | undefined;
+  // Node-bound and stateful workloads (wl-nodes): --concurrent-daemonset-syncs, --concurrent-statefulset-syncs.
+  readonly concurrentDaemonsetSyncs?: number | undefined;
+  readonly concurrentStatefulsetSyncs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -40,9 +56,18 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     ['namespace-controller', (s) => (ctx) => namespaceController(ctx, { concurrency: s.concurrentNamespaceSyncs, resyncPeriodMs: s.namespaceSyncPeriodMs })],
     ['garbage-collector-controller', (s) => (ctx) => garbageCollector(ctx, { concurrency: s.concurrentGcSyncs })],
     ['root-ca-certificate-publisher-controller', (s) => (ctx) => (s.rootCa ? rootCaPublisher(ctx, { rootCa: s.rootCa }) : EMPTY)],
+    // Batch loops.
+    ['job-controller', (s) => (ctx) => jobController(ctx, { concurrency: s.concurrentJobSyncs ?? 5 })],
+    ['cronjob-controller', (s) => (ctx) => cronJobController(ctx, { concurrency: s.concurrentCronJobSyncs ?? 5 })],
+    ['ttl-after-finished-controller', (s) => (ctx) => ttlAfterFinishedController(ctx, { concurrency: s.concurrentTtlAfterFinishedSyncs ?? 5 })],
+    ['pod-garbage-collector-controller', (s) => (ctx) => podGcController(ctx, { terminatedPodThreshold: s.terminatedPodGcThreshold ?? 12_500 })],
     // Replicated workloads (wl-replicas).
     ['replicaset-controller', (s) => (ctx) => replicaSetController(ctx, { concurrency: s.concurrentReplicasetSyncs ?? 5 })],
     ['replicationcontroller-controller', (s) => (ctx) => replicationControllerController(ctx, { concurrency: s.concurrentRcSyncs ?? 5 })],
     ['deployment-controller', (s) => (ctx) => deploymentController(ctx, { concurrency: s.concurrentDeploymentSyncs ?? 5 })],
+    // Node-bound and stateful workloads, and the budgets that guard them (wl-nodes).
+    ['daemonset-controller', (s) => (ctx) => daemonSetController(ctx, { concurrency: s.concurrentDaemonsetSyncs ?? 2 })],
+    ['statefulset-controller', (s) => (ctx) => statefulSetController(ctx, { concurrency: s.concurrentStatefulsetSyncs ?? 5 })],
+    ['disruption-controller', () => (ctx) => disruptionController(ctx)],
   ]);
 }

@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import { rfc3339, type Namespace } from '../../src/api/index.js';
+import { rfc3339, NAMESPACE_FINALIZER, type Namespace } from '../../src/api/index.js';
 import { builtin, discoverResources, resourcePath, type Client, type Discovery, type InformerEvent } from '../../src/client/index.js';
 import { requeueAfter, resync, type Outcome } from '../../operators/index.js';
 import type { ControllerContext } from '../context.js';
@@ -7,8 +7,6 @@ import { controller, type ControllerResult } from '../controller.js';
 import { deleteAllContent } from './content.js';
 import { deletionConditions, mergeConditions, type NamespaceCondition } from './conditions.js';
 
-/** The finalizer the API server puts on every namespace: this controller's to remove. */
-export const NAMESPACE_FINALIZER = 'kubernetes';
 
 export interface NamespaceControllerOptions {
   /** Namespaces cleaned at once (`--concurrent-namespace-syncs`, default 10). */

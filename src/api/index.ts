@@ -17,6 +17,8 @@ export {
 export { booleanParam, notABoolean, parseBool } from './boolean-param.js';
 export { hasField, ownField, setField } from './json-fields.js';
 export { canonicalJson } from './canonical-json.js';
+export { budgetPodReady, countHealthyPods, DISRUPTED_POD_TIMEOUT_MS, disruptionsAllowed, scaledBudgetValue, standingDisruptions, withDisruptionAllowed } from './disruption-budget.js';
+export type { BudgetCondition, BudgetPod } from './disruption-budget.js';
 export {
   alreadyExists,
   badRequest,
@@ -43,7 +45,7 @@ export {
   unsupportedMediaType,
   type GroupKind,
   type GroupResource,
-} from './errors.js';
+} from './status-builders.js';
 export {
   listMetaSchema,
   managedFieldsEntrySchema,
@@ -293,5 +295,15 @@ export { SVC_VERSION } from './svc-version.js';
 export { zodToOpenApi, type OpenApiSchema } from './zod-to-openapi.js';
 export { microTime, rfc3339 } from './timestamps.js';
 export { podQosClass, type QosClass } from './pod-qos-class.js';
+export { FOREGROUND_FINALIZER, NAMESPACE_FINALIZER, ORPHAN_FINALIZER } from './finalizers.js';
+export {
+  CONFIG_MIRROR_ANNOTATION,
+  CONFIG_MIRROR_ANNOTATIONS,
+  INITIAL_EVENTS_END_ANNOTATION,
+  INITIAL_EVENTS_END_ANNOTATIONS,
+  SERVICE_ACCOUNT_MOUNT_PATH,
+  SERVICE_NAME_LABEL,
+  SERVICE_NAME_LABELS,
+} from './well-known-keys.js';
 // batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
 export * from './batch/index.js';

@@ -1,12 +1,12 @@
-import { rfc3339, type ResourceRegistry, type ResourceType } from '../api/index.js';
+import { rfc3339, NAMESPACE_FINALIZER, type ResourceRegistry, type ResourceType } from '../api/index.js';
 import { isStorageError, type Store } from '../storage/index.js';
-import { apiVersionOf, encodeForStorage, objectKey, prepareForCreate, type ApiObject } from './objects.js';
+import { apiVersionOf, type ApiObject } from './api-object.js';
+import { encodeForStorage } from './storage-codec.js';
+import { objectKey } from './object-keys.js';
+import { prepareForCreate } from './writes/prepare.js';
 
 /** Namespaces that exist from the first start. */
 export const SYSTEM_NAMESPACES = ['default', 'svc-system', 'svc-public', 'svc-node-lease'] as const;
-
-/** The finalizer that holds a deleted namespace in Terminating until its contents are gone. */
-export const NAMESPACE_FINALIZER = 'kubernetes';
 
 export const namespaceType = (registry: ResourceRegistry): ResourceType => registry.lookup('', 'v1', 'namespaces')!;
 

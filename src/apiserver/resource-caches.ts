@@ -1,6 +1,7 @@
 import { resourceVersionTooLarge, type ResourceRegistry, type ResourceType } from '../api/index.js';
 import type { KeyValue, Store } from '../storage/index.js';
-import { collectionPrefix } from './objects.js';
+import { collectionPrefix } from './object-keys.js';
+import type { ReadPlan } from './read-semantics.js';
 import { servedBytes, servedObjectDecoder, type ServedObject } from './served-object.js';
 import { WatchCache } from '../watch-cache/index.js';
 
@@ -26,9 +27,6 @@ export type ReadSource = 'cache' | 'store';
 const TRIGGER_FIELDS: Readonly<Record<string, string>> = { pods: 'spec.nodeName' };
 const DEFAULT_TRIGGER_FIELD = 'metadata.name';
 
-/** Backends whose watch delivers every event in the commit path, before any later read returns. */
-const IN_PROCESS = new Set(['memory', 'sqlite']);
-
 /**
  * One watch cache per resource type, started with the server, and the rule that decides whether
  * a read that must see revision R can be answered from a type's cache.
@@ -47,8 +45,6 @@ export class ResourceCaches {
   /** Keys whose stored bytes a cache could not decode (it treats them as absent). */
   private readonly corrupt = new Set<string>();
   private readonly tooLargeWaitMs: number;
-  /** Whether the store delivers its watch events in the commit path (memory, sqlite). */
-  readonly inProcess: boolean;
   private readonly options: ResourceCachesOptions;
   /** Caches of the types added at runtime (custom resources), one per type even when versions share a prefix. */
   private readonly added = new Map<ResourceType, WatchCache<ServedObject>>();
@@ -58,7 +54,6 @@ export class ResourceCaches {
     this.store = options.store;
     this.options = options;
     this.tooLargeWaitMs = options.tooLargeWaitMs ?? 3_000;
-    this.inProcess = IN_PROCESS.has(options.store.backend);
     for (const type of options.registry.all()) {
       if (type.virtual) continue; // never stored: nothing to cache
       const prefix = collectionPrefix(options.store, type);
@@ -160,21 +155,51 @@ export class ResourceCaches {
     return this.corrupt.has(key);
   }
 
-  /** The revision a consistent read must see: the store's current one. */
-  consistentRevision(): Promise<number> {
-    return this.store.revision();
+  /**
+   * Where a read or watch that starts at `start` is served from: the one place that decides.
+   *
+   * - Any: the cache, once it holds its first list.
+   * - Most Recent: the cache at once when the store is in-process and the cache follows it (it
+   *   has applied every commit a read could see: the GET fast path, answered without a wait);
+   *   otherwise whatever can show the store's current revision.
+   * - Not older than and Exact R: whatever can show R (Exact then reads R from the cache's
+   *   snapshots, its history or the store: the plan's revision, not the source's state).
+   * - Continuation: the cache (the token names the snapshot).
+   *
+   * Answers synchronously when it need not wait, so the hot path takes no turn of the event loop.
+   * A revision neither the cache nor the store reaches in time is a 504 (`Too large resource
+   * version`, Retry-After 1).
+   */
+  sourceOf(type: ResourceType, start: ReadPlan): ReadSource | Promise<ReadSource> {
+    const cache = this.of(type);
+    if (start.kind === 'MostRecent' && this.store.inProcess && cache.following) return 'cache';
+    return this.sourceAfterWait(cache, start);
+  }
+
+  private async sourceAfterWait(cache: WatchCache<ServedObject>, start: ReadPlan): Promise<ReadSource> {
+    await cache.ready;
+    switch (start.kind) {
+      case 'Any':
+      case 'Continuation':
+        return 'cache';
+      case 'MostRecent':
+        if (this.store.inProcess && cache.following) return 'cache';
+        return this.reach(cache, await this.store.revision());
+      case 'NotOlderThan':
+      case 'Exact':
+        return this.reach(cache, start.revision);
+    }
   }
 
   /**
-   * Where a read that must reflect `revision` is served, once it can be: the cache as soon as it
-   * has applied it, the store when only the store can prove it has. A revision neither reaches
-   * within the wait is a 504 (`Too large resource version`, Retry-After 1).
+   * The cache as soon as it has applied `revision`, the store when only the store can prove it
+   * has: with an in-process store the cache learns every revision in the commit path, so waiting
+   * for it is enough; with etcd the cache cannot prove it has seen a revision that touched other
+   * types (no progress notification reaches it), so the store answers.
    */
-  async reach(type: ResourceType, revision: number): Promise<ReadSource> {
-    const cache = this.of(type);
-    await cache.ready;
+  private async reach(cache: WatchCache<ServedObject>, revision: number): Promise<ReadSource> {
     if (cache.revision >= revision) return 'cache';
-    if (this.inProcess) {
+    if (this.store.inProcess) {
       if (await cache.waitForRevision(revision, this.tooLargeWaitMs)) return 'cache';
     } else {
       if ((await this.store.revision()) >= revision) return 'store';

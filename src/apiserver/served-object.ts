@@ -1,6 +1,6 @@
 import { storageReadError, type Labels, type ResourceType } from '../api/index.js';
 import type { KeyValue } from '../storage/index.js';
-import type { ApiObject } from './objects.js';
+import type { ApiObject } from './api-object.js';
 import { StringPool, ValuePool } from './value-pool.js';
 
 /**

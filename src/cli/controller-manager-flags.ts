@@ -387,15 +387,15 @@ export const controllerManagerFlags = defineFlags({
   'requestheader-uid-headers': flag.stringSlice({ meaning: 'Headers inspected for the UID. Needs the RemoteRequestHeaderUID feature gate.' }),
 
   // --- Limits: concurrent syncs -----------------------------------------------------------------------
-  'concurrent-cron-job-syncs': concurrency('cron jobs', 5),
-  'concurrent-daemonset-syncs': concurrency('daemonsets', 2),
+  'concurrent-cron-job-syncs': concurrency('cron jobs', 5, true),
+  'concurrent-daemonset-syncs': concurrency('daemonsets', 2, true),
   'concurrent-deployment-syncs': concurrency('deployments', 5, true),
   'concurrent-device-taint-eviction-syncs': concurrency('evictions and taint-rule status updates', 8),
   'concurrent-endpoint-syncs': concurrency('endpoint syncs', 5),
   'concurrent-ephemeralvolume-syncs': concurrency('ephemeral volume syncs', 5),
   'concurrent-gc-syncs': concurrency('garbage collector workers', 20, true),
   'concurrent-horizontal-pod-autoscaler-syncs': concurrency('autoscalers', 5),
-  'concurrent-job-syncs': concurrency('jobs', 5),
+  'concurrent-job-syncs': concurrency('jobs', 5, true),
   'concurrent-namespace-syncs': concurrency('namespaces', 10, true),
   'concurrent-rc-syncs': concurrency('replication controllers', 5, true),
   'concurrent-replicaset-syncs': concurrency('replica sets', 5, true),
@@ -403,8 +403,8 @@ export const controllerManagerFlags = defineFlags({
   'concurrent-service-endpoint-syncs': concurrency('endpoint slice syncs', 5),
   'concurrent-service-syncs': concurrency('services', 1),
   'concurrent-serviceaccount-token-syncs': concurrency('service account token objects', 5),
-  'concurrent-statefulset-syncs': concurrency('statefulsets', 5),
-  'concurrent-ttl-after-finished-syncs': concurrency('ttl-after-finished workers', 5),
+  'concurrent-statefulset-syncs': concurrency('statefulsets', 5, true),
+  'concurrent-ttl-after-finished-syncs': concurrency('ttl-after-finished workers', 5, true),
   'concurrent-validating-admission-policy-status-syncs': concurrency('validating admission policy status workers', 5),
   'mirroring-concurrent-service-endpoint-syncs': concurrency('endpoint-slice mirroring syncs', 5),
 
@@ -417,7 +417,7 @@ export const controllerManagerFlags = defineFlags({
     meaning: `Most endpoints per endpoint slice of the mirroring controller (the spec's table says 1000, its prose 100: the table wins). ${NOT_BUILT}`,
     validate: positive,
   }),
-  'terminated-pod-gc-threshold': flag.int32({ default: 12500, meaning: `Terminated pods allowed before the pod garbage collector starts deleting them; <= 0 disables it. ${NOT_BUILT}` }),
+  'terminated-pod-gc-threshold': flag.int32({ default: 12500, meaning: 'Terminated pods allowed before the pod garbage collector starts deleting them (oldest first); <= 0 disables that step.' }),
   'node-eviction-rate': flag.float({ default: 0.1, meaning: `Nodes per second whose pods are deleted after a node fails, while its zone is healthy. ${NOT_BUILT}`, validate: nonNegative }),
   'secondary-node-eviction-rate': flag.float({
     default: 0.01,

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:https';
 import { hostname } from 'node:os';
 import { Subject, type Subscription } from 'rxjs';
 import { leaderElectedScheduler, scheduler, type ScheduleResult } from '../../controllers/index.js';
 import { Client, type ClientOptions } from '../client/index.js';
+import { RequestAuth, startServing, type HealthCheck, type Serving } from '../serving/index.js';
 import { closeOnSignal, EXIT_FAILED, isExit, processIO, readCommandLine, type CommandIO } from './command.js';
 import { checkSchedulerFlags, schedulerDoc, schedulerFlags, type SchedulerFlags } from './scheduler-flags.js';
 import { healthPortCertificate } from './self-signed.js';
@@ -34,16 +34,18 @@ async function clientFor(flags: SchedulerFlags): Promise<Client> {
   return new Client({ server: flags.master!, ...extra });
 }
 
-function serveHealth(port: number, address: string, cert: { cert: string; key: string }, ready: () => boolean): Promise<Server> {
-  const server = createServer(cert, (req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (path === '/healthz' || path === '/livez') return res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    if (path === '/readyz') return ready() ? res.writeHead(200).end('ok') : res.writeHead(503).end('not ready: caches not synced');
-    res.writeHead(404).end('not found');
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, address, () => resolve(server));
+/** /healthz, /livez and /readyz over HTTPS, open to anyone (probes), through the shared daemon port (src/serving). */
+function serveHealth(port: number, address: string, cert: { cert: string; key: string }, ready: () => boolean): Promise<Serving> {
+  const ping: HealthCheck = () => undefined;
+  const scheduling: HealthCheck = () => (ready() ? undefined : 'the scheduler has stopped');
+  return startServing({
+    bindAddress: address,
+    port,
+    tls: cert,
+    http2: false,
+    profiling: false,
+    auth: new RequestAuth({ alwaysAllowPaths: ['/healthz', '/healthz/*', '/livez', '/livez/*', '/readyz', '/readyz/*'] }),
+    health: { livez: new Map([['ping', ping]]), healthz: new Map([['ping', ping]]), readyz: new Map([['ping', ping], ['scheduler', scheduling]]) },
   });
 }
 
@@ -95,7 +97,7 @@ export async function startScheduler(flags: SchedulerFlags, options: SchedulerSt
     },
     complete: markEnded,
   });
-  let health: Server | undefined;
+  let health: Serving | undefined;
   if (flags.securePort !== 0) {
     try {
       health = await serveHealth(flags.securePort, flags.bindAddress, healthPortCertificate('svc-scheduler'), () => !subscription.closed);
@@ -105,8 +107,7 @@ export async function startScheduler(flags: SchedulerFlags, options: SchedulerSt
       throw error;
     }
   }
-  const address = health?.address();
-  const healthUrl = address && typeof address === 'object' ? `https://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : undefined;
+  const healthUrl = health?.url;
   return {
     identity,
     healthUrl,
@@ -120,7 +121,7 @@ export async function startScheduler(flags: SchedulerFlags, options: SchedulerSt
         clearTimeout(bound);
       }
       subscription.unsubscribe();
-      await new Promise<void>((resolve) => (health ? health.close(() => resolve()) : resolve()));
+      await health?.close();
       if (options.client) return;
       const grace = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 2000).unref());
       if ((await Promise.race([client.close(), grace])) === 'late') await client.destroy();

@@ -4,9 +4,10 @@ import { delimiter, join } from 'node:path';
 import { readSvcconfigFile, resolveSvcconfig, SvcconfigError, type SvcconfigFile, type SvcconfigTarget } from './svcconfig.js';
 import { fileTokenSource, type FileTokenSourceOptions } from './token-file.js';
 import type { ConnectionOptions } from './transport.js';
+import { SERVICE_ACCOUNT_MOUNT_PATH } from '../api/index.js';
 
 /** Where a pod's service-account files are mounted. */
-export const IN_CLUSTER_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+export const IN_CLUSTER_DIR = SERVICE_ACCOUNT_MOUNT_PATH;
 
 export interface EnvConfigOptions {
   /** A config file to use, before anything the environment says (kubectl's `--kubeconfig`): it must exist. */

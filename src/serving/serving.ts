@@ -39,7 +39,8 @@ export interface ServingOptions {
   readonly reusePort?: boolean;
   readonly auth: RequestAuth;
   readonly health: { readonly livez: ReadonlyMap<string, HealthCheck>; readonly healthz: ReadonlyMap<string, HealthCheck>; readonly readyz: ReadonlyMap<string, HealthCheck> };
-  readonly metrics: () => Promise<{ body: string; contentType: string }>;
+  /** The Prometheus exposition; without it `/metrics` is 404. */
+  readonly metrics?: () => Promise<{ body: string; contentType: string }>;
   readonly profiling: boolean;
 }
 
@@ -80,7 +81,7 @@ async function route(req: AnyRequest, res: AnyResponse, options: ServingOptions,
       return;
     }
   }
-  if (path === '/metrics') {
+  if (path === '/metrics' && options.metrics) {
     const { body, contentType } = await options.metrics();
     sendText(res, 200, body, contentType);
     return;

@@ -2,18 +2,18 @@ import './etcd-stray-responses.js';
 import etcd3 from 'etcd3';
 import type { Etcd3, IKeyValue, IOptions, IRequestOp, IWatchResponse, Watcher } from 'etcd3';
 import { Observable } from 'rxjs';
-import { bytesCodec, type ValueCodec } from './codec.js';
+import { bytesCodec, decodeStored, tryDecodeStored, type ValueCodec } from './value-codec.js';
 import {
   StorageError,
   alreadyExists,
+  checkOpen,
   closed,
   compacted,
   conflict,
-  corrupt,
   futureRevision,
   invalid,
   notFound,
-} from './errors.js';
+} from './storage-error.js';
 import {
   DEFAULT_PREFIX,
   checkKey,
@@ -80,6 +80,7 @@ function classify(error: unknown): Failure {
  */
 export class EtcdStore<V = Uint8Array> implements Store<V> {
   readonly backend = 'etcd';
+  readonly inProcess = false;
   private isClosed = false;
   /** etcd's compacted revision is known to be at least this. */
   private knownCompacted = 0;
@@ -96,7 +97,7 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
   ) {}
 
   async get(key: string, options: GetOptions = {}): Promise<KeyValue<V> | undefined> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkKey(key, this.prefix);
     const revision = options.revision === undefined ? 0 : checkRevision(options.revision);
     const res = await this.read(revision, () => this.client.kv.range({ key: buf(key), revision }));
@@ -105,7 +106,7 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult<V>> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkRangePrefix(prefix, this.prefix);
     const revision = options.revision === undefined ? 0 : checkRevision(options.revision);
     const limit = options.limit === undefined ? 0 : checkLimit(options.limit);
@@ -119,7 +120,7 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
   }
 
   async create(key: string, value: V): Promise<KeyValue<V>> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkKey(key, this.prefix);
     const encoded = this.encode(value);
     const res = await this.call(true, () =>
@@ -134,7 +135,7 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
   }
 
   async update(key: string, value: V, expectedModRevision: number): Promise<KeyValue<V>> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkKey(key, this.prefix);
     checkRevision(expectedModRevision, 'expectedModRevision');
     const encoded = this.encode(value);
@@ -143,14 +144,14 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
     const current = await this.readRaw(key);
     if (!current) throw notFound(key);
     if (num(current.mod_revision) !== expectedModRevision) throw conflict(key, expectedModRevision, num(current.mod_revision));
-    this.decode(key, current.value);
+    decodeStored(this.codec, key, bytes(current.value));
     const res = await this.casTxn(key, expectedModRevision, { request_put: { key: buf(key), value: encoded } });
     if (!res.succeeded) throw this.casFailure(key, expectedModRevision, res.responses[0]?.response_range.kvs[0]);
     return { key, value, modRevision: num(res.header.revision), createRevision: num(current.create_revision) };
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue<V>> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkKey(key, this.prefix);
     if (expectedModRevision !== undefined) checkRevision(expectedModRevision, 'expectedModRevision');
     for (;;) {
@@ -160,7 +161,7 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
       if (expectedModRevision !== undefined && modRevision !== expectedModRevision) {
         throw conflict(key, expectedModRevision, modRevision);
       }
-      const value = this.decode(key, current.value);
+      const value = decodeStored(this.codec, key, bytes(current.value));
       // CAS on the version just decoded, so the returned value is the one actually deleted.
       const res = await this.casTxn(key, modRevision, { request_delete_range: { key: buf(key) } });
       if (res.succeeded) {
@@ -173,7 +174,7 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
   }
 
   async forceDelete(key: string): Promise<number> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkKey(key, this.prefix);
     const res = await this.call(true, () => this.client.kv.deleteRange({ key: buf(key) }));
     if (num(res.deleted) === 0) throw notFound(key);
@@ -250,7 +251,7 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
   }
 
   async compact(revision: number): Promise<void> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkRevision(revision);
     if (revision === 0 || revision <= this.knownCompacted) return;
     try {
@@ -269,7 +270,7 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
   }
 
   async compactedRevision(): Promise<number> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     // A read at revision r succeeds iff r >= etcd's compacted revision. At revision 1 (the
     // empty store etcd starts with) it always does, so "compacted at 1" reads as 0 = nothing.
     let failed = this.knownCompacted;
@@ -285,7 +286,7 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
   }
 
   async revision(): Promise<number> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     const res = await this.call(false, () => this.client.kv.range({ key: buf(this.prefix), count_only: true }));
     return num(res.header.revision);
   }
@@ -367,7 +368,7 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
    */
   private async call<T>(write: boolean, request: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      this.checkOpen();
+      checkOpen(this.isClosed);
       try {
         return await request();
       } catch (error) {
@@ -390,44 +391,28 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
     return Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
   }
 
-  private decode(key: string, value: Buffer): V {
-    try {
-      return this.codec.decode(bytes(value));
-    } catch (error) {
-      throw corrupt(key, error);
-    }
-  }
 
   private toKeyValue(kv: IKeyValue): KeyValue<V> {
     const key = kv.key.toString('latin1');
-    return { key, value: this.decode(key, kv.value), modRevision: num(kv.mod_revision), createRevision: num(kv.create_revision) };
+    return { key, value: decodeStored(this.codec, key, bytes(kv.value)), modRevision: num(kv.mod_revision), createRevision: num(kv.create_revision) };
   }
 
   private toEvent(type: string, kv: IKeyValue, prev: IKeyValue | undefined): StoreEvent<V> {
     const key = kv.key.toString('latin1');
     const revision = num(kv.mod_revision);
     if (type === 'Delete') {
-      // forceDelete exists for values that do not decode: their delete event has no prevValue.
-      let prevValue: V | undefined;
-      try {
-        prevValue = prev ? this.codec.decode(bytes(prev.value)) : undefined;
-      } catch {
-        prevValue = undefined;
-      }
-      return prevValue === undefined ? { type: 'delete', key, revision } : { type: 'delete', key, prevValue, revision };
+      const prevValue = prev ? tryDecodeStored(this.codec, bytes(prev.value)) : undefined;
+      return prevValue?.ok ? { type: 'delete', key, prevValue: prevValue.value, revision } : { type: 'delete', key, revision };
     }
-    const value = this.decode(key, kv.value);
+    const value = decodeStored(this.codec, key, bytes(kv.value));
     const createRevision = num(kv.create_revision);
     // etcd omits prev_kv when the previous version is compacted, so an update right at the
     // compacted revision may arrive without its prevValue.
     return prev
-      ? { type: 'put', key, value, prevValue: this.decode(key, prev.value), revision, createRevision }
+      ? { type: 'put', key, value, prevValue: decodeStored(this.codec, key, bytes(prev.value)), revision, createRevision }
       : { type: 'put', key, value, revision, createRevision };
   }
 
-  private checkOpen(): void {
-    if (this.isClosed) throw closed();
-  }
 }
 
 type GlobalPolicy = NonNullable<NonNullable<IOptions['faultHandling']>['global']>;

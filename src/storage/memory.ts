@@ -1,16 +1,16 @@
 import { createRequire } from 'node:module';
 import { Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
-import { bytesCodec, type ValueCodec } from './codec.js';
+import { bytesCodec, decodeStored, tryDecodeStored, type ValueCodec } from './value-codec.js';
 import {
   alreadyExists,
+  checkOpen,
   closed,
   compacted,
   conflict,
-  corrupt,
   futureRevision,
   notFound,
-} from './errors.js';
+} from './storage-error.js';
 import { EventFanout, watchFromLog } from './fanout.js';
 import { DEFAULT_PREFIX, checkKey, checkLimit, checkPrefixOption, checkRangePrefix, checkRevision, prefixEnd, rangeStart } from './keys.js';
 import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent } from './store.js';
@@ -59,6 +59,7 @@ export interface MemoryStoreOptions<V> {
 /** The memory backend: full MVCC semantics in-process, for tests and throwaway clusters. */
 export class MemoryStore<V = Uint8Array> implements Store<V> {
   readonly backend = 'memory';
+  readonly inProcess = true;
   readonly prefix: string;
   readonly data: MemoryData;
   private readonly codec: ValueCodec<V>;
@@ -78,7 +79,7 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
   }
 
   async get(key: string, options: GetOptions = {}): Promise<KeyValue<V> | undefined> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkKey(key, this.prefix);
     const at = this.readRevision(options.revision);
     const version = versionAt(this.data.keys.get(key), at);
@@ -86,7 +87,7 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult<V>> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkRangePrefix(prefix, this.prefix);
     const at = this.readRevision(options.revision);
     const limit = options.limit === undefined ? 0 : checkLimit(options.limit);
@@ -103,7 +104,7 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
   }
 
   async create(key: string, value: V): Promise<KeyValue<V>> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkKey(key, this.prefix);
     const bytes = this.codec.encode(this.codec.check(value));
     const current = latest(this.data.keys.get(key));
@@ -114,21 +115,21 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
   }
 
   async update(key: string, value: V, expectedModRevision: number): Promise<KeyValue<V>> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkKey(key, this.prefix);
     checkRevision(expectedModRevision, 'expectedModRevision');
     const bytes = this.codec.encode(this.codec.check(value));
     const current = latest(this.data.keys.get(key));
     if (!current) throw notFound(key);
     if (current.modRevision !== expectedModRevision) throw conflict(key, expectedModRevision, current.modRevision);
-    this.decode(key, current.bytes!);
+    decodeStored(this.codec, key, current.bytes!);
     const revision = this.data.revision + 1;
     this.commit(key, { modRevision: revision, createRevision: current.createRevision, bytes }, current);
     return { key, value, modRevision: revision, createRevision: current.createRevision };
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue<V>> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkKey(key, this.prefix);
     if (expectedModRevision !== undefined) checkRevision(expectedModRevision, 'expectedModRevision');
     const current = latest(this.data.keys.get(key));
@@ -136,14 +137,14 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
     if (expectedModRevision !== undefined && current.modRevision !== expectedModRevision) {
       throw conflict(key, expectedModRevision, current.modRevision);
     }
-    const value = this.decode(key, current.bytes!);
+    const value = decodeStored(this.codec, key, current.bytes!);
     const revision = this.data.revision + 1;
     this.commit(key, { modRevision: revision, createRevision: current.createRevision, bytes: undefined }, current);
     return { key, value, modRevision: revision, createRevision: current.createRevision };
   }
 
   async forceDelete(key: string): Promise<number> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkKey(key, this.prefix);
     const current = latest(this.data.keys.get(key));
     if (!current) throw notFound(key);
@@ -160,7 +161,7 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
     return watchFromLog(
       {
         check: (from) => {
-          this.checkOpen();
+          checkOpen(this.isClosed);
           if (from + 1 < data.compactedRevision) throw compacted(from, data.compactedRevision);
         },
         replay: function* (p: string, after: number) {
@@ -178,7 +179,7 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
   }
 
   async compact(revision: number): Promise<void> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkRevision(revision);
     const data = this.data;
     if (revision > data.revision) throw futureRevision(revision, data.revision);
@@ -197,12 +198,12 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
   }
 
   async compactedRevision(): Promise<number> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     return this.data.compactedRevision;
   }
 
   async revision(): Promise<number> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     return this.data.revision;
   }
 
@@ -232,42 +233,25 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
   }
 
   private toKeyValue(key: string, version: Version): KeyValue<V> {
-    return { key, value: this.decode(key, version.bytes!), modRevision: version.modRevision, createRevision: version.createRevision };
+    return { key, value: decodeStored(this.codec, key, version.bytes!), modRevision: version.modRevision, createRevision: version.createRevision };
   }
 
   private toEvent(entry: LogEntry): StoreEvent<V> {
     const { key, version, prev } = entry;
     if (version.bytes === undefined) {
-      const prevValue = this.tryDecode(prev!.bytes!);
+      const prevValue = tryDecodeStored(this.codec, prev!.bytes!);
       return prevValue.ok
         ? { type: 'delete', key, prevValue: prevValue.value, revision: version.modRevision }
         : { type: 'delete', key, revision: version.modRevision };
     }
-    const value = this.decode(key, version.bytes);
+    const value = decodeStored(this.codec, key, version.bytes);
     return prev?.bytes
-      ? { type: 'put', key, value, prevValue: this.decode(key, prev.bytes), revision: version.modRevision, createRevision: version.createRevision }
+      ? { type: 'put', key, value, prevValue: decodeStored(this.codec, key, prev.bytes), revision: version.modRevision, createRevision: version.createRevision }
       : { type: 'put', key, value, revision: version.modRevision, createRevision: version.createRevision };
   }
 
-  private decode(key: string, bytes: Uint8Array): V {
-    try {
-      return this.codec.decode(bytes);
-    } catch (error) {
-      throw corrupt(key, error);
-    }
-  }
 
-  private tryDecode(bytes: Uint8Array): { ok: true; value: V } | { ok: false } {
-    try {
-      return { ok: true, value: this.codec.decode(bytes) };
-    } catch {
-      return { ok: false };
-    }
-  }
 
-  private checkOpen(): void {
-    if (this.isClosed) throw closed();
-  }
 }
 
 function latest(versions: Version[] | undefined): Version | undefined {

@@ -1,17 +1,17 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { Subject, type Observable } from 'rxjs';
-import { bytesCodec, type ValueCodec } from './codec.js';
+import { bytesCodec, decodeStored, tryDecodeStored, type ValueCodec } from './value-codec.js';
 import {
   StorageError,
   alreadyExists,
+  checkOpen,
   closed,
   compacted,
   conflict,
-  corrupt,
   futureRevision,
   notFound,
-} from './errors.js';
+} from './storage-error.js';
 import { EventFanout, watchFromLog } from './fanout.js';
 import { sqliteDatabase } from './sqlite-driver.js';
 import { DEFAULT_PREFIX, checkKey, checkLimit, checkPrefixOption, checkRangePrefix, checkRevision, prefixEnd, rangeStart } from './keys.js';
@@ -97,6 +97,7 @@ interface Pending<V> {
  */
 export class SqliteStore<V = Uint8Array> implements Store<V> {
   readonly backend = 'sqlite';
+  readonly inProcess = true;
   readonly prefix: string;
   private readonly db: Database.Database;
   private readonly codec: ValueCodec<V>;
@@ -193,7 +194,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
   }
 
   async get(key: string, options: GetOptions = {}): Promise<KeyValue<V> | undefined> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkKey(key, this.prefix);
     const at = this.readRevision(options.revision);
     const row = at === this.rev ? this.sql.live.get(key) : this.sql.at.get(key, at);
@@ -201,7 +202,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult<V>> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkRangePrefix(prefix, this.prefix);
     const at = this.readRevision(options.revision);
     const limit = options.limit === undefined ? 0 : checkLimit(options.limit);
@@ -210,7 +211,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
     const current = at === this.rev;
     const rows = current ? this.sql.listLive.all(start, end, limit || -1) : this.sql.listAt.all(start, end, at, limit || -1);
     const items = rows.map(
-      ([key, rev, createRev, value]): KeyValue<V> => ({ key, value: this.decode(key, value), modRevision: rev, createRevision: createRev }),
+      ([key, rev, createRev, value]): KeyValue<V> => ({ key, value: decodeStored(this.codec, key, value), modRevision: rev, createRevision: createRev }),
     );
     let remaining = 0;
     if (limit > 0 && items.length === limit) {
@@ -260,7 +261,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
     return watchFromLog(
       {
         check: (from) => {
-          this.checkOpen();
+          checkOpen(this.isClosed);
           if (from + 1 < this.compactRev) throw compacted(from, this.compactRev);
         },
         replay: function* (p: string, after: number) {
@@ -275,7 +276,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
   }
 
   async compact(revision: number): Promise<void> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     checkRevision(revision);
     if (revision > this.rev) throw futureRevision(revision, this.rev);
     if (revision <= this.compactRev) return;
@@ -293,12 +294,12 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
   }
 
   async compactedRevision(): Promise<number> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     return this.compactRev;
   }
 
   async revision(): Promise<number> {
-    this.checkOpen();
+    checkOpen(this.isClosed);
     return this.rev;
   }
 
@@ -381,12 +382,12 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
       const rev = ++this.rev;
       this.sql.insert.run(rev, key, current.createRev, current.rev, 1, null);
       this.sql.unsetLive.run(key);
-      const prev = this.tryDecode(current.value!);
+      const prev = tryDecodeStored(this.codec, current.value!);
       events.push(prev.ok ? { type: 'delete', key, prevValue: prev.value, revision: rev } : { type: 'delete', key, revision: rev });
       return rev;
     }
     if (op.expected !== undefined && current.rev !== op.expected) throw conflict(key, op.expected, current.rev);
-    const prevValue = this.decode(key, current.value!);
+    const prevValue = decodeStored(this.codec, key, current.value!);
     const rev = ++this.rev;
     if (op.kind === 'update') {
       this.sql.insert.run(rev, key, current.createRev, current.rev, 0, op.bytes);
@@ -408,37 +409,20 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
   }
 
   private toKeyValue(row: Row): KeyValue<V> {
-    return { key: row.key, value: this.decode(row.key, row.value!), modRevision: row.rev, createRevision: row.createRev };
+    return { key: row.key, value: decodeStored(this.codec, row.key, row.value!), modRevision: row.rev, createRevision: row.createRev };
   }
 
   private replayEvent(row: ReplayRow): StoreEvent<V> {
     if (row.deleted) {
-      const prev = this.tryDecode(row.prevValue!);
+      const prev = tryDecodeStored(this.codec, row.prevValue!);
       return prev.ok ? { type: 'delete', key: row.key, prevValue: prev.value, revision: row.rev } : { type: 'delete', key: row.key, revision: row.rev };
     }
-    const value = this.decode(row.key, row.value!);
+    const value = decodeStored(this.codec, row.key, row.value!);
     return row.prevValue
-      ? { type: 'put', key: row.key, value, prevValue: this.decode(row.key, row.prevValue), revision: row.rev, createRevision: row.createRev }
+      ? { type: 'put', key: row.key, value, prevValue: decodeStored(this.codec, row.key, row.prevValue), revision: row.rev, createRevision: row.createRev }
       : { type: 'put', key: row.key, value, revision: row.rev, createRevision: row.createRev };
   }
 
-  private decode(key: string, bytes: Uint8Array): V {
-    try {
-      return this.codec.decode(bytes);
-    } catch (error) {
-      throw corrupt(key, error);
-    }
-  }
 
-  private tryDecode(bytes: Uint8Array): { ok: true; value: V } | { ok: false } {
-    try {
-      return { ok: true, value: this.codec.decode(bytes) };
-    } catch {
-      return { ok: false };
-    }
-  }
 
-  private checkOpen(): void {
-    if (this.isClosed) throw closed();
-  }
 }

@@ -66,6 +66,12 @@ export interface ListResult<V = Uint8Array> {
 export interface Store<V = Uint8Array> {
   /** `memory`, `sqlite` or `etcd`. */
   readonly backend: string;
+  /**
+   * Whether the store commits in this process and hands every commit to its watches before the
+   * write returns (memory, sqlite). A watcher of such a store has seen every revision a read of
+   * `revision()` can return; with etcd it may lag, and only etcd can prove what it has committed.
+   */
+  readonly inProcess: boolean;
   /** Every key lives under this prefix (it ends with `/`). */
   readonly prefix: string;
 

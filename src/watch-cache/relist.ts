@@ -1,4 +1,4 @@
-import { isStorageError, type Store } from '../storage/index.js';
+import { isStorageError, storePages, type Store } from '../storage/index.js';
 import { newTree, type Tree } from './btree.js';
 import type { CachedVersion } from './cached-object.js';
 import type { CacheEvent } from './events.js';
@@ -27,23 +27,18 @@ export async function listStore<T>(
   for (;;) {
     const tree = newTree<CachedVersion<T>>();
     let revision: number | undefined;
-    let startKey: string | undefined;
     try {
-      for (;;) {
-        // startKey is inclusive: from the second page on, the first item repeats the last one.
-        const page = await store.list(prefix, { limit: startKey === undefined ? pageSize : pageSize + 1, ...(revision ? { revision } : {}), ...(startKey ? { startKey } : {}) });
+      for await (const page of storePages(store, prefix, { pageSize })) {
         if (stopped()) return undefined;
         revision = page.revision;
         for (const kv of page.items) {
-          if (kv.key === startKey) continue;
           const known = current?.get(kv.key);
           const version = known?.revision === kv.modRevision ? known : versions.fromKeyValue(kv);
           if (version) tree.set(kv.key, version);
         }
-        const last = page.items[page.items.length - 1];
-        if (page.remaining === 0 || !last) return { tree, revision };
-        startKey = last.key;
       }
+      // An empty collection is one page: its revision is the list's.
+      return { tree, revision: revision! };
     } catch (error) {
       if (!isStorageError(error, 'Compacted') || revision === undefined) throw error;
     }

@@ -2,8 +2,8 @@ import type { Observable, Subscription } from 'rxjs';
 import { StorageError, isStorageError, type KeyValue, type Store, type StoreEvent } from '../storage/index.js';
 import { newTree, type Tree } from './btree.js';
 import { encodeJson, type CachedObject, type CachedVersion } from './cached-object.js';
-import { derive } from './derive.js';
-import { WatchCacheNotReadyError } from './errors.js';
+import { cacheChangeOf } from './store-events.js';
+import { WatchCacheNotReadyError } from './watch-cache-errors.js';
 import type { CacheEvent } from './events.js';
 import { History } from './history.js';
 import { Hub } from './hub.js';
@@ -78,7 +78,6 @@ export interface WatchCacheStats {
  */
 type State = 'idle' | 'listing' | 'watching' | 'recovering' | 'stopped';
 
-const IN_PROCESS_BACKENDS = new Set(['memory', 'sqlite']);
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5_000;
 
@@ -148,7 +147,7 @@ export class WatchCache<T> {
       ...(options.onDecodeError ? { onDecodeError: options.onDecodeError } : {}),
     });
     this.progress =
-      options.progress === false ? undefined : (options.progress ?? (IN_PROCESS_BACKENDS.has(store.backend) ? () => store.revision() : undefined));
+      options.progress === false ? undefined : (options.progress ?? (store.inProcess ? () => store.revision() : undefined));
     this.ready = new Promise<void>((resolve, reject) => {
       this.resolveReady = resolve;
       this.rejectReady = reject;
@@ -273,9 +272,9 @@ export class WatchCache<T> {
    * DELETED at the relist's revision (several events may then share one revision).
    *
    * Delivery is synchronous, in revision order to every watcher, even when a watcher's callback
-   * writes. The cache queues nothing per watcher: put a bounded buffer (the API server's `boundedSink`) between a watch and a slow
-   * consumer. Completes when the cache stops. Throws StorageError `InvalidArgument` at once for a
-   * prefix outside the cache's.
+   * writes. The cache queues nothing per watcher: put a bounded buffer (the API server's
+   * `boundedSink`) between a watch and a slow consumer. Completes when the cache stops. Throws
+   * StorageError `InvalidArgument` at once for a prefix outside the cache's.
    */
   watch(options: CacheWatchOptions<T> = {}): Observable<CacheEvent<T>> {
     const prefix = this.checkPrefix(options.prefix);
@@ -379,7 +378,7 @@ export class WatchCache<T> {
   private apply(e: StoreEvent): void {
     this.beginBatch();
     const prev = this.tree.get(e.key);
-    const { event, next } = derive(this.versions, e, prev);
+    const { event, next } = cacheChangeOf(this.versions, e, prev);
     if (next) this.tree.set(e.key, next);
     else if (prev) this.tree.delete(e.key);
     this.rev = e.revision;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deploymentSchema, podSchema } from '../../src/api/index.js';
-import { jsonDuplicates } from '../../src/apiserver/writes/decode.js';
+import { jsonDuplicates } from '../../src/apiserver/request/decode.js';
 import { fieldSetOf, fromFieldsV1, toFieldsV1 } from '../../src/apiserver/writes/field-set.js';
 import { applyJsonPatch, jsonPatchOperations } from '../../src/apiserver/writes/json-patch.js';
 import { applyMergePatch } from '../../src/apiserver/writes/merge-patch.js';

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRegistry } from '../../src/api/index.js';
 import { buildApp } from '../../src/apiserver/index.js';
 import { CONTINUE_EXPIRED_MESSAGE, ContinueTokens } from '../../src/apiserver/continue-token.js';
-import { collectionPrefix } from '../../src/apiserver/objects.js';
+import { collectionPrefix } from '../../src/apiserver/object-keys.js';
 import type { WatchEvent } from '../support/watch-client.js';
 import { USER, startTestServer, type BackendName, type CallResult, type TestServer } from './harness.js';
 import { Client, brief, cm, cmPath, expectStatus, names, rvOf, socketBufferBytes, versions } from './read-client.js';

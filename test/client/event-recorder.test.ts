@@ -49,16 +49,6 @@ describe('EventRecorder', () => {
     expect(event!.firstTimestamp).toBe(event!.lastTimestamp);
   });
 
-  it('combines Events that differ only in their message after 10, as client-go\'s aggregator', async () => {
-    const r = recorder();
-    for (let i = 0; i < 25; i++) r.record(pod, 'Normal', 'SuccessfulCreate', `Created pod: web-${i}`);
-    const list = await settle((l) => l.reduce((n, e) => n + (e.count ?? 0), 0) === 25);
-    const combined = list.filter((e) => e.message?.startsWith('(combined from similar events): '));
-    expect(list.length - combined.length).toBe(9);
-    expect(combined).toHaveLength(1);
-    expect(combined[0]!.count).toBe(16);
-  });
-
   it('counts repeats of one Event in one object (count, lastTimestamp), and keeps different ones apart', async () => {
     const r = recorder();
     for (let i = 0; i < 5; i++) r.record(pod, 'Warning', 'FailedSync', 'same message');
@@ -74,6 +64,17 @@ describe('EventRecorder', () => {
     r.record(pod, 'Warning', 'FailedSync', 'same message');
     const after = await settle((l) => l.some((e) => e.message === 'same message' && e.involvedObject.name === 'web' && e.count === 6));
     expect(after).toHaveLength(3);
+  });
+
+  it('combines similar Events: from the tenth different message of one object, type and reason, one Event counts them', async () => {
+    const r = recorder();
+    for (let i = 0; i < 12; i++) r.record(pod, 'Warning', 'FailedSync', `sync failed at resourceVersion ${i}`);
+    r.record(pod, 'Warning', 'OtherReason', 'not similar: another reason');
+    const list = await settle((l) => l.reduce((n, e) => n + (e.count ?? 0), 0) === 13);
+    const combined = list.filter((e) => e.message!.startsWith('(combined from similar events): '));
+    expect(combined.map((e) => [e.reason, e.count, e.message])).toEqual([['FailedSync', 3, '(combined from similar events): sync failed at resourceVersion 11']]);
+    expect(list.filter((e) => e.reason === 'FailedSync' && e.count === 1)).toHaveLength(9);
+    expect(list.filter((e) => e.reason === 'OtherReason')).toHaveLength(1);
   });
 
   it('creates the Event again when the counted one is gone', async () => {

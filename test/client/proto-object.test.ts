@@ -132,6 +132,13 @@ describe('protobuf views', () => {
     }
     const byByte = views(...Array.from(frame('MODIFIED', pod), (b) => Uint8Array.of(b)));
     expect(byByte[0]!.object).toEqual(pod);
+    // Chunks of every small size: headers split, frames spanning several chunks, a chunk ending two frames.
+    for (const size of [2, 3, 5, 64, 333]) {
+      const chunks = Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+      const read = views(...chunks);
+      expect(read.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
+      expect(read.map((e) => e.object)).toEqual([pod, pod, pod]);
+    }
   });
 
   it('keeps only the object: a view does not hold the chunk it came in', () => {

@@ -1,6 +1,6 @@
 // Helpers of the workload-loop suites (daemonset, statefulset, disruption): Node objects made by
 // the test, and pods made Ready through their status, as a node agent would, where no node runs them.
-import { isStatusError, type KubeObject, type Node, type Pod } from '../../src/api/index.js';
+import { isStatusError, rfc3339, type KubeObject, type Node, type Pod } from '../../src/api/index.js';
 import { builtin, type Client, type Resource } from '../../src/client/index.js';
 
 type Taint = NonNullable<NonNullable<Node['spec']>['taints']>[number];
@@ -14,7 +14,7 @@ export async function createNamespace(client: Client, name: string): Promise<voi
   await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 }
 
-const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+const now = () => rfc3339();
 
 /** Marks the pod Running and Ready (or not Ready) through pods/status; a pod gone meanwhile is skipped. */
 export async function setPodReady(client: Client, pod: Pod, ready = true): Promise<void> {
@@ -50,4 +50,10 @@ export async function updateWith<T extends KubeObject>(client: Client, resource:
       if (!isStatusError(error, 'Conflict')) throw error;
     }
   }
+}
+
+/** `reason: message` of the namespace's core/v1 Events about the object of `kind` and `name`. */
+export async function eventsAbout(client: Client, namespace: string, kind: string, name: string): Promise<string[]> {
+  const list = await client.list(builtin.coreEvents, { namespace });
+  return list.items.filter((e) => e.involvedObject?.kind === kind && e.involvedObject.name === name).map((e) => `${e.reason}: ${e.message}`);
 }

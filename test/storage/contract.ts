@@ -1,6 +1,6 @@
 import { firstValueFrom, lastValueFrom, take, takeWhile, toArray, type Observable } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jsonCodec, isStorageError, type Store, type StoreEvent, type ValueCodec } from '../../src/storage/index.js';
+import { MAX_KEY_LENGTH, jsonCodec, isStorageError, storePages, type Store, type StoreEvent, type ValueCodec } from '../../src/storage/index.js';
 
 /** What one backend gives the contract: a store over fresh data that can be opened again. */
 export interface StorageHarness {
@@ -50,6 +50,10 @@ export function runStorageContract(name: string, makeHarness: () => Promise<Stor
     });
     afterEach(async () => {
       await harness.dispose();
+    });
+
+    it('says whether it commits in this process (its watches have every commit before the write returns)', () => {
+      expect(store.inProcess).toBe(store.backend !== 'etcd');
     });
 
     describe('create, get, update, delete', () => {
@@ -252,6 +256,45 @@ export function runStorageContract(name: string, makeHarness: () => Promise<Stor
 
       it('rejects a startKey outside the listed prefix', async () => {
         await expectCode(store.list(key('cm/'), { startKey: key('pods/a') }), 'InvalidArgument');
+      });
+
+      it('storePages reads every key at the revision of its first page, whatever is written between pages', async () => {
+        for (let i = 0; i < 10; i++) await store.create(key(`cm/k${i}`), b(`${i}`));
+        const pages: string[][] = [];
+        let revision: number | undefined;
+        for await (const page of storePages(store, key('cm/'), { pageSize: 3 })) {
+          revision ??= page.revision;
+          expect(page.revision).toBe(revision);
+          pages.push(page.items.map((i) => text(i.value)!));
+          await store.create(key(`cm/k${pages.length}x`), b('new'));
+        }
+        expect(pages).toEqual([['0', '1', '2'], ['3', '4', '5'], ['6', '7', '8'], ['9']]);
+      });
+
+      it('storePages grows its pages as asked, starts at startKey, and reads no page past a break', async () => {
+        for (let i = 0; i < 10; i++) await store.create(key(`cm/k${i}`), b(`${i}`));
+        const sizes: number[] = [];
+        for await (const page of storePages(store, key('cm/'), { startKey: key('cm/k1'), pageSize: 1, nextPageSize: (size) => size * 2 })) {
+          sizes.push(page.items.length);
+        }
+        expect(sizes).toEqual([1, 2, 4, 2]);
+        let pages = 0;
+        for await (const page of storePages(store, key('cm/'), { pageSize: 2 })) {
+          pages++;
+          if (page.items.length > 0) break;
+        }
+        expect(pages).toBe(1);
+        const whole = [];
+        for await (const page of storePages(store, key('cm/'))) whole.push(page.items.length);
+        expect(whole).toEqual([10]);
+      });
+
+      it('storePages pages past keys of the longest length a key may have', async () => {
+        const long = (c: string) => key(`cm/${c.repeat(MAX_KEY_LENGTH - key('cm/').length)}`);
+        for (const c of ['a', 'b', 'c']) await store.create(long(c), b(c));
+        const seen: string[] = [];
+        for await (const page of storePages(store, key('cm/'), { pageSize: 1 })) seen.push(...page.items.map((i) => text(i.value)!));
+        expect(seen).toEqual(['a', 'b', 'c']);
       });
     });
 

@@ -86,6 +86,10 @@ export class FaultyStore implements Store {
   get backend() {
     return this.inner.backend;
   }
+
+  get inProcess() {
+    return this.inner.inProcess;
+  }
   get prefix() {
     return this.inner.prefix;
   }

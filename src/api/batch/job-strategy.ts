@@ -8,6 +8,9 @@ import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTo
 import { JOB_CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL, LEGACY_JOB_NAME_LABEL } from './batch-names.js';
 import { parseCronSchedule } from './cron-schedule.js';
 import { parseIndexIntervals } from './index-intervals.js';
+import { withDefaults } from '../defaults/index.js';
+
+const JOB_KIND = { group: 'batch', kind: 'Job' } as const;
 
 /**
  * batch/v1's write rules beyond the schema, as upstream's Job and CronJob strategies: a Job's
@@ -169,7 +172,9 @@ function validateSelector(spec: Spec, path: string, generatedUid: string | undef
 /** What an update may change of a Job's spec (upstream's ValidateJobSpecUpdate). */
 function validateJobUpdate(next: Job, old: Job): FieldCause[] {
   const causes: FieldCause[] = [];
-  const a = next.spec as Spec;
+  // The write path defaults after validation; upstream defaults the body first, so a PUT that leaves
+  // a defaulted field out (completions, completionMode, the template's defaults) changes nothing.
+  const a = withDefaults(JOB_KIND, next).spec as Spec;
   const b = old.spec as Spec;
   if (!jsonEqual(a.selector, b.selector)) causes.push(fieldInvalid('spec.selector', a.selector, 'field is immutable'));
   if (a.completionMode !== b.completionMode) causes.push(fieldInvalid('spec.completionMode', a.completionMode, 'field is immutable'));

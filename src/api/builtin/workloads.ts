@@ -11,8 +11,9 @@ import {
   statefulSetSchema,
 } from '../kinds/index.js';
 import { defineResourceType, integerAt, type ResourceType } from '../resource-type.js';
-import { deploymentStrategy, replicaSetStrategy } from './replicated-validation.js';
 import { cronJobStrategy, jobStrategy } from '../batch/job-strategy.js';
+import { deploymentStrategy, replicaSetStrategy } from './replicated-validation.js';
+import { daemonSetStrategy, podDisruptionBudgetStrategy, statefulSetStrategy } from './node-workload-validation.js';
 
 /** apps, batch, autoscaling and policy: the groups Kubernetes leaves unsuffixed. */
 
@@ -29,6 +30,7 @@ export const appsTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: daemonSetSchema,
     subresources: ['status'],
+    strategy: daemonSetStrategy,
   }),
   defineResourceType({
     ...apps,
@@ -59,6 +61,7 @@ export const appsTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: statefulSetSchema,
     subresources: ['scale', 'status'],
+    strategy: statefulSetStrategy,
   }),
 ];
 
@@ -110,5 +113,6 @@ export const policyTypes: readonly ResourceType[] = [
     shortNames: ['pdb'],
     schema: podDisruptionBudgetSchema,
     subresources: ['status'],
+    strategy: podDisruptionBudgetStrategy,
   }),
 ];

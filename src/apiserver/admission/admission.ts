@@ -1,7 +1,8 @@
 import type { ResourceRegistry, ResourceType } from '../../api/index.js';
 import type { Store } from '../../storage/index.js';
 import { namespaceType } from '../namespaces.js';
-import type { ApiObject, ObjectReader } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
+import type { ObjectReader } from '../object-reader.js';
 import type { ResourceCaches } from '../resource-caches.js';
 import type { AdmissionAttributes } from './attributes.js';
 import { CachedObjects } from './cached-objects.js';

@@ -1,6 +1,6 @@
 import type { ResourceType } from '../../api/index.js';
 import type { UserInfo } from '../authn/user.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 

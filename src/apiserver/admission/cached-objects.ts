@@ -1,6 +1,7 @@
 import type { ResourceType } from '../../api/index.js';
 import type { Store } from '../../storage/index.js';
-import { collectionPrefix, objectKey, type ApiObject } from '../objects.js';
+import { collectionPrefix, objectKey } from '../object-keys.js';
+import { type ApiObject } from '../api-object.js';
 import type { ResourceCaches } from '../resource-caches.js';
 import type { ServedObject } from '../served-object.js';
 import { deepFreezeObject } from './freeze.js';

@@ -1,4 +1,4 @@
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import { withObject, type AdmissionAttributes } from './attributes.js';
 import type { AdmissionPlugin, AdmissionRequestScope } from './plugin.js';
 

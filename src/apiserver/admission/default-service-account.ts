@@ -1,7 +1,10 @@
 import type { ResourceRegistry } from '../../api/index.js';
 import { isStorageError, type Store } from '../../storage/index.js';
 import { isTerminating, namespaceType } from '../namespaces.js';
-import { apiVersionOf, collectionPrefix, decodeStored, encodeForStorage, objectKey, prepareForCreate } from '../objects.js';
+import { apiVersionOf } from '../api-object.js';
+import { collectionPrefix, objectKey } from '../object-keys.js';
+import { decodeStored, encodeForStorage } from '../storage-codec.js';
+import { prepareForCreate } from '../writes/prepare.js';
 import { DEFAULT_SERVICE_ACCOUNT } from './service-account.js';
 
 /**

@@ -3,6 +3,6 @@ export type { AdmissionAttributes, AdmissionOperation } from './attributes.js';
 export type { AdmissionPlugin, AdmissionEnv, AdmissionRequestScope } from './plugin.js';
 export { ADMISSION_PLUGINS, DEFAULT_ADMISSION_PLUGINS, enabledPlugins, isAdmissionPluginName, type AdmissionPluginName } from './plugins.js';
 export { IMMORTAL_NAMESPACES } from './namespace-lifecycle.js';
-export { SERVICE_ACCOUNT_MOUNT_PATH, DEFAULT_SERVICE_ACCOUNT, API_ACCESS_VOLUME_PREFIX } from './service-account.js';
+export { DEFAULT_SERVICE_ACCOUNT, API_ACCESS_VOLUME_PREFIX } from './service-account.js';
 export { CachedObjects } from './cached-objects.js';
 export { reviewOptions } from './review-options.js';

@@ -1,6 +1,6 @@
 import { forbidden, notFound } from '../../api/index.js';
 import { isTerminating, namespaceType } from '../namespaces.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import type { AdmissionAttributes } from './attributes.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
 

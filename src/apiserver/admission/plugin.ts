@@ -1,6 +1,7 @@
 import type { ResourceRegistry } from '../../api/index.js';
 import type { Store } from '../../storage/index.js';
-import type { ApiObject, ObjectReader } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
+import type { ObjectReader } from '../object-reader.js';
 import type { AdmissionAttributes } from './attributes.js';
 import type { CachedObjects } from './cached-objects.js';
 

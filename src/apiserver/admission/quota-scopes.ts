@@ -1,5 +1,5 @@
 import type { ResourceType } from '../../api/index.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 
 type Requirement = { scopeName?: string; operator?: string; values?: string[] };
 type PodSpec = {

@@ -1,5 +1,5 @@
 import { milliQuantity, type ResourceType } from '../../api/index.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 
 /** Milli-units by quota resource name. */
 export type Usage = Map<string, number>;

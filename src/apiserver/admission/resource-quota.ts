@@ -1,6 +1,8 @@
 import { forbidden, formatMilliQuantity, milliQuantity, type ResourceType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
+import { encodeForStorage } from '../storage-codec.js';
+import { objectKey } from '../object-keys.js';
+import { type ApiObject } from '../api-object.js';
 import type { AdmissionAttributes } from './attributes.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
 import { quotaTracks } from './quota-scopes.js';

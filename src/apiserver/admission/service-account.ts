@@ -1,12 +1,11 @@
 import { randomInt } from 'node:crypto';
-import { forbidden } from '../../api/index.js';
-import type { ApiObject } from '../objects.js';
+import { forbidden, CONFIG_MIRROR_ANNOTATIONS, SERVICE_ACCOUNT_MOUNT_PATH } from '../../api/index.js';
+import type { ApiObject } from '../api-object.js';
 import type { AdmissionAttributes } from './attributes.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 /** Where in-cluster clients (client-go, the Python and JavaScript clients) look for their credentials. */
-export const SERVICE_ACCOUNT_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
 /** The ConfigMap of every namespace that holds the cluster's CA (`ca.crt`), as in-cluster clients expect it. */
 export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 export const API_ACCESS_VOLUME_PREFIX = 'svc-api-access-';
@@ -15,7 +14,6 @@ const TOKEN_EXPIRATION_SECONDS = 3607;
 // kube's random-name alphabet: no vowels (no words), no look-alikes.
 const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 // A mirror pod (svc's node agent writes `svc.io/config.mirror`) stands for a static pod that runs without API credentials.
-const MIRROR_POD_ANNOTATIONS = ['kubernetes.io/config.mirror', 'svc.io/config.mirror'];
 
 type Container = { name?: string; volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[] } & Record<string, unknown>;
 type PodSpec = {
@@ -61,7 +59,7 @@ export function serviceAccountPlugin(env: AdmissionEnv): AdmissionPlugin {
     async admit(attrs: AdmissionAttributes) {
       const pod = attrs.object;
       if (attrs.operation !== 'CREATE' || attrs.subresource !== '' || attrs.type.group !== '' || attrs.type.resource !== 'pods' || !pod) return pod;
-      if (MIRROR_POD_ANNOTATIONS.some((key) => pod.metadata.annotations?.[key] !== undefined)) return pod;
+      if (CONFIG_MIRROR_ANNOTATIONS.some((key) => pod.metadata.annotations?.[key] !== undefined)) return pod;
       const spec = (pod['spec'] ?? {}) as PodSpec;
       const accountName = spec.serviceAccountName || spec.serviceAccount || DEFAULT_SERVICE_ACCOUNT;
       const account = await lookup(attrs.namespace, accountName);

@@ -1,6 +1,10 @@
 import { apiServiceType, upstreamGroupName, type ApiGroupVersions, type APIService, type ResourceRegistry } from '../../api/index.js';
 import { isStorageError, type Store } from '../../storage/index.js';
-import { apiVersionOf, collectionPrefix, decodeStored, encodeForStorage, objectKey, prepareForCreate, sameJson, type ApiObject } from '../objects.js';
+import { apiVersionOf, type ApiObject } from '../api-object.js';
+import { collectionPrefix, objectKey } from '../object-keys.js';
+import { decodeStored, encodeForStorage } from '../storage-codec.js';
+import { prepareForCreate } from '../writes/prepare.js';
+import { jsonEqual } from '../writes/json-value.js';
 import { availableCondition } from './conditions.js';
 
 /**
@@ -123,7 +127,7 @@ export class LocalApiServices {
         }
         const stored = decodeStored(kv) as APIService;
         if (stored.metadata.labels?.[AUTOMANAGED_LABEL] === undefined) continue;
-        if (sameJson(stored.spec, apiService.spec) && sameJson(stored.metadata.labels, apiService.metadata.labels)) continue;
+        if (jsonEqual(stored.spec, apiService.spec) && jsonEqual(stored.metadata.labels, apiService.metadata.labels)) continue;
         const next = { ...stored, metadata: { ...stored.metadata, labels: apiService.metadata.labels }, spec: apiService.spec };
         await this.#store.update(key, encodeForStorage(next as ApiObject), kv.modRevision);
       } catch (error) {

@@ -1,4 +1,4 @@
-import type { Endpoints, ResourceRegistry, Service } from '../../api/index.js';
+import { SERVICE_NAME_LABEL, type Endpoints, type ResourceRegistry, type Service } from '../../api/index.js';
 import type { CachedObjects } from '../admission/index.js';
 import type { AvailableReason } from './conditions.js';
 
@@ -20,7 +20,6 @@ interface Slice {
   readonly ports?: readonly { readonly name?: string; readonly port?: number }[];
 }
 
-const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
 

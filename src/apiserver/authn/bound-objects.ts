@@ -1,6 +1,6 @@
 import { CORE_GROUP, type ResourceRegistry } from '../../api/index.js';
-import type { ObjectReader } from '../objects.js';
-import { objectKey } from '../objects.js';
+import type { ObjectReader } from '../object-reader.js';
+import { objectKey } from '../object-keys.js';
 import type { ResourceCaches } from '../resource-caches.js';
 import type { ServedObject } from '../served-object.js';
 import type { BoundKind, BoundObjects, LiveObject } from './service-account-tokens.js';
@@ -45,7 +45,7 @@ export function cachedBoundObjects(caches: ResourceCaches, registry: ResourceReg
       if (!cache.following) return fromStore(kind, namespace, name);
       const cached = cache.get(objectKey(caches.store, type, namespace, name));
       if (cached) return live(cached.object);
-      return caches.inProcess ? null : fromStore(kind, namespace, name);
+      return caches.store.inProcess ? null : fromStore(kind, namespace, name);
     },
   };
 }

@@ -14,7 +14,7 @@ export type { SigningKey, VerificationKey } from './keys.js';
 export { JwtError, parseJws, signJws, verifyJws } from './jwt.js';
 export type { JwsAlgorithm } from './jwt.js';
 export { cachedBoundObjects } from './bound-objects.js';
-export { issueTokenRequest, tokenRequestSchema, AUTHENTICATION_GROUP, DEFAULT_EXPIRATION_SECONDS, MIN_EXPIRATION_SECONDS } from './token-request.js';
+export { issueTokenRequest, tokenRequestSchema, DEFAULT_EXPIRATION_SECONDS, MIN_EXPIRATION_SECONDS } from './token-request.js';
 export type { TokenRequestInput, StoredObject } from './token-request.js';
 export { anonymousAllowed } from './anonymous.js';
 export { readClientCa } from './client-ca.js';

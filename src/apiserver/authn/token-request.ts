@@ -8,6 +8,7 @@ import {
   notFound,
   serviceUnavailable,
   rfc3339,
+  AUTHENTICATION_GROUP,
   type FieldCause,
   type ObjectMeta,
 } from '../../api/index.js';
@@ -18,7 +19,6 @@ import type { ServiceAccountTokens } from './service-account-tokens.js';
  * optionally bound to a pod or secret of its namespace, as `kubectl create token` asks.
  */
 
-export const AUTHENTICATION_GROUP = 'authentication.svc.io';
 const UPSTREAM_API_VERSION = 'authentication.k8s.io/v1';
 const API_VERSION = `${AUTHENTICATION_GROUP}/v1`;
 

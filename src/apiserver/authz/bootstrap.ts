@@ -1,6 +1,9 @@
 import { RBAC_GROUP, type ClusterRole, type ClusterRoleBinding, type PolicyRule, type ResourceRegistry, type Subject } from '../../api/index.js';
 import { isStorageError, type Store } from '../../storage/index.js';
-import { decodeStored, encodeForStorage, objectKey, prepareForCreate, type ApiObject } from '../objects.js';
+import { decodeStored, encodeForStorage } from '../storage-codec.js';
+import { objectKey } from '../object-keys.js';
+import { prepareForCreate } from '../writes/prepare.js';
+import { type ApiObject } from '../api-object.js';
 import { AUTOUPDATE_ANNOTATION, BOOTSTRAP_CLUSTER_ROLE_BINDINGS, BOOTSTRAP_CLUSTER_ROLES } from './bootstrap-policy.js';
 
 /** What one start did to one default object. */

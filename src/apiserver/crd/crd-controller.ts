@@ -1,7 +1,9 @@
 import type { Subscription } from 'rxjs';
 import { customResourceDefinitionType, type CustomResourceDefinition, type ResourceRegistry, type ResourceType } from '../../api/index.js';
 import { isStorageError, type KeyValue, type Store, type StoreEvent } from '../../storage/index.js';
-import { collectionPrefix, encodeForStorage, type ApiObject } from '../objects.js';
+import { collectionPrefix } from '../object-keys.js';
+import { encodeForStorage } from '../storage-codec.js';
+import { type ApiObject } from '../api-object.js';
 import type { ResourceCaches } from '../resource-caches.js';
 import { isTrue, setCondition, type ConditionChange } from './conditions.js';
 import { CLEANUP_FINALIZER } from './crd-strategy.js';

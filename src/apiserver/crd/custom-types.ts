@@ -10,7 +10,7 @@ import {
   type WriteStrategy,
 } from '../../api/index.js';
 import type { KeyValue } from '../../storage/index.js';
-import { apiVersionOf, type ApiObject } from '../objects.js';
+import { apiVersionOf, type ApiObject } from '../api-object.js';
 import { servedObjectDecoder, type ServedObject } from '../served-object.js';
 import { customResourceZod } from './schema-to-zod.js';
 import { isSchemaObject } from './json-schema.js';

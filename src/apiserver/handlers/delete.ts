@@ -1,12 +1,11 @@
 import { badRequest, isStatusError, notFound } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { admitWrite } from '../writes/admit.js';
-import { objectKey, type ApiObject } from '../objects.js';
+import { objectKey } from '../object-keys.js';
+import { type ApiObject } from '../api-object.js';
 import { deleteOptionsOf, type DeleteOptions } from '../writes/delete-options.js';
 import { deleteOne } from '../writes/deletion.js';
-import { sendObject, type HandlerContext } from '../request/index.js';
-import { sendObjectList } from '../request/index.js';
-import { objectMatcher, selectionOf } from '../request/index.js';
+import { sendObject, type HandlerContext, sendObjectList, objectMatcher, selectionOf } from '../request/index.js';
 
 const UNSAFE = 'ignoreStoreReadErrorWithClusterBreakingPotential';
 

@@ -1,11 +1,10 @@
 import { badRequest, conflict, invalid, notFound, optimisticLockMessage, type ResourceRegistry, type ResourceType } from '../../api/index.js';
 import { namespaceType } from '../namespaces.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import { fieldValidationOf } from '../writes/field-validation.js';
 import { updateObject } from '../writes/update-object.js';
 import { writeManagerOf } from '../writes/write-options.js';
-import { dryRunOf, nameFromUrl, objectFromBody } from '../request/index.js';
-import { sendObject, type Handler, type HandlerContext } from '../request/index.js';
+import { dryRunOf, nameFromUrl, objectFromBody, sendObject, type Handler, type HandlerContext } from '../request/index.js';
 import { validateForWrite } from '../writes/validate.js';
 import type { RequestInfo } from '../request-info.js';
 

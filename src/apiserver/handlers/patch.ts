@@ -9,11 +9,9 @@ import { applyMergePatch } from '../writes/merge-patch.js';
 import { applyStrategicMergePatch } from '../writes/strategic-merge.js';
 import { updateObject } from '../writes/update-object.js';
 import { writeManagerOf } from '../writes/write-options.js';
-import { asTypedObject, decodeBody, dryRunOf, mediaTypeOf, nameFromUrl } from '../request/index.js';
-import { sendObject, type HandlerContext } from '../request/index.js';
+import { asTypedObject, decodeBody, dryRunOf, mediaTypeOf, nameFromUrl, sendObject, type HandlerContext, yieldIfLarge } from '../request/index.js';
 import { admitWrite } from '../writes/admit.js';
 import { revalidate, validateForWrite } from '../writes/validate.js';
-import { yieldIfLarge } from '../request/index.js';
 
 /** The PATCH media types, and the kind of patch each one is. */
 export const PATCH_TYPES = {

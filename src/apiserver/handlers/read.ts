@@ -1,51 +1,27 @@
 import { notFound, type ResourceType } from '../../api/index.js';
-import { isStorageError, type KeyValue, type Store } from '../../storage/index.js';
-import { collectionPrefix, objectKey } from '../objects.js';
-import { planGet, planList, type ReadPlan } from '../read-semantics.js';
+import { isStorageError, keyAfter, storePages, type KeyValue, type Store } from '../../storage/index.js';
+import { collectionPrefix, objectKey } from '../object-keys.js';
+import { planGet, planList } from '../read-semantics.js';
 import type { ReadSource } from '../resource-caches.js';
 import { bodyOf, type ServedObject } from '../served-object.js';
 import type { CacheList, CachedObject } from '../../watch-cache/index.js';
 import { GZIP_THRESHOLD_BYTES, PLAIN_JSON, renderObject, type Representation } from '../../encoding/index.js';
-import { queryParam, renderOptionsOf, representationOf, sendReadBytes, type HandlerContext } from '../request/index.js';
-import { sendList } from '../request/index.js';
-import { selectionOf, servedFilter } from '../request/index.js';
+import { queryParam, renderOptionsOf, representationOf, sendReadBytes, type HandlerContext, sendList, selectionOf, servedFilter } from '../request/index.js';
 
 type Filter = ((object: CachedObject<ServedObject>) => boolean) | undefined;
-
-/**
- * Where a read of `plan` is served from (the continuation and Exact plans decide for themselves):
- * the cache for Any, the cache once it has caught up for Most Recent and Not older than — at
- * once with an in-process store — else the store; 504 for a version the server never reaches.
- */
-export async function sourceFor(ctx: HandlerContext, plan: ReadPlan): Promise<ReadSource> {
-  const cache = ctx.caches.of(ctx.type);
-  await cache.ready;
-  switch (plan.kind) {
-    case 'Any':
-      return 'cache';
-    case 'MostRecent':
-      if (ctx.caches.inProcess && cache.following) return 'cache';
-      return ctx.caches.reach(ctx.type, await ctx.caches.consistentRevision());
-    case 'NotOlderThan':
-    case 'Exact':
-      return ctx.caches.reach(ctx.type, plan.revision);
-    case 'Continuation':
-      return 'cache';
-  }
-}
 
 export function getObject(ctx: HandlerContext): Promise<unknown> {
   const { type, info, store } = ctx;
   const rep = representationOf(ctx, 'object', true);
   const plan = planGet({ resourceVersion: queryParam(ctx, 'resourceVersion') });
   const key = objectKey(store, type, info.namespace, info.name!);
-  const cache = ctx.caches.of(type);
+  const source = ctx.caches.sourceOf(type, plan);
   // The common case — a consistent read on an in-process store — is answered without a wait.
-  if (plan.kind === 'MostRecent' && ctx.caches.inProcess && cache.following) {
-    const object = cache.get(key)?.object;
+  if (source === 'cache') {
+    const object = ctx.caches.of(type).get(key)?.object;
     if (object) return Promise.resolve(sendServed(ctx, rep, object));
   }
-  return getObjectAfterWait(ctx, rep, plan, key);
+  return getObjectAfterWait(ctx, rep, source, key);
 }
 
 /**
@@ -61,9 +37,9 @@ function sendServed(ctx: HandlerContext, rep: Representation, object: ServedObje
   return sendReadBytes(ctx, rep.contentType, bytes === object.json ? bodyOf(object.json) : bytes);
 }
 
-async function getObjectAfterWait(ctx: HandlerContext, rep: Representation, plan: ReadPlan, key: string): Promise<unknown> {
+async function getObjectAfterWait(ctx: HandlerContext, rep: Representation, pending: ReadSource | Promise<ReadSource>, key: string): Promise<unknown> {
   const { type, info, store, caches } = ctx;
-  const source = await sourceFor(ctx, plan);
+  const source = await pending;
   let object = source === 'cache' ? caches.of(type).get(key)?.object : undefined;
   // From the store when only it can serve the read, or when the cache holds the key as stored
   // bytes it could not decode: decoding them again answers with an error that names the object.
@@ -107,7 +83,7 @@ export async function listObjects(ctx: HandlerContext): Promise<unknown> {
   if (plan.kind === 'Continuation') {
     const point = ctx.tokens.read(prefix, plan.token);
     const startKey = prefix + point.start;
-    await cache.ready;
+    await ctx.caches.sourceOf(type, plan);
     if (point.revision === -1) {
       page = fromCache(cache.list({ prefix, startKey, limit, filter }), limit);
     } else {
@@ -120,10 +96,11 @@ export async function listObjects(ctx: HandlerContext): Promise<unknown> {
       }
     }
   } else if (plan.kind === 'Exact') {
-    await ctx.caches.reach(type, plan.revision);
+    // Once the server has reached the revision (or 504): its snapshot in the cache, else the store.
+    await ctx.caches.sourceOf(type, plan);
     const cached = cache.listAt(plan.revision, { prefix, limit, filter });
     page = cached ? fromCache(cached, limit) : await fromStore(store, ctx.caches.decoderOf(type), prefix, { revision: plan.revision, limit, filter });
-  } else if ((await sourceFor(ctx, plan)) === 'cache') {
+  } else if ((await ctx.caches.sourceOf(type, plan)) === 'cache') {
     page = fromCache(cache.list({ prefix, limit, filter }), limit);
   } else {
     page = await fromStore(store, ctx.caches.decoderOf(type), prefix, { revision: 0, limit, filter });
@@ -134,19 +111,13 @@ export async function listObjects(ctx: HandlerContext): Promise<unknown> {
     ctx,
     {
       resourceVersion: page.revision,
-      continue: more ? ctx.tokens.issue(prefix, { revision: page.revision, start: after(page.lastKey!).slice(prefix.length) }) : undefined,
+      continue: more ? ctx.tokens.issue(prefix, { revision: page.revision, start: keyAfter(page.lastKey!).slice(prefix.length) }) : undefined,
       remainingItemCount: more && !selection.any ? page.remaining : undefined,
     },
     page.items,
     rep,
   );
 }
-
-/**
- * The smallest key after `key`: keys are printable ASCII from `!` (0x21) up, so nothing sorts
- * between `key` and `key + "!"`.
- */
-const after = (key: string) => `${key}!`;
 
 function fromCache(list: CacheList<ServedObject>, limit: number): Page {
   const { items, revision, remaining } = list;
@@ -176,14 +147,13 @@ async function fromStore(
   const { limit, filter } = options;
   const items: Uint8Array[] = [];
   let revision = options.revision;
-  let startKey = options.startKey;
-  let batch = limit > 0 ? limit : 0;
-  for (;;) {
-    const result = await store.list(prefix, {
-      ...(revision > 0 ? { revision } : {}),
-      ...(startKey !== undefined ? { startKey } : {}),
-      ...(batch > 0 ? { limit: batch } : {}),
-    });
+  const pages = storePages(store, prefix, {
+    revision,
+    startKey: options.startKey,
+    pageSize: limit > 0 ? limit : 0,
+    nextPageSize: (size) => Math.min(MAX_STORE_BATCH, size * 2),
+  });
+  for await (const result of pages) {
     revision = result.revision;
     for (let i = 0; i < result.items.length; i++) {
       const kv = result.items[i]!;
@@ -195,9 +165,6 @@ async function fromStore(
         return { items, revision, remaining, lastKey: remaining > 0 ? kv.key : undefined };
       }
     }
-    const last = result.items[result.items.length - 1];
-    if (result.remaining === 0 || !last) return { items, revision, remaining: 0, lastKey: undefined };
-    startKey = after(last.key);
-    batch = Math.min(MAX_STORE_BATCH, batch * 2);
   }
+  return { items, revision, remaining: 0, lastKey: undefined };
 }

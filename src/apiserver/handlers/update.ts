@@ -2,8 +2,7 @@ import { badRequest, conflict, invalid, optimisticLockMessage } from '../../api/
 import { fieldValidationOf } from '../writes/field-validation.js';
 import { updateObject } from '../writes/update-object.js';
 import { writeManagerOf } from '../writes/write-options.js';
-import { dryRunOf, nameFromUrl, objectFromBody } from '../request/index.js';
-import { sendObject, type HandlerContext } from '../request/index.js';
+import { dryRunOf, nameFromUrl, objectFromBody, sendObject, type HandlerContext } from '../request/index.js';
 import { admitWrite } from '../writes/admit.js';
 import { createObject } from '../writes/create-object.js';
 import { revalidate, validateForWrite } from '../writes/validate.js';

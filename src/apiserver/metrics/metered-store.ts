@@ -12,16 +12,18 @@ export type StorageObserver = (operation: string, key: string, seconds: number) 
 export class MeteredStore implements Store {
   readonly #store: Store;
   readonly #observe: StorageObserver;
-  readonly #remote: boolean;
 
   constructor(store: Store, observe: StorageObserver) {
     this.#store = store;
     this.#observe = observe;
-    this.#remote = store.backend === 'etcd';
   }
 
   get backend(): string {
     return this.#store.backend;
+  }
+
+  get inProcess(): boolean {
+    return this.#store.inProcess;
   }
 
   get prefix(): string {
@@ -76,7 +78,7 @@ export class MeteredStore implements Store {
   revision(): Promise<number> {
     // Every consistent read asks for it: in process it is a counter read, not worth a timer on the
     // hot path; etcd answers it over the network, and that is timed.
-    if (!this.#remote) return this.#store.revision();
+    if (this.#store.inProcess) return this.#store.revision();
     return this.#timed('getRevision', this.#store.prefix, this.#store.revision());
   }
 

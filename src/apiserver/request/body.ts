@@ -11,8 +11,8 @@ import {
   objectTooLarge,
   requireStorableSize,
 } from '../../encoding/index.js';
-import { apiVersionOf, type ApiObject } from '../objects.js';
-import { bodyText, decodeJson, decodeYaml, type DecodedBody } from '../writes/decode.js';
+import { apiVersionOf, type ApiObject } from '../api-object.js';
+import { bodyText, decodeJson, decodeYaml, type DecodedBody } from './decode.js';
 import type { HandlerContext } from './context.js';
 import { isPretty } from './query.js';
 import { representationOf } from './representation.js';

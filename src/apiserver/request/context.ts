@@ -3,7 +3,7 @@ import type { ResourceRegistry, ResourceType } from '../../api/index.js';
 import type { Store } from '../../storage/index.js';
 import type { Admission } from '../admission/index.js';
 import type { ContinueTokens } from '../continue-token.js';
-import type { ObjectReader } from '../objects.js';
+import type { ObjectReader } from '../object-reader.js';
 import type { RequestInfo } from '../request-info.js';
 import type { ResourceCaches } from '../resource-caches.js';
 import type { Renamer } from '../upstream-names.js';

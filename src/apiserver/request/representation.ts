@@ -9,7 +9,7 @@ import {
   type Representation,
   type Target,
 } from '../../encoding/index.js';
-import { apiVersionOf } from '../objects.js';
+import { apiVersionOf } from '../api-object.js';
 import type { HandlerContext } from './context.js';
 import { isPretty, queryParam } from './query.js';
 

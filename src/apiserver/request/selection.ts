@@ -6,7 +6,7 @@ import {
   type FieldSelector,
   type LabelSelector,
 } from '../../api/index.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import type { ServedObject } from '../served-object.js';
 import type { CachedObject } from '../../watch-cache/index.js';
 import type { HandlerContext } from './context.js';

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { ResourceType } from '../../api/index.js';
-import { apiVersionOf, type ApiObject } from '../objects.js';
+import { apiVersionOf, type ApiObject } from '../api-object.js';
 import { PLAIN_JSON, chunked, renderList, type ListMetadata, type Representation } from '../../encoding/index.js';
 import type { HandlerContext } from './context.js';
 import { isPretty } from './query.js';

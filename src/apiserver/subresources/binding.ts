@@ -1,8 +1,10 @@
 import { badRequest, inMessage, conflict, invalid, notFound, rfc3339, type FieldCause } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { decodeBody, dryRunOf } from '../request/index.js';
-import { sendObject, type HandlerContext } from '../request/index.js';
-import { encodeForStorage, objectKey, prepareForUpdate, type ApiObject } from '../objects.js';
+import { decodeBody, dryRunOf, sendObject, type HandlerContext } from '../request/index.js';
+import { encodeForStorage } from '../storage-codec.js';
+import { objectKey } from '../object-keys.js';
+import { prepareForUpdate } from '../writes/prepare.js';
+import { type ApiObject } from '../api-object.js';
 import { isJsonObject } from '../writes/json-value.js';
 
 /**

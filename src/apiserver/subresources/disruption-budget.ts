@@ -1,5 +1,18 @@
-import { labelSelectorFromSpec, matchesLabels, rfc3339, type LabelSelectorSpec } from '../../api/index.js';
-import type { ApiObject } from '../objects.js';
+import {
+  budgetPodReady,
+  countHealthyPods,
+  disruptionsAllowed,
+  labelSelectorFromSpec,
+  matchesLabels,
+  scaledBudgetValue,
+  standingDisruptions,
+  withDisruptionAllowed,
+  type BudgetCondition,
+  type BudgetPod,
+  rfc3339,
+  type LabelSelectorSpec,
+} from '../../api/index.js';
+import type { ApiObject } from '../api-object.js';
 
 /**
  * PodDisruptionBudget arithmetic, as the eviction subresource needs it: which budgets guard a
@@ -7,14 +20,7 @@ import type { ApiObject } from '../objects.js';
  * pods at the time of the eviction (the disruption controller's rules).
  */
 
-export interface Condition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-  observedGeneration?: number;
-}
+export type Condition = BudgetCondition;
 
 export interface BudgetStatus {
   observedGeneration?: number;
@@ -34,9 +40,6 @@ interface BudgetSpec {
   readonly unhealthyPodEvictionPolicy?: 'IfHealthyBudget' | 'AlwaysAllow';
 }
 
-/** How long an eviction's entry in `disruptedPods` keeps the pod out of the healthy count (Kubernetes' DeletionTimeout). */
-export const DISRUPTED_POD_TIMEOUT_MS = 2 * 60 * 1000;
-
 export const specOf = (pdb: ApiObject): BudgetSpec => (pdb['spec'] ?? {}) as BudgetSpec;
 
 /**
@@ -55,23 +58,12 @@ export function selects(pdb: ApiObject, pod: ApiObject): boolean {
 }
 
 /** Ready: the pod's Ready condition is True (Kubernetes' IsPodReady, its notion of healthy). */
-export function isReady(pod: ApiObject): boolean {
-  const conditions = (pod['status'] as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
-  return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
-}
+export const isReady = (pod: ApiObject): boolean => budgetPodReady(pod as BudgetPod);
 
 /** A status no controller has computed for the budget's current spec. */
 export function isStale(pdb: ApiObject): boolean {
   const observed = (pdb['status'] as { observedGeneration?: number } | undefined)?.observedGeneration;
   return observed === undefined || observed < (pdb.metadata.generation ?? 1);
-}
-
-/** `n` or `"n%"` of `total`, rounded up; undefined when it is neither. */
-function scaled(value: number | string, total: number): number | undefined {
-  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 ? value : undefined;
-  const match = /^(\d+)%$/.exec(value);
-  if (match) return Math.ceil((Number(match[1]) * total) / 100);
-  return /^\d+$/.test(value) ? Number(value) : undefined;
 }
 
 /**
@@ -83,26 +75,21 @@ function scaled(value: number | string, total: number): number | undefined {
  */
 export function computeStatus(pdb: ApiObject, pods: readonly ApiObject[], now: Date): BudgetStatus {
   const spec = specOf(pdb);
-  const selected = pods.filter((pod) => selects(pdb, pod));
+  const selected = pods.filter((pod) => selects(pdb, pod)) as unknown as BudgetPod[];
   const previous = ((pdb['status'] as { disruptedPods?: Record<string, string> } | undefined)?.disruptedPods ?? {}) as Record<string, string>;
-  const disruptedPods: Record<string, string> = {};
-  for (const pod of selected) {
-    const name = pod.metadata.name!;
-    const at = previous[name];
-    if (at !== undefined && !pod.metadata.deletionTimestamp && Date.parse(at) + DISRUPTED_POD_TIMEOUT_MS > now.getTime()) disruptedPods[name] = at;
-  }
+  const { disruptedPods } = standingDisruptions(previous, selected, now.getTime());
   const expectedPods = selected.length;
-  const currentHealthy = selected.filter((pod) => !pod.metadata.deletionTimestamp && isReady(pod) && disruptedPods[pod.metadata.name!] === undefined).length;
+  const currentHealthy = countHealthyPods(selected, disruptedPods);
   let desiredHealthy: number;
   if (spec.maxUnavailable !== undefined) {
-    const max = scaled(spec.maxUnavailable, expectedPods);
+    const max = scaledBudgetValue(spec.maxUnavailable, expectedPods);
     desiredHealthy = max === undefined ? Number.POSITIVE_INFINITY : Math.max(0, expectedPods - max);
   } else if (spec.minAvailable !== undefined) {
-    desiredHealthy = scaled(spec.minAvailable, expectedPods) ?? Number.POSITIVE_INFINITY;
+    desiredHealthy = scaledBudgetValue(spec.minAvailable, expectedPods) ?? Number.POSITIVE_INFINITY;
   } else {
     desiredHealthy = 0;
   }
-  const allowed = Number.isFinite(desiredHealthy) ? Math.max(0, currentHealthy - desiredHealthy) : 0;
+  const allowed = Number.isFinite(desiredHealthy) ? disruptionsAllowed(currentHealthy, desiredHealthy, expectedPods) : 0;
   const status: BudgetStatus = {
     ...((pdb['status'] as object | undefined) ?? {}),
     observedGeneration: pdb.metadata.generation ?? 1,
@@ -118,10 +105,5 @@ export function computeStatus(pdb: ApiObject, pods: readonly ApiObject[], now: D
 
 /** The DisruptionAllowed condition that goes with `disruptionsAllowed` (Kubernetes' reasons). */
 export function withAllowedCondition(status: BudgetStatus, generation: number, now: Date): BudgetStatus {
-  const allowed = status.disruptionsAllowed > 0;
-  const wanted = allowed ? { status: 'True', reason: 'SufficientPods', message: '' } : { status: 'False', reason: 'InsufficientPods', message: '' };
-  const others = (status.conditions ?? []).filter((c) => c.type !== 'DisruptionAllowed');
-  const before = (status.conditions ?? []).find((c) => c.type === 'DisruptionAllowed');
-  const lastTransitionTime = before && before.status === wanted.status && before.lastTransitionTime ? before.lastTransitionTime : rfc3339(now);
-  return { ...status, conditions: [...others, { type: 'DisruptionAllowed', ...wanted, lastTransitionTime, observedGeneration: generation }] };
+  return { ...status, conditions: withDisruptionAllowed(status.conditions, status.disruptionsAllowed, generation, now.getTime()) };
 }

@@ -1,8 +1,9 @@
 import { badRequest, inMessage, forbidden, notFound, StatusError, rfc3339, type ResourceType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { decodeBody, dryRunOf } from '../request/index.js';
-import { sendObject, type HandlerContext } from '../request/index.js';
-import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
+import { decodeBody, dryRunOf, sendObject, type HandlerContext } from '../request/index.js';
+import { encodeForStorage } from '../storage-codec.js';
+import { objectKey } from '../object-keys.js';
+import { type ApiObject } from '../api-object.js';
 import type { DeleteOptions, PropagationPolicy } from '../writes/delete-options.js';
 import { deleteOne } from '../writes/deletion.js';
 import { isJsonObject } from '../writes/json-value.js';
@@ -24,10 +25,11 @@ import { managedFieldsAfterUpdate } from '../writes/managed-fields.js';
  *    recorded in `disruptedPods` (a write of the budget's status, conditional on its version),
  *    then the pod is deleted. None allowed: 429 TooManyRequests, cause DisruptionBudget.
  *
- * svc has no disruption controller yet: a budget whose status does not reflect its spec
- * (`observedGeneration` behind `generation`, or never written) gets its status computed from the
- * namespace's pods at the time of the eviction (disruption-budget.ts) and written with the
- * decrement — where Kubernetes would answer 429 "still being processed".
+ * A budget whose status does not reflect its spec (`observedGeneration` behind `generation`, or
+ * never written: the disruption controller has not looked at it yet, or no controller manager
+ * runs) gets its status computed from the namespace's pods at the time of the eviction
+ * (disruption-budget.ts) and written with the decrement — where Kubernetes would answer 429
+ * "still being processed": an API server without a controller manager still honours budgets.
  */
 
 const EVICTION_VERSIONS = new Set(['policy/v1', 'policy/v1beta1']);

@@ -1,7 +1,6 @@
 import { badRequest, conflict, notFound, optimisticLockMessage } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { dryRunOf, nameFromUrl, objectFromBody } from '../request/index.js';
-import { sendObject, type HandlerContext } from '../request/index.js';
+import { dryRunOf, nameFromUrl, objectFromBody, sendObject, type HandlerContext } from '../request/index.js';
 import { validateForWrite } from '../writes/validate.js';
 import { fieldValidationOf } from '../writes/field-validation.js';
 import { updateObject } from '../writes/update-object.js';

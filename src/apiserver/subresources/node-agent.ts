@@ -2,7 +2,7 @@ import { badRequest, notFound, serviceUnavailable } from '../../api/index.js';
 import { pathNotFound } from '../status.js';
 import { agentPath } from './node-agent-paths.js';
 import type { HandlerContext } from '../request/index.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import type { NodeAgentEndpoint, NodeAgentTarget } from './node-agent-target.js';
 
 /**

@@ -1,6 +1,6 @@
 import { formatLabelSelector, labelSelectorFromSpec, type ResourceType, type ScalePaths } from '../../api/index.js';
 import { isBuiltin } from '../request/index.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import { valueAt } from './write-scope.js';
 
 /**

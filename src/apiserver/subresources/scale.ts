@@ -1,9 +1,8 @@
 import { badRequest, inMessage, conflict, invalid, notFound, optimisticLockMessage, unsupportedMediaType } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
-import { decodeBody, dryRunOf, mediaTypeOf } from '../request/index.js';
-import { sendObject, type HandlerContext } from '../request/index.js';
+import { decodeBody, dryRunOf, mediaTypeOf, sendObject, type HandlerContext } from '../request/index.js';
 import { PATCH_TYPES } from '../handlers/patch.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import { applyJsonPatch, jsonPatchOperations } from '../writes/json-patch.js';
 import { isJsonObject } from '../writes/json-value.js';
 import { applyMergePatch } from '../writes/merge-patch.js';

@@ -1,7 +1,7 @@
 import { podQosClass, type ResourceType } from '../../api/index.js';
 import { isBuiltin } from '../request/index.js';
 import type { RequestInfo } from '../request-info.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 
 /**
  * Which parts of an object a write may change, by the endpoint it came through — Kubernetes'

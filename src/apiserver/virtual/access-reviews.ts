@@ -14,7 +14,7 @@ import {
 } from '../../api/index.js';
 import type { UserInfo } from '../authn/user.js';
 import { rulesReview, type Attributes, type Authorizer, type RbacState } from '../authz/index.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import type { VirtualResource } from './virtual-resource.js';
 
 type Spec = SubjectAccessReview['spec'] | SelfSubjectAccessReview['spec'];

@@ -1,6 +1,6 @@
 import { badRequest, isStatusError, type ResourceType, type TokenReview } from '../../api/index.js';
 import type { Authenticator, UserInfo } from '../authn/user.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import type { VirtualResource } from './virtual-resource.js';
 
 /**

@@ -1,10 +1,9 @@
 import { badRequest, type ResourceType } from '../../api/index.js';
 import type { UserInfo } from '../authn/user.js';
 import { userOf } from '../authz/index.js';
-import { asTypedObject, decodeBody, dryRunOf } from '../request/index.js';
+import { asTypedObject, decodeBody, dryRunOf, isPretty, representationOf, type Handler, type HandlerContext } from '../request/index.js';
 import { renderOptions, renderValue, viewOptions, type JsonObject } from '../../encoding/index.js';
-import { isPretty, representationOf, type Handler, type HandlerContext } from '../request/index.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import { withNewline } from '../json-newline.js';
 
 /** What a virtual type's function is handed: the checked body, and who asks, where. */

@@ -1,4 +1,4 @@
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import type { FastifyRequest } from 'fastify';
 import { reviewOptions, type AdmissionOperation } from '../admission/index.js';
 import { queryParam, type HandlerContext } from '../request/index.js';

@@ -1,12 +1,11 @@
 import { badRequest, booleanParam, childSchema, ownField, setField, conflict, itemSchema, listTypeOf, notFound, StatusError, rfc3339, type Schema } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { requireStorableSize } from '../../encoding/index.js';
-import { asTypedObject, decodeBody, nameFromUrl } from '../request/index.js';
-import { queryParam, sendObject, type HandlerContext } from '../request/index.js';
+import { asTypedObject, decodeBody, nameFromUrl, queryParam, sendObject, type HandlerContext, yieldIfLarge } from '../request/index.js';
 import { admitWrite } from './admit.js';
 import { createObject } from './create-object.js';
 import { revalidate, validateForWrite } from './validate.js';
-import { apiVersionOf, type ApiObject } from '../objects.js';
+import { apiVersionOf, type ApiObject } from '../api-object.js';
 import { describePath, fieldSetOf, itemKey, ownedAtOrBelow, removePath, sameAt, splitPath, type FieldSet } from './field-set.js';
 import type { FieldValidation } from './field-validation.js';
 import { withoutUnknownFields } from './field-validation.js';
@@ -16,7 +15,6 @@ import { ownershipsOf, sameManager, withOwnerships, type Ownership } from './man
 import { updateObject } from './update-object.js';
 import { writeManagerOf } from './write-options.js';
 import { writableThrough } from '../subresources/write-scope.js';
-import { yieldIfLarge } from '../request/index.js';
 
 const ATTEMPTS = 5;
 

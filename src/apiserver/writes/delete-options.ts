@@ -1,7 +1,5 @@
 import { badRequest, booleanParam, notABoolean } from '../../api/index.js';
-import { parseJsonBody } from '../request/index.js';
-import { dryRunOf } from '../request/index.js';
-import { queryParam, type HandlerContext } from '../request/index.js';
+import { parseJsonBody, dryRunOf, queryParam, type HandlerContext } from '../request/index.js';
 import { isJsonObject } from './json-value.js';
 
 export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';

@@ -1,13 +1,11 @@
-import { conflict, rfc3339, type GroupResource } from '../../api/index.js';
+import { conflict, rfc3339, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type GroupResource } from '../../api/index.js';
 import type { HandlerContext } from '../request/index.js';
 import { isTerminating, markNamespaceTerminating, namespaceType } from '../namespaces.js';
-import { encodeForStorage, objectKey, type ApiObject } from '../objects.js';
+import { encodeForStorage } from '../storage-codec.js';
+import { objectKey } from '../object-keys.js';
+import { type ApiObject } from '../api-object.js';
 import type { DeleteOptions } from './delete-options.js';
 import { stamped } from './update-object.js';
-
-/** The finalizers Kubernetes' garbage collector acts on, added by the propagation policies. */
-export const FOREGROUND_FINALIZER = 'foregroundDeletion';
-export const ORPHAN_FINALIZER = 'orphan';
 
 /** A pod's grace period when neither the request nor the pod gives one (Kubernetes' default). */
 const DEFAULT_POD_GRACE_SECONDS = 30;

@@ -1,5 +1,5 @@
 import { rfc3339, type ManagedFieldsEntry, type ResourceType } from '../../api/index.js';
-import { apiVersionOf, type ApiObject } from '../objects.js';
+import { apiVersionOf, type ApiObject } from '../api-object.js';
 import { fieldSetOf, fromFieldsV1, ownedAtOrBelow, sameAt, toFieldsV1, type FieldSet } from './field-set.js';
 import { jsonEqual } from './json-value.js';
 

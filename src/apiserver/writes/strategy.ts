@@ -1,5 +1,5 @@
 import { invalid, type ResourceType } from '../../api/index.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 
 /**
  * A type's WriteStrategy on the generic write path: create and update call these after the

@@ -1,6 +1,6 @@
-import type { ManagedFieldsEntry } from '../../api/index.js';
-import { encodeForStorage, storedBytesOf, type ApiObject } from '../objects.js';
-import type { ResourceType } from '../../api/index.js';
+import type { ManagedFieldsEntry, ResourceType } from '../../api/index.js';
+import { encodeForStorage, storedBytesOf } from '../storage-codec.js';
+import { type ApiObject } from '../api-object.js';
 
 /**
  * What a write to an existing object stores: its bytes, or nothing at all when they are the stored

@@ -1,7 +1,9 @@
 import { invalid, withDefaults } from '../../api/index.js';
 import type { HandlerContext } from '../request/index.js';
 import { namespaceType } from '../namespaces.js';
-import { objectKey, prepareForUpdate, type ApiObject } from '../objects.js';
+import { objectKey } from '../object-keys.js';
+import { prepareForUpdate } from './prepare.js';
+import { type ApiObject } from '../api-object.js';
 import { managedFieldsAfterUpdate, type WriteManager } from './managed-fields.js';
 import { splitWrite } from '../subresources/write-scope.js';
 import { strategyForUpdate } from './strategy.js';

@@ -1,5 +1,5 @@
 import { invalid, validateObject, validateObjectMeta } from '../../api/index.js';
-import type { ApiObject } from '../objects.js';
+import type { ApiObject } from '../api-object.js';
 import type { HandlerContext } from '../request/index.js';
 import { fieldValidationOf, firstFatalError, reportFieldProblems, withoutUnknownFields, type FieldValidation } from './field-validation.js';
 

@@ -1,6 +1,6 @@
 import { decodeProtobuf, KUBE_PROTOBUF_MEDIA_TYPE, messageOf, PROTOBUF_MAGIC, PROTOBUF_MEDIA_TYPE, fromMessage, type JsonObject } from '../../encoding/index.js';
 import type { KubeObject } from '../../api/index.js';
-import { jsonCodec, type WatchFramer } from '../codec.js';
+import { jsonCodec, type WatchFramer } from '../wire-codec.js';
 import { isJsonContentType, lazyJsonLinesFramer, lazyListDecoder } from './json-decode.js';
 import { protoRecord } from './proto-view.js';
 import { BytesReader, malformedProtobuf } from './proto-wire.js';
@@ -92,15 +92,17 @@ function readEnvelope(bytes: Buffer, start: number, end: number): Envelope {
 
 const EMPTY = new Uint8Array(0);
 
-const EVENT_TYPES = ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR'];
+/** The event types, the most frequent first. */
+const EVENT_TYPES = ['MODIFIED', 'ADDED', 'DELETED', 'BOOKMARK', 'ERROR'] as const;
 
-/** An event type without a new string per event: the known ones by their bytes. */
+/** An event type without a new string per event: the known ones by their bytes (length and first byte first). */
 function eventType(bytes: Buffer, start: number, end: number): string {
+  const length = end - start;
   for (const type of EVENT_TYPES) {
-    if (type.length !== end - start) continue;
-    let i = 0;
-    while (i < type.length && type.charCodeAt(i) === bytes[start + i]) i += 1;
-    if (i === type.length) return type;
+    if (type.length !== length || type.charCodeAt(0) !== bytes[start]) continue;
+    let i = 1;
+    while (i < length && type.charCodeAt(i) === bytes[start + i]) i += 1;
+    if (i === length) return type;
   }
   return bytes.toString('utf8', start, end);
 }
@@ -140,23 +142,58 @@ function lazyProtobufEvent(bytes: Buffer, start: number, end: number): { type: s
   return { type, object: protoRecord(bytes, envelope.rawStart, envelope.rawEnd, message, envelope.apiVersion, envelope.kind).view() };
 }
 
-/** Length-prefixed protobuf watch framing whose objects are lazy views. */
+/**
+ * Length-prefixed protobuf watch framing whose objects are lazy views. Frames are read where they
+ * lie in the chunk; only a frame split across chunks is joined, from its own bytes (a chunk is not
+ * copied whole to finish the frame its predecessor began).
+ */
 export function lazyProtobufFramer(): WatchFramer {
-  let pending: Buffer | undefined;
+  /** The bytes of a frame begun in earlier chunks, and their total. */
+  let parts: Buffer[] = [];
+  let partsLength = 0;
+  const frameLength = (header: Buffer, at: number): number => {
+    const length = header.readUInt32BE(at);
+    if (length > MAX_FRAME_BYTES) throw malformedProtobuf(`a watch frame of ${length} bytes is larger than ${MAX_FRAME_BYTES}`);
+    return 4 + length;
+  };
   return {
     push(chunk: Uint8Array): unknown[] {
-      const buffer = pending ? Buffer.concat([pending, asBuffer(chunk)]) : asBuffer(chunk);
+      const buffer = asBuffer(chunk);
       const out: unknown[] = [];
       let at = 0;
+      if (partsLength > 0) {
+        const have = partsLength + buffer.length;
+        if (have < 4) {
+          parts.push(Buffer.from(buffer));
+          partsLength = have;
+          return out;
+        }
+        const head = partsLength >= 4 ? parts[0]!.length >= 4 ? parts[0]! : Buffer.concat(parts) : Buffer.concat([...parts, buffer.subarray(0, 4 - partsLength)]);
+        const total = frameLength(head, 0);
+        const need = total - partsLength;
+        if (buffer.length < need) {
+          // The whole chunk belongs to the frame: kept as it is, nothing else holds on to it.
+          parts.push(buffer);
+          partsLength = have;
+          return out;
+        }
+        const frame = Buffer.concat([...parts, buffer.subarray(0, need)], total);
+        parts = [];
+        partsLength = 0;
+        out.push(lazyProtobufEvent(frame, 4, total));
+        at = need;
+      }
       while (buffer.length - at >= 4) {
-        const length = buffer.readUInt32BE(at);
-        if (length > MAX_FRAME_BYTES) throw malformedProtobuf(`a watch frame of ${length} bytes is larger than ${MAX_FRAME_BYTES}`);
-        if (buffer.length - at - 4 < length) break;
-        out.push(lazyProtobufEvent(buffer, at + 4, at + 4 + length));
-        at += 4 + length;
+        const total = frameLength(buffer, at);
+        if (buffer.length - at < total) break;
+        out.push(lazyProtobufEvent(buffer, at + 4, at + total));
+        at += total;
       }
       // Only an incomplete tail is kept, copied, so that the chunk it came from can be collected.
-      pending = at === buffer.length ? undefined : Buffer.from(buffer.subarray(at));
+      if (at < buffer.length) {
+        parts = [Buffer.from(buffer.subarray(at))];
+        partsLength = buffer.length - at;
+      }
       return out;
     },
   };

@@ -1,5 +1,5 @@
-import type { Node, Pod } from '../../api/index.js';
-import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION } from '../sources/index.js';
+import { CONFIG_MIRROR_ANNOTATION, type Node, type Pod } from '../../api/index.js';
+import { CONFIG_HASH_ANNOTATION } from '../sources/index.js';
 
 /** The hash a mirror pod must carry to stand for `staticPod` (its `svc.io/config.hash`). */
 export const mirrorHashOf = (staticPod: Pod): string => staticPod.metadata.annotations?.[CONFIG_HASH_ANNOTATION] ?? staticPod.metadata.uid ?? '';

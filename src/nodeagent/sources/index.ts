@@ -7,7 +7,7 @@ export type { ParsedManifests } from './manifests.js';
 export { mergePodSources } from './merge-sources.js';
 export { configuredSources, podSources } from './pod-sources.js';
 export type { PodSourcesOptions } from './pod-sources.js';
-export { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, CONFIG_SOURCE_ANNOTATION, isMirrorPod, isStaticPod, podFullName } from './pod-update.js';
+export { CONFIG_HASH_ANNOTATION, CONFIG_SOURCE_ANNOTATION, isMirrorPod, isStaticPod, podFullName } from './pod-update.js';
 export type { ManifestProblem, PodSourceName, PodUpdate, SourceEvent } from './pod-update.js';
 export { SourcesReadiness } from './sources-ready.js';
 export { canonicalJson, staticPodHash, toStaticPod } from './static-pod.js';

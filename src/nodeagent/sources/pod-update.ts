@@ -1,4 +1,4 @@
-import type { Pod, StatusError } from '../../api/index.js';
+import { CONFIG_MIRROR_ANNOTATION, type Pod, type StatusError } from '../../api/index.js';
 
 /** Where a pod came from. `api`: bound to this node in the API server; `file` and `http`: static pods. */
 export type PodSourceName = 'api' | 'file' | 'http';
@@ -38,7 +38,6 @@ export interface ManifestProblem {
 /** Annotations the agent puts on static pods and their mirrors. */
 export const CONFIG_SOURCE_ANNOTATION = 'svc.io/config.source';
 export const CONFIG_HASH_ANNOTATION = 'svc.io/config.hash';
-export const CONFIG_MIRROR_ANNOTATION = 'svc.io/config.mirror';
 
 /** `namespace/name`, the key pods are known by across UIDs (a static pod keeps its name when its UID changes). */
 export const podFullName = (pod: Pod): string => `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name ?? ''}`;

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { share } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Pod } from '../../../src/api/index.js';
+import { CONFIG_MIRROR_ANNOTATION, type Pod } from '../../../src/api/index.js';
 import { builtin, InformerFactory } from '../../../src/client/index.js';
-import { CONFIG_HASH_ANNOTATION, CONFIG_MIRROR_ANNOTATION, configuredSources, mirrorPods, podSources, SourcesReadiness, type PodUpdate } from '../../../src/nodeagent/index.js';
+import { CONFIG_HASH_ANNOTATION, configuredSources, mirrorPods, podSources, SourcesReadiness, type PodUpdate } from '../../../src/nodeagent/index.js';
 import { startClientTestServer, type ClientTestServer } from '../../client/support.js';
 import { podYaml, Recorder, until } from './support.js';
 

@@ -1,5 +1,5 @@
 import { isIPv6 } from 'node:net';
-import type { WebhookClientConfig } from '../../../api/index.js';
+import { SERVICE_NAME_LABELS, type WebhookClientConfig } from '../../../api/index.js';
 import type { AdmissionEnv } from '../plugin.js';
 
 /** Where to send a webhook's review: the URL to connect to and the name its certificate must carry. */
@@ -17,7 +17,6 @@ type Subset = { addresses?: { ip: string }[]; ports?: Port[] };
 type SliceEndpoint = { addresses?: string[]; conditions?: { ready?: boolean } };
 
 /** The label that ties an EndpointSlice to its Service (Kubernetes' name, and svc's). */
-const SERVICE_NAME_LABELS = ['kubernetes.io/service-name', 'svc.io/service-name'];
 
 /**
  * The target of a webhook. A `url` is used as given. A `service` reference cannot go through the

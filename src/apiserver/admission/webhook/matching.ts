@@ -1,5 +1,5 @@
 import { labelSelectorFromSpec, matchesLabels, upstreamGroupAlias, type LabelSelectorSpec, type RuleWithOperations } from '../../../api/index.js';
-import type { ApiObject } from '../../objects.js';
+import type { ApiObject } from '../../api-object.js';
 import type { AdmissionAttributes } from '../attributes.js';
 
 /**

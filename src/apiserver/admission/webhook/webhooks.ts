@@ -1,6 +1,6 @@
-import { isStatusError, type MutatingWebhook, type ResourceType, type ValidatingWebhook } from '../../../api/index.js';
+import { isStatusError, ADMISSIONREGISTRATION_GROUP, type MutatingWebhook, type ResourceType, type ValidatingWebhook } from '../../../api/index.js';
 import { applyJsonPatch, jsonPatchOperations } from '../../writes/json-patch.js';
-import type { ApiObject } from '../../objects.js';
+import type { ApiObject } from '../../api-object.js';
 import { withObject, type AdmissionAttributes } from '../attributes.js';
 import { namespaceOf } from '../namespace-lifecycle.js';
 import type { AdmissionEnv, AdmissionPlugin, AdmissionRequestScope } from '../plugin.js';
@@ -12,7 +12,6 @@ import { admissionReview, BadWebhookResponse, parseVerdict, type AdmissionVerdic
 
 type Webhook = MutatingWebhook | ValidatingWebhook;
 
-const ADMISSION_GROUP = 'admissionregistration.svc.io';
 
 /** Every webhook of a kind of configuration, configurations in name order, webhooks in their order. */
 function webhooksOf(env: AdmissionEnv, type: ResourceType): Webhook[] {
@@ -25,7 +24,7 @@ function webhooksOf(env: AdmissionEnv, type: ResourceType): Webhook[] {
  * Webhook configurations do not go through webhooks: a webhook that refuses every write could
  * otherwise never be removed (Kubernetes exempts them the same way).
  */
-const exempt = (attrs: AdmissionAttributes) => attrs.type.group === ADMISSION_GROUP;
+const exempt = (attrs: AdmissionAttributes) => attrs.type.group === ADMISSIONREGISTRATION_GROUP;
 
 async function selects(env: AdmissionEnv, webhook: Webhook, attrs: AdmissionAttributes): Promise<boolean> {
   if (!(webhook.rules ?? []).some((rule) => ruleMatches(rule, attrs))) return false;
@@ -87,7 +86,7 @@ function patched(object: ApiObject, operations: unknown): ApiObject {
  * with reinvocationPolicy IfNeeded is called once more when a later webhook changed the object.
  */
 export function mutatingWebhooks(env: AdmissionEnv, client: WebhookClient): AdmissionPlugin {
-  const type = env.registry.lookup(ADMISSION_GROUP, 'v1', 'mutatingwebhookconfigurations')!;
+  const type = env.registry.lookup(ADMISSIONREGISTRATION_GROUP, 'v1', 'mutatingwebhookconfigurations')!;
   return {
     name: 'MutatingAdmissionWebhook',
     async admit(attrs, scope) {
@@ -130,7 +129,7 @@ export function mutatingWebhooks(env: AdmissionEnv, client: WebhookClient): Admi
  * parallel on the final object; the first refusal in configuration order is the answer.
  */
 export function validatingWebhooks(env: AdmissionEnv, client: WebhookClient): AdmissionPlugin {
-  const type = env.registry.lookup(ADMISSION_GROUP, 'v1', 'validatingwebhookconfigurations')!;
+  const type = env.registry.lookup(ADMISSIONREGISTRATION_GROUP, 'v1', 'validatingwebhookconfigurations')!;
   return {
     name: 'ValidatingAdmissionWebhook',
     async validate(attrs, scope) {

@@ -72,3 +72,8 @@ export const invalid = (message: string, details: StorageErrorDetails = {}) =>
   new StorageError('InvalidArgument', message, details);
 
 export const closed = () => new StorageError('Closed', 'the store is closed');
+
+/** Every store operation starts here: after `close()`, each one fails with `Closed`. */
+export function checkOpen(isClosed: boolean): void {
+  if (isClosed) throw closed();
+}

@@ -1,8 +1,8 @@
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../../src/storage/index.js';
-import { WatcherTooSlowError, boundedSink } from '../../src/apiserver/watch/bounded-sink.js';
-import { bytes, key, newCache, thing } from '../watch-cache/fixtures.js';
+import { MemoryStore } from '../../../src/storage/index.js';
+import { WatcherTooSlowError, boundedSink } from '../../../src/apiserver/watch/bounded-sink.js';
+import { bytes, key, newCache, thing } from '../../watch-cache/fixtures.js';
 
 /** A consumer with stream.write's contract whose buffer the test fills and drains. */
 class Socket<E> {

@@ -1,6 +1,6 @@
 // The reused buffers watch streams join their frames in (src/apiserver/handlers/slab-pool.ts).
 import { describe, expect, it } from 'vitest';
-import { SlabPool } from '../../src/apiserver/watch/slab-pool.js';
+import { SlabPool } from '../../../src/apiserver/watch/slab-pool.js';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 

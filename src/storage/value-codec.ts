@@ -1,4 +1,4 @@
-import { invalid } from './errors.js';
+import { corrupt, invalid } from './storage-error.js';
 
 /**
  * How a store turns values into bytes and back. `decode` throws on bytes it cannot read; the
@@ -36,4 +36,25 @@ export function jsonCodec<T>(): ValueCodec<T> {
     encode: (value) => utf8Encoder.encode(JSON.stringify(value)),
     decode: (bytes) => JSON.parse(utf8.decode(bytes)) as T,
   };
+}
+
+/** A stored value, decoded; bytes the codec cannot read are `StorageError('Corrupt')` naming the key. */
+export function decodeStored<V>(codec: ValueCodec<V>, key: string, bytes: Uint8Array): V {
+  try {
+    return codec.decode(bytes);
+  } catch (error) {
+    throw corrupt(key, error);
+  }
+}
+
+/**
+ * A stored value, or `{ ok: false }` when it does not decode: for the previous value of a delete
+ * event, which must go out even when that value is corrupt (forceDelete exists for such values).
+ */
+export function tryDecodeStored<V>(codec: ValueCodec<V>, bytes: Uint8Array): { ok: true; value: V } | { ok: false } {
+  try {
+    return { ok: true, value: codec.decode(bytes) };
+  } catch {
+    return { ok: false };
+  }
 }

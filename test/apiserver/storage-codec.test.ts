@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { builtinRegistry } from '../../src/api/index.js';
-import { encodeForStorage } from '../../src/apiserver/objects.js';
+import { encodeForStorage } from '../../src/apiserver/storage-codec.js';
 import { servedObjectDecoder } from '../../src/apiserver/served-object.js';
 
 const kv = (value: Uint8Array, modRevision: number) => ({ key: '/registry/x', value, modRevision, createRevision: modRevision });

@@ -1,10 +1,12 @@
+// What one store event does to the cache: the event its watchers get and the key's new version,
+// for a live event (the cache knows the version before it) and for one replayed from the store.
 import type { StoreEvent } from '../storage/index.js';
 import type { CachedVersion } from './cached-object.js';
 import type { CacheEvent } from './events.js';
 import type { Versions } from './versions.js';
 
 /** What one store event does to the cache: the event watchers get, and the key's new state. */
-export interface Derived<T> {
+export interface CacheChange<T> {
   /** Undefined when watchers see no change (e.g. an undecodable value replaced nothing). */
   readonly event: CacheEvent<T> | undefined;
   /** The key's version after the event; undefined when the key is now absent. */
@@ -16,7 +18,7 @@ export interface Derived<T> {
  * cannot be decoded counts as absent, so a put of one reads as the deletion of what was there:
  * watchers end up with exactly what the cache serves.
  */
-export function derive<T>(versions: Versions<T>, e: StoreEvent, prev: CachedVersion<T> | undefined): Derived<T> {
+export function cacheChangeOf<T>(versions: Versions<T>, e: StoreEvent, prev: CachedVersion<T> | undefined): CacheChange<T> {
   const revision = e.revision;
   if (e.type === 'put') {
     const next = versions.fromKeyValue({ key: e.key, value: e.value, modRevision: revision, createRevision: e.createRevision });
@@ -40,14 +42,14 @@ export function derive<T>(versions: Versions<T>, e: StoreEvent, prev: CachedVers
  * revision has none). A DELETED cannot then carry the last state, nor can a filter tell which
  * side of it the update was; without a filter an update is still a MODIFIED.
  */
-export function replayed<T>(versions: Versions<T>, e: StoreEvent, filtered: boolean): Derived<T> | 'lost' {
+export function replayed<T>(versions: Versions<T>, e: StoreEvent, filtered: boolean): CacheChange<T> | 'lost' {
   // A null prevValue is how a backend with a nullable column reports none.
   if (e.prevValue != null) {
     const createRevision = e.type === 'put' ? e.createRevision : 0;
     const prev = versions.fromKeyValue({ key: e.key, value: e.prevValue, modRevision: e.revision - 1, createRevision });
-    return derive(versions, e, prev);
+    return cacheChangeOf(versions, e, prev);
   }
-  if (e.type === 'put' && e.createRevision === e.revision) return derive(versions, e, undefined);
+  if (e.type === 'put' && e.createRevision === e.revision) return cacheChangeOf(versions, e, undefined);
   if (e.type === 'delete' || filtered) return 'lost';
   const next = versions.fromKeyValue({ key: e.key, value: e.value, modRevision: e.revision, createRevision: e.createRevision });
   return { next, event: next && { type: 'MODIFIED', revision: e.revision, object: next } };

@@ -1,0 +1,22 @@
+/**
+ * Label and annotation keys more than one part of svc reads or writes. Where Kubernetes' own key
+ * (`kubernetes.io/...`, `k8s.io/...`) has an svc spelling, readers accept both; svc writes its own.
+ */
+
+/** The annotation of the bookmark that ends a watch's initial events (`sendInitialEvents`), as svc writes it. */
+export const INITIAL_EVENTS_END_ANNOTATION = 'svc.io/initial-events-end';
+/** Every spelling a client accepts for it (a Kubernetes API server writes the `k8s.io` one). */
+export const INITIAL_EVENTS_END_ANNOTATIONS = [INITIAL_EVENTS_END_ANNOTATION, 'k8s.io/initial-events-end'] as const;
+
+/** On a mirror pod: the hash of the static pod it mirrors (the node agent writes it). */
+export const CONFIG_MIRROR_ANNOTATION = 'svc.io/config.mirror';
+/** Every spelling that marks a pod as a mirror pod. */
+export const CONFIG_MIRROR_ANNOTATIONS = ['kubernetes.io/config.mirror', CONFIG_MIRROR_ANNOTATION] as const;
+
+/** On an EndpointSlice: the Service it belongs to. */
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+/** Every spelling of it a reader accepts. */
+export const SERVICE_NAME_LABELS = [SERVICE_NAME_LABEL, 'svc.io/service-name'] as const;
+
+/** Where a pod finds its service-account token, CA and namespace (mounted by admission, read by `Client.fromEnv`). */
+export const SERVICE_ACCOUNT_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';

@@ -1,0 +1,42 @@
+import { qualifiedResource, storageReadError, type ResourceType, type StatusError } from '../api/index.js';
+import { isStorageError, type KeyValue, type Store } from '../storage/index.js';
+import type { ApiObject } from './api-object.js';
+import { collectionPrefix, objectKey } from './object-keys.js';
+import { decodeStored } from './storage-codec.js';
+
+/** The 500 for an object storage holds but cannot decode, naming it and the way out. */
+export function corruptObject(type: ResourceType, namespace: string | undefined, name: string, cause: unknown): StatusError {
+  const where = type.namespaced && namespace ? ` in namespace ${JSON.stringify(namespace)}` : '';
+  const gr = { group: type.group, resource: type.resource };
+  return storageReadError(
+    `${qualifiedResource(gr)} ${JSON.stringify(name)}${where} is corrupt in storage and cannot be read (${cause instanceof Error ? cause.message : String(cause)}); ` +
+      'it can only be deleted, with ignoreStoreReadErrorWithClusterBreakingPotential=true under the AllowUnsafeMalformedObjectDeletion feature gate',
+    gr,
+    name,
+  );
+}
+
+/** Reads a type's objects from the store, decoded and versioned. */
+export class ObjectReader {
+  constructor(private readonly store: Store) {}
+
+  async get(type: ResourceType, namespace: string | undefined, name: string): Promise<ApiObject | undefined> {
+    let kv: KeyValue | undefined;
+    try {
+      kv = await this.store.get(objectKey(this.store, type, namespace, name));
+    } catch (error) {
+      throw isStorageError(error, 'Corrupt') ? corruptObject(type, namespace, name, error) : error;
+    }
+    if (!kv) return undefined;
+    try {
+      return decodeStored(kv, type);
+    } catch (error) {
+      throw corruptObject(type, namespace, name, error);
+    }
+  }
+
+  async list(type: ResourceType, namespace: string | undefined): Promise<{ items: ApiObject[]; revision: number }> {
+    const { items, revision } = await this.store.list(collectionPrefix(this.store, type, namespace));
+    return { items: items.map((kv) => decodeStored(kv, type)), revision };
+  }
+}

@@ -1,0 +1,63 @@
+import { objectMetaSchema, storageReadError, type ObjectMeta, type ResourceType } from '../api/index.js';
+import type { KeyValue } from '../storage/index.js';
+import { MAX_OBJECT_BYTES, objectTooLarge } from '../encoding/index.js';
+import { apiVersionOf, type ApiObject } from './api-object.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Stored bytes carry no resourceVersion: the store's modRevision is the version, set on the
+ * way out, so an object never disagrees with the revision that wrote it.
+ */
+// ObjectMeta's fields in the schema's order: the order every write path stores them in.
+const META_KEYS: readonly string[] = Object.keys(objectMetaSchema.shape).filter((key) => key !== 'resourceVersion');
+const META_KEY_SET = new Set<string>([...META_KEYS, 'resourceVersion']);
+
+/**
+ * The metadata as stored: without resourceVersion, its keys in one order whatever path built it
+ * (a create adds uid and timestamps last, the schema puts them first), so that the same object
+ * always encodes to the same bytes and a write can find that it changes nothing by comparing them.
+ */
+function storedMetadata(meta: ObjectMeta): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const source = meta as Record<string, unknown>;
+  for (const key of META_KEYS) if (source[key] !== undefined) out[key] = source[key];
+  for (const key in source) if (!META_KEY_SET.has(key) && source[key] !== undefined) out[key] = source[key];
+  return out;
+}
+
+export function encodeForStorage(object: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion'>): Uint8Array {
+  const metadata = storedMetadata(object.metadata);
+  const { kind, apiVersion: sent, metadata: _meta, ...rest } = object;
+  // A type served in several versions stores one of them (conversion None: only apiVersion differs).
+  const apiVersion = type?.storageVersion !== undefined ? apiVersionOf({ group: type.group, version: type.storageVersion }) : sent;
+  // kind, apiVersion, metadata lead, always: `spliceResourceVersion` relies on where metadata starts.
+  const bytes = encoder.encode(JSON.stringify({ kind, apiVersion, metadata, ...rest }));
+  // Every backend refuses what etcd would: one object of many megabytes would slow every list,
+  // watch and relist that carries it.
+  if (bytes.length > MAX_OBJECT_BYTES) throw objectTooLarge(bytes.length);
+  return bytes;
+}
+
+// The bytes each decoded object came from, for as long as the object lives: a write compares its
+// new bytes with them to find that it changes nothing, without encoding the stored object again.
+const storedBytes = new WeakMap<ApiObject, Uint8Array>();
+
+export function decodeStored(kv: KeyValue, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion'>): ApiObject {
+  let object: ApiObject;
+  try {
+    object = JSON.parse(decoder.decode(kv.value)) as ApiObject;
+  } catch (error) {
+    throw storageReadError(`the object stored at ${kv.key} cannot be decoded: ${String(error)}`);
+  }
+  object.metadata = { ...object.metadata, resourceVersion: String(kv.modRevision) };
+  if (type?.storageVersion !== undefined) object.apiVersion = apiVersionOf(type);
+  storedBytes.set(object, kv.value);
+  return object;
+}
+
+/** The stored bytes `object` was decoded from (`decodeStored`); undefined for any other object. */
+export function storedBytesOf(object: ApiObject): Uint8Array | undefined {
+  return storedBytes.get(object);
+}

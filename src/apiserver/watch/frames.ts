@@ -1,0 +1,26 @@
+import type { ServerResponse } from 'node:http';
+import type { Status } from '../../api/index.js';
+import type { ServedObject } from '../served-object.js';
+import type { CacheEvent } from '../../watch-cache/index.js';
+
+/** The annotation of the bookmark that ends a watch list's initial events. */
+export const INITIAL_EVENTS_END = 'svc.io/initial-events-end';
+
+/** A bookmark: the client holds every event up to `revision`. */
+export interface Bookmark {
+  readonly type: 'BOOKMARK';
+  readonly revision: number;
+  /** The bookmark that ends a watch list's initial events. */
+  readonly initialEventsEnd?: boolean;
+}
+
+/** What a watch writes: an event, or a bookmark at a revision. */
+export type Frame = CacheEvent<ServedObject> | Bookmark;
+
+/** Writes one watch's frames, and the ERROR event that ends a failed one. */
+export interface FrameEncoder {
+  write(res: ServerResponse, frame: Frame): boolean;
+  error(res: ServerResponse, status: Status): void;
+  /** Writes what the encoder holds back, before the response ends. */
+  flush?(res: ServerResponse): void;
+}

@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import { rfc3339, type ObjectMeta } from '../../api/index.js';
+import type { ApiObject } from '../api-object.js';
+import { jsonEqual } from './json-value.js';
+
+/** The fields the server owns on create: a fresh uid, the creation time, no version yet. */
+export function prepareForCreate(object: ApiObject, now = new Date(), uid: string = randomUUID()): ApiObject {
+  const { resourceVersion: _rv, deletionTimestamp: _dt, deletionGracePeriodSeconds: _dg, ...metadata } = object.metadata;
+  return {
+    ...object,
+    metadata: {
+      ...metadata,
+      uid,
+      creationTimestamp: rfc3339(now),
+      generation: 1,
+    },
+  };
+}
+
+/**
+ * The fields an update may not change (uid, creation time, deletion state) come from the stored
+ * object; `generation` moves when anything outside metadata and status changes.
+ */
+export function prepareForUpdate(next: ApiObject, current: ApiObject): ApiObject {
+  const { metadata: nextMeta, status: _nextStatus, ...nextRest } = next;
+  const { metadata: curMeta, status: _curStatus, ...curRest } = current;
+  // Compared as values: the schema's output and the stored bytes order their keys differently.
+  const specChanged = !jsonEqual(nextRest, curRest);
+  const generation = (curMeta.generation ?? 1) + (specChanged ? 1 : 0);
+  const metadata: ObjectMeta = {
+    ...nextMeta,
+    uid: curMeta.uid,
+    creationTimestamp: curMeta.creationTimestamp,
+    generation,
+  };
+  if (curMeta.deletionTimestamp) metadata.deletionTimestamp = curMeta.deletionTimestamp;
+  else delete metadata.deletionTimestamp;
+  if (curMeta.deletionGracePeriodSeconds !== undefined) metadata.deletionGracePeriodSeconds = curMeta.deletionGracePeriodSeconds;
+  else delete metadata.deletionGracePeriodSeconds;
+  return { ...next, metadata };
+}
