@@ -316,9 +316,12 @@ async function podsOf(deps: JobSyncDeps, job: Job): Promise<Pod[]> {
   const owned = deps.pods.byOwner(job.metadata.uid!).filter((pod) => controllerOf(pod)?.uid === job.metadata.uid);
   if (job.spec.selector === undefined || job.metadata.deletionTimestamp !== undefined) return owned;
   const selector = labelSelectorFromSpec(job.spec.selector);
-  const orphans = deps.pods.store
-    .byIndex('namespace', job.metadata.namespace!)
-    .filter((pod) => controllerOf(pod) === undefined && pod.metadata.deletionTimestamp === undefined && matchesLabels(selector, pod.metadata.labels));
+  // Narrowed by one of the selector's labels when it has one (the generated selector's uid label
+  // picks the Job's pods alone), not the whole namespace for every Job.
+  const [label] = Object.entries(job.spec.selector.matchLabels ?? {});
+  const namespace = job.metadata.namespace!;
+  const candidates = label ? deps.pods.store.byIndex('labels', `${label[0]}=${label[1]}`).filter((pod) => pod.metadata.namespace === namespace) : deps.pods.store.byIndex('namespace', namespace);
+  const orphans = candidates.filter((pod) => controllerOf(pod) === undefined && pod.metadata.deletionTimestamp === undefined && matchesLabels(selector, pod.metadata.labels));
   if (orphans.length === 0) return owned;
   const { adopted, errors } = await claimObjects({ client: deps.client, owner: { object: job, resource: { ...builtin.jobs, kind: 'Job' } }, selector, resource: builtin.pods, candidates: orphans });
   if (errors.length > 0) throw errors[0];

@@ -277,6 +277,22 @@ describe('job controller', () => {
     expect(await running('maxfailed')).toHaveLength(0);
   });
 
+  it('adopts an orphan pod its manual selector matches instead of making one', async () => {
+    await client.create(builtin.pods, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'stray', namespace: NS, labels: { app: 'adopter' } },
+      spec: { containers: [{ name: 'main', image: 'busybox' }], restartPolicy: 'Never' },
+    } as Pod);
+    const job = await makeJob('adopter', { manualSelector: true, selector: { matchLabels: { app: 'adopter' } }, template: { metadata: { labels: { app: 'adopter' } }, spec: { containers: [{ name: 'main', image: 'busybox' }], restartPolicy: 'Never' } } });
+    await eventually(async () => (await client.get(builtin.pods, 'stray', { namespace: NS })).metadata.ownerReferences?.[0]?.uid === job.metadata.uid, 'the stray pod adopted');
+    await eventually(async () => (await getJob('adopter')).status?.active === 1, 'active 1');
+    const names = async () => (await client.list(builtin.pods, { namespace: NS, labelSelector: 'app=adopter' })).items.map((p) => p.metadata.name);
+    await eventually(async () => JSON.stringify(await names()) === '["stray"]', 'the stray pod alone');
+    await client.patch(builtin.jobs, 'adopter', { spec: { suspend: true } }, { namespace: NS });
+    await eventually(async () => (await getJob('adopter')).status?.active === 0, 'suspended');
+  });
+
   it('makes no write when restarted at steady state', async () => {
     await makeJob('steady', { completions: 2, parallelism: 1 });
     await waitRunning('steady', 1);
