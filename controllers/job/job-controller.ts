@@ -40,6 +40,7 @@ export function jobController(ctx: ControllerContext, options: JobControllerOpti
     expectations,
     finalizerExpectations,
     backoff: new BackoffStore(),
+    events: ctx.events,
     now,
   };
   return controller<unknown>({

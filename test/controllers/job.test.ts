@@ -84,6 +84,7 @@ describe('job controller', () => {
     expect(job.status?.uncountedTerminatedPods?.['succeeded'] ?? []).toEqual([]);
     expect(condition(job, 'SuccessCriteriaMet')).toMatchObject({ status: 'True', reason: 'CompletionsReached' });
     expect(condition(job, 'Complete')).toMatchObject({ reason: 'CompletionsReached' });
+    await eventually(async () => (await client.list(builtin.coreEvents, { namespace: NS })).items.some((e) => e.involvedObject.name === 'three' && e.reason === 'Completed'), 'the Completed Event');
     const pods = await podsOf('three');
     expect(pods).toHaveLength(3);
     for (const pod of pods) expect(pod.metadata.finalizers ?? []).not.toContain(FINALIZER);
@@ -291,6 +292,19 @@ describe('job controller', () => {
     await eventually(async () => JSON.stringify(await names()) === '["stray"]', 'the stray pod alone');
     await client.patch(builtin.jobs, 'adopter', { spec: { suspend: true } }, { namespace: NS });
     await eventually(async () => (await getJob('adopter')).status?.active === 0, 'suspended');
+  });
+
+  it('with podReplacementPolicy Failed, replaces a deleted pod only once it has failed; counts it terminating meanwhile', async () => {
+    await makeJob('patient', { completions: 1, backoffLimit: 2, podReplacementPolicy: 'Failed' });
+    const [pod] = await waitRunning('patient', 1);
+    await client.delete(builtin.pods, pod!.metadata.name!, { namespace: NS });
+    await eventually(async () => (await getJob('patient')).status?.terminating === 1, 'terminating 1');
+    expect((await getJob('patient')).status).toMatchObject({ active: 0, failed: 0 });
+    await end(pod!, 'Failed');
+    await eventually(async () => (await getJob('patient')).status?.failed === 1, 'failed 1');
+    await clock.advance(10_000);
+    await waitRunning('patient', 1);
+    expect((await getJob('patient')).status?.terminating).toBe(0);
   });
 
   it('makes no write when restarted at steady state', async () => {
