@@ -1,6 +1,6 @@
 import { filter, mergeMap, type Observable } from 'rxjs';
 import { canonicalJson, isStatusError, type ControllerRevision, type DaemonSet, type Node, type Pod } from '../../src/api/index.js';
-import { builtin, type Client, type Informer, type InformerEvent } from '../../src/client/index.js';
+import { builtin, type Client, type EventSink, type Informer, type InformerEvent, type InvolvedObject } from '../../src/client/index.js';
 import { requeueAfter, type Outcome } from '../../operators/index.js';
 import { claimObjects } from '../claim-objects.js';
 import type { ControllerContext } from '../context.js';
@@ -9,8 +9,8 @@ import { controllerRef, type OwnerType } from '../controller-ref.js';
 import { Expectations } from '../expectations.js';
 import { observeOwned } from '../observe-owned.js';
 import { ensureRevision, revisionHash, truncateHistory, type RevisionOwner } from '../revision-history/index.js';
-import { createPods, deletePods, podFromTemplate } from '../workload/index.js';
-import { daemonPodTemplate, REVISION_HASH_LABEL, withNodeNameAffinity } from './daemon-pod.js';
+import { createPods, deletePods, orphanTriggers, podFromTemplate } from '../workload/index.js';
+import { daemonPodTemplate, REVISION_HASH_LABEL, targetNodeOf, withNodeNameAffinity } from './daemon-pod.js';
 import { daemonSetStatus } from './daemon-status.js';
 import { planNodes, podsByNode, rolloutBounds, rolloutStep } from './node-pods.js';
 
@@ -51,6 +51,8 @@ export function daemonSetController(ctx: ControllerContext, options: DaemonSetCo
     ],
     watches: [
       observeOwned(expectations, pods, DAEMON_SET),
+      // A pod without a controller that a DaemonSet selects: that DaemonSet may adopt it.
+      orphanTriggers(pods, daemonSets, (ds) => ds.spec.selector),
       // A node added, removed, relabelled or (un)tainted may change where every DaemonSet runs.
       { events$: nodes.events$.pipe(filter(nodeChangeMatters), mergeMap(allDaemonSets)), synced$: nodes.synced$ },
     ],
@@ -59,7 +61,7 @@ export function daemonSetController(ctx: ControllerContext, options: DaemonSetCo
     reconcile: (key) => {
       const ds = daemonSets.store.get(key);
       if (!ds) return expectations.delete(key);
-      return syncDaemonSet({ client: ctx.client, ds, key, pods, nodes, revisions, expectations, nowMs: now() });
+      return syncDaemonSet({ client: ctx.client, events: ctx.events, ds, key, pods, nodes, revisions, expectations, nowMs: now() });
     },
   });
 }
@@ -77,6 +79,8 @@ function nodeChangeMatters(event: InformerEvent<Node>): boolean {
 
 interface SyncInput {
   readonly client: Client;
+  /** The loop's Events, on the DaemonSet (upstream's FailedCreate, SuccessfulDelete, FailedDelete, FailedDaemonPod). */
+  readonly events: EventSink;
   readonly ds: DaemonSet;
   readonly key: string;
   readonly pods: Informer<Pod>;
@@ -111,6 +115,10 @@ async function syncDaemonSet(input: SyncInput): Promise<Outcome<unknown> | void>
     const { maxSurge } = rolloutBounds(ds, nodes.length);
     const plan = planNodes(ds, nodes, byNode, hash, maxSurge > 0);
     failed = plan.failedPods;
+    for (const pod of plan.podsToDelete) {
+      if (pod.status?.phase !== 'Failed') continue;
+      input.events.record(involved(ds), 'Warning', 'FailedDaemonPod', `Found failed daemon pod ${namespace}/${pod.metadata.name} on node ${targetNodeOf(pod) ?? ''}, will try to kill it`);
+    }
     let changed = await syncNodes(input, plan.podsToDelete, plan.nodesNeedingPods, hash);
     if (!changed && ds.spec.updateStrategy?.type !== 'OnDelete') {
       const step = rolloutStep(ds, nodes, byNode, hash, nowMs);
@@ -153,7 +161,20 @@ async function syncNodes(input: SyncInput, podsToDelete: readonly Pod[], nodeNam
     },
   });
   const deleted = await deletePods({ client, expectations, key, pods: podsToDelete });
+  if (created.error !== undefined) input.events.record(involved(ds), 'Warning', 'FailedCreate', `Error creating: ${messageOf(created.error)}`);
+  if (deleted.error !== undefined) input.events.record(involved(ds), 'Warning', 'FailedDelete', `Error deleting: ${messageOf(deleted.error)}`);
+  else for (const pod of podsToDelete) input.events.record(involved(ds), 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
   const error = created.error ?? deleted.error;
   if (error !== undefined && !isStatusError(error, 'NotFound')) throw error;
   return true;
 }
+
+const involved = (ds: DaemonSet): InvolvedObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'DaemonSet',
+  name: ds.metadata.name!,
+  namespace: ds.metadata.namespace,
+  uid: ds.metadata.uid,
+  resourceVersion: ds.metadata.resourceVersion,
+});
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

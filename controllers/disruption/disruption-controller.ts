@@ -11,7 +11,7 @@ import {
   type Pod,
   type PodDisruptionBudget,
 } from '../../src/api/index.js';
-import { builtin, type Client, type Informer, type InformerEvent } from '../../src/client/index.js';
+import { builtin, type Client, type EventSink, type Informer, type InformerEvent } from '../../src/client/index.js';
 import { requeueAfter, type Outcome } from '../../operators/index.js';
 import { cacheOnly } from '../cache-only.js';
 import type { ControllerContext } from '../context.js';
@@ -64,7 +64,7 @@ export function disruptionController(ctx: ControllerContext, options: Disruption
     reconcile: (key) => {
       const pdb = budgets.store.get(key);
       if (!pdb) return;
-      return syncBudget(ctx.client, sources, pdb, pods.store.byIndex('namespace', pdb.metadata.namespace!), now());
+      return syncBudget(ctx.client, ctx.events, sources, pdb, pods.store.byIndex('namespace', pdb.metadata.namespace!), now());
     },
   });
 }
@@ -87,7 +87,7 @@ function selects(pdb: PodDisruptionBudget, pod: Pod): boolean {
  * deleted and not just evicted. What cannot be computed (a pod's controller not found) leaves no
  * disruption allowed, the condition saying why (upstream's failSafe), and is retried.
  */
-async function syncBudget(client: Client, sources: ScaleSources, pdb: PodDisruptionBudget, namespacePods: readonly Pod[], nowMs: number): Promise<Outcome<unknown> | void> {
+async function syncBudget(client: Client, events: EventSink, sources: ScaleSources, pdb: PodDisruptionBudget, namespacePods: readonly Pod[], nowMs: number): Promise<Outcome<unknown> | void> {
   const spec = pdb.spec ?? {};
   const generation = pdb.metadata.generation ?? 1;
   const selected = namespacePods.filter((pod) => selects(pdb, pod));
@@ -109,6 +109,12 @@ async function syncBudget(client: Client, sources: ScaleSources, pdb: PodDisrupt
     }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    events.record(
+      { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', name: pdb.metadata.name!, namespace: pdb.metadata.namespace, uid: pdb.metadata.uid, resourceVersion: pdb.metadata.resourceVersion },
+      'Warning',
+      'CalculateExpectedPodCountFailed',
+      `Failed to calculate the number of expected pods: ${message}`,
+    );
     const failed: BudgetStatus = {
       ...pdb.status,
       observedGeneration: generation,

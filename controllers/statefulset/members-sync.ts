@@ -1,5 +1,5 @@
 import { isStatusError, type OwnerReference, type PersistentVolumeClaim, type Pod, type PodTemplateSpec, type StatefulSet } from '../../src/api/index.js';
-import { builtin, type Client, type Informer } from '../../src/client/index.js';
+import { builtin, type Client, type EventSink, type Informer, type InvolvedObject } from '../../src/client/index.js';
 import type { Expectations } from '../expectations.js';
 import { createPods, deletePods, isPodAvailable, isPodReady } from '../workload/index.js';
 import { claimOwners } from './claim-retention.js';
@@ -18,7 +18,19 @@ export interface MembersInput {
   readonly update: { readonly name: string; readonly template: PodTemplateSpec };
   readonly reference: OwnerReference;
   readonly nowMs: number;
+  /** The loop's Events, on the set (upstream's SuccessfulCreate, FailedCreate, SuccessfulDelete, FailedDelete). */
+  readonly events: EventSink;
 }
+
+const involved = (set: StatefulSet): InvolvedObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'StatefulSet',
+  name: set.metadata.name!,
+  namespace: set.metadata.namespace,
+  uid: set.metadata.uid,
+  resourceVersion: set.metadata.resourceVersion,
+});
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const terminating = (pod: Pod) => pod.metadata.deletionTimestamp !== undefined;
 const finished = (pod: Pod) => pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded';
@@ -50,6 +62,8 @@ export async function syncMembers(input: MembersInput): Promise<void> {
     pod !== undefined && !terminating(pod) && pod.status?.phase === 'Running' && isPodReady(pod) && isPodAvailable(pod, minReady, nowMs);
   const firstUnhealthy = [...replicas, ...condemned].find((pod) => pod !== undefined && !healthy(pod));
 
+  // Parallel: the missing members are made together, in slow-start batches.
+  const missing: number[] = [];
   for (let index = 0; index < count; index++) {
     const ordinal = start + index;
     const pod = replicas[index];
@@ -60,9 +74,12 @@ export async function syncMembers(input: MembersInput): Promise<void> {
       continue;
     }
     if (pod === undefined) {
-      await createMember(input, ordinal);
-      if (monotonic) return;
-      continue;
+      if (!monotonic) {
+        missing.push(ordinal);
+        continue;
+      }
+      await createMembers(input, [ordinal]);
+      return;
     }
     if (terminating(pod)) {
       if (monotonic) return;
@@ -71,6 +88,7 @@ export async function syncMembers(input: MembersInput): Promise<void> {
     await enforceInvariants(input, pod, ordinal, false);
     if (monotonic && !healthy(pod)) return;
   }
+  await createMembers(input, missing);
 
   for (const pod of condemned) {
     await enforceInvariants(input, pod, ordinalOf(set, pod)!, true);
@@ -108,19 +126,36 @@ export function maxUnavailableOf(set: StatefulSet, replicas: number): number {
 }
 
 /**
- * Creates a missing member and its claims. Below the partition a member is made from the current
- * revision, at or above it from the update revision (upstream's newVersionedStatefulSetPod).
+ * Creates missing members and their claims (claims first: a member's volume binds them). Below the
+ * partition a member is made from the current revision, at or above it from the update revision
+ * (upstream's newVersionedStatefulSetPod). Several members go in slow-start batches.
  */
-async function createMember(input: MembersInput, ordinal: number): Promise<void> {
+async function createMembers(input: MembersInput, ordinals: readonly number[]): Promise<void> {
+  if (ordinals.length === 0) return;
   const { set, client, expectations, key } = input;
   const partition = set.spec.updateStrategy?.rollingUpdate?.partition ?? 0;
-  const fromCurrent = set.spec.updateStrategy?.type !== 'OnDelete' && ordinal < startOrdinal(set) + partition;
-  const revision = fromCurrent ? input.current : input.update;
-  await createClaims(input, ordinal, undefined, false);
-  const pod = statefulPod(set, revision.template, ordinal, revision.name, input.reference);
-  const result = await createPods({ client, expectations, key, count: 1, pod: () => pod });
+  const revisionOf = (ordinal: number) => (set.spec.updateStrategy?.type !== 'OnDelete' && ordinal < startOrdinal(set) + partition ? input.current : input.update);
+  for (const ordinal of ordinals) await createClaims(input, ordinal, undefined, false);
+  const result = await createPods({
+    client,
+    expectations,
+    key,
+    count: ordinals.length,
+    pod: (index) => {
+      const ordinal = ordinals[index]!;
+      const revision = revisionOf(ordinal);
+      return statefulPod(set, revision.template, ordinal, revision.name, input.reference);
+    },
+  });
+  const names = ordinals.map((ordinal) => podName(set, ordinal));
+  if (result.error === undefined) {
+    for (const name of names) input.events.record(involved(set), 'Normal', 'SuccessfulCreate', `create Pod ${name} in StatefulSet ${set.metadata.name} successful`);
+    return;
+  }
   // A member of that name exists already: the cache is behind; the next pass sees it.
-  if (result.error !== undefined && !isStatusError(result.error, 'AlreadyExists')) throw result.error;
+  if (isStatusError(result.error, 'AlreadyExists')) return;
+  input.events.record(involved(set), 'Warning', 'FailedCreate', `create Pod ${names.join(', ')} in StatefulSet ${set.metadata.name} failed error: ${messageOf(result.error)}`);
+  throw result.error;
 }
 
 /** Creates the member's claims that do not exist, owned as the retention policy says. */
@@ -129,10 +164,14 @@ async function createClaims(input: MembersInput, ordinal: number, pod: Pod | und
   for (const claim of memberClaims(set, ordinal)) {
     if (input.claims.store.get(`${set.metadata.namespace}/${claim.metadata.name}`)) continue;
     const owners = claimOwners(claim, set, pod, podName(set, ordinal), condemned) ?? [];
+    const member = podName(set, ordinal);
     try {
       await client.create(builtin.persistentVolumeClaims, { ...claim, metadata: { ...claim.metadata, ...(owners.length > 0 ? { ownerReferences: owners } : {}) } }, { namespace: set.metadata.namespace });
+      input.events.record(involved(set), 'Normal', 'SuccessfulCreate', `create Claim ${claim.metadata.name} Pod ${member} in StatefulSet ${set.metadata.name} success`);
     } catch (error) {
-      if (!isStatusError(error, 'AlreadyExists')) throw error;
+      if (isStatusError(error, 'AlreadyExists')) continue;
+      input.events.record(involved(set), 'Warning', 'FailedCreate', `create Claim ${claim.metadata.name} for Pod ${member} in StatefulSet ${set.metadata.name} failed error: ${messageOf(error)}`);
+      throw error;
     }
   }
 }
@@ -162,5 +201,11 @@ async function enforceInvariants(input: MembersInput, pod: Pod, ordinal: number,
 async function remove(input: MembersInput, pods: readonly Pod[]): Promise<void> {
   if (pods.length === 0) return;
   const result = await deletePods({ client: input.client, expectations: input.expectations, key: input.key, pods });
-  if (result.error !== undefined) throw result.error;
+  const set = input.set.metadata.name;
+  const names = pods.map((pod) => pod.metadata.name).join(', ');
+  if (result.error !== undefined) {
+    input.events.record(involved(input.set), 'Warning', 'FailedDelete', `delete Pod ${names} in StatefulSet ${set} failed error: ${messageOf(result.error)}`);
+    throw result.error;
+  }
+  for (const pod of pods) input.events.record(involved(input.set), 'Normal', 'SuccessfulDelete', `delete Pod ${pod.metadata.name} in StatefulSet ${set} successful`);
 }

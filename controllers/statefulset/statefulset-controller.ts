@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import { canonicalJson, type ControllerRevision, type PersistentVolumeClaim, type Pod, type StatefulSet } from '../../src/api/index.js';
-import { builtin, type Client, type Informer } from '../../src/client/index.js';
+import { builtin, type Client, type EventSink, type Informer } from '../../src/client/index.js';
 import { requeueAfter, type Outcome } from '../../operators/index.js';
 import { cacheOnly } from '../cache-only.js';
 import { claimObjects } from '../claim-objects.js';
@@ -9,6 +9,7 @@ import { controller, type ControllerResult } from '../controller.js';
 import { controllerRef, type OwnerType } from '../controller-ref.js';
 import { Expectations } from '../expectations.js';
 import { observeOwned } from '../observe-owned.js';
+import { orphanTriggers } from '../workload/index.js';
 import { ensureRevision, templateOfRevision, truncateHistory } from '../revision-history/index.js';
 import { syncMembers } from './members-sync.js';
 import { ordinalOf, podRevision, REVISION_HASH_LABEL } from './stateful-pod.js';
@@ -49,19 +50,20 @@ export function statefulSetController(ctx: ControllerContext, options: StatefulS
       { events: revisions, group: STATEFUL_SET.group, kind: STATEFUL_SET.kind },
     ],
     // The claims' cache must be filled before a member is made (a claim not yet seen would be created again).
-    watches: [observeOwned(expectations, pods, STATEFUL_SET), cacheOnly(claims)],
+    watches: [observeOwned(expectations, pods, STATEFUL_SET), orphanTriggers(pods, sets, (set) => set.spec.selector), cacheOnly(claims)],
     concurrency: options.concurrency,
     stop$: ctx.stop$,
     reconcile: (key) => {
       const set = sets.store.get(key);
       if (!set) return expectations.delete(key);
-      return syncStatefulSet({ client: ctx.client, set, key, pods, revisions, claims, expectations, nowMs: now() });
+      return syncStatefulSet({ client: ctx.client, events: ctx.events, set, key, pods, revisions, claims, expectations, nowMs: now() });
     },
   });
 }
 
 interface SyncInput {
   readonly client: Client;
+  readonly events: EventSink;
   readonly set: StatefulSet;
   readonly key: string;
   readonly pods: Informer<Pod>;
@@ -103,6 +105,7 @@ async function syncStatefulSet(input: SyncInput): Promise<Outcome<unknown> | voi
       update: { name: revisions.update, template: set.spec.template },
       reference: controllerRef(set, STATEFUL_SET),
       nowMs,
+      events: input.events,
     });
   }
 

@@ -51,3 +51,9 @@ export async function updateWith<T extends KubeObject>(client: Client, resource:
     }
   }
 }
+
+/** `reason: message` of the namespace's core/v1 Events about the object of `kind` and `name`. */
+export async function eventsAbout(client: Client, namespace: string, kind: string, name: string): Promise<string[]> {
+  const list = await client.list(builtin.coreEvents, { namespace });
+  return list.items.filter((e) => e.involvedObject?.kind === kind && e.involvedObject.name === name).map((e) => `${e.reason}: ${e.message}`);
+}

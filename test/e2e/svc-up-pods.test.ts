@@ -189,6 +189,41 @@ describe('kubectl against svc up with real containers', () => {
     expect((await k(['delete', 'pod', 'e2e-private', 'e2e-no-secret', '--wait=true', '--timeout=90s'])).code).toBe(0);
   }, 180_000);
 
+  // The workload loops svc up runs (daemonset-controller, statefulset-controller), with real containers.
+  const sleeper = { image: 'svc.local/busybox:latest', imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done'] };
+
+  it('a DaemonSet has its pod Running on the node', async () => {
+    const ds = { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'e2e-ds' }, spec: { selector: { matchLabels: { app: 'e2e-ds' } }, template: { metadata: { labels: { app: 'e2e-ds' } }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', ...sleeper }] } } } };
+    const applied = await k(['apply', '-f', '-'], JSON.stringify(ds));
+    expect(applied.code, applied.stderr).toBe(0);
+    const rolled = await k(['rollout', 'status', 'daemonset/e2e-ds', '--timeout=90s']);
+    expect(rolled.code, `${rolled.stderr}\n${(await k(['get', 'pods', '-o', 'yaml'])).stdout}`).toBe(0);
+    const node = (await k(['get', 'nodes', '-o', 'jsonpath={.items[0].metadata.name}'])).stdout;
+    const pods = (await k(['get', 'pods', '-l', 'app=e2e-ds', '-o', 'jsonpath={range .items[*]}{.spec.nodeName} {.status.phase}{"\\n"}{end}'])).stdout.trim().split('\n');
+    expect(pods).toEqual([`${node} Running`]);
+    const status = (await k(['get', 'daemonset', 'e2e-ds', '-o', 'jsonpath={.status.desiredNumberScheduled}/{.status.numberReady}/{.status.numberAvailable}'])).stdout;
+    expect(status).toBe('1/1/1');
+    expect((await k(['delete', 'daemonset', 'e2e-ds', '--wait=true', '--timeout=90s'])).code).toBe(0);
+    await eventually(async () => (await k(['get', 'pods', '-l', 'app=e2e-ds', '-o', 'name'])).stdout.trim() === '', 'the daemon pod gone with its DaemonSet', 90_000);
+  }, 180_000);
+
+  it('a StatefulSet of 2 runs its members in order', async () => {
+    const sts = { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'e2e-sts' }, spec: { replicas: 2, serviceName: 'e2e-sts', selector: { matchLabels: { app: 'e2e-sts' } }, template: { metadata: { labels: { app: 'e2e-sts' } }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', ...sleeper }] } } } };
+    const applied = await k(['apply', '-f', '-'], JSON.stringify(sts));
+    expect(applied.code, applied.stderr).toBe(0);
+    const rolled = await k(['rollout', 'status', 'statefulset/e2e-sts', '--timeout=120s']);
+    expect(rolled.code, `${rolled.stderr}\n${(await k(['get', 'pods', '-o', 'yaml'])).stdout}`).toBe(0);
+    const rows = (await k(['get', 'pods', '-l', 'app=e2e-sts', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.spec.hostname} {.status.phase} {.metadata.creationTimestamp} {.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\\n"}{end}'])).stdout.trim().split('\n');
+    const byName = new Map(rows.map((row) => { const [name, hostname, phase, created, ready] = row.split(' '); return [name, { hostname, phase, created: Date.parse(created!), ready: Date.parse(ready!) }] as const; }));
+    expect([...byName.keys()].sort()).toEqual(['e2e-sts-0', 'e2e-sts-1']);
+    expect(byName.get('e2e-sts-0')).toMatchObject({ hostname: 'e2e-sts-0', phase: 'Running' });
+    expect(byName.get('e2e-sts-1')).toMatchObject({ hostname: 'e2e-sts-1', phase: 'Running' });
+    // OrderedReady: e2e-sts-1 was created only once e2e-sts-0 was Ready (timestamps have whole seconds).
+    expect(byName.get('e2e-sts-1')!.created).toBeGreaterThanOrEqual(byName.get('e2e-sts-0')!.ready);
+    expect((await k(['delete', 'statefulset', 'e2e-sts', '--wait=true', '--timeout=90s'])).code).toBe(0);
+    await eventually(async () => (await k(['get', 'pods', '-l', 'app=e2e-sts', '-o', 'name'])).stdout.trim() === '', 'the members gone with their StatefulSet', 90_000);
+  }, 240_000);
+
   it('stopping svc up leaves no containerd, shim or bridge behind', async () => {
     child!.kill('SIGINT');
     expect(await exited, stderr.join('').slice(-3000)).toBe(0);

@@ -5,24 +5,9 @@ import type { KubeObject } from '../meta.js';
 import type { WriteStrategy } from '../resource-type.js';
 import type { FieldCause } from '../status-error.js';
 import { fieldForbidden, fieldInvalid, fieldRequired } from '../validation/causes.js';
-import { validateLabelSelector, validateSelectorAndTemplate } from './replicated-validation.js';
+import { immutableSelector, validateIntOrPercent, validateLabelSelector, validateSelectorAndTemplate } from './replicated-validation.js';
 
 const STATEFUL_SET_KIND = { group: 'apps', kind: 'StatefulSet' } as const;
-
-// Until replicated-validation.ts exports its own (it keeps them private): the int-or-percent bound and the immutable apps/v1 selector.
-function validateIntOrPercent(value: number | string | undefined, path: string): FieldCause[] {
-  if (value === undefined) return [];
-  if (typeof value === 'number') return value < 0 ? [fieldInvalid(path, value, 'must be greater than or equal to 0')] : [];
-  const match = /^(\d+)%$/.exec(value);
-  if (!match) return [fieldInvalid(path, value, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")];
-  return Number(match[1]) > 100 ? [fieldInvalid(path, value, 'must not be greater than 100%')] : [];
-}
-
-function immutableSelector(object: KubeObject, old: KubeObject | undefined): FieldCause[] {
-  if (!old) return [];
-  const next = (object as DaemonSet).spec.selector;
-  return canonicalJson(next) === canonicalJson((old as DaemonSet).spec.selector) ? [] : [fieldInvalid('spec.selector', next, 'field is immutable')];
-}
 
 /**
  * The checks of DaemonSets, StatefulSets and PodDisruptionBudgets that a schema cannot express

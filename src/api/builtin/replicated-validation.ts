@@ -70,7 +70,7 @@ export function validateSelectorAndTemplate(selector: SelectorSpec | undefined, 
 }
 
 /** apps/v1 selectors cannot change after creation. */
-function immutableSelector(object: KubeObject, old: KubeObject | undefined): FieldCause[] {
+export function immutableSelector(object: KubeObject, old: KubeObject | undefined): FieldCause[] {
   if (!old) return [];
   const next = (object as ReplicaSet).spec?.selector;
   const before = (old as ReplicaSet).spec?.selector;
@@ -84,7 +84,7 @@ const canonical = (value: unknown): unknown => {
 };
 
 /** An int-or-percent bound: a non-negative number, or `N%` with N at most 100. */
-function validateIntOrPercent(value: number | string | undefined, path: string): FieldCause[] {
+export function validateIntOrPercent(value: number | string | undefined, path: string): FieldCause[] {
   if (value === undefined) return [];
   if (typeof value === 'number') return value < 0 ? [fieldInvalid(path, value, 'must be greater than or equal to 0')] : [];
   const match = /^(\d+)%$/.exec(value);

@@ -7,7 +7,7 @@ import { builtin, Client } from '../../../src/client/index.js';
 import { daemonSetController, targetNodeOf } from '../../../controllers/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../../apiserver/harness.js';
 import { eventually, loopHarness, type LoopHarness } from '../support.js';
-import { createNamespace, createNode, isReady, livePods, setPodReady, updateWith } from '../workload-support.js';
+import { createNamespace, createNode, eventsAbout, isReady, livePods, setPodReady, updateWith } from '../workload-support.js';
 
 let server: TestServer;
 let client: Client;
@@ -117,8 +117,24 @@ describe('daemonset controller', () => {
     expect(await nodesWithPods(ns)).toEqual(['tn-1', 'tn-2']);
     await taint('tn-2', 'NoExecute');
     await eventually(async () => (await nodesWithPods(ns)).join() === 'tn-1', 'the NoExecute node emptied');
+    await eventually(async () => (await eventsAbout(client, ns, 'DaemonSet', 'tainted')).some((e) => e.startsWith('SuccessfulDelete: Deleted pod: tainted-')), 'the delete event');
     const status = (await getDs('tainted', ns)).status!;
     expect(status.desiredNumberScheduled).toBe(0);
+  });
+
+  it('a hostNetwork daemon tolerates network-unavailable; others do not', async () => {
+    const ns = 'ds-hostnet';
+    await createNamespace(client, ns);
+    await createNode(client, 'hn-1', { pool: 'hostnet' }, [{ key: 'node.kubernetes.io/network-unavailable', effect: 'NoSchedule' }]);
+    const hostNetwork = daemonSet('net', ns, { nodeSelector: { pool: 'hostnet' } });
+    hostNetwork.spec.template.spec.hostNetwork = true;
+    await client.create(builtin.daemonSets, hostNetwork, { namespace: ns });
+    await client.create(builtin.daemonSets, daemonSet('plain', ns, { nodeSelector: { pool: 'hostnet' } }), { namespace: ns });
+    await eventually(async () => (await getDs('net', ns)).status?.currentNumberScheduled === 1 && (await getDs('plain', ns)).status?.observedGeneration === 1, 'both synced');
+    const pods = await livePods(client, ns);
+    expect(pods.map((p) => p.metadata.labels?.['app'])).toEqual(['net']);
+    expect(pods[0]!.spec.tolerations).toContainEqual({ key: 'node.kubernetes.io/network-unavailable', operator: 'Exists', effect: 'NoSchedule' });
+    expect((await getDs('plain', ns)).status?.desiredNumberScheduled).toBe(0);
   });
 
   it('counts ready and available pods, honouring minReadySeconds', async () => {
@@ -214,6 +230,22 @@ describe('daemonset controller', () => {
     await client.delete(builtin.pods, old!.metadata.name!, { namespace: ns });
     await eventually(async () => (await livePods(client, ns)).some((p) => p.spec.containers[0]!.image === 'busybox:2'), 'the replacement on the new template');
     await eventually(async () => (await getDs('od', ns)).status?.updatedNumberScheduled === 1, 'updated 1');
+  });
+
+  it('adopts a matching orphan pod on a node instead of making another (OnDelete keeps it)', async () => {
+    const ns = 'ds-adopt';
+    await createNamespace(client, ns);
+    await createNode(client, 'ad-1', { pool: 'adopt' });
+    const orphan = await client.create(
+      builtin.pods,
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'orphan', namespace: ns, labels: { app: 'adopter' } }, spec: { nodeName: 'ad-1', containers: [{ name: 'c', image: 'busybox:1' }] } } as Pod,
+      { namespace: ns },
+    );
+    // OnDelete: the adopted pod lacks the template's hash, which RollingUpdate would replace.
+    await client.create(builtin.daemonSets, daemonSet('adopter', ns, { nodeSelector: { pool: 'adopt' }, strategy: { type: 'OnDelete' } }), { namespace: ns });
+    await eventually(async () => (await client.get(builtin.pods, 'orphan', { namespace: ns })).metadata.ownerReferences?.[0]?.name === 'adopter', 'the orphan adopted');
+    await eventually(async () => (await getDs('adopter', ns)).status?.currentNumberScheduled === 1, 'counted');
+    expect((await livePods(client, ns)).map((p) => p.metadata.uid)).toEqual([orphan.metadata.uid]);
   });
 
   it('a restarted controller at steady state writes nothing', async () => {

@@ -7,7 +7,7 @@ import { builtin, Client } from '../../../src/client/index.js';
 import { disruptionController } from '../../../controllers/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../../apiserver/harness.js';
 import { eventually, loopHarness, type LoopHarness } from '../support.js';
-import { createNamespace, setPodReady, updateWith } from '../workload-support.js';
+import { createNamespace, eventsAbout, setPodReady, updateWith } from '../workload-support.js';
 
 let server: TestServer;
 let client: Client;
@@ -103,6 +103,9 @@ describe('disruption controller', () => {
       const condition = s?.conditions?.find((c) => c.type === 'DisruptionAllowed');
       return s?.disruptionsAllowed === 0 && condition?.reason === 'SyncFailed' && /found no controllers for pod "x"/.test(String(condition.message));
     }, 'SyncFailed');
+    await eventually(async () => (await eventsAbout(client, ns, 'PodDisruptionBudget', 'gone')).some((e) => e.startsWith('CalculateExpectedPodCountFailed: Failed to calculate the number of expected pods: found no controllers')), 'the event');
+    // A budget that keeps failing is retried (and reported) with back-off: not a steady state; the last test restarts at one.
+    await client.delete(builtin.podDisruptionBudgets, 'gone', { namespace: ns });
   });
 
   it('the eviction subresource spends the budget: 429 at zero, disruptedPods recorded, the status recomputed after the deletion', async () => {

@@ -8,7 +8,7 @@ import { builtin, Client, Informer } from '../../../src/client/index.js';
 import { garbageCollector, statefulSetController } from '../../../controllers/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../../apiserver/harness.js';
 import { eventually, isGone, loopHarness, type LoopHarness } from '../support.js';
-import { createNamespace, isReady, livePods, readyAll, setPodReady, updateWith } from '../workload-support.js';
+import { createNamespace, eventsAbout, isReady, livePods, readyAll, setPodReady, updateWith } from '../workload-support.js';
 
 let server: TestServer;
 let client: Client;
@@ -120,6 +120,9 @@ describe('statefulset controller', () => {
     }
     // Retained claims stay.
     expect(await claimNames(ns)).toEqual(['data-web-0', 'data-web-1', 'data-web-2']);
+    await eventually(async () => (await eventsAbout(client, ns, 'StatefulSet', 'web')).includes('SuccessfulDelete: delete Pod web-1 in StatefulSet web successful'), 'the delete event');
+    const events = await eventsAbout(client, ns, 'StatefulSet', 'web');
+    expect(events).toEqual(expect.arrayContaining(['SuccessfulCreate: create Pod web-0 in StatefulSet web successful', 'SuccessfulCreate: create Claim data-web-0 Pod web-0 in StatefulSet web success']));
   });
 
   it('Parallel: every member at once; ordinals.start names them', async () => {
@@ -211,6 +214,21 @@ describe('statefulset controller', () => {
     await eventually(async () => (await claimNames(ns)).join() === 'data-db-0', 'the scaled-away claim deleted with its pod');
     await client.delete(builtin.statefulSets, 'db', { namespace: ns });
     await eventually(() => isGone(client.get(builtin.persistentVolumeClaims, 'data-db-0', { namespace: ns })), 'the claim deleted with the set');
+  });
+
+  it('adopts an orphan pod named as a member and selected by the set', async () => {
+    const ns = 'sts-adopt';
+    await createNamespace(client, ns);
+    const orphan = await client.create(
+      builtin.pods,
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'ad-0', namespace: ns, labels: { app: 'ad' } }, spec: { containers: [{ name: 'c', image: 'busybox:1' }] } } as Pod,
+      { namespace: ns },
+    );
+    await client.create(builtin.statefulSets, statefulSet('ad', ns, { replicas: 1 }), { namespace: ns });
+    await eventually(async () => (await client.get(builtin.pods, 'ad-0', { namespace: ns })).metadata.ownerReferences?.[0]?.name === 'ad', 'ad-0 adopted');
+    // Its identity labels are put back on as a member's.
+    await eventually(async () => (await client.get(builtin.pods, 'ad-0', { namespace: ns })).metadata.labels?.['apps.kubernetes.io/pod-index'] === '0', 'identity labels');
+    expect((await client.get(builtin.pods, 'ad-0', { namespace: ns })).metadata.uid).toBe(orphan.metadata.uid);
   });
 
   it('a restarted controller at steady state writes nothing', async () => {
