@@ -248,6 +248,32 @@ describe('daemonset controller', () => {
     expect((await livePods(client, ns)).map((p) => p.metadata.uid)).toEqual([orphan.metadata.uid]);
   });
 
+  it('a controller stopped mid-rollout and started again finishes it with no extra pod', async () => {
+    const ns = 'ds-midroll';
+    await createNamespace(client, ns);
+    for (const n of ['mr-1', 'mr-2', 'mr-3']) await createNode(client, n, { pool: 'midroll' });
+    await client.create(builtin.daemonSets, daemonSet('mid', ns, { nodeSelector: { pool: 'midroll' } }), { namespace: ns });
+    await eventually(async () => (await livePods(client, ns)).length === 3, 'three pods');
+    for (const pod of await livePods(client, ns)) await setPodReady(client, pod);
+    await eventually(async () => (await getDs('mid', ns)).status?.numberAvailable === 3, 'three available');
+    await updateWith(client, builtin.daemonSets, 'mid', ns, (d) => ({ ...d, spec: { ...d.spec, template: { ...d.spec.template, spec: { ...d.spec.template.spec, containers: [{ name: 'c', image: 'busybox:2' }] } } } }));
+    // The first node replaced (its new pod not Ready: the rollout waits), then the controller goes.
+    await eventually(async () => (await livePods(client, ns)).filter((p) => p.spec.containers[0]!.image === 'busybox:2').length === 1, 'one node replaced');
+    loop.stop();
+    let most = 0;
+    const restarted = loopHarness(client);
+    restarted.run(daemonSetController(restarted.ctx, { concurrency: 2, now: clock }));
+    loop = restarted;
+    await eventually(async () => {
+      const pods = await livePods(client, ns);
+      most = Math.max(most, pods.length);
+      for (const pod of pods) if (!isReady(pod)) await setPodReady(client, pod);
+      return pods.length === 3 && pods.every((p) => p.spec.containers[0]!.image === 'busybox:2' && isReady(p));
+    }, 'the rollout finished by the new controller');
+    expect(most).toBe(3);
+    expect(new Set((await livePods(client, ns)).map((p) => targetNodeOf(p))).size).toBe(3);
+  });
+
   it('a restarted controller at steady state writes nothing', async () => {
     const ns = 'ds-restart';
     await createNamespace(client, ns);
