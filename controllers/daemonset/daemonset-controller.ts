@@ -12,7 +12,8 @@ import { ensureRevision, revisionHash, truncateHistory, type RevisionOwner } fro
 import { createPods, deletePods, orphanTriggers, podFromTemplate } from '../workload/index.js';
 import { daemonPodTemplate, REVISION_HASH_LABEL, targetNodeOf, withNodeNameAffinity } from './daemon-pod.js';
 import { daemonSetStatus } from './daemon-status.js';
-import { planNodes, podsByNode, rolloutBounds, rolloutStep } from './node-pods.js';
+import { planNodes, podsByNode } from './node-pods.js';
+import { rolloutBounds, rolloutStep } from './rolling-update.js';
 
 export interface DaemonSetControllerOptions {
   /** DaemonSets synced at once (`--concurrent-daemonset-syncs`, default 2). */
