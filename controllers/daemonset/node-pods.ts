@@ -23,13 +23,13 @@ export const byCreation = (a: Pod, b: Pod): number =>
 export interface NodePlan {
   readonly nodesNeedingPods: string[];
   readonly podsToDelete: Pod[];
-  /** Failed pods among `podsToDelete`: their replacements wait for the next sync, after a back-off. */
-  readonly failedPods: number;
+  /** Failed pods to delete, each after its node's back-off; the replacement comes at the next sync. */
+  readonly failedPods: Pod[];
 }
 
 /**
  * For each node: a node that should run the daemon and has no pod gets one; a pod on a node
- * where it may no longer run goes; a failed pod goes (replaced at the next sync); of several
+ * where it may no longer run goes; a failed pod goes (after its node's back-off; replaced at the next sync); of several
  * running pods one is kept — the oldest, or with maxSurge the oldest updated and the oldest old
  * one (the rolling update removes the old one once the new one is available). Pods for nodes
  * that no longer exist go too while they are unscheduled (bound ones are the pod garbage
@@ -38,7 +38,7 @@ export interface NodePlan {
 export function planNodes(ds: DaemonSet, nodes: readonly Node[], byNode: ReadonlyMap<string, Pod[]>, hash: string, allowsSurge: boolean): NodePlan {
   const nodesNeedingPods: string[] = [];
   const podsToDelete: Pod[] = [];
-  let failedPods = 0;
+  const failedPods: Pod[] = [];
   const known = new Set<string>();
   for (const node of nodes) {
     const name = node.metadata.name!;
@@ -57,8 +57,7 @@ export function planNodes(ds: DaemonSet, nodes: readonly Node[], byNode: Readonl
     for (const pod of pods) {
       if (pod.metadata.deletionTimestamp !== undefined) continue;
       if (pod.status?.phase === 'Failed') {
-        podsToDelete.push(pod);
-        failedPods += 1;
+        failedPods.push(pod);
         continue;
       }
       running.push(pod);

@@ -248,6 +248,38 @@ describe('daemonset controller', () => {
     expect((await livePods(client, ns)).map((p) => p.metadata.uid)).toEqual([orphan.metadata.uid]);
   });
 
+  it('replaces a failed daemon pod; a pod failing again on that node waits for the node\'s back-off', async () => {
+    const ns = 'ds-failed';
+    await createNamespace(client, ns);
+    await createNode(client, 'fd-1', { pool: 'failed' });
+    await client.create(builtin.daemonSets, daemonSet('crashy', ns, { nodeSelector: { pool: 'failed' } }), { namespace: ns });
+    await eventually(async () => (await livePods(client, ns)).length === 1, 'a pod');
+    const fail = async (pod: Pod) => client.updateStatus(builtin.pods, { ...pod, status: { ...pod.status, phase: 'Failed', conditions: [{ type: 'Ready', status: 'False' }] } } as Pod, { namespace: ns });
+    const [first] = await livePods(client, ns);
+    await fail(first!);
+    await eventually(async () => {
+      const pods = await livePods(client, ns);
+      return pods.length === 1 && pods[0]!.metadata.uid !== first!.metadata.uid;
+    }, 'the failed pod replaced');
+    expect(await eventsAbout(client, ns, 'DaemonSet', 'crashy')).toContain(`FailedDaemonPod: Found failed daemon pod ${ns}/${first!.metadata.name} on node fd-1, will try to kill it`);
+
+    // The controller's clock put back: the node's back-off (1 s after the first deletion) has not run out.
+    offsetMs = -600_000;
+    const [second] = await livePods(client, ns);
+    await setPodReady(client, second!);
+    await eventually(async () => (await getDs('crashy', ns)).status?.numberReady === 1, 'ready');
+    await fail((await client.get(builtin.pods, second!.metadata.name!, { namespace: ns })));
+    await eventually(async () => (await getDs('crashy', ns)).status?.numberReady === 0, 'the failure seen');
+    expect((await livePods(client, ns)).map((p) => [p.metadata.uid, p.status?.phase])).toEqual([[second!.metadata.uid, 'Failed']]);
+    // Time moves on: the pod goes and is replaced.
+    offsetMs = 0;
+    await updateWith(client, builtin.daemonSets, 'crashy', ns, (ds) => ({ ...ds, metadata: { ...ds.metadata, annotations: { poke: '1' } } }));
+    await eventually(async () => {
+      const pods = await livePods(client, ns);
+      return pods.length === 1 && pods[0]!.metadata.uid !== second!.metadata.uid;
+    }, 'the second failed pod replaced after the back-off');
+  });
+
   it('a controller stopped mid-rollout and started again finishes it with no extra pod', async () => {
     const ns = 'ds-midroll';
     await createNamespace(client, ns);
