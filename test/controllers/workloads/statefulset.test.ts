@@ -146,7 +146,14 @@ describe('statefulset controller', () => {
     await setSpec('mr', ns, { minReadySeconds: 3599 });
     await eventually(async () => (await names(ns)).join() === 'mr-0,mr-1', 'mr-1 once mr-0 is available');
     await eventually(async () => (await getSet('mr', ns)).status?.availableReplicas === 1, 'mr-0 available in status');
+    // Left at rest whatever the clock says (the last test restarts the controller on a steady cluster).
     offsetMs = 0;
+    await setSpec('mr', ns, { minReadySeconds: 0 });
+    await eventually(async () => {
+      await readyAll(client, ns);
+      const s = (await getSet('mr', ns)).status;
+      return s?.availableReplicas === 2 && s.observedGeneration === 3;
+    }, 'both available');
   });
 
   it('Parallel: every member at once; ordinals.start names them', async () => {
