@@ -157,7 +157,10 @@ describe('daemonset controller', () => {
       const s = (await getDs('ready', ns)).status;
       return s?.numberReady === 1 && s.numberAvailable === 1 && s.numberUnavailable === 1;
     }, 'one ready and available');
+    // Left at rest whatever the clock says (the last test restarts the controller on a steady cluster).
     offsetMs = 0;
+    await updateWith(client, builtin.daemonSets, 'ready', ns, (ds) => ({ ...ds, spec: { ...ds.spec, minReadySeconds: 0 } }));
+    await eventually(async () => (await getDs('ready', ns)).status?.observedGeneration === 2 && (await getDs('ready', ns)).status?.numberAvailable === 1, 'at rest');
   });
 
   it('rolls a new template out with maxUnavailable 1: never two nodes without a ready pod; revisions kept', async () => {
