@@ -30,7 +30,7 @@ export type { ObservedOwner } from './observe-owned.js';
 export { jobController } from './job/index.js';
 export type { JobControllerOptions } from './job/index.js';
 export { cronJobController } from './cronjob/index.js';
-export type { CronJobControllerOptions, CronJobEvents } from './cronjob/index.js';
+export type { CronJobControllerOptions } from './cronjob/index.js';
 export { ttlAfterFinishedController } from './ttl-after-finished/index.js';
 export type { TtlAfterFinishedOptions } from './ttl-after-finished/index.js';
 export { podGcController } from './podgc/index.js';

@@ -1,5 +1,5 @@
 import { filter, type MonoTypeOperatorFunction } from 'rxjs';
-import type { ChangeEvent, ObjectLike, ObjectMetaLike } from './objects.js';
+import type { ChangeEvent, ObjectLike, ObjectMetaLike } from './objectShapes.js';
 
 /**
  * The loop the `…Changed` predicates share: keep an update event when `equal` says the selected

@@ -1,6 +1,6 @@
 import type { MonoTypeOperatorFunction } from 'rxjs';
 import { changedBy, same } from './changedInternals.js';
-import type { ChangeEvent, ObjectLike } from './objects.js';
+import type { ChangeEvent, ObjectLike } from './objectShapes.js';
 
 /**
  * Keeps the update events whose `metadata.generation` changed: spec changes, not status writes.

@@ -1,5 +1,5 @@
 import { asyncScheduler, Observable, type MonoTypeOperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
-import { keyOf, objectsOf, type KeySource } from './objects.js';
+import { keyOf, objectsOf, type KeySource } from './objectShapes.js';
 import { subscribeSource } from './subscribeSource.js';
 import { requireFunction, requirePositive } from './validate.js';
 

@@ -1,5 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { keyOf, objectsOf, type KeySource } from './objects.js';
+import { keyOf, objectsOf, type KeySource } from './objectShapes.js';
 import { subscribeSource } from './subscribeSource.js';
 
 /**

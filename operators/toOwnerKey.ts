@@ -1,5 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { keyOf, objectsOf, type KeySource, type ObjectLike } from './objects.js';
+import { keyOf, objectsOf, type KeySource, type ObjectLike } from './objectShapes.js';
 import { subscribeSource } from './subscribeSource.js';
 
 /**

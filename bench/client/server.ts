@@ -8,7 +8,10 @@ import { startProfile } from '../support/self-profile.js';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: server.ts <data-dir>');
-const server = await startApiServer(['--storage=memory', '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`]);
+// The consumers watch from the version before the updates, one after another: on a busy machine
+// a run outlasts the default 5-minute history window, and a replay from an expired version would
+// be a relist (an Exact first list of an expired version is retried for ever). An hour keeps it.
+const server = await startApiServer(['--storage=memory', '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`, '--watch-history-window=1h']);
 let profiler: Promise<() => Promise<object>> | undefined;
 process.on('message', async (message) => {
   if (message === 'profile') profiler = startProfile();

@@ -2,7 +2,6 @@ import { Observable, asyncScheduler, type SchedulerLike } from 'rxjs';
 import { builtin } from '../../src/client/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
-import { cronJobEvents, type CronJobEvents } from './cronjob-events.js';
 import { CRONJOB_TYPE, syncCronJob } from './sync-cronjob.js';
 
 export interface CronJobControllerOptions {
@@ -10,8 +9,6 @@ export interface CronJobControllerOptions {
   readonly concurrency: number;
   /** The clock and timers (schedule times); tests pass a virtual one. Default: real time. */
   readonly scheduler?: SchedulerLike;
-  /** Where Events go (default: core/v1 Events through the loop's client). */
-  readonly events?: CronJobEvents;
 }
 
 const NAME = 'cronjob-controller';
@@ -27,7 +24,7 @@ export function cronJobController(ctx: ControllerContext, options: CronJobContro
   const now = () => scheduler.now();
   const cronJobs = ctx.informers.informer(builtin.cronJobs);
   const jobs = ctx.informers.informer(builtin.jobs);
-  const deps = { client: ctx.client, jobs, events: options.events ?? cronJobEvents(ctx.client, now), now };
+  const deps = { client: ctx.client, jobs, events: ctx.events, now };
   return controller<unknown>({
     ...ctx.controllerDefaults(NAME),
     name: NAME,

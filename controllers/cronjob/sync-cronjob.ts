@@ -7,16 +7,16 @@ import {
   type CronSchedule,
   type Job,
 } from '../../src/api/index.js';
-import { builtin, type Client, type Informer } from '../../src/client/index.js';
+import { builtin, type Client, type EventSink, type Informer, type InvolvedObject } from '../../src/client/index.js';
 import { requeueAfter, type Outcome } from '../../operators/index.js';
 import { controllerOf, controllerRef } from '../controller-ref.js';
-import type { CronJobEvents } from './cronjob-events.js';
 
 /** What a CronJob's sync reads and writes with. */
 export interface CronJobSyncDeps {
   readonly client: Client;
   readonly jobs: Informer<Job>;
-  readonly events: CronJobEvents;
+  /** Events about the CronJob (the runtime's shared recorder). */
+  readonly events: EventSink;
   readonly now: () => number;
 }
 
@@ -28,6 +28,15 @@ export const MAX_MISSED_SCHEDULES = 100;
 const NEXT_SCHEDULE_DELTA_MS = 100;
 
 type ActiveRef = NonNullable<NonNullable<CronJob['status']>['active']>[number];
+
+const about = (cronJob: CronJob): InvolvedObject => ({
+  apiVersion: 'batch/v1',
+  kind: 'CronJob',
+  name: cronJob.metadata.name!,
+  namespace: cronJob.metadata.namespace,
+  uid: cronJob.metadata.uid,
+  resourceVersion: cronJob.metadata.resourceVersion,
+});
 
 const finishedCondition = (job: Job) => job.status?.conditions?.find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
 
@@ -54,7 +63,7 @@ export async function syncCronJob(deps: CronJobSyncDeps, cronJob: CronJob): Prom
     if (!finished && !listed) active.push(refTo(job));
     if (finished && listed) {
       active = active.filter((ref) => ref.uid !== job.metadata.uid);
-      deps.events.record(cronJob, 'Normal', 'SawCompletedJob', `Saw completed job: ${job.metadata.name}, condition: ${finished.type}`);
+      deps.events.record(about(cronJob), 'Normal', 'SawCompletedJob', `Saw completed job: ${job.metadata.name}, condition: ${finished.type}`);
     }
     if (finished?.type === 'Complete' && job.status?.completionTime && (lastSuccessfulTime === undefined || job.status.completionTime > lastSuccessfulTime)) {
       lastSuccessfulTime = job.status.completionTime;
@@ -83,7 +92,7 @@ export async function syncCronJob(deps: CronJobSyncDeps, cronJob: CronJob): Prom
   const schedule = parseCronSchedule(cronJob.spec.schedule, cronJob.spec.timeZone);
   if (typeof schedule === 'string') {
     // The API refuses these; one stored before (or a zone the host no longer knows) waits for a fix.
-    deps.events.record(cronJob, 'Warning', cronJob.spec.timeZone && schedule.includes('time zone') ? 'UnknownTimeZone' : 'UnparseableSchedule', schedule);
+    deps.events.record(about(cronJob), 'Warning', cronJob.spec.timeZone && schedule.includes('time zone') ? 'UnknownTimeZone' : 'UnparseableSchedule', schedule);
     return writeStatus();
   }
   if (cronJob.spec.suspend === true) return writeStatus();
@@ -92,7 +101,7 @@ export async function syncCronJob(deps: CronJobSyncDeps, cronJob: CronJob): Prom
   const { scheduled, missed } = mostRecentScheduleTime(cronJob, schedule, now);
   const nextIn = () => requeueAfter(Math.max(1, schedule.next(new Date(now)).getTime() - now + NEXT_SCHEDULE_DELTA_MS));
   if (missed > MAX_MISSED_SCHEDULES) {
-    deps.events.record(cronJob, 'Warning', 'TooManyMissedTimes', 'too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew');
+    deps.events.record(about(cronJob), 'Warning', 'TooManyMissedTimes', 'too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew');
   }
   if (scheduled === undefined) {
     await writeStatus();
@@ -100,7 +109,7 @@ export async function syncCronJob(deps: CronJobSyncDeps, cronJob: CronJob): Prom
   }
   const deadline = cronJob.spec.startingDeadlineSeconds;
   if (deadline !== undefined && scheduled.getTime() + deadline * 1000 < now) {
-    deps.events.record(cronJob, 'Warning', 'MissSchedule', `Missed scheduled time to start a job: ${rfc3339(scheduled.getTime())}`);
+    deps.events.record(about(cronJob), 'Warning', 'MissSchedule', `Missed scheduled time to start a job: ${rfc3339(scheduled.getTime())}`);
     await writeStatus();
     return nextIn();
   }
@@ -119,7 +128,7 @@ export async function syncCronJob(deps: CronJobSyncDeps, cronJob: CronJob): Prom
   if (policy === 'Replace') {
     for (const ref of active) {
       await deleteJob(deps.client, cronJob.metadata.namespace!, ref.name!, ref.uid);
-      deps.events.record(cronJob, 'Normal', 'SuccessfulDelete', `Deleted job ${ref.name}`);
+      deps.events.record(about(cronJob), 'Normal', 'SuccessfulDelete', `Deleted job ${ref.name}`);
     }
     active = [];
   }
@@ -127,16 +136,16 @@ export async function syncCronJob(deps: CronJobSyncDeps, cronJob: CronJob): Prom
   let created: Job;
   try {
     created = await deps.client.create(builtin.jobs, jobFromTemplate(cronJob, scheduled, name));
-    deps.events.record(cronJob, 'Normal', 'SuccessfulCreate', `Created job ${name}`);
+    deps.events.record(about(cronJob), 'Normal', 'SuccessfulCreate', `Created job ${name}`);
   } catch (error) {
     if (!isStatusError(error, 'AlreadyExists')) {
-      deps.events.record(cronJob, 'Warning', 'FailedCreate', `Error creating job: ${error instanceof Error ? error.message : String(error)}`);
+      deps.events.record(about(cronJob), 'Warning', 'FailedCreate', `Error creating job: ${error instanceof Error ? error.message : String(error)}`);
       throw error;
     }
     // Made by an earlier sync whose status write was lost: take it as this time's Job if it is ours.
     created = await deps.client.get(builtin.jobs, name, { namespace: cronJob.metadata.namespace });
     if (controllerOf(created)?.uid !== uid) {
-      deps.events.record(cronJob, 'Warning', 'FailedCreate', `Job ${name} exists and is not controlled by this CronJob`);
+      deps.events.record(about(cronJob), 'Warning', 'FailedCreate', `Job ${name} exists and is not controlled by this CronJob`);
       await writeStatus();
       return nextIn();
     }
@@ -210,7 +219,7 @@ async function cleanupHistory(deps: CronJobSyncDeps, cronJob: CronJob, owned: re
   };
   for (const job of [...excess(successful, cronJob.spec.successfulJobsHistoryLimit), ...excess(failed, cronJob.spec.failedJobsHistoryLimit)]) {
     await deleteJob(deps.client, job.metadata.namespace!, job.metadata.name!, job.metadata.uid);
-    deps.events.record(cronJob, 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name}`);
+    deps.events.record(about(cronJob), 'Normal', 'SuccessfulDelete', `Deleted job ${job.metadata.name}`);
   }
 }
 

@@ -1,6 +1,6 @@
 import { Observable, type SchedulerLike } from 'rxjs';
 import { APPS_GROUP, isStatusError, labelSelectorFromSpec, type Deployment, type LabelSelector, type Pod, type ReplicaSet } from '../../src/api/index.js';
-import { builtin, type Client, type Informer, type InformerEvent } from '../../src/client/index.js';
+import { builtin, type Client, type EventSink, type Informer, type InformerEvent } from '../../src/client/index.js';
 import { awaitChange, requeueAfter, type Outcome } from '../../operators/index.js';
 import { claimObjects } from '../claim-objects.js';
 import type { ControllerContext } from '../context.js';
@@ -72,7 +72,7 @@ export function deploymentController(ctx: ControllerContext, options: Deployment
     reconcile: (key) => {
       const d = deployments.store.get(key);
       if (!d) return;
-      return new DeploymentSync(ctx.client, d, replicaSets, pods, now()).run();
+      return new DeploymentSync(ctx.client, ctx.events, d, replicaSets, pods, now()).run();
     },
   });
 }
@@ -107,6 +107,7 @@ class DeploymentSync {
 
   constructor(
     private readonly client: Client,
+    private readonly events: EventSink,
     deployment: Deployment,
     private readonly replicaSets: Informer<ReplicaSet>,
     private readonly pods: Informer<Pod>,
@@ -212,6 +213,7 @@ class DeploymentSync {
     try {
       created = await this.client.create(builtin.replicaSets, fresh, { namespace: this.#namespace });
       this.#sets.push(created);
+      if ((created.spec.replicas ?? 0) > 0) this.#scalingEvent(created, 0, created.spec.replicas ?? 0);
     } catch (error) {
       if (isStatusError(error, 'AlreadyExists')) {
         // Ours already when the cache is behind; someone else's (or another template's) is a hash collision.
@@ -270,7 +272,14 @@ class DeploymentSync {
     const annotations = { ...rs.metadata.annotations };
     setReplicasAnnotations(annotations, desired, max);
     const updated = await this.#updateSet({ ...rs, metadata: { ...rs.metadata, annotations }, spec: { ...rs.spec, replicas } });
+    if (sizeChanged) this.#scalingEvent(rs, rs.spec.replicas ?? 1, replicas);
     return { rs: updated, scaled: sizeChanged };
+  }
+
+  /** What `kubectl describe deployment` lists (upstream's ScalingReplicaSet Events). */
+  #scalingEvent(rs: ReplicaSet, from: number, to: number): void {
+    const { name, namespace, uid, resourceVersion } = this.#d.metadata;
+    this.events.record({ apiVersion: 'apps/v1', kind: 'Deployment', name: name!, namespace, uid, resourceVersion }, 'Normal', 'ScalingReplicaSet', `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`);
   }
 
   /** upstream's scaleReplicaSetAndRecordEvent: nothing when the size is right already. */

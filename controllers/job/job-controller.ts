@@ -6,7 +6,6 @@ import { controller, type ControllerResult, type SyncedSource } from '../control
 import { controllerOf, groupOfApiVersion } from '../controller-ref.js';
 import { Expectations } from '../expectations.js';
 import { observeOwned } from '../observe-owned.js';
-import { createPodsSlowStart, type CreatePods } from './create-pods.js';
 import { BackoffStore } from './failure-backoff.js';
 import { JOB_TYPE } from './job-pods.js';
 import { syncJob } from './sync-job.js';
@@ -16,8 +15,6 @@ export interface JobControllerOptions {
   readonly concurrency: number;
   /** The clock and timers (deadlines, back-off); tests pass a virtual one. Default: real time. */
   readonly scheduler?: SchedulerLike;
-  /** How pods are created (default: the shared slow-start creation). */
-  readonly createPods?: CreatePods;
 }
 
 // Kubernetes' canonical controller name (`--controllers` also accepts `job`).
@@ -42,7 +39,6 @@ export function jobController(ctx: ControllerContext, options: JobControllerOpti
     expectations,
     finalizerExpectations,
     backoff: new BackoffStore(),
-    createPods: options.createPods ?? createPodsSlowStart(ctx.client),
     now,
   };
   return controller<unknown>({

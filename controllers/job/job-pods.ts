@@ -1,4 +1,6 @@
-import { JOB_COMPLETION_INDEX, JOB_INDEX_FAILURE_COUNT, JOB_INDEX_IGNORED_FAILURE_COUNT, JOB_TRACKING_FINALIZER, type Job, type Pod } from '../../src/api/index.js';
+import { JOB_COMPLETION_INDEX, JOB_INDEX_FAILURE_COUNT, JOB_INDEX_IGNORED_FAILURE_COUNT, JOB_TRACKING_FINALIZER, type Job, type Pod, type PodTemplateSpec } from '../../src/api/index.js';
+import { controllerRef } from '../controller-ref.js';
+import { podFromTemplate } from '../workload/index.js';
 
 /** The Job's own API type, for owner references. */
 export const JOB_TYPE = { group: 'batch', version: 'v1', kind: 'Job' } as const;
@@ -26,16 +28,17 @@ export interface IndexFailures {
 }
 
 /**
- * A pod of `job` from its template, before the shared workload code adds the owner reference and
- * creates it: the tracking finalizer (the pod's end is counted before it can go), and for an
- * Indexed Job its index as annotation and label, in `JOB_COMPLETION_INDEX` of every container
- * (from the annotation, by the downward API) and in its hostname `<job>-<index>`, as upstream.
+ * A pod of `job`, from its template by the shared workload code (owner reference, generated name),
+ * with what a Job adds: the tracking finalizer (the pod's end is counted before it can go), and
+ * for an Indexed Job its index as annotation and label, in `JOB_COMPLETION_INDEX` of every
+ * container (from the annotation, by the downward API) and in its hostname `<job>-<index>`, as
+ * upstream; with backoffLimitPerIndex, the index's failures so far.
  */
 export function jobPodTemplate(job: Job, index?: number, failures?: IndexFailures): Pod {
-  const template = job.spec.template;
+  const template = job.spec.template as PodTemplateSpec;
   const labels = { ...template.metadata?.labels };
   const annotations = { ...template.metadata?.annotations };
-  let spec = { ...template.spec } as Pod['spec'];
+  let spec = { ...template.spec };
   if (index !== undefined) {
     annotations[JOB_COMPLETION_INDEX] = String(index);
     labels[JOB_COMPLETION_INDEX] = String(index);
@@ -49,17 +52,13 @@ export function jobPodTemplate(job: Job, index?: number, failures?: IndexFailure
     spec = { ...spec, containers: withIndex(spec.containers)!, ...(spec.initContainers ? { initContainers: withIndex(spec.initContainers) } : {}) };
     if (spec.hostname === undefined) spec = { ...spec, hostname: `${job.metadata.name!.slice(0, MAX_HOSTNAME - String(index).length - 1)}-${index}` };
   }
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      ...template.metadata,
+  const metadata = { ...template.metadata, labels, annotations, finalizers: [...(template.metadata?.finalizers ?? []), JOB_TRACKING_FINALIZER] };
+  return podFromTemplate(
+    { metadata, spec },
+    {
+      namespace: job.metadata.namespace!,
+      controllerRef: controllerRef(job, JOB_TYPE),
       generateName: index === undefined ? `${job.metadata.name}-` : `${job.metadata.name}-${index}-`,
-      namespace: job.metadata.namespace,
-      labels,
-      annotations,
-      finalizers: [...(template.metadata?.finalizers ?? []), JOB_TRACKING_FINALIZER],
     },
-    spec,
-  } as Pod;
+  );
 }

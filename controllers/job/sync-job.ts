@@ -14,7 +14,7 @@ import { requeueAfter, type Outcome } from '../../operators/index.js';
 import { claimObjects } from '../claim-objects.js';
 import { controllerOf } from '../controller-ref.js';
 import type { Expectations } from '../expectations.js';
-import type { CreatePods } from './create-pods.js';
+import { compareActivePods, createPods as createWorkloadPods, deletePods as deleteWorkloadPods, isPodReady } from '../workload/index.js';
 import { nextCreateAt, type BackoffStore } from './failure-backoff.js';
 import { conditionOf, isFinished, setCondition, type ConditionCause, type JobCondition } from './job-conditions.js';
 import { completionIndexOf, indexFailureCountOf, indexIgnoredFailureCountOf, jobPodTemplate } from './job-pods.js';
@@ -30,7 +30,6 @@ export interface JobSyncDeps {
   /** Tracking finalizers removed (by pod uid) not yet in the pod cache: a pod is never counted twice. */
   readonly finalizerExpectations: Expectations;
   readonly backoff: BackoffStore;
-  readonly createPods: CreatePods;
   /** The clock (ms): the controller's scheduler's. */
   readonly now: () => number;
 }
@@ -40,7 +39,6 @@ type Uncounted = { succeeded: Set<string>; failed: Set<string> };
 
 const isTerminal = (pod: Pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 const hasFinalizer = (pod: Pod) => pod.metadata.finalizers?.includes(JOB_TRACKING_FINALIZER) === true;
-const isReady = (pod: Pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 
 /**
  * One sync of a Job, as upstream's syncJob: count the pods that ended (through
@@ -221,7 +219,7 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
         const soonest = Math.min(...waiting.map((p) => p.notBefore ?? createAt)) - now;
         requeueMs = requeueMs === undefined ? soonest : Math.min(requeueMs, soonest);
       }
-      if (ready.length > 0) await createPods(deps, key, job, ready.map((p) => p.pod));
+      if (ready.length > 0) await createPods(deps, key, ready.map((p) => p.pod));
     }
   }
 
@@ -242,7 +240,7 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
     ...(startTime !== undefined ? { startTime } : {}),
     ...(completionTime !== undefined ? { completionTime } : {}),
     active: active.length,
-    ready: active.filter(isReady).length,
+    ready: active.filter(isPodReady).length,
     terminating,
     succeeded,
     failed,
@@ -310,11 +308,8 @@ function planIndexed(job: Job, active: Pod[], completed: Set<number>, failedInde
   return { create, remove };
 }
 
-/** Upstream's order for deleting active pods: unscheduled, then pending, then not ready, then the newest. */
-function rankForRemoval(pods: Pod[]): Pod[] {
-  const rank = (pod: Pod) => (pod.spec.nodeName === undefined ? 0 : pod.status?.phase === 'Pending' ? 1 : !isReady(pod) ? 2 : 3);
-  return [...pods].sort((a, b) => rank(a) - rank(b) || (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''));
-}
+/** Upstream's order for deleting a Job's surplus active pods (ActivePods): the cheapest to lose first. */
+const rankForRemoval = (pods: Pod[]): Pod[] => [...pods].sort(compareActivePods);
 
 /** The Job's pods: those it controls, and orphans its selector matches, adopted. */
 async function podsOf(deps: JobSyncDeps, job: Job): Promise<Pod[]> {
@@ -372,26 +367,13 @@ async function removeFinalizers(deps: JobSyncDeps, key: string, pods: readonly P
 async function deletePods(deps: JobSyncDeps, key: string, pods: readonly Pod[], release: boolean): Promise<void> {
   if (pods.length === 0) return;
   if (release) await removeFinalizers(deps, key, pods.filter(hasFinalizer));
-  deps.expectations.expectDeletions(key, pods.map((pod) => pod.metadata.uid!));
-  const errors: unknown[] = [];
-  await Promise.all(
-    pods.map(async (pod) => {
-      try {
-        await deps.client.delete(builtin.pods, pod.metadata.name!, { namespace: pod.metadata.namespace, preconditions: { uid: pod.metadata.uid! } });
-      } catch (error) {
-        deps.expectations.deletionObserved(key, pod.metadata.uid!);
-        if (!isStatusError(error, 'NotFound')) errors.push(error);
-      }
-    }),
-  );
-  if (errors.length > 0) throw errors[0];
+  const { error } = await deleteWorkloadPods({ client: deps.client, expectations: deps.expectations, key, pods });
+  if (error !== undefined) throw error;
 }
 
-async function createPods(deps: JobSyncDeps, key: string, job: Job, pods: readonly Pod[]): Promise<void> {
-  deps.expectations.expectCreations(key, pods.length);
-  const { created, errors } = await deps.createPods(job, pods);
-  for (let i = created; i < pods.length; i++) deps.expectations.creationObserved(key);
-  if (errors.length > 0) throw errors[0];
+async function createPods(deps: JobSyncDeps, key: string, pods: readonly Pod[]): Promise<void> {
+  const { error } = await createWorkloadPods({ client: deps.client, expectations: deps.expectations, key, count: pods.length, pod: (i) => pods[i]! });
+  if (error !== undefined) throw error;
 }
 
 async function writeStatus(deps: JobSyncDeps, job: Job, status: JobStatus): Promise<Job> {

@@ -1,5 +1,5 @@
-import { EMPTY, Observable, asyncScheduler, combineLatest, map, timer, type SchedulerLike } from 'rxjs';
-import { isStatusError, rfc3339, type Pod } from '../../src/api/index.js';
+import { EMPTY, Observable, asyncScheduler, combineLatest, ignoreElements, map, merge, timer, type SchedulerLike } from 'rxjs';
+import { isStatusError, rfc3339, type Node, type Pod } from '../../src/api/index.js';
 import { builtin, type Client, type Informer } from '../../src/client/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
@@ -24,6 +24,8 @@ export const QUARANTINE_MS = 40_000;
  * The pod garbage collector (upstream's `podgc`), one pass every 20 s over the cached pods and
  * nodes, each step as upstream:
  *
+ * - terminating pods on a node that is not Ready and carries the `node.kubernetes.io/out-of-service`
+ *   taint (non-graceful node shutdown);
  * - orphaned pods: bound to a node that does not exist, once the node has been missing for the
  *   quarantine (40 s) and a read of the server confirms it;
  * - unscheduled terminating pods: deleting, and never bound to a node (no node will end them);
@@ -40,7 +42,8 @@ export function podGcController(ctx: ControllerContext, options: PodGcOptions): 
   const missingSince = new Map<string, number>();
   const quarantineMs = options.quarantineMs ?? QUARANTINE_MS;
   const passes = {
-    events$: timer(0, options.periodMs ?? GC_PERIOD_MS, scheduler).pipe(map(() => KEY)),
+    // The informers run while the loop does (their events are not keys: each pass reads the caches).
+    events$: merge(timer(0, options.periodMs ?? GC_PERIOD_MS, scheduler).pipe(map(() => KEY)), pods.events$.pipe(ignoreElements()), nodes.events$.pipe(ignoreElements())),
     synced$: combineLatest([pods.synced$, nodes.synced$]).pipe(map(([a, b]) => a && b)),
   };
   return controller<unknown>({
@@ -54,6 +57,7 @@ export function podGcController(ctx: ControllerContext, options: PodGcOptions): 
       const all = pods.store.list();
       const errors: unknown[] = [];
       const collect = (error: unknown) => errors.push(error);
+      await gcTerminatingOutOfService(ctx.client, all, nodes, scheduler.now()).catch(collect);
       await gcOrphaned(ctx.client, all, nodes, missingSince, scheduler.now(), quarantineMs).catch(collect);
       await gcUnscheduledTerminating(ctx.client, all, scheduler.now()).catch(collect);
       if (options.terminatedPodThreshold > 0) await gcTerminated(ctx.client, all, options.terminatedPodThreshold).catch(collect);
@@ -64,7 +68,22 @@ export function podGcController(ctx: ControllerContext, options: PodGcOptions): 
 
 const isTerminal = (pod: Pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 
-async function gcOrphaned(client: Client, pods: readonly Pod[], nodes: Informer<{ metadata: { name?: string } }>, missingSince: Map<string, number>, now: number, quarantineMs: number): Promise<void> {
+/** The taint an operator puts on a node that is down for good (non-graceful node shutdown). */
+export const OUT_OF_SERVICE_TAINT = 'node.kubernetes.io/out-of-service';
+
+/** Terminating pods on a node that is not Ready and tainted out-of-service: no node agent will end them (upstream's gcTerminating). */
+async function gcTerminatingOutOfService(client: Client, pods: readonly Pod[], nodes: Informer<Node>, now: number): Promise<void> {
+  const down = (name: string): boolean => {
+    const node = nodes.store.get(name);
+    if (!node) return false;
+    const ready = node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+    return !ready && (node.spec?.taints ?? []).some((taint) => taint.key === OUT_OF_SERVICE_TAINT);
+  };
+  const stuck = pods.filter((pod) => pod.metadata.deletionTimestamp !== undefined && pod.spec.nodeName && down(pod.spec.nodeName));
+  await Promise.all(stuck.map((pod) => markFailedAndDelete(client, pod, now, 'PodGC: node is out of service')));
+}
+
+async function gcOrphaned(client: Client, pods: readonly Pod[], nodes: Informer<Node>, missingSince: Map<string, number>, now: number, quarantineMs: number): Promise<void> {
   const bound = new Map<string, Pod[]>();
   for (const pod of pods) {
     const node = pod.spec.nodeName;

@@ -1,11 +1,11 @@
 import type { Observable, SchedulerLike } from 'rxjs';
 import { APPS_GROUP, labelSelectorFromSpec, type KubeObject, type LabelSelector, type Pod, type ReplicaSet } from '../../src/api/index.js';
-import { builtin, type Client, type Informer } from '../../src/client/index.js';
+import { builtin, type Client, type EventSink, type Informer, type InvolvedObject } from '../../src/client/index.js';
 import { awaitChange, requeueAfter, type Outcome } from '../../operators/index.js';
 import { claimObjects } from '../claim-objects.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
-import { controllerOf, controllerRef } from '../controller-ref.js';
+import { apiVersionOf, controllerOf, controllerRef } from '../controller-ref.js';
 import { Expectations } from '../expectations.js';
 import { observeOwned } from '../observe-owned.js';
 import { createPods, deletePods, isPodActive, orphanTriggers, podAvailableAt, podFromTemplate, podsToDelete } from '../workload/index.js';
@@ -69,13 +69,14 @@ export function replicatedController<T extends KubeObject>(ctx: ControllerContex
         expectations.delete(key);
         return;
       }
-      return syncReplicas({ client: ctx.client, kind, object, key, pods, expectations, now: now(), siblings });
+      return syncReplicas({ client: ctx.client, events: ctx.events, kind, object, key, pods, expectations, now: now(), siblings });
     },
   });
 }
 
 interface SyncInput<T extends KubeObject> {
   readonly client: Client;
+  readonly events: EventSink;
   readonly kind: ReplicatedKind<T>;
   readonly object: T;
   readonly key: string;
@@ -141,12 +142,24 @@ async function manageReplicas<T extends KubeObject>(input: SyncInput<T>, active:
       key,
       count: Math.min(-diff, BURST_REPLICAS),
       pod: () => podFromTemplate(template, { namespace, controllerRef: reference }),
+      // The Events upstream's PodControl records on the owner.
+      onCreated: (pod) => input.events.record(involved(input), 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`),
+      onFailed: (error) => input.events.record(involved(input), 'Warning', 'FailedCreate', `Error creating: ${messageOf(error)}`),
     });
     return result.error;
   }
   if (diff > 0) {
     const victims = podsToDelete(active, relatedPods(input, active), Math.min(diff, BURST_REPLICAS), input.now);
-    return (await deletePods({ client, expectations, key, pods: victims })).error;
+    return (
+      await deletePods({
+        client,
+        expectations,
+        key,
+        pods: victims,
+        onDeleted: (pod) => input.events.record(involved(input), 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`),
+        onFailed: (pod, error) => input.events.record(involved(input), 'Warning', 'FailedDelete', `Error deleting pod ${pod.metadata.name}: ${messageOf(error)}`),
+      })
+    ).error;
   }
   return undefined;
 }
@@ -161,6 +174,13 @@ function relatedPods<T extends KubeObject>(input: SyncInput<T>, active: readonly
   const sets = input.siblings.store.byIndex('namespace', input.object.metadata.namespace!).filter((rs) => controllerOf(rs)?.uid === parent.uid);
   return sets.flatMap((rs) => input.pods.byOwner(rs.metadata.uid!).filter((pod) => controllerOf(pod)?.uid === rs.metadata.uid));
 }
+
+function involved<T extends KubeObject>(input: SyncInput<T>): InvolvedObject {
+  const { name, namespace, uid, resourceVersion } = input.object.metadata;
+  return { apiVersion: apiVersionOf(input.kind.type), kind: input.kind.type.kind, name: name!, namespace, uid, resourceVersion };
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** Looks again when the first ready pod that is not available yet becomes available (`minReadySeconds`). */
 function availabilityRequeue(pods: readonly Pod[], minReadySeconds: number, nowMs: number): Outcome<unknown> {

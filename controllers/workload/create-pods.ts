@@ -11,6 +11,10 @@ export interface CreatePodsOptions {
   readonly count: number;
   /** The pod to create at each call (`podFromTemplate(...)`); `index` counts from 0. */
   readonly pod: (index: number) => Pod;
+  /** Each pod created, as the server answered it (for the owner's `SuccessfulCreate` Event). */
+  readonly onCreated?: (pod: Pod) => void;
+  /** Each create that failed (for the owner's `FailedCreate` Event). */
+  readonly onFailed?: (error: unknown) => void;
 }
 
 export interface CreatePodsResult {
@@ -34,13 +38,14 @@ export async function createPods(options: CreatePodsOptions): Promise<CreatePods
   const { successes, error } = await slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, async (index) => {
     const pod = options.pod(index);
     try {
-      await client.create(builtin.pods, pod, { namespace: pod.metadata.namespace });
+      options.onCreated?.(await client.create(builtin.pods, pod, { namespace: pod.metadata.namespace }));
     } catch (failure) {
       if (isNamespaceTerminating(failure)) {
         expectations.creationObserved(key);
         refused += 1;
         return;
       }
+      options.onFailed?.(failure);
       throw failure;
     }
   });

@@ -8,6 +8,10 @@ export interface DeletePodsOptions {
   /** The owner's controller key, under which the deletions are expected. */
   readonly key: string;
   readonly pods: readonly Pod[];
+  /** Each pod deleted (for the owner's `SuccessfulDelete` Event). */
+  readonly onDeleted?: (pod: Pod) => void;
+  /** Each delete that failed but for a 404 or a changed uid (for `FailedDelete`). */
+  readonly onFailed?: (pod: Pod, error: unknown) => void;
 }
 
 /**
@@ -29,9 +33,11 @@ export async function deletePods(options: DeletePodsOptions): Promise<{ readonly
       try {
         await client.delete(builtin.pods, name!, { namespace, ...(uid ? { preconditions: { uid } } : {}) });
         deleted += 1;
+        options.onDeleted?.(pod);
       } catch (error) {
         expectations.deletionObserved(key, uid ?? '');
         if (isStatusError(error, 'NotFound') || isStatusError(error, 'Conflict')) return;
+        options.onFailed?.(pod, error);
         firstError ??= error;
       }
     }),

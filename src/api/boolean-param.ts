@@ -1,4 +1,4 @@
-import { badRequest } from './errors.js';
+import { badRequest } from './status-builders.js';
 import type { StatusError } from './status-error.js';
 
 // Exactly the spellings Go's strconv.ParseBool takes, which is how Kubernetes reads every boolean

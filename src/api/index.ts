@@ -45,7 +45,7 @@ export {
   unsupportedMediaType,
   type GroupKind,
   type GroupResource,
-} from './errors.js';
+} from './status-builders.js';
 export {
   listMetaSchema,
   managedFieldsEntrySchema,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from './errors.js';
+import { badRequest } from './status-builders.js';
 
 /** An OpenAPI v3 schema node as a CRD carries it (JSONSchemaProps). */
 export type OpenApiSchema = { [keyword: string]: unknown };

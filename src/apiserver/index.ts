@@ -3,8 +3,6 @@ export type { ApiServerOptions } from './app.js';
 export type { Authenticator, RequestHeaders, UserInfo } from './authn/user.js';
 export { parseRequestPath } from './request-info.js';
 export type { RequestInfo } from './request-info.js';
-export { ensureClientCertificate, ensurePki, ensureServingCertificateFiles, loadServingCertificate, servingNames } from './pki.js';
-export type { ClientCertificateFiles, ServingCertificate, ServingNames } from './pki.js';
 export { SVC_VERSION } from '../api/index.js';
 export {
   AUTHORIZATION_MODES,

@@ -23,7 +23,7 @@ import {
 import type { AuthorizationMode } from './authz/index.js';
 import { AuditLogFile, parseAuditPolicy } from './audit/index.js';
 import type { FlowControlOptions } from './flowcontrol/index.js';
-import { ensureFrontProxyPki, ensurePki, FRONT_PROXY_CLIENT, loadServingCertificate, servingNames } from './pki.js';
+import { ensureFrontProxyPki, ensurePki, FRONT_PROXY_CLIENT, loadServingCertificate, servingNames } from '../pki/index.js';
 import type { RequestHeaderOptions } from './authn/index.js';
 import type { ProxyClientCertificate } from './aggregation/index.js';
 

@@ -21,7 +21,7 @@ import {
   type ServingTls,
 } from '../../controllers/index.js';
 import { SVC_VERSION } from '../api/index.js';
-import { ensurePki, loadServingCertificate, servingNames } from '../apiserver/index.js';
+import { ensurePki, loadServingCertificate, servingNames } from '../pki/index.js';
 import { Client, loadSvcconfig, type ConnectionOptions } from '../client/index.js';
 import { closeOnSignal, EXIT_FAILED, EXIT_OK, isExit, processIO, readCommandLine, type CommandIO } from './command.js';
 import { controllerManagerSettings, type ControllerManagerSettings } from './controller-manager-config.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ensureClientCertificate } from '../apiserver/index.js';
+import { ensureClientCertificate } from '../pki/index.js';
 import { Client } from '../client/index.js';
 import { markNodeStatusUnknown, nodeName, readRegistryConfig, thisHost, type RegistryConfig } from '../nodeagent/index.js';
 import { startForCommand } from './apiserver-command.js';

@@ -17,7 +17,7 @@ import {
   type ContainerdProcess,
   type RegistryConfig,
 } from '../nodeagent/index.js';
-import { ensureServingCertificateFiles, type ClientCertificateFiles } from '../apiserver/index.js';
+import { ensureServingCertificateFiles, type ClientCertificateFiles } from '../pki/index.js';
 import type { CommandIO } from './command.js';
 import { CONFIG_API_VERSION, CONFIG_KIND } from './nodeagent-config.js';
 import { prepareNodeAgent } from './nodeagent-command.js';

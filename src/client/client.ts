@@ -1,7 +1,7 @@
 import type { AsyncIterableX } from 'ix/asynciterable/asynciterablex';
 import type { Observable } from 'rxjs';
 import type { KubeObject, StatusDetails } from '../api/index.js';
-import { jsonCodec, type Codec } from './codec.js';
+import { jsonCodec, type Codec } from './wire-codec.js';
 import { decodeStrategy, type DecodeStrategy } from './decode-strategy.js';
 import { listItemsObservable, listPagesIx, listPagesObservable, type ListOptions, type ListPage, type PageFetcher } from './list.js';
 import { builtin, resourcePath, type Resource } from './resource.js';

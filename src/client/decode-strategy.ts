@@ -16,7 +16,7 @@ import {
   type KubeObject,
 } from '../api/index.js';
 import { CacheWriter, deepFreeze, type CacheWrites, type IndexFunc } from './cache.js';
-import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, type Codec, type WatchFramer } from './codec.js';
+import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, type Codec, type WatchFramer } from './wire-codec.js';
 import { isJsonContentType, lazyJsonLinesFramer, lazyListDecoder } from './lazy/json-decode.js';
 import { ViewCacheWriter } from './lazy/view-cache.js';
 import type { Resource } from './resource.js';

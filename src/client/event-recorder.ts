@@ -49,6 +49,7 @@ interface Series {
   readonly event: CoreEvent;
   count: number;
   lastTimestamp: string;
+  message: string;
   /** Written to the server (so a repeat patches it). */
   created: boolean;
   /** A write of it is queued or running; repeats meanwhile only bump `count`. */
@@ -56,6 +57,11 @@ interface Series {
   /** Repeated while a write ran: write again when it ends. */
   dirty: boolean;
 }
+
+/** Different messages of one object, type and reason within the window before they are combined (client-go's). */
+const SIMILAR_LIMIT = 10;
+const SIMILAR_WINDOW_MS = 10 * 60_000;
+const COMBINED_PREFIX = '(combined from similar events): ';
 
 const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -73,6 +79,11 @@ const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d
  *   is queued or running fold into that one write, so a reconcile that fails in a tight loop
  *   costs one Event object and a handful of patches. If that Event is gone (deleted, expired by
  *   the server's TTL) the next repeat creates it again with the count so far.
+ * - **Similar Events are combined** (client-go's EventAggregator): from the tenth different
+ *   message of one object, type and reason within ten minutes, Events of that object, type and
+ *   reason are counted on one Event whose message is `(combined from similar events): ` and the
+ *   latest message, so a message with a changing detail (a time, a resource version) cannot flood
+ *   the server either.
  */
 export class EventRecorder implements EventSink {
   readonly #options: EventRecorderOptions;
@@ -83,6 +94,8 @@ export class EventRecorder implements EventSink {
   readonly #now: () => number;
   /** Distinct Events by correlation key, in least-recently-seen order (a Map keeps insertion order). */
   readonly #series = new Map<string, Series>();
+  /** Per object, type and reason: the different messages seen in the current window. */
+  readonly #similar = new Map<string, { since: number; messages: Set<string> }>();
   readonly #queue: Series[] = [];
   #head = 0;
   #running = 0;
@@ -121,16 +134,37 @@ export class EventRecorder implements EventSink {
     this.#head = 0;
   }
 
-  #record(component: string, object: InvolvedObject, type: EventType, reason: string, message: string): void {
+  /**
+   * The message an Event is written with, and the key it is counted under: its own, or — once
+   * `SIMILAR_LIMIT` different messages of one object, type and reason came within
+   * `SIMILAR_WINDOW_MS` — the one combined Event of all of them (client-go's EventAggregator).
+   */
+  #correlate(similarKey: string, message: string, nowMs: number): { key: string; message: string } {
+    let similar = this.#similar.get(similarKey);
+    if (similar === undefined || nowMs - similar.since > SIMILAR_WINDOW_MS) {
+      similar = { since: nowMs, messages: new Set() };
+      this.#similar.set(similarKey, similar);
+      if (this.#similar.size > this.#cacheSize) this.#similar.delete(this.#similar.keys().next().value!);
+    }
+    similar.messages.add(message);
+    if (similar.messages.size < SIMILAR_LIMIT) return { key: JSON.stringify([similarKey, message]), message };
+    similar.messages.delete(similar.messages.values().next().value!); // the set stays bounded
+    return { key: JSON.stringify([similarKey]), message: `${COMBINED_PREFIX}${message}` };
+  }
+
+  #record(component: string, object: InvolvedObject, type: EventType, reason: string, original: string): void {
     if (this.#stopped) return;
-    const at = rfc3339(this.#now());
-    const key = JSON.stringify([component, this.#host, object.apiVersion, object.kind, object.namespace ?? '', object.name, object.uid ?? '', object.fieldPath ?? '', type, reason, message]);
+    const nowMs = this.#now();
+    const at = rfc3339(nowMs);
+    const similarKey = JSON.stringify([component, this.#host, object.apiVersion, object.kind, object.namespace ?? '', object.name, object.uid ?? '', object.fieldPath ?? '', type, reason]);
+    const { key, message } = this.#correlate(similarKey, original, nowMs);
     const known = this.#series.get(key);
     if (known !== undefined) {
       this.#series.delete(key); // to the most recently seen end
       this.#series.set(key, known);
       known.count++;
       known.lastTimestamp = at;
+      known.message = message; // a combined Event shows the latest of its messages
       if (known.busy) known.dirty = true;
       else this.#enqueue(known);
       return;
@@ -154,6 +188,7 @@ export class EventRecorder implements EventSink {
       },
       count: 1,
       lastTimestamp: at,
+      message,
       created: false,
       busy: false,
       dirty: false,
@@ -204,14 +239,14 @@ export class EventRecorder implements EventSink {
     const { name, namespace } = series.event.metadata;
     if (series.created) {
       try {
-        await client.patch(builtin.coreEvents, name!, { count: series.count, lastTimestamp: series.lastTimestamp }, { namespace, type: 'merge' });
+        await client.patch(builtin.coreEvents, name!, { count: series.count, lastTimestamp: series.lastTimestamp, message: series.message }, { namespace, type: 'merge' });
         return;
       } catch (error) {
         if (!(isStatusError(error) && error.code === 404)) throw error;
         series.created = false; // gone (deleted, or expired by the event TTL): create it again
       }
     }
-    await client.create(builtin.coreEvents, { ...series.event, count: series.count, lastTimestamp: series.lastTimestamp }, { namespace });
+    await client.create(builtin.coreEvents, { ...series.event, count: series.count, lastTimestamp: series.lastTimestamp, message: series.message }, { namespace });
     series.created = true;
   }
 }

@@ -7,13 +7,13 @@ export type { EnvConfig, EnvConfigOptions } from './env-config.js';
 export { fileTokenSource, TOKEN_FILE_PERIOD_MS } from './token-file.js';
 export type { FileTokenSourceOptions } from './token-file.js';
 export type { BindOptions, EvictOptions, PodLogOptions, Scale } from './subresource.js';
-export { jsonCodec, jsonLinesFramer } from './codec.js';
-export type { Codec, EncodedBody, WatchFramer } from './codec.js';
+export { jsonCodec, jsonLinesFramer } from './wire-codec.js';
+export type { Codec, EncodedBody, WatchFramer } from './wire-codec.js';
 /**
  * The protobuf codec (application/vnd.svc.protobuf with a JSON fallback), loaded on demand so a
  * JSON client never loads protobufjs: `new Client({ ..., codec: await loadProtobufCodec() })`.
  */
-export const loadProtobufCodec = async (): Promise<import('./codec.js').Codec> => (await import('./protobuf-codec.js')).protobufCodec;
+export const loadProtobufCodec = async (): Promise<import('./wire-codec.js').Codec> => (await import('./protobuf-codec.js')).protobufCodec;
 export { Transport } from './transport.js';
 export type { ConnectionOptions, HttpRequest, RequestThrottle, StreamResponse } from './transport.js';
 export { isExpired, isTooLargeResourceVersion, statusErrorFrom } from './status.js';

@@ -8,7 +8,7 @@ import {
   PROTOBUF_MEDIA_TYPE,
 } from '../encoding/index.js';
 import { internal, type StatusError } from '../api/index.js';
-import { jsonCodec, jsonLinesFramer, type Codec, type EncodedBody, type WatchFramer } from './codec.js';
+import { jsonCodec, jsonLinesFramer, type Codec, type EncodedBody, type WatchFramer } from './wire-codec.js';
 
 /** The largest watch frame accepted (a frame says its own length; a garbled one must not make us wait for gigabytes). */
 const MAX_FRAME_BYTES = 64 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import type { SecureContextOptions } from 'node:tls';
 import { Agent, type Dispatcher } from 'undici';
 import type WebSocket from 'ws';
-import type { Codec } from './codec.js';
+import type { Codec } from './wire-codec.js';
 import { statusErrorFrom } from './status.js';
 
 /** Where and as whom to connect; a resolved svcconfig context is one (see `Client.fromSvcconfig`). */

@@ -1,7 +1,7 @@
 import type { KubeObject, StatusError } from '../api/index.js';
 import { headerValue, type HttpRequest, type Transport } from './transport.js';
 import { isRecord, statusErrorFrom } from './status.js';
-import type { WatchFramer } from './codec.js';
+import type { WatchFramer } from './wire-codec.js';
 
 /** One event of one watch request, as the server framed it; an ERROR's Status is a StatusError. */
 export type RawWatchEvent<T extends KubeObject> =

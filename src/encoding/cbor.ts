@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Decoder, Encoder } from 'cbor-x';
 import { badRequest, setField } from '../api/index.js';
-import type { ValueCodec } from './codec.js';
+import type { ValueCodec } from './response-codecs.js';
 import { isObject, type JsonObject } from './json-value.js';
 import { MAX_NESTING_DEPTH, nestingTooDeep } from './nesting.js';
 

@@ -16,7 +16,7 @@ export {
   type Offer,
   type Representation,
 } from './negotiate.js';
-export { codecOf, registerCodec, jsonCodec, yamlCodec, type ValueCodec } from './codec.js';
+export { codecOf, registerCodec, jsonCodec, yamlCodec, type ValueCodec } from './response-codecs.js';
 export { humanDuration, ageOf } from './duration.js';
 export { parseJsonPath, valueAtPath, type JsonPathSegment } from './json-path.js';
 export { printerColumnsTable } from './printer-columns.js';
@@ -46,7 +46,7 @@ export { codecsOnFirstUse } from './protobuf/codecs-on-first-use.js';
 export { fromMessage } from './protobuf/convert.js';
 export { PROTO_SOURCES } from './protobuf/sources.js';
 
-import { registerCodec } from './codec.js';
+import { registerCodec } from './response-codecs.js';
 import { registerListStreamer } from './render.js';
 import { protobufCodec, protobufListChunks } from './protobuf/envelope.js';
 

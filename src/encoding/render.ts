@@ -1,5 +1,5 @@
 import type { ResourceType } from '../api/index.js';
-import { codecOf } from './codec.js';
+import { codecOf } from './response-codecs.js';
 import { parseObject, type JsonObject } from './json-value.js';
 import { cachedRaw, envelope, protobufEventFrame } from './protobuf/envelope.js';
 import type { Representation } from './negotiate.js';

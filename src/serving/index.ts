@@ -6,6 +6,7 @@ export type { HealthAnswer, HealthCheck } from './health.js';
 export { ANONYMOUS, parseCertificates, RequestAuth } from './request-auth.js';
 export type { AuthInput, RequestAuthOptions } from './request-auth.js';
 export { AccessReviewer, SUBJECT_ACCESS_REVIEWS_PATH, TOKEN_REVIEWS_PATH, TokenReviewer } from './reviews.js';
-export type { RequestUser } from './reviews.js';
+export type { AccessAnswer, AccessAttributes, RequestUser } from './reviews.js';
+export { TtlCache } from './ttl-cache.js';
 export { startServing } from './serving.js';
 export type { Serving, ServingOptions, ServingTls } from './serving.js';

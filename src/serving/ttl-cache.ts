@@ -1,6 +1,8 @@
 /**
  * A small map whose entries expire, bounded in size (the oldest entry goes first): the caches of
  * TokenReview and SubjectAccessReview answers (`--authentication-token-webhook-cache-ttl`, ...).
+ * Bounded so that a flood of distinct tokens cannot grow it without limit; `now` is injectable
+ * for the tests' clocks.
  */
 export class TtlCache<V> {
   readonly #entries = new Map<string, { value: V; expiresAt: number }>();
@@ -25,5 +27,9 @@ export class TtlCache<V> {
     this.#entries.delete(key);
     if (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
     this.#entries.set(key, { value, expiresAt: this.now() + ttlMs });
+  }
+
+  get size(): number {
+    return this.#entries.size;
   }
 }

@@ -13,7 +13,7 @@ import {
   futureRevision,
   invalid,
   notFound,
-} from './errors.js';
+} from './storage-error.js';
 import {
   DEFAULT_PREFIX,
   checkKey,

@@ -1,6 +1,6 @@
 export type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent } from './store.js';
-export { StorageError, isStorageError } from './errors.js';
-export type { StorageErrorCode, StorageErrorDetails } from './errors.js';
+export { StorageError, isStorageError } from './storage-error.js';
+export type { StorageErrorCode, StorageErrorDetails } from './storage-error.js';
 export { bytesCodec, jsonCodec } from './value-codec.js';
 export type { ValueCodec } from './value-codec.js';
 export { DEFAULT_PREFIX, MAX_KEY_LENGTH } from './keys.js';

@@ -1,4 +1,4 @@
-import { invalid } from './errors.js';
+import { invalid } from './storage-error.js';
 
 /**
  * Key rules shared by every backend. Keys are printable ASCII (0x21–0x7e) so that JavaScript,

@@ -10,7 +10,7 @@ import {
   conflict,
   futureRevision,
   notFound,
-} from './errors.js';
+} from './storage-error.js';
 import { EventFanout, watchFromLog } from './fanout.js';
 import { DEFAULT_PREFIX, checkKey, checkLimit, checkPrefixOption, checkRangePrefix, checkRevision, prefixEnd, rangeStart } from './keys.js';
 import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent } from './store.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { ValueCodec } from './value-codec.js';
-import { invalid } from './errors.js';
+import { invalid } from './storage-error.js';
 import { MemoryStore } from './memory.js';
 import { openEtcdStore } from './open-etcd.js';
 import { Retention, type RetentionOptions } from './retention.js';

@@ -11,7 +11,7 @@ import {
   conflict,
   futureRevision,
   notFound,
-} from './errors.js';
+} from './storage-error.js';
 import { EventFanout, watchFromLog } from './fanout.js';
 import { sqliteDatabase } from './sqlite-driver.js';
 import { DEFAULT_PREFIX, checkKey, checkLimit, checkPrefixOption, checkRangePrefix, checkRevision, prefixEnd, rangeStart } from './keys.js';

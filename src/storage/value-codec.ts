@@ -1,4 +1,4 @@
-import { corrupt, invalid } from './errors.js';
+import { corrupt, invalid } from './storage-error.js';
 
 /**
  * How a store turns values into bytes and back. `decode` throws on bytes it cannot read; the

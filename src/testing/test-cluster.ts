@@ -125,6 +125,9 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
       throw unauthorized('Unauthorized');
     },
     https: { cert, key },
+  }).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
   });
   const writeTap = new WriteTap();
   writeTap.install(app);

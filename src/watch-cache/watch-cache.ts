@@ -3,7 +3,7 @@ import { StorageError, isStorageError, type KeyValue, type Store, type StoreEven
 import { newTree, type Tree } from './btree.js';
 import { encodeJson, type CachedObject, type CachedVersion } from './cached-object.js';
 import { cacheChangeOf } from './store-events.js';
-import { WatchCacheNotReadyError } from './errors.js';
+import { WatchCacheNotReadyError } from './watch-cache-errors.js';
 import type { CacheEvent } from './events.js';
 import { History } from './history.js';
 import { Hub } from './hub.js';

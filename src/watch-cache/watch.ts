@@ -3,7 +3,7 @@ import { isStorageError, type Store, type StoreEvent } from '../storage/index.js
 import { prefixEnd, type Tree } from './btree.js';
 import type { CachedVersion } from './cached-object.js';
 import { replayed } from './store-events.js';
-import { WatchExpiredError } from './errors.js';
+import { WatchExpiredError } from './watch-cache-errors.js';
 import type { CacheEvent, CacheFilter, SequencedEvent } from './events.js';
 import type { History } from './history.js';
 import type { Hub, HubListener } from './hub.js';

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, wr
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureFrontProxyPki, ensurePki, loadServingCertificate, servingNames } from '../../src/apiserver/pki.js';
+import { ensureFrontProxyPki, ensurePki, loadServingCertificate, servingNames } from '../../src/pki/index.js';
 
 const dirs: string[] = [];
 const tempDir = () => {

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ensurePki, servingNames } from '../../src/apiserver/pki.js';
+import { ensurePki, servingNames } from '../../src/pki/index.js';
 import { main, startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
 import type { CommandIO } from '../../src/cli/command.js';
 import { FlagError } from '../../src/cli/flags.js';

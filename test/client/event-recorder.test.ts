@@ -66,6 +66,17 @@ describe('EventRecorder', () => {
     expect(after).toHaveLength(3);
   });
 
+  it('combines similar Events: from the tenth different message of one object, type and reason, one Event counts them', async () => {
+    const r = recorder();
+    for (let i = 0; i < 12; i++) r.record(pod, 'Warning', 'FailedSync', `sync failed at resourceVersion ${i}`);
+    r.record(pod, 'Warning', 'OtherReason', 'not similar: another reason');
+    const list = await settle((l) => l.reduce((n, e) => n + (e.count ?? 0), 0) === 13);
+    const combined = list.filter((e) => e.message!.startsWith('(combined from similar events): '));
+    expect(combined.map((e) => [e.reason, e.count, e.message])).toEqual([['FailedSync', 3, '(combined from similar events): sync failed at resourceVersion 11']]);
+    expect(list.filter((e) => e.reason === 'FailedSync' && e.count === 1)).toHaveLength(9);
+    expect(list.filter((e) => e.reason === 'OtherReason')).toHaveLength(1);
+  });
+
   it('creates the Event again when the counted one is gone', async () => {
     const r = recorder();
     r.record(pod, 'Normal', 'Pulled', 'pulled');

@@ -68,7 +68,7 @@ describe('cronjob controller', () => {
 
   it('starts a Job at each schedule time, named for it, owned, listed as active; a completion moves lastSuccessfulTime', async () => {
     await makeCronJob('every', {});
-    toNextMinute();
+    await toNextMinute();
     const scheduled = clock.now() - 1000;
     await eventually(async () => (await jobsOf('every')).length === 1, 'the first Job');
     const [job] = await jobsOf('every');
@@ -89,11 +89,11 @@ describe('cronjob controller', () => {
   it('Forbid skips a start while a Job runs; Replace deletes the running one and starts anew', async () => {
     await makeCronJob('forbid', { concurrencyPolicy: 'Forbid' });
     await makeCronJob('replace', { concurrencyPolicy: 'Replace' });
-    toNextMinute();
+    await toNextMinute();
     await eventually(async () => (await jobsOf('forbid')).length === 1 && (await jobsOf('replace')).length === 1, 'first Jobs');
     const [firstReplace] = await jobsOf('replace');
     await eventually(async () => (await getCronJob('replace')).status?.active?.length === 1 && (await getCronJob('forbid')).status?.active?.length === 1, 'active listed');
-    toNextMinute();
+    await toNextMinute();
     await eventually(async () => (await getCronJob('replace')).status?.active?.[0]?.uid !== firstReplace!.metadata.uid, 'replaced');
     await eventually(() => isGone(client.get(builtin.jobs, firstReplace!.metadata.name!, { namespace: NS })), 'the replaced Job gone');
     expect(await jobsOf('replace')).toHaveLength(1);
@@ -106,7 +106,7 @@ describe('cronjob controller', () => {
   it('keeps no more finished Jobs than the history limits', async () => {
     await makeCronJob('history', { successfulJobsHistoryLimit: 1, failedJobsHistoryLimit: 1 });
     for (let i = 0; i < 3; i++) {
-      toNextMinute();
+      await toNextMinute();
       await eventually(async () => (await jobsOf('history')).some((j) => !j.status?.conditions), `Job ${i}`);
       const running = (await jobsOf('history')).find((j) => !j.status?.conditions)!;
       await finish(running, i === 1 ? 'Failed' : 'Complete');
@@ -121,8 +121,8 @@ describe('cronjob controller', () => {
   it('starts nothing while suspended; after it, only the latest missed time, and none past startingDeadlineSeconds', async () => {
     await makeCronJob('late', { suspend: true, startingDeadlineSeconds: 10 });
     await makeCronJob('catchup', { suspend: true });
-    clock.advance(3 * MINUTE);
-    toNextMinute(30);
+    await clock.advance(3 * MINUTE);
+    await toNextMinute(30);
     expect(await jobsOf('late')).toHaveLength(0);
     expect(await jobsOf('catchup')).toHaveLength(0);
     const seen = loop.results.length;
@@ -134,14 +134,14 @@ describe('cronjob controller', () => {
     await eventually(() => loop.results.slice(seen).some((r) => r.key === `${NS}/late`), 'a sync of late');
     expect(await jobsOf('late')).toHaveLength(0);
     // Within the deadline at the next time, it starts.
-    toNextMinute(5);
+    await toNextMinute(5);
     await eventually(async () => (await jobsOf('late')).length === 1, 'the in-time Job');
     for (const name of ['late', 'catchup']) await client.patch(builtin.cronJobs, name, { spec: { suspend: true } }, { namespace: NS });
   });
 
   it('reports more than 100 missed start times and starts only the latest', async () => {
     await makeCronJob('missed', { suspend: true });
-    clock.advance(150 * MINUTE);
+    await clock.advance(150 * MINUTE);
     await client.patch(builtin.cronJobs, 'missed', { spec: { suspend: false } }, { namespace: NS });
     await eventually(async () => (await jobsOf('missed')).length === 1, 'one Job');
     expect((await jobsOf('missed'))[0]!.metadata.name).toBe(`missed-${Math.floor(clock.now() / MINUTE)}`);
@@ -154,7 +154,7 @@ describe('cronjob controller', () => {
     await makeCronJob('tokyo', { schedule: '0 9 * * *', timeZone: 'Asia/Tokyo' });
     const DAY = 24 * 60 * MINUTE;
     const nextUtcMidnight = Math.ceil((clock.now() + 1) / DAY) * DAY;
-    clock.advance(nextUtcMidnight - clock.now() + 1000);
+    await clock.advance(nextUtcMidnight - clock.now() + 1000);
     await eventually(async () => (await jobsOf('tokyo')).length === 1, 'the Tokyo Job');
     expect((await jobsOf('tokyo'))[0]!.metadata.name).toBe(`tokyo-${nextUtcMidnight / MINUTE}`);
     await client.patch(builtin.cronJobs, 'tokyo', { spec: { suspend: true } }, { namespace: NS });
@@ -164,7 +164,7 @@ describe('cronjob controller', () => {
     await makeCronJob('hourly', { schedule: '@hourly' });
     const HOUR = 60 * MINUTE;
     const nextHour = Math.ceil((clock.now() + 1) / HOUR) * HOUR;
-    clock.advance(nextHour - clock.now() + 1000);
+    await clock.advance(nextHour - clock.now() + 1000);
     await eventually(async () => (await jobsOf('hourly')).length === 1, 'the hourly Job');
     expect((await jobsOf('hourly'))[0]!.metadata.name).toBe(`hourly-${nextHour / MINUTE}`);
     await client.patch(builtin.cronJobs, 'hourly', { spec: { suspend: true } }, { namespace: NS });

@@ -95,10 +95,10 @@ describe('job controller', () => {
     await end(pod!, 'Failed');
     await eventually(async () => (await getJob('flaky')).status?.failed === 1, 'failed 1');
     // Within the back-off no new pod starts.
-    clock.advance(9_000);
+    await clock.advance(9_000);
     await eventually(async () => loop.results.some((r) => r.key === `${NS}/flaky`), 'a sync');
     expect(await running('flaky')).toHaveLength(0);
-    clock.advance(1_000);
+    await clock.advance(1_000);
     const [second] = await waitRunning('flaky', 1);
     await end(second!, 'Failed');
     await eventually(async () => condition(await getJob('flaky'), 'Failed')?.status === 'True', 'Failed');
@@ -107,7 +107,7 @@ describe('job controller', () => {
     expect(condition(job, 'FailureTarget')).toMatchObject({ status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' });
     expect(condition(job, 'Failed')).toMatchObject({ reason: 'BackoffLimitExceeded' });
     expect(job.status?.completionTime).toBeUndefined();
-    clock.advance(60_000);
+    await clock.advance(60_000);
     expect(await running('flaky')).toHaveLength(0);
   });
 
@@ -137,7 +137,7 @@ describe('job controller', () => {
     const one = pods.find((p) => p.metadata.annotations?.['batch.svc.io/job-completion-index'] === '1')!;
     await end(zero, 'Failed');
     // Index 0 is retried after its own back-off, carrying its failure count.
-    clock.advance(10_000);
+    await clock.advance(10_000);
     let retry: Pod | undefined;
     await eventually(async () => (retry = (await running('perindex')).find((p) => p.metadata.annotations?.['batch.svc.io/job-completion-index'] === '0')) !== undefined, 'index 0 retried');
     expect(retry!.metadata.annotations?.['batch.svc.io/job-index-failure-count']).toBe('1');
@@ -186,9 +186,9 @@ describe('job controller', () => {
   it('fails a Job active longer than activeDeadlineSeconds and ends its pods', async () => {
     await makeJob('slow', { activeDeadlineSeconds: 30, parallelism: 2, completions: 4 });
     await waitRunning('slow', 2);
-    clock.advance(29_000);
+    await clock.advance(29_000);
     expect(condition(await getJob('slow'), 'Failed')).toBeUndefined();
-    clock.advance(1_000);
+    await clock.advance(1_000);
     await eventually(async () => condition(await getJob('slow'), 'Failed')?.status === 'True', 'Failed');
     const job = await getJob('slow');
     expect(condition(job, 'Failed')).toMatchObject({ reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' });
@@ -201,7 +201,7 @@ describe('job controller', () => {
     await eventually(async () => condition(await getJob('sleepy'), 'Suspended')?.status === 'True', 'Suspended');
     expect(await podsOf('sleepy')).toHaveLength(0);
     expect(condition(await getJob('sleepy'), 'Suspended')).toMatchObject({ reason: 'JobSuspended' });
-    clock.advance(5_000);
+    await clock.advance(5_000);
     await client.patch(builtin.jobs, 'sleepy', { spec: { suspend: false } }, { namespace: NS });
     await waitRunning('sleepy', 2);
     await eventually(async () => condition(await getJob('sleepy'), 'Suspended')?.status === 'False', 'resumed');
@@ -219,11 +219,62 @@ describe('job controller', () => {
     await client.delete(builtin.pods, pod!.metadata.name!, { namespace: NS });
     await eventually(async () => (await getJob('crashy')).status?.failed === 1, 'failed 1');
     await eventually(async () => (await podsOf('crashy')).every((p) => p.metadata.uid !== pod!.metadata.uid), 'the deleted pod gone');
-    clock.advance(10_000);
+    await clock.advance(10_000);
     const [next] = await waitRunning('crashy', 1);
     await end(next!, 'Succeeded');
     await eventually(async () => condition(await getJob('crashy'), 'Complete')?.status === 'True', 'Complete');
     expect((await getJob('crashy')).status).toMatchObject({ failed: 1, succeeded: 1 });
+  });
+
+  it('doubles the back-off with each failure since the last success', async () => {
+    await makeJob('doubling', { backoffLimit: 5 });
+    const [first] = await waitRunning('doubling', 1);
+    await end(first!, 'Failed');
+    await eventually(async () => (await getJob('doubling')).status?.failed === 1, 'failed 1');
+    await clock.advance(10_000);
+    const [second] = await waitRunning('doubling', 1);
+    await end(second!, 'Failed');
+    await eventually(async () => (await getJob('doubling')).status?.failed === 2, 'failed 2');
+    // 20 s now: a sync at 19 s (a label change triggers one) still waits.
+    await clock.advance(19_000);
+    const seen = loop.results.length;
+    await client.patch(builtin.jobs, 'doubling', { metadata: { labels: { poke: '1' } } }, { namespace: NS });
+    await eventually(() => loop.results.slice(seen).some((r) => r.key === `${NS}/doubling`), 'a sync at 19 s');
+    expect(await running('doubling')).toHaveLength(0);
+    await clock.advance(1_000);
+    await waitRunning('doubling', 1);
+  });
+
+  it('counts container restarts of an OnFailure Job toward its backoff limit, and reports ready pods', async () => {
+    await makeJob('restarts', { backoffLimit: 2 }, 'OnFailure');
+    const [pod] = await waitRunning('restarts', 1);
+    const at = rfc3339(clock.now());
+    const ready = { ...pod!, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: at }], containerStatuses: [{ name: 'main', image: 'busybox', imageID: '', ready: true, restartCount: 0, state: { running: { startedAt: at } } }] } } as Pod;
+    await client.updateStatus(builtin.pods, ready);
+    await eventually(async () => (await getJob('restarts')).status?.ready === 1, 'ready 1');
+    const fresh = await client.get(builtin.pods, pod!.metadata.name!, { namespace: NS });
+    await client.updateStatus(builtin.pods, { ...fresh, status: { ...fresh.status, containerStatuses: [{ name: 'main', image: 'busybox', imageID: '', ready: true, restartCount: 3, state: { running: { startedAt: at } } }] } });
+    await eventually(async () => condition(await getJob('restarts'), 'Failed')?.status === 'True', 'Failed');
+    expect(condition(await getJob('restarts'), 'Failed')).toMatchObject({ reason: 'BackoffLimitExceeded' });
+    expect(await podsOf('restarts')).toHaveLength(0);
+  });
+
+  it('fails an index at once by a FailIndex rule, and the Job past maxFailedIndexes', async () => {
+    await makeJob('maxfailed', {
+      completions: 3,
+      parallelism: 3,
+      completionMode: 'Indexed',
+      backoffLimitPerIndex: 3,
+      maxFailedIndexes: 0,
+      podFailurePolicy: { rules: [{ action: 'FailIndex', onExitCodes: { operator: 'In', values: [5] } }] },
+    });
+    const pods = await waitRunning('maxfailed', 3);
+    await end(pods.find((p) => p.metadata.annotations?.['batch.svc.io/job-completion-index'] === '2')!, 'Failed', 5);
+    await eventually(async () => condition(await getJob('maxfailed'), 'Failed')?.status === 'True', 'Failed');
+    const job = await getJob('maxfailed');
+    expect(condition(job, 'Failed')).toMatchObject({ reason: 'MaxFailedIndexesExceeded' });
+    expect(job.status).toMatchObject({ failedIndexes: '2', active: 0 });
+    expect(await running('maxfailed')).toHaveLength(0);
   });
 
   it('makes no write when restarted at steady state', async () => {

@@ -1,64 +1,37 @@
-import { Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
+import { Subscription, type SchedulerAction } from 'rxjs';
+import { VirtualTime } from '../../src/testing/index.js';
 
 /**
- * A scheduler whose clock moves only when the test says (`advance`): the loops' own waits
- * (deadlines, back-off, schedules, TTLs: a second or more) fire when virtual time reaches them.
- * Shorter delays (a work queue's retry of a failed write, 5 ms doubling) run at real speed after
- * their real delay, so a 409 is retried without the test having to move time.
+ * The test kit's `VirtualTime` (the clock stands still until the test moves it; promises settle
+ * between timers) with one difference for the batch loops' suites: delays under a second — a work
+ * queue's retry of a failed write, 5 ms doubling — run at real speed, so a 409 is retried without
+ * the test moving time. The loops' own waits (deadlines, back-off, schedule times, TTLs, podgc's
+ * passes: a second or more) wait for `advance`.
  */
-export class VirtualClock implements SchedulerLike {
-  #now: number;
-  readonly #timers = new Set<{ at: number; fire: () => void }>();
-
+export class VirtualClock extends VirtualTime {
   constructor(start: number | string) {
-    this.#now = typeof start === 'string' ? Date.parse(start) : start;
+    super(typeof start === 'string' ? Date.parse(start) : start);
   }
 
-  now(): number {
-    return this.#now;
-  }
-
-  schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay = 0, state?: T): Subscription {
+  override schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay = 0, state?: T): Subscription {
+    if (delay >= 1000) return super.schedule(work, delay, state);
     const subscription = new Subscription();
-    let pending: Subscription | undefined;
-    // What `this` is inside the work: rescheduling it (a periodic timer) arms it again on this clock.
+    // What `this` is inside the work: rescheduling (a periodic timer) arms it again on this clock.
     const action = {
       schedule: (nextState?: T, nextDelay = 0) => {
-        arm(nextState, nextDelay);
+        subscription.add(this.schedule(work, nextDelay, nextState));
         return subscription;
       },
     } as unknown as SchedulerAction<T>;
-    const arm = (armedState: T | undefined, armedDelay: number) => {
-      pending?.unsubscribe();
-      pending = this.#arm(() => {
-        if (!subscription.closed) work.call(action, armedState);
-      }, armedDelay);
-    };
-    subscription.add(() => pending?.unsubscribe());
-    arm(state, delay);
+    const handle = setTimeout(() => {
+      if (!subscription.closed) work.call(action, state);
+    }, delay);
+    subscription.add(() => clearTimeout(handle));
     return subscription;
   }
 
-  #arm(fire: () => void, delay: number): Subscription {
-    if (delay < 1000) {
-      const handle = setTimeout(fire, delay);
-      return new Subscription(() => clearTimeout(handle));
-    }
-    const timer = { at: this.#now + delay, fire };
-    this.#timers.add(timer);
-    return new Subscription(() => this.#timers.delete(timer));
-  }
-
-  /** Moves time forward by `ms`, firing the timers due on the way, in time order. */
-  advance(ms: number): void {
-    const until = this.#now + ms;
-    for (;;) {
-      const due = [...this.#timers].filter((t) => t.at <= until).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      this.#timers.delete(due);
-      this.#now = Math.max(this.#now, due.at);
-      due.fire();
-    }
-    this.#now = until;
+  /** Moves time forward by `ms`: each timer due on the way runs at its own time, promises settling between. */
+  advance(ms: number): Promise<void> {
+    return this.advanceBy(ms);
   }
 }

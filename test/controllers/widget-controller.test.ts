@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ControllerRuntime } from '../../controllers/index.js';
-import { builtin, type Resource } from '../../src/client/index.js';
+import { runControllers, type ControllerRuntime, type ControlLoop } from '../../controllers/index.js';
+import { builtin, Client, type Resource } from '../../src/client/index.js';
 import type { KubeObject } from '../../src/api/index.js';
 import { eventually, startCluster, type Cluster } from './manager/support.js';
 
@@ -28,7 +28,7 @@ type WidgetObject = KubeObject & { spec: { replicas: number }; status?: { readyR
 describe('the Widget controller of docs/controllers.md', () => {
   let cluster: Cluster;
   let scratch: string;
-  let program: { runtime: ControllerRuntime; Widget: { resource: Resource<WidgetObject> } };
+  let program: { runtime: ControllerRuntime; widgets: ControlLoop; Widget: { resource: Resource<WidgetObject> } };
   const saved = { SVCCONFIG: process.env['SVCCONFIG'], KUBECONFIG: process.env['KUBECONFIG'] };
 
   beforeAll(async () => {
@@ -84,5 +84,27 @@ describe('the Widget controller of docs/controllers.md', () => {
 
     await program.runtime.close();
     expect((await cluster.client.get(builtin.leases, 'widget-controller', { namespace: 'default' })).spec?.holderIdentity ?? '').toBe('');
+  });
+
+  it('restarted on a cluster at its desired state, the same loop writes nothing', async () => {
+    const writes: string[] = [];
+    const client = await Client.fromSvcconfig(cluster.api.svcconfigPath, {
+      throttle: async (request: { method?: string; path?: string }) => {
+        if (request.method !== undefined && request.method !== 'GET') writes.push(`${request.method} ${request.path}`);
+      },
+    });
+    const restarted = await runControllers({ name: 'widget-restart', client, controllers: { widgets: program.widgets }, election: false, signals: false });
+    try {
+      // Every Widget has been reconciled once the queue has finished work for it.
+      const done = async () => /^workqueue_work_duration_seconds_count\{name="widgets",result="awaitChange"\} [1-9]/m.test((await restarted.metrics.render()).body);
+      await eventually(async () => restarted.synced() && (await done()), 'the restarted loop to reconcile w1');
+      expect(writes).toEqual([]);
+      // The hook does see writes: one made through the same client is recorded.
+      await client.create(builtin.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'control', namespace: 'default' } });
+      expect(writes).toEqual(['POST /api/v1/namespaces/default/configmaps']);
+    } finally {
+      await restarted.close();
+      await client.destroy();
+    }
   });
 });

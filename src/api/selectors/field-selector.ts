@@ -1,4 +1,4 @@
-import { badRequest } from '../errors.js';
+import { badRequest } from '../status-builders.js';
 import type { ResourceType } from '../resource-type.js';
 
 /**

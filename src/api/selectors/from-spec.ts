@@ -1,4 +1,4 @@
-import { badRequest } from '../errors.js';
+import { badRequest } from '../status-builders.js';
 import { validateLabelValue, validateQualifiedName } from '../validation/labels.js';
 import type { LabelOperator, LabelRequirement, LabelSelector } from './label-selector.js';
 

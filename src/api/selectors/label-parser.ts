@@ -1,4 +1,4 @@
-import { badRequest } from '../errors.js';
+import { badRequest } from '../status-builders.js';
 import type { StatusError } from '../status-error.js';
 import { validateLabelValue, validateQualifiedName } from '../validation/labels.js';
 import { parseInt64, type LabelOperator, type LabelRequirement, type LabelSelector } from './label-selector.js';

@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPair, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { readOptional, writePrivateFile } from '../state-files.js';
+import { readOptional, writePrivateFile } from '../../pki/index.js';
 import { algorithmForKey } from './jwt.js';
 
 /**

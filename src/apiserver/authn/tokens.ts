@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { unauthorized } from '../../api/index.js';
-import { readOptional, writePrivateFile } from '../state-files.js';
+import { readOptional, writePrivateFile } from '../../pki/index.js';
 import { withAuthenticatedGroup, type Authenticator, type RequestHeaders, type UserInfo } from './user.js';
 
 /**

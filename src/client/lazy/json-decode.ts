@@ -1,6 +1,6 @@
 import { isAscii } from 'node:buffer';
 import type { KubeObject } from '../../api/index.js';
-import type { Codec, WatchFramer } from '../codec.js';
+import type { Codec, WatchFramer } from '../wire-codec.js';
 import { findMember, malformed, scanElements, scanMembers, skipWs, stringMember } from './json-scan.js';
 import { lazyObject } from './json-view.js';
 

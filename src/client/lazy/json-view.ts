@@ -80,6 +80,11 @@ export class LazyRecord implements CachedRecord {
     this.#view = new WeakRef(view);
     return view as T;
   }
+
+  lastView<T>(): T {
+    return (this.#view?.deref() ?? makeView(this.text, this.start, this)) as T;
+  }
+
 }
 
 /** The JSON record behind a top-level view; undefined for anything else. */

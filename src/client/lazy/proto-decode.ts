@@ -1,6 +1,6 @@
 import { decodeProtobuf, KUBE_PROTOBUF_MEDIA_TYPE, messageOf, PROTOBUF_MAGIC, PROTOBUF_MEDIA_TYPE, fromMessage, type JsonObject } from '../../encoding/index.js';
 import type { KubeObject } from '../../api/index.js';
-import { jsonCodec, type WatchFramer } from '../codec.js';
+import { jsonCodec, type WatchFramer } from '../wire-codec.js';
 import { isJsonContentType, lazyJsonLinesFramer, lazyListDecoder } from './json-decode.js';
 import { protoRecord } from './proto-view.js';
 import { BytesReader, malformedProtobuf } from './proto-wire.js';

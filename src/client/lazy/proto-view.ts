@@ -133,9 +133,17 @@ export class ProtoRecord implements CachedRecord {
   view<T>(): T {
     const live = this.#view?.deref();
     if (live) return live as T;
-    const view = new Proxy<Record<string, unknown>>({}, new MessageView(this.text, 0, this.text.length, this.type, this));
+    const view = this.#newView();
     this.#view = new WeakRef(view);
     return view as T;
+  }
+
+  lastView<T>(): T {
+    return (this.#view?.deref() ?? this.#newView()) as T;
+  }
+
+  #newView(): object {
+    return new Proxy<Record<string, unknown>>({}, new MessageView(this.text, 0, this.text.length, this.type, this));
   }
 }
 

@@ -112,7 +112,7 @@ export class ViewCacheWriter<T extends KubeObject> implements CacheWrites<T> {
     if (!old) return { type: 'added', object: view };
     // The old view is made now, not behind a getter: a view costs a Proxy over bytes already
     // held, while an object literal with a getter costs V8 several times that, per event.
-    return { type: 'updated', old: old.view<T>(), object: view };
+    return { type: 'updated', old: old.lastView<T>(), object: view };
   }
 
   remove(last: T): CacheChange<T> | undefined {
@@ -144,12 +144,12 @@ export class ViewCacheWriter<T extends KubeObject> implements CacheWrites<T> {
       const old = this.#records.get(key);
       if (old === record) continue;
       this.#reindex(key, old, record);
-      changes.push(old ? { type: 'updated', old: old.view<T>(), object: record.view<T>() } : { type: 'added', object: record.view<T>() });
+      changes.push(old ? { type: 'updated', old: old.lastView<T>(), object: record.view<T>() } : { type: 'added', object: record.view<T>() });
     }
     for (const [key, old] of this.#records) {
       if (staged.has(key)) continue;
       this.#reindex(key, old, undefined);
-      changes.push({ type: 'deleted', object: old.view<T>(), finalStateUnknown: true });
+      changes.push({ type: 'deleted', object: old.lastView<T>(), finalStateUnknown: true });
     }
     this.#records = staged;
     return changes;

@@ -3,7 +3,7 @@ import { badRequest, isStatusError } from '../../api/index.js';
 import { isObject, parseObject, type JsonObject } from '../json-value.js';
 import { MAX_NESTING_DEPTH, nestingTooDeep, requireNestingWithin } from '../nesting.js';
 import { protobufTooDeep } from './wire-depth.js';
-import type { ValueCodec } from '../codec.js';
+import type { ValueCodec } from '../response-codecs.js';
 import type { ListMetadata } from '../views.js';
 import { ConversionError, fromMessage, toMessage } from './convert.js';
 import { listMetaType, messageOf, typeMetaType, unknownType, watchEventType } from './schema.js';

@@ -185,6 +185,7 @@ message PodSandboxStatus {
 }
 message PodSandboxStatusResponse {
   PodSandboxStatus status = 1;
+  /** Verbose only: JSON strings keyed by topic (containerd puts the runtime spec and netns under info). */
   map<string, string> info = 2;
   repeated ContainerStatus containers_statuses = 3;
   int64 timestamp = 4;
@@ -239,6 +240,7 @@ message ContainerConfig {
   repeated Device devices = 8;
   map<string, string> labels = 9;
   map<string, string> annotations = 10;
+  /** Relative to the sandbox's log_directory. */
   string log_path = 11;
   bool stdin = 12;
   bool stdin_once = 13;
@@ -249,7 +251,11 @@ message CreateContainerRequest { string pod_sandbox_id = 1; ContainerConfig conf
 message CreateContainerResponse { string container_id = 1; }
 message StartContainerRequest { string container_id = 1; }
 message StartContainerResponse {}
-message StopContainerRequest { string container_id = 1; int64 timeout = 2; }
+message StopContainerRequest {
+  string container_id = 1;
+  /** Seconds before the runtime kills; 0 kills at once. */
+  int64 timeout = 2;
+}
 message StopContainerResponse {}
 message RemoveContainerRequest { string container_id = 1; }
 message RemoveContainerResponse {}
@@ -290,6 +296,7 @@ message ContainerStatus {
   map<string, string> labels = 12;
   map<string, string> annotations = 13;
   repeated Mount mounts = 14;
+  /** Absolute path of the container's CRI log file. */
   string log_path = 15;
   ContainerResources resources = 16;
   string image_id = 17;
@@ -305,9 +312,15 @@ message ReopenContainerLogResponse {}
 
 // ---- exec, attach, port-forward ----
 
-message ExecSyncRequest { string container_id = 1; repeated string cmd = 2; int64 timeout = 3; }
+message ExecSyncRequest {
+  string container_id = 1;
+  repeated string cmd = 2;
+  /** Seconds; 0 runs unbounded. */
+  int64 timeout = 3;
+}
 message ExecSyncResponse { bytes stdout = 1; bytes stderr = 2; int32 exit_code = 3; }
 message ExecRequest { string container_id = 1; repeated string cmd = 2; bool tty = 3; bool stdin = 4; bool stdout = 5; bool stderr = 6; }
+/** The one-time URL of the runtime's streaming server for an exec (attach and port-forward answer alike). */
 message ExecResponse { string url = 1; }
 message AttachRequest { string container_id = 1; bool stdin = 2; bool tty = 3; bool stdout = 4; bool stderr = 5; }
 message AttachResponse { string url = 1; }
@@ -342,6 +355,7 @@ message ListContainerStatsResponse { repeated ContainerStats stats = 1; }
 message ImageFilter { ImageSpec image = 1; }
 message ListImagesRequest { ImageFilter filter = 1; }
 message Image {
+  /** The config digest, sha256:... */
   string id = 1;
   repeated string repo_tags = 2;
   repeated string repo_digests = 3;
@@ -354,6 +368,7 @@ message Image {
 }
 message ListImagesResponse { repeated Image images = 1; }
 message ImageStatusRequest { ImageSpec image = 1; bool verbose = 2; }
+/** image is null when the runtime does not have it (not an error). */
 message ImageStatusResponse { Image image = 1; map<string, string> info = 2; }
 message AuthConfig { string username = 1; string password = 2; string auth = 3; string server_address = 4; string identity_token = 5; string registry_token = 6; }
 message PullImageRequest { ImageSpec image = 1; AuthConfig auth = 2; PodSandboxConfig sandbox_config = 3; }

@@ -5,7 +5,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
-import { CriError, GrpcStatus } from './errors.js';
+import { CriError, GrpcStatus } from './cri-error.js';
 import type * as T from './types.js';
 import { decodeMessage, encodeMessage, messageType, serviceMethods } from './wire.js';
 
@@ -140,16 +140,16 @@ export class CriClient {
   status(request: T.Input<T.StatusRequest> = {}, options?: CallOptions): Promise<T.StatusResponse> {
     return this.call('RuntimeService', 'Status', request, options);
   }
-  updateRuntimeConfig(request: T.Input<T.UpdateRuntimeConfigRequest>, options?: CallOptions): Promise<T.Empty> {
+  updateRuntimeConfig(request: T.Input<T.UpdateRuntimeConfigRequest>, options?: CallOptions): Promise<T.UpdateRuntimeConfigResponse> {
     return this.call('RuntimeService', 'UpdateRuntimeConfig', request, options);
   }
   runPodSandbox(request: T.Input<T.RunPodSandboxRequest>, options?: CallOptions): Promise<T.RunPodSandboxResponse> {
     return this.call('RuntimeService', 'RunPodSandbox', request, options);
   }
-  stopPodSandbox(request: T.Input<T.PodSandboxIdRequest>, options?: CallOptions): Promise<T.Empty> {
+  stopPodSandbox(request: T.Input<T.StopPodSandboxRequest>, options?: CallOptions): Promise<T.StopPodSandboxResponse> {
     return this.call('RuntimeService', 'StopPodSandbox', request, options);
   }
-  removePodSandbox(request: T.Input<T.PodSandboxIdRequest>, options?: CallOptions): Promise<T.Empty> {
+  removePodSandbox(request: T.Input<T.RemovePodSandboxRequest>, options?: CallOptions): Promise<T.RemovePodSandboxResponse> {
     return this.call('RuntimeService', 'RemovePodSandbox', request, options);
   }
   podSandboxStatus(request: T.Input<T.PodSandboxStatusRequest>, options?: CallOptions): Promise<T.PodSandboxStatusResponse> {
@@ -161,13 +161,13 @@ export class CriClient {
   createContainer(request: T.Input<T.CreateContainerRequest>, options?: CallOptions): Promise<T.CreateContainerResponse> {
     return this.call('RuntimeService', 'CreateContainer', request, options);
   }
-  startContainer(request: T.Input<T.ContainerIdRequest>, options?: CallOptions): Promise<T.Empty> {
+  startContainer(request: T.Input<T.StartContainerRequest>, options?: CallOptions): Promise<T.StartContainerResponse> {
     return this.call('RuntimeService', 'StartContainer', request, options);
   }
-  stopContainer(request: T.Input<T.StopContainerRequest>, options?: CallOptions): Promise<T.Empty> {
+  stopContainer(request: T.Input<T.StopContainerRequest>, options?: CallOptions): Promise<T.StopContainerResponse> {
     return this.call('RuntimeService', 'StopContainer', request, options);
   }
-  removeContainer(request: T.Input<T.ContainerIdRequest>, options?: CallOptions): Promise<T.Empty> {
+  removeContainer(request: T.Input<T.RemoveContainerRequest>, options?: CallOptions): Promise<T.RemoveContainerResponse> {
     return this.call('RuntimeService', 'RemoveContainer', request, options);
   }
   listContainers(request: T.Input<T.ListContainersRequest> = {}, options?: CallOptions): Promise<T.ListContainersResponse> {
@@ -176,10 +176,10 @@ export class CriClient {
   containerStatus(request: T.Input<T.ContainerStatusRequest>, options?: CallOptions): Promise<T.ContainerStatusResponse> {
     return this.call('RuntimeService', 'ContainerStatus', request, options);
   }
-  updateContainerResources(request: T.Input<T.UpdateContainerResourcesRequest>, options?: CallOptions): Promise<T.Empty> {
+  updateContainerResources(request: T.Input<T.UpdateContainerResourcesRequest>, options?: CallOptions): Promise<T.UpdateContainerResourcesResponse> {
     return this.call('RuntimeService', 'UpdateContainerResources', request, options);
   }
-  reopenContainerLog(request: T.Input<T.ContainerIdRequest>, options?: CallOptions): Promise<T.Empty> {
+  reopenContainerLog(request: T.Input<T.ReopenContainerLogRequest>, options?: CallOptions): Promise<T.ReopenContainerLogResponse> {
     return this.call('RuntimeService', 'ReopenContainerLog', request, options);
   }
   /**
@@ -191,16 +191,16 @@ export class CriClient {
     const timeoutMs = options?.timeoutMs ?? (commandMs > 0 ? commandMs + this.timeoutMs : undefined);
     return this.call('RuntimeService', 'ExecSync', request, { ...options, ...(timeoutMs === undefined ? {} : { timeoutMs }) }, undefined);
   }
-  exec(request: T.Input<T.ExecRequest>, options?: CallOptions): Promise<T.StreamingUrlResponse> {
+  exec(request: T.Input<T.ExecRequest>, options?: CallOptions): Promise<T.ExecResponse> {
     return this.call('RuntimeService', 'Exec', request, options);
   }
-  attach(request: T.Input<T.AttachRequest>, options?: CallOptions): Promise<T.StreamingUrlResponse> {
+  attach(request: T.Input<T.AttachRequest>, options?: CallOptions): Promise<T.AttachResponse> {
     return this.call('RuntimeService', 'Attach', request, options);
   }
-  portForward(request: T.Input<T.PortForwardRequest>, options?: CallOptions): Promise<T.StreamingUrlResponse> {
+  portForward(request: T.Input<T.PortForwardRequest>, options?: CallOptions): Promise<T.PortForwardResponse> {
     return this.call('RuntimeService', 'PortForward', request, options);
   }
-  containerStats(request: T.Input<T.ContainerIdRequest>, options?: CallOptions): Promise<T.ContainerStatsResponse> {
+  containerStats(request: T.Input<T.ContainerStatsRequest>, options?: CallOptions): Promise<T.ContainerStatsResponse> {
     return this.call('RuntimeService', 'ContainerStats', request, options);
   }
   listContainerStats(request: T.Input<T.ListContainerStatsRequest> = {}, options?: CallOptions): Promise<T.ListContainerStatsResponse> {
@@ -218,7 +218,7 @@ export class CriClient {
   pullImage(request: T.Input<T.PullImageRequest>, options?: CallOptions): Promise<T.PullImageResponse> {
     return this.call('ImageService', 'PullImage', request, options, this.pullTimeoutMs);
   }
-  removeImage(request: T.Input<T.RemoveImageRequest>, options?: CallOptions): Promise<T.Empty> {
+  removeImage(request: T.Input<T.RemoveImageRequest>, options?: CallOptions): Promise<T.RemoveImageResponse> {
     return this.call('ImageService', 'RemoveImage', request, options);
   }
   imageFsInfo(options?: CallOptions): Promise<T.ImageFsInfoResponse> {

@@ -1,6 +1,6 @@
 /** The node agent's container runtime layer: the CRI client, local images, runtime configuration. */
 export { CriClient, grpcTarget, type CallOptions, type CriCallRecord, type CriClientOptions } from './client.js';
-export { CriError, GrpcStatus, isCriError } from './errors.js';
+export { CriError, GrpcStatus, isCriError } from './cri-error.js';
 export type * from './types.js';
 export { importImageArchive, type ImportImageOptions } from './image-import.js';
 export {

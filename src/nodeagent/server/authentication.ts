@@ -1,20 +1,13 @@
 import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
-import { AUTHENTICATION_GROUP, unauthorized, type TokenReview } from '../../api/index.js';
-import { resource, type Client } from '../../client/index.js';
-import { TtlCache } from './ttl-cache.js';
+import { unauthorized } from '../../api/index.js';
+import type { Client } from '../../client/index.js';
+import { TokenReviewer, type RequestUser } from '../../serving/index.js';
 
 /** Who made a request to the agent. */
-export interface AgentUser {
-  readonly name: string;
-  readonly uid?: string | undefined;
-  readonly groups: readonly string[];
-  readonly extra?: Readonly<Record<string, readonly string[]>> | undefined;
-}
+export type AgentUser = RequestUser;
 
 export const ANONYMOUS: AgentUser = Object.freeze({ name: 'system:anonymous', groups: Object.freeze(['system:unauthenticated']) });
-
-const tokenReviews = resource<TokenReview>({ group: AUTHENTICATION_GROUP, version: 'v1', resource: 'tokenreviews', namespaced: false, kind: 'TokenReview' });
 
 export interface AgentAuthenticationOptions {
   readonly anonymous: boolean;
@@ -35,10 +28,10 @@ export interface AgentAuthenticationOptions {
  * Authenticated users get the `system:authenticated` group.
  */
 export class AgentAuthenticator {
-  readonly #tokens: TtlCache<AgentUser | null>;
+  readonly #tokens: TokenReviewer | undefined;
 
   constructor(private readonly options: AgentAuthenticationOptions) {
-    this.#tokens = new TtlCache(options.now);
+    this.#tokens = options.tokenReviewClient && new TokenReviewer(options.tokenReviewClient, options.tokenCacheTtlMs, options.now);
   }
 
   async authenticate(request: FastifyRequest): Promise<AgentUser> {
@@ -46,8 +39,8 @@ export class AgentAuthenticator {
     if (fromCert) return withAuthenticated(fromCert);
     const auth = request.headers.authorization;
     const token = auth !== undefined && /^bearer /i.test(auth) ? auth.slice(7).trim() : undefined;
-    if (token !== undefined && token !== '' && this.options.tokenReviewClient) {
-      const user = await this.#reviewToken(token);
+    if (token !== undefined && token !== '' && this.#tokens) {
+      const user = await this.#reviewToken(this.#tokens, token);
       if (!user) throw unauthorized('Unauthorized: the bearer token was not accepted by the TokenReview');
       return withAuthenticated(user);
     }
@@ -65,23 +58,12 @@ export class AgentAuthenticator {
     return { name: cn, groups: many(cert.subject?.O) };
   }
 
-  async #reviewToken(token: string): Promise<AgentUser | undefined> {
-    const cached = this.#tokens.get(token);
-    if (cached !== undefined) return cached ?? undefined;
-    let review: TokenReview;
+  async #reviewToken(tokens: TokenReviewer, token: string): Promise<AgentUser | undefined> {
     try {
-      review = await this.options.tokenReviewClient!.create(tokenReviews, { apiVersion: `${AUTHENTICATION_GROUP}/v1`, kind: 'TokenReview', metadata: {}, spec: { token } } as TokenReview);
+      return await tokens.review(token);
     } catch (error) {
-      // Not cached: the next request asks again once the API server is back.
       throw unauthorized(`Unauthorized: the TokenReview failed: ${(error as Error).message}`);
     }
-    const status = review.status;
-    const user: AgentUser | null =
-      status?.authenticated === true && status.user?.username
-        ? { name: status.user.username, uid: status.user.uid, groups: status.user.groups ?? [], extra: status.user.extra as Record<string, string[]> | undefined }
-        : null;
-    this.#tokens.set(token, user, this.options.tokenCacheTtlMs);
-    return user ?? undefined;
   }
 }
 

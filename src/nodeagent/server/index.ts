@@ -17,4 +17,3 @@ export { EntryJoiner, formatEntry, parseLogRecord, rfc3339Nanos, type LogEntry, 
 export { fileLines, rotatedFiles, rotatedName } from './log-files.js';
 export { LogRotator, parseLogMaxSize, type LogRotatorOptions } from './log-rotation.js';
 export { statsSummary, type StatsSummary } from './stats-summary.js';
-export { TtlCache } from './ttl-cache.js';

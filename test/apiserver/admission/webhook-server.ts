@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensurePki } from '../../../src/apiserver/pki.js';
+import { ensurePki } from '../../../src/pki/index.js';
 
 /** One AdmissionReview request as a webhook received it. */
 export interface ReceivedReview {

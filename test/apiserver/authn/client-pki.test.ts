@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ensureClientCertificate, ensureServingCertificateFiles } from '../../../src/apiserver/pki.js';
+import { ensureClientCertificate, ensureServingCertificateFiles } from '../../../src/pki/index.js';
 import { startApiServer } from '../../../src/cli/apiserver-command.js';
 import { scratchDir } from '../../support/scratch.js';
 import { httpsCall } from './https-request.js';

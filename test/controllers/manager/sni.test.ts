@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningControllerManager } from '../../../controllers/manager/index.js';
-import { ensurePki } from '../../../src/apiserver/index.js';
+import { ensurePki } from '../../../src/pki/index.js';
 import { freePort, startCluster, type Cluster } from './support.js';
 import { scratchDir } from '../../support/scratch.js';
 

@@ -9,7 +9,7 @@ import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { controller, type ControlLoop } from '../../../controllers/index.js';
 import { RequestAuth, startControllerManager, type ControllerManagerOptions, type ControllerName, type LoopFactory } from '../../../controllers/manager/index.js';
-import { ensurePki } from '../../../src/apiserver/index.js';
+import { ensurePki } from '../../../src/pki/index.js';
 import { builtin, loadSvcconfig } from '../../../src/client/index.js';
 import { eventually, freePort, sleep, startCluster, type Cluster } from './support.js';
 import { scratchDir } from '../../support/scratch.js';

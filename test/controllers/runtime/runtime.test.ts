@@ -9,7 +9,9 @@ import type { CoreEvent } from '../../../src/api/index.js';
 import { builtin, type Client } from '../../../src/client/index.js';
 import { eventually, startCluster, type Cluster } from '../manager/support.js';
 
-const FAST = { leaseDurationMs: 2_000, renewDeadlineMs: 1_000, retryPeriodMs: 200 };
+// Hand-overs here happen by release, never by expiry: a long lease keeps a loaded machine from
+// turning a slow renewal into a lost Lease, and a short retry lets a standby see the release soon.
+const FAST = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 200 };
 
 /** A loop that copies each ConfigMap `<name>` of `namespace` (not a copy itself) to `<name>-<suffix>`. */
 const copier = (namespace: string, suffix: string): ControlLoop => (ctx) => {

@@ -9,7 +9,7 @@ import { builtin, Client } from '../../../src/client/index.js';
 import { deploymentController, replicaSetController, resolveFenceposts } from '../../../controllers/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../../apiserver/harness.js';
 import { eventually, loopHarness, type LoopHarness } from '../support.js';
-import { autoReady, createNamespace, livePods } from './fixtures.js';
+import { autoReady, createNamespace, livePods, makeReady } from './fixtures.js';
 import { OffsetClock } from './offset-clock.js';
 
 const NS = 'deploy';
@@ -56,8 +56,8 @@ beforeAll(async () => {
   client = new Client({ server: server.url!, token: TOKEN });
   await createNamespace(client, NS);
   await createNamespace(client, STUCK);
-  // Pods of the image `bad` never become ready; neither do those of the namespace `stuck`.
-  stopReady = autoReady(client, NS, clock.now, (pod) => pod.spec.containers[0]?.image !== 'bad');
+  // Pods of the images `bad` and `hold` do not become ready by themselves; neither do those of the namespace `stuck`.
+  stopReady = autoReady(client, NS, clock.now, (pod) => pod.spec.containers[0]?.image !== 'bad' && pod.spec.containers[0]?.image !== 'hold');
   stopStuck = autoReady(client, STUCK, clock.now, () => false);
   loop = loopHarness(client);
   loop.run(replicaSetController(loop.ctx, { now: clock.now, scheduler: clock }));
@@ -103,6 +103,10 @@ describe('deployment-controller', () => {
     expect(condition(d, 'Progressing')).toMatchObject({ status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${rs!.metadata.name}" has successfully progressed.` });
     expect(d.status).toMatchObject({ replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3, unavailableReplicas: 0 });
     for (const pod of await livePods(client, NS, 'app=web')) expect(pod.metadata.labels?.['pod-template-hash']).toBe(hash);
+    await eventually(
+      async () => (await client.list(builtin.coreEvents, { namespace: NS })).items.some((e) => e.reason === 'ScalingReplicaSet' && e.involvedObject.name === 'web' && e.message === `Scaled up replica set ${rs!.metadata.name} from 0 to 3`),
+      'the ScalingReplicaSet Event',
+    );
   });
 
   it('rolls a new template within maxSurge and maxUnavailable, to revision 2', async () => {
@@ -201,6 +205,28 @@ describe('deployment-controller', () => {
     clock.advance(62_000);
     await eventually(async () => condition(await getD('late', STUCK), 'Progressing')?.reason === 'ProgressDeadlineExceeded', 'the deadline exceeded');
     expect(condition(await getD('late', STUCK), 'Progressing')).toMatchObject({ status: 'False', message: expect.stringContaining('has timed out progressing.') });
+  });
+
+  it('finishes a rollout after a restart midway, with no extra pod', async () => {
+    await client.create(builtin.deployments, deployment('midway', 4, { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }), { namespace: NS });
+    await eventually(() => complete('midway', 4), 'the first rollout');
+    const seen = new Set((await livePods(client, NS, 'app=midway')).map((p) => p.metadata.uid));
+    const watch = client.watch$(builtin.pods, { namespace: NS, labelSelector: 'app=midway' }).subscribe((event) => {
+      if (event.type === 'ADDED') seen.add(event.object.metadata.uid);
+    });
+    await setImage('midway', 'hold');
+    const holding = async () => (await livePods(client, NS, 'app=midway')).filter((p) => p.spec.containers[0]!.image === 'hold');
+    await eventually(async () => (await holding()).length === 1, 'the first new pod (surge 1), not ready');
+    loop.stop();
+    loop = loopHarness(client);
+    loop.run(replicaSetController(loop.ctx, { now: clock.now, scheduler: clock }));
+    loop.run(deploymentController(loop.ctx, { now: clock.now, scheduler: clock }));
+    await eventually(async () => {
+      for (const pod of await holding()) if (!pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) await makeReady(client, pod, clock.now()).catch(() => undefined);
+      return complete('midway', 4);
+    }, 'the rollout finished by the restarted loops');
+    watch.unsubscribe();
+    expect(seen.size).toBe(8);
   });
 
   it('writes nothing when restarted at steady state', async () => {

@@ -59,6 +59,9 @@ describe('replicaset-controller', () => {
     for (const pod of pods) await makeReady(client, pod, clock.now());
     await eventually(async () => (await getRs('web')).status?.availableReplicas === 3, 'three available');
     expect((await getRs('web')).status).toMatchObject({ replicas: 3, readyReplicas: 3, fullyLabeledReplicas: 3 });
+    const created = async () => (await client.list(builtin.coreEvents, { namespace: NS })).items.filter((e) => e.reason === 'SuccessfulCreate' && e.involvedObject.name === 'web' && e.involvedObject.kind === 'ReplicaSet');
+    await eventually(async () => (await created()).length === 3, 'a SuccessfulCreate Event per pod');
+    expect((await created()).map((e) => e.message).sort()).toEqual(pods.map((p) => `Created pod: ${p.metadata.name}`).sort());
   });
 
   it('replaces a deleted pod and keeps the count after its own creates', async () => {

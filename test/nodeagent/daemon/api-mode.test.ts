@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleNodeAgent } from '../../../scripts/bundle-nodeagent.js';
 import { CONFIG_MIRROR_ANNOTATION, type Pod } from '../../../src/api/index.js';
-import { ensureClientCertificate } from '../../../src/apiserver/index.js';
+import { ensureClientCertificate } from '../../../src/pki/index.js';
 import { startApiServer, type RunningApiServer } from '../../../src/cli/apiserver-command.js';
 import { builtin, Client } from '../../../src/client/index.js';
 import { mountsUnder, NODE_LEASE_NAMESPACE, POD_NAME_LABEL, readSystemIdentity } from '../../../src/nodeagent/index.js';

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureServingCertificateFiles } from '../../../src/apiserver/index.js';
+import { ensureServingCertificateFiles } from '../../../src/pki/index.js';
 import { isStatusError, type Secret, type StatusError } from '../../../src/api/index.js';
 import { ImageManager, type RegistryConfig } from '../../../src/nodeagent/index.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';

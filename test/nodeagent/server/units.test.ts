@@ -16,7 +16,6 @@ import {
   parseLogRecord,
   rfc3339Nanos,
   rotatedName,
-  TtlCache,
 } from '../../../src/nodeagent/index.js';
 
 const rec = (line: string) => parseLogRecord(Buffer.from(line));
@@ -124,27 +123,6 @@ describe('request attributes for SubjectAccessReview', () => {
     ['GET', '/statsfoo', 'get', 'proxy'],
   ])('%s %s is verb %s on nodes/%s', (method, path, verb, subresource) => {
     expect(agentRequestAttributes(method, path, 'node-1')).toEqual({ verb, resource: 'nodes', subresource, name: 'node-1' });
-  });
-});
-
-describe('TtlCache', () => {
-  it('forgets an entry once its TTL has passed on the given clock, and caches nothing at TTL 0', () => {
-    let now = 1000;
-    const cache = new TtlCache<string>(() => now, 2);
-    cache.set('a', 'x', 100);
-    now += 99;
-    expect(cache.get('a')).toBe('x');
-    now += 1;
-    expect(cache.get('a')).toBeUndefined();
-    cache.set('b', 'y', 0);
-    expect(cache.get('b')).toBeUndefined();
-  });
-  it('drops the oldest entry past its bound', () => {
-    const cache = new TtlCache<number>(() => 0, 2);
-    cache.set('a', 1, 10);
-    cache.set('b', 2, 10);
-    cache.set('c', 3, 10);
-    expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([undefined, 2, 3]);
   });
 });
 
