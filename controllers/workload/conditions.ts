@@ -8,7 +8,6 @@ export interface WorkloadCondition {
   readonly lastUpdateTime?: string | undefined;
 }
 
-
 export const findCondition = <C extends WorkloadCondition>(conditions: readonly C[] | undefined, type: string): C | undefined =>
   conditions?.find((condition) => condition.type === type);
 

@@ -355,7 +355,7 @@ message ListContainerStatsResponse { repeated ContainerStats stats = 1; }
 message ImageFilter { ImageSpec image = 1; }
 message ListImagesRequest { ImageFilter filter = 1; }
 message Image {
-  /** The config digest, sha256:…. */
+  /** The config digest, sha256:... */
   string id = 1;
   repeated string repo_tags = 2;
   repeated string repo_digests = 3;

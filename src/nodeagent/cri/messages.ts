@@ -612,7 +612,7 @@ export interface ListImagesRequest {
 }
 
 export interface Image {
-  /** The config digest, sha256:…. */
+  /** The config digest, sha256:... */
   id: string;
   repoTags: string[];
   repoDigests: string[];
