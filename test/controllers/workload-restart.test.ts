@@ -9,7 +9,7 @@ import { builtin, Informer, type Client } from '../../src/client/index.js';
 import { targetNodeOf, type RunningControllerManager } from '../../controllers/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from './support.js';
-import { createNamespace, iso } from './workload/fixtures.js';
+import { createNamespace, iso } from './workloads/replica-fixtures.js';
 import { createNode } from './workload-support.js';
 
 const MANAGER = 'svc-testing/controller-manager';
