@@ -7,7 +7,9 @@
 // they stay Pending (the steady state measured is the manager's, not a kubelet's). Then the
 // manager's RSS (/proc/<pid>/status VmRSS) and CPU (utime + stime of /proc/<pid>/stat over
 // IDLE_SECONDS, as a share of one core) are read with nothing changing in the cluster.
-//   npm run bench:controller-manager-scale            (SETS=1000 PODS_PER_SET=10 IDLE_SECONDS=30)
+// MANAGER=dist runs the built CLI (dist/src/cli/svc-controller-manager.js, `npm run build` first)
+// with plain node, as installed: tsx's loader thread and the source maps it keeps are not in its RSS.
+//   npm run bench:controller-manager-scale            (SETS=1000 PODS_PER_SET=10 IDLE_SECONDS=30 MANAGER=tsx)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -29,12 +31,13 @@ const { svcconfig } = JSON.parse(await new Promise<string>((resolve) => createIn
 const driver = await Client.fromSvcconfig(svcconfig, { userAgent: 'bench-driver' });
 await driver.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
 
-const cli = new URL('../../src/cli/svc-controller-manager.ts', import.meta.url).pathname;
-const manager = spawn(process.execPath, ['--import', 'tsx', cli, `--svcconfig=${svcconfig}`, '--secure-port=0', '--leader-elect=false', '--controllers=*', '--svc-api-qps=2000', '--svc-api-burst=2000'], {
+const BUILT = process.env['MANAGER'] === 'dist';
+const cli = BUILT ? new URL('../../dist/src/cli/svc-controller-manager.js', import.meta.url).pathname : new URL('../../src/cli/svc-controller-manager.ts', import.meta.url).pathname;
+const manager = spawn(process.execPath, [...(BUILT ? [] : ['--import', 'tsx']), cli, `--svcconfig=${svcconfig}`, '--secure-port=0', '--leader-elect=false', '--controllers=*', '--svc-api-qps=2000', '--svc-api-burst=2000'], {
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 process.once('exit', () => manager.kill());
-console.log(`node ${process.version}, ${process.platform}/${process.arch}; ${SETS} ReplicaSets × ${PER_SET} = ${PODS} pods; svc-controller-manager --controllers=* in its own process (CLI under tsx), svc-apiserver on sqlite in another; pods stay Pending (no node runs them)\n`);
+console.log(`node ${process.version}, ${process.platform}/${process.arch}; ${SETS} ReplicaSets × ${PER_SET} = ${PODS} pods; svc-controller-manager --controllers=* in its own process (CLI ${BUILT ? 'built, plain node' : 'under tsx'}), svc-apiserver on sqlite in another; pods stay Pending (no node runs them)\n`);
 
 const t0 = performance.now();
 let next = 0;
