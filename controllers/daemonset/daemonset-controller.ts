@@ -165,6 +165,7 @@ async function syncNodes(input: SyncInput, podsToDelete: readonly Pod[], nodeNam
     expectations,
     key,
     count: nodeNames.length,
+    onCreated: (pod) => input.events.record(involved(ds), 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`),
     pod: (index) => {
       const pod = podFromTemplate(template, { namespace: ds.metadata.namespace!, controllerRef: reference });
       return { ...pod, spec: withNodeNameAffinity(pod.spec, nodeNames[index]!) };

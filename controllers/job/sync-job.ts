@@ -228,7 +228,7 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
         const soonest = Math.min(...waiting.map((p) => p.notBefore ?? createAt)) - now;
         requeueMs = requeueMs === undefined ? soonest : Math.min(requeueMs, soonest);
       }
-      if (ready.length > 0) await createPods(deps, key, ready.map((p) => p.pod));
+      if (ready.length > 0) await createPods(deps, key, job, ready.map((p) => p.pod));
     }
   }
 
@@ -395,8 +395,18 @@ async function deletePods(deps: JobSyncDeps, key: string, pods: readonly Pod[], 
   if (error !== undefined) throw error;
 }
 
-async function createPods(deps: JobSyncDeps, key: string, pods: readonly Pod[]): Promise<void> {
-  const { error } = await createWorkloadPods({ client: deps.client, expectations: deps.expectations, key, count: pods.length, pod: (i) => pods[i]! });
+async function createPods(deps: JobSyncDeps, key: string, job: Job, pods: readonly Pod[]): Promise<void> {
+  const owner = about(job);
+  const { error } = await createWorkloadPods({
+    client: deps.client,
+    expectations: deps.expectations,
+    key,
+    count: pods.length,
+    pod: (i) => pods[i]!,
+    // The Events upstream's PodControl records on the Job.
+    onCreated: (pod) => deps.events.record(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`),
+    onFailed: (failure) => deps.events.record(owner, 'Warning', 'FailedCreate', `Error creating: ${failure instanceof Error ? failure.message : String(failure)}`),
+  });
   if (error !== undefined) throw error;
 }
 

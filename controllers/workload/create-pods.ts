@@ -38,7 +38,8 @@ export async function createPods(options: CreatePodsOptions): Promise<CreatePods
   const { successes, error } = await slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, async (index) => {
     const pod = options.pod(index);
     try {
-      // Not `onCreated?.(await create(...))`: an optional call skips its arguments when the hook is absent.
+      // Not `onCreated?.(await create(...))`: an optional call skips its arguments, so the create
+      // would not be made at all when nobody listens.
       const created = await client.create(builtin.pods, pod, { namespace: pod.metadata.namespace });
       options.onCreated?.(created);
     } catch (failure) {

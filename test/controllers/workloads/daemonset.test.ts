@@ -118,6 +118,7 @@ describe('daemonset controller', () => {
     await taint('tn-2', 'NoExecute');
     await eventually(async () => (await nodesWithPods(ns)).join() === 'tn-1', 'the NoExecute node emptied');
     await eventually(async () => (await eventsAbout(client, ns, 'DaemonSet', 'tainted')).some((e) => e.startsWith('SuccessfulDelete: Deleted pod: tainted-')), 'the delete event');
+    expect((await eventsAbout(client, ns, 'DaemonSet', 'tainted')).filter((e) => e.startsWith('SuccessfulCreate: Created pod: tainted-'))).toHaveLength(2);
     const status = (await getDs('tainted', ns)).status!;
     expect(status.desiredNumberScheduled).toBe(0);
   });
