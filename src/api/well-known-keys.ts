@@ -20,3 +20,15 @@ export const SERVICE_NAME_LABELS = [SERVICE_NAME_LABEL, 'svc.io/service-name'] a
 
 /** Where a pod finds its service-account token, CA and namespace (mounted by admission, read by `Client.fromEnv`). */
 export const SERVICE_ACCOUNT_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/**
+ * The Secret type whose secrets the controller manager fills with a legacy service-account token
+ * (`token`, `ca.crt`, `namespace`), as svc writes it. Kubernetes' spelling is accepted too: it is
+ * what manifests written for Kubernetes carry.
+ */
+export const SERVICE_ACCOUNT_TOKEN_SECRET_TYPE = 'svc.io/service-account-token';
+export const SERVICE_ACCOUNT_TOKEN_SECRET_TYPES = [SERVICE_ACCOUNT_TOKEN_SECRET_TYPE, 'kubernetes.io/service-account-token'] as const;
+/** On a token Secret: the ServiceAccount it is for (written by its author), every spelling. */
+export const SERVICE_ACCOUNT_NAME_ANNOTATIONS = ['kubernetes.io/service-account.name', 'svc.io/service-account.name'] as const;
+/** On a token Secret: that account's uid (written by the loop, in the spelling of the name annotation). */
+export const SERVICE_ACCOUNT_UID_ANNOTATIONS = ['kubernetes.io/service-account.uid', 'svc.io/service-account.uid'] as const;

@@ -82,7 +82,12 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   // Its secure port stays off: run svc-controller-manager on its own for /metrics and /healthz.
   try {
     const manager = await startControllerManagerFromArgs(
-      [`--svcconfig=${server.svcconfigPath}`, '--secure-port=0'],
+      [
+        `--svcconfig=${server.svcconfigPath}`,
+        '--secure-port=0',
+        // The API server's own signing key (it trusts its public half): legacy token secrets work.
+        `--service-account-private-key-file=${config.serviceAccountSigningKeyFile ?? join(resolve(config.dataDir), 'service-account.key')}`,
+      ],
       textLog(io, { verbosity: config.verbosity ?? 0, splitStream: false }),
     );
     shutdown.add(() => manager.close());

@@ -1,6 +1,15 @@
 import { randomUUID, type KeyObject } from 'node:crypto';
 import { unauthorized } from '../../api/index.js';
-import { serviceAccountClaimsSchema, serviceAccountUser, serviceAccountUserName, type PrivateClaims, type ServiceAccountClaims } from './claims.js';
+import {
+  LEGACY_ISSUER,
+  legacyClaimsSchema,
+  serviceAccountClaimsSchema,
+  serviceAccountUser,
+  serviceAccountUserName,
+  type LegacyClaims,
+  type PrivateClaims,
+  type ServiceAccountClaims,
+} from './claims.js';
 import { algorithmForKey, JwtError, parseJws, signJws, verifyJws, type JwsAlgorithm } from './jwt.js';
 import type { SigningKey, VerificationKey } from './keys.js';
 import { LruMap } from './lru.js';
@@ -17,6 +26,8 @@ export interface LiveObject {
   readonly uid: string;
   /** `metadata.deletionTimestamp` in ms since the epoch, when the object is being deleted. */
   readonly deletionTimestamp?: number | undefined;
+  /** A Secret's `data.token`, decoded: a legacy token is good only while its secret holds it. */
+  readonly token?: string | undefined;
 }
 
 export type BoundKind = 'ServiceAccount' | 'Pod' | 'Secret';
@@ -68,10 +79,9 @@ export const LEEWAY_SECONDS = 60;
 /** A pod or secret being deleted keeps its tokens good this long (Kubernetes' grace). */
 const DELETION_GRACE_MS = 60_000;
 
-interface Verified {
-  readonly claims: ServiceAccountClaims;
-  readonly user: UserInfo;
-}
+type Verified =
+  | { readonly claims: ServiceAccountClaims; readonly legacy?: undefined; readonly user: UserInfo }
+  | { readonly claims?: undefined; readonly legacy: LegacyClaims; readonly user: UserInfo };
 
 const fail = () => unauthorized('Unauthorized');
 
@@ -155,6 +165,12 @@ export class ServiceAccountTokens {
       this.cache.set(token, verified);
     }
     const { claims } = verified;
+    // A legacy token names no audience and never expires: it is good for the API's audiences
+    // (Kubernetes' implicit audiences) while its secret and account exist.
+    if (!claims) {
+      if (!this.audiences.some((a) => audiences.includes(a))) throw fail();
+      return this.checkLegacy(verified.legacy, token, verified.user);
+    }
     const now = this.now() / 1000;
     if (now > claims.exp + LEEWAY_SECONDS) throw fail();
     if (claims.nbf !== undefined && now < claims.nbf - LEEWAY_SECONDS) throw fail();
@@ -182,6 +198,11 @@ export class ServiceAccountTokens {
         }
       }
       if (!signed) throw fail();
+      if ((jws.payload as { iss?: unknown }).iss === LEGACY_ISSUER) {
+        const legacy = legacyClaimsSchema.safeParse(jws.payload);
+        if (!legacy.success) throw fail();
+        return this.verifiedLegacy(legacy.data);
+      }
       const parsed = serviceAccountClaimsSchema.safeParse(jws.payload);
       if (!parsed.success) throw fail();
       claims = parsed.data;
@@ -195,10 +216,48 @@ export class ServiceAccountTokens {
     return { claims, user: serviceAccountUser(claims) };
   }
 
+  private verifiedLegacy(legacy: LegacyClaims): Verified {
+    const namespace = legacy['kubernetes.io/serviceaccount/namespace'];
+    const name = legacy['kubernetes.io/serviceaccount/service-account.name'];
+    if (legacy.sub !== serviceAccountUserName(namespace, name)) throw fail();
+    const user = serviceAccountUser({
+      iss: legacy.iss,
+      sub: legacy.sub,
+      aud: [],
+      exp: 0,
+      'kubernetes.io': { namespace, serviceaccount: { name, uid: legacy['kubernetes.io/serviceaccount/service-account.uid'] } },
+    });
+    return { legacy, user };
+  }
+
+  /**
+   * A legacy token is good while its secret exists, is not being deleted and still holds this
+   * very token, and its account exists with the uid it names (Kubernetes' legacy validator).
+   */
+  private checkLegacy(legacy: LegacyClaims, token: string, user: UserInfo): UserInfo | Promise<UserInfo> {
+    const objects = this.objects;
+    if (!objects) throw fail();
+    const namespace = legacy['kubernetes.io/serviceaccount/namespace'];
+    const secretGood = (found: LiveObject | null) => found !== null && found.deletionTimestamp === undefined && found.token === token;
+    const accountGood = (found: LiveObject | null) =>
+      found !== null && found.deletionTimestamp === undefined && found.uid === legacy['kubernetes.io/serviceaccount/service-account.uid'];
+    const secret = objects.get('Secret', namespace, legacy['kubernetes.io/serviceaccount/secret.name']);
+    const account = objects.get('ServiceAccount', namespace, legacy['kubernetes.io/serviceaccount/service-account.name']);
+    if (!(secret instanceof Promise) && !(account instanceof Promise)) {
+      if (!secretGood(secret) || !accountGood(account)) throw fail();
+      return user;
+    }
+    return Promise.all([secret, account]).then(([s, a]) => {
+      if (!secretGood(s) || !accountGood(a)) throw fail();
+      return user;
+    });
+  }
+
   /** The account, and the pod or secret the token is bound to, must still be the ones it names. */
   private checkBound(verified: Verified): UserInfo | Promise<UserInfo> {
     const objects = this.objects;
     if (!objects) throw fail();
+    if (!verified.claims) throw fail();
     const k = verified.claims['kubernetes.io'];
     const checks: [BoundKind, { name: string; uid: string }][] = [['ServiceAccount', k.serviceaccount]];
     if (k.pod) checks.push(['Pod', k.pod]);
