@@ -16,6 +16,7 @@ import { statefulSetController } from '../statefulset/index.js';
 import { disruptionController } from '../disruption/index.js';
 import { serviceAccountController } from '../serviceaccount/index.js';
 import { serviceAccountTokenController } from '../serviceaccount-token/index.js';
+import { legacyTokenCleaner } from '../legacy-serviceaccount-token-cleaner/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
 
 /**
@@ -49,6 +50,8 @@ export interface LoopSettings {
   /** `--service-account-private-key-file`'s PEM: without it the serviceaccount-token loop does not run (as kube). */
   readonly serviceAccountPrivateKey?: string | undefined;
   readonly concurrentServiceaccountTokenSyncs?: number | undefined;
+  /** `--legacy-service-account-token-clean-up-period` (a year). */
+  readonly legacyServiceAccountTokenCleanUpPeriodMs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -83,5 +86,6 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
       const signingKey = signingKeyFromPem(s.serviceAccountPrivateKey, '--service-account-private-key-file');
       return (ctx) => serviceAccountTokenController(ctx, { signingKey, rootCa: s.rootCa, concurrency: s.concurrentServiceaccountTokenSyncs ?? 5 });
     }],
+    ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
   ]);
 }

@@ -32,3 +32,11 @@ export const SERVICE_ACCOUNT_TOKEN_SECRET_TYPES = [SERVICE_ACCOUNT_TOKEN_SECRET_
 export const SERVICE_ACCOUNT_NAME_ANNOTATIONS = ['kubernetes.io/service-account.name', 'svc.io/service-account.name'] as const;
 /** On a token Secret: that account's uid (written by the loop, in the spelling of the name annotation). */
 export const SERVICE_ACCOUNT_UID_ANNOTATIONS = ['kubernetes.io/service-account.uid', 'svc.io/service-account.uid'] as const;
+
+/**
+ * On a legacy token Secret: the day (`YYYY-MM-DD`, UTC) its token was last used (the API server
+ * writes it, at most once a day), and the day the legacy token cleaner made it invalid (the API
+ * server then refuses the token). Kubernetes' keys: tools that audit legacy tokens read them.
+ */
+export const LEGACY_TOKEN_LAST_USED_LABEL = 'kubernetes.io/legacy-token-last-used';
+export const LEGACY_TOKEN_INVALID_SINCE_LABEL = 'kubernetes.io/legacy-token-invalid-since';

@@ -259,6 +259,7 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       // Service accounts and their tokens (sa-loops).
       serviceAccountPrivateKey,
       concurrentServiceaccountTokenSyncs: f.concurrentServiceaccountTokenSyncs,
+      legacyServiceAccountTokenCleanUpPeriodMs: f.legacyServiceAccountTokenCleanUpPeriod,
     },
     enableGarbageCollector: f.enableGarbageCollector,
     drainTimeoutMs: f.controllerShutdownTimeout,

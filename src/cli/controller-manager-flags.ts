@@ -211,7 +211,10 @@ export const controllerManagerFlags = defineFlags({
     meaning: 'PEM RSA or ECDSA private key that signs service account tokens; setting it enables legacy secret-based tokens (the serviceaccount-token controller runs only with it). The API server must trust its public half (its signing key, or --service-account-key-file).',
   }),
   'use-service-account-credentials': flag.bool({ meaning: 'Give each controller its own service account credentials. (Not built yet: every loop uses the manager\'s credentials.)' }),
-  'legacy-service-account-token-clean-up-period': period(8760 * HOUR, `Time since last use before a legacy service account token may be deleted. ${NOT_BUILT}`),
+  'legacy-service-account-token-clean-up-period': period(
+    8760 * HOUR,
+    'Time since last use before a legacy service account token (a secret its account lists, mounted by no pod) is labelled invalid; invalid this long again, it is deleted.',
+  ),
 
   // --- Storage and volumes ------------------------------------------------------------------
   'attach-detach-reconcile-sync-period': flag.duration({

@@ -106,6 +106,22 @@ describe('serviceaccount-token loop', () => {
     await robot.destroy();
   });
 
+  it('records the day of use on the secret (last-used label), and refuses a token its secret marks invalid', async () => {
+    await client.create(builtin.secrets, secretOf('robot-used', 'robot'), { namespace: 'default' });
+    const token = decoded(await filled('robot-used'), 'token')!;
+    const robot = asToken(token);
+    const today = new Date().toISOString().slice(0, 10);
+    // The account may read pods (the role bound above).
+    await robot.list(builtin.pods, { namespace: 'default' });
+    await eventually(async () => (await read('robot-used'))?.metadata.labels?.['kubernetes.io/legacy-token-last-used'] === today, 'the last-used label');
+    // Marked invalid (as the legacy token cleaner does): 401; the mark removed: good again.
+    await client.patch(builtin.secrets, 'robot-used', { metadata: { labels: { 'kubernetes.io/legacy-token-invalid-since': today } } }, { namespace: 'default' });
+    await eventually(async () => (await robot.list(builtin.pods, { namespace: 'default' }).catch((e: { code?: number }) => e.code)) === 401, 'the marked token refused');
+    await client.patch(builtin.secrets, 'robot-used', { metadata: { labels: { 'kubernetes.io/legacy-token-invalid-since': null } } } as never, { namespace: 'default' });
+    await eventually(async () => (await robot.list(builtin.pods, { namespace: 'default' }).catch((e: { code?: number }) => e.code)) !== 401, 'the token good again');
+    await robot.destroy();
+  });
+
   it("fills svc's own type too, writing the uid in svc's spelling when the secret names the account that way", async () => {
     await client.create(builtin.secrets, secretOf('svc-style', 'robot', 'svc.io/service-account-token', 'svc.io/service-account.name'), { namespace: 'default' });
     const secret = await filled('svc-style');

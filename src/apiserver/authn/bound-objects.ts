@@ -24,10 +24,10 @@ export function cachedBoundObjects(caches: ResourceCaches, registry: ResourceReg
   const live = (served: ServedObject): LiveObject => {
     let found = parsed.get(served);
     if (!found) {
-      const object = JSON.parse(served.json.toString('utf8')) as { metadata?: { uid?: string; deletionTimestamp?: string }; data?: { token?: unknown } };
+      const object = JSON.parse(served.json.toString('utf8')) as { metadata?: { uid?: string; deletionTimestamp?: string; labels?: Record<string, string> }; data?: { token?: unknown } };
       const meta = object.metadata ?? {};
       const deleting = meta.deletionTimestamp === undefined ? undefined : Date.parse(meta.deletionTimestamp);
-      found = { uid: meta.uid ?? '', deletionTimestamp: deleting, token: tokenOf(object.data) };
+      found = { uid: meta.uid ?? '', deletionTimestamp: deleting, token: tokenOf(object.data), labels: meta.labels };
       parsed.set(served, found);
     }
     return found;
@@ -36,7 +36,12 @@ export function cachedBoundObjects(caches: ResourceCaches, registry: ResourceReg
     const object = await reader.get(types[kind]!, namespace, name);
     if (!object) return null;
     const deleting = object.metadata.deletionTimestamp;
-    return { uid: object.metadata.uid ?? '', deletionTimestamp: deleting ? Date.parse(deleting) : undefined, token: tokenOf(object['data'] as { token?: unknown } | undefined) };
+    return {
+      uid: object.metadata.uid ?? '',
+      deletionTimestamp: deleting ? Date.parse(deleting) : undefined,
+      token: tokenOf(object['data'] as { token?: unknown } | undefined),
+      labels: object.metadata.labels,
+    };
   };
   return {
     get(kind, namespace, name) {

@@ -1,5 +1,5 @@
 import { randomUUID, type KeyObject } from 'node:crypto';
-import { unauthorized } from '../../api/index.js';
+import { LEGACY_TOKEN_INVALID_SINCE_LABEL, LEGACY_TOKEN_LAST_USED_LABEL, unauthorized } from '../../api/index.js';
 import {
   LEGACY_ISSUER,
   legacyClaimsSchema,
@@ -28,7 +28,12 @@ export interface LiveObject {
   readonly deletionTimestamp?: number | undefined;
   /** A Secret's `data.token`, decoded: a legacy token is good only while its secret holds it. */
   readonly token?: string | undefined;
+  /** A Secret's labels (the legacy token's last-used day and invalid-since mark). */
+  readonly labels?: Readonly<Record<string, string>> | undefined;
 }
+
+/** Told when a legacy token was used, and the day its secret says it last was (to record today). */
+export type LegacyTokenUse = (namespace: string, secretName: string, lastUsed: string | undefined) => void;
 
 export type BoundKind = 'ServiceAccount' | 'Pod' | 'Secret';
 
@@ -95,6 +100,7 @@ export class ServiceAccountTokens {
   private readonly cache: LruMap<string, Verified>;
   private readonly now: () => number;
   private objects: BoundObjects | undefined;
+  private onLegacyUse: LegacyTokenUse | undefined;
 
   constructor(options: ServiceAccountTokensOptions) {
     if (options.issuers.length === 0) throw new Error('service-account tokens need at least one issuer');
@@ -121,6 +127,11 @@ export class ServiceAccountTokens {
   /** Where live objects are looked up; the server binds its watch caches once they exist. */
   bind(objects: BoundObjects): void {
     this.objects = objects;
+  }
+
+  /** Who records the day a legacy token was used (the server writes its secret's last-used label). */
+  trackLegacyUse(onUse: LegacyTokenUse): void {
+    this.onLegacyUse = onUse;
   }
 
   /** Signs a token for `grant`. The caller has checked that the objects exist. */
@@ -238,18 +249,25 @@ export class ServiceAccountTokens {
     const objects = this.objects;
     if (!objects) throw fail();
     const namespace = legacy['kubernetes.io/serviceaccount/namespace'];
-    const secretGood = (found: LiveObject | null) => found !== null && found.deletionTimestamp === undefined && found.token === token;
+    // A secret the legacy token cleaner has marked invalid refuses its token (the mark removed, it is good again).
+    const secretGood = (found: LiveObject | null) =>
+      found !== null && found.deletionTimestamp === undefined && found.token === token && found.labels?.[LEGACY_TOKEN_INVALID_SINCE_LABEL] === undefined;
     const accountGood = (found: LiveObject | null) =>
       found !== null && found.deletionTimestamp === undefined && found.uid === legacy['kubernetes.io/serviceaccount/service-account.uid'];
-    const secret = objects.get('Secret', namespace, legacy['kubernetes.io/serviceaccount/secret.name']);
+    const secretName = legacy['kubernetes.io/serviceaccount/secret.name'];
+    const used = (s: LiveObject) => {
+      this.onLegacyUse?.(namespace, secretName, s.labels?.[LEGACY_TOKEN_LAST_USED_LABEL]);
+      return user;
+    };
+    const secret = objects.get('Secret', namespace, secretName);
     const account = objects.get('ServiceAccount', namespace, legacy['kubernetes.io/serviceaccount/service-account.name']);
     if (!(secret instanceof Promise) && !(account instanceof Promise)) {
       if (!secretGood(secret) || !accountGood(account)) throw fail();
-      return user;
+      return used(secret!);
     }
     return Promise.all([secret, account]).then(([s, a]) => {
       if (!secretGood(s) || !accountGood(a)) throw fail();
-      return user;
+      return used(s!);
     });
   }
 
