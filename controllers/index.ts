@@ -12,6 +12,10 @@ export type { ServiceAccountControllerOptions } from './serviceaccount/index.js'
 export { serviceAccountTokenController } from './serviceaccount-token/index.js';
 export type { ServiceAccountTokenControllerOptions } from './serviceaccount-token/index.js';
 export { legacyTokenCleaner } from './legacy-serviceaccount-token-cleaner/index.js';
+export { bootstrapSigner, detachedSignature } from './bootstrap-signer/index.js';
+export type { BootstrapSignerOptions } from './bootstrap-signer/index.js';
+export { tokenCleaner } from './token-cleaner/index.js';
+export type { TokenCleanerOptions } from './token-cleaner/index.js';
 export type { LegacyTokenCleanerOptions } from './legacy-serviceaccount-token-cleaner/index.js';
 export type { GarbageCollectorOptions } from './garbage-collector/index.js';
 // The controller runtime: one call runs named loops with one Lease, signals, drain and a secure port.

@@ -17,6 +17,8 @@ import { disruptionController } from '../disruption/index.js';
 import { serviceAccountController } from '../serviceaccount/index.js';
 import { serviceAccountTokenController } from '../serviceaccount-token/index.js';
 import { legacyTokenCleaner } from '../legacy-serviceaccount-token-cleaner/index.js';
+import { bootstrapSigner } from '../bootstrap-signer/index.js';
+import { tokenCleaner } from '../token-cleaner/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
 
 /**
@@ -86,6 +88,9 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
       const signingKey = signingKeyFromPem(s.serviceAccountPrivateKey, '--service-account-private-key-file');
       return (ctx) => serviceAccountTokenController(ctx, { signingKey, rootCa: s.rootCa, concurrency: s.concurrentServiceaccountTokenSyncs ?? 5 });
     }],
+    // Bootstrap tokens (off by default, as kube; `svc up` turns them on).
+    ['bootstrap-signer-controller', () => (ctx) => bootstrapSigner(ctx)],
+    ['token-cleaner-controller', () => (ctx) => tokenCleaner(ctx)],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
   ]);
 }

@@ -297,6 +297,9 @@ export { microTime, rfc3339 } from './timestamps.js';
 export { podQosClass, type QosClass } from './pod-qos-class.js';
 export { FOREGROUND_FINALIZER, NAMESPACE_FINALIZER, ORPHAN_FINALIZER } from './finalizers.js';
 export {
+  BOOTSTRAP_SIGNATURE_PREFIX,
+  BOOTSTRAP_TOKEN_SECRET_TYPE,
+  CLUSTER_INFO_CONFIGMAP,
   CONFIG_MIRROR_ANNOTATION,
   CONFIG_MIRROR_ANNOTATIONS,
   INITIAL_EVENTS_END_ANNOTATION,

@@ -40,3 +40,13 @@ export const SERVICE_ACCOUNT_UID_ANNOTATIONS = ['kubernetes.io/service-account.u
  */
 export const LEGACY_TOKEN_LAST_USED_LABEL = 'kubernetes.io/legacy-token-last-used';
 export const LEGACY_TOKEN_INVALID_SINCE_LABEL = 'kubernetes.io/legacy-token-invalid-since';
+
+/**
+ * Bootstrap tokens (Kubernetes' names: kubeadm and node agents joining a cluster read and write
+ * them): a Secret of this type named `bootstrap-token-<token-id>` in the system namespace, and the
+ * `cluster-info` ConfigMap of the public namespace whose `kubeconfig` the bootstrap signer signs
+ * per token (`jws-kubeconfig-<token-id>`).
+ */
+export const BOOTSTRAP_TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
+export const CLUSTER_INFO_CONFIGMAP = 'cluster-info';
+export const BOOTSTRAP_SIGNATURE_PREFIX = 'jws-kubeconfig-';

@@ -86,6 +86,8 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
       [
         `--svcconfig=${server.svcconfigPath}`,
         '--secure-port=0',
+        // As kubeadm: the bootstrap-token pair on beside the defaults.
+        '--controllers=*,bootstrap-signer-controller,token-cleaner-controller',
         // The API server's own signing key (it trusts its public half): legacy token secrets work.
         `--service-account-private-key-file=${config.serviceAccountSigningKeyFile ?? join(resolve(config.dataDir), 'service-account.key')}`,
       ],
