@@ -7,6 +7,16 @@ export { ROOT_CA_CONFIGMAP, rootCaPublisher } from './root-ca-publisher/index.js
 export type { RootCaPublisherOptions } from './root-ca-publisher/index.js';
 export type { NamespaceControllerOptions } from './namespace/index.js';
 export { garbageCollector } from './garbage-collector/index.js';
+export { DEFAULT_SERVICE_ACCOUNT, serviceAccountController } from './serviceaccount/index.js';
+export type { ServiceAccountControllerOptions } from './serviceaccount/index.js';
+export { serviceAccountTokenController } from './serviceaccount-token/index.js';
+export type { ServiceAccountTokenControllerOptions } from './serviceaccount-token/index.js';
+export { legacyTokenCleaner } from './legacy-serviceaccount-token-cleaner/index.js';
+export { bootstrapSigner, detachedSignature } from './bootstrap-signer/index.js';
+export type { BootstrapSignerOptions } from './bootstrap-signer/index.js';
+export { tokenCleaner } from './token-cleaner/index.js';
+export type { TokenCleanerOptions } from './token-cleaner/index.js';
+export type { LegacyTokenCleanerOptions } from './legacy-serviceaccount-token-cleaner/index.js';
 export type { GarbageCollectorOptions } from './garbage-collector/index.js';
 // The controller runtime: one call runs named loops with one Lease, signals, drain and a secure port.
 export { runControllers } from './runtime/index.js';

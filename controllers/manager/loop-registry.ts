@@ -14,6 +14,12 @@ import { deploymentController } from '../deployment/index.js';
 import { daemonSetController } from '../daemonset/index.js';
 import { statefulSetController } from '../statefulset/index.js';
 import { disruptionController } from '../disruption/index.js';
+import { serviceAccountController } from '../serviceaccount/index.js';
+import { serviceAccountTokenController } from '../serviceaccount-token/index.js';
+import { legacyTokenCleaner } from '../legacy-serviceaccount-token-cleaner/index.js';
+import { bootstrapSigner } from '../bootstrap-signer/index.js';
+import { tokenCleaner } from '../token-cleaner/index.js';
+import { signingKeyFromPem } from '../../src/apiserver/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -42,6 +48,12 @@ export interface LoopSettings {
   // Node-bound and stateful workloads (wl-nodes): --concurrent-daemonset-syncs, --concurrent-statefulset-syncs.
   readonly concurrentDaemonsetSyncs?: number | undefined;
   readonly concurrentStatefulsetSyncs?: number | undefined;
+  // Service accounts and their tokens (sa-loops).
+  /** `--service-account-private-key-file`'s PEM: without it the serviceaccount-token loop does not run (as kube). */
+  readonly serviceAccountPrivateKey?: string | undefined;
+  readonly concurrentServiceaccountTokenSyncs?: number | undefined;
+  /** `--legacy-service-account-token-clean-up-period` (a year). */
+  readonly legacyServiceAccountTokenCleanUpPeriodMs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -69,5 +81,16 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     ['daemonset-controller', (s) => (ctx) => daemonSetController(ctx, { concurrency: s.concurrentDaemonsetSyncs ?? 2 })],
     ['statefulset-controller', (s) => (ctx) => statefulSetController(ctx, { concurrency: s.concurrentStatefulsetSyncs ?? 5 })],
     ['disruption-controller', () => (ctx) => disruptionController(ctx)],
+    // Service accounts and their tokens (sa-loops).
+    ['serviceaccount-controller', () => (ctx) => serviceAccountController(ctx)],
+    ['serviceaccount-token-controller', (s) => {
+      if (!s.serviceAccountPrivateKey) return () => EMPTY;
+      const signingKey = signingKeyFromPem(s.serviceAccountPrivateKey, '--service-account-private-key-file');
+      return (ctx) => serviceAccountTokenController(ctx, { signingKey, rootCa: s.rootCa, concurrency: s.concurrentServiceaccountTokenSyncs ?? 5 });
+    }],
+    // Bootstrap tokens (off by default, as kube; `svc up` turns them on).
+    ['bootstrap-signer-controller', () => (ctx) => bootstrapSigner(ctx)],
+    ['token-cleaner-controller', () => (ctx) => tokenCleaner(ctx)],
+    ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
   ]);
 }

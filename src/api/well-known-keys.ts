@@ -20,3 +20,33 @@ export const SERVICE_NAME_LABELS = [SERVICE_NAME_LABEL, 'svc.io/service-name'] a
 
 /** Where a pod finds its service-account token, CA and namespace (mounted by admission, read by `Client.fromEnv`). */
 export const SERVICE_ACCOUNT_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/**
+ * The Secret type whose secrets the controller manager fills with a legacy service-account token
+ * (`token`, `ca.crt`, `namespace`), as svc writes it. Kubernetes' spelling is accepted too: it is
+ * what manifests written for Kubernetes carry.
+ */
+export const SERVICE_ACCOUNT_TOKEN_SECRET_TYPE = 'svc.io/service-account-token';
+export const SERVICE_ACCOUNT_TOKEN_SECRET_TYPES = [SERVICE_ACCOUNT_TOKEN_SECRET_TYPE, 'kubernetes.io/service-account-token'] as const;
+/** On a token Secret: the ServiceAccount it is for (written by its author), every spelling. */
+export const SERVICE_ACCOUNT_NAME_ANNOTATIONS = ['kubernetes.io/service-account.name', 'svc.io/service-account.name'] as const;
+/** On a token Secret: that account's uid (written by the loop, in the spelling of the name annotation). */
+export const SERVICE_ACCOUNT_UID_ANNOTATIONS = ['kubernetes.io/service-account.uid', 'svc.io/service-account.uid'] as const;
+
+/**
+ * On a legacy token Secret: the day (`YYYY-MM-DD`, UTC) its token was last used (the API server
+ * writes it, at most once a day), and the day the legacy token cleaner made it invalid (the API
+ * server then refuses the token). Kubernetes' keys: tools that audit legacy tokens read them.
+ */
+export const LEGACY_TOKEN_LAST_USED_LABEL = 'kubernetes.io/legacy-token-last-used';
+export const LEGACY_TOKEN_INVALID_SINCE_LABEL = 'kubernetes.io/legacy-token-invalid-since';
+
+/**
+ * Bootstrap tokens (Kubernetes' names: kubeadm and node agents joining a cluster read and write
+ * them): a Secret of this type named `bootstrap-token-<token-id>` in the system namespace, and the
+ * `cluster-info` ConfigMap of the public namespace whose `kubeconfig` the bootstrap signer signs
+ * per token (`jws-kubeconfig-<token-id>`).
+ */
+export const BOOTSTRAP_TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
+export const CLUSTER_INFO_CONFIGMAP = 'cluster-info';
+export const BOOTSTRAP_SIGNATURE_PREFIX = 'jws-kubeconfig-';

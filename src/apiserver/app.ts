@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import { badRequest, builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry, SVC_VERSION } from '../api/index.js';
 import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
-import { cachedBoundObjects, type Authentication, type ServiceAccountTokens } from './authn/index.js';
+import { cachedBoundObjects, legacyTokenUseRecorder, type Authentication, type ServiceAccountTokens } from './authn/index.js';
 import { chainAuthorizers, isApiPath, nonResourceAttributesOf, RbacState, reconcileBootstrapPolicy, requireAllowed, type AuthorizationMode } from './authz/index.js';
 import { virtualResources } from './virtual/index.js';
 import { Admission } from './admission/index.js';
@@ -224,6 +224,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   });
   const reader = new ObjectReader(options.store);
   options.serviceAccountTokens?.bind(cachedBoundObjects(caches, registry, reader));
+  options.serviceAccountTokens?.trackLegacyUse(legacyTokenUseRecorder(options.store, registry, reader));
   const admission = new Admission({ store: options.store, reader, registry, caches, ...options.admissionPlugins });
   app.addHook('onClose', () => admission.stop());
   const route = resourceRouter({

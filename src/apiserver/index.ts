@@ -1,6 +1,9 @@
 export { buildApp } from './app.js';
 export type { ApiServerOptions } from './app.js';
 export type { Authenticator, RequestHeaders, UserInfo } from './authn/user.js';
+// Legacy service-account tokens are signed by the controller manager's serviceaccount-token loop.
+export { algorithmForKey, LEGACY_ISSUER, serviceAccountUserName, signingKeyFromPem, signJws } from './authn/index.js';
+export type { SigningKey } from './authn/index.js';
 export { parseRequestPath } from './request-info.js';
 export type { RequestInfo } from './request-info.js';
 export { SVC_VERSION } from '../api/index.js';

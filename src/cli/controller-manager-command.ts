@@ -21,6 +21,7 @@ import {
   type ServingTls,
 } from '../../controllers/index.js';
 import { SVC_VERSION } from '../api/index.js';
+import { signingKeyFromPem } from '../apiserver/index.js';
 import { ensurePki, loadServingCertificate, servingNames } from '../pki/index.js';
 import { Client, loadSvcconfig, type ConnectionOptions } from '../client/index.js';
 import { closeOnSignal, EXIT_FAILED, EXIT_OK, isExit, processIO, readCommandLine, type CommandIO } from './command.js';
@@ -230,6 +231,9 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
   // The root CA publisher publishes --root-ca-file, else the CA the manager itself trusts the API server with.
   const caData = target.caData;
   const rootCa = f.rootCaFile !== undefined ? await readText(f.rootCaFile, '--root-ca-file') : caData === undefined ? undefined : Buffer.from(caData).toString('utf8');
+  // Read and checked now: a key that is not one fails the start, not the loop.
+  const serviceAccountPrivateKey = f.serviceAccountPrivateKeyFile !== undefined ? await readText(f.serviceAccountPrivateKeyFile, '--service-account-private-key-file') : undefined;
+  if (serviceAccountPrivateKey !== undefined) signingKeyFromPem(serviceAccountPrivateKey, `--service-account-private-key-file ${f.serviceAccountPrivateKeyFile}`);
   return {
     connection: target,
     contentType: f.svcApiContentType,
@@ -252,6 +256,10 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       // Node-bound and stateful workloads (wl-nodes).
       concurrentDaemonsetSyncs: f.concurrentDaemonsetSyncs,
       concurrentStatefulsetSyncs: f.concurrentStatefulsetSyncs,
+      // Service accounts and their tokens (sa-loops).
+      serviceAccountPrivateKey,
+      concurrentServiceaccountTokenSyncs: f.concurrentServiceaccountTokenSyncs,
+      legacyServiceAccountTokenCleanUpPeriodMs: f.legacyServiceAccountTokenCleanUpPeriod,
     },
     enableGarbageCollector: f.enableGarbageCollector,
     drainTimeoutMs: f.controllerShutdownTimeout,

@@ -205,13 +205,16 @@ export const controllerManagerFlags = defineFlags({
   'cluster-signing-nodeagent-serving-key-file': signingKey('svc.io/nodeagent-serving'),
   'cluster-signing-legacy-unknown-cert-file': signingCert('svc.io/legacy-unknown'),
   'cluster-signing-legacy-unknown-key-file': signingKey('svc.io/legacy-unknown'),
-  'root-ca-file': flag.string({ valueName: 'path', meaning: "Root CA (PEM bundle) the root CA publisher puts in every namespace's kube-root-ca.crt ConfigMap (and that service-account token secrets would carry). Default: the CA of --svcconfig." }),
+  'root-ca-file': flag.string({ valueName: 'path', meaning: "Root CA (PEM bundle) the root CA publisher puts in every namespace's kube-root-ca.crt ConfigMap and the serviceaccount-token controller puts in token secrets (ca.crt). Default: the CA of --svcconfig." }),
   'service-account-private-key-file': flag.string({
     valueName: 'path',
-    meaning: `PEM RSA or ECDSA private key that signs service account tokens; setting it enables legacy secret-based tokens. ${NOT_BUILT}`,
+    meaning: 'PEM RSA or ECDSA private key that signs service account tokens; setting it enables legacy secret-based tokens (the serviceaccount-token controller runs only with it). The API server must trust its public half (its signing key, or --service-account-key-file).',
   }),
   'use-service-account-credentials': flag.bool({ meaning: 'Give each controller its own service account credentials. (Not built yet: every loop uses the manager\'s credentials.)' }),
-  'legacy-service-account-token-clean-up-period': period(8760 * HOUR, `Time since last use before a legacy service account token may be deleted. ${NOT_BUILT}`),
+  'legacy-service-account-token-clean-up-period': period(
+    8760 * HOUR,
+    'Time since last use before a legacy service account token (a secret its account lists, mounted by no pod) is labelled invalid; invalid this long again, it is deleted.',
+  ),
 
   // --- Storage and volumes ------------------------------------------------------------------
   'attach-detach-reconcile-sync-period': flag.duration({
@@ -402,7 +405,7 @@ export const controllerManagerFlags = defineFlags({
   'concurrent-resource-quota-syncs': concurrency('resource quotas', 5),
   'concurrent-service-endpoint-syncs': concurrency('endpoint slice syncs', 5),
   'concurrent-service-syncs': concurrency('services', 1),
-  'concurrent-serviceaccount-token-syncs': concurrency('service account token objects', 5),
+  'concurrent-serviceaccount-token-syncs': concurrency('service account token objects', 5, true),
   'concurrent-statefulset-syncs': concurrency('statefulsets', 5, true),
   'concurrent-ttl-after-finished-syncs': concurrency('ttl-after-finished workers', 5, true),
   'concurrent-validating-admission-policy-status-syncs': concurrency('validating admission policy status workers', 5),

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ensureClientCertificate } from '../pki/index.js';
-import { Client } from '../client/index.js';
+import { isStatusError } from '../api/index.js';
+import { builtin, Client } from '../client/index.js';
 import { markNodeStatusUnknown, nodeName, readRegistryConfig, thisHost, type RegistryConfig } from '../nodeagent/index.js';
 import { startForCommand } from './apiserver-command.js';
 import { apiServerConfig } from './apiserver-flags.js';
@@ -82,7 +83,14 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   // Its secure port stays off: run svc-controller-manager on its own for /metrics and /healthz.
   try {
     const manager = await startControllerManagerFromArgs(
-      [`--svcconfig=${server.svcconfigPath}`, '--secure-port=0'],
+      [
+        `--svcconfig=${server.svcconfigPath}`,
+        '--secure-port=0',
+        // As kubeadm: the bootstrap-token pair on beside the defaults.
+        '--controllers=*,bootstrap-signer-controller,token-cleaner-controller',
+        // The API server's own signing key (it trusts its public half): legacy token secrets work.
+        `--service-account-private-key-file=${config.serviceAccountSigningKeyFile ?? join(resolve(config.dataDir), 'service-account.key')}`,
+      ],
       textLog(io, { verbosity: config.verbosity ?? 0, splitStream: false }),
     );
     shutdown.add(() => manager.close());
@@ -129,6 +137,12 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
     }
   }
   if (shutdown.stopping) return stopEarly();
+  // Ready means a pod can be made in `default`: its account is the serviceaccount loop's, which
+  // runs once the manager leads (at once, unless another manager holds the Lease).
+  if (!(await defaultAccountExists(server.svcconfigPath, shutdown.signal))) {
+    if (shutdown.stopping) return stopEarly();
+    io.err(`${upDoc.name}: the default ServiceAccount of namespace default is not there yet (another controller manager leads?); pods there are refused until it is`);
+  }
   const elapsed = Math.round(performance.now() - (options.startedAt ?? 0));
   io.out(`svcconfig: ${server.svcconfigPath}`);
   io.out(`ready in ${elapsed} ms`);
@@ -142,6 +156,25 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
 }
 
 /** The Node this host's agent registers (svc up sets no --hostname-override), marked Unknown until it reports. */
+/** Waits (at most 30 s, or until `signal`) for `default/default`; whether it exists. */
+async function defaultAccountExists(svcconfigPath: string, signal: AbortSignal): Promise<boolean> {
+  const client = await Client.fromSvcconfig(svcconfigPath);
+  try {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && !signal.aborted; ) {
+      try {
+        await client.get(builtin.serviceAccounts, 'default', { namespace: 'default' });
+        return true;
+      } catch (error) {
+        if (!isStatusError(error) || error.code !== 404) throw error;
+      }
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    return false;
+  } finally {
+    await client.close();
+  }
+}
+
 async function markOwnNodeUnknown(svcconfigPath: string): Promise<void> {
   const client = await Client.fromSvcconfig(svcconfigPath);
   try {

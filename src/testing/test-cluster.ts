@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { unauthorized, type ResourceRegistry } from '../api/index.js';
+import { isStatusError, unauthorized, type ResourceRegistry } from '../api/index.js';
 import { buildApp, type ApiServerOptions, type UserInfo } from '../apiserver/index.js';
 import { selfSignedCertificate, type PemPair } from '../encoding/index.js';
 import { MemoryStore, type Store } from '../storage/index.js';
@@ -192,6 +192,9 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     for (const name of options.namespaces ?? []) {
       await cluster.client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     }
+    // The API server makes no accounts (the serviceaccount loop does): the cluster is handed over
+    // as one whose loop has run, so a pod in these namespaces finds its `default` account.
+    for (const namespace of [...KIT_NAMESPACES, ...(options.namespaces ?? [])]) await defaultServiceAccount(cluster.client, namespace);
     for (const custom of options.customResources ?? []) await defineAndWait(cluster.client, custom);
     if (options.controllers) await cluster.startControllers(options.controllers === true ? {} : options.controllers);
   } catch (error) {
@@ -199,6 +202,18 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     throw error;
   }
   return cluster;
+}
+
+/** The namespaces every cluster has from the start (the API server's system ones). */
+const KIT_NAMESPACES = ['default', 'svc-system', 'svc-public', 'svc-node-lease'];
+
+async function defaultServiceAccount(client: Client, namespace: string): Promise<void> {
+  try {
+    await client.create(builtin.serviceAccounts, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace } }, { namespace });
+  } catch (error) {
+    // 404: a registry without ServiceAccounts; 409: made already.
+    if (!isStatusError(error) || (error.code !== 404 && error.code !== 409)) throw error;
+  }
 }
 
 function managerOptions(connection: ConnectionOptions, rootCa: string, options: TestControllersOptions): ControllerManagerOptions {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { unauthorized } from '../../src/api/index.js';
 import { buildApp, type ApiServerOptions, type UserInfo } from '../../src/apiserver/index.js';
+import { SYSTEM_NAMESPACES } from '../../src/apiserver/namespaces.js';
 import { MemoryStore, SqliteStore, type Store } from '../../src/storage/index.js';
 import { openEtcdStore } from '../../src/storage/etcd.js';
 import { startEtcd } from '../support/etcd.js';
@@ -90,6 +91,19 @@ export async function startTestServer(backend: BackendName, options: TestServerO
     },
     ...appOptions,
   });
+  // The API server does not make accounts (the controller manager's serviceaccount loop does):
+  // the server starts as a cluster whose loop has run once, so pods in the system namespaces find
+  // their `default` account. A test that makes a namespace and a pod in it creates its account.
+  for (const namespace of SYSTEM_NAMESPACES) {
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/v1/namespaces/${namespace}/serviceaccounts`,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } }),
+    });
+    // 404: a registry without ServiceAccounts.
+    if (res.statusCode !== 201 && res.statusCode !== 404) throw new Error(`creating ${namespace}/default ServiceAccount: ${res.statusCode} ${res.body}`);
+  }
   let url: string | undefined;
   if (listen) {
     await app.listen({ host: '127.0.0.1', port: 0 });

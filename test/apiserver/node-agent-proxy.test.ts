@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtin, Client } from '../../src/client/index.js';
-import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
+import { startApiServer, type RunningApiServer } from '../support/api-server.js';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { CriClient, startAgentServer, upgradeOf, type AgentRouteModule, type RunningAgentServer } from '../../src/nodeagent/index.js';
 import { agentFlags, call, echoRoutes } from '../nodeagent/server/support.js';

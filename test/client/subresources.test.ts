@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Pod } from '../../src/api/index.js';
-import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
+import { startApiServer, type RunningApiServer } from '../support/api-server.js';
+import { createNamespaceWithAccount } from '../support/namespace-with-account.js';
 import { builtin, Client } from '../../src/client/index.js';
 import { CriClient, startAgentServer, type AgentRouteModule, type RunningAgentServer } from '../../src/nodeagent/index.js';
 import { agentFlags } from '../nodeagent/server/support.js';
@@ -160,7 +161,7 @@ describe('binding and eviction', () => {
     await client.evict('evictable');
     await expect(client.get(builtin.pods, 'evictable')).rejects.toMatchObject({ code: 404 });
 
-    await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'guarded' } } as never);
+    await createNamespaceWithAccount(client, 'guarded');
     await client.create(builtin.pods, { ...pod('guarded-0'), metadata: { name: 'guarded-0', namespace: 'guarded', labels: { app: 'web' } } });
     await client.patchStatus(builtin.pods, 'guarded-0', { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }, { namespace: 'guarded' });
     await client.create(builtin.podDisruptionBudgets, {

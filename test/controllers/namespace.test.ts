@@ -3,6 +3,7 @@ import { builtinTypes, ResourceRegistry, type KubeObject } from '../../src/api/i
 import { builtin, Client, type Resource } from '../../src/client/index.js';
 import { namespaceController } from '../../controllers/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
+import { createDefaultAccount } from '../support/namespace-with-account.js';
 import { eventually, isGone, loopHarness, type LoopHarness } from './support.js';
 import { widgets, widgetType as makeWidgetType } from './widgets.js';
 
@@ -35,6 +36,8 @@ const namespace = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', meta
 
 async function fill(client: Client, ns: string, perKind: number): Promise<number> {
   await client.create(builtin.namespaces, namespace(ns));
+  // The pods' account (no serviceaccount loop runs here).
+  await createDefaultAccount(client, ns);
   let made = 0;
   for (const [res, apiVersion, kind, body] of KINDS) {
     await Promise.all(
@@ -77,8 +80,7 @@ describe('namespace controller against a real API server (svc/testing: HTTPS, me
     await eventually(() => isGone(client.get(builtin.namespaces, 'doomed')), 'namespace doomed to go');
 
     expect(await countIn(client, 'doomed')).toBe(0);
-    // Another namespace's content is untouched (plus the `default` ServiceAccount the server
-    // creates in every namespace).
+    // Another namespace's content is untouched (plus its `default` ServiceAccount).
     expect(await countIn(client, 'kept')).toBe(2 * KINDS.length + 1);
     expect((await client.get(builtin.namespaces, 'kept')).status?.phase).toBe('Active');
   });

@@ -2,6 +2,7 @@
 // the test, and pods made Ready through their status, as a node agent would, where no node runs them.
 import { isStatusError, rfc3339, type KubeObject, type Node, type Pod } from '../../src/api/index.js';
 import { builtin, type Client, type Resource } from '../../src/client/index.js';
+import { createNamespaceWithAccount } from '../support/namespace-with-account.js';
 
 type Taint = NonNullable<NonNullable<Node['spec']>['taints']>[number];
 
@@ -10,9 +11,8 @@ export async function createNode(client: Client, name: string, labels: Record<st
   return client.create(builtin.nodes, node);
 }
 
-export async function createNamespace(client: Client, name: string): Promise<void> {
-  await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-}
+/** A namespace with its default service account (no serviceaccount loop runs in these suites). */
+export const createNamespace = createNamespaceWithAccount;
 
 const now = () => rfc3339();
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/api/index.js';
 import { ensureClientCertificate } from '../../src/pki/index.js';
-import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
+import { startApiServer, type RunningApiServer } from '../support/api-server.js';
 import { builtin, Client } from '../../src/client/index.js';
 import { mountsUnder, POD_UID_LABEL } from '../../src/nodeagent/index.js';
 import { eventually } from '../controllers/support.js';

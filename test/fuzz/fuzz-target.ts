@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
-import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
+import { startApiServer, type RunningApiServer } from '../support/api-server.js';
 
 /** Runs per property: small in `npm test`, `SVC_FUZZ_RUNS=100000` for a long campaign. */
 export const FUZZ_RUNS = Number(process.env.SVC_FUZZ_RUNS ?? 40);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
+import { startApiServer, type RunningApiServer } from './api-server.js';
 import { startEtcd, type EtcdMember } from './etcd.js';
 
 /** kubectl is a real client the suites drive; it must be there (CI fails without it, never skips). */

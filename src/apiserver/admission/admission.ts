@@ -1,13 +1,11 @@
-import type { ResourceRegistry, ResourceType } from '../../api/index.js';
+import type { ResourceRegistry } from '../../api/index.js';
 import type { Store } from '../../storage/index.js';
-import { namespaceType } from '../namespaces.js';
 import type { ApiObject } from '../api-object.js';
 import type { ObjectReader } from '../object-reader.js';
 import type { ResourceCaches } from '../resource-caches.js';
 import type { AdmissionAttributes } from './attributes.js';
 import { CachedObjects } from './cached-objects.js';
 import { AdmissionChain } from './chain.js';
-import { ensureDefaultServiceAccount, ensureDefaultServiceAccounts } from './default-service-account.js';
 import type { AdmissionEnv, AdmissionRequestScope } from './plugin.js';
 import { ADMISSION_PLUGINS, createPlugin, enabledPlugins, isAdmissionPluginName } from './plugins.js';
 import { QuotaUsageSync } from './quota-sync.js';
@@ -26,7 +24,8 @@ export interface AdmissionOptions {
 
 /**
  * The server's admission: the plugin chain every write passes, and what keeps the state it relies
- * on (each namespace's `default` ServiceAccount, quota usage as objects go). The write handlers
+ * on (quota usage as objects go). Each namespace's `default` ServiceAccount is the controller
+ * manager's `serviceaccount` loop's, as in Kubernetes, not the server's. The write handlers
  * call `admit` after decoding, patching and schema validation, and before storage.
  */
 export class Admission {
@@ -56,7 +55,6 @@ export class Admission {
 
   /** Before serving (after the caches hold their first list). */
   async start(): Promise<void> {
-    await ensureDefaultServiceAccounts(this.options.store, this.options.registry);
     this.#quotaSync?.start();
   }
 
@@ -71,15 +69,5 @@ export class Admission {
    */
   admit(attrs: AdmissionAttributes, scope: AdmissionRequestScope, revalidate?: (object: ApiObject) => ApiObject): Promise<ApiObject | undefined> {
     return this.#chain.run(attrs, scope, revalidate);
-  }
-
-  /**
-   * After a namespace is stored: its `default` ServiceAccount. Never fails the request (the
-   * namespace exists either way); an account not made now is made at the next start, and until
-   * then pods there are refused with a clear 403.
-   */
-  async created(type: ResourceType, object: ApiObject): Promise<void> {
-    if (type !== namespaceType(this.options.registry)) return;
-    await ensureDefaultServiceAccount(this.options.store, this.options.registry, object.metadata.name!).catch(() => undefined);
   }
 }

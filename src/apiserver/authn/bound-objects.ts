@@ -24,9 +24,10 @@ export function cachedBoundObjects(caches: ResourceCaches, registry: ResourceReg
   const live = (served: ServedObject): LiveObject => {
     let found = parsed.get(served);
     if (!found) {
-      const meta = (JSON.parse(served.json.toString('utf8')) as { metadata?: { uid?: string; deletionTimestamp?: string } }).metadata ?? {};
+      const object = JSON.parse(served.json.toString('utf8')) as { metadata?: { uid?: string; deletionTimestamp?: string; labels?: Record<string, string> }; data?: { token?: unknown } };
+      const meta = object.metadata ?? {};
       const deleting = meta.deletionTimestamp === undefined ? undefined : Date.parse(meta.deletionTimestamp);
-      found = { uid: meta.uid ?? '', deletionTimestamp: deleting };
+      found = { uid: meta.uid ?? '', deletionTimestamp: deleting, token: tokenOf(object.data), labels: meta.labels };
       parsed.set(served, found);
     }
     return found;
@@ -35,7 +36,12 @@ export function cachedBoundObjects(caches: ResourceCaches, registry: ResourceReg
     const object = await reader.get(types[kind]!, namespace, name);
     if (!object) return null;
     const deleting = object.metadata.deletionTimestamp;
-    return { uid: object.metadata.uid ?? '', deletionTimestamp: deleting ? Date.parse(deleting) : undefined };
+    return {
+      uid: object.metadata.uid ?? '',
+      deletionTimestamp: deleting ? Date.parse(deleting) : undefined,
+      token: tokenOf(object['data'] as { token?: unknown } | undefined),
+      labels: object.metadata.labels,
+    };
   };
   return {
     get(kind, namespace, name) {
@@ -48,4 +54,9 @@ export function cachedBoundObjects(caches: ResourceCaches, registry: ResourceReg
       return caches.store.inProcess ? null : fromStore(kind, namespace, name);
     },
   };
+}
+
+/** A Secret's `data.token` (base64 on the wire), decoded; undefined for other objects. */
+function tokenOf(data: { token?: unknown } | undefined): string | undefined {
+  return typeof data?.token === 'string' ? Buffer.from(data.token, 'base64').toString('utf8') : undefined;
 }

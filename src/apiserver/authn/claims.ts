@@ -34,6 +34,23 @@ export const serviceAccountClaimsSchema = z.object({
 });
 export type ServiceAccountClaims = z.infer<typeof serviceAccountClaimsSchema>;
 
+/**
+ * The issuer of legacy secret-based tokens (the controller manager's serviceaccount-token loop
+ * signs them): always accepted beside `--service-account-issuer`, as Kubernetes does.
+ */
+export const LEGACY_ISSUER = 'kubernetes/serviceaccount';
+
+/** A legacy token's claims, as Kubernetes writes them: no audience, no expiry, the secret by name. */
+export const legacyClaimsSchema = z.object({
+  iss: z.literal(LEGACY_ISSUER),
+  sub: z.string().min(1),
+  'kubernetes.io/serviceaccount/namespace': z.string().min(1),
+  'kubernetes.io/serviceaccount/secret.name': z.string().min(1),
+  'kubernetes.io/serviceaccount/service-account.name': z.string().min(1),
+  'kubernetes.io/serviceaccount/service-account.uid': z.string().min(1),
+});
+export type LegacyClaims = z.infer<typeof legacyClaimsSchema>;
+
 export const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 export const POD_NAME_EXTRA = 'authentication.kubernetes.io/pod-name';
 export const POD_UID_EXTRA = 'authentication.kubernetes.io/pod-uid';

@@ -1,6 +1,15 @@
 import { randomUUID, type KeyObject } from 'node:crypto';
-import { unauthorized } from '../../api/index.js';
-import { serviceAccountClaimsSchema, serviceAccountUser, serviceAccountUserName, type PrivateClaims, type ServiceAccountClaims } from './claims.js';
+import { LEGACY_TOKEN_INVALID_SINCE_LABEL, LEGACY_TOKEN_LAST_USED_LABEL, unauthorized } from '../../api/index.js';
+import {
+  LEGACY_ISSUER,
+  legacyClaimsSchema,
+  serviceAccountClaimsSchema,
+  serviceAccountUser,
+  serviceAccountUserName,
+  type LegacyClaims,
+  type PrivateClaims,
+  type ServiceAccountClaims,
+} from './claims.js';
 import { algorithmForKey, JwtError, parseJws, signJws, verifyJws, type JwsAlgorithm } from './jwt.js';
 import type { SigningKey, VerificationKey } from './keys.js';
 import { LruMap } from './lru.js';
@@ -17,7 +26,14 @@ export interface LiveObject {
   readonly uid: string;
   /** `metadata.deletionTimestamp` in ms since the epoch, when the object is being deleted. */
   readonly deletionTimestamp?: number | undefined;
+  /** A Secret's `data.token`, decoded: a legacy token is good only while its secret holds it. */
+  readonly token?: string | undefined;
+  /** A Secret's labels (the legacy token's last-used day and invalid-since mark). */
+  readonly labels?: Readonly<Record<string, string>> | undefined;
 }
+
+/** Told when a legacy token was used, and the day its secret says it last was (to record today). */
+export type LegacyTokenUse = (namespace: string, secretName: string, lastUsed: string | undefined) => void;
 
 export type BoundKind = 'ServiceAccount' | 'Pod' | 'Secret';
 
@@ -68,10 +84,9 @@ export const LEEWAY_SECONDS = 60;
 /** A pod or secret being deleted keeps its tokens good this long (Kubernetes' grace). */
 const DELETION_GRACE_MS = 60_000;
 
-interface Verified {
-  readonly claims: ServiceAccountClaims;
-  readonly user: UserInfo;
-}
+type Verified =
+  | { readonly claims: ServiceAccountClaims; readonly legacy?: undefined; readonly user: UserInfo }
+  | { readonly claims?: undefined; readonly legacy: LegacyClaims; readonly user: UserInfo };
 
 const fail = () => unauthorized('Unauthorized');
 
@@ -85,6 +100,7 @@ export class ServiceAccountTokens {
   private readonly cache: LruMap<string, Verified>;
   private readonly now: () => number;
   private objects: BoundObjects | undefined;
+  private onLegacyUse: LegacyTokenUse | undefined;
 
   constructor(options: ServiceAccountTokensOptions) {
     if (options.issuers.length === 0) throw new Error('service-account tokens need at least one issuer');
@@ -111,6 +127,11 @@ export class ServiceAccountTokens {
   /** Where live objects are looked up; the server binds its watch caches once they exist. */
   bind(objects: BoundObjects): void {
     this.objects = objects;
+  }
+
+  /** Who records the day a legacy token was used (the server writes its secret's last-used label). */
+  trackLegacyUse(onUse: LegacyTokenUse): void {
+    this.onLegacyUse = onUse;
   }
 
   /** Signs a token for `grant`. The caller has checked that the objects exist. */
@@ -155,6 +176,12 @@ export class ServiceAccountTokens {
       this.cache.set(token, verified);
     }
     const { claims } = verified;
+    // A legacy token names no audience and never expires: it is good for the API's audiences
+    // (Kubernetes' implicit audiences) while its secret and account exist.
+    if (!claims) {
+      if (!this.audiences.some((a) => audiences.includes(a))) throw fail();
+      return this.checkLegacy(verified.legacy, token, verified.user);
+    }
     const now = this.now() / 1000;
     if (now > claims.exp + LEEWAY_SECONDS) throw fail();
     if (claims.nbf !== undefined && now < claims.nbf - LEEWAY_SECONDS) throw fail();
@@ -182,6 +209,11 @@ export class ServiceAccountTokens {
         }
       }
       if (!signed) throw fail();
+      if ((jws.payload as { iss?: unknown }).iss === LEGACY_ISSUER) {
+        const legacy = legacyClaimsSchema.safeParse(jws.payload);
+        if (!legacy.success) throw fail();
+        return this.verifiedLegacy(legacy.data);
+      }
       const parsed = serviceAccountClaimsSchema.safeParse(jws.payload);
       if (!parsed.success) throw fail();
       claims = parsed.data;
@@ -195,10 +227,55 @@ export class ServiceAccountTokens {
     return { claims, user: serviceAccountUser(claims) };
   }
 
+  private verifiedLegacy(legacy: LegacyClaims): Verified {
+    const namespace = legacy['kubernetes.io/serviceaccount/namespace'];
+    const name = legacy['kubernetes.io/serviceaccount/service-account.name'];
+    if (legacy.sub !== serviceAccountUserName(namespace, name)) throw fail();
+    const user = serviceAccountUser({
+      iss: legacy.iss,
+      sub: legacy.sub,
+      aud: [],
+      exp: 0,
+      'kubernetes.io': { namespace, serviceaccount: { name, uid: legacy['kubernetes.io/serviceaccount/service-account.uid'] } },
+    });
+    return { legacy, user };
+  }
+
+  /**
+   * A legacy token is good while its secret exists, is not being deleted and still holds this
+   * very token, and its account exists with the uid it names (Kubernetes' legacy validator).
+   */
+  private checkLegacy(legacy: LegacyClaims, token: string, user: UserInfo): UserInfo | Promise<UserInfo> {
+    const objects = this.objects;
+    if (!objects) throw fail();
+    const namespace = legacy['kubernetes.io/serviceaccount/namespace'];
+    // A secret the legacy token cleaner has marked invalid refuses its token (the mark removed, it is good again).
+    const secretGood = (found: LiveObject | null) =>
+      found !== null && found.deletionTimestamp === undefined && found.token === token && found.labels?.[LEGACY_TOKEN_INVALID_SINCE_LABEL] === undefined;
+    const accountGood = (found: LiveObject | null) =>
+      found !== null && found.deletionTimestamp === undefined && found.uid === legacy['kubernetes.io/serviceaccount/service-account.uid'];
+    const secretName = legacy['kubernetes.io/serviceaccount/secret.name'];
+    const used = (s: LiveObject) => {
+      this.onLegacyUse?.(namespace, secretName, s.labels?.[LEGACY_TOKEN_LAST_USED_LABEL]);
+      return user;
+    };
+    const secret = objects.get('Secret', namespace, secretName);
+    const account = objects.get('ServiceAccount', namespace, legacy['kubernetes.io/serviceaccount/service-account.name']);
+    if (!(secret instanceof Promise) && !(account instanceof Promise)) {
+      if (!secretGood(secret) || !accountGood(account)) throw fail();
+      return used(secret!);
+    }
+    return Promise.all([secret, account]).then(([s, a]) => {
+      if (!secretGood(s) || !accountGood(a)) throw fail();
+      return used(s!);
+    });
+  }
+
   /** The account, and the pod or secret the token is bound to, must still be the ones it names. */
   private checkBound(verified: Verified): UserInfo | Promise<UserInfo> {
     const objects = this.objects;
     if (!objects) throw fail();
+    if (!verified.claims) throw fail();
     const k = verified.claims['kubernetes.io'];
     const checks: [BoundKind, { name: string; uid: string }][] = [['ServiceAccount', k.serviceaccount]];
     if (k.pod) checks.push(['Pod', k.pod]);

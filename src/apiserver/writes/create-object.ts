@@ -55,7 +55,6 @@ export async function createObject(
   for (let attempt = 1; ; attempt++) {
     try {
       const kv = await ctx.store.create(objectKey(ctx.store, type, info.namespace, object.metadata.name!), encodeForStorage(object, type));
-      await ctx.admission.created(type, object);
       return sendObject(ctx, 201, { ...object, metadata: { ...object.metadata, resourceVersion: String(kv.modRevision) } });
     } catch (error) {
       const taken = isStorageError(error, 'AlreadyExists');

@@ -10,9 +10,12 @@ afterAll(async () => {
   await s.close();
 });
 
+/** A namespace and its `default` account (the controller manager's serviceaccount loop makes it in a cluster; no loop runs here). */
 async function namespace(name: string, labels?: Record<string, string>) {
   const res = await s.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name, ...(labels ? { labels } : {}) } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const account = await s.call('POST', `/api/v1/namespaces/${name}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+  expect(account.status, JSON.stringify(account.body)).toBe(201);
 }
 
 const pod = (name: string, spec: Record<string, unknown> = {}, containers: Record<string, unknown>[] = [{ name: 'c', image: 'busybox' }]) => ({
@@ -53,12 +56,13 @@ describe('NamespaceLifecycle', () => {
 });
 
 describe('ServiceAccount', () => {
-  it('gives every namespace a default ServiceAccount, the system ones from the start', async () => {
-    await namespace('fresh');
-    expect((await s.call('GET', '/api/v1/namespaces/fresh/serviceaccounts/default')).status).toBe(200);
-    for (const ns of ['default', 'svc-system', 'svc-public', 'svc-node-lease']) {
-      expect((await s.call('GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status).toBe(200);
-    }
+  it('makes no account itself (the serviceaccount loop does): a pod in a namespace without its default account is refused', async () => {
+    expect((await s.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'no-accounts' } })).status).toBe(201);
+    expect((await s.call('GET', '/api/v1/namespaces/no-accounts/serviceaccounts/default')).status).toBe(404);
+    const res = await s.call('POST', '/api/v1/namespaces/no-accounts/pods', pod('early'));
+    expect(res.status).toBe(403);
+    expect(res.body.message).toBe('pods "early" is forbidden: error looking up service account no-accounts/default: serviceaccount "default" not found');
+    expect((await s.call('GET', '/api/v1/namespaces/no-accounts/pods/early')).status).toBe(404);
   });
 
   it('defaults serviceAccountName and mounts the API credentials into every container', async () => {

@@ -158,6 +158,8 @@ describe('the authorization matrix', () => {
   beforeAll(async () => {
     server = await startAuthzServer('memory');
     for (const ns of ['ns-a', 'ns-b']) expect((await server.as('admin', 'POST', '/api/v1/namespaces', { metadata: { name: ns } })).status).toBe(201);
+    // The pod's account (the controller manager's serviceaccount loop makes it in a cluster).
+    expect((await server.as('admin', 'POST', `${A}/serviceaccounts`, { metadata: { name: 'default' } })).status).toBe(201);
     expect((await server.as('admin', 'POST', `${A}/pods`, pod('p1'))).status).toBe(201);
     for (const name of ['allowed-cm', 'other-cm']) expect((await server.as('admin', 'POST', `${B}/configmaps`, configMap(name))).status).toBe(201);
     await applyRbac(server, [

@@ -27,6 +27,8 @@ describe('pod eviction', () => {
   async function namespaceWithPods(count: number, state: { phase?: string; ready?: boolean; nodeName?: string } = {}) {
     const namespace = `ev-${++space}`;
     ok(await s.call('POST', '/api/v1/namespaces', { metadata: { name: namespace } }), 201);
+    // The pods' account (no serviceaccount loop runs here).
+    ok(await s.call('POST', `${ns(namespace)}/serviceaccounts`, { metadata: { name: 'default' } }), 201);
     for (let i = 0; i < count; i++) await addPod(namespace, `web-${i}`, state);
     return namespace;
   }

@@ -2,21 +2,12 @@
 // (pods need one), and pods made Ready by the test (no node runs them), one by one or as they come.
 import type { Pod } from '../../../src/api/index.js';
 import { builtin, Informer, type Client } from '../../../src/client/index.js';
+import { createNamespaceWithAccount } from '../../support/namespace-with-account.js';
 
 export const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-export async function createNamespace(client: Client, name: string): Promise<void> {
-  await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  // The API server gives every namespace its default service account (pods need one): wait for it.
-  for (;;) {
-    try {
-      await client.get(builtin.serviceAccounts, 'default', { namespace: name });
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-}
+/** A namespace with its default service account (no serviceaccount loop runs in these suites). */
+export const createNamespace = createNamespaceWithAccount;
 
 /** Sets the pod Running and Ready since `readyAt` (ms), on `node`, as a node agent would. */
 export async function makeReady(client: Client, pod: Pod, readyAt: number, node = 'node-1'): Promise<void> {

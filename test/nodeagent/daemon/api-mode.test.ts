@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleNodeAgent } from '../../../scripts/bundle-nodeagent.js';
 import { CONFIG_MIRROR_ANNOTATION, type Pod } from '../../../src/api/index.js';
 import { ensureClientCertificate } from '../../../src/pki/index.js';
-import { startApiServer, type RunningApiServer } from '../../../src/cli/apiserver-command.js';
+import { startApiServer, type RunningApiServer } from '../../support/api-server.js';
 import { builtin, Client } from '../../../src/client/index.js';
 import { mountsUnder, NODE_LEASE_NAMESPACE, POD_NAME_LABEL, readSystemIdentity } from '../../../src/nodeagent/index.js';
 import { eventually, isGone } from '../../controllers/support.js';

@@ -11,7 +11,7 @@ import { Registry, Counter } from 'prom-client';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtin, Client } from '../../../src/client/index.js';
-import { startApiServer, type RunningApiServer } from '../../../src/cli/apiserver-command.js';
+import { startApiServer, type RunningApiServer } from '../../support/api-server.js';
 import { CriClient, SELF_SIGNED_CERT, startAgentServer, type AgentServerFlags, type AgentServerOptions, type RunningAgentServer } from '../../../src/nodeagent/index.js';
 import { makeCa, makeClientCert, type TestCa, type TestClientCert } from '../../support/client-certs.js';
 import { agentFlags, call, echoRoutes, freePort } from './support.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtin, Client } from '../../../src/client/index.js';
-import { startApiServer, type RunningApiServer } from '../../../src/cli/apiserver-command.js';
+import { startApiServer, type RunningApiServer } from '../../support/api-server.js';
 import {
   BUSYBOX_IMAGE,
   LogRotator,

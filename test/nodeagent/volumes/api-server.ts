@@ -5,6 +5,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/apiserver/index.js';
+import { createDefaultAccount } from '../../support/namespace-with-account.js';
 import { ServiceAccountTokens, signingKeyFromPem, unionAuthenticator } from '../../../src/apiserver/authn/index.js';
 import { Client } from '../../../src/client/index.js';
 import { MemoryStore } from '../../../src/storage/index.js';
@@ -47,6 +48,8 @@ export async function startVolumesApiServer(): Promise<VolumesApiServer> {
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('the test server has no TCP address');
   const client = new Client({ server: `http://127.0.0.1:${address.port}`, token: ADMIN, namespace: 'default' });
+  // Pods need their account; no serviceaccount loop runs here.
+  await createDefaultAccount(client, 'default');
   return {
     app,
     client,

@@ -1,0 +1,1 @@
+export { bootstrapSigner, detachedSignature, type BootstrapSignerOptions } from './bootstrap-signer.js';

@@ -1,0 +1,1 @@
+export { legacyTokenCleaner, type LegacyTokenCleanerOptions } from './legacy-token-cleaner.js';

@@ -1,0 +1,1 @@
+export { serviceAccountTokenController, type ServiceAccountTokenControllerOptions } from './service-account-token-controller.js';

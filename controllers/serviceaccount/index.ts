@@ -1,0 +1,1 @@
+export { DEFAULT_SERVICE_ACCOUNT, serviceAccountController, type ServiceAccountControllerOptions } from './service-account-controller.js';
