@@ -47,6 +47,12 @@ export interface WorkqueueMetrics {
   depth?(waiting: number): void;
   /** A failed run will be retried after back-off (client-go's `retries_total`). */
   retry?(key: string): void;
+  /**
+   * A worker took a key `ms` milliseconds (scheduler time) after it was added: from the add that
+   * made it waiting (later coalesced adds do not reset it; an add during a run counts from then)
+   * to the start of its run, as client-go's `queue_duration_seconds`.
+   */
+  queueDuration?(ms: number): void;
   /** A run ended after `ms` milliseconds of the queue's scheduler, with its result's type. */
   workDuration?(ms: number, result: WorkResult<unknown, unknown>['type']): void;
 }
@@ -77,7 +83,7 @@ export interface WorkqueueOptions<T, R = undefined> {
   scheduler?: SchedulerLike;
   /** Random numbers in [0, 1) for jitter. Default: `Math.random`. */
   random?: () => number;
-  /** Instrumentation (queue depth, adds, retries, work duration). Default: none. */
+  /** Instrumentation (queue depth, adds, retries, queue wait, work duration). Default: none. */
   metrics?: WorkqueueMetrics;
 }
 
@@ -94,6 +100,8 @@ interface Entry<T> {
   dueAt: number;
   /** When the running work started (scheduler time), for `metrics.workDuration`. */
   startedAt: number;
+  /** When the key last became dirty (scheduler time), for `metrics.queueDuration`. */
+  addedAt: number;
 }
 
 /**
@@ -185,6 +193,7 @@ export function workqueue<T, R = undefined>(options: WorkqueueOptions<T, R>): Op
       const add = (key: string, entry: Entry<T>): void => {
         if (entry.dirty) return;
         entry.dirty = true;
+        if (metrics?.queueDuration !== undefined) entry.addedAt = scheduler.now();
         metrics?.add?.(key);
         if (!entry.processing) {
           queue.push(key);
@@ -341,6 +350,7 @@ export function workqueue<T, R = undefined>(options: WorkqueueOptions<T, R>): Op
           entry.processing = true;
           active++;
           depth();
+          metrics?.queueDuration?.(scheduler.now() - entry.addedAt);
           run(key, entry);
         }
         pumping = false;
@@ -358,7 +368,7 @@ export function workqueue<T, R = undefined>(options: WorkqueueOptions<T, R>): Op
           }
           let entry = entries.get(key);
           if (entry === undefined) {
-            entry = { item, dirty: false, processing: false, failures: 0, dueAt: Infinity, startedAt: 0 };
+            entry = { item, dirty: false, processing: false, failures: 0, dueAt: Infinity, startedAt: 0, addedAt: 0 };
             entries.set(key, entry);
           } else {
             entry.item = item;

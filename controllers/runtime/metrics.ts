@@ -4,8 +4,8 @@ import type { WorkqueueMetrics } from '../../operators/index.js';
 /**
  * The manager's Prometheus metrics, in a registry of its own (two managers in one process, as in
  * tests, do not collide). Names follow client-go's, so dashboards built for kube-controller-manager
- * read them: per controller (label `name`) the work queue's depth, adds, retries and work
- * duration; the leader status; the time requests waited for the API rate limiter.
+ * read them: per controller (label `name`) the work queue's depth, adds, retries, queue wait and
+ * work duration; the leader status; the time requests waited for the API rate limiter.
  */
 
 export interface MetricsOptions {
@@ -24,6 +24,7 @@ export class ManagerMetrics {
   readonly #depth: Gauge<'name'> | undefined;
   readonly #adds: Counter<'name'> | undefined;
   readonly #retries: Counter<'name'> | undefined;
+  readonly #queued: Histogram<'name'> | undefined;
   readonly #work: Histogram<'name' | 'result'> | undefined;
   readonly #leader: Gauge<'name'> | undefined;
   readonly #throttle: Histogram | undefined;
@@ -36,6 +37,9 @@ export class ManagerMetrics {
     this.#depth = on('workqueue_depth') ? new Gauge({ name: 'workqueue_depth', help: 'Keys waiting in the work queue of a controller.', labelNames: ['name'], registers }) : undefined;
     this.#adds = on('workqueue_adds_total') ? new Counter({ name: 'workqueue_adds_total', help: 'Keys added to the work queue of a controller (not counting coalesced adds).', labelNames: ['name'], registers }) : undefined;
     this.#retries = on('workqueue_retries_total') ? new Counter({ name: 'workqueue_retries_total', help: 'Failed reconciles retried with back-off.', labelNames: ['name'], registers }) : undefined;
+    this.#queued = on('workqueue_queue_duration_seconds')
+      ? new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long a key waits in the work queue of a controller, from its add to the start of its reconcile.', labelNames: ['name'], buckets: DURATION_BUCKETS, registers })
+      : undefined;
     this.#work = on('workqueue_work_duration_seconds')
       ? new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long reconciles take, by result (awaitChange, requeueAfter, retry, terminal).', labelNames: ['name', 'result'], buckets: DURATION_BUCKETS, registers })
       : undefined;
@@ -58,12 +62,14 @@ export class ManagerMetrics {
     const depth = this.#depth?.labels({ name: this.#label('workqueue_depth', 'name', name) });
     const adds = this.#adds?.labels({ name: this.#label('workqueue_adds_total', 'name', name) });
     const retries = this.#retries?.labels({ name: this.#label('workqueue_retries_total', 'name', name) });
+    const queued = this.#queued?.labels({ name: this.#label('workqueue_queue_duration_seconds', 'name', name) });
     const workName = this.#label('workqueue_work_duration_seconds', 'name', name);
     const work = this.#work;
     return {
       ...(adds ? { add: () => adds.inc() } : {}),
       ...(depth ? { depth: (n: number) => depth.set(n) } : {}),
       ...(retries ? { retry: () => retries.inc() } : {}),
+      ...(queued ? { queueDuration: (ms: number) => queued.observe(ms / 1000) } : {}),
       ...(work ? { workDuration: (ms: number, result: string) => work.observe({ name: workName, result: this.#label('workqueue_work_duration_seconds', 'result', result) }, ms / 1000) } : {}),
     };
   }

@@ -10,12 +10,16 @@ describe('manager metrics', () => {
     queue.add?.('b');
     queue.depth?.(2);
     queue.retry?.('a');
+    queue.queueDuration?.(3);
     queue.workDuration?.(250, 'retry');
     const { body, contentType } = await metrics.render();
     expect(contentType).toContain('text/plain');
     expect(body).toMatch(/^workqueue_adds_total\{name="namespace-controller"\} 2$/m);
     expect(body).toMatch(/^workqueue_depth\{name="namespace-controller"\} 2$/m);
     expect(body).toMatch(/^workqueue_retries_total\{name="namespace-controller"\} 1$/m);
+    expect(body).toMatch(/^workqueue_queue_duration_seconds_bucket\{le="0\.001",name="namespace-controller"\} 0$/m);
+    expect(body).toMatch(/^workqueue_queue_duration_seconds_bucket\{le="0\.005",name="namespace-controller"\} 1$/m);
+    expect(body).toMatch(/^workqueue_queue_duration_seconds_sum\{name="namespace-controller"\} 0\.003$/m);
     expect(body).toMatch(/^workqueue_work_duration_seconds_sum\{name="namespace-controller",result="retry"\} 0\.25$/m);
   });
 

@@ -76,11 +76,13 @@ describe('the secure port', () => {
     const res = await get(open, '/metrics');
     expect(res.status).toBe(200);
     expect(res.type).toContain('text/plain');
-    for (const family of ['workqueue_depth', 'workqueue_adds_total', 'workqueue_retries_total', 'workqueue_work_duration_seconds', 'leader_election_master_status', 'process_cpu_seconds_total']) {
+    for (const family of ['workqueue_depth', 'workqueue_adds_total', 'workqueue_retries_total', 'workqueue_queue_duration_seconds', 'workqueue_work_duration_seconds', 'leader_election_master_status', 'process_cpu_seconds_total']) {
       expect(res.text).toContain(`# TYPE ${family} `);
     }
     expect(res.text).toMatch(/^workqueue_depth\{name="namespace-controller"\} 0$/m);
     expect(res.text).toMatch(/^workqueue_work_duration_seconds_count\{name="namespace-controller",result="awaitChange"\} [1-9]/m);
+    // Every reconcile started was timed from its key's add.
+    expect(res.text).toMatch(/^workqueue_queue_duration_seconds_count\{name="namespace-controller"\} [1-9]/m);
     expect(res.text).toMatch(/^leader_election_master_status\{name="svc-controller-manager"\} 1$/m);
     // The loops' requests went through the --svc-api-qps bucket.
     expect(res.text).toMatch(/^rest_client_rate_limiter_duration_seconds_count [1-9]/m);
