@@ -7,10 +7,20 @@
 // they stay Pending (the steady state measured is the manager's, not a kubelet's). Then the
 // manager's RSS (/proc/<pid>/status VmRSS) and CPU (utime + stime of /proc/<pid>/stat over
 // IDLE_SECONDS, as a share of one core) are read with nothing changing in the cluster.
+// Then the event → reconcile figure: a load generator in a fourth process
+// (bench/controllers/pod-update-load.ts) merge-patches an annotation of the pods round robin at
+// LOAD_RATE a second for LOAD_SECONDS, and the manager's own /metrics is read before and after:
+// the p99 of `workqueue_queue_duration_seconds{name="replicaset-controller"}` over the window,
+// at bucket resolution (the smallest bucket bound holding 99 % of the window's observations). It
+// covers a key's wait in the work queue, from the add its pod's update caused to the start of the
+// reconcile; not the path before the add (the API server's write and watch fan-out, the
+// informer's decode and the owner lookup) nor the reconcile itself (workqueue_work_duration_seconds).
 // MANAGER=dist runs the built CLI (dist/src/cli/svc-controller-manager.js, `npm run build` first)
 // with plain node, as installed: tsx's loader thread and the source maps it keeps are not in its RSS.
-//   npm run bench:controller-manager-scale            (SETS=1000 PODS_PER_SET=10 IDLE_SECONDS=30 MANAGER=tsx)
+//   npm run bench:controller-manager-scale            (SETS=1000 PODS_PER_SET=10 IDLE_SECONDS=30 LOAD_RATE=1000 LOAD_SECONDS=10 MANAGER=tsx)
 import { spawn } from 'node:child_process';
+import { get } from 'node:https';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +31,9 @@ import { builtin, Client } from '../../src/client/index.js';
 const SETS = Number(process.env['SETS'] ?? 1_000);
 const PER_SET = Number(process.env['PODS_PER_SET'] ?? 10);
 const IDLE_SECONDS = Number(process.env['IDLE_SECONDS'] ?? 30);
+const LOAD_RATE = Number(process.env['LOAD_RATE'] ?? 1_000);
+const LOAD_SECONDS = Number(process.env['LOAD_SECONDS'] ?? 10);
+const QUEUE = 'replicaset-controller';
 const NS = 'bench';
 const PODS = SETS * PER_SET;
 
@@ -33,10 +46,46 @@ await driver.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', m
 
 const BUILT = process.env['MANAGER'] === 'dist';
 const cli = BUILT ? new URL('../../dist/src/cli/svc-controller-manager.js', import.meta.url).pathname : new URL('../../src/cli/svc-controller-manager.ts', import.meta.url).pathname;
-const manager = spawn(process.execPath, [...(BUILT ? [] : ['--import', 'tsx']), cli, `--svcconfig=${svcconfig}`, '--secure-port=0', '--leader-elect=false', '--controllers=*', '--svc-api-qps=2000', '--svc-api-burst=2000'], {
-  stdio: ['ignore', 'ignore', 'inherit'],
+// A free port for the manager's /metrics (--secure-port=0 turns serving off, as in Kubernetes).
+const port = await new Promise<number>((resolve) => {
+  const probe = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = probe.address() as AddressInfo;
+    probe.close(() => resolve(port));
+  });
+});
+const manager = spawn(process.execPath, [...(BUILT ? [] : ['--import', 'tsx']), cli, `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false', '--controllers=*', '--svc-api-qps=2000', '--svc-api-burst=2000', '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics'], {
+  stdio: ['ignore', 'pipe', 'inherit'],
 });
 process.once('exit', () => manager.kill());
+const managerUrl = await new Promise<string>((resolve, reject) => {
+  const lines = createInterface({ input: manager.stdout! });
+  lines.on('line', (line) => {
+    const url = /serving on (\S+)/.exec(line)?.[1];
+    if (url !== undefined) resolve(url);
+  });
+  manager.once('exit', () => reject(new Error('svc-controller-manager exited before serving')));
+});
+/** The manager's /metrics text (its serving certificate is self-signed). */
+const scrape = (): Promise<string> =>
+  new Promise((resolve, reject) => {
+    get(new URL('/metrics', managerUrl), { rejectUnauthorized: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`/metrics: ${res.statusCode} ${body}`))));
+    }).on('error', reject);
+  });
+/** The cumulative buckets (upper bound → count) of the queue-wait histogram of one controller. */
+const queueBuckets = (text: string, name: string): Map<number, number> => {
+  const buckets = new Map<number, number>();
+  for (const m of text.matchAll(/^workqueue_queue_duration_seconds_bucket\{([^}]*)\} (\S+)$/gm)) {
+    const labels = m[1]!;
+    if (!labels.includes(`name="${name}"`)) continue;
+    const le = /le="([^"]+)"/.exec(labels)![1]!;
+    buckets.set(le === '+Inf' ? Infinity : Number(le), Number(m[2]));
+  }
+  return buckets;
+};
 console.log(`node ${process.version}, ${process.platform}/${process.arch}; ${SETS} ReplicaSets × ${PER_SET} = ${PODS} pods; svc-controller-manager --controllers=* in its own process (CLI ${BUILT ? 'built, plain node' : 'under tsx'}), svc-apiserver on sqlite in another; pods stay Pending (no node runs them)\n`);
 
 const t0 = performance.now();
@@ -82,6 +131,23 @@ const cpuPercent = ((cpuTicks() - ticks0) / TICKS_PER_S / idleS) * 100;
 const rssAfter = rssMb();
 const load = loadavg().map((n) => n.toFixed(1)).join(', ');
 
+// Event → reconcile under LOAD_RATE pod updates a second.
+const podNames = (await driver.list(builtin.pods, { namespace: NS })).items.map((pod) => pod.metadata.name!);
+const before = queueBuckets(await scrape(), QUEUE);
+const loader = spawn(process.execPath, ['--import', 'tsx', new URL('./pod-update-load.ts', import.meta.url).pathname], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+process.once('exit', () => loader.kill());
+loader.send({ svcconfig, namespace: NS, pods: podNames, rate: LOAD_RATE, seconds: LOAD_SECONDS });
+const loadResult = await new Promise<{ sent: number; failed: number; seconds: number }>((resolve) => loader.once('message', (m) => resolve(m as { sent: number; failed: number; seconds: number })));
+const loadDuring = loadavg().map((n) => n.toFixed(1)).join(', ');
+// Let the queue drain what the window added, so every add of the window is in the histogram.
+await new Promise((resolve) => setTimeout(resolve, 3_000));
+const after = queueBuckets(await scrape(), QUEUE);
+const bounds = [...after.keys()].sort((a, b) => a - b);
+const delta = (le: number) => (after.get(le) ?? 0) - (before.get(le) ?? 0);
+const observed = delta(Infinity);
+const p99Bound = bounds.find((le) => delta(le) >= 0.99 * observed) ?? Infinity;
+const within10ms = observed === 0 ? 0 : (delta(0.01) / observed) * 100;
+
 manager.kill('SIGTERM');
 await new Promise((resolve) => manager.once('exit', resolve));
 await driver.destroy();
@@ -91,3 +157,9 @@ await new Promise((resolve) => server.once('exit', resolve));
 console.log('| ReplicaSets | pods | fill to steady (s) | manager RSS at steady, after idle (MB) | manager idle CPU over the window (% of a core) | idle window (s) | load average (1, 5, 15 min) |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 console.log(`| ${SETS} | ${pods} | ${fillS.toFixed(1)} | ${rssAtSteady.toFixed(0)}, ${rssAfter.toFixed(0)} | ${cpuPercent.toFixed(2)} | ${idleS.toFixed(0)} | ${load} |`);
+console.log('');
+console.log(`| pod updates asked (/s × s) | pod updates done (/s; failed) | ${QUEUE} reconciles started in the window | queue wait p99 (bucket bound) | share within 10 ms | load average at the window's end (1, 5, 15 min) |`);
+console.log('| --- | --- | --- | --- | --- | --- |');
+console.log(
+  `| ${LOAD_RATE} × ${LOAD_SECONDS} | ${(loadResult.sent / loadResult.seconds).toFixed(0)} (${loadResult.failed}) | ${observed} | ≤ ${p99Bound === Infinity ? '+Inf' : `${p99Bound * 1000} ms`} | ${within10ms.toFixed(1)} % | ${loadDuring} |`,
+);
