@@ -132,7 +132,16 @@ const rssAfter = rssMb();
 const load = loadavg().map((n) => n.toFixed(1)).join(', ');
 
 // Event → reconcile under LOAD_RATE pod updates a second.
-const podNames = (await driver.list(builtin.pods, { namespace: NS })).items.map((pod) => pod.metadata.name!);
+// Interleaved by ReplicaSet (the n-th pod of every set, then the (n+1)-th), so consecutive updates
+// add different keys: a list sorted by name would send a set's pods in a row and they would
+// coalesce into one waiting key.
+const bySet = new Map<string, string[]>();
+for (const pod of (await driver.list(builtin.pods, { namespace: NS })).items) {
+  const set = pod.metadata.labels?.['set'] ?? '';
+  bySet.set(set, [...(bySet.get(set) ?? []), pod.metadata.name!]);
+}
+const podNames: string[] = [];
+for (let i = 0; i < PER_SET; i++) for (const names of bySet.values()) if (names[i] !== undefined) podNames.push(names[i]!);
 const before = queueBuckets(await scrape(), QUEUE);
 const loader = spawn(process.execPath, ['--import', 'tsx', new URL('./pod-update-load.ts', import.meta.url).pathname], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 process.once('exit', () => loader.kill());
