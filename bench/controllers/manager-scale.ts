@@ -21,7 +21,7 @@
 import { spawn } from 'node:child_process';
 import { get } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -45,6 +45,8 @@ const driver = await Client.fromSvcconfig(svcconfig, { userAgent: 'bench-driver'
 await driver.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
 
 const BUILT = process.env['MANAGER'] === 'dist';
+// HEAPSNAPSHOT=1: a heap snapshot of the manager at the end of the idle window, in the data dir.
+const HEAPSNAPSHOT = process.env['HEAPSNAPSHOT'] === '1';
 const cli = BUILT ? new URL('../../dist/src/cli/svc-controller-manager.js', import.meta.url).pathname : new URL('../../src/cli/svc-controller-manager.ts', import.meta.url).pathname;
 // A free port for the manager's /metrics (--secure-port=0 turns serving off, as in Kubernetes).
 const port = await new Promise<number>((resolve) => {
@@ -53,7 +55,7 @@ const port = await new Promise<number>((resolve) => {
     probe.close(() => resolve(port));
   });
 });
-const manager = spawn(process.execPath, [...(BUILT ? [] : ['--import', 'tsx']), cli, `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false', '--controllers=*', '--svc-api-qps=2000', '--svc-api-burst=2000', '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics'], {
+const manager = spawn(process.execPath, [...(BUILT ? [] : ['--import', 'tsx']), ...(HEAPSNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`] : []), cli, `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false', '--controllers=*', '--svc-api-qps=2000', '--svc-api-burst=2000', '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics'], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 process.once('exit', () => manager.kill());
@@ -130,6 +132,24 @@ const idleS = (performance.now() - idle0) / 1000;
 const cpuPercent = ((cpuTicks() - ticks0) / TICKS_PER_S / idleS) * 100;
 const rssAfter = rssMb();
 const load = loadavg().map((n) => n.toFixed(1)).join(', ');
+if (HEAPSNAPSHOT) {
+  manager.kill('SIGUSR2');
+  // The snapshot is written synchronously by the manager: done once its size stops growing.
+  let size = -1;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const file = readdirSync(dir).find((name) => name.endsWith('.heapsnapshot'));
+    if (file === undefined) continue;
+    const now = statSync(join(dir, file)).size;
+    if (now === size) {
+      const kept = join(tmpdir(), `svc-manager-${Date.now()}.heapsnapshot`);
+      copyFileSync(join(dir, file), kept);
+      console.log(`heap snapshot: ${kept}`);
+      break;
+    }
+    size = now;
+  }
+}
 
 // Event → reconcile under LOAD_RATE pod updates a second.
 // Interleaved by ReplicaSet (the n-th pod of every set, then the (n+1)-th), so consecutive updates
