@@ -211,17 +211,29 @@ export function leaderElection<R>(options: LeaderElectionOptions<R>): Observable
       subscriber.next(false);
     };
 
+    const expire = (): void => {
+      // No renewal succeeded within renewDeadline: stop, drop the request in flight, start over.
+      deadline = null;
+      request?.unsubscribe();
+      request = null;
+      retry?.unsubscribe();
+      stopLeading();
+      scheduleAttempt();
+    };
     const written = (renewedAt: number) => (lease: LeaseLike): void => {
       current = lease;
       deadline?.unsubscribe();
       deadline = scheduler.schedule(() => {
-        // No renewal succeeded within renewDeadline: stop, drop the request in flight, start over.
-        deadline = null;
-        request?.unsubscribe();
-        request = null;
-        retry?.unsubscribe();
-        stopLeading();
-        scheduleAttempt();
+        // A timer due while the event loop was stalled runs before the I/O that arrived meanwhile
+        // and before the other timers due with it: the renewal in flight may have been answered
+        // already, unread, or the next attempt be due at this very moment. While the lease is still
+        // valid for everyone else, they get one more turn of the loop (a 0 ms timer runs after
+        // pending I/O and the timers due now) before the leader steps down.
+        if (scheduler.now() < renewedAt + leaseDuration) {
+          deadline = scheduler.schedule(expire, 0);
+          return;
+        }
+        expire();
       }, renewedAt + renewDeadline - scheduler.now());
       if (!leading) {
         leading = true;

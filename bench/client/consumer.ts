@@ -16,7 +16,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import type * as k8s from '@kubernetes/client-node';
 import { startProfile } from '../support/self-profile.js';
-import { builtin, Client, Informer, loadProtobufCodec, stripManagedFields } from '../../src/client/index.js';
+import { builtin, Client, Informer, isExpired, loadProtobufCodec, stripManagedFields } from '../../src/client/index.js';
 import '../../src/client/lazy/proto-decode.js';
 
 const [impl, svcconfig, fromRv, finalRv, countText] = process.argv.slice(2);
@@ -59,6 +59,13 @@ function runSvc(client: Client): Run {
     ...(impl === 'svc-lazy' ? { decode: 'lazy' as const } : {}),
     // `svc-protobuf`: lists and watches in protobuf; the cache keeps each version's message bytes.
     ...(impl === 'svc-protobuf' ? { decode: 'protobuf' as const } : {}),
+    // The replay compacted away (a run slower than the store's retention) would relist or, for the
+    // Exact first list, retry for ever: the figures would be void, so the run ends, saying why.
+    onError: (error: unknown) => {
+      if (!isExpired(error)) return;
+      process.stderr.write(`${impl}: the replay expired (${String(error)}): the run was slower than the store's retention\n`);
+      process.exit(13);
+    },
   });
   let updates = 0;
   let finish!: () => void;

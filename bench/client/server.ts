@@ -9,8 +9,9 @@ import { startProfile } from '../support/self-profile.js';
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: server.ts <data-dir>');
 // The consumers watch from the version before the updates, one after another: on a busy machine
-// a run outlasts the default 5-minute history window, and a replay from an expired version would
-// be a relist (an Exact first list of an expired version is retried for ever). An hour keeps it.
+// a run outlasts the watch caches' default 5-minute history window (an hour keeps it). The memory
+// store still compacts what is older than 5 minutes (storage/retention.ts, no flag): a run slower
+// than that finds its replay expired (410), which the consumers report and end on.
 const server = await startApiServer(['--storage=memory', '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`, '--watch-history-window=1h']);
 let profiler: Promise<() => Promise<object>> | undefined;
 process.on('message', async (message) => {

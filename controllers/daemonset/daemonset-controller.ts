@@ -12,7 +12,9 @@ import { ensureRevision, revisionHash, truncateHistory, type RevisionOwner } fro
 import { createPods, deletePods, orphanTriggers, podFromTemplate } from '../workload/index.js';
 import { daemonPodTemplate, REVISION_HASH_LABEL, targetNodeOf, withNodeNameAffinity } from './daemon-pod.js';
 import { daemonSetStatus } from './daemon-status.js';
-import { planNodes, podsByNode, rolloutBounds, rolloutStep } from './node-pods.js';
+import { FailedPodBackoff } from './failed-pod-backoff.js';
+import { planNodes, podsByNode } from './node-pods.js';
+import { rolloutBounds, rolloutStep } from './rolling-update.js';
 
 export interface DaemonSetControllerOptions {
   /** DaemonSets synced at once (`--concurrent-daemonset-syncs`, default 2). */
@@ -40,6 +42,7 @@ export function daemonSetController(ctx: ControllerContext, options: DaemonSetCo
   const revisions = ctx.informers.informer(builtin.controllerRevisions);
   const expectations = new Expectations();
   const now = options.now ?? Date.now;
+  const failedBackoff = new FailedPodBackoff(now);
   const allDaemonSets = () => daemonSets.store.list().map((ds) => `${ds.metadata.namespace}/${ds.metadata.name}`);
   return controller<unknown>({
     ...ctx.controllerDefaults(NAME),
@@ -61,7 +64,7 @@ export function daemonSetController(ctx: ControllerContext, options: DaemonSetCo
     reconcile: (key) => {
       const ds = daemonSets.store.get(key);
       if (!ds) return expectations.delete(key);
-      return syncDaemonSet({ client: ctx.client, events: ctx.events, ds, key, pods, nodes, revisions, expectations, nowMs: now() });
+      return syncDaemonSet({ client: ctx.client, events: ctx.events, ds, key, pods, nodes, revisions, expectations, failedBackoff, nowMs: now() });
     },
   });
 }
@@ -87,6 +90,7 @@ interface SyncInput {
   readonly nodes: Informer<Node>;
   readonly revisions: Informer<ControllerRevision>;
   readonly expectations: Expectations;
+  readonly failedBackoff: FailedPodBackoff;
   readonly nowMs: number;
 }
 
@@ -109,17 +113,23 @@ async function syncDaemonSet(input: SyncInput): Promise<Outcome<unknown> | void>
   const hash = revisionHash(history.updateRevision, REVISION_HASH_LABEL);
   const nodes = input.nodes.store.list();
   const byNode = podsByNode(claim.claimed);
-  let failed = 0;
+  let failedWaitMs: number | undefined;
 
   if (expectations.satisfied(key)) {
     const { maxSurge } = rolloutBounds(ds, nodes.length);
     const plan = planNodes(ds, nodes, byNode, hash, maxSurge > 0);
-    failed = plan.failedPods;
-    for (const pod of plan.podsToDelete) {
-      if (pod.status?.phase !== 'Failed') continue;
-      input.events.record(involved(ds), 'Warning', 'FailedDaemonPod', `Found failed daemon pod ${namespace}/${pod.metadata.name} on node ${targetNodeOf(pod) ?? ''}, will try to kill it`);
+    const podsToDelete = [...plan.podsToDelete];
+    for (const pod of plan.failedPods) {
+      const node = targetNodeOf(pod) ?? '';
+      const turn = input.failedBackoff.take(`${key}/${node}`);
+      if (!turn.allowed) {
+        failedWaitMs = Math.min(failedWaitMs ?? turn.waitMs, turn.waitMs);
+        continue;
+      }
+      input.events.record(involved(ds), 'Warning', 'FailedDaemonPod', `Found failed daemon pod ${namespace}/${pod.metadata.name} on node ${node}, will try to kill it`);
+      podsToDelete.push(pod);
     }
-    let changed = await syncNodes(input, plan.podsToDelete, plan.nodesNeedingPods, hash);
+    let changed = await syncNodes(input, podsToDelete, plan.nodesNeedingPods, hash);
     if (!changed && ds.spec.updateStrategy?.type !== 'OnDelete') {
       const step = rolloutStep(ds, nodes, byNode, hash, nowMs);
       changed = await syncNodes(input, step.podsToDelete, step.nodesNeedingPods, hash);
@@ -139,9 +149,9 @@ async function syncDaemonSet(input: SyncInput): Promise<Outcome<unknown> | void>
   if (canonicalJson(status) !== canonicalJson(ds.status ?? {})) {
     await client.updateStatus(builtin.daemonSets, { ...ds, status }, { namespace });
   }
-  // A failed daemon pod was deleted: its replacement comes after the work queue's back-off (upstream's failedPodsBackoff).
-  if (failed > 0) throw new Error(`deleted ${failed} failed pod(s) of DaemonSet ${key}`);
-  if (availableAt !== undefined) return requeueAfter(Math.max(0, availableAt - nowMs));
+  // Look again when a pod becomes available, or when a node's back-off lets its failed pod go.
+  const waits = [availableAt === undefined ? undefined : Math.max(0, availableAt - nowMs), failedWaitMs].filter((ms): ms is number => ms !== undefined);
+  if (waits.length > 0) return requeueAfter(Math.min(...waits));
 }
 
 /** Creates the daemon pods of `nodeNames` and deletes `podsToDelete`, expectations kept; answers whether it wrote anything. */
@@ -155,6 +165,7 @@ async function syncNodes(input: SyncInput, podsToDelete: readonly Pod[], nodeNam
     expectations,
     key,
     count: nodeNames.length,
+    onCreated: (pod) => input.events.record(involved(ds), 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`),
     pod: (index) => {
       const pod = podFromTemplate(template, { namespace: ds.metadata.namespace!, controllerRef: reference });
       return { ...pod, spec: withNodeNameAffinity(pod.spec, nodeNames[index]!) };

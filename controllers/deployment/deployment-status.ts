@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Deployment, ReplicaSet } from '../../src/api/index.js';
-import { findCondition, removeCondition, rfc3339, type WorkloadCondition } from '../workload/index.js';
+import { rfc3339, type Deployment, type ReplicaSet } from '../../src/api/index.js';
+import { findCondition, removeCondition, type WorkloadCondition } from '../workload/index.js';
 import { desiredReplicas, maxUnavailable } from './fenceposts.js';
 
 export type DeploymentStatus = NonNullable<Deployment['status']>;

@@ -143,8 +143,12 @@ async function syncBudget(client: Client, events: EventSink, sources: ScaleSourc
   if (recheckAtMs !== undefined) return requeueAfter(Math.max(0, recheckAtMs - nowMs));
 }
 
+// An empty condition message may come back from a list without its key (protobuf keeps no empty
+// string): read as '' so a restart does not rewrite a status that is already right.
+const withMessages = (status: BudgetStatus): BudgetStatus => ({ ...status, ...(status.conditions ? { conditions: status.conditions.map((c) => ({ ...c, message: c.message ?? '' })) } : {}) });
+
 /** Writes the status when it differs from the budget's (a 409 is retried with the fresh budget). */
 async function writeStatus(client: Client, pdb: PodDisruptionBudget, status: BudgetStatus): Promise<void> {
-  if (canonicalJson(status) === canonicalJson(pdb.status ?? {})) return;
+  if (canonicalJson(withMessages(status)) === canonicalJson(withMessages(pdb.status ?? {}))) return;
   await client.updateStatus(builtin.podDisruptionBudgets, { ...pdb, status }, { namespace: pdb.metadata.namespace });
 }

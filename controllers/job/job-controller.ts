@@ -6,6 +6,7 @@ import { controller, type ControllerResult, type SyncedSource } from '../control
 import { controllerOf, groupOfApiVersion } from '../controller-ref.js';
 import { Expectations } from '../expectations.js';
 import { observeOwned } from '../observe-owned.js';
+import { orphanTriggers } from '../workload/index.js';
 import { BackoffStore } from './failure-backoff.js';
 import { JOB_TYPE } from './job-pods.js';
 import { syncJob } from './sync-job.js';
@@ -39,6 +40,7 @@ export function jobController(ctx: ControllerContext, options: JobControllerOpti
     expectations,
     finalizerExpectations,
     backoff: new BackoffStore(),
+    events: ctx.events,
     now,
   };
   return controller<unknown>({
@@ -46,7 +48,7 @@ export function jobController(ctx: ControllerContext, options: JobControllerOpti
     name: NAME,
     for: jobs,
     owns: [{ events: pods, group: JOB_TYPE.group, kind: JOB_TYPE.kind }],
-    watches: [observeOwned(expectations, pods, JOB_TYPE), observeFinalizerRemovals(finalizerExpectations, pods)],
+    watches: [observeOwned(expectations, pods, JOB_TYPE), observeFinalizerRemovals(finalizerExpectations, pods), orphanTriggers(pods, jobs, (job) => job.spec.selector)],
     concurrency: options.concurrency,
     stop$: ctx.stop$,
     scheduler,

@@ -9,7 +9,7 @@ import {
   type Job,
   type Pod,
 } from '../../src/api/index.js';
-import { builtin, type Client, type Informer } from '../../src/client/index.js';
+import { builtin, type Client, type EventSink, type Informer, type InvolvedObject } from '../../src/client/index.js';
 import { requeueAfter, type Outcome } from '../../operators/index.js';
 import { claimObjects } from '../claim-objects.js';
 import { controllerOf } from '../controller-ref.js';
@@ -30,6 +30,8 @@ export interface JobSyncDeps {
   /** Tracking finalizers removed (by pod uid) not yet in the pod cache: a pod is never counted twice. */
   readonly finalizerExpectations: Expectations;
   readonly backoff: BackoffStore;
+  /** Events about the Job (the runtime's shared recorder). */
+  readonly events: EventSink;
   /** The clock (ms): the controller's scheduler's. */
   readonly now: () => number;
 }
@@ -154,7 +156,10 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
   // 2. The pods as they are now.
   const live = pods.filter((pod) => !released.has(pod.metadata.uid!) || pod.metadata.deletionTimestamp === undefined);
   let active = live.filter((pod) => !isTerminal(pod) && pod.metadata.deletionTimestamp === undefined);
-  const terminating = live.filter((pod) => !isTerminal(pod) && pod.metadata.deletionTimestamp !== undefined).length;
+  const terminatingPods = live.filter((pod) => !isTerminal(pod) && pod.metadata.deletionTimestamp !== undefined);
+  const terminating = terminatingPods.length;
+  // podReplacementPolicy Failed: a pod still terminating holds its place until it has failed.
+  const occupying = replacePolicy === 'Failed' ? terminatingPods : [];
 
   // 3. Has the Job failed or succeeded?
   let startTime = status.startTime;
@@ -199,12 +204,16 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
   } else if (suspended) {
     await deletePods(deps, key, active, true);
     active = [];
+    if (!wasSuspended) deps.events.record(about(job), 'Normal', 'Suspended', 'Job suspended');
     conditions = setCondition(conditions, 'Suspended', 'True', { reason: 'JobSuspended', message: 'Job suspended' }, nowText);
   } else {
-    if (wasSuspended) conditions = setCondition(conditions, 'Suspended', 'False', { reason: 'JobResumed', message: 'Job resumed' }, nowText);
+    if (wasSuspended) {
+      conditions = setCondition(conditions, 'Suspended', 'False', { reason: 'JobResumed', message: 'Job resumed' }, nowText);
+      deps.events.record(about(job), 'Normal', 'Resumed', 'Job resumed');
+    }
     const plan = indexed
-      ? planIndexed(job, active, completed, failedIndexes, parallelism, live, perIndex)
-      : planNonIndexed(job, active, parallelism, completions, succeededSoFar);
+      ? planIndexed(job, active, occupying, completed, failedIndexes, parallelism, live, perIndex)
+      : planNonIndexed(job, active, occupying, parallelism, completions, succeededSoFar);
     if (plan.remove.length > 0) {
       await deletePods(deps, key, plan.remove, true);
       const gone = new Set(plan.remove.map((pod) => pod.metadata.uid));
@@ -219,7 +228,7 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
         const soonest = Math.min(...waiting.map((p) => p.notBefore ?? createAt)) - now;
         requeueMs = requeueMs === undefined ? soonest : Math.min(requeueMs, soonest);
       }
-      if (ready.length > 0) await createPods(deps, key, ready.map((p) => p.pod));
+      if (ready.length > 0) await createPods(deps, key, job, ready.map((p) => p.pod));
     }
   }
 
@@ -230,9 +239,11 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
   const settledNow = active.length === 0 && terminating === 0 && !holding && uncounted.succeeded.size === 0 && uncounted.failed.size === 0;
   if (settledNow && failureTarget) {
     conditions = setCondition(conditions, 'Failed', 'True', failureTarget, nowText);
+    deps.events.record(about(job), 'Warning', failureTarget.reason, failureTarget.message);
   } else if (settledNow && successTarget) {
     conditions = setCondition(conditions, 'Complete', 'True', successTarget, nowText);
     completionTime = nowText;
+    deps.events.record(about(job), 'Normal', 'Completed', 'Job completed');
   }
 
   const next: JobStatus = {
@@ -253,6 +264,15 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
   return requeueMs === undefined ? undefined : requeueAfter(Math.max(1, requeueMs));
 }
 
+const about = (job: Job): InvolvedObject => ({
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  name: job.metadata.name!,
+  namespace: job.metadata.namespace,
+  uid: job.metadata.uid,
+  resourceVersion: job.metadata.resourceVersion,
+});
+
 const causeOf = (condition: JobCondition): ConditionCause => ({ reason: condition.reason ?? '', message: condition.message ?? '' });
 
 function indexesOf(text: string | undefined, completions: number | undefined): number[] {
@@ -272,15 +292,15 @@ interface Plan {
 }
 
 /** NonIndexed: as many active pods as parallelism allows and the completions still need. */
-function planNonIndexed(job: Job, active: Pod[], parallelism: number, completions: number | undefined, succeeded: number): Plan {
+function planNonIndexed(job: Job, active: Pod[], occupying: Pod[], parallelism: number, completions: number | undefined, succeeded: number): Plan {
   // A work queue (no completions): once one pod succeeded, no new pod starts; those running finish.
   const want = completions === undefined ? (succeeded > 0 ? active.length : parallelism) : Math.max(0, Math.min(parallelism, completions - succeeded));
   if (active.length > want) return { create: [], remove: rankForRemoval(active).slice(0, active.length - want) };
-  return { create: Array.from({ length: want - active.length }, () => ({ pod: jobPodTemplate(job) })), remove: [] };
+  return { create: Array.from({ length: Math.max(0, want - active.length - occupying.length) }, () => ({ pod: jobPodTemplate(job) })), remove: [] };
 }
 
 /** Indexed: one active pod per index neither completed nor failed, lowest indexes first, up to parallelism. */
-function planIndexed(job: Job, active: Pod[], completed: Set<number>, failedIndexes: Set<number>, parallelism: number, all: Pod[], perIndex: boolean): Plan {
+function planIndexed(job: Job, active: Pod[], occupying: Pod[], completed: Set<number>, failedIndexes: Set<number>, parallelism: number, all: Pod[], perIndex: boolean): Plan {
   const completions = job.spec.completions ?? 0;
   const remove: Pod[] = [];
   const byIndex = new Map<number, Pod>();
@@ -293,9 +313,10 @@ function planIndexed(job: Job, active: Pod[], completed: Set<number>, failedInde
   const kept = [...byIndex.entries()].sort((a, b) => a[0] - b[0]);
   while (kept.length > parallelism) remove.push(kept.pop()![1]);
   const create: PodToCreate[] = [];
-  const room = parallelism - kept.length;
+  const held = new Set(occupying.map(completionIndexOf));
+  const room = parallelism - kept.length - held.size;
   for (let index = 0; index < completions && create.length < room; index++) {
-    if (completed.has(index) || failedIndexes.has(index) || byIndex.has(index)) continue;
+    if (completed.has(index) || failedIndexes.has(index) || byIndex.has(index) || held.has(index)) continue;
     const previous = all.filter((pod) => completionIndexOf(pod) === index && pod.status?.phase === 'Failed');
     const failures = previous.reduce((n, pod) => Math.max(n, indexFailureCountOf(pod) + 1), 0);
     const ignored = previous.reduce((n, pod) => Math.max(n, indexIgnoredFailureCountOf(pod)), 0);
@@ -316,9 +337,12 @@ async function podsOf(deps: JobSyncDeps, job: Job): Promise<Pod[]> {
   const owned = deps.pods.byOwner(job.metadata.uid!).filter((pod) => controllerOf(pod)?.uid === job.metadata.uid);
   if (job.spec.selector === undefined || job.metadata.deletionTimestamp !== undefined) return owned;
   const selector = labelSelectorFromSpec(job.spec.selector);
-  const orphans = deps.pods.store
-    .byIndex('namespace', job.metadata.namespace!)
-    .filter((pod) => controllerOf(pod) === undefined && pod.metadata.deletionTimestamp === undefined && matchesLabels(selector, pod.metadata.labels));
+  // Narrowed by one of the selector's labels when it has one (the generated selector's uid label
+  // picks the Job's pods alone), not the whole namespace for every Job.
+  const [label] = Object.entries(job.spec.selector.matchLabels ?? {});
+  const namespace = job.metadata.namespace!;
+  const candidates = label ? deps.pods.store.byIndex('labels', `${label[0]}=${label[1]}`).filter((pod) => pod.metadata.namespace === namespace) : deps.pods.store.byIndex('namespace', namespace);
+  const orphans = candidates.filter((pod) => controllerOf(pod) === undefined && pod.metadata.deletionTimestamp === undefined && matchesLabels(selector, pod.metadata.labels));
   if (orphans.length === 0) return owned;
   const { adopted, errors } = await claimObjects({ client: deps.client, owner: { object: job, resource: { ...builtin.jobs, kind: 'Job' } }, selector, resource: builtin.pods, candidates: orphans });
   if (errors.length > 0) throw errors[0];
@@ -371,8 +395,18 @@ async function deletePods(deps: JobSyncDeps, key: string, pods: readonly Pod[], 
   if (error !== undefined) throw error;
 }
 
-async function createPods(deps: JobSyncDeps, key: string, pods: readonly Pod[]): Promise<void> {
-  const { error } = await createWorkloadPods({ client: deps.client, expectations: deps.expectations, key, count: pods.length, pod: (i) => pods[i]! });
+async function createPods(deps: JobSyncDeps, key: string, job: Job, pods: readonly Pod[]): Promise<void> {
+  const owner = about(job);
+  const { error } = await createWorkloadPods({
+    client: deps.client,
+    expectations: deps.expectations,
+    key,
+    count: pods.length,
+    pod: (i) => pods[i]!,
+    // The Events upstream's PodControl records on the Job.
+    onCreated: (pod) => deps.events.record(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`),
+    onFailed: (failure) => deps.events.record(owner, 'Warning', 'FailedCreate', `Error creating: ${failure instanceof Error ? failure.message : String(failure)}`),
+  });
   if (error !== undefined) throw error;
 }
 

@@ -5,7 +5,7 @@ export { CONTROLLER_MODULE_EXPORT, loadControllerModule, loadControllerModules }
 export type { ControllerName } from './controller-names.js';
 export { builtinLoops } from './loop-registry.js';
 export type { LoopFactory, LoopRegistry, LoopSettings } from './loop-registry.js';
-export { JSON_CONTENT_TYPE, PROTOBUF_CONTENT_TYPE, startControllerManager } from './manager.js';
+export { startControllerManager } from './manager.js';
 export type { ControllerManagerOptions, RunningControllerManager } from './manager.js';
 // Re-exported so the manager's callers (its command, its tests) keep one import.
 export { runLeadership, silentLog, ManagerMetrics, startTerm } from '../runtime/index.js';

@@ -1,5 +1,6 @@
 import { apiThrottle } from '../../operators/index.js';
 import { Client, EventRecorder, jsonCodec, loadProtobufCodec, type Codec, type ConnectionOptions } from '../../src/client/index.js';
+import { PROTOBUF_MEDIA_TYPE } from '../../src/encoding/index.js';
 import type { RequestAuth, Serving, ServingTls } from '../../src/serving/index.js';
 import type { ControlLoop } from '../context.js';
 import { ManagerMetrics, runControllers, silentLog, type ControllerRuntime, type ElectionSettings, type ManagerLog, type MetricsOptions } from '../runtime/index.js';
@@ -11,9 +12,6 @@ import { builtinLoops, type LoopRegistry, type LoopSettings } from './loop-regis
  * the controller runtime (controllers/runtime: terms of leadership, drain, release, the secure
  * port). The CLI turns flags into these options; tests and `svc up` call `startControllerManager`.
  */
-
-export const JSON_CONTENT_TYPE = 'application/json';
-export const PROTOBUF_CONTENT_TYPE = 'application/vnd.svc.protobuf';
 
 export interface ControllerManagerOptions {
   /** Where the API server is and who to be (a resolved svcconfig, `--master` applied). */
@@ -73,7 +71,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
   const log = options.log ?? silentLog;
   const metrics = new ManagerMetrics(options.metrics);
   // Protobuf for kinds that have a message, JSON for the rest (custom types, patches): the codec decides per object.
-  const codec: Codec = options.contentType === PROTOBUF_CONTENT_TYPE ? await loadProtobufCodec() : jsonCodec;
+  const codec: Codec = options.contentType === PROTOBUF_MEDIA_TYPE ? await loadProtobufCodec() : jsonCodec;
   const userAgent = options.userAgent ?? 'svc-controller-manager';
   const client = new Client({
     ...options.connection,

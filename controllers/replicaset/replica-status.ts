@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { KubeObject, Pod, PodTemplateSpec } from '../../src/api/index.js';
-import { findCondition, isPodAvailable, isPodReady, removeCondition, rfc3339, setCondition } from '../workload/index.js';
+import { rfc3339, type KubeObject, type Pod, type PodTemplateSpec } from '../../src/api/index.js';
+import { findCondition, isPodAvailable, isPodReady, removeCondition, setCondition } from '../workload/index.js';
 import type { ReplicatedStatus } from './replicated-kind.js';
 
 export const REPLICA_FAILURE = 'ReplicaFailure';

@@ -8,9 +8,6 @@ export interface WorkloadCondition {
   readonly lastUpdateTime?: string | undefined;
 }
 
-/** A time as the API writes it: RFC 3339 in UTC, whole seconds. */
-export const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 export const findCondition = <C extends WorkloadCondition>(conditions: readonly C[] | undefined, type: string): C | undefined =>
   conditions?.find((condition) => condition.type === type);
 

@@ -38,7 +38,10 @@ export async function createPods(options: CreatePodsOptions): Promise<CreatePods
   const { successes, error } = await slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, async (index) => {
     const pod = options.pod(index);
     try {
-      options.onCreated?.(await client.create(builtin.pods, pod, { namespace: pod.metadata.namespace }));
+      // Not `onCreated?.(await create(...))`: an optional call skips its arguments, so the create
+      // would not be made at all when nobody listens.
+      const created = await client.create(builtin.pods, pod, { namespace: pod.metadata.namespace });
+      options.onCreated?.(created);
     } catch (failure) {
       if (isNamespaceTerminating(failure)) {
         expectations.creationObserved(key);

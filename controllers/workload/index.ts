@@ -10,5 +10,5 @@ export type { DeletePodsOptions } from './delete-pods.js';
 export { isPodActive, isPodAvailable, isPodReady, isPodTerminating, podAvailableAt, podReadyCondition, podReadySince } from './pod-readiness.js';
 export { compareActivePods, POD_DELETION_COST, podsToDelete } from './pod-ranking.js';
 export { orphanTriggers } from './orphan-triggers.js';
-export { findCondition, removeCondition, rfc3339, setCondition } from './conditions.js';
+export { findCondition, removeCondition, setCondition } from './conditions.js';
 export type { WorkloadCondition } from './conditions.js';

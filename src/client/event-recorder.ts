@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { isStatusError, type CoreEvent } from '../api/index.js';
+import { isStatusError, rfc3339, type CoreEvent } from '../api/index.js';
 import type { Client } from './client.js';
 import { builtin } from './resource.js';
 
@@ -62,8 +62,6 @@ interface Series {
 const SIMILAR_LIMIT = 10;
 const SIMILAR_WINDOW_MS = 10 * 60_000;
 const COMBINED_PREFIX = '(combined from similar events): ';
-
-const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
  * core/v1 Events as client-go's broadcaster writes them, shared by every component of svc (the

@@ -109,6 +109,8 @@ export class ExecSession {
     });
     // An unobserved failure is the caller's to read from `result`; it must not crash the process meanwhile.
     this.result.catch(() => undefined);
+    // The transport hands the socket over paused: nothing was emitted before these listeners.
+    socket.resume();
   }
 
   #push(stream: Readable, payload: Buffer): void {

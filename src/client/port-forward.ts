@@ -66,6 +66,8 @@ export class PortForwardSession {
     socket.on('error', (error) => {
       for (const duplex of this.#streams.values()) duplex.destroy(error);
     });
+    // The transport hands the socket over paused: nothing was emitted before these listeners.
+    socket.resume();
   }
 
   #receive(bytes: Buffer): void {

@@ -151,8 +151,8 @@ export class Transport {
   }
 
   /**
-   * A WebSocket to `path` (exec, attach, port-forward), offering `protocols`; resolves once the
-   * server has accepted the upgrade and chosen one. A refusal (401, 403, 404, 400 …) rejects with
+   * A WebSocket to `path` (exec, attach, port-forward), offering `protocols`; resolves, paused
+   * (call `resume()` once listening), when the server has accepted the upgrade and chosen one. A refusal (401, 403, 404, 400 …) rejects with
    * the StatusError of the server's answer. The `ws` package is loaded by the first call.
    */
   async websocket(path: string, query: URLSearchParams, protocols: readonly string[]): Promise<WebSocket> {
@@ -167,6 +167,9 @@ export class Transport {
     return new Promise<WebSocket>((resolve, reject) => {
       socket.once('open', () => {
         socket.removeAllListeners('error');
+        // Paused until the caller has its listeners on: a message sent right behind the 101 (a
+        // port-forward's port prefix) would otherwise be emitted before the promise's continuation runs.
+        socket.pause();
         resolve(socket);
       });
       socket.once('error', reject);

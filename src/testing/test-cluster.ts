@@ -81,6 +81,8 @@ export interface TestCluster extends AsyncDisposable {
   newClient(options?: Partial<ClientOptions>): Client;
   /** Starts the controller manager's loops (leading from the start); resolves once they run. */
   startControllers(options?: TestControllersOptions): Promise<RunningControllerManager>;
+  /** Stops the controller manager (its loops drained), so `startControllers` may start a fresh one: a restart. */
+  stopControllers(): Promise<void>;
   /** Stops the controller manager (its loops drained), the clients and the server. Idempotent. */
   stop(): Promise<void>;
 }
@@ -177,6 +179,11 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
       manager = await startControllerManager(managerOptions(connection, cert, controllers));
       await manager.firstTerm;
       return manager;
+    },
+    async stopControllers() {
+      const running = manager;
+      manager = undefined;
+      await running?.close();
     },
     stop,
     [Symbol.asyncDispose]: stop,

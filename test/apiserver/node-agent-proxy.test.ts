@@ -11,7 +11,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtin, Client } from '../../src/client/index.js';
 import { startApiServer, type RunningApiServer } from '../support/api-server.js';
-import { connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { CriClient, startAgentServer, upgradeOf, type AgentRouteModule, type RunningAgentServer } from '../../src/nodeagent/index.js';
 import { agentFlags, call, echoRoutes } from '../nodeagent/server/support.js';
 
@@ -191,38 +191,54 @@ describe('pods/attach', () => {
 describe('pods/exec over SPDY', () => {
   it('a POST upgrade is piped as it is: X-Stream-Protocol-Version reaches the agent, its 101 and the bytes after come back', async () => {
     const socket = tlsConnect({ host: '127.0.0.1', port: api.port, ca: api.caPem, servername: 'localhost' });
-    await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
-    socket.write(
-      [
-        'POST /api/v1/namespaces/default/pods/p/exec?container=c&command=ls&stdout=true HTTP/1.1',
-        `Host: 127.0.0.1:${api.port}`,
-        `Authorization: Bearer ${api.adminToken}`,
-        'Connection: Upgrade',
-        'Upgrade: SPDY/3.1',
-        'X-Stream-Protocol-Version: v4.channel.k8s.io',
-        'X-Stream-Protocol-Version: channel.k8s.io',
-        '',
-        '',
-      ].join('\r\n'),
-    );
-    let received = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (d: string) => (received += d));
-    const until = async (check: () => boolean) => {
-      for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
-      expect(check()).toBe(true);
-    };
-    await until(() => received.includes('\r\n\r\n'));
-    const [head] = received.split('\r\n\r\n');
-    expect(head).toMatch(/^HTTP\/1.1 101 /);
-    expect(head).toContain('X-Stream-Protocol-Version: v4.channel.k8s.io');
-    expect(head).toContain('X-Seen-Url: /exec/default/p/c?container=c&command=ls&stdout=true&output=1');
-    // The upgraded stream is no request any more: it outlives --request-header-timeout and
-    // --request-body-timeout (1 s here; Node looks for expired requests every 500 ms).
-    await new Promise((resolve) => setTimeout(resolve, 2500));
-    expect(socket.destroyed).toBe(false);
-    socket.write('frame-bytes\x00\x01');
-    await until(() => received.endsWith('frame-bytes\x00\x01'));
-    socket.destroy();
+    // Destroyed whatever happens: a spliced stream left open holds the API server's and the
+    // agent's close (afterAll) for ever.
+    try {
+      await upgradeAndEcho(socket);
+    } finally {
+      socket.destroy();
+    }
   });
 });
+
+/** Sends the exec upgrade on `socket`, checks the 101 the agent wrote, outlives the request timeouts, then echoes a frame. */
+async function upgradeAndEcho(socket: TLSSocket): Promise<void> {
+  // A socket closed before its handshake without an error would otherwise leave this wait hanging.
+  await new Promise<void>((resolve, reject) =>
+    socket
+      .once('secureConnect', resolve)
+      .once('error', reject)
+      .once('close', () => reject(new Error('the connection closed before the TLS handshake completed'))),
+  );
+  socket.write(
+    [
+      'POST /api/v1/namespaces/default/pods/p/exec?container=c&command=ls&stdout=true HTTP/1.1',
+      `Host: 127.0.0.1:${api.port}`,
+      `Authorization: Bearer ${api.adminToken}`,
+      'Connection: Upgrade',
+      'Upgrade: SPDY/3.1',
+      'X-Stream-Protocol-Version: v4.channel.k8s.io',
+      'X-Stream-Protocol-Version: channel.k8s.io',
+      '',
+      '',
+    ].join('\r\n'),
+  );
+  let received = '';
+  socket.setEncoding('latin1');
+  socket.on('data', (d: string) => (received += d));
+  const until = async (check: () => boolean) => {
+    for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(check()).toBe(true);
+  };
+  await until(() => received.includes('\r\n\r\n'));
+  const [head] = received.split('\r\n\r\n');
+  expect(head).toMatch(/^HTTP\/1.1 101 /);
+  expect(head).toContain('X-Stream-Protocol-Version: v4.channel.k8s.io');
+  expect(head).toContain('X-Seen-Url: /exec/default/p/c?container=c&command=ls&stdout=true&output=1');
+  // The upgraded stream is no request any more: it outlives --request-header-timeout and
+  // --request-body-timeout (1 s here; Node looks for expired requests every 500 ms).
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+  expect(socket.destroyed).toBe(false);
+  socket.write('frame-bytes\x00\x01');
+  await until(() => received.endsWith('frame-bytes\x00\x01'));
+}

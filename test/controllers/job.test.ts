@@ -84,6 +84,7 @@ describe('job controller', () => {
     expect(job.status?.uncountedTerminatedPods?.['succeeded'] ?? []).toEqual([]);
     expect(condition(job, 'SuccessCriteriaMet')).toMatchObject({ status: 'True', reason: 'CompletionsReached' });
     expect(condition(job, 'Complete')).toMatchObject({ reason: 'CompletionsReached' });
+    await eventually(async () => (await client.list(builtin.coreEvents, { namespace: NS })).items.some((e) => e.involvedObject.name === 'three' && e.reason === 'Completed'), 'the Completed Event');
     const pods = await podsOf('three');
     expect(pods).toHaveLength(3);
     for (const pod of pods) expect(pod.metadata.finalizers ?? []).not.toContain(FINALIZER);
@@ -275,6 +276,35 @@ describe('job controller', () => {
     expect(condition(job, 'Failed')).toMatchObject({ reason: 'MaxFailedIndexesExceeded' });
     expect(job.status).toMatchObject({ failedIndexes: '2', active: 0 });
     expect(await running('maxfailed')).toHaveLength(0);
+  });
+
+  it('adopts an orphan pod its manual selector matches instead of making one', async () => {
+    await client.create(builtin.pods, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'stray', namespace: NS, labels: { app: 'adopter' } },
+      spec: { containers: [{ name: 'main', image: 'busybox' }], restartPolicy: 'Never' },
+    } as Pod);
+    const job = await makeJob('adopter', { manualSelector: true, selector: { matchLabels: { app: 'adopter' } }, template: { metadata: { labels: { app: 'adopter' } }, spec: { containers: [{ name: 'main', image: 'busybox' }], restartPolicy: 'Never' } } });
+    await eventually(async () => (await client.get(builtin.pods, 'stray', { namespace: NS })).metadata.ownerReferences?.[0]?.uid === job.metadata.uid, 'the stray pod adopted');
+    await eventually(async () => (await getJob('adopter')).status?.active === 1, 'active 1');
+    const names = async () => (await client.list(builtin.pods, { namespace: NS, labelSelector: 'app=adopter' })).items.map((p) => p.metadata.name);
+    await eventually(async () => JSON.stringify(await names()) === '["stray"]', 'the stray pod alone');
+    await client.patch(builtin.jobs, 'adopter', { spec: { suspend: true } }, { namespace: NS });
+    await eventually(async () => (await getJob('adopter')).status?.active === 0, 'suspended');
+  });
+
+  it('with podReplacementPolicy Failed, replaces a deleted pod only once it has failed; counts it terminating meanwhile', async () => {
+    await makeJob('patient', { completions: 1, backoffLimit: 2, podReplacementPolicy: 'Failed' });
+    const [pod] = await waitRunning('patient', 1);
+    await client.delete(builtin.pods, pod!.metadata.name!, { namespace: NS });
+    await eventually(async () => (await getJob('patient')).status?.terminating === 1, 'terminating 1');
+    expect((await getJob('patient')).status).toMatchObject({ active: 0, failed: 0 });
+    await end(pod!, 'Failed');
+    await eventually(async () => (await getJob('patient')).status?.failed === 1, 'failed 1');
+    await clock.advance(10_000);
+    await waitRunning('patient', 1);
+    expect((await getJob('patient')).status?.terminating).toBe(0);
   });
 
   it('makes no write when restarted at steady state', async () => {

@@ -1,6 +1,6 @@
 // Jobs against `svc up` with real containers: the cluster's own containerd and node agent run the
 // pods, its controller manager's job controller counts them. A Job of 3 completions, 2 at a time,
-// completes; a Job whose pods exit 1 stops at its backoff limit.
+// completes; a Job whose pods exit 1 stops at its backoff limit; a finished Job's TTL deletes it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -80,5 +80,15 @@ describe('Jobs against svc up with real containers', () => {
     const pods = JSON.parse((await k(['get', 'pods', '-l', 'batch.svc.io/job-name=e2e-fails', '-o', 'json'])).stdout).items;
     expect(pods).toHaveLength(2);
     for (const pod of pods) expect(pod.status.containerStatuses[0].state.terminated.exitCode).toBe(3);
+  }, 180_000);
+
+  it('a finished Job with ttlSecondsAfterFinished 0 is deleted, and the garbage collector removes its pods', async () => {
+    const created = await k(['apply', '-f', '-'], job('e2e-ttl', 'true', { ttlSecondsAfterFinished: 0 }));
+    expect(created.code, created.stderr).toBe(0);
+    await eventually(async () => (await k(['get', 'job', 'e2e-ttl', '--ignore-not-found', '-o', 'name'])).stdout.trim() === '', 'the Job deleted', 120_000);
+    await eventually(async () => (await k(['get', 'pods', '-l', 'batch.svc.io/job-name=e2e-ttl', '-o', 'name'])).stdout.trim() === '', 'its pod collected', 120_000);
+    // It did run to completion first: the Job controller's Event outlives the Job.
+    const events = await k(['get', 'events', '--field-selector=involvedObject.name=e2e-ttl', '-o', 'jsonpath={.items[*].reason}']);
+    expect(events.stdout.split(' ')).toContain('Completed');
   }, 180_000);
 });

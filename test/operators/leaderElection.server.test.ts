@@ -48,15 +48,22 @@ describe('leaderElection on svc-apiserver', () => {
     const b = candidate(t.newClient(), 'b', false);
     subscriptions.push(a.subscription, b.subscription);
     await until(() => a.leads() || b.leads(), 'a leader');
-    await sleep(durations.leaseDuration * 2); // a dozen renewals: the other still does not lead
+    // A dozen renewals. A loaded machine may make the leader miss its 400 ms renew deadline and
+    // step down (the other may then lead): the test does not count on the first leader keeping the
+    // Lease, but they must never lead at once.
+    for (const end = Date.now() + durations.leaseDuration * 2; Date.now() < end; await sleep(10)) {
+      expect(a.leads() && b.leads(), 'both lead').toBe(false);
+    }
+    await until(() => a.leads() !== b.leads(), 'one leader');
     const [leader, other] = a.leads() ? [a, b] : [b, a];
-    expect(leader.seen).toEqual([true]);
-    expect(other.seen).toEqual([]);
+    const handedOver = a.seen.length + b.seen.length > 1;
+    if (!handedOver) expect(other.seen).toEqual([]);
 
     leader.subscription.unsubscribe(); // a dead process: no release
     await until(() => other.leads(), 'the other candidate to lead');
     const stored = await t.client.get(builtin.leases, lease.name, { namespace: lease.namespace });
-    expect(stored.spec).toMatchObject({ holderIdentity: other.identity, leaseTransitions: 1, leaseDurationSeconds: 1 });
+    expect(stored.spec).toMatchObject({ holderIdentity: other.identity, leaseDurationSeconds: 1 });
+    expect(stored.spec?.leaseTransitions).toBeGreaterThanOrEqual(1);
   });
 
   it('releases the lease when the leader unsubscribes, so the other candidate leads at once', async () => {

@@ -87,6 +87,29 @@ describe('leaderElection', () => {
     });
   });
 
+  it('keeps leading when the renewal answer is due with the deadline (a stalled event loop runs the timer first)', () => {
+    testScheduler().run(({ expectObservable, flush }) => {
+      const store = fakeLeases(asyncScheduler);
+      // The renewal sent at 5 is written at once but its answer is read only at 10, the deadline
+      // of the creation at 0, and the deadline timer was set first: it runs first.
+      let updates = 0;
+      const client = { ...store.client, update: (...args: Parameters<typeof store.client.update>) => (++updates === 1 ? from(store.client.update(...args)).pipe(delay(5)) : store.client.update(...args)) };
+      expectObservable(elector(store, 'a', { client }), '^ 30ms !').toBe('t', values);
+      flush();
+      expect(store.lease?.spec?.leaseTransitions).toBe(0); // never lost it (released at the end)
+    });
+  });
+
+  it('still stops leading at renewDeadline when that answer comes later', () => {
+    testScheduler().run(({ expectObservable }) => {
+      const store = fakeLeases(asyncScheduler);
+      let updates = 0;
+      const client = { ...store.client, update: (...args: Parameters<typeof store.client.update>) => (++updates === 1 ? from(store.client.update(...args)).pipe(delay(6)) : store.client.update(...args)) };
+      // Deadline at 10: the answer due at 11 is not waited for; the leader comes back at 15.
+      expectObservable(elector(store, 'a', { client }), '^ 30ms !').toBe('t 9ms f 4ms t', values);
+    });
+  });
+
   it('releases the lease when unsubscribed while leading, so another candidate leads at once', () => {
     testScheduler().run(({ cold, expectObservable, flush }) => {
       const store = fakeLeases(asyncScheduler);

@@ -3,8 +3,6 @@ import type { Status } from '../../api/index.js';
 import type { ServedObject } from '../served-object.js';
 import type { CacheEvent } from '../../watch-cache/index.js';
 
-/** The annotation of the bookmark that ends a watch list's initial events. */
-export const INITIAL_EVENTS_END = 'svc.io/initial-events-end';
 
 /** A bookmark: the client holds every event up to `revision`. */
 export interface Bookmark {

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import type { ResourceType } from '../../api/index.js';
+import { INITIAL_EVENTS_END_ANNOTATION, type ResourceType } from '../../api/index.js';
 import { apiVersionOf } from '../api-object.js';
-import { INITIAL_EVENTS_END, type Frame, type FrameEncoder } from './frames.js';
+import type { Frame, FrameEncoder } from './frames.js';
 
 const HEADS = {
   ADDED: Buffer.from('{"type":"ADDED","object":'),
@@ -18,7 +18,7 @@ export function jsonFrameEncoder(type: ResourceType): FrameEncoder {
   const envelope = `"kind":${JSON.stringify(type.kind)},"apiVersion":${JSON.stringify(apiVersionOf(type))}`;
   const write = (res: ServerResponse, frame: Frame): boolean => {
     if (frame.type === 'BOOKMARK') {
-      const annotations = frame.initialEventsEnd ? `,"annotations":{${JSON.stringify(INITIAL_EVENTS_END)}:"true"}` : '';
+      const annotations = frame.initialEventsEnd ? `,"annotations":{${JSON.stringify(INITIAL_EVENTS_END_ANNOTATION)}:"true"}` : '';
       return res.write(`{"type":"BOOKMARK","object":{${envelope},"metadata":{"resourceVersion":"${frame.revision}"${annotations}}}}\n`);
     }
     res.cork();

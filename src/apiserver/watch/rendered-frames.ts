@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { watchFrames, type JsonObject, type RenderOptions } from '../../encoding/index.js';
-import { INITIAL_EVENTS_END, type FrameEncoder } from './frames.js';
+import type { FrameEncoder } from './frames.js';
 import { SlabPool } from './slab-pool.js';
+import { INITIAL_EVENTS_END_ANNOTATION } from '../../api/index.js';
 
 /**
  * Frames in any other representation (a view, pretty JSON, protobuf, CBOR): each event's object
@@ -41,7 +42,7 @@ export function renderedFrameEncoder(options: RenderOptions): FrameEncoder {
   };
   return {
     write: (res, frame) => {
-      if (frame.type === 'BOOKMARK') return write(res, frames.bookmark(frame.revision, frame.initialEventsEnd ? { [INITIAL_EVENTS_END]: 'true' } : undefined));
+      if (frame.type === 'BOOKMARK') return write(res, frames.bookmark(frame.revision, frame.initialEventsEnd ? { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } : undefined));
       return write(res, frames.event(frame.type, frame.object.object.json));
     },
     error: (res, status) => {

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isStatusError, StatusError, internal, type Pod } from '../../api/index.js';
+import { runChecks, type HealthCheck } from '../../serving/index.js';
 import type { CriClient } from '../cri/index.js';
 import type { AgentMetrics } from './agent-metrics.js';
 import type { AgentAuthenticator, AgentUser } from './authentication.js';
@@ -31,6 +32,9 @@ export interface AgentAppContext {
 }
 
 const users = new WeakMap<FastifyRequest, AgentUser>();
+
+// The agent answers while its process runs; the pod workers report through the Node's conditions.
+const HEALTH_CHECKS: ReadonlyMap<string, HealthCheck> = new Map([['ping', () => undefined]]);
 
 /**
  * No agent route declares a JSON schema (queries are parsed by hand, bodies by zod), yet Fastify's
@@ -82,10 +86,15 @@ export async function buildAgentApp(type: AgentServerType, ctx: AgentAppContext)
     ctx.metrics.requests.inc({ method: request.method, path: segment, server_type: type, code: String(reply.statusCode) });
   });
 
-  const ok = async (_req: FastifyRequest, reply: FastifyReply) => reply.type('text/plain').send('ok');
-  app.get('/healthz', ok);
+  // The daemons' one health answer (src/serving): `ok`, `?verbose`, `?exclude=`, `/healthz/<check>`.
+  const healthz = async (request: FastifyRequest, reply: FastifyReply) => {
+    const url = new URL(request.url, 'http://agent');
+    const answer = runChecks('healthz', HEALTH_CHECKS, url.pathname.slice('/healthz/'.length), url.searchParams);
+    return reply.code(answer.status).type('text/plain').send(answer.body);
+  };
+  app.get('/healthz', healthz);
   if (type === 'healthz') return app;
-  app.get('/healthz/ping', ok);
+  app.get('/healthz/ping', healthz);
 
   if (type === 'readwrite') {
     const { authenticator, authorizer } = ctx;

@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtin } from '../../../src/client/index.js';
-import { eventually, FAST_ELECTION, sleep, startCluster, type Cluster } from './support.js';
+import { silentLog, type ManagerLog } from '../../../controllers/manager/index.js';
+import { eventually, FAST_ELECTION, output, sleep, startCluster, type Cluster } from './support.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
@@ -18,21 +19,42 @@ describe('leader election between controller managers', () => {
   });
 
   it('lets one manager lead and run its controllers while the other waits', async () => {
-    const a = await cluster.manager(FAST_ELECTION);
-    const b = await cluster.manager(FAST_ELECTION);
+    const ledOnce = new Set<string>();
+    const log: ManagerLog = { ...silentLog, info: (message) => void ledOnce.add(/^became leader \((.*)\)$/.exec(message)?.[1] ?? '') };
+    const a = await cluster.manager(FAST_ELECTION, log);
+    const b = await cluster.manager(FAST_ELECTION, log);
+    const managers = [a, b];
     await eventually(() => a.leading() || b.leading(), 'a leader');
-    await sleep(3000); // more than a lease duration of renewals: the other still waits
-    const [leader, other] = a.leading() ? [a, b] : [b, a];
-    expect(other.leading()).toBe(false);
-    expect(await cluster.holder()).toBe(leader.identity);
-    const lease = await cluster.client.get(builtin.leases, 'svc-controller-manager', { namespace: 'svc-system' });
-    expect(lease.spec).toMatchObject({ leaseDurationSeconds: 2, leaseTransitions: 0 });
+    // Several lease durations of campaigning. Which one leads may change meanwhile: on a loaded
+    // machine a leader that cannot renew within its 1 s deadline steps down (before its 2 s lease
+    // expires for the other), which is the election working. What must hold is that they never
+    // lead at once.
+    for (const end = Date.now() + 3000; Date.now() < end; await sleep(20)) {
+      expect(a.leading() && b.leading(), 'both lead').toBe(false);
+    }
     const metrics = async (m: typeof a) => (await m.metrics.render()).body;
-    expect(await metrics(leader)).toMatch(/^leader_election_master_status\{name="svc-controller-manager"\} 1$/m);
-    expect(await metrics(other)).toMatch(/^leader_election_master_status\{name="svc-controller-manager"\} 0$/m);
-    // Only the leader's controllers did any work: the stand-in namespace loop saw the system namespaces.
-    await eventually(async () => /^workqueue_adds_total\{name="namespace-controller"\} [1-9]/m.test(await metrics(leader)), 'namespace adds');
-    expect(await metrics(other)).not.toMatch(/^workqueue_adds_total\{name="namespace-controller"\} [1-9]/m);
+    const status = (value: 0 | 1) => new RegExp(`^leader_election_master_status\\{name="svc-controller-manager"\\} ${value}$`, 'm');
+    // A moment when the Lease, the managers and their metrics all agree (the metrics are read in
+    // this process, between the Lease's answer and the next turn of hand-over).
+    let leader: typeof a | undefined;
+    await eventually(async () => {
+      const holder = await cluster.holder();
+      const found = managers.find((m) => m.identity === holder);
+      const other = managers.find((m) => m !== found);
+      if (found === undefined || other === undefined || !found.leading() || other.leading()) return false;
+      const [mine, theirs] = await Promise.all([metrics(found), metrics(other)]);
+      if (!status(1).test(mine) || !status(0).test(theirs)) return false;
+      leader = found;
+      return true;
+    }, 'the Lease holder to lead alone');
+    const other = leader === a ? b : a;
+    const lease = await cluster.client.get(builtin.leases, 'svc-controller-manager', { namespace: 'svc-system' });
+    expect(lease.spec).toMatchObject({ leaseDurationSeconds: 2 });
+    // Only a leader's controllers do any work: the stand-in namespace loop saw the system
+    // namespaces in the leader; the other did nothing unless it led meanwhile.
+    const adds = /^workqueue_adds_total\{name="namespace-controller"\} [1-9]/m;
+    await eventually(async () => adds.test(await metrics(leader!)), 'namespace adds');
+    if (!ledOnce.has(other.identity)) expect(await metrics(other)).not.toMatch(adds);
   });
 
   it('speaks protobuf to the API server by default (--svc-api-content-type), JSON when asked', async () => {
@@ -68,18 +90,19 @@ describe('leader election between controller managers', () => {
     );
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
     try {
-      await eventually(async () => (await cluster.holder()) !== undefined, 'the process to lead');
+      // Led once it says so (starting under tsx on a loaded machine takes what it takes).
+      await output(child, 'became leader (');
       const first = await cluster.holder();
+      expect(first).toBeDefined();
       const b = await cluster.manager(FAST_ELECTION);
-      await sleep(1000);
-      expect(b.leading()).toBe(false);
       child.kill('SIGKILL'); // no release: the lease must expire
       expect(await exited).toBe('SIGKILL');
       await eventually(() => b.leading(), 'the survivor to lead');
       expect(await cluster.holder()).toBe(b.identity);
       expect(first).not.toBe(b.identity);
       const lease = await cluster.client.get(builtin.leases, 'svc-controller-manager', { namespace: 'svc-system' });
-      expect(lease.spec?.leaseTransitions).toBe(1);
+      // 1 unless a loaded machine made the child step down and hand over (and back) before the kill.
+      expect(lease.spec?.leaseTransitions).toBeGreaterThanOrEqual(1);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
@@ -95,7 +118,7 @@ describe('leader election between controller managers', () => {
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      await eventually(async () => (await cluster.holder()) !== undefined, 'the process to lead');
+      await output(child, 'became leader (');
       child.kill('SIGTERM');
       expect(await exited, stderr.join('')).toBe(0);
       expect(await cluster.holder()).toBeUndefined();

@@ -1,6 +1,8 @@
 // Shared by the controller manager suites: a real svc-apiserver over HTTPS in-process (memory
 // store) with its admin svcconfig, and managers started from command lines against it.
+import type { ChildProcessByStdio } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type RunningApiServer } from '../../../src/cli/apiserver-command.js';
@@ -37,8 +39,10 @@ export async function startCluster(): Promise<Cluster> {
       try {
         const lease = await client.get(builtin.leases, name, { namespace: 'svc-system' });
         return lease.spec?.holderIdentity || undefined;
-      } catch {
-        return undefined;
+      } catch (error) {
+        // No Lease yet; any other failure is the test's to see, not a missing holder.
+        if ((error as { code?: unknown }).code === 404) return undefined;
+        throw error;
       }
     },
     async close() {
@@ -74,5 +78,34 @@ export async function freePort(): Promise<number> {
       const { port } = server.address() as import('node:net').AddressInfo;
       server.close(() => resolve(port));
     });
+  });
+}
+
+/**
+ * Resolves when a child process writes `text` (on stdout or stderr); rejects, with what it wrote,
+ * if it exits first. A readiness signal rather than a guard on the clock: starting a manager
+ * under tsx on a loaded machine takes as long as it takes (the test's own timeout bounds it).
+ */
+export function output(child: ChildProcessByStdio<null, Readable, Readable>, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let written = '';
+    const seen = (chunk: Buffer): void => {
+      written += chunk.toString();
+      if (!written.includes(text)) return;
+      done();
+      resolve();
+    };
+    const exited = (code: number | null, signal: NodeJS.Signals | null): void => {
+      done();
+      reject(new Error(`the process exited (${signal ?? code}) before writing ${JSON.stringify(text)}:\n${written}`));
+    };
+    const done = (): void => {
+      child.stdout.off('data', seen);
+      child.stderr.off('data', seen);
+      child.off('exit', exited);
+    };
+    child.stdout.on('data', seen);
+    child.stderr.on('data', seen);
+    child.once('exit', exited);
   });
 }

@@ -118,6 +118,7 @@ describe('daemonset controller', () => {
     await taint('tn-2', 'NoExecute');
     await eventually(async () => (await nodesWithPods(ns)).join() === 'tn-1', 'the NoExecute node emptied');
     await eventually(async () => (await eventsAbout(client, ns, 'DaemonSet', 'tainted')).some((e) => e.startsWith('SuccessfulDelete: Deleted pod: tainted-')), 'the delete event');
+    expect((await eventsAbout(client, ns, 'DaemonSet', 'tainted')).filter((e) => e.startsWith('SuccessfulCreate: Created pod: tainted-'))).toHaveLength(2);
     const status = (await getDs('tainted', ns)).status!;
     expect(status.desiredNumberScheduled).toBe(0);
   });
@@ -157,7 +158,10 @@ describe('daemonset controller', () => {
       const s = (await getDs('ready', ns)).status;
       return s?.numberReady === 1 && s.numberAvailable === 1 && s.numberUnavailable === 1;
     }, 'one ready and available');
+    // Left at rest whatever the clock says (the last test restarts the controller on a steady cluster).
     offsetMs = 0;
+    await updateWith(client, builtin.daemonSets, 'ready', ns, (ds) => ({ ...ds, spec: { ...ds.spec, minReadySeconds: 0 } }));
+    await eventually(async () => (await getDs('ready', ns)).status?.observedGeneration === 2 && (await getDs('ready', ns)).status?.numberAvailable === 1, 'at rest');
   });
 
   it('rolls a new template out with maxUnavailable 1: never two nodes without a ready pod; revisions kept', async () => {
@@ -246,6 +250,64 @@ describe('daemonset controller', () => {
     await eventually(async () => (await client.get(builtin.pods, 'orphan', { namespace: ns })).metadata.ownerReferences?.[0]?.name === 'adopter', 'the orphan adopted');
     await eventually(async () => (await getDs('adopter', ns)).status?.currentNumberScheduled === 1, 'counted');
     expect((await livePods(client, ns)).map((p) => p.metadata.uid)).toEqual([orphan.metadata.uid]);
+  });
+
+  it('replaces a failed daemon pod; a pod failing again on that node waits for the node\'s back-off', async () => {
+    const ns = 'ds-failed';
+    await createNamespace(client, ns);
+    await createNode(client, 'fd-1', { pool: 'failed' });
+    await client.create(builtin.daemonSets, daemonSet('crashy', ns, { nodeSelector: { pool: 'failed' } }), { namespace: ns });
+    await eventually(async () => (await livePods(client, ns)).length === 1, 'a pod');
+    const fail = async (pod: Pod) => client.updateStatus(builtin.pods, { ...pod, status: { ...pod.status, phase: 'Failed', conditions: [{ type: 'Ready', status: 'False' }] } } as Pod, { namespace: ns });
+    const [first] = await livePods(client, ns);
+    await fail(first!);
+    await eventually(async () => {
+      const pods = await livePods(client, ns);
+      return pods.length === 1 && pods[0]!.metadata.uid !== first!.metadata.uid;
+    }, 'the failed pod replaced');
+    expect(await eventsAbout(client, ns, 'DaemonSet', 'crashy')).toContain(`FailedDaemonPod: Found failed daemon pod ${ns}/${first!.metadata.name} on node fd-1, will try to kill it`);
+
+    // The controller's clock put back: the node's back-off (1 s after the first deletion) has not run out.
+    offsetMs = -600_000;
+    const [second] = await livePods(client, ns);
+    await setPodReady(client, second!);
+    await eventually(async () => (await getDs('crashy', ns)).status?.numberReady === 1, 'ready');
+    await fail((await client.get(builtin.pods, second!.metadata.name!, { namespace: ns })));
+    await eventually(async () => (await getDs('crashy', ns)).status?.numberReady === 0, 'the failure seen');
+    expect((await livePods(client, ns)).map((p) => [p.metadata.uid, p.status?.phase])).toEqual([[second!.metadata.uid, 'Failed']]);
+    // Time moves on: the pod goes and is replaced.
+    offsetMs = 0;
+    await updateWith(client, builtin.daemonSets, 'crashy', ns, (ds) => ({ ...ds, metadata: { ...ds.metadata, annotations: { poke: '1' } } }));
+    await eventually(async () => {
+      const pods = await livePods(client, ns);
+      return pods.length === 1 && pods[0]!.metadata.uid !== second!.metadata.uid;
+    }, 'the second failed pod replaced after the back-off');
+  });
+
+  it('a controller stopped mid-rollout and started again finishes it with no extra pod', async () => {
+    const ns = 'ds-midroll';
+    await createNamespace(client, ns);
+    for (const n of ['mr-1', 'mr-2', 'mr-3']) await createNode(client, n, { pool: 'midroll' });
+    await client.create(builtin.daemonSets, daemonSet('mid', ns, { nodeSelector: { pool: 'midroll' } }), { namespace: ns });
+    await eventually(async () => (await livePods(client, ns)).length === 3, 'three pods');
+    for (const pod of await livePods(client, ns)) await setPodReady(client, pod);
+    await eventually(async () => (await getDs('mid', ns)).status?.numberAvailable === 3, 'three available');
+    await updateWith(client, builtin.daemonSets, 'mid', ns, (d) => ({ ...d, spec: { ...d.spec, template: { ...d.spec.template, spec: { ...d.spec.template.spec, containers: [{ name: 'c', image: 'busybox:2' }] } } } }));
+    // The first node replaced (its new pod not Ready: the rollout waits), then the controller goes.
+    await eventually(async () => (await livePods(client, ns)).filter((p) => p.spec.containers[0]!.image === 'busybox:2').length === 1, 'one node replaced');
+    loop.stop();
+    let most = 0;
+    const restarted = loopHarness(client);
+    restarted.run(daemonSetController(restarted.ctx, { concurrency: 2, now: clock }));
+    loop = restarted;
+    await eventually(async () => {
+      const pods = await livePods(client, ns);
+      most = Math.max(most, pods.length);
+      for (const pod of pods) if (!isReady(pod)) await setPodReady(client, pod);
+      return pods.length === 3 && pods.every((p) => p.spec.containers[0]!.image === 'busybox:2' && isReady(p));
+    }, 'the rollout finished by the new controller');
+    expect(most).toBe(3);
+    expect(new Set((await livePods(client, ns)).map((p) => targetNodeOf(p))).size).toBe(3);
   });
 
   it('a restarted controller at steady state writes nothing', async () => {

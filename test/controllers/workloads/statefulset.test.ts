@@ -14,12 +14,15 @@ let server: TestServer;
 let client: Client;
 let loop: LoopHarness;
 let gc: LoopHarness;
+// The controller's clock: real time plus what a test adds (minReadySeconds without waiting).
+let offsetMs = 0;
+const clock = () => Date.now() + offsetMs;
 
 beforeAll(async () => {
   server = await startTestServer('memory', { listen: true });
   client = new Client({ server: server.url!, token: TOKEN });
   loop = loopHarness(client);
-  loop.run(statefulSetController(loop.ctx, { concurrency: 5 }));
+  loop.run(statefulSetController(loop.ctx, { concurrency: 5, now: clock }));
   gc = loopHarness(client);
   gc.run(garbageCollector(gc.ctx, { concurrency: 5 }));
 });
@@ -37,6 +40,7 @@ interface SetOptions {
   retention?: { whenDeleted: 'Retain' | 'Delete'; whenScaled: 'Retain' | 'Delete' };
   strategy?: unknown;
   start?: number;
+  minReadySeconds?: number;
 }
 
 function statefulSet(name: string, namespace: string, o: SetOptions = {}): StatefulSet {
@@ -52,6 +56,7 @@ function statefulSet(name: string, namespace: string, o: SetOptions = {}): State
       ...(o.strategy ? { updateStrategy: o.strategy } : {}),
       ...(o.retention ? { persistentVolumeClaimRetentionPolicy: o.retention } : {}),
       ...(o.start !== undefined ? { ordinals: { start: o.start } } : {}),
+      ...(o.minReadySeconds !== undefined ? { minReadySeconds: o.minReadySeconds } : {}),
       ...(o.claims ? { volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }] } : {}),
       template: {
         metadata: { labels: { app: name } },
@@ -123,6 +128,32 @@ describe('statefulset controller', () => {
     await eventually(async () => (await eventsAbout(client, ns, 'StatefulSet', 'web')).includes('SuccessfulDelete: delete Pod web-1 in StatefulSet web successful'), 'the delete event');
     const events = await eventsAbout(client, ns, 'StatefulSet', 'web');
     expect(events).toEqual(expect.arrayContaining(['SuccessfulCreate: create Pod web-0 in StatefulSet web successful', 'SuccessfulCreate: create Claim data-web-0 Pod web-0 in StatefulSet web success']));
+  });
+
+  it('OrderedReady waits for a member to be available (minReadySeconds) before the next', async () => {
+    const ns = 'sts-minready';
+    await createNamespace(client, ns);
+    await client.create(builtin.statefulSets, statefulSet('mr', ns, { replicas: 2, minReadySeconds: 3600 }), { namespace: ns });
+    await eventually(async () => (await names(ns)).join() === 'mr-0', 'mr-0');
+    await readyAll(client, ns);
+    await eventually(async () => {
+      const s = (await getSet('mr', ns)).status;
+      return s?.readyReplicas === 1 && s.availableReplicas === 0;
+    }, 'ready, not available');
+    expect(await names(ns)).toEqual(['mr-0']);
+    // An hour later on the controller's clock, and a change to look again: available, and mr-1 follows.
+    offsetMs = 3_600_000;
+    await setSpec('mr', ns, { minReadySeconds: 3599 });
+    await eventually(async () => (await names(ns)).join() === 'mr-0,mr-1', 'mr-1 once mr-0 is available');
+    await eventually(async () => (await getSet('mr', ns)).status?.availableReplicas === 1, 'mr-0 available in status');
+    // Left at rest whatever the clock says (the last test restarts the controller on a steady cluster).
+    offsetMs = 0;
+    await setSpec('mr', ns, { minReadySeconds: 0 });
+    await eventually(async () => {
+      await readyAll(client, ns);
+      const s = (await getSet('mr', ns)).status;
+      return s?.availableReplicas === 2 && s.observedGeneration === 3;
+    }, 'both available');
   });
 
   it('Parallel: every member at once; ordinals.start names them', async () => {
@@ -245,7 +276,7 @@ describe('statefulset controller', () => {
     loop.stop();
     const before = await server.store.revision();
     const restarted = loopHarness(client);
-    restarted.run(statefulSetController(restarted.ctx, { concurrency: 5 }));
+    restarted.run(statefulSetController(restarted.ctx, { concurrency: 5, now: clock }));
     const keys = (await client.list(builtin.statefulSets)).items.length;
     await eventually(() => new Set(restarted.results.map((r) => r.key)).size >= keys, 'every StatefulSet reconciled');
     expect(await server.store.revision()).toBe(before);

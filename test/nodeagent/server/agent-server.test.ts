@@ -89,6 +89,9 @@ describe('endpoints', () => {
   it('/healthz and /healthz/ping answer ok', async () => {
     expect(await call(s.port, '/healthz')).toMatchObject({ status: 200, text: 'ok' });
     expect(await call(s.port, '/healthz/ping')).toMatchObject({ status: 200, text: 'ok' });
+    // The daemons' shared health answer: the checks listed on ?verbose, an unknown one is a 404.
+    expect(await call(s.port, '/healthz?verbose')).toMatchObject({ status: 200, text: '[+]ping ok\nhealthz check passed\n' });
+    expect((await call(s.port, '/healthz/nothing')).status).toBe(404);
   });
 
   it('/pods is a PodList of the pods the agent runs', async () => {

@@ -1,5 +1,5 @@
-// What the workload loop suites share: a namespace with its default service account (pods need
-// one), pods made Ready by the test (no node runs them), and a settled-state check.
+// What the ReplicaSet and Deployment suites share: a namespace with its default service account
+// (pods need one), and pods made Ready by the test (no node runs them), one by one or as they come.
 import type { Pod } from '../../../src/api/index.js';
 import { builtin, Informer, type Client } from '../../../src/client/index.js';
 import { createNamespaceWithAccount } from '../../support/namespace-with-account.js';

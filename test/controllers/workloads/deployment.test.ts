@@ -9,7 +9,7 @@ import { builtin, Client } from '../../../src/client/index.js';
 import { deploymentController, replicaSetController, resolveFenceposts } from '../../../controllers/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../../apiserver/harness.js';
 import { eventually, loopHarness, type LoopHarness } from '../support.js';
-import { autoReady, createNamespace, livePods, makeReady } from './fixtures.js';
+import { autoReady, createNamespace, livePods, makeReady } from './replica-fixtures.js';
 import { OffsetClock } from './offset-clock.js';
 
 const NS = 'deploy';

@@ -8,7 +8,7 @@ import { builtin, Client } from '../../../src/client/index.js';
 import { replicaSetController, replicationControllerController, type ControllerResult } from '../../../controllers/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../../apiserver/harness.js';
 import { eventually, loopHarness, type LoopHarness } from '../support.js';
-import { createNamespace, livePods, makeReady } from './fixtures.js';
+import { createNamespace, livePods, makeReady } from './replica-fixtures.js';
 import { OffsetClock } from './offset-clock.js';
 
 const NS = 'rs';

@@ -7,7 +7,7 @@ import { builtin, Client } from '../../../src/client/index.js';
 import { deploymentController, replicaSetController } from '../../../controllers/index.js';
 import { kubectl, useKubectlServer } from '../../support/kubectl.js';
 import { eventually, loopHarness, type LoopHarness } from '../support.js';
-import { autoReady, createNamespace, livePods } from './fixtures.js';
+import { autoReady, createNamespace, livePods } from './replica-fixtures.js';
 
 const NS = 'rollout';
 const k = useKubectlServer('svc-kubectl-rollout-');
