@@ -30,6 +30,8 @@ process.once('exit', () => server.kill());
 const { svcconfig } = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: server.stdout! }).once('line', resolve))) as { svcconfig: string };
 const driver = await Client.fromSvcconfig(svcconfig, { userAgent: 'bench-driver' });
 await driver.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+// The pods' account before the manager starts (its serviceaccount loop would make it too, racing the first creates).
+await driver.create(builtin.serviceAccounts, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: NS } }, { namespace: NS });
 
 const BUILT = process.env['MANAGER'] === 'dist';
 const cli = BUILT ? new URL('../../dist/src/cli/svc-controller-manager.js', import.meta.url).pathname : new URL('../../src/cli/svc-controller-manager.ts', import.meta.url).pathname;
