@@ -43,6 +43,8 @@ process.once('exit', () => server.kill());
 const { svcconfig } = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: server.stdout! }).once('line', resolve))) as { svcconfig: string };
 const driver = await Client.fromSvcconfig(svcconfig, { userAgent: 'bench-driver' });
 await driver.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+// The pods' account before the manager starts (its serviceaccount loop would make it too, racing the first creates).
+await driver.create(builtin.serviceAccounts, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: NS } }, { namespace: NS });
 
 const BUILT = process.env['MANAGER'] === 'dist';
 // HEAPSNAPSHOT=1: a heap snapshot of the manager at the end of the idle window, in the data dir.

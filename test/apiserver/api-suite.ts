@@ -285,6 +285,8 @@ export function apiServerSuite(backend: BackendName) {
       const NS = '/api/v1/namespaces/sel';
       beforeAll(async () => {
         await s.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'sel' } });
+        // Its pods' account: the API server makes none (the serviceaccount loop does).
+        await s.call('POST', `${NS}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
         const pods: [string, Record<string, string>, string | undefined][] = [
           ['p1', { app: 'web', tier: 'front' }, 'node-a'],
           ['p2', { app: 'web', tier: 'back' }, 'node-b'],

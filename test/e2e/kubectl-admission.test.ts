@@ -59,6 +59,8 @@ describe('admission through kubectl', () => {
 
   it('shows the quota refusal kubectl users know', async () => {
     expect((await kubectl(k.config, ['create', 'namespace', 'capped'])).code).toBe(0);
+    // The pods' account, as the serviceaccount loop would make it (this suite runs no controller manager).
+    expect((await kubectl(k.config, ['create', 'serviceaccount', 'default', '-n', 'capped'])).code).toBe(0);
     expect((await kubectl(k.config, ['create', 'quota', 'cap', '-n', 'capped', '--hard=pods=1'])).code).toBe(0);
     expect((await kubectl(k.config, ['run', 'one', '-n', 'capped', '--image=busybox'])).code).toBe(0);
     const over = await kubectl(k.config, ['run', 'two', '-n', 'capped', '--image=busybox']);

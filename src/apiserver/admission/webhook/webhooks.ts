@@ -13,8 +13,12 @@ import { admissionReview, BadWebhookResponse, parseVerdict, type AdmissionVerdic
 type Webhook = MutatingWebhook | ValidatingWebhook;
 
 
-/** Every webhook of a kind of configuration, configurations in name order, webhooks in their order. */
-function webhooksOf(env: AdmissionEnv, type: ResourceType): Webhook[] {
+/**
+ * Every webhook of a kind of configuration, configurations in name order, webhooks in their order;
+ * none when the server's registry does not serve that kind (a server built with its own registry).
+ */
+function webhooksOf(env: AdmissionEnv, type: ResourceType | undefined): Webhook[] {
+  if (type === undefined) return [];
   return [...env.objects.list(type)]
     .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1))
     .flatMap((config) => (config['webhooks'] as Webhook[] | undefined) ?? []);
@@ -86,7 +90,7 @@ function patched(object: ApiObject, operations: unknown): ApiObject {
  * with reinvocationPolicy IfNeeded is called once more when a later webhook changed the object.
  */
 export function mutatingWebhooks(env: AdmissionEnv, client: WebhookClient): AdmissionPlugin {
-  const type = env.registry.lookup(ADMISSIONREGISTRATION_GROUP, 'v1', 'mutatingwebhookconfigurations')!;
+  const type = env.registry.lookup(ADMISSIONREGISTRATION_GROUP, 'v1', 'mutatingwebhookconfigurations');
   return {
     name: 'MutatingAdmissionWebhook',
     async admit(attrs, scope) {
@@ -129,7 +133,7 @@ export function mutatingWebhooks(env: AdmissionEnv, client: WebhookClient): Admi
  * parallel on the final object; the first refusal in configuration order is the answer.
  */
 export function validatingWebhooks(env: AdmissionEnv, client: WebhookClient): AdmissionPlugin {
-  const type = env.registry.lookup(ADMISSIONREGISTRATION_GROUP, 'v1', 'validatingwebhookconfigurations')!;
+  const type = env.registry.lookup(ADMISSIONREGISTRATION_GROUP, 'v1', 'validatingwebhookconfigurations');
   return {
     name: 'ValidatingAdmissionWebhook',
     async validate(attrs, scope) {
