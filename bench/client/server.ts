@@ -3,7 +3,8 @@
 // Prints `{"svcconfig": <path>}` once it listens; exits on the IPC message "stop". The message
 // "profile" starts a CPU profile, written to $SERVER_PROFILE at the stop.
 import { writeFileSync } from 'node:fs';
-import { startApiServer } from '../../src/cli/apiserver-command.js';
+// As a cluster whose serviceaccount loop has run: `default` accounts in the system namespaces.
+import { startApiServer } from '../../test/support/api-server.js';
 import { startProfile } from '../support/self-profile.js';
 
 const dir = process.argv[2];
