@@ -28,3 +28,7 @@ export { installCors, isAnchored, parseAllowedOrigins } from './cors.js';
 export { BROWSER_SESSION_PATH, BrowserSessions, SESSION_COOKIE } from './authn/browser-sessions.js';
 export type { BrowserSessionsOptions } from './authn/browser-sessions.js';
 export { WATCH_PROTOCOLS } from './watch/websocket-watch.js';
+export { boundedSink, WatcherTooSlowError } from './watch/bounded-sink.js';
+export type { BoundedSinkOptions } from './watch/bounded-sink.js';
+export { routeUpgrades, upgradeOf } from './upgrade-routing.js';
+export type { UpgradeConnection } from './upgrade-routing.js';

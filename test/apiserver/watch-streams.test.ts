@@ -384,7 +384,7 @@ describe('browser credentials', () => {
     for (const query of [`access_token=${TOKEN}`, `watch=true&token=${TOKEN}`]) {
       const res = await fetch(new URL(`/api/v1/namespaces/${ns}/configmaps?${query}`, base), { headers: { accept: 'text/event-stream' } });
       expect(res.status).toBe(401);
-      const status = await res.json();
+      const status = (await res.json()) as any;
       expect(status).toMatchObject({ kind: 'Status', code: 401, reason: 'Unauthorized' });
       expect(status.message).toContain('credential in the URL is refused');
     }
