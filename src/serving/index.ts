@@ -10,5 +10,3 @@ export type { AccessAnswer, AccessAttributes, RequestUser } from './reviews.js';
 export { TtlCache } from './ttl-cache.js';
 export { startServing } from './serving.js';
 export type { Serving, ServingOptions, ServingTls } from './serving.js';
-export { eventStreamText, informerFrame, liveRoute, serveLiveStream, toEventStream } from './live-stream.js';
-export type { LiveFrame, LiveStreamOptions } from './live-stream.js';

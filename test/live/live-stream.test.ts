@@ -1,5 +1,5 @@
 /**
- * The library's live streams (src/serving/live-stream.ts): an informer's events served from a
+ * The library's live streams (src/live/live-stream.ts): an informer's events served from a
  * user's Fastify app as Server-Sent Events and over WebSocket, a slow client dropped with a
  * reason, and `toEventStream` as an operator.
  */
@@ -9,7 +9,7 @@ import { lastValueFrom, of, Subject, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { builtin, InformerFactory, type Client } from '../../src/client/index.js';
-import { informerFrame, liveRoute, toEventStream } from '../../src/serving/index.js';
+import { informerFrame, liveRoute, toEventStream } from '../../src/live/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 
 let cluster: TestCluster;
