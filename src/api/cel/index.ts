@@ -3,3 +3,5 @@ export { AuthorizerValue, type CelAuthorize, type CelCheckSubject, type CelDecis
 export { ADMISSION_VARIABLES, admissionEnvironment, baseEnvironment, declareAdmissionVariables } from './environment.js';
 export { celErrorText, compileExpression, type CelProgram, type Compiled } from './compile.js';
 export { policyExpressionCauses, policyExpressions } from './policy-expressions.js';
+export { celSchemaOf, celSchemaOfZod, type CelSchema } from './schema-types.js';
+export { typeCheckPolicy, type CheckedKind, type ExpressionWarning } from './type-check.js';
