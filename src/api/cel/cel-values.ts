@@ -7,25 +7,33 @@
 
 const converted = new WeakMap<object, unknown>();
 
-/** A decoded JSON value as CEL reads it; objects converted once each (admission's are frozen and shared). */
+/**
+ * A decoded JSON value as CEL reads it. A whole object is converted once (admission's are frozen
+ * and shared between requests and policies); only the root is remembered, since an entry per
+ * nested object costs the collector more than converting again.
+ */
 export function toCel(value: unknown): unknown {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : value;
-  if (value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object') return convert(value);
   const known = converted.get(value);
   if (known !== undefined) return known;
-  let out: unknown;
-  if (Array.isArray(value)) {
-    out = value.map(toCel);
-  } else {
-    const map: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) {
-      // Keys are data: defineProperty keeps `__proto__` an own key, never a prototype.
-      Object.defineProperty(map, key, { value: toCel((value as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
-    }
-    out = map;
-  }
+  const out = convert(value);
   converted.set(value, out);
   return out;
+}
+
+function convert(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(convert);
+  const map: Record<string, unknown> = {};
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = convert((value as Record<string, unknown>)[key]);
+    // Keys are data: `__proto__` stays an own key, never a prototype (the one key plain assignment would not keep).
+    if (key === '__proto__') Object.defineProperty(map, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else map[key] = item;
+  }
+  return map;
 }
 
 /** A CEL result as JSON (audit annotations, messages): ints back to numbers where they fit. */

@@ -64,8 +64,10 @@ const errorText = (expression: string, error: unknown) => `expression '${express
  * failurePolicy is Fail and is passed over when it is Ignore; a match condition that fails to
  * evaluate under Fail is a failure of the whole policy.
  */
-export function evaluateBinding(policy: CompiledPolicy, base: Readonly<Record<string, unknown>>): BindingOutcome {
-  const context: Record<string, unknown> = { ...base };
+export function evaluateBinding(policy: CompiledPolicy, base: Readonly<Record<string, unknown>>, params: unknown): BindingOutcome {
+  // The request's values stay lazy: their getters are copied, not read.
+  const context = Object.defineProperties({}, Object.getOwnPropertyDescriptors(base)) as Record<string, unknown>;
+  context['params'] = params;
   context['variables'] = lazyVariables(policy, context);
   const fail = policy.policy.spec.failurePolicy !== 'Ignore';
   const failures: PolicyFailure[] = [];

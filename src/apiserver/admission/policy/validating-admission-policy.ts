@@ -63,13 +63,17 @@ export function validatingAdmissionPolicies(env: AdmissionEnv): AdmissionPlugin 
       };
       let base: Record<string, unknown> | undefined;
       const baseContext = async () => {
-        base ??= {
-          object: attrs.object === undefined ? null : toCel(attrs.object),
-          oldObject: attrs.oldObject === undefined ? null : toCel(attrs.oldObject),
-          request: toCel(requestValue(attrs)),
-          namespaceObject: toCel((await namespaceObject()) ?? null),
-          authorizer: authorizerFor(env, attrs),
-        };
+        if (base === undefined) {
+          const ns = await namespaceObject();
+          // Each variable converted to CEL on first read: most policies read only `object`.
+          base = lazyValues({
+            object: () => (attrs.object === undefined ? null : toCel(attrs.object)),
+            oldObject: () => (attrs.oldObject === undefined ? null : toCel(attrs.oldObject)),
+            request: () => toCel(requestValue(attrs)),
+            namespaceObject: () => (ns === undefined ? null : toCel(ns)),
+            authorizer: () => authorizerFor(env, attrs),
+          });
+        }
         return base;
       };
 
@@ -93,7 +97,7 @@ export function validatingAdmissionPolicies(env: AdmissionEnv): AdmissionPlugin 
           } else {
             const context = await baseContext();
             for (const params of lookup.params) {
-              const outcome = evaluateBinding(compiled, { ...context, params: params === null ? null : toCel(params) });
+              const outcome = evaluateBinding(compiled, context, params === null ? null : toCel(params));
               failures.push(...outcome.failures);
               for (const [key, value] of Object.entries(outcome.auditAnnotations)) annotations[`${policy.metadata.name}/${key}`] = value;
             }
@@ -130,6 +134,26 @@ function act(
       });
     }
   }
+}
+
+/** An object whose properties are computed on first read and then kept (getters, copied as getters by evaluateBinding). */
+function lazyValues(makers: Readonly<Record<string, () => unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, make] of Object.entries(makers)) {
+    let done = false;
+    let value: unknown;
+    Object.defineProperty(out, name, {
+      enumerable: true,
+      get() {
+        if (!done) {
+          value = make();
+          done = true;
+        }
+        return value;
+      },
+    });
+  }
+  return out;
 }
 
 /** CEL's `authorizer` for a request: the server's authorizer chain, asked for the requesting user or a named service account. */
