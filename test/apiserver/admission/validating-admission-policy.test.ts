@@ -226,4 +226,59 @@ describe('ValidatingAdmissionPolicy', () => {
     expect((await s.call('DELETE', `${API}/validatingadmissionpolicybindings/deny-all-binding.example.com`)).status).toBe(200);
     expect((await s.call('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } })).status).toBe(201);
   });
+
+  it('selects by resourceNames, excludeResourceRules and objectSelector, and sees DELETE with oldObject and namespaceObject', async () => {
+    await namespace('vap-match', { suite: 'vap-match', tier: 'gold' });
+    const cm = (name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data });
+    await create(
+      `${API}/validatingadmissionpolicies`,
+      policy('configmaps.example.com', {
+        matchConstraints: {
+          resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'DELETE'], resources: ['configmaps'] }],
+          excludeResourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['*'], resources: ['configmaps'], resourceNames: ['excluded'] }],
+          namespaceSelector: { matchLabels: { suite: 'vap-match' } },
+          objectSelector: { matchExpressions: [{ key: 'free', operator: 'DoesNotExist' }] },
+        },
+        validations: [
+          { expression: "request.operation != 'DELETE' || oldObject.metadata.labels['keep'] != 'yes'", message: 'kept' },
+          { expression: "request.operation != 'CREATE' || namespaceObject.metadata.labels.tier == 'gold'", message: 'gold namespaces only' },
+          { expression: "request.operation != 'CREATE' || !has(object.data) || !('forbidden' in object.data)", message: 'no forbidden key' },
+        ],
+      }),
+    );
+    await create(`${API}/validatingadmissionpolicybindings`, binding('configmaps-binding.example.com', { policyName: 'configmaps.example.com', validationActions: ['Deny'] }));
+    const path = '/api/v1/namespaces/vap-match/configmaps';
+    expect((await s.call('POST', path, cm('bad', {}, { forbidden: 'x' }))).status).toBe(403);
+    await create(path, cm('excluded', {}, { forbidden: 'x' }));
+    await create(path, cm('free', { free: 'yes' }, { forbidden: 'x' }));
+    await create(path, cm('kept', { keep: 'yes' }));
+    const del = await s.call('DELETE', `${path}/kept`);
+    expect(del.status).toBe(403);
+    expect(del.body.message).toContain('denied request: kept');
+    expect((await s.call('GET', `${path}/kept`)).status).toBe(200);
+
+    // A binding's own matchResources narrow the policy further: this one only to configmaps named "narrow".
+    await create(
+      `${API}/validatingadmissionpolicies`,
+      policy('narrow.example.com', { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }], namespaceSelector: { matchLabels: { suite: 'vap-match' } } }, validations: [{ expression: 'false' }] }),
+    );
+    await create(
+      `${API}/validatingadmissionpolicybindings`,
+      binding('narrow-binding.example.com', { policyName: 'narrow.example.com', validationActions: ['Deny'], matchResources: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'], resourceNames: ['narrow'] }] } }),
+    );
+    expect((await s.call('POST', path, cm('narrow'))).status).toBe(403);
+    await create(path, cm('wide'));
+  });
+
+  it('writes nothing on a dry run it refuses, and evaluates on a dry run it allows', async () => {
+    await namespace('vap-dry', { suite: 'vap-dry' });
+    await create(
+      `${API}/validatingadmissionpolicies`,
+      policy('dry.example.com', { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }], namespaceSelector: { matchLabels: { suite: 'vap-dry' } } }, validations: [{ expression: "object.metadata.name.startsWith('ok-')" }] }),
+    );
+    await create(`${API}/validatingadmissionpolicybindings`, binding('dry-binding.example.com', { policyName: 'dry.example.com', validationActions: ['Deny'] }));
+    expect((await s.call('POST', '/api/v1/namespaces/vap-dry/configmaps?dryRun=All', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bad' } })).status).toBe(403);
+    expect((await s.call('POST', '/api/v1/namespaces/vap-dry/configmaps?dryRun=All', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ok-1' } })).status).toBe(201);
+    expect((await s.call('GET', '/api/v1/namespaces/vap-dry/configmaps/ok-1')).status).toBe(404);
+  });
 });
