@@ -222,6 +222,11 @@ describe('the upstream ValidatingAdmissionPolicy examples through kubectl', () =
     expect(denied.stderr).toContain(
       `ValidatingAdmissionPolicy 'replicalimit-policy.example.com' with binding 'replicalimit-binding-test.example.com' denied request: object.spec.replicas must be no greater than 3`,
     );
+    // From a manifest kubectl shows the Invalid reason's cause.
+    const applied = await k(['apply', '-n', 'test-env', '-f', '-'], 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: four\nspec:\n  replicas: 4\n  selector: {matchLabels: {app: four}}\n  template:\n    metadata: {labels: {app: four}}\n    spec: {containers: [{name: c, image: nginx}]}\n');
+    expect(applied.code).not.toBe(0);
+    expect(applied.stderr).toContain('is invalid');
+    expect(applied.stderr).toContain('denied request: object.spec.replicas must be no greater than 3');
     expect((await k(['create', 'deployment', 'three', '--image=nginx', '--replicas=3', '-n', 'test-env'])).code).toBe(0);
     expect((await k(['delete', 'validatingadmissionpolicybinding', 'replicalimit-binding-test.example.com'])).code).toBe(0);
   });

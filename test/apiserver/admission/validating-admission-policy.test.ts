@@ -118,8 +118,11 @@ describe('ValidatingAdmissionPolicy', () => {
     expect(denied.status).toBe(422);
     expect(denied.body.reason).toBe('Invalid');
     expect(denied.body.message).toBe(
-      "ValidatingAdmissionPolicy 'replicalimit-cm.example.com' with binding 'replicalimit-cm-binding.example.com' denied request: object.spec.replicas must be no greater than 3",
+      `deployments.apps "four" is forbidden: ValidatingAdmissionPolicy 'replicalimit-cm.example.com' with binding 'replicalimit-cm-binding.example.com' denied request: object.spec.replicas must be no greater than 3`,
     );
+    expect(denied.body.details.causes).toEqual([
+      { message: "ValidatingAdmissionPolicy 'replicalimit-cm.example.com' with binding 'replicalimit-cm-binding.example.com' denied request: object.spec.replicas must be no greater than 3" },
+    ]);
     await create('/apis/apps/v1/namespaces/vap-params/deployments', deployment('three', 3));
 
     // The params change: the next request sees the new limit.

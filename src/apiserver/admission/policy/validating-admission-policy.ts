@@ -31,9 +31,15 @@ const exempt = (attrs: AdmissionAttributes) =>
 
 const byName = (a: ApiObject, b: ApiObject) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0);
 
+/**
+ * A Deny: Kubernetes' admission Forbidden (`deployments.apps "x" is forbidden: ...`) with the
+ * validation's reason and its code; another reason than Forbidden also carries the text as a
+ * cause, which kubectl shows as `The deployments "x" is invalid: : ...`.
+ */
 function denial(attrs: AdmissionAttributes, failure: PolicyFailure, text: string): StatusError {
-  if (failure.reason === 'Forbidden') return forbidden({ group: attrs.type.group, resource: attrs.type.resource }, attrs.name, text);
-  return new StatusError({ reason: failure.reason, code: CODES[failure.reason], message: text });
+  const refused = forbidden({ group: attrs.type.group, resource: attrs.type.resource }, attrs.name, text);
+  if (failure.reason === 'Forbidden') return refused;
+  return new StatusError({ reason: failure.reason, code: CODES[failure.reason], message: refused.message, details: { ...refused.details, causes: [{ message: text }] } });
 }
 
 /**
