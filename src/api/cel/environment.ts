@@ -1,5 +1,9 @@
 import { Environment } from '@marcbachmann/cel-js';
+import { re2Matches } from './regex.js';
 import { AuthorizerValue, DecisionValue, GroupCheckValue, PathCheckValue, ResourceCheckValue, type CelResourceCheck } from './authorizer-values.js';
+
+/** The name `matches` is evaluated under (RE2; see compile.ts). */
+export const RE2_MATCHES = 'svcRe2Matches';
 
 /** The variables every admission expression may read (Kubernetes' names). */
 export const ADMISSION_VARIABLES = ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'authorizer', 'variables'] as const;
@@ -95,8 +99,8 @@ const libraryMethods: readonly Method[] = [
   { name: 'replace', receiverType: 'string', returnType: 'string', params: [param('old', 'string'), param('new', 'string')], handler: ((s: string, a: string, b: string) => s.split(a).join(b)) as Fn },
   { name: 'charAt', receiverType: 'string', returnType: 'string', params: [param('index', 'int')], handler: ((s: string, i: bigint) => s.charAt(Number(i))) as Fn },
   { name: 'reverse', receiverType: 'string', returnType: 'string', params: [], handler: ((s: string) => [...s].reverse().join('')) as Fn },
-  { name: 'find', receiverType: 'string', returnType: 'string', params: [param('regex', 'string')], handler: ((s: string, r: string) => new RegExp(r, 'u').exec(s)?.[0] ?? '') as Fn },
-  { name: 'findAll', receiverType: 'string', returnType: 'list<string>', params: [param('regex', 'string')], handler: ((s: string, r: string) => [...s.matchAll(new RegExp(r, 'gu'))].map((m) => m[0])) as Fn },
+  // `matches`, through RE2: compile.ts renames every call of the evaluator's own (a backtracking engine) to this.
+  { name: RE2_MATCHES, receiverType: 'string', returnType: 'bool', params: [param('regex', 'string')], handler: ((s: string, r: string) => re2Matches(s, r)) as Fn },
 ];
 
 /**
