@@ -20,6 +20,7 @@ import { legacyTokenCleaner } from '../legacy-serviceaccount-token-cleaner/index
 import { bootstrapSigner } from '../bootstrap-signer/index.js';
 import { tokenCleaner } from '../token-cleaner/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
+import { validatingAdmissionPolicyStatusController } from '../validating-admission-policy-status/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -54,6 +55,8 @@ export interface LoopSettings {
   readonly concurrentServiceaccountTokenSyncs?: number | undefined;
   /** `--legacy-service-account-token-clean-up-period` (a year). */
   readonly legacyServiceAccountTokenCleanUpPeriodMs?: number | undefined;
+  // Admission policies (vap).
+  readonly concurrentValidatingAdmissionPolicyStatusSyncs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -92,5 +95,7 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     ['bootstrap-signer-controller', () => (ctx) => bootstrapSigner(ctx)],
     ['token-cleaner-controller', () => (ctx) => tokenCleaner(ctx)],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
+    // Admission policies (vap): type checks into each ValidatingAdmissionPolicy's status.
+    ['validatingadmissionpolicy-status-controller', (s) => (ctx) => validatingAdmissionPolicyStatusController(ctx, { concurrency: s.concurrentValidatingAdmissionPolicyStatusSyncs ?? 5 })],
   ]);
 }

@@ -260,6 +260,8 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       serviceAccountPrivateKey,
       concurrentServiceaccountTokenSyncs: f.concurrentServiceaccountTokenSyncs,
       legacyServiceAccountTokenCleanUpPeriodMs: f.legacyServiceAccountTokenCleanUpPeriod,
+      // Admission policies (vap).
+      concurrentValidatingAdmissionPolicyStatusSyncs: f.concurrentValidatingAdmissionPolicyStatusSyncs,
     },
     enableGarbageCollector: f.enableGarbageCollector,
     drainTimeoutMs: f.controllerShutdownTimeout,
