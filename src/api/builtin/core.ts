@@ -17,6 +17,7 @@ import {
 } from '../kinds/index.js';
 import { booleanAt, defineResourceType, integerAt, stringAt, type ResourceType } from '../resource-type.js';
 import { replicationControllerStrategy } from './replicated-validation.js';
+import { secretStrategy } from './secret-strategy.js';
 
 const core = { group: CORE_GROUP, version: 'v1' } as const;
 
@@ -132,6 +133,7 @@ export const coreTypes: readonly ResourceType[] = [
     resource: 'secrets',
     namespaced: true,
     schema: secretSchema,
+    strategy: secretStrategy,
     fieldSelectors: { type: stringAt('type') },
   }),
   defineResourceType({ ...core, kind: 'ServiceAccount', resource: 'serviceaccounts', shortNames: ['sa'], namespaced: true, schema: serviceAccountSchema }),
