@@ -316,3 +316,6 @@ export {
 } from './well-known-keys.js';
 // batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
 export * from './batch/index.js';
+// ResourceQuota: what objects count against quotas, scopes, status and validation (src/api/quota):
+// the one calculation the API server's admission and the resourcequota loop share.
+export * from './quota/index.js';

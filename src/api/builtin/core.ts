@@ -18,6 +18,7 @@ import {
 import { booleanAt, defineResourceType, integerAt, stringAt, type ResourceType } from '../resource-type.js';
 import { replicationControllerStrategy } from './replicated-validation.js';
 import { secretStrategy } from './secret-strategy.js';
+import { resourceQuotaStrategy } from '../quota/quota-validation.js';
 
 const core = { group: CORE_GROUP, version: 'v1' } as const;
 
@@ -126,6 +127,7 @@ export const coreTypes: readonly ResourceType[] = [
     namespaced: true,
     schema: resourceQuotaSchema,
     subresources: ['status'],
+    strategy: resourceQuotaStrategy,
   }),
   defineResourceType({
     ...core,
