@@ -19,6 +19,8 @@ import { serviceAccountTokenController } from '../serviceaccount-token/index.js'
 import { legacyTokenCleaner } from '../legacy-serviceaccount-token-cleaner/index.js';
 import { bootstrapSigner } from '../bootstrap-signer/index.js';
 import { tokenCleaner } from '../token-cleaner/index.js';
+import { clusterRoleAggregationController } from '../clusterrole-aggregation/index.js';
+import { resourceQuotaController } from '../resourcequota/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
 
 /**
@@ -54,6 +56,9 @@ export interface LoopSettings {
   readonly concurrentServiceaccountTokenSyncs?: number | undefined;
   /** `--legacy-service-account-token-clean-up-period` (a year). */
   readonly legacyServiceAccountTokenCleanUpPeriodMs?: number | undefined;
+  // Policy loops (policy-loops): --concurrent-resource-quota-syncs, --resource-quota-sync-period.
+  readonly concurrentResourceQuotaSyncs?: number | undefined;
+  readonly resourceQuotaSyncPeriodMs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -92,5 +97,8 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     ['bootstrap-signer-controller', () => (ctx) => bootstrapSigner(ctx)],
     ['token-cleaner-controller', () => (ctx) => tokenCleaner(ctx)],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
+    // Policy loops (policy-loops).
+    ['clusterrole-aggregation-controller', () => (ctx) => clusterRoleAggregationController(ctx)],
+    ['resourcequota-controller', (s) => (ctx) => resourceQuotaController(ctx, { concurrency: s.concurrentResourceQuotaSyncs ?? 5, resyncPeriodMs: s.resourceQuotaSyncPeriodMs ?? 5 * 60_000 })],
   ]);
 }

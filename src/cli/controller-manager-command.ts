@@ -260,6 +260,9 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       serviceAccountPrivateKey,
       concurrentServiceaccountTokenSyncs: f.concurrentServiceaccountTokenSyncs,
       legacyServiceAccountTokenCleanUpPeriodMs: f.legacyServiceAccountTokenCleanUpPeriod,
+      // Policy loops (policy-loops).
+      concurrentResourceQuotaSyncs: f.concurrentResourceQuotaSyncs,
+      resourceQuotaSyncPeriodMs: f.resourceQuotaSyncPeriod,
     },
     enableGarbageCollector: f.enableGarbageCollector,
     drainTimeoutMs: f.controllerShutdownTimeout,
