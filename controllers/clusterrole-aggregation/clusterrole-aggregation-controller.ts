@@ -1,5 +1,5 @@
 import { filter, mergeMap, type Observable } from 'rxjs';
-import { isStatusError, labelSelectorFromSpec, matchesLabels, type ClusterRole, type LabelSelector, type PolicyRule } from '../../src/api/index.js';
+import { canonicalJson, isStatusError, labelSelectorFromSpec, matchesLabels, type ClusterRole, type LabelSelector, type PolicyRule } from '../../src/api/index.js';
 import { builtin } from '../../src/client/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
@@ -33,7 +33,8 @@ export function aggregatedRules(role: ClusterRole, all: readonly ClusterRole[]):
     .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0));
   for (const other of picked) {
     for (const rule of other.rules ?? []) {
-      const key = JSON.stringify(rule);
+      // Field order is the codec's (protobuf's differs from JSON's): rules are compared as values.
+      const key = canonicalJson(rule);
       if (seen.has(key)) continue;
       seen.add(key);
       rules.push(rule);
@@ -63,7 +64,7 @@ export function clusterRoleAggregationController(ctx: ControllerContext): Observ
       const role = roles.store.get(name);
       if (!role || !role.aggregationRule || role.metadata.deletionTimestamp) return;
       const rules = aggregatedRules(role, roles.store.list());
-      if (JSON.stringify(rules) === JSON.stringify(role.rules ?? [])) return;
+      if (canonicalJson(rules) === canonicalJson(role.rules ?? [])) return;
       try {
         // At the cached resourceVersion: a role changed meanwhile (409) is looked at on its own event.
         await ctx.client.update(builtin.clusterRoles, { ...role, rules });
