@@ -23,6 +23,7 @@ export {
   statusWithUsage,
   typesCountedBy,
   withUsage,
+  type ObservedUsageOptions,
   type QuotaObjectLister,
   type QuotaStatus,
 } from './quota-status.js';

@@ -61,7 +61,14 @@ export function typesCountedBy(quota: KubeObject): CountedType[] {
  * quota's resource names: the sum of `usageOf` over the objects the quota tracks. The calculation
  * both the API server (a quota's first count) and the resourcequota loop (every recount) make.
  */
-export function observedUsage(quota: KubeObject, list: QuotaObjectLister, options: UsageOptions & { names?: readonly string[] } = {}): Usage {
+export interface ObservedUsageOptions extends UsageOptions {
+  /** Only these resource names (default: every one the quota limits). */
+  readonly names?: readonly string[] | undefined;
+  /** What one object counts, when the caller keeps it (a memo per cached version); default `usageOf`. */
+  readonly usageOf?: ((type: CountedType, object: KubeObject) => Usage) | undefined;
+}
+
+export function observedUsage(quota: KubeObject, list: QuotaObjectLister, options: ObservedUsageOptions = {}): Usage {
   const namespace = quota.metadata.namespace ?? '';
   const names = options.names ?? Object.keys(hardOf(quota));
   const types = new Map<string, CountedType>();
@@ -71,7 +78,7 @@ export function observedUsage(quota: KubeObject, list: QuotaObjectLister, option
   }
   const usages: Usage[] = [];
   for (const type of types.values()) {
-    for (const object of list(type, namespace) ?? []) if (quotaTracks(quota, type, object)) usages.push(usageOf(type, object, options));
+    for (const object of list(type, namespace) ?? []) if (quotaTracks(quota, type, object)) usages.push(options.usageOf ? options.usageOf(type, object) : usageOf(type, object, options));
   }
   const named = inQuotaNames(quota, totalUsage(usages));
   const out: Usage = new Map();
