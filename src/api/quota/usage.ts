@@ -62,7 +62,8 @@ function podAmount(spec: PodSpec, field: 'requests' | 'limits', resource: string
   const sum = (spec.containers ?? []).reduce((total, c) => total + amount(c), 0);
   const init = Math.max(0, ...(spec.initContainers ?? []).map(amount));
   const used = Math.max(sum, init);
-  return used > 0 ? used + (milliQuantity(spec.overhead?.[resource]) ?? 0) : 0;
+  // The overhead is always requested; it is added to a limit only where the containers set one.
+  return field === 'requests' || used > 0 ? used + (milliQuantity(spec.overhead?.[resource]) ?? 0) : 0;
 }
 
 /** The resource names any container of the pod requests (requests, or limits that default them). */
@@ -188,9 +189,7 @@ export function typeCounted(name: string): CountedType | undefined {
   if (canonical.includes(STORAGE_CLASS_SUFFIX) || canonical === 'requests.storage') return { group: '', resource: 'persistentvolumeclaims' };
   if (canonical.startsWith('services.')) return { group: '', resource: 'services' };
   if (OBJECT_COUNT_NAMES.has(canonical)) return { group: '', resource: canonical };
-  if (/^(requests\.|limits\.)?/.test(canonical)) {
-    const bare = canonical.replace(/^(requests|limits)\./, '');
-    if ((STANDARD_COMPUTE as readonly string[]).includes(bare) || bare.startsWith(HUGEPAGES) || (canonical.startsWith('requests.') && bare.includes('/'))) return { group: '', resource: 'pods' };
-  }
+  const bare = canonical.replace(/^(requests|limits)\./, '');
+  if ((STANDARD_COMPUTE as readonly string[]).includes(bare) || bare.startsWith(HUGEPAGES) || (canonical.startsWith('requests.') && bare.includes('/'))) return { group: '', resource: 'pods' };
   return undefined;
 }
