@@ -9,6 +9,7 @@ import { builtin, type Client } from '../../src/client/index.js';
 import { resourceQuotaController } from '../../controllers/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually, loopHarness, type LoopHarness } from './support.js';
+import { Widget, widgets } from './widgets.js';
 
 const NS = 'agree';
 const LOOP_AGENT = 'quota-loop-under-test';
@@ -174,5 +175,26 @@ describe('bad quotas: 422 naming the field, nothing stored', () => {
     expect(error).toMatchObject({ code: 422 });
     const stored = await client.get(builtin.resourceQuotas, 'good', { namespace: NS });
     expect(stored.spec).toEqual({ hard: { pods: '3' } });
+  });
+});
+
+describe('a custom resource counted by count/<resource>.<group>', () => {
+  it('found by discovery, counted from a metadata-only informer, a tampered count put right', async () => {
+    await using custom = await startTestCluster({ namespaces: ['cr'], customResources: [Widget] });
+    const c = custom.client;
+    await c.create(builtin.resourceQuotas, { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'w', namespace: 'cr' }, spec: { hard: { 'count/widgets.example.com': '5' } } } as ResourceQuota, { namespace: 'cr' });
+    for (const name of ['a', 'b']) await c.create(widgets, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'cr' } }, { namespace: 'cr' });
+    const count = async () => (await c.get(builtin.resourceQuotas, 'w', { namespace: 'cr' })).status?.used?.['count/widgets.example.com'];
+    await eventually(async () => (await count()) === '2', 'admission charged two widgets');
+    const loop = loopHarness(custom.newClient({ userAgent: LOOP_AGENT }));
+    try {
+      loop.run(resourceQuotaController(loop.ctx, { resyncPeriodMs: 0 }));
+      const q = await c.get(builtin.resourceQuotas, 'w', { namespace: 'cr' });
+      await c.updateStatus(builtin.resourceQuotas, { ...q, status: { ...q.status, used: { 'count/widgets.example.com': '0' } } }, { namespace: 'cr' });
+      await eventually(async () => (await count()) === '2', 'the loop recounted the widgets');
+      expect(custom.writes(LOOP_AGENT)).toBeGreaterThan(0);
+    } finally {
+      loop.stop();
+    }
   });
 });
