@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Subject, type Subscription } from 'rxjs';
 import { observedUsage, usageOf, type CountedType, type KubeObject, type ResourceQuota, type Usage } from '../../src/api/index.js';
-import { builtin, Client, EventRecorder, InformerFactory, loadSvcconfig } from '../../src/client/index.js';
+import { builtin, Client, EventRecorder, InformerFactory, loadProtobufCodec, loadSvcconfig } from '../../src/client/index.js';
 import { resourceQuotaController, rootCaPublisher, serviceAccountController, type ControllerContext } from '../../controllers/index.js';
 import { throttle } from './throttle.js';
 
@@ -49,7 +49,8 @@ interface Loops {
 
 /** Loops on their own throttled, counted Client, as the controller manager runs them. */
 async function runLoops(qps: number, burst: number, make: (ctx: ControllerContext) => ReturnType<typeof serviceAccountController>[]): Promise<Loops> {
-  const client = await Client.fromSvcconfig(svcconfig, { userAgent: 'bench-loops' });
+  // Protobuf, as the controller manager's default --svc-api-content-type.
+  const client = await Client.fromSvcconfig(svcconfig, { userAgent: 'bench-loops', codec: await loadProtobufCodec() });
   const limiter = throttle(client, { qps, burst });
   const stop$ = new Subject<void>();
   const informers = new InformerFactory(client);
