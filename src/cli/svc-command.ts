@@ -27,6 +27,10 @@ const subcommands: Readonly<Record<string, Subcommand>> = {
     summary: 'Print the CustomResourceDefinitions a module defines, as YAML (svc crd MODULE[#EXPORT])',
     run: async (argv, io) => (await import('./crd-command.js')).crd(argv, io),
   },
+  bench: {
+    summary: 'Run benchmark files made with svc/bench and print (or compare) the results (svc bench FILE...)',
+    run: async (argv, io) => (await import('./bench-command.js')).bench(argv, io),
+  },
   image: {
     summary: 'Manage the images of the running cluster (svc image import FILE...)',
     run: async (argv, io) => (await import('./image-command.js')).image(argv, io),
