@@ -1,4 +1,4 @@
-import { filter, map, mergeMap, type Observable } from 'rxjs';
+import { map, mergeMap, type Observable } from 'rxjs';
 import {
   isStatusError,
   observedUsage,
@@ -74,7 +74,7 @@ export function resourceQuotaController(ctx: ControllerContext, options: Resourc
     ...ctx.controllerDefaults(NAME),
     name: NAME,
     for: { events$: period > 0 ? quotaEvents.pipe(resync({ period, isDelete: (e: InformerEvent<ResourceQuota>) => e.type === 'deleted' })) : quotaEvents, synced$: quotas.synced$ },
-    watches: [objectChanges$.pipe(filter((key) => key !== '/'))],
+    watches: [objectChanges$],
     concurrency: options.concurrency ?? 5,
     stop$: ctx.stop$,
     reconcile: async (key) => {
