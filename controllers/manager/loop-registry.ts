@@ -19,6 +19,8 @@ import { serviceAccountTokenController } from '../serviceaccount-token/index.js'
 import { legacyTokenCleaner } from '../legacy-serviceaccount-token-cleaner/index.js';
 import { bootstrapSigner } from '../bootstrap-signer/index.js';
 import { tokenCleaner } from '../token-cleaner/index.js';
+import { clusterRoleAggregationController } from '../clusterrole-aggregation/index.js';
+import { resourceQuotaController } from '../resourcequota/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
 import { validatingAdmissionPolicyStatusController } from '../validating-admission-policy-status/index.js';
 
@@ -57,6 +59,9 @@ export interface LoopSettings {
   readonly legacyServiceAccountTokenCleanUpPeriodMs?: number | undefined;
   // Admission policies (vap).
   readonly concurrentValidatingAdmissionPolicyStatusSyncs?: number | undefined;
+  // Policy loops (policy-loops): --concurrent-resource-quota-syncs, --resource-quota-sync-period.
+  readonly concurrentResourceQuotaSyncs?: number | undefined;
+  readonly resourceQuotaSyncPeriodMs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -97,5 +102,8 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
     // Admission policies (vap): type checks into each ValidatingAdmissionPolicy's status.
     ['validatingadmissionpolicy-status-controller', (s) => (ctx) => validatingAdmissionPolicyStatusController(ctx, { concurrency: s.concurrentValidatingAdmissionPolicyStatusSyncs ?? 5 })],
+    // Policy loops (policy-loops).
+    ['clusterrole-aggregation-controller', () => (ctx) => clusterRoleAggregationController(ctx)],
+    ['resourcequota-controller', (s) => (ctx) => resourceQuotaController(ctx, { concurrency: s.concurrentResourceQuotaSyncs ?? 5, resyncPeriodMs: s.resourceQuotaSyncPeriodMs ?? 5 * 60_000 })],
   ]);
 }

@@ -353,3 +353,6 @@ export {
   type CelProgram,
   type Compiled,
 } from './cel/index.js';
+// ResourceQuota: what objects count against quotas, scopes, status and validation (src/api/quota):
+// the one calculation the API server's admission and the resourcequota loop share.
+export * from './quota/index.js';

@@ -262,6 +262,9 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       legacyServiceAccountTokenCleanUpPeriodMs: f.legacyServiceAccountTokenCleanUpPeriod,
       // Admission policies (vap).
       concurrentValidatingAdmissionPolicyStatusSyncs: f.concurrentValidatingAdmissionPolicyStatusSyncs,
+      // Policy loops (policy-loops).
+      concurrentResourceQuotaSyncs: f.concurrentResourceQuotaSyncs,
+      resourceQuotaSyncPeriodMs: f.resourceQuotaSyncPeriod,
     },
     enableGarbageCollector: f.enableGarbageCollector,
     drainTimeoutMs: f.controllerShutdownTimeout,
