@@ -88,6 +88,8 @@ export interface ApiServerConfig {
   readonly proxyClient?: { readonly certFile: string; readonly keyFile: string } | undefined;
   /** How often remote APIServices are checked (default 10 s; no flag: tests set it). */
   readonly aggregatorCheckIntervalMs?: number | undefined;
+  /** `--metric-resolution`: how often the resource metrics read the node agents (default 15 s). */
+  readonly metricResolutionMs?: number | undefined;
 }
 
 /**
@@ -256,6 +258,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       authorization: config.authorization,
       admissionPlugins: config.admissionPlugins,
       nodeAgentProxy,
+      metricResolutionMs: config.metricResolutionMs,
       flowControl: config.flowControl,
       ...(auditLog && auditPolicy ? { audit: { policy: auditPolicy, sink: auditLog } } : {}),
       logger: { level: logLevel(config.verbosity ?? 0), stream: config.logStream ?? process.stderr },
