@@ -96,7 +96,7 @@ describe('autoscaling against svc up', () => {
     expect(millicores, top.stdout).toBeGreaterThan(55);
     expect(millicores, top.stdout).toBeLessThan(260);
     const containers = await k(['top', 'pods', '-l', 'app=burn', '--containers', '--no-headers']);
-    expect(containers.stdout).toMatch(/^burn-\S+\s+c\s+\d+m\s+\d+Mi$/m);
+    expect(containers.stdout).toMatch(/^burn-\S+\s+c\s+\d+m\s+\d+Mi\s*$/m);
 
     const autoscaled = await k(['autoscale', 'deployment', 'burn', '--cpu-percent=50', '--min=1', '--max=3']);
     expect(autoscaled.code, autoscaled.stderr).toBe(0);

@@ -44,8 +44,8 @@ function podMetrics(pod: ApiObject, usage: PodUsage, nowMs: number): ApiObject {
   } as ApiObject;
 }
 
-/** The gr a 404 names, in the group the client used. */
-const groupResource = (ctx: HandlerContext) => ({ group: ctx.rename ? upstreamGroupName(ctx.type.group) : ctx.type.group, resource: ctx.type.resource });
+/** The gr a 404 names, in the group the client used: metrics-server's `podmetrics` / `nodemetrics`. */
+const groupResource = (ctx: HandlerContext) => ({ group: ctx.rename ? upstreamGroupName(ctx.type.group) : ctx.type.group, resource: ctx.type.kind.toLowerCase() });
 
 function metricsHandler(metrics: ResourceMetrics, kind: 'node' | 'pod'): Handler {
   return async (ctx) => {
@@ -63,7 +63,8 @@ function metricsHandler(metrics: ResourceMetrics, kind: 'node' | 'pod'): Handler
       const name = ctx.info.name!;
       const object = await ctx.reader.get(sourceType, ctx.info.namespace, name);
       const answer = object && toMetrics(object);
-      if (!answer) throw notFound(groupResource(ctx), name);
+      // metrics-server names a pod `namespace/name` in its 404.
+      if (!answer) throw notFound(groupResource(ctx), ctx.info.namespace !== undefined ? `${ctx.info.namespace}/${name}` : name);
       return sendObject(ctx, 200, answer);
     }
     const selection = selectionOf(ctx);

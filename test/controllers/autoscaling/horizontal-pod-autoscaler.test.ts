@@ -4,7 +4,7 @@
 // replica count; and the API server's 422 for specs it cannot run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HorizontalPodAutoscaler } from '../../../src/api/index.js';
-import { builtin, type Client } from '../../../src/client/index.js';
+import { builtin, resource, type Client } from '../../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../../src/testing/index.js';
 import { eventually } from '../support.js';
 
@@ -88,6 +88,52 @@ describe('horizontal pod autoscaler: conditions', () => {
       return status?.desiredReplicas === 4 && status.lastScaleTime !== undefined;
     }, 'status with the new size');
     expect((await condition('big', 'AbleToScale'))?.reason).toBe('SucceededRescale');
+  });
+
+  it('a StatefulSet and a custom resource with a scale subresource are scaled through it too', async () => {
+    await client.create(builtin.statefulSets, {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'db', namespace: ns },
+      spec: { replicas: 0, serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } },
+    } as never);
+    // minReplicas 0 would be scale-to-zero (alpha upstream); 1 with a target at 0 is ScalingDisabled, so start it at 7 above max.
+    await client.patch(builtin.statefulSets, 'db', { spec: { replicas: 7 } }, { namespace: ns, type: 'merge' });
+    await client.create(builtin.horizontalPodAutoscalers, hpa('db', { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db' }, { maxReplicas: 3 }));
+    await eventually(async () => (await client.get(builtin.statefulSets, 'db', { namespace: ns })).spec?.replicas === 3, 'the StatefulSet scaled to maxReplicas');
+
+    const crds = resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', namespaced: false });
+    await client.create(crds, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        scope: 'Namespaced',
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            subresources: { status: {}, scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.size', labelSelectorPath: '.status.selector' } },
+          },
+        ],
+      },
+    } as never);
+    const widgets = resource({ group: 'example.com', version: 'v1', resource: 'widgets', namespaced: true });
+    await eventually(async () => {
+      try {
+        await client.create(widgets, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: ns }, spec: { size: 6 } } as never);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'the CRD served');
+    await client.create(builtin.horizontalPodAutoscalers, hpa('widget', { apiVersion: 'example.com/v1', kind: 'Widget', name: 'w' }, { maxReplicas: 2 }));
+    await eventually(async () => ((await client.get(widgets, 'w', { namespace: ns })) as { spec?: { size?: number } }).spec?.size === 2, 'the Widget scaled to maxReplicas');
+    expect((await condition('widget', 'AbleToScale'))?.reason).toBe('SucceededRescale');
   });
 
   it('a target scaled to zero: ScalingActive False (ScalingDisabled)', async () => {
