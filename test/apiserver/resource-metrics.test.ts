@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advance, summarySamples, usageOf } from '../../src/apiserver/resource-metrics/index.js';
 import { builtin, resource, type Client } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
+import { eventually } from '../controllers/support.js';
 
 describe('usage from counter samples', () => {
   it('needs two samples; CPU is the slope in nanocores, memory the latest', () => {
@@ -84,5 +85,23 @@ describe('the served metrics types', () => {
     await expect(get('/apis/metrics.k8s.io/v1beta1/nodes/absent')).rejects.toMatchObject({ code: 404, message: 'nodemetrics.metrics.k8s.io "absent" not found' });
     await expect(client.transport.request({ method: 'POST', path: '/apis/metrics.k8s.io/v1beta1/nodes', body: { kind: 'NodeMetrics' } })).rejects.toMatchObject({ code: 405 });
     await expect(get('/apis/metrics.k8s.io/v1beta1/nodes?watch=true')).rejects.toMatchObject({ code: 405 });
+  });
+
+  it('may be read by whoever may view (metrics-server\'s aggregated-metrics-reader role)', async () => {
+    await client.transport.request({
+      method: 'POST',
+      path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+      body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'alice-view' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: 'alice' }] },
+    });
+    const review = async (user: string, resource: string) =>
+      ((await client.transport.request({
+        method: 'POST',
+        path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+        body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, resourceAttributes: { group: 'metrics.k8s.io', version: 'v1beta1', resource, verb: 'list', namespace: 'default' } } },
+      })) as { status: { allowed: boolean } }).status.allowed;
+    // The binding reaches the authorizer through its cache, which follows the store.
+    await eventually(() => review('alice', 'pods'), 'alice allowed to list pod metrics');
+    expect(await review('alice', 'nodes')).toBe(true);
+    expect(await review('bob', 'pods')).toBe(false);
   });
 });
