@@ -1,5 +1,6 @@
 import { filter, type Observable, type SchedulerLike } from 'rxjs';
 import {
+  canonicalJson,
   formatMilliQuantity,
   matchesLabels,
   milliQuantity,
@@ -388,8 +389,8 @@ function podSample(pod: Pod, resourceName: string, container: string | undefined
   };
 }
 
-// An empty condition message may come back without its key (protobuf keeps no empty string).
-const comparable = (status: Status | undefined) => JSON.stringify(status ?? {});
+// Key order differs between what the loop builds and what the informer decoded: compare canonically.
+const comparable = (status: Status | undefined) => canonicalJson(status ?? {});
 
 /** Writes the status when it changed; a conflict throws (the back-off retries with the fresh object). */
 async function writeStatus(client: Client, hpa: HorizontalPodAutoscaler, status: Status): Promise<void> {

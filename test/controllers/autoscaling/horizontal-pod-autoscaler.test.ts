@@ -56,6 +56,10 @@ describe('horizontal pod autoscaler: conditions', () => {
     const able = await condition('no-scale', 'AbleToScale');
     expect(able?.reason).toBe('FailedGetScale');
     expect(able?.message).toBe("the HPA controller was unable to get the target's current scale: ConfigMap (configmaps) has no scale subresource: it cannot be autoscaled");
+    // Later syncs (one a second here) find the status right and write nothing.
+    const before = (await client.get(builtin.horizontalPodAutoscalers, 'no-scale', { namespace: ns })).metadata.resourceVersion;
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await client.get(builtin.horizontalPodAutoscalers, 'no-scale', { namespace: ns })).metadata.resourceVersion).toBe(before);
   });
 
   it('a kind that is not served, and a target that does not exist: AbleToScale False', async () => {
@@ -186,5 +190,23 @@ describe('horizontal pod autoscaler: bad specs are 422', () => {
   it('stores nothing for a rejected spec', async () => {
     const list = await client.list(builtin.horizontalPodAutoscalers, { namespace: ns });
     expect(list.items.map((h) => h.metadata.name).filter((n) => n?.startsWith('bad-'))).toEqual([]);
+  });
+});
+
+describe('device-taint-eviction', () => {
+  it('runs only behind the DRADeviceTaints gate, off by default', async () => {
+    const off = await startTestCluster({ controllers: { controllers: ['device-taint-eviction-controller'] } });
+    try {
+      expect(off.manager?.running).toEqual([]);
+      expect(off.manager?.notBuilt).toEqual([]);
+    } finally {
+      await off.stop();
+    }
+    const on = await startTestCluster({ controllers: { controllers: ['device-taint-eviction-controller'], loopSettings: { draDeviceTaints: true } } });
+    try {
+      expect(on.manager?.running).toEqual(['device-taint-eviction-controller']);
+    } finally {
+      await on.stop();
+    }
   });
 });
