@@ -95,6 +95,11 @@ describe('autoscaling against svc up', () => {
     const millicores = Number(/\s(\d+)m\s/.exec(top.stdout)?.[1]);
     expect(millicores, top.stdout).toBeGreaterThan(55);
     expect(millicores, top.stdout).toBeLessThan(260);
+    // The node agent's /metrics/resource carries the same counter, in the kubelet's series.
+    const node = (await k(['get', 'nodes', '-o', 'jsonpath={.items[0].metadata.name}'])).stdout;
+    const resource = await k(['get', '--raw', `/api/v1/nodes/${node}/proxy/metrics/resource`]);
+    expect(resource.stdout).toMatch(/^container_cpu_usage_seconds_total\{container="c",namespace="default",pod="burn-\S+"\} [\d.e+]+ \d+$/m);
+    expect(resource.stdout).toMatch(/^node_memory_working_set_bytes \d+ \d+$/m);
     const containers = await k(['top', 'pods', '-l', 'app=burn', '--containers', '--no-headers']);
     expect(containers.stdout).toMatch(/^burn-\S+\s+c\s+\d+m\s+\d+Mi\s*$/m);
 
