@@ -78,6 +78,11 @@ describe('the served metrics types', () => {
     expect(pods).toMatchObject({ kind: 'PodMetricsList', apiVersion: 'metrics.svc.io/v1beta1' });
   });
 
+  it('list as a Table for kubectl get', async () => {
+    const table = (await client.transport.request({ method: 'GET', path: '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods', accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })) as { kind: string; rows: unknown[] };
+    expect(table).toMatchObject({ kind: 'Table', rows: [] });
+  });
+
   it('answer 404 for an object without usage, and refuse writes and watches', async () => {
     await client.create(builtin.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'default' } });
     const podMetrics = resource({ group: 'metrics.k8s.io', version: 'v1beta1', resource: 'pods', namespaced: true });
