@@ -3,7 +3,8 @@
 // that burns CPU is scaled up by the HorizontalPodAutoscaler `kubectl autoscale` made, then back
 // down once the burning stops and its (shortened) scale-down stabilization window has passed.
 // The pods burn until a file appears in a hostPath directory the test owns; each pod's CPU is
-// capped at 200m so three of them stay gentle on a shared machine.
+// capped at 200m so three of them stay gentle on a shared machine, and the target is a low 20 %
+// of the 100m request so that a loop starved by other work still counts as busy.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,7 +94,8 @@ describe('autoscaling against svc up', () => {
     let top = { code: 1, stdout: '', stderr: '' };
     await eventually(async () => (top = await k(['top', 'pods', '-l', 'app=burn', '--no-headers'])).code === 0 && top.stdout.trim() !== '', 'kubectl top pods', 60_000);
     const millicores = Number(/\s(\d+)m\s/.exec(top.stdout)?.[1]);
-    expect(millicores, top.stdout).toBeGreaterThan(55);
+    // Above 22m: the 20 % target plus the tolerance (a shared machine may leave the loop well below its limit).
+    expect(millicores, top.stdout).toBeGreaterThan(22);
     expect(millicores, top.stdout).toBeLessThan(260);
     // The node agent's /metrics/resource carries the same counter, in the kubelet's series.
     const node = (await k(['get', 'nodes', '-o', 'jsonpath={.items[0].metadata.name}'])).stdout;
@@ -103,7 +105,7 @@ describe('autoscaling against svc up', () => {
     const containers = await k(['top', 'pods', '-l', 'app=burn', '--containers', '--no-headers']);
     expect(containers.stdout).toMatch(/^burn-\S+\s+c\s+\d+m\s+\d+Mi\s*$/m);
 
-    const autoscaled = await k(['autoscale', 'deployment', 'burn', '--cpu-percent=50', '--min=1', '--max=3']);
+    const autoscaled = await k(['autoscale', 'deployment', 'burn', '--cpu-percent=20', '--min=1', '--max=3']);
     expect(autoscaled.code, autoscaled.stderr).toBe(0);
     // Scale-down waits 10 s of low recommendations rather than 5 min.
     const patched = await k(['patch', 'hpa', 'burn', '--type=merge', '-p', '{"spec":{"behavior":{"scaleDown":{"stabilizationWindowSeconds":10}}}}']);
@@ -114,12 +116,12 @@ describe('autoscaling against svc up', () => {
     const hpa = JSON.parse(up3.stdout) as { status: { desiredReplicas: number; lastScaleTime?: string; currentMetrics?: { resource?: { name: string; current: { averageUtilization?: number } } }[]; conditions: { type: string; status: string; reason: string }[] } };
     expect(hpa.status.lastScaleTime).toBeDefined();
     expect(hpa.status.currentMetrics?.[0]?.resource?.name).toBe('cpu');
-    expect(hpa.status.currentMetrics?.[0]?.resource?.current.averageUtilization).toBeGreaterThan(55);
+    expect(hpa.status.currentMetrics?.[0]?.resource?.current.averageUtilization).toBeGreaterThan(22);
     expect(hpa.status.conditions.find((c) => c.type === 'ScalingActive')).toMatchObject({ status: 'True', reason: 'ValidMetricFound' });
     const events = await k(['get', 'events', '--field-selector', 'involvedObject.name=burn,reason=SuccessfulRescale', '-o', 'jsonpath={.items[*].message}']);
     expect(events.stdout).toContain('New size: 3; reason: cpu resource utilization (percentage of request) above target');
     const table = await k(['get', 'hpa', 'burn', '--no-headers']);
-    expect(table.stdout).toMatch(/Deployment\/burn\s+cpu: \d+%\/50%\s+1\s+3\s+3/);
+    expect(table.stdout).toMatch(/Deployment\/burn\s+cpu: \d+%\/20%\s+1\s+3\s+3/);
 
     // Stop burning: every pod's loop ends at once. Usage falls, and after the window the Deployment goes back to 1.
     writeFileSync(join(control, 'stop'), '');
