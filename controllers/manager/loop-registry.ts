@@ -22,6 +22,7 @@ import { tokenCleaner } from '../token-cleaner/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
 import { horizontalPodAutoscalerController } from '../horizontalpodautoscaler/index.js';
 import { deviceTaintEvictionController } from '../device-taint-eviction/index.js';
+import { validatingAdmissionPolicyStatusController } from '../validating-admission-policy-status/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -65,6 +66,8 @@ export interface LoopSettings {
   readonly horizontalPodAutoscalerInitialReadinessDelayMs?: number | undefined;
   /** The DRADeviceTaints feature gate (off, as upstream): without it device-taint-eviction does not run. */
   readonly draDeviceTaints?: boolean | undefined;
+  // Admission policies (vap).
+  readonly concurrentValidatingAdmissionPolicyStatusSyncs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -114,5 +117,7 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
       })],
     ['device-taint-eviction-controller', (s) => (ctx) => (s.draDeviceTaints ? deviceTaintEvictionController(ctx) : EMPTY)],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
+    // Admission policies (vap): type checks into each ValidatingAdmissionPolicy's status.
+    ['validatingadmissionpolicy-status-controller', (s) => (ctx) => validatingAdmissionPolicyStatusController(ctx, { concurrency: s.concurrentValidatingAdmissionPolicyStatusSyncs ?? 5 })],
   ]);
 }

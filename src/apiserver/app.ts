@@ -274,7 +274,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   app.addHook('onClose', () => resourceMetrics.stop());
   options.serviceAccountTokens?.bind(cachedBoundObjects(caches, registry, reader));
   options.serviceAccountTokens?.trackLegacyUse(legacyTokenUseRecorder(options.store, registry, reader));
-  const admission = new Admission({ store: options.store, reader, registry, caches, ...options.admissionPlugins });
+  const admission = new Admission({ store: options.store, reader, registry, caches, authorizer, ...options.admissionPlugins });
   app.addHook('onClose', () => admission.stop());
   const route = resourceRouter({
     store: options.store,

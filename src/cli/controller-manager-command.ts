@@ -268,6 +268,8 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       horizontalPodAutoscalerCpuInitializationPeriodMs: f.horizontalPodAutoscalerCpuInitializationPeriod,
       horizontalPodAutoscalerInitialReadinessDelayMs: f.horizontalPodAutoscalerInitialReadinessDelay,
       draDeviceTaints: settings.featureGates['DRADeviceTaints'] === true,
+      // Admission policies (vap).
+      concurrentValidatingAdmissionPolicyStatusSyncs: f.concurrentValidatingAdmissionPolicyStatusSyncs,
     },
     enableGarbageCollector: f.enableGarbageCollector,
     drainTimeoutMs: f.controllerShutdownTimeout,
