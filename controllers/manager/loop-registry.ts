@@ -22,6 +22,8 @@ import { tokenCleaner } from '../token-cleaner/index.js';
 import { clusterRoleAggregationController } from '../clusterrole-aggregation/index.js';
 import { resourceQuotaController } from '../resourcequota/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
+import { horizontalPodAutoscalerController } from '../horizontalpodautoscaler/index.js';
+import { deviceTaintEvictionController } from '../device-taint-eviction/index.js';
 import { validatingAdmissionPolicyStatusController } from '../validating-admission-policy-status/index.js';
 
 /**
@@ -57,6 +59,15 @@ export interface LoopSettings {
   readonly concurrentServiceaccountTokenSyncs?: number | undefined;
   /** `--legacy-service-account-token-clean-up-period` (a year). */
   readonly legacyServiceAccountTokenCleanUpPeriodMs?: number | undefined;
+  // The horizontal pod autoscaler (autoscale): --concurrent-horizontal-pod-autoscaler-syncs and the --horizontal-pod-autoscaler-* options.
+  readonly concurrentHorizontalPodAutoscalerSyncs?: number | undefined;
+  readonly horizontalPodAutoscalerSyncPeriodMs?: number | undefined;
+  readonly horizontalPodAutoscalerTolerance?: number | undefined;
+  readonly horizontalPodAutoscalerDownscaleStabilizationMs?: number | undefined;
+  readonly horizontalPodAutoscalerCpuInitializationPeriodMs?: number | undefined;
+  readonly horizontalPodAutoscalerInitialReadinessDelayMs?: number | undefined;
+  /** The DRADeviceTaints feature gate (off, as upstream): without it device-taint-eviction does not run. */
+  readonly draDeviceTaints?: boolean | undefined;
   // Admission policies (vap).
   readonly concurrentValidatingAdmissionPolicyStatusSyncs?: number | undefined;
   // Policy loops (policy-loops): --concurrent-resource-quota-syncs, --resource-quota-sync-period.
@@ -99,6 +110,17 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     // Bootstrap tokens (off by default, as kube; `svc up` turns them on).
     ['bootstrap-signer-controller', () => (ctx) => bootstrapSigner(ctx)],
     ['token-cleaner-controller', () => (ctx) => tokenCleaner(ctx)],
+    // Autoscaling (autoscale).
+    ['horizontal-pod-autoscaler-controller', (s) => (ctx) =>
+      horizontalPodAutoscalerController(ctx, {
+        concurrency: s.concurrentHorizontalPodAutoscalerSyncs,
+        syncPeriodMs: s.horizontalPodAutoscalerSyncPeriodMs,
+        tolerance: s.horizontalPodAutoscalerTolerance,
+        downscaleStabilizationMs: s.horizontalPodAutoscalerDownscaleStabilizationMs,
+        cpuInitializationPeriodMs: s.horizontalPodAutoscalerCpuInitializationPeriodMs,
+        initialReadinessDelayMs: s.horizontalPodAutoscalerInitialReadinessDelayMs,
+      })],
+    ['device-taint-eviction-controller', (s) => (ctx) => (s.draDeviceTaints ? deviceTaintEvictionController(ctx) : EMPTY)],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
     // Admission policies (vap): type checks into each ValidatingAdmissionPolicy's status.
     ['validatingadmissionpolicy-status-controller', (s) => (ctx) => validatingAdmissionPolicyStatusController(ctx, { concurrency: s.concurrentValidatingAdmissionPolicyStatusSyncs ?? 5 })],

@@ -260,6 +260,14 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       serviceAccountPrivateKey,
       concurrentServiceaccountTokenSyncs: f.concurrentServiceaccountTokenSyncs,
       legacyServiceAccountTokenCleanUpPeriodMs: f.legacyServiceAccountTokenCleanUpPeriod,
+      // The horizontal pod autoscaler (autoscale).
+      concurrentHorizontalPodAutoscalerSyncs: f.concurrentHorizontalPodAutoscalerSyncs,
+      horizontalPodAutoscalerSyncPeriodMs: f.horizontalPodAutoscalerSyncPeriod,
+      horizontalPodAutoscalerTolerance: f.horizontalPodAutoscalerTolerance,
+      horizontalPodAutoscalerDownscaleStabilizationMs: f.horizontalPodAutoscalerDownscaleStabilization,
+      horizontalPodAutoscalerCpuInitializationPeriodMs: f.horizontalPodAutoscalerCpuInitializationPeriod,
+      horizontalPodAutoscalerInitialReadinessDelayMs: f.horizontalPodAutoscalerInitialReadinessDelay,
+      draDeviceTaints: settings.featureGates['DRADeviceTaints'] === true,
       // Admission policies (vap).
       concurrentValidatingAdmissionPolicyStatusSyncs: f.concurrentValidatingAdmissionPolicyStatusSyncs,
       // Policy loops (policy-loops).
