@@ -1,3 +1,4 @@
+import { defaultTolerationSeconds } from './default-toleration-seconds.js';
 import { limitRanger } from './limit-ranger.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
@@ -15,6 +16,7 @@ export const ADMISSION_PLUGINS = [
   'NamespaceLifecycle',
   'LimitRanger',
   'ServiceAccount',
+  'DefaultTolerationSeconds',
   'MutatingAdmissionWebhook',
   'ValidatingAdmissionWebhook',
   'ResourceQuota',
@@ -41,6 +43,8 @@ export function createPlugin(name: AdmissionPluginName, env: AdmissionEnv, clien
       return limitRanger(env);
     case 'ServiceAccount':
       return serviceAccountPlugin(env);
+    case 'DefaultTolerationSeconds':
+      return defaultTolerationSeconds();
     case 'MutatingAdmissionWebhook':
       return mutatingWebhooks(env, client);
     case 'ValidatingAdmissionWebhook':
