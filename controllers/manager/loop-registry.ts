@@ -19,6 +19,10 @@ import { serviceAccountTokenController } from '../serviceaccount-token/index.js'
 import { legacyTokenCleaner } from '../legacy-serviceaccount-token-cleaner/index.js';
 import { bootstrapSigner } from '../bootstrap-signer/index.js';
 import { tokenCleaner } from '../token-cleaner/index.js';
+import { nodeLifecycleController } from '../node-lifecycle/index.js';
+import { taintEvictionController } from '../taint-eviction/index.js';
+import { clusterCidrSets, nodeIpamController } from '../node-ipam/index.js';
+import { ttlController } from '../ttl/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
 
 /**
@@ -54,6 +58,22 @@ export interface LoopSettings {
   readonly concurrentServiceaccountTokenSyncs?: number | undefined;
   /** `--legacy-service-account-token-clean-up-period` (a year). */
   readonly legacyServiceAccountTokenCleanUpPeriodMs?: number | undefined;
+  // Nodes (node-loops): node-lifecycle, taint-eviction, node-ipam, ttl; unset: kube's defaults.
+  readonly nodeMonitorPeriodMs?: number | undefined;
+  readonly nodeMonitorGracePeriodMs?: number | undefined;
+  readonly nodeStartupGracePeriodMs?: number | undefined;
+  readonly nodeEvictionRate?: number | undefined;
+  readonly secondaryNodeEvictionRate?: number | undefined;
+  readonly largeClusterSizeThreshold?: number | undefined;
+  readonly unhealthyZoneThreshold?: number | undefined;
+  /** `--allocate-node-cidrs`: without it node-ipam does not run (as kube). */
+  readonly allocateNodeCidrs?: boolean | undefined;
+  readonly clusterCidr?: string | undefined;
+  readonly serviceClusterIpRange?: string | undefined;
+  readonly cidrAllocatorType?: string | undefined;
+  readonly nodeCidrMaskSize?: number | undefined;
+  readonly nodeCidrMaskSizeIpv4?: number | undefined;
+  readonly nodeCidrMaskSizeIpv6?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -92,5 +112,26 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     ['bootstrap-signer-controller', () => (ctx) => bootstrapSigner(ctx)],
     ['token-cleaner-controller', () => (ctx) => tokenCleaner(ctx)],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
+    // Nodes (node-loops).
+    ['node-lifecycle-controller', (s) => (ctx) =>
+      nodeLifecycleController(ctx, {
+        monitorPeriodMs: s.nodeMonitorPeriodMs ?? 5_000,
+        gracePeriodMs: s.nodeMonitorGracePeriodMs ?? 50_000,
+        startupGracePeriodMs: s.nodeStartupGracePeriodMs ?? 60_000,
+        evictionRate: s.nodeEvictionRate ?? 0.1,
+        secondaryEvictionRate: s.secondaryNodeEvictionRate ?? 0.01,
+        largeClusterThreshold: s.largeClusterSizeThreshold ?? 50,
+        unhealthyZoneThreshold: s.unhealthyZoneThreshold ?? 0.55,
+      })],
+    ['taint-eviction-controller', () => (ctx) => taintEvictionController(ctx)],
+    ['node-ipam-controller', (s) => {
+      if (!s.allocateNodeCidrs) return () => EMPTY;
+      // Checked here too (the command checks first): bad ranges fail the start, not the loop.
+      const settings = { allocatorType: s.cidrAllocatorType ?? 'RangeAllocator', clusterCidr: s.clusterCidr ?? '', serviceCidr: s.serviceClusterIpRange, maskSize: s.nodeCidrMaskSize, maskSizeIpv4: s.nodeCidrMaskSizeIpv4, maskSizeIpv6: s.nodeCidrMaskSizeIpv6 };
+      clusterCidrSets(settings);
+      // Each term of leadership starts from fresh sets, rebuilt from the Nodes.
+      return (ctx) => nodeIpamController(ctx, { sets: clusterCidrSets(settings) });
+    }],
+    ['ttl-controller', () => (ctx) => ttlController(ctx)],
   ]);
 }
