@@ -22,7 +22,7 @@ describe('DefaultTolerationSeconds admission', () => {
   });
 
   it("keeps a pod's own toleration of one and adds only the other", async () => {
-    const own = { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 6 };
+    const own = { key: 'node.kubernetes.io/unreachable', operator: 'Exists' as const, effect: 'NoExecute' as const, tolerationSeconds: 6 };
     expect((await createPod(cluster.client, 'own', [own])).spec.tolerations).toEqual([own, NOT_READY]);
   });
 

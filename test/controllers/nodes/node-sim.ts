@@ -12,7 +12,7 @@ export interface SimNodeOptions {
 
 /** Creates a Ready node (conditions heartbeat `now`) and its Lease renewed `now`. */
 export async function createSimNode(client: Client, name: string, now: number, options: SimNodeOptions = {}): Promise<void> {
-  const labels = options.zone ? { 'topology.svc.io/zone': options.zone } : {};
+  const labels: Record<string, string> = options.zone ? { 'topology.svc.io/zone': options.zone } : {};
   const node = await client.create(builtin.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels }, spec: options.taints ? { taints: options.taints } : {} });
   await client.updateStatus(builtin.nodes, { ...node, status: { conditions: readyConditions(now, 'True') } });
   await client.create(builtin.leases, {
