@@ -227,3 +227,56 @@ describe('zone states and eviction rates', () => {
     expect(await taintsOf(cluster.client, 'b1')).toEqual([]);
   });
 });
+
+describe('a restarted node lifecycle controller', () => {
+  let cluster: TestCluster;
+  const time = new VirtualTime(Date.now());
+  const options = { monitorPeriodMs: PERIOD, gracePeriodMs: GRACE, startupGracePeriodMs: 60_000, evictionRate: 1, secondaryEvictionRate: 0.01, largeClusterThreshold: 50, unhealthyZoneThreshold: 0.55, scheduler: time };
+  let loops: LoopHarness[] = [];
+  const start = () => {
+    const lifecycle = loopHarness(cluster.client);
+    const eviction = loopHarness(cluster.client);
+    lifecycle.run(nodeLifecycleController(lifecycle.ctx, options));
+    eviction.run(taintEvictionController(eviction.ctx, { scheduler: time }));
+    loops = [lifecycle, eviction];
+  };
+  async function period(live: readonly string[]): Promise<void> {
+    for (const name of live) await renewLease(cluster.client, name, time.now() + PERIOD);
+    const before = loops[0]!.results.length;
+    await time.advanceBy(PERIOD);
+    await eventually(() => loops[0]!.results.length > before, 'a monitor pass');
+  }
+
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+    await createSimNode(cluster.client, 'steady', time.now());
+    await createSimNode(cluster.client, 'lagging', time.now());
+    await createBoundPod(cluster.client, 'on-steady', 'steady');
+    await createBoundPod(cluster.client, 'on-lagging', 'lagging', [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 0 }]);
+  });
+  afterAll(async () => {
+    for (const loop of loops) loop.stop();
+    await cluster.stop();
+  });
+
+  it('writes nothing and evicts nothing for healthy nodes, and gives a silent node a fresh grace period', async () => {
+    start();
+    // 'lagging' goes silent; 30 s later (within the 40 s grace) the controllers restart.
+    for (let t = 0; t < 30_000; t += PERIOD) await period(['steady']);
+    const before = (await cluster.client.list(builtin.nodes)).items.map((n) => [n.metadata.name, n.metadata.resourceVersion]);
+    const pods = (await cluster.client.list(builtin.pods, { namespace: 'default' })).items.map((p) => [p.metadata.name, p.metadata.resourceVersion]);
+    for (const loop of loops) loop.stop();
+    start();
+    // The old controller would have judged 'lagging' at 45 s; the new one first heard of it at the restart.
+    for (let t = 0; t < GRACE; t += PERIOD) await period(['steady']);
+    expect((await cluster.client.list(builtin.nodes)).items.map((n) => [n.metadata.name, n.metadata.resourceVersion])).toEqual(before);
+    expect((await cluster.client.list(builtin.pods, { namespace: 'default' })).items.map((p) => [p.metadata.name, p.metadata.resourceVersion])).toEqual(pods);
+    // Its grace since the restart over, it is judged (and its pod, tolerating 0 s, evicted).
+    await period(['steady']);
+    await period(['steady']);
+    await eventually(async () => (await readyOf(cluster.client, 'lagging')) === 'Unknown', 'lagging Unknown');
+    await eventually(async () => (await cluster.client.get(builtin.pods, 'on-lagging', { namespace: 'default' })).metadata.deletionTimestamp !== undefined, "'on-lagging' evicted");
+    expect((await cluster.client.get(builtin.pods, 'on-steady', { namespace: 'default' })).metadata.deletionTimestamp).toBeUndefined();
+    expect(await taintsOf(cluster.client, 'steady')).toEqual([]);
+  });
+});
