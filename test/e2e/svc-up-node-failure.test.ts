@@ -36,6 +36,15 @@ const podSpec = (extra: Partial<Pod['spec']> = {}): Pod['spec'] => ({
   ...extra,
 });
 const readyOf = (node: Node) => node.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+/** The Ready status of a node, undefined while it is not registered. */
+const nodeReady = async (name: string) => {
+  try {
+    return readyOf(await client.get(builtin.nodes, name));
+  } catch (error) {
+    if ((error as { code?: number }).code === 404) return undefined;
+    throw error;
+  }
+};
 const taintsOf = async (name: string) => ((await client.get(builtin.nodes, name)).spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`).sort();
 const webPods = async () => (await client.list(builtin.pods, { namespace: 'default', labelSelector: 'app=web' })).items;
 const running = (pod: Pod) => pod.status?.phase === 'Running' && pod.metadata.deletionTimestamp === undefined;
@@ -57,7 +66,7 @@ beforeAll(async () => {
   agentArgs = ['--config', dirs.config, '--svcconfig', config, '--root-dir', dirs.rootDir, '--cert-dir', dirs.certDir, '--hostname-override', second];
   agent = spawnAgent(agentArgs);
   await agent.running();
-  await eventually(async () => readyOf(await client.get(builtin.nodes, second)) === 'True', 'the second node Ready', 60_000);
+  await eventually(async () => (await nodeReady(second)) === 'True', 'the second node Ready', 60_000);
 }, 300_000);
 
 afterAll(async () => {
@@ -99,7 +108,7 @@ describe('a node agent that stops under svc up', () => {
     expect(await taintsOf(second)).toEqual([]);
 
     await agent!.stop();
-    await eventually(async () => readyOf(await client.get(builtin.nodes, second)) === 'Unknown', 'the second node Unknown', 120_000);
+    await eventually(async () => (await nodeReady(second)) === 'Unknown', 'the second node Unknown', 120_000);
     await eventually(async () => (await taintsOf(second)).join() === 'node.kubernetes.io/unreachable:NoExecute,node.kubernetes.io/unreachable:NoSchedule', 'the unreachable taints', 30_000);
     // Evicted (its agent is gone, so it stays Terminating), replaced on the first node.
     await eventually(async () => (await client.get(builtin.pods, evictedPod, { namespace: 'default' })).metadata.deletionTimestamp !== undefined, 'the web pod evicted', 60_000);
@@ -111,7 +120,7 @@ describe('a node agent that stops under svc up', () => {
     // The agent comes back: Ready, taints lifted, and it finishes the evicted pod.
     agent = spawnAgent(agentArgs);
     await agent.running();
-    await eventually(async () => readyOf(await client.get(builtin.nodes, second)) === 'True', 'the second node Ready again', 60_000);
+    await eventually(async () => (await nodeReady(second)) === 'True', 'the second node Ready again', 60_000);
     await eventually(async () => (await taintsOf(second)).length === 0, 'the taints lifted', 30_000);
     await eventually(async () => {
       try {
