@@ -142,7 +142,11 @@ async function monitorPass(input: PassInput): Promise<void> {
   }
   options.onZoneStates?.(state.zones);
 
-  // 3. Taints, and the pods of nodes that are not ready.
+  // 3. Taints, and the pods of nodes that are not ready. Nodes waiting for a NoExecute taint go
+  // first, in the order they failed: each takes its zone's token before its first await.
+  const rank = new Map([...state.waiting.keys()].map((name, i) => [name, i]));
+  const last = rank.size;
+  current.sort((a, b) => (rank.get(a.metadata.name!) ?? last) - (rank.get(b.metadata.name!) ?? last));
   await Promise.all(current.map((node) => syncNode(input, node).catch(collect)));
   if (errors.length > 0) throw errors[0];
 }
