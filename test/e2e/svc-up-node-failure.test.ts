@@ -85,6 +85,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
+describe('pod CIDRs under svc up', () => {
+  it("gives svc up's node its own range as podCIDR, and a node that joins none (the range is one block)", async () => {
+    const range = up!.lines.find((line) => / pods on /.test(line))!.split(' pods on ')[1];
+    await eventually(async () => (await client.get(builtin.nodes, firstNode)).spec?.podCIDR !== undefined, "the first node's podCIDR", 30_000);
+    expect((await client.get(builtin.nodes, firstNode)).spec).toMatchObject({ podCIDR: range, podCIDRs: [range] });
+    await eventually(async () => (await client.list(builtin.coreEvents, { namespace: 'default' })).items.some((e) => e.reason === 'CIDRNotAvailable' && e.involvedObject.name === second), 'CIDRNotAvailable for the second node', 30_000);
+    expect((await client.get(builtin.nodes, second)).spec?.podCIDR).toBeUndefined();
+  });
+});
+
 describe('a node agent that stops under svc up', () => {
   it("gets its node tainted and its Deployment pod evicted and rescheduled; back again, the taints go", async () => {
     // The first node is cordoned while the Deployment's pod is placed: it lands on the second.
