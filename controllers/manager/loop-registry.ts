@@ -24,6 +24,7 @@ import { taintEvictionController } from '../taint-eviction/index.js';
 import { clusterCidrSets, nodeIpamController } from '../node-ipam/index.js';
 import { ttlController } from '../ttl/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
+import { validatingAdmissionPolicyStatusController } from '../validating-admission-policy-status/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -74,6 +75,8 @@ export interface LoopSettings {
   readonly nodeCidrMaskSize?: number | undefined;
   readonly nodeCidrMaskSizeIpv4?: number | undefined;
   readonly nodeCidrMaskSizeIpv6?: number | undefined;
+  // Admission policies (vap).
+  readonly concurrentValidatingAdmissionPolicyStatusSyncs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -133,5 +136,7 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
       return (ctx) => nodeIpamController(ctx, { sets: clusterCidrSets(settings) });
     }],
     ['ttl-controller', () => (ctx) => ttlController(ctx)],
+    // Admission policies (vap): type checks into each ValidatingAdmissionPolicy's status.
+    ['validatingadmissionpolicy-status-controller', (s) => (ctx) => validatingAdmissionPolicyStatusController(ctx, { concurrency: s.concurrentValidatingAdmissionPolicyStatusSyncs ?? 5 })],
   ]);
 }

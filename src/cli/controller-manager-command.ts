@@ -280,6 +280,8 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       nodeCidrMaskSize: f.nodeCidrMaskSize,
       nodeCidrMaskSizeIpv4: f.nodeCidrMaskSizeIpv4,
       nodeCidrMaskSizeIpv6: f.nodeCidrMaskSizeIpv6,
+      // Admission policies (vap).
+      concurrentValidatingAdmissionPolicyStatusSyncs: f.concurrentValidatingAdmissionPolicyStatusSyncs,
     },
     enableGarbageCollector: f.enableGarbageCollector,
     drainTimeoutMs: f.controllerShutdownTimeout,
