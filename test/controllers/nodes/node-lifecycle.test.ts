@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtin } from '../../../src/client/index.js';
 import { startTestCluster, VirtualTime, type TestCluster } from '../../../src/testing/index.js';
-import { nodeLifecycleController, taintEvictionController, type ZoneState } from '../../../controllers/index.js';
+import { nodeLifecycleController, taintEvictionController, zoneRate, zoneState, type ZoneState } from '../../../controllers/index.js';
 import { eventually, loopHarness, type LoopHarness } from '../support.js';
 import { agentBack, createBoundPod, createSimNode, readyOf, renewLease, taintsOf } from './node-sim.js';
 
@@ -278,5 +278,25 @@ describe('a restarted node lifecycle controller', () => {
     await eventually(async () => (await cluster.client.get(builtin.pods, 'on-lagging', { namespace: 'default' })).metadata.deletionTimestamp !== undefined, "'on-lagging' evicted");
     expect((await cluster.client.get(builtin.pods, 'on-steady', { namespace: 'default' })).metadata.deletionTimestamp).toBeUndefined();
     expect(await taintsOf(cluster.client, 'steady')).toEqual([]);
+  });
+});
+
+describe('zone states and rates (the rules alone)', () => {
+  it('counts a zone unhealthy from three not-ready nodes making the threshold, fully disrupted with none ready', () => {
+    expect(zoneState(10, 0, 0.55)).toBe('Normal');
+    expect(zoneState(0, 2, 0.55)).toBe('FullDisruption');
+    expect(zoneState(1, 2, 0.55)).toBe('Normal'); // two not ready are never a partial disruption
+    expect(zoneState(2, 3, 0.55)).toBe('PartialDisruption'); // 3/5 = 0.6
+    expect(zoneState(9, 11, 0.55)).toBe('PartialDisruption'); // exactly 0.55
+    expect(zoneState(10, 10, 0.55)).toBe('Normal'); // 0.5
+    expect(zoneState(0, 0, 0.55)).toBe('Normal');
+  });
+
+  it('uses the primary rate when Normal or fully disrupted, the secondary one only in a large partially disrupted zone', () => {
+    const rates = { primary: 0.1, secondary: 0.01, largeClusterThreshold: 50 };
+    expect(zoneRate('Normal', 10, rates)).toBe(0.1);
+    expect(zoneRate('FullDisruption', 10, rates)).toBe(0.1);
+    expect(zoneRate('PartialDisruption', 51, rates)).toBe(0.01);
+    expect(zoneRate('PartialDisruption', 50, rates)).toBe(0);
   });
 });
