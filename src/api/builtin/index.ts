@@ -1,7 +1,7 @@
 import { ResourceRegistry } from '../registry.js';
 import type { ResourceType } from '../resource-type.js';
 import { coreTypes } from './core.js';
-import { admissionregistrationTypes, certificatesTypes, coordinationTypes, discoveryTypes, eventsTypes, rbacTypes } from './svc-groups.js';
+import { admissionregistrationTypes, certificatesTypes, coordinationTypes, discoveryTypes, eventsTypes, rbacTypes, storageTypes } from './svc-groups.js';
 import { reviewTypes } from './review-groups.js';
 import { apiregistrationTypes } from './apiregistration.js';
 import { appsTypes, autoscalingTypes, batchTypes, policyTypes } from './workloads.js';
@@ -17,6 +17,7 @@ export const builtinTypes: readonly ResourceType[] = Object.freeze([
   ...certificatesTypes,
   ...policyTypes,
   ...rbacTypes,
+  ...storageTypes,
   ...admissionregistrationTypes,
   ...coordinationTypes,
   ...discoveryTypes,

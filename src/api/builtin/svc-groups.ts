@@ -1,4 +1,4 @@
-import { ADMISSIONREGISTRATION_GROUP, CERTIFICATES_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, EVENTS_GROUP, RBAC_GROUP } from '../groups.js';
+import { ADMISSIONREGISTRATION_GROUP, STORAGE_GROUP, CERTIFICATES_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, EVENTS_GROUP, RBAC_GROUP } from '../groups.js';
 import {
   certificateSigningRequestSchema,
   clusterRoleBindingSchema,
@@ -9,6 +9,8 @@ import {
   mutatingWebhookConfigurationSchema,
   roleBindingSchema,
   roleSchema,
+  storageClassSchema,
+  volumeAttachmentSchema,
   validatingWebhookConfigurationSchema,
 } from '../kinds/index.js';
 import { defineResourceType, stringAt, type ResourceType } from '../resource-type.js';
@@ -78,4 +80,9 @@ const admission = { group: ADMISSIONREGISTRATION_GROUP, version: 'v1', namespace
 export const admissionregistrationTypes: readonly ResourceType[] = [
   defineResourceType({ ...admission, kind: 'MutatingWebhookConfiguration', resource: 'mutatingwebhookconfigurations', schema: mutatingWebhookConfigurationSchema }),
   defineResourceType({ ...admission, kind: 'ValidatingWebhookConfiguration', resource: 'validatingwebhookconfigurations', schema: validatingWebhookConfigurationSchema }),
+];
+
+export const storageTypes: readonly ResourceType[] = [
+  defineResourceType({ group: STORAGE_GROUP, version: 'v1', namespaced: false, kind: 'StorageClass', resource: 'storageclasses', shortNames: ['sc'], schema: storageClassSchema }),
+  defineResourceType({ group: STORAGE_GROUP, version: 'v1', namespaced: false, kind: 'VolumeAttachment', resource: 'volumeattachments', schema: volumeAttachmentSchema, subresources: ['status'] }),
 ];
