@@ -1,4 +1,4 @@
-import { EMPTY } from 'rxjs';
+import { EMPTY, merge } from 'rxjs';
 import type { ControlLoop } from '../context.js';
 import type { ControllerName } from './controller-names.js';
 import { garbageCollector } from '../garbage-collector/index.js';
@@ -20,6 +20,14 @@ import { legacyTokenCleaner } from '../legacy-serviceaccount-token-cleaner/index
 import { bootstrapSigner } from '../bootstrap-signer/index.js';
 import { tokenCleaner } from '../token-cleaner/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
+// Storage loops (storage-loops).
+import { persistentVolumeBinder, type RecyclerOptions } from '../persistentvolume-binder/index.js';
+import { HostPathProvisioner, hostPathClassKeeper } from '../host-path-provisioner/index.js';
+import { pvcProtectionController } from '../pvc-protection/index.js';
+import { pvProtectionController } from '../pv-protection/index.js';
+import { ephemeralVolumeController } from '../ephemeral-volume/index.js';
+import { persistentVolumeExpander } from '../persistentvolume-expander/index.js';
+import { attachDetachController } from '../attach-detach/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -54,6 +62,21 @@ export interface LoopSettings {
   readonly concurrentServiceaccountTokenSyncs?: number | undefined;
   /** `--legacy-service-account-token-clean-up-period` (a year). */
   readonly legacyServiceAccountTokenCleanUpPeriodMs?: number | undefined;
+  // Storage loops (storage-loops); unset: kube's defaults.
+  /** `--pvclaimbinder-sync-period` (15 s). */
+  readonly pvClaimBinderSyncPeriodMs?: number | undefined;
+  /** `--enable-dynamic-provisioning` (true). */
+  readonly enableDynamicProvisioning?: boolean | undefined;
+  /** `--enable-hostpath-provisioner` (false): the svc.io/host-path provisioner and its `local-path` class. */
+  readonly enableHostPathProvisioner?: boolean | undefined;
+  /** `--hostpath-provisioner-root`: where provisioned directories are made. */
+  readonly hostPathProvisionerRoot?: string | undefined;
+  /** The `--pv-recycler-*` options, templates read. */
+  readonly recycler?: RecyclerOptions | undefined;
+  readonly concurrentEphemeralVolumeSyncs?: number | undefined;
+  /** `--attach-detach-reconcile-sync-period` (1 m). */
+  readonly attachDetachReconcileSyncPeriodMs?: number | undefined;
+  readonly disableAttachDetachReconcileSync?: boolean | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -91,6 +114,22 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     // Bootstrap tokens (off by default, as kube; `svc up` turns them on).
     ['bootstrap-signer-controller', () => (ctx) => bootstrapSigner(ctx)],
     ['token-cleaner-controller', () => (ctx) => tokenCleaner(ctx)],
+    // Storage (storage-loops).
+    ['persistentvolume-binder-controller', (s) => (ctx) => {
+      const hostPath = s.enableHostPathProvisioner ? new HostPathProvisioner(ctx.client, s.hostPathProvisionerRoot) : undefined;
+      const binder = persistentVolumeBinder(ctx, {
+        syncPeriodMs: s.pvClaimBinderSyncPeriodMs ?? 15_000,
+        dynamicProvisioning: s.enableDynamicProvisioning ?? true,
+        hostPath,
+        recycler: s.recycler,
+      });
+      return hostPath ? merge(binder, hostPathClassKeeper(ctx)) : binder;
+    }],
+    ['persistentvolume-expander-controller', () => (ctx) => persistentVolumeExpander(ctx)],
+    ['persistentvolumeclaim-protection-controller', () => (ctx) => pvcProtectionController(ctx)],
+    ['persistentvolume-protection-controller', () => (ctx) => pvProtectionController(ctx)],
+    ['ephemeral-volume-controller', (s) => (ctx) => ephemeralVolumeController(ctx, { concurrency: s.concurrentEphemeralVolumeSyncs ?? 5 })],
+    ['attachdetach-controller', (s) => (ctx) => attachDetachController(ctx, { reconcileSyncPeriodMs: s.attachDetachReconcileSyncPeriodMs ?? 60_000, disableReconcileSync: s.disableAttachDetachReconcileSync ?? false })],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
   ]);
 }
