@@ -1,3 +1,5 @@
+import { claimResize } from './claim-resize.js';
+import { defaultStorageClass } from './default-storage-class.js';
 import { limitRanger } from './limit-ranger.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
@@ -15,6 +17,8 @@ export const ADMISSION_PLUGINS = [
   'NamespaceLifecycle',
   'LimitRanger',
   'ServiceAccount',
+  'DefaultStorageClass',
+  'PersistentVolumeClaimResize',
   'MutatingAdmissionWebhook',
   'ValidatingAdmissionWebhook',
   'ResourceQuota',
@@ -41,6 +45,10 @@ export function createPlugin(name: AdmissionPluginName, env: AdmissionEnv, clien
       return limitRanger(env);
     case 'ServiceAccount':
       return serviceAccountPlugin(env);
+    case 'DefaultStorageClass':
+      return defaultStorageClass(env);
+    case 'PersistentVolumeClaimResize':
+      return claimResize(env);
     case 'MutatingAdmissionWebhook':
       return mutatingWebhooks(env, client);
     case 'ValidatingAdmissionWebhook':
