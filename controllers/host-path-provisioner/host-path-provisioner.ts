@@ -2,6 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import {
   HOST_PATH_PROVISIONER,
+  HOSTNAME_LABEL,
   isStatusError,
   PROVISIONED_BY_ANNOTATION,
   StatusError,
@@ -21,8 +22,8 @@ export const DEFAULT_HOST_PATH_ROOT = '/tmp/svc-hostpath-pv';
 /**
  * svc's host-path provisioner, the way k3s ships local-path: a claim of a class whose provisioner
  * is `svc.io/host-path` gets a directory under the root, on the host the controller manager runs
- * on, and a PersistentVolume pre-bound to it (hostPath, node affinity to the node its first pod was
- * scheduled to). Reclaim Delete removes the directory, then the volume. For `svc up` and single
+ * on, and a PersistentVolume pre-bound to it (hostPath, node affinity by `svc.io/hostname` to the node its
+ * first pod was scheduled to). Reclaim Delete removes the directory, then the volume. For `svc up` and single
  * hosts: the directory is made where this process runs, so the node must be that host
  * ([storage.md](../../docs/storage.md)).
  */
@@ -80,7 +81,7 @@ export class HostPathProvisioner {
         claimRef: { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: claim.metadata.namespace ?? '', name: claim.metadata.name ?? '', uid: claim.metadata.uid ?? '' },
         ...(storageClass.mountOptions ? { mountOptions: [...storageClass.mountOptions] } : {}),
         ...(nodeName
-          ? { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [nodeName] }] }] } } }
+          ? { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: HOSTNAME_LABEL, operator: 'In', values: [nodeName] }] }] } } }
           : {}),
       },
     };

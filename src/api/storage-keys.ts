@@ -25,6 +25,9 @@ export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
 /** Keeps a volume while it is bound (the pv-protection loop removes it). */
 export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';
 
+/** The node label a host-path volume's node affinity names (svc's spelling of kubernetes.io/hostname; the node agent sets it). */
+export const HOSTNAME_LABEL = 'svc.io/hostname';
+
 /** The host-path provisioner's name, in its StorageClass's `provisioner`. */
 export const HOST_PATH_PROVISIONER = 'svc.io/host-path';
 /** The class `svc up` makes default (k3s's name for its local-path class). */
