@@ -177,12 +177,9 @@ export function persistentVolumeBinder(ctx: ControllerContext, options: Persiste
       await bind(claim, volume);
       return;
     }
+    // A class need not exist for static binding (upstream: only provisioning and delayed binding read it).
     const className = classOf(claim);
     const storageClass = className === '' ? undefined : classes.store.get(className);
-    if (className !== '' && !storageClass) {
-      claimEvent(claim, 'Warning', 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
-      return;
-    }
     const selectedNode = claim.metadata.annotations?.[SELECTED_NODE_ANNOTATION];
     const delayed = waitsForFirstConsumer(storageClass);
     if (delayed && !selectedNode) {
@@ -197,6 +194,10 @@ export function persistentVolumeBinder(ctx: ControllerContext, options: Persiste
       return;
     }
     await setClaimPending(claim);
+    if (className !== '' && !storageClass) {
+      claimEvent(claim, 'Warning', 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
+      return;
+    }
     if (storageClass && options.dynamicProvisioning) {
       await provision(claim, storageClass, selectedNode);
       return;
