@@ -25,7 +25,7 @@ export const DEFAULT_HOST_PATH_ROOT = '/tmp/svc-hostpath-pv';
  * on, and a PersistentVolume pre-bound to it (hostPath, node affinity by `svc.io/hostname` to the node its
  * first pod was scheduled to). Reclaim Delete removes the directory, then the volume. For `svc up` and single
  * hosts: the directory is made where this process runs, so the node must be that host
- * ([storage.md](../../docs/persistent-volumes.md)).
+ * ([persistent-volumes.md](../../docs/persistent-volumes.md)).
  */
 export class HostPathProvisioner {
   readonly root: string;

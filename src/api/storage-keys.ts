@@ -2,7 +2,7 @@
  * The annotation keys, finalizers and names the storage parts share: the volume binder and the
  * host-path provisioner (controller manager), the scheduler (volume binding), the admission plugin
  * that defaults a claim's class, and the node agent. Upstream's names, since kubectl and real
- * provisioners read and write them ([storage.md](../../docs/persistent-volumes.md)).
+ * provisioners read and write them ([persistent-volumes.md](../../docs/persistent-volumes.md)).
  */
 
 /** On a claim of a WaitForFirstConsumer class: the node the scheduler picked for its first pod. */
