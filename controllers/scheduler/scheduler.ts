@@ -167,8 +167,13 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
       new Observable<void>((s) => nodes.events$.subscribe({ next: onNode, error: (e: unknown) => s.error(e) })),
       new Observable<void>((s) => pods.events$.subscribe({ next: onPod, error: (e: unknown) => s.error(e) })),
       // A claim made or bound, a volume freed, a class added: a pod that waited on them may fit now.
-      ...[claims.events$, volumes.events$, classes.events$].map(
-        (events$) => new Observable<void>((s) => events$.subscribe({ next: (event) => event.type !== 'resync' && queue.moveAllToActive(), error: (e: unknown) => s.error(e) })),
+      new Observable<void>((s) =>
+        merge(claims.events$, volumes.events$, classes.events$).subscribe({
+          next: (event: { readonly type: string }) => {
+            if (event.type !== 'resync') queue.moveAllToActive();
+          },
+          error: (e: unknown) => s.error(e),
+        }),
       ),
     ).subscribe({ error: (error: unknown) => subscriber.error(error) });
 

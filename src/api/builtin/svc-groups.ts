@@ -84,5 +84,5 @@ export const admissionregistrationTypes: readonly ResourceType[] = [
 
 export const storageTypes: readonly ResourceType[] = [
   defineResourceType({ group: STORAGE_GROUP, version: 'v1', namespaced: false, kind: 'StorageClass', resource: 'storageclasses', shortNames: ['sc'], schema: storageClassSchema }),
-  defineResourceType({ group: STORAGE_GROUP, version: 'v1', namespaced: false, kind: 'VolumeAttachment', resource: 'volumeattachments', schema: volumeAttachmentSchema, subresources: ['status'] }),
+  defineResourceType({ group: STORAGE_GROUP, version: 'v1', namespaced: false, kind: 'VolumeAttachment', resource: 'volumeattachments', schema: volumeAttachmentSchema }),
 ];
