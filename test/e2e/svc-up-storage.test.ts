@@ -136,6 +136,39 @@ describe('storage under svc up', () => {
     expect(existsSync(path)).toBe(false);
   }, 120_000);
 
+  it('mounts a generic ephemeral volume: its claim <pod>-<volume> is made, bound and used', async () => {
+    const manifest = `
+apiVersion: v1
+kind: Pod
+metadata: { name: scratch }
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+    - name: c
+      image: svc.local/busybox:latest
+      imagePullPolicy: IfNotPresent
+      command: ["sh", "-c", "echo in-ephemeral > /scratch/f && cat /scratch/f"]
+      volumeMounts: [{ name: work, mountPath: /scratch }]
+  volumes:
+    - name: work
+      ephemeral:
+        volumeClaimTemplate:
+          spec:
+            accessModes: [ReadWriteOnce]
+            resources: { requests: { storage: 8Mi } }
+`;
+    expect((await k(['apply', '-f', '-'], manifest)).code).toBe(0);
+    await eventually(async () => (await jsonpath(['get', 'pod', 'scratch'], '{.status.phase}')) === 'Succeeded', 'the pod to finish', 120_000);
+    expect((await k(['logs', 'scratch'])).stdout.trim()).toBe('in-ephemeral');
+    expect(await jsonpath(['get', 'pvc', 'scratch-work'], '{.status.phase}')).toBe('Bound');
+    expect(await jsonpath(['get', 'pvc', 'scratch-work'], '{.metadata.ownerReferences[0].name}')).toBe('scratch');
+    // The claim goes with its pod (garbage collector), and its volume with the claim (Delete).
+    const volume = await jsonpath(['get', 'pvc', 'scratch-work'], '{.spec.volumeName}');
+    expect((await k(['delete', 'pod', 'scratch', '--wait=true'])).code).toBe(0);
+    await eventually(async () => (await k(['get', 'pvc', 'scratch-work'])).code !== 0 && (await k(['get', 'pv', volume])).code !== 0, 'claim and volume gone', 60_000);
+  }, 240_000);
+
   it('runs a StatefulSet whose pods get bound claims from its volumeClaimTemplate', async () => {
     expect((await k(['apply', '-f', '-'], statefulSet)).code).toBe(0);
     const status = await k(['rollout', 'status', 'statefulset/web', '--timeout=180s']);
