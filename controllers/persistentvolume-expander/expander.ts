@@ -1,5 +1,5 @@
 import { type Observable } from 'rxjs';
-import { rfc3339, type PersistentVolumeClaim } from '../../src/api/index.js';
+import type { PersistentVolumeClaim } from '../../src/api/index.js';
 import { builtin, type InvolvedObject } from '../../src/client/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
@@ -24,8 +24,8 @@ const claimAbout = (claim: PersistentVolumeClaim): InvolvedObject => ({
  * Volume expansion: a bound claim whose `spec.resources.requests.storage` grew past its
  * `status.capacity` is resized when its class says `allowVolumeExpansion: true`. Host-path volumes
  * (this process's provisioner) have no size to grow on disk: the volume's capacity is raised, then
- * the claim's `status.capacity` and `allocatedResources`, with the `Resizing` condition while it
- * happens and none after (no file system resize is pending on the node). A volume of another
+ * the claim's `status.capacity` and `allocatedResources` in one write, with no condition left
+ * (no file system resize is pending on the node). A volume of another
  * provisioner is annotated for its external resizer. Shrinking is refused by the API server.
  */
 export function persistentVolumeExpander(ctx: ControllerContext): Observable<ControllerResult<unknown>> {
@@ -59,18 +59,17 @@ export function persistentVolumeExpander(ctx: ControllerContext): Observable<Con
         }
         return;
       }
-      const now = rfc3339();
-      await ctx.client.patchStatus(
-        builtin.persistentVolumeClaims,
-        claim.metadata.name ?? '',
-        { status: { allocatedResources: { storage: wanted }, conditions: [{ type: 'Resizing', status: 'True', lastProbeTime: now, lastTransitionTime: now }] } },
-        { type: 'merge', namespace },
-      );
       if ((bytesOf(volume.spec.capacity.storage) ?? 0) < want) {
         await ctx.client.patch(builtin.persistentVolumes, volume.metadata.name ?? '', { spec: { capacity: { storage: wanted } } }, { type: 'merge' });
       }
-      // A directory has no size of its own: nothing to grow on the node, so the claim is done.
-      await ctx.client.patchStatus(builtin.persistentVolumeClaims, claim.metadata.name ?? '', { status: { capacity: { storage: wanted }, conditions: null } }, { type: 'merge', namespace });
+      // A directory has no size of its own: nothing to grow on the node, so the claim is done in
+      // one status write (a second run from a cache that has not seen it yet writes the same).
+      await ctx.client.patchStatus(
+        builtin.persistentVolumeClaims,
+        claim.metadata.name ?? '',
+        { status: { capacity: { storage: wanted }, allocatedResources: { storage: wanted }, conditions: null } },
+        { type: 'merge', namespace },
+      );
       ctx.events.record(claimAbout(claim), 'Normal', 'VolumeResizeSuccessful', `resize volume ${volume.metadata.name ?? ''} to ${String(wanted)} succeeded (host-path: no file system to grow)`);
     },
   });
