@@ -28,6 +28,7 @@ import { pvProtectionController } from '../pv-protection/index.js';
 import { ephemeralVolumeController } from '../ephemeral-volume/index.js';
 import { persistentVolumeExpander } from '../persistentvolume-expander/index.js';
 import { attachDetachController } from '../attach-detach/index.js';
+import { validatingAdmissionPolicyStatusController } from '../validating-admission-policy-status/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -77,6 +78,8 @@ export interface LoopSettings {
   /** `--attach-detach-reconcile-sync-period` (1 m). */
   readonly attachDetachReconcileSyncPeriodMs?: number | undefined;
   readonly disableAttachDetachReconcileSync?: boolean | undefined;
+  // Admission policies (vap).
+  readonly concurrentValidatingAdmissionPolicyStatusSyncs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -131,5 +134,7 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     ['ephemeral-volume-controller', (s) => (ctx) => ephemeralVolumeController(ctx, { concurrency: s.concurrentEphemeralVolumeSyncs ?? 5 })],
     ['attachdetach-controller', (s) => (ctx) => attachDetachController(ctx, { reconcileSyncPeriodMs: s.attachDetachReconcileSyncPeriodMs ?? 60_000, disableReconcileSync: s.disableAttachDetachReconcileSync ?? false })],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
+    // Admission policies (vap): type checks into each ValidatingAdmissionPolicy's status.
+    ['validatingadmissionpolicy-status-controller', (s) => (ctx) => validatingAdmissionPolicyStatusController(ctx, { concurrency: s.concurrentValidatingAdmissionPolicyStatusSyncs ?? 5 })],
   ]);
 }

@@ -283,6 +283,8 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       concurrentEphemeralVolumeSyncs: f.concurrentEphemeralvolumeSyncs,
       attachDetachReconcileSyncPeriodMs: f.attachDetachReconcileSyncPeriod,
       disableAttachDetachReconcileSync: f.disableAttachDetachReconcileSync,
+      // Admission policies (vap).
+      concurrentValidatingAdmissionPolicyStatusSyncs: f.concurrentValidatingAdmissionPolicyStatusSyncs,
     },
     enableGarbageCollector: f.enableGarbageCollector,
     drainTimeoutMs: f.controllerShutdownTimeout,

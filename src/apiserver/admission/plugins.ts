@@ -7,6 +7,7 @@ import { resourceQuota } from './resource-quota.js';
 import { serviceAccountPlugin } from './service-account.js';
 import type { WebhookClient } from './webhook/call.js';
 import { mutatingWebhooks, validatingWebhooks } from './webhook/webhooks.js';
+import { validatingAdmissionPolicies } from './policy/validating-admission-policy.js';
 
 /**
  * The admission plugins svc has, in the order they run (Kubernetes' recommended order); all are
@@ -20,6 +21,7 @@ export const ADMISSION_PLUGINS = [
   'DefaultStorageClass',
   'PersistentVolumeClaimResize',
   'MutatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy',
   'ValidatingAdmissionWebhook',
   'ResourceQuota',
 ] as const;
@@ -51,6 +53,8 @@ export function createPlugin(name: AdmissionPluginName, env: AdmissionEnv, clien
       return claimResize(env);
     case 'MutatingAdmissionWebhook':
       return mutatingWebhooks(env, client);
+    case 'ValidatingAdmissionPolicy':
+      return validatingAdmissionPolicies(env);
     case 'ValidatingAdmissionWebhook':
       return validatingWebhooks(env, client);
     case 'ResourceQuota':
