@@ -1,4 +1,4 @@
-import { EMPTY } from 'rxjs';
+import { EMPTY, merge } from 'rxjs';
 import type { ControlLoop } from '../context.js';
 import type { ControllerName } from './controller-names.js';
 import { garbageCollector } from '../garbage-collector/index.js';
@@ -28,6 +28,14 @@ import { ttlController } from '../ttl/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
 import { horizontalPodAutoscalerController } from '../horizontalpodautoscaler/index.js';
 import { deviceTaintEvictionController } from '../device-taint-eviction/index.js';
+// Storage loops (storage-loops).
+import { persistentVolumeBinder, type RecyclerOptions } from '../persistentvolume-binder/index.js';
+import { HostPathProvisioner, hostPathClassKeeper } from '../host-path-provisioner/index.js';
+import { pvcProtectionController } from '../pvc-protection/index.js';
+import { pvProtectionController } from '../pv-protection/index.js';
+import { ephemeralVolumeController } from '../ephemeral-volume/index.js';
+import { persistentVolumeExpander } from '../persistentvolume-expander/index.js';
+import { attachDetachController } from '../attach-detach/index.js';
 import { validatingAdmissionPolicyStatusController } from '../validating-admission-policy-status/index.js';
 
 /**
@@ -88,6 +96,21 @@ export interface LoopSettings {
   readonly nodeCidrMaskSize?: number | undefined;
   readonly nodeCidrMaskSizeIpv4?: number | undefined;
   readonly nodeCidrMaskSizeIpv6?: number | undefined;
+  // Storage loops (storage-loops); unset: kube's defaults.
+  /** `--pvclaimbinder-sync-period` (15 s). */
+  readonly pvClaimBinderSyncPeriodMs?: number | undefined;
+  /** `--enable-dynamic-provisioning` (true). */
+  readonly enableDynamicProvisioning?: boolean | undefined;
+  /** `--enable-hostpath-provisioner` (false): the svc.io/host-path provisioner and its `local-path` class. */
+  readonly enableHostPathProvisioner?: boolean | undefined;
+  /** `--hostpath-provisioner-root`: where provisioned directories are made. */
+  readonly hostPathProvisionerRoot?: string | undefined;
+  /** The `--pv-recycler-*` options, templates read. */
+  readonly recycler?: RecyclerOptions | undefined;
+  readonly concurrentEphemeralVolumeSyncs?: number | undefined;
+  /** `--attach-detach-reconcile-sync-period` (1 m). */
+  readonly attachDetachReconcileSyncPeriodMs?: number | undefined;
+  readonly disableAttachDetachReconcileSync?: boolean | undefined;
   // Admission policies (vap).
   readonly concurrentValidatingAdmissionPolicyStatusSyncs?: number | undefined;
   // Policy loops (policy-loops): --concurrent-resource-quota-syncs, --resource-quota-sync-period.
@@ -141,6 +164,22 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
         initialReadinessDelayMs: s.horizontalPodAutoscalerInitialReadinessDelayMs,
       })],
     ['device-taint-eviction-controller', (s) => (ctx) => (s.draDeviceTaints ? deviceTaintEvictionController(ctx) : EMPTY)],
+    // Storage (storage-loops).
+    ['persistentvolume-binder-controller', (s) => (ctx) => {
+      const hostPath = s.enableHostPathProvisioner ? new HostPathProvisioner(ctx.client, s.hostPathProvisionerRoot) : undefined;
+      const binder = persistentVolumeBinder(ctx, {
+        syncPeriodMs: s.pvClaimBinderSyncPeriodMs ?? 15_000,
+        dynamicProvisioning: s.enableDynamicProvisioning ?? true,
+        hostPath,
+        recycler: s.recycler,
+      });
+      return hostPath ? merge(binder, hostPathClassKeeper(ctx)) : binder;
+    }],
+    ['persistentvolume-expander-controller', () => (ctx) => persistentVolumeExpander(ctx)],
+    ['persistentvolumeclaim-protection-controller', () => (ctx) => pvcProtectionController(ctx)],
+    ['persistentvolume-protection-controller', () => (ctx) => pvProtectionController(ctx)],
+    ['ephemeral-volume-controller', (s) => (ctx) => ephemeralVolumeController(ctx, { concurrency: s.concurrentEphemeralVolumeSyncs ?? 5 })],
+    ['attachdetach-controller', (s) => (ctx) => attachDetachController(ctx, { reconcileSyncPeriodMs: s.attachDetachReconcileSyncPeriodMs ?? 60_000, disableReconcileSync: s.disableAttachDetachReconcileSync ?? false })],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
     // Nodes (node-loops).
     ['node-lifecycle-controller', (s) => (ctx) =>

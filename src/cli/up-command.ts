@@ -102,6 +102,9 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
         '--controllers=*,bootstrap-signer-controller,token-cleaner-controller',
         // The API server's own signing key (it trusts its public half): legacy token secrets work.
         `--service-account-private-key-file=${config.serviceAccountSigningKeyFile ?? join(resolve(config.dataDir), 'service-account.key')}`,
+        // As k3s's local-path: a default class whose claims get a directory on this host (docs/storage.md).
+        '--enable-hostpath-provisioner',
+        `--hostpath-provisioner-root=${join(resolve(config.dataDir), 'storage')}`,
       ],
       textLog(io, { verbosity: config.verbosity ?? 0, splitStream: false }),
     );
