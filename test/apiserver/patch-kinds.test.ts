@@ -30,6 +30,10 @@ const REQUIRED: Readonly<Record<string, Record<string, unknown>>> = {
   StorageClass: { provisioner: 'svc.io/host-path' },
   VolumeAttachment: { spec: { attacher: 'disk.example.com', nodeName: 'n1', source: { persistentVolumeName: 'pv' } } },
   APIService: { spec: { group: 'golden.example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 } },
+  ValidatingAdmissionPolicy: {
+    spec: { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] }, validations: [{ expression: 'true' }] },
+  },
+  ValidatingAdmissionPolicyBinding: { spec: { policyName: 'golden', validationActions: ['Deny'] } },
 };
 
 /** Kinds whose objects' names are dictated by their content. */
