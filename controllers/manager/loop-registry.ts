@@ -20,6 +20,10 @@ import { legacyTokenCleaner } from '../legacy-serviceaccount-token-cleaner/index
 import { bootstrapSigner } from '../bootstrap-signer/index.js';
 import { tokenCleaner } from '../token-cleaner/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
+import type { SignerName, SigningCa } from '../../src/pki/index.js';
+import { csrSigningController } from '../csrsigning/index.js';
+import { csrApprovingController } from '../csrapproving/index.js';
+import { csrCleanerController } from '../csrcleaner/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -54,6 +58,11 @@ export interface LoopSettings {
   readonly concurrentServiceaccountTokenSyncs?: number | undefined;
   /** `--legacy-service-account-token-clean-up-period` (a year). */
   readonly legacyServiceAccountTokenCleanUpPeriodMs?: number | undefined;
+  // Certificates (csr).
+  /** The CA of each signer, from `--cluster-signing-*` (loaded and checked); a signer without one signs nothing. */
+  readonly clusterSigning?: ReadonlyMap<SignerName, SigningCa> | undefined;
+  /** `--cluster-signing-duration` (a year). */
+  readonly clusterSigningDurationMs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -91,6 +100,11 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     // Bootstrap tokens (off by default, as kube; `svc up` turns them on).
     ['bootstrap-signer-controller', () => (ctx) => bootstrapSigner(ctx)],
     ['token-cleaner-controller', () => (ctx) => tokenCleaner(ctx)],
+    // Certificates (csr): csrsigning runs only with a CA to sign with, as kube.
+    ['certificatesigningrequest-signing-controller', (s) => (ctx) =>
+      s.clusterSigning && s.clusterSigning.size > 0 ? csrSigningController(ctx, { signers: s.clusterSigning, durationMs: s.clusterSigningDurationMs ?? 365 * 24 * 3600_000 }) : EMPTY],
+    ['certificatesigningrequest-approving-controller', () => (ctx) => csrApprovingController(ctx)],
+    ['certificatesigningrequest-cleaner-controller', () => (ctx) => csrCleanerController(ctx)],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
   ]);
 }

@@ -32,3 +32,5 @@ export {
 export type { SignerName } from './signers.js';
 export { certificateValidity, loadSigningCa, signCertificateRequest } from './signing-ca.js';
 export type { SigningCa } from './signing-ca.js';
+export { csrState, issuedCertificate, trueCondition } from './csr-status.js';
+export type { CsrState } from './csr-status.js';
