@@ -1,5 +1,5 @@
 import type { SecureContextOptions } from 'node:tls';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type WebSocket from 'ws';
 import type { Codec } from './wire-codec.js';
 import { statusErrorFrom } from './status.js';
@@ -17,6 +17,12 @@ export interface ConnectionOptions {
   /** PEM client certificate and key (mutual TLS). */
   readonly clientCertificate?: string | undefined;
   readonly clientKey?: string | undefined;
+  /**
+   * Asked for the client certificate and key at every new connection, in place of
+   * `clientCertificate`/`clientKey`: a credential that rotates (the node agent's
+   * `--rotate-certificates`). Connections already open keep the pair they were made with.
+   */
+  readonly clientCertificateSource?: (() => { readonly cert: string; readonly key: string }) | undefined;
   /** Accept any server certificate. Default false. */
   readonly insecureSkipTlsVerify?: boolean | undefined;
   /** Idle keep-alive sockets are closed after this long. Default 30 s. */
@@ -58,6 +64,16 @@ export interface StreamResponse {
   readonly body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown };
 }
 
+/** A connector that dials with the pair `source` gives now (a connector is rebuilt only when the pair changes). */
+function rotatingConnector(tls: SecureContextOptions & { readonly rejectUnauthorized: boolean }, source: () => { readonly cert: string; readonly key: string }): buildConnector.connector {
+  let current: { cert: string; key: string; connect: buildConnector.connector } | undefined;
+  return (options, callback) => {
+    const { cert, key } = source();
+    if (!current || current.cert !== cert || current.key !== key) current = { cert, key, connect: buildConnector({ ...tls, cert, key }) };
+    current.connect(options, callback);
+  };
+}
+
 /** Keep-alive HTTPS to one server through an undici Agent, with the credentials of a svcconfig. */
 export class Transport {
   readonly #agent: Agent;
@@ -94,7 +110,7 @@ export class Transport {
     this.#agent = new Agent({
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
       ...(options.connections !== undefined ? { connections: options.connections } : {}),
-      connect: this.#tls,
+      connect: options.clientCertificateSource ? rotatingConnector(this.#tls, options.clientCertificateSource) : this.#tls,
     });
   }
 
