@@ -1,5 +1,5 @@
 import type { SecureContextOptions } from 'node:tls';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type WebSocket from 'ws';
 import type { Codec } from './wire-codec.js';
 import { statusErrorFrom } from './status.js';
@@ -64,19 +64,12 @@ export interface StreamResponse {
   readonly body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown };
 }
 
-/** A connector that dials with the pair `source` gives now (a connector is rebuilt only when the pair changes). */
-function rotatingConnector(tls: SecureContextOptions & { readonly rejectUnauthorized: boolean }, source: () => { readonly cert: string; readonly key: string }): buildConnector.connector {
-  let current: { cert: string; key: string; connect: buildConnector.connector } | undefined;
-  return (options, callback) => {
-    const { cert, key } = source();
-    if (!current || current.cert !== cert || current.key !== key) current = { cert, key, connect: buildConnector({ ...tls, cert, key }) };
-    current.connect(options, callback);
-  };
-}
-
 /** Keep-alive HTTPS to one server through an undici Agent, with the credentials of a svcconfig. */
 export class Transport {
-  readonly #agent: Agent;
+  #agent: Agent;
+  readonly #agentOptions: Agent.Options;
+  readonly #certificateSource: ConnectionOptions['clientCertificateSource'];
+  #pair: { readonly cert: string; readonly key: string } | undefined;
   readonly #origin: string;
   readonly #base: string;
   readonly #headers: Record<string, string>;
@@ -107,11 +100,29 @@ export class Transport {
       ...(options.clientKey !== undefined ? { key: options.clientKey } : {}),
       rejectUnauthorized: !(options.insecureSkipTlsVerify ?? false),
     };
-    this.#agent = new Agent({
+    this.#agentOptions = {
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
       ...(options.connections !== undefined ? { connections: options.connections } : {}),
-      connect: options.clientCertificateSource ? rotatingConnector(this.#tls, options.clientCertificateSource) : this.#tls,
-    });
+    };
+    this.#certificateSource = options.clientCertificateSource;
+    this.#agent = new Agent({ ...this.#agentOptions, connect: this.#tls });
+  }
+
+  /**
+   * The agent to send with. With a rotating client certificate, a new pair gets a new agent and
+   * the old one's connections are closed, watches too (they reconnect), as the kubelet closes
+   * its connections on rotation: the server reads the certificate once per connection, so a
+   * connection kept open would go on as the old certificate until it expires, and then fail.
+   */
+  #current(): Agent {
+    if (this.#certificateSource === undefined) return this.#agent;
+    const pair = this.#certificateSource();
+    if (pair.cert === this.#pair?.cert && pair.key === this.#pair.key) return this.#agent;
+    const old = this.#agent;
+    this.#pair = pair;
+    this.#agent = new Agent({ ...this.#agentOptions, connect: { ...this.#tls, cert: pair.cert, key: pair.key } });
+    void old.destroy().catch(() => undefined);
+    return this.#agent;
   }
 
   async #dispatch(req: HttpRequest, streaming: boolean): Promise<Dispatcher.ResponseData> {
@@ -134,7 +145,7 @@ export class Transport {
         headers['content-type'] = encoded.contentType;
       }
     }
-    return this.#agent.request({
+    return this.#current().request({
       origin: this.#origin,
       path: this.#base + req.path + queryString(req.query),
       method: req.method,

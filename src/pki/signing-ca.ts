@@ -81,6 +81,8 @@ const EXTENDED_USAGES: Readonly<Record<string, string>> = {
 };
 
 // Kubernetes' signer backdates by five minutes: a client whose clock is a little behind accepts it.
+// A short-lived certificate is backdated a tenth of its life at most, so that most of its
+// validity (what a rotating client measures its renewal from) lies ahead.
 const BACKDATE_MS = 5 * 60_000;
 
 /**
@@ -98,7 +100,7 @@ export async function signCertificateRequest(ca: SigningCa, request: Certificate
     serialNumber: serial.toString('hex'),
     subject: request.request.subjectName,
     issuer: ca.cert.subjectName,
-    notBefore: new Date(now - BACKDATE_MS),
+    notBefore: new Date(now - Math.min(BACKDATE_MS, lifetimeMs / 10)),
     notAfter: new Date(Math.min(now + lifetimeMs, ca.notAfter)),
     publicKey: request.request.publicKey,
     signingKey: ca.key,
