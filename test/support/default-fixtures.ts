@@ -2,6 +2,9 @@
 // body did not carry: its kind's defaults and the fields Go's JSON encoder always writes.
 // Read from k8s.io/api (types.go json tags, SetDefaults_*) and kube-apiserver's answers.
 
+const FIXTURE_CSR =
+  'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlITk1IUUNBUUF3RWpFUU1BNEdBMVVFQXhNSFptbDRkSFZ5WlRCWk1CTUdCeXFHU000OUFnRUdDQ3FHU000OQpBd0VIQTBJQUJGbE1kVEVyeUF4c2NpakpqRDhkcE9mMEVNcVhlcHRPZjdad2xjVDlWNVJwZ3lNWFFKYkdJNDUvCmE1RERwY3BnYlRIZ29haVVyenhqOE1rbkJQcitEZ1NnQURBS0JnZ3Foa2pPUFFRREFnTkpBREJHQWlFQTNZb1QKbm9HTDRRMWVlREdESkxEU1lHTEo2R213MUdkTThic21jWi9YdVU4Q0lRRDdZSW93QWx6bzJoV3VRQ3o4dGdtdQp0NFhuZEtqTW9RTjZubVMxM0RtSGJRPT0KLS0tLS1FTkQgQ0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg==';
+
 export interface DefaultsCase {
   /** `<group>/<Kind>`, svc's group names ('' for core). */
   readonly key: string;
@@ -207,7 +210,8 @@ export const DEFAULTS_CASES: readonly DefaultsCase[] = [
     key: 'certificates.svc.io/CertificateSigningRequest',
     resource: 'certificatesigningrequests',
     namespaced: false,
-    body: { spec: { request: 'cmVxdWVzdA==', signerName: 'example.com/signer', usages: ['client auth'] } },
+    // A real PEM request (the API server checks that it parses and verifies): CN=fixture, ECDSA P-256.
+    body: { spec: { request: FIXTURE_CSR, signerName: 'example.com/signer', usages: ['client auth'] } },
     expected: { status: {} },
   },
   { key: 'rbac.authorization.svc.io/Role', resource: 'roles', namespaced: true, body: { rules: [] }, expected: {} },
