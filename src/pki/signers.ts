@@ -13,12 +13,16 @@ export const LEGACY_UNKNOWN_SIGNER = 'svc.io/legacy-unknown';
 
 export type SignerName = typeof APISERVER_CLIENT_SIGNER | typeof NODE_CLIENT_SIGNER | typeof NODE_SERVING_SIGNER | typeof LEGACY_UNKNOWN_SIGNER;
 
-/** Kubernetes' names of the same signers: manifests written for upstream clusters keep working. */
+/** Other names of the same signers: Kubernetes' own (manifests written for upstream clusters keep working), and those in svc's domain. */
 const UPSTREAM_NAMES: Readonly<Record<string, SignerName>> = {
   'kubernetes.io/kube-apiserver-client': APISERVER_CLIENT_SIGNER,
   'kubernetes.io/kube-apiserver-client-kubelet': NODE_CLIENT_SIGNER,
   'kubernetes.io/kubelet-serving': NODE_SERVING_SIGNER,
   'kubernetes.io/legacy-unknown': LEGACY_UNKNOWN_SIGNER,
+  // Kubernetes' names in svc's domain, which earlier svc versions and the issue tracker used.
+  'svc.io/kube-apiserver-client': APISERVER_CLIENT_SIGNER,
+  'svc.io/kube-apiserver-client-kubelet': NODE_CLIENT_SIGNER,
+  'svc.io/kubelet-serving': NODE_SERVING_SIGNER,
 };
 
 export const SIGNER_NAMES: readonly SignerName[] = [APISERVER_CLIENT_SIGNER, NODE_CLIENT_SIGNER, NODE_SERVING_SIGNER, LEGACY_UNKNOWN_SIGNER];

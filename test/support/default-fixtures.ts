@@ -1,9 +1,8 @@
+import { FIXTURE_CSR } from './pem-fixtures.js';
 // One minimal object of every built-in kind, and the fields Kubernetes answers it with that the
 // body did not carry: its kind's defaults and the fields Go's JSON encoder always writes.
 // Read from k8s.io/api (types.go json tags, SetDefaults_*) and kube-apiserver's answers.
 
-const FIXTURE_CSR =
-  'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlITk1IUUNBUUF3RWpFUU1BNEdBMVVFQXhNSFptbDRkSFZ5WlRCWk1CTUdCeXFHU000OUFnRUdDQ3FHU000OQpBd0VIQTBJQUJGbE1kVEVyeUF4c2NpakpqRDhkcE9mMEVNcVhlcHRPZjdad2xjVDlWNVJwZ3lNWFFKYkdJNDUvCmE1RERwY3BnYlRIZ29haVVyenhqOE1rbkJQcitEZ1NnQURBS0JnZ3Foa2pPUFFRREFnTkpBREJHQWlFQTNZb1QKbm9HTDRRMWVlREdESkxEU1lHTEo2R213MUdkTThic21jWi9YdVU4Q0lRRDdZSW93QWx6bzJoV3VRQ3o4dGdtdQp0NFhuZEtqTW9RTjZubVMxM0RtSGJRPT0KLS0tLS1FTkQgQ0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg==';
 
 export interface DefaultsCase {
   /** `<group>/<Kind>`, svc's group names ('' for core). */
