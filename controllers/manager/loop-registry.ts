@@ -24,6 +24,7 @@ import type { SignerName, SigningCa } from '../../src/pki/index.js';
 import { csrSigningController } from '../csrsigning/index.js';
 import { csrApprovingController } from '../csrapproving/index.js';
 import { csrCleanerController } from '../csrcleaner/index.js';
+import { validatingAdmissionPolicyStatusController } from '../validating-admission-policy-status/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -63,6 +64,8 @@ export interface LoopSettings {
   readonly clusterSigning?: ReadonlyMap<SignerName, SigningCa> | undefined;
   /** `--cluster-signing-duration` (a year). */
   readonly clusterSigningDurationMs?: number | undefined;
+  // Admission policies (vap).
+  readonly concurrentValidatingAdmissionPolicyStatusSyncs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -106,5 +109,7 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     ['certificatesigningrequest-approving-controller', () => (ctx) => csrApprovingController(ctx)],
     ['certificatesigningrequest-cleaner-controller', () => (ctx) => csrCleanerController(ctx)],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
+    // Admission policies (vap): type checks into each ValidatingAdmissionPolicy's status.
+    ['validatingadmissionpolicy-status-controller', (s) => (ctx) => validatingAdmissionPolicyStatusController(ctx, { concurrency: s.concurrentValidatingAdmissionPolicyStatusSyncs ?? 5 })],
   ]);
 }

@@ -305,6 +305,8 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       // Certificates (csr).
       clusterSigning,
       clusterSigningDurationMs: f.clusterSigningDuration,
+      // Admission policies (vap).
+      concurrentValidatingAdmissionPolicyStatusSyncs: f.concurrentValidatingAdmissionPolicyStatusSyncs,
     },
     enableGarbageCollector: f.enableGarbageCollector,
     drainTimeoutMs: f.controllerShutdownTimeout,
