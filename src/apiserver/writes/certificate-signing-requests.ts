@@ -3,6 +3,7 @@ import { CERTIFICATES_GROUP, invalid, type FieldCause, type ResourceType } from 
 import { builtinSigner, CertificateRequestError, isReservedSignerName, KNOWN_USAGES, parseCertificateRequest } from '../../pki/index.js';
 import type { ApiObject } from '../api-object.js';
 import type { UserInfo } from '../authn/index.js';
+import { ANONYMOUS_USER, withAuthenticatedGroup } from '../authn/user.js';
 
 /**
  * What the API server checks and fills on a CertificateSigningRequest (Kubernetes' strategy for
@@ -48,7 +49,9 @@ function usageCauses(usages: unknown): FieldCause[] {
 }
 
 /** The object to store for a create by `user`: checked (422 on a bad request, signer or usage), the requester filled in. */
-export async function certificateSigningRequestOnCreate(object: ApiObject, user: UserInfo | undefined): Promise<ApiObject> {
+export async function certificateSigningRequestOnCreate(object: ApiObject, asker: UserInfo | undefined): Promise<ApiObject> {
+  // The groups as authorization sees them: an authenticated user is in system:authenticated.
+  const user = asker && asker.name !== ANONYMOUS_USER.name ? withAuthenticatedGroup(asker) : asker;
   const spec = asObject(object['spec']);
   const causes = [...signerCauses(spec['signerName']), ...usageCauses(spec['usages'])];
   const request = typeof spec['request'] === 'string' ? Buffer.from(spec['request'], 'base64').toString('utf8') : '';
