@@ -1,4 +1,5 @@
-import { access } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { Client, loadSvcconfig, writeSvcconfig } from '../../client/index.js';
 import { NODE_CLIENT_SIGNER, NODE_USER_PREFIX, NODES_GROUP } from '../../pki/index.js';
 import { credentialPaths, readCredentials, writeCredentials } from './credential-files.js';
@@ -53,6 +54,7 @@ export async function bootstrapClientCredentials(o: TlsBootstrapOptions): Promis
     await writeCredentials(o.certDir, 'client', pair);
   }
   const paths = credentialPaths(o.certDir, 'client');
+  await mkdir(dirname(o.svcconfigPath), { recursive: true });
   await writeSvcconfig(o.svcconfigPath, {
     name: 'default',
     server: target.server,
