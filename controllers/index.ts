@@ -17,6 +17,9 @@ export { aggregatedRules, clusterRoleAggregationController } from './clusterrole
 export { resourceQuotaController, type ResourceQuotaControllerOptions } from './resourcequota/index.js';
 export type { BootstrapSignerOptions } from './bootstrap-signer/index.js';
 export { tokenCleaner } from './token-cleaner/index.js';
+export { csrSigningController, type CsrSigningOptions } from './csrsigning/index.js';
+export { csrApprovingController, type CsrApprovingOptions } from './csrapproving/index.js';
+export { CSR_CLEANER_AGES, csrCleanerController, csrDeletableAt, type CsrCleanerOptions } from './csrcleaner/index.js';
 export { validatingAdmissionPolicyStatusController, validatingAdmissionPolicies } from './validating-admission-policy-status/index.js';
 export type { TokenCleanerOptions } from './token-cleaner/index.js';
 export type { LegacyTokenCleanerOptions } from './legacy-serviceaccount-token-cleaner/index.js';

@@ -26,6 +26,10 @@ import { taintEvictionController } from '../taint-eviction/index.js';
 import { clusterCidrSets, nodeIpamController } from '../node-ipam/index.js';
 import { ttlController } from '../ttl/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
+import type { SignerName, SigningCa } from '../../src/pki/index.js';
+import { csrSigningController } from '../csrsigning/index.js';
+import { csrApprovingController } from '../csrapproving/index.js';
+import { csrCleanerController } from '../csrcleaner/index.js';
 import { horizontalPodAutoscalerController } from '../horizontalpodautoscaler/index.js';
 import { deviceTaintEvictionController } from '../device-taint-eviction/index.js';
 // Storage loops (storage-loops).
@@ -71,6 +75,11 @@ export interface LoopSettings {
   readonly concurrentServiceaccountTokenSyncs?: number | undefined;
   /** `--legacy-service-account-token-clean-up-period` (a year). */
   readonly legacyServiceAccountTokenCleanUpPeriodMs?: number | undefined;
+  // Certificates (csr).
+  /** The CA of each signer, from `--cluster-signing-*` (loaded and checked); a signer without one signs nothing. */
+  readonly clusterSigning?: ReadonlyMap<SignerName, SigningCa> | undefined;
+  /** `--cluster-signing-duration` (a year). */
+  readonly clusterSigningDurationMs?: number | undefined;
   // The horizontal pod autoscaler (autoscale): --concurrent-horizontal-pod-autoscaler-syncs and the --horizontal-pod-autoscaler-* options.
   readonly concurrentHorizontalPodAutoscalerSyncs?: number | undefined;
   readonly horizontalPodAutoscalerSyncPeriodMs?: number | undefined;
@@ -153,6 +162,11 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     // Bootstrap tokens (off by default, as kube; `svc up` turns them on).
     ['bootstrap-signer-controller', () => (ctx) => bootstrapSigner(ctx)],
     ['token-cleaner-controller', () => (ctx) => tokenCleaner(ctx)],
+    // Certificates (csr): csrsigning runs only with a CA to sign with, as kube.
+    ['certificatesigningrequest-signing-controller', (s) => (ctx) =>
+      s.clusterSigning && s.clusterSigning.size > 0 ? csrSigningController(ctx, { signers: s.clusterSigning, durationMs: s.clusterSigningDurationMs ?? 365 * 24 * 3600_000 }) : EMPTY],
+    ['certificatesigningrequest-approving-controller', () => (ctx) => csrApprovingController(ctx)],
+    ['certificatesigningrequest-cleaner-controller', () => (ctx) => csrCleanerController(ctx)],
     // Autoscaling (autoscale).
     ['horizontal-pod-autoscaler-controller', (s) => (ctx) =>
       horizontalPodAutoscalerController(ctx, {

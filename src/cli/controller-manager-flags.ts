@@ -133,12 +133,12 @@ const optionalPeriod = (meaning: string) => flag.duration({ meaning, validate: n
 const signingCert = (signer: string) =>
   flag.string({
     valueName: 'path',
-    meaning: `PEM CA certificate of signer ${signer}. If set, --cluster-signing-cert-file and --cluster-signing-key-file must not be. ${NOT_BUILT}`,
+    meaning: `PEM CA certificate of signer ${signer} (csrsigning). If set, --cluster-signing-cert-file and --cluster-signing-key-file must not be.`,
   });
 const signingKey = (signer: string) =>
   flag.string({
     valueName: 'path',
-    meaning: `PEM RSA or ECDSA private key of signer ${signer}. If set, --cluster-signing-cert-file and --cluster-signing-key-file must not be. ${NOT_BUILT}`,
+    meaning: `PEM RSA or ECDSA private key of signer ${signer} (csrsigning). If set, --cluster-signing-cert-file and --cluster-signing-key-file must not be.`,
   });
 
 export const controllerManagerFlags = defineFlags({
@@ -193,11 +193,11 @@ export const controllerManagerFlags = defineFlags({
   // --- Certificates and service accounts -----------------------------------------------------
   'cluster-signing-cert-file': flag.string({
     valueName: 'path',
-    meaning: `PEM CA certificate used to issue cluster-scoped certificates. If given, no more specific --cluster-signing-* option may be given. ${NOT_BUILT}`,
+    meaning: 'PEM CA certificate csrsigning issues certificates of every built-in signer with. If given, no more specific --cluster-signing-* option may be given.',
   }),
   'cluster-signing-key-file': flag.string({
     valueName: 'path',
-    meaning: `PEM RSA or ECDSA private key used to sign cluster-scoped certificates. If given, no more specific --cluster-signing-* option may be given. ${NOT_BUILT}`,
+    meaning: 'PEM RSA or ECDSA private key csrsigning signs certificates of every built-in signer with. If given, no more specific --cluster-signing-* option may be given.',
   }),
   'cluster-signing-svc-apiserver-client-cert-file': signingCert('svc.io/apiserver-client'),
   'cluster-signing-svc-apiserver-client-key-file': signingKey('svc.io/apiserver-client'),
@@ -445,7 +445,7 @@ export const controllerManagerFlags = defineFlags({
   'horizontal-pod-autoscaler-tolerance': flag.float({ default: 0.1, meaning: `Smallest change from 1.0 of the desired-to-actual metric ratio that makes the autoscaler scale.`, validate: nonNegative }),
   'cluster-signing-duration': flag.duration({
     default: 8760 * HOUR,
-    meaning: `Longest lifetime of signed certificates; a request may ask for less with spec.expirationSeconds. ${NOT_BUILT}`,
+    meaning: 'Longest lifetime of the certificates csrsigning signs; a request may ask for less with spec.expirationSeconds (at least 600).',
     validate: positive,
   }),
 });
