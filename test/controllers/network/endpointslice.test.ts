@@ -11,7 +11,7 @@ import { eventually } from '../support.js';
 import { httpPort, pod, runningPod, service, setPodStatus } from './network-fixtures.js';
 
 async function slicesOf(client: Client, namespace: string, name: string): Promise<EndpointSlice[]> {
-  return (await client.list(builtin.endpointSlices, { namespace, labelSelector: `kubernetes.io/service-name=${name}` })).items;
+  return [...(await client.list(builtin.endpointSlices, { namespace, labelSelector: `kubernetes.io/service-name=${name}` })).items];
 }
 
 const endpointCount = (slices: readonly EndpointSlice[]): number => slices.reduce((n, s) => n + s.endpoints.length, 0);
