@@ -21,6 +21,7 @@ import { bootstrapSigner } from '../bootstrap-signer/index.js';
 import { tokenCleaner } from '../token-cleaner/index.js';
 import { endpointsController } from '../endpoints/index.js';
 import { endpointSliceController } from '../endpointslice/index.js';
+import { serviceLbController } from '../service/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
 
 /**
@@ -67,6 +68,8 @@ export interface LoopSettings {
   readonly mirroringMaxEndpointsPerSubset?: number | undefined;
   readonly mirroringEndpointSliceUpdatesBatchPeriodMs?: number | undefined;
   readonly concurrentServiceSyncs?: number | undefined;
+  /** `--cloud-provider` (svc has none; the service loop names it in its Event). */
+  readonly cloudProvider?: string | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -108,6 +111,7 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     ['endpoints-controller', (s) => (ctx) => endpointsController(ctx, { concurrency: s.concurrentEndpointSyncs ?? 5, batchPeriodMs: s.endpointUpdatesBatchPeriodMs ?? 0 })],
     ['endpointslice-controller', (s) => (ctx) =>
       endpointSliceController(ctx, { concurrency: s.concurrentServiceEndpointSyncs ?? 5, maxEndpointsPerSlice: s.maxEndpointsPerSlice ?? 100, batchPeriodMs: s.endpointSliceUpdatesBatchPeriodMs ?? 0 })],
+    ['service-lb-controller', (s) => (ctx) => serviceLbController(ctx, { concurrency: s.concurrentServiceSyncs ?? 1, cloudProvider: s.cloudProvider })],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
   ]);
 }

@@ -270,6 +270,7 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       mirroringMaxEndpointsPerSubset: f.mirroringMaxEndpointsPerSubset,
       mirroringEndpointSliceUpdatesBatchPeriodMs: f.mirroringEndpointsliceUpdatesBatchPeriod,
       concurrentServiceSyncs: f.concurrentServiceSyncs,
+      cloudProvider: f.cloudProvider,
     },
     enableGarbageCollector: f.enableGarbageCollector,
     drainTimeoutMs: f.controllerShutdownTimeout,
