@@ -22,6 +22,7 @@ import { tokenCleaner } from '../token-cleaner/index.js';
 import { endpointsController } from '../endpoints/index.js';
 import { endpointSliceController } from '../endpointslice/index.js';
 import { serviceLbController } from '../service/index.js';
+import { endpointSliceMirroringController } from '../endpointslice-mirroring/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
 
 /**
@@ -111,6 +112,12 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     ['endpoints-controller', (s) => (ctx) => endpointsController(ctx, { concurrency: s.concurrentEndpointSyncs ?? 5, batchPeriodMs: s.endpointUpdatesBatchPeriodMs ?? 0 })],
     ['endpointslice-controller', (s) => (ctx) =>
       endpointSliceController(ctx, { concurrency: s.concurrentServiceEndpointSyncs ?? 5, maxEndpointsPerSlice: s.maxEndpointsPerSlice ?? 100, batchPeriodMs: s.endpointSliceUpdatesBatchPeriodMs ?? 0 })],
+    ['endpointslice-mirroring-controller', (s) => (ctx) =>
+      endpointSliceMirroringController(ctx, {
+        concurrency: s.mirroringConcurrentServiceEndpointSyncs ?? 5,
+        maxEndpointsPerSubset: s.mirroringMaxEndpointsPerSubset ?? 1000,
+        batchPeriodMs: s.mirroringEndpointSliceUpdatesBatchPeriodMs ?? 0,
+      })],
     ['service-lb-controller', (s) => (ctx) => serviceLbController(ctx, { concurrency: s.concurrentServiceSyncs ?? 1, cloudProvider: s.cloudProvider })],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
   ]);
