@@ -162,6 +162,9 @@ export class ServiceAllocator {
    * be between its reservation and its store write). Answers what it found.
    */
   async repair(graceMs = 0): Promise<{ restored: number; removed: number; conflicts: string[] }> {
+    // The keys first, then the Services: a Service deleted in between has its keys removed (by its deletion or as
+    // strays), never put back; one created in between finds its key there when it is put back (AlreadyExists).
+    const { items: keys } = await this.#options.store.list(this.#prefix);
     const { items } = await this.#options.reader.list(this.#options.serviceType, undefined);
     const wanted = new Map<string, Reservation>();
     const conflicts: string[] = [];
@@ -177,7 +180,6 @@ export class ServiceAllocator {
     }
     let restored = 0;
     let removed = 0;
-    const { items: keys } = await this.#options.store.list(this.#prefix);
     const present = new Map(keys.map((kv) => [kv.key, kv]));
     for (const [key, owner] of wanted) {
       const kv = present.get(key);
