@@ -15,6 +15,18 @@ export interface SlicePlan {
   readonly keep: EndpointSlice[];
 }
 
+/**
+ * The canonical text of an endpoint the informer holds: its slice's objects are frozen and the
+ * same object for as long as that slice version is current, so a sync of a large Service reads
+ * each unchanged endpoint's fields once, not once per sync.
+ */
+const cachedText = new WeakMap<SliceEndpoint, string>();
+function textOf(endpoint: SliceEndpoint): string {
+  let text = cachedText.get(endpoint);
+  if (text === undefined) cachedText.set(endpoint, (text = canonicalJson(endpoint)));
+  return text;
+}
+
 /** An endpoint's identity across writes: its addresses. A pod keeps its IP while its conditions change. */
 export const endpointKey = (endpoint: SliceEndpoint): string => [...endpoint.addresses].sort().join(',');
 
@@ -52,7 +64,7 @@ export function planSlices(existing: readonly EndpointSlice[], desired: readonly
         continue;
       }
       wanted.delete(key);
-      if (canonicalJson(endpoint) !== canonicalJson(want)) changed = true;
+      if (textOf(endpoint) !== canonicalJson(want)) changed = true;
       if (kept.length < max) kept.push(want);
       else {
         // The maximum was lowered: what no longer fits moves on with the new endpoints.
