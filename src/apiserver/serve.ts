@@ -90,6 +90,10 @@ export interface ApiServerConfig {
   readonly proxyClient?: { readonly certFile: string; readonly keyFile: string } | undefined;
   /** How often remote APIServices are checked (default 10 s; no flag: tests set it). */
   readonly aggregatorCheckIntervalMs?: number | undefined;
+  /** `--cors-allowed-origins`, compiled. */
+  readonly corsAllowedOrigins?: readonly RegExp[] | undefined;
+  /** `--browser-session-ttl` in seconds; 0 turns browser sessions off. */
+  readonly browserSessionTtlSeconds?: number | undefined;
 }
 
 /**
@@ -260,6 +264,8 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       admissionPlugins: config.admissionPlugins,
       nodeAgentProxy,
       flowControl: config.flowControl,
+      corsAllowedOrigins: config.corsAllowedOrigins,
+      browserSessions: config.browserSessionTtlSeconds === 0 ? false : { ttlSeconds: config.browserSessionTtlSeconds },
       ...(auditLog && auditPolicy ? { audit: { policy: auditPolicy, sink: auditLog } } : {}),
       logger: { level: logLevel(config.verbosity ?? 0), stream: config.logStream ?? process.stderr },
       // The handshake trusts both client CAs; authentication tells which one signed (authn/issued-by.ts).

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ADMISSION_PLUGINS, AUTHORIZATION_MODES, isAdmissionPluginName, parseAuthorizationModes, parseClusterIpRanges, parseNodePortRange, type ApiServerConfig } from '../apiserver/index.js';
+import { ADMISSION_PLUGINS, AUTHORIZATION_MODES, isAdmissionPluginName, parseAllowedOrigins, parseAuthorizationModes, parseClusterIpRanges, parseNodePortRange, type ApiServerConfig } from '../apiserver/index.js';
 import { describeFeatureGates, resolveFeatureGates, unknownFeatureGate } from './feature-gates.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagValues } from './flag-spec.js';
@@ -249,6 +249,17 @@ export const apiServerFlags = defineFlags({
     meaning: 'Remove rotated audit log files older than this many days. 0: keep them whatever their age.',
     validate: (n) => (n >= 0 ? undefined : 'must not be negative'),
   }),
+  'cors-allowed-origins': flag.stringSlice({
+    valueName: 'patterns',
+    meaning:
+      'Regular expressions an Origin header is tested against; a match gets CORS headers (credentials allowed) and its preflights a 204, other origins\' preflights a 403. Empty (the default): no CORS. Anchor each pattern (^https://dash\\.example\\.com$): an unanchored one matches anywhere in the origin.',
+  }),
+  'browser-session-ttl': flag.duration({
+    default: 15 * 60_000,
+    meaning:
+      'How long a browser session cookie from POST /browser-session lasts (it authenticates reads and watches only; docs/dashboard.md). 0 turns the exchange off.',
+    validate: (ms) => (ms >= 0 ? undefined : 'must not be negative'),
+  }),
   'requestheader-client-ca-file': flag.string({
     valueName: 'path',
     meaning:
@@ -327,6 +338,12 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     const missing = flags.proxyClientCertFile === undefined ? '--proxy-client-cert-file' : '--proxy-client-key-file';
     throw new FlagError(`${missing} is required when the other of --proxy-client-cert-file/--proxy-client-key-file is given`, missing);
   }
+  let corsAllowedOrigins: RegExp[];
+  try {
+    corsAllowedOrigins = parseAllowedOrigins(flags.corsAllowedOrigins);
+  } catch (error) {
+    throw new FlagError((error as Error).message, '--cors-allowed-origins');
+  }
   const both = flags.enableAdmissionPlugins.find((name) => flags.disableAdmissionPlugins.includes(name));
   if (both !== undefined) {
     throw new FlagError(`${both} is both enabled and disabled: name it in only one of --enable-admission-plugins and --disable-admission-plugins`, '--disable-admission-plugins');
@@ -360,6 +377,8 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     bookmarkIntervalMs: flags.watchBookmarkInterval,
     watchBufferEvents: flags.watchBufferEvents,
     verbosity: flags.v,
+    corsAllowedOrigins,
+    browserSessionTtlSeconds: Math.floor(flags.browserSessionTtl / 1000),
     flowControl: { maxRequestsInflight: flags.maxRequestsInflight, maxMutatingRequestsInflight: flags.maxMutatingRequestsInflight },
     ...(flags.auditLogPath !== undefined && flags.auditPolicyFile !== undefined
       ? {
