@@ -8,7 +8,7 @@ import { planSlices, type SliceEndpoint } from '../../../controllers/index.js';
 
 const ep = (ip: string, ready = true): SliceEndpoint => ({ addresses: [ip], conditions: { ready } });
 const slice = (name: string, ips: string[]): EndpointSlice => ({ apiVersion: 'discovery.svc.io/v1', kind: 'EndpointSlice', metadata: { name }, addressType: 'IPv4', endpoints: ips.map((ip) => ep(ip)) });
-const names = (slices: { slice: EndpointSlice }[] | EndpointSlice[]) => slices.map((s) => ('slice' in s ? s.slice : s).metadata.name);
+const names = (slices: readonly ({ readonly slice: EndpointSlice } | EndpointSlice)[]) => slices.map((s) => ('slice' in s ? (s.slice as EndpointSlice) : s).metadata.name);
 
 describe('planSlices', () => {
   const a = slice('a', ['1', '2', '3']);
