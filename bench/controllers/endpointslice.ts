@@ -33,7 +33,7 @@ const ready = new Array<boolean>(PODS).fill(true);
 
 async function inParallel(count: number, work: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: 64 }, async () => {
+  await Promise.all(Array.from({ length: 16 }, async () => {
     while (next < count) await work(next++);
   }));
 }
