@@ -6,7 +6,7 @@ export { resolveTargetPort } from './target-port.js';
 export { hasPodSelector, podServiceTriggers, selectedPods, serviceSelects } from './service-selection.js';
 export type { PodTriggerOptions } from './service-selection.js';
 export { HEADLESS_LABEL, isHeadless, labelsFromService, serviceFamilies } from './service-families.js';
-export { comparePorts, endpointKey, planSlices, sliceGroupKey } from './slice-plan.js';
+export { comparePorts, endpointKey, endpointText, planSlices, sliceGroupKey } from './slice-plan.js';
 export type { SliceEndpoint, SlicePlan, SlicePort } from './slice-plan.js';
 export { SliceTracker } from './slice-tracker.js';
 export { applySlices } from './slice-writes.js';

@@ -16,14 +16,34 @@ export interface SlicePlan {
 }
 
 /**
- * The canonical text of an endpoint the informer holds: its slice's objects are frozen and the
- * same object for as long as that slice version is current, so a sync of a large Service reads
- * each unchanged endpoint's fields once, not once per sync.
+ * An endpoint as comparable text: its fields in one fixed order, so two equal endpoints read the
+ * same whatever their keys' order (the server's decoder has its own). Built by hand rather than
+ * by `canonicalJson`: a sync of a large Service computes it for every endpoint.
+ */
+export function endpointText(endpoint: SliceEndpoint): string {
+  const c = endpoint.conditions;
+  const ref = endpoint.targetRef;
+  return [
+    endpoint.addresses.join(','),
+    c === undefined ? '' : `${c.ready}|${c.serving}|${c.terminating}`,
+    endpoint.hostname ?? '',
+    endpoint.nodeName ?? '',
+    endpoint.zone ?? '',
+    ref === undefined ? '' : `${ref.kind}|${ref.namespace}|${ref.name}|${ref.uid}`,
+    endpoint.hints === undefined ? '' : canonicalJson(endpoint.hints),
+    endpoint.deprecatedTopology === undefined ? '' : canonicalJson(endpoint.deprecatedTopology),
+  ].join(';');
+}
+
+/**
+ * The text of an endpoint the informer holds: its slice's objects are frozen and the same object
+ * for as long as that slice version is current, so a sync of a large Service reads each unchanged
+ * endpoint's fields once, not once per sync.
  */
 const cachedText = new WeakMap<SliceEndpoint, string>();
 function textOf(endpoint: SliceEndpoint): string {
   let text = cachedText.get(endpoint);
-  if (text === undefined) cachedText.set(endpoint, (text = canonicalJson(endpoint)));
+  if (text === undefined) cachedText.set(endpoint, (text = endpointText(endpoint)));
   return text;
 }
 
@@ -33,7 +53,7 @@ export const endpointKey = (endpoint: SliceEndpoint): string => [...endpoint.add
 /** The identity of a group of slices: the address type and the ports (sorted by name, then number). */
 export function sliceGroupKey(addressType: string, ports: readonly SlicePort[] | undefined): string {
   const sorted = [...(ports ?? [])].sort(comparePorts);
-  return `${addressType}|${canonicalJson(sorted)}`;
+  return `${addressType}|${sorted.map((p) => `${p.name ?? ''}/${p.port ?? ''}/${p.protocol ?? 'TCP'}/${p.appProtocol ?? ''}`).join(',')}`;
 }
 
 export const comparePorts = (a: SlicePort, b: SlicePort): number => (a.name ?? '').localeCompare(b.name ?? '') || (a.port ?? 0) - (b.port ?? 0) || (a.protocol ?? '').localeCompare(b.protocol ?? '');
@@ -64,7 +84,7 @@ export function planSlices(existing: readonly EndpointSlice[], desired: readonly
         continue;
       }
       wanted.delete(key);
-      if (textOf(endpoint) !== canonicalJson(want)) changed = true;
+      if (textOf(endpoint) !== endpointText(want)) changed = true;
       if (kept.length < max) kept.push(want);
       else {
         // The maximum was lowered: what no longer fits moves on with the new endpoints.
