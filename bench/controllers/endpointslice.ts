@@ -62,7 +62,11 @@ async function phase(batchMs: number): Promise<Phase> {
   const stop$ = new Subject<void>();
   const informers = new InformerFactory(client);
   const events = new EventRecorder({ client, component: 'endpointslice-controller' });
-  const loop = endpointSliceController({ name: 'endpointslice-controller', client, informers, events, stop$, controllerDefaults: () => ({}) }, { concurrency: 5, batchPeriodMs: batchMs }).subscribe();
+  const outcomes = new Map<string, number>();
+  const loop = endpointSliceController({ name: 'endpointslice-controller', client, informers, events, stop$, controllerDefaults: () => ({}) }, { concurrency: 5, batchPeriodMs: batchMs }).subscribe((result) => {
+    const what = result.type === 'retry' ? `retry (${(result.error as { code?: number }).code ?? String(result.error)})` : result.type;
+    outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
+  });
 
   // The observer: its own watch of the slices; a flip is seen when a slice shows the pod's IP with the flipped condition.
   const observer = new InformerFactory(cluster.newClient({ userAgent: 'observer' }));
@@ -129,6 +133,7 @@ async function phase(batchMs: number): Promise<Phase> {
   informers.stop();
   observer.stop();
   events.stop();
+  console.log(`batch ${batchMs} ms: syncs ${[...outcomes].map(([what, n]) => `${what} ${n}`).join(', ')}`);
   return { batchMs, flips: count, seconds, writes, latencies: latencies.sort((a, b) => a - b), unseen, convergeMs };
 }
 
