@@ -13,8 +13,11 @@ export { serviceAccountTokenController } from './serviceaccount-token/index.js';
 export type { ServiceAccountTokenControllerOptions } from './serviceaccount-token/index.js';
 export { legacyTokenCleaner } from './legacy-serviceaccount-token-cleaner/index.js';
 export { bootstrapSigner, detachedSignature } from './bootstrap-signer/index.js';
+export { aggregatedRules, clusterRoleAggregationController } from './clusterrole-aggregation/index.js';
+export { resourceQuotaController, type ResourceQuotaControllerOptions } from './resourcequota/index.js';
 export type { BootstrapSignerOptions } from './bootstrap-signer/index.js';
 export { tokenCleaner } from './token-cleaner/index.js';
+export { validatingAdmissionPolicyStatusController, validatingAdmissionPolicies } from './validating-admission-policy-status/index.js';
 export type { TokenCleanerOptions } from './token-cleaner/index.js';
 export type { LegacyTokenCleanerOptions } from './legacy-serviceaccount-token-cleaner/index.js';
 export type { GarbageCollectorOptions } from './garbage-collector/index.js';
@@ -75,3 +78,11 @@ export { endpointSliceMirroringController, managedByMirroringController, mirrore
 export type { EndpointSliceMirroringControllerOptions } from './endpointslice-mirroring/index.js';
 export { NO_LOAD_BALANCER_REASON, serviceLbController } from './service/index.js';
 export type { ServiceLbControllerOptions } from './service/index.js';
+// Nodes: health and taints, NoExecute evictions, pod CIDRs, the node TTL annotation (docs/controller-manager.md).
+export { NODE_LEASE_NAMESPACE, nodeLifecycleController, STATUS_UNKNOWN_MESSAGE, STATUS_UNKNOWN_REASON, zoneOf, zoneRate, zoneState } from './node-lifecycle/index.js';
+export type { NodeLifecycleOptions, ZoneState } from './node-lifecycle/index.js';
+export { evictionTime, taintEvictionController } from './taint-eviction/index.js';
+export type { TaintEvictionOptions } from './taint-eviction/index.js';
+export { CidrSet, clusterCidrSets, nodeIpamController, parseCidr } from './node-ipam/index.js';
+export type { NodeIpamOptions, NodeIpamSettings } from './node-ipam/index.js';
+export { NODE_TTL_ANNOTATION, ttlController, TTL_BOUNDARIES, ttlStep } from './ttl/index.js';

@@ -23,7 +23,16 @@ import { endpointsController } from '../endpoints/index.js';
 import { endpointSliceController } from '../endpointslice/index.js';
 import { serviceLbController } from '../service/index.js';
 import { endpointSliceMirroringController } from '../endpointslice-mirroring/index.js';
+import { clusterRoleAggregationController } from '../clusterrole-aggregation/index.js';
+import { resourceQuotaController } from '../resourcequota/index.js';
+import { nodeLifecycleController } from '../node-lifecycle/index.js';
+import { taintEvictionController } from '../taint-eviction/index.js';
+import { clusterCidrSets, nodeIpamController } from '../node-ipam/index.js';
+import { ttlController } from '../ttl/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
+import { horizontalPodAutoscalerController } from '../horizontalpodautoscaler/index.js';
+import { deviceTaintEvictionController } from '../device-taint-eviction/index.js';
+import { validatingAdmissionPolicyStatusController } from '../validating-admission-policy-status/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -71,6 +80,36 @@ export interface LoopSettings {
   readonly concurrentServiceSyncs?: number | undefined;
   /** `--cloud-provider` (svc has none; the service loop names it in its Event). */
   readonly cloudProvider?: string | undefined;
+  // The horizontal pod autoscaler (autoscale): --concurrent-horizontal-pod-autoscaler-syncs and the --horizontal-pod-autoscaler-* options.
+  readonly concurrentHorizontalPodAutoscalerSyncs?: number | undefined;
+  readonly horizontalPodAutoscalerSyncPeriodMs?: number | undefined;
+  readonly horizontalPodAutoscalerTolerance?: number | undefined;
+  readonly horizontalPodAutoscalerDownscaleStabilizationMs?: number | undefined;
+  readonly horizontalPodAutoscalerCpuInitializationPeriodMs?: number | undefined;
+  readonly horizontalPodAutoscalerInitialReadinessDelayMs?: number | undefined;
+  /** The DRADeviceTaints feature gate (off, as upstream): without it device-taint-eviction does not run. */
+  readonly draDeviceTaints?: boolean | undefined;
+  // Nodes (node-loops): node-lifecycle, taint-eviction, node-ipam, ttl; unset: kube's defaults.
+  readonly nodeMonitorPeriodMs?: number | undefined;
+  readonly nodeMonitorGracePeriodMs?: number | undefined;
+  readonly nodeStartupGracePeriodMs?: number | undefined;
+  readonly nodeEvictionRate?: number | undefined;
+  readonly secondaryNodeEvictionRate?: number | undefined;
+  readonly largeClusterSizeThreshold?: number | undefined;
+  readonly unhealthyZoneThreshold?: number | undefined;
+  /** `--allocate-node-cidrs`: without it node-ipam does not run (as kube). */
+  readonly allocateNodeCidrs?: boolean | undefined;
+  readonly clusterCidr?: string | undefined;
+  readonly serviceClusterIpRange?: string | undefined;
+  readonly cidrAllocatorType?: string | undefined;
+  readonly nodeCidrMaskSize?: number | undefined;
+  readonly nodeCidrMaskSizeIpv4?: number | undefined;
+  readonly nodeCidrMaskSizeIpv6?: number | undefined;
+  // Admission policies (vap).
+  readonly concurrentValidatingAdmissionPolicyStatusSyncs?: number | undefined;
+  // Policy loops (policy-loops): --concurrent-resource-quota-syncs, --resource-quota-sync-period.
+  readonly concurrentResourceQuotaSyncs?: number | undefined;
+  readonly resourceQuotaSyncPeriodMs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -119,6 +158,43 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
         batchPeriodMs: s.mirroringEndpointSliceUpdatesBatchPeriodMs ?? 0,
       })],
     ['service-lb-controller', (s) => (ctx) => serviceLbController(ctx, { concurrency: s.concurrentServiceSyncs ?? 1, cloudProvider: s.cloudProvider })],
+    // Autoscaling (autoscale).
+    ['horizontal-pod-autoscaler-controller', (s) => (ctx) =>
+      horizontalPodAutoscalerController(ctx, {
+        concurrency: s.concurrentHorizontalPodAutoscalerSyncs,
+        syncPeriodMs: s.horizontalPodAutoscalerSyncPeriodMs,
+        tolerance: s.horizontalPodAutoscalerTolerance,
+        downscaleStabilizationMs: s.horizontalPodAutoscalerDownscaleStabilizationMs,
+        cpuInitializationPeriodMs: s.horizontalPodAutoscalerCpuInitializationPeriodMs,
+        initialReadinessDelayMs: s.horizontalPodAutoscalerInitialReadinessDelayMs,
+      })],
+    ['device-taint-eviction-controller', (s) => (ctx) => (s.draDeviceTaints ? deviceTaintEvictionController(ctx) : EMPTY)],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
+    // Nodes (node-loops).
+    ['node-lifecycle-controller', (s) => (ctx) =>
+      nodeLifecycleController(ctx, {
+        monitorPeriodMs: s.nodeMonitorPeriodMs ?? 5_000,
+        gracePeriodMs: s.nodeMonitorGracePeriodMs ?? 50_000,
+        startupGracePeriodMs: s.nodeStartupGracePeriodMs ?? 60_000,
+        evictionRate: s.nodeEvictionRate ?? 0.1,
+        secondaryEvictionRate: s.secondaryNodeEvictionRate ?? 0.01,
+        largeClusterThreshold: s.largeClusterSizeThreshold ?? 50,
+        unhealthyZoneThreshold: s.unhealthyZoneThreshold ?? 0.55,
+      })],
+    ['taint-eviction-controller', () => (ctx) => taintEvictionController(ctx)],
+    ['node-ipam-controller', (s) => {
+      if (!s.allocateNodeCidrs) return () => EMPTY;
+      // Checked here too (the command checks first): bad ranges fail the start, not the loop.
+      const settings = { allocatorType: s.cidrAllocatorType ?? 'RangeAllocator', clusterCidr: s.clusterCidr ?? '', serviceCidr: s.serviceClusterIpRange, maskSize: s.nodeCidrMaskSize, maskSizeIpv4: s.nodeCidrMaskSizeIpv4, maskSizeIpv6: s.nodeCidrMaskSizeIpv6 };
+      clusterCidrSets(settings);
+      // Each term of leadership starts from fresh sets, rebuilt from the Nodes.
+      return (ctx) => nodeIpamController(ctx, { sets: clusterCidrSets(settings) });
+    }],
+    ['ttl-controller', () => (ctx) => ttlController(ctx)],
+    // Admission policies (vap): type checks into each ValidatingAdmissionPolicy's status.
+    ['validatingadmissionpolicy-status-controller', (s) => (ctx) => validatingAdmissionPolicyStatusController(ctx, { concurrency: s.concurrentValidatingAdmissionPolicyStatusSyncs ?? 5 })],
+    // Policy loops (policy-loops).
+    ['clusterrole-aggregation-controller', () => (ctx) => clusterRoleAggregationController(ctx)],
+    ['resourcequota-controller', (s) => (ctx) => resourceQuotaController(ctx, { concurrency: s.concurrentResourceQuotaSyncs ?? 5, resyncPeriodMs: s.resourceQuotaSyncPeriodMs ?? 5 * 60_000 })],
   ]);
 }

@@ -92,6 +92,11 @@ export {
   eventSchema,
   type HorizontalPodAutoscaler,
   horizontalPodAutoscalerSchema,
+  type NodeMetrics,
+  nodeMetricsSchema,
+  type PodMetrics,
+  podMetricsSchema,
+  type ContainerMetrics,
   intOrStringSchema,
   type Job,
   jobSchema,
@@ -188,6 +193,17 @@ export {
   type ValidatingWebhook,
   type ValidatingWebhookConfiguration,
   type WebhookClientConfig,
+  validatingAdmissionPolicySchema,
+  validatingAdmissionPolicyBindingSchema,
+  type AuditAnnotation,
+  type MatchResources,
+  type NamedRuleWithOperations,
+  type ParamRef,
+  type PolicyValidation,
+  type PolicyVariable,
+  type ValidatingAdmissionPolicy,
+  type ValidatingAdmissionPolicyBinding,
+  type ValidationAction,
 } from './kinds/index.js';
 export {
   ADMISSIONREGISTRATION_GROUP,
@@ -204,6 +220,7 @@ export {
   DISCOVERY_GROUP,
   EVENTS_GROUP,
   META_GROUP,
+  METRICS_GROUP,
   POLICY_GROUP,
   RBAC_GROUP,
   upstreamGroupAlias,
@@ -321,3 +338,32 @@ export {
 } from './well-known-keys.js';
 // batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
 export * from './batch/index.js';
+export {
+  toCel,
+  fromCel,
+  AuthorizerValue,
+  ADMISSION_VARIABLES,
+  admissionEnvironment,
+  baseEnvironment,
+  declareAdmissionVariables,
+  celErrorText,
+  compileExpression,
+  policyExpressionCauses,
+  policyExpressions,
+  celSchemaOf,
+  celSchemaOfZod,
+  typeCheckPolicy,
+  type CelSchema,
+  type CheckedKind,
+  type ExpressionWarning,
+  type CelAuthorize,
+  type CelCheckSubject,
+  type CelDecision,
+  type CelPathCheck,
+  type CelResourceCheck,
+  type CelProgram,
+  type Compiled,
+} from './cel/index.js';
+// ResourceQuota: what objects count against quotas, scopes, status and validation (src/api/quota):
+// the one calculation the API server's admission and the resourcequota loop share.
+export * from './quota/index.js';

@@ -1,3 +1,4 @@
+import { defaultTolerationSeconds } from './default-toleration-seconds.js';
 import { limitRanger } from './limit-ranger.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
@@ -5,6 +6,7 @@ import { resourceQuota } from './resource-quota.js';
 import { serviceAccountPlugin } from './service-account.js';
 import type { WebhookClient } from './webhook/call.js';
 import { mutatingWebhooks, validatingWebhooks } from './webhook/webhooks.js';
+import { validatingAdmissionPolicies } from './policy/validating-admission-policy.js';
 
 /**
  * The admission plugins svc has, in the order they run (Kubernetes' recommended order); all are
@@ -15,7 +17,9 @@ export const ADMISSION_PLUGINS = [
   'NamespaceLifecycle',
   'LimitRanger',
   'ServiceAccount',
+  'DefaultTolerationSeconds',
   'MutatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy',
   'ValidatingAdmissionWebhook',
   'ResourceQuota',
 ] as const;
@@ -41,8 +45,12 @@ export function createPlugin(name: AdmissionPluginName, env: AdmissionEnv, clien
       return limitRanger(env);
     case 'ServiceAccount':
       return serviceAccountPlugin(env);
+    case 'DefaultTolerationSeconds':
+      return defaultTolerationSeconds();
     case 'MutatingAdmissionWebhook':
       return mutatingWebhooks(env, client);
+    case 'ValidatingAdmissionPolicy':
+      return validatingAdmissionPolicies(env);
     case 'ValidatingAdmissionWebhook':
       return validatingWebhooks(env, client);
     case 'ResourceQuota':
