@@ -65,3 +65,5 @@ export { DEPLOYMENT_ANNOTATIONS, DEPLOYMENT_REASONS, deploymentController, maxSu
 export type { DeploymentControllerOptions } from './deployment/index.js';
 export { disruptionController } from './disruption/index.js';
 export type { DisruptionControllerOptions } from './disruption/index.js';
+export { KUBERNETES_SERVICE, kubernetesService, startKubernetesService, withdrawApiServer } from './apiserver-service/index.js';
+export type { KubernetesServiceOptions, RunningKubernetesService, StartKubernetesServiceOptions } from './apiserver-service/index.js';

@@ -21,6 +21,6 @@ export {
 } from './authz/index.js';
 export type { Attributes, AuthorizationMode, Authorizer, Decision } from './authz/index.js';
 // The daemon itself, for src/cli (svc-apiserver, svc up).
-export { serveApiServer } from './serve.js';
+export { DEFAULT_SERVICE_CIDR, serveApiServer } from './serve.js';
 export type { ApiServerConfig, AuditConfig, NodeAgentClientConfig, RequestHeaderConfig, ServingApiServer } from './serve.js';
 export { ADMISSION_PLUGINS, isAdmissionPluginName } from './admission/index.js';

@@ -4,6 +4,7 @@ import { describeFeatureGates, resolveFeatureGates, unknownFeatureGate } from '.
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagValues } from './flag-spec.js';
 import { defineFlags, FlagError } from './flags.js';
+import { parseServiceCidr } from '../api/index.js';
 
 /** svc-apiserver's options: the one table its parser, `--help` and docs/flags/svc-apiserver.md use. */
 export const apiServerFlags = defineFlags({
@@ -254,6 +255,29 @@ export const apiServerFlags = defineFlags({
       'PEM client certificate the API server presents to aggregated API servers when it proxies to them (their --requestheader-client-ca-file must trust its CA). Default: <data-dir>/pki/front-proxy-client.crt, signed by the generated front-proxy CA.',
   }),
   'proxy-client-key-file': flag.string({ valueName: 'path', meaning: 'PEM private key of --proxy-client-cert-file.' }),
+  'service-cluster-ip-range': flag.string({
+    default: '10.0.0.0/24',
+    valueName: 'cidr',
+    meaning: "The range Service cluster IPs come from. Its first address is the `kubernetes` Service's in `default` (docs/networking.md).",
+    validate: (cidr) => {
+      try {
+        parseServiceCidr(cidr);
+        return undefined;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
+  }),
+  'advertise-address': flag.string({
+    valueName: 'ip',
+    meaning:
+      'The address pods reach this server at: the endpoint of the `kubernetes` Service. Default --bind-address, or, when that is 0.0.0.0, :: or a loopback address, the first address of the host\'s interfaces.',
+    validate: (ip) => (isIP(ip) ? undefined : 'not an IP address'),
+  }),
+  'endpoint-reconciler-type': flag.enum(['lease', 'none'], {
+    default: 'lease',
+    meaning: 'How the `kubernetes` Service and its endpoints are kept: lease (each API server renews a Lease in svc-system and lists every live one) or none (not at all).',
+  }),
   v: flag.int({
     short: 'v',
     default: 0,
@@ -313,6 +337,9 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     etcdPrefix: flags.etcdPrefix.endsWith('/') ? flags.etcdPrefix : `${flags.etcdPrefix}/`,
     bindAddress: flags.bindAddress,
     securePort: flags.securePort,
+    serviceClusterIpRange: flags.serviceClusterIpRange,
+    ...(flags.advertiseAddress !== undefined ? { advertiseAddress: flags.advertiseAddress } : {}),
+    endpointReconcilerType: flags.endpointReconcilerType,
     ...(flags.tlsCertFile !== undefined && flags.tlsPrivateKeyFile !== undefined
       ? { tls: { certFile: flags.tlsCertFile, keyFile: flags.tlsPrivateKeyFile } }
       : {}),
