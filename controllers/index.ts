@@ -67,3 +67,5 @@ export { disruptionController } from './disruption/index.js';
 export type { DisruptionControllerOptions } from './disruption/index.js';
 export { KUBERNETES_SERVICE, kubernetesService, startKubernetesService, withdrawApiServer } from './apiserver-service/index.js';
 export type { KubernetesServiceOptions, RunningKubernetesService, StartKubernetesServiceOptions } from './apiserver-service/index.js';
+export { Iptables, removeAll, restoreInput, ruleDelta, serviceRules, stableOrder, startServiceProxy } from './service-proxy/index.js';
+export type { ProxyNode, ProxySync, ServiceProxy, ServiceProxyOptions, ServiceRules } from './service-proxy/index.js';
