@@ -195,7 +195,7 @@ async function ensureSlice(client: Client, current: EndpointSlice | undefined, a
     );
     return;
   }
-  if (sameJson(current.endpoints, endpoints) && sameJson(current.ports ?? [], ports)) return;
+  if (sameJson(current.endpoints ?? [], endpoints) && sameJson(current.ports ?? [], ports)) return;
   await ignoreConflict(client.update(builtin.endpointSlices, { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, ...labels } }, endpoints, ports }, ns));
 }
 

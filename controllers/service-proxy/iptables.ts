@@ -44,14 +44,18 @@ export class Iptables {
   #run(command: string, args: readonly string[], input?: string): Promise<string> {
     const [bin, ...rest] = [...this.#wrapper, command, ...args];
     return new Promise((resolve, reject) => {
-      const child = spawn(bin!, rest, { stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(bin!, rest, { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
       child.on('error', reject);
       child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${err.trim()}`))));
-      child.stdin.end(input ?? '');
+      if (input !== undefined && child.stdin) {
+        // A command that fails before reading its input closes the pipe: its exit status tells why.
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(input);
+      }
     });
   }
 }

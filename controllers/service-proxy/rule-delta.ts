@@ -25,6 +25,8 @@ const TABLES: readonly Table[] = ['filter', 'nat'];
 export function ruleDelta(before: ServiceRules, after: ServiceRules): RuleDelta {
   const declare = new Map<Table, string[]>(TABLES.map((t) => [t, []]));
   const edits = new Map<Table, string[]>(TABLES.map((t) => [t, []]));
+  // Every gone chain is flushed before any is deleted: they may jump to each other.
+  const flushes = new Map<Table, string[]>(TABLES.map((t) => [t, []]));
   const removals = new Map<Table, string[]>(TABLES.map((t) => [t, []]));
   let rules = 0;
   for (const [name, chain] of after.chains) {
@@ -58,12 +60,13 @@ export function ruleDelta(before: ServiceRules, after: ServiceRules): RuleDelta 
   }
   for (const [name, chain] of before.chains) {
     if (after.chains.has(name)) continue;
-    removals.get(chain.table)!.push(`-F ${name}`, `-X ${name}`);
+    flushes.get(chain.table)!.push(`-F ${name}`);
+    removals.get(chain.table)!.push(`-X ${name}`);
     rules += chain.lines.length;
   }
   const tables = new Map<Table, string[]>();
   for (const table of TABLES) {
-    const lines = [...declare.get(table)!, ...edits.get(table)!, ...removals.get(table)!];
+    const lines = [...declare.get(table)!, ...edits.get(table)!, ...flushes.get(table)!, ...removals.get(table)!];
     if (lines.length > 0) tables.set(table, lines);
   }
   return { tables, rules };

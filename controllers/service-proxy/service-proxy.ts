@@ -125,7 +125,6 @@ export function startServiceProxy(options: ServiceProxyOptions): ServiceProxy {
 
   const fullSync = async (): Promise<void> => {
     const started = performance.now();
-    for (const [table, chain, rule] of jumps(node)) if (!(await iptables.has(table, chain, rule))) await iptables.insert(table, chain, rule);
     const base = baseLines(node.prefix);
     const desired = new Map<string, ServiceRules>();
     for (const key of services.store.keys()) {
@@ -153,6 +152,8 @@ export function startServiceProxy(options: ServiceProxyOptions): ServiceProxy {
       input += `*${table}\n${lines.join('\n')}\nCOMMIT\n`;
     }
     await iptables.restore(input);
+    // The jumps into the chains, once the chains exist; kept if there already.
+    for (const [table, chain, rule] of jumps(node)) if (!(await iptables.has(table, chain, rule))) await iptables.insert(table, chain, rule);
     applied.clear();
     for (const [key, rules] of desired) applied.set(key, rules);
     options.onSync?.({ key: FULL_SYNC, rules: count, ms: performance.now() - started });

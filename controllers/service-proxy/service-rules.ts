@@ -217,7 +217,7 @@ function endpointsOf(slices: readonly EndpointSlice[], port: ServicePort): Endpo
     if (slice.addressType !== 'IPv4') continue;
     const slicePort = (slice.ports ?? []).find((p) => (p.name ?? '') === (port.name ?? '') && (p.protocol ?? 'TCP') === protocol);
     if (!slicePort?.port) continue;
-    for (const endpoint of slice.endpoints) {
+    for (const endpoint of slice.endpoints ?? []) {
       const ip = endpoint.addresses[0];
       if (!ip) continue;
       const conditions = endpoint.conditions ?? {};
