@@ -69,3 +69,5 @@ export { KUBERNETES_SERVICE, kubernetesService, startKubernetesService, withdraw
 export type { KubernetesServiceOptions, RunningKubernetesService, StartKubernetesServiceOptions } from './apiserver-service/index.js';
 export { Iptables, removeAll, restoreInput, ruleDelta, serviceRules, stableOrder, startServiceProxy } from './service-proxy/index.js';
 export type { ProxyNode, ProxySync, ServiceProxy, ServiceProxyOptions, ServiceRules } from './service-proxy/index.js';
+export { answerQuery, hostResolvers, resolveClusterName, startClusterDns } from './cluster-dns/index.js';
+export type { ClusterDns, ClusterDnsOptions, ClusterView } from './cluster-dns/index.js';

@@ -47,8 +47,8 @@ export class Iptables {
       const child = spawn(bin!, rest, { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
       child.on('error', reject);
       child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${err.trim()}`))));
       if (input !== undefined && child.stdin) {

@@ -36,12 +36,18 @@ const slice = (eps: Ep[], name = 'web-abc'): EndpointSlice => ({
 const dnatTargets = (rules: ReturnType<typeof serviceRules>) =>
   [...rules.chains.values()].flatMap((c) => c.lines).flatMap((l) => /--to-destination (\S+)/.exec(l)?.[1] ?? []).sort();
 const chainNamed = (rules: ReturnType<typeof serviceRules>, kind: string) => [...rules.chains].filter(([name]) => name.startsWith(`STEST-${kind}-`));
+/** The one chain of a kind: its name and lines. */
+const onlyChain = (rules: ReturnType<typeof serviceRules>, kind: string): [string, { lines: readonly string[] }] => {
+  const chains = chainNamed(rules, kind);
+  expect(chains).toHaveLength(1);
+  return chains[0]!;
+};
 
 describe('service rules', () => {
   it('a ClusterIP Service: a service chain spreading evenly over one chain per endpoint, jumped to from the shared chain', () => {
     const rules = serviceRules(service(), [slice([{ ip: '10.42.0.5' }, { ip: '10.42.0.6' }, { ip: '10.42.0.7' }])], node);
     expect(dnatTargets(rules)).toEqual(['10.42.0.5:8080', '10.42.0.6:8080', '10.42.0.7:8080']);
-    const [[svcName, svc]] = chainNamed(rules, 'SVC') as [[string, { lines: string[] }]];
+    const [svcName, svc] = onlyChain(rules, 'SVC');
     expect(svc.lines[0]).toContain('! -s 10.42.0.0/24 -d 10.43.0.20/32 -p tcp -m tcp --dport 80');
     expect(svc.lines.slice(1).map((l) => /--probability (\S+)/.exec(l)?.[1] ?? 'last')).toEqual(['0.33333333333', '0.50000000000', 'last']);
     expect(rules.shared).toEqual([{ table: 'nat', chain: 'STEST-SERVICES', line: expect.stringContaining(`-d 10.43.0.20/32 -p tcp -m tcp --dport 80`) }]);
@@ -72,7 +78,7 @@ describe('service rules', () => {
 
   it('sessionAffinity ClientIP: a recent check per endpoint before the spread, the client recorded at DNAT', () => {
     const rules = serviceRules(service({ sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } } }), [slice([{ ip: '10.42.0.5' }, { ip: '10.42.0.6' }])], node);
-    const [[, svc]] = chainNamed(rules, 'SVC') as [[string, { lines: string[] }]];
+    const [, svc] = onlyChain(rules, 'SVC');
     expect(svc.lines.filter((l) => l.includes('--rcheck --seconds 60 --reap'))).toHaveLength(2);
     for (const [, sep] of chainNamed(rules, 'SEP')) expect(sep.lines[1]).toContain('-m recent --set');
   });
@@ -80,16 +86,16 @@ describe('service rules', () => {
   it('NodePort: an external chain masquerading to the service chain; externalTrafficPolicy Local keeps the client and uses local endpoints', () => {
     const ports = [{ name: 'http', port: 80, protocol: 'TCP' as const, targetPort: 8080, nodePort: 30080 }];
     const cluster = serviceRules(service({ type: 'NodePort', ports }), [slice([{ ip: '10.42.0.5', node: 'n1' }, { ip: '10.42.1.5', node: 'n2' }])], node);
-    const [[extName, ext]] = chainNamed(cluster, 'EXT') as [[string, { lines: string[] }]];
+    const [extName, ext] = onlyChain(cluster, 'EXT');
     expect(ext.lines[0]).toContain('-j STEST-MARK-MASQ');
     expect(cluster.shared).toContainEqual({ table: 'nat', chain: 'STEST-NODEPORTS', line: expect.stringMatching(new RegExp(`--dport 30080 .*-j ${extName}$`)) });
     const local = serviceRules(service({ type: 'NodePort', ports, externalTrafficPolicy: 'Local' }), [slice([{ ip: '10.42.0.5', node: 'n1' }, { ip: '10.42.1.5', node: 'n2' }])], node);
-    const [[, localExt]] = chainNamed(local, 'EXT') as [[string, { lines: string[] }]];
+    const [, localExt] = onlyChain(local, 'EXT');
     const external = localExt.lines.filter((l) => !l.includes('-s 10.42.0.0/24') && !l.includes('--src-type LOCAL'));
     expect(external).toHaveLength(1);
     expect(external[0]).not.toContain('MARK-MASQ');
     const none = serviceRules(service({ type: 'NodePort', ports, externalTrafficPolicy: 'Local' }), [slice([{ ip: '10.42.1.5', node: 'n2' }])], node);
-    const [[, dropExt]] = chainNamed(none, 'EXT') as [[string, { lines: string[] }]];
+    const [, dropExt] = onlyChain(none, 'EXT');
     expect(dropExt.lines.at(-1)).toMatch(/-j DROP$/);
   });
 });
