@@ -71,3 +71,13 @@ export { Iptables, removeAll, restoreInput, ruleDelta, serviceRules, stableOrder
 export type { ProxyNode, ProxySync, ServiceProxy, ServiceProxyOptions, ServiceRules } from './service-proxy/index.js';
 export { answerQuery, hostResolvers, resolveClusterName, startClusterDns } from './cluster-dns/index.js';
 export type { ClusterDns, ClusterDnsOptions, ClusterView } from './cluster-dns/index.js';
+// Service endpoints: the endpoints, endpointslice, endpointslice-mirroring and service-lb loops, and what they share (docs/controller-manager.md).
+export * from './service-endpoints/index.js';
+export { desiredSubsets, endpointsController, MAX_ENDPOINT_ADDRESSES, OVER_CAPACITY_ANNOTATION, OVER_CAPACITY_TRUNCATED, truncateSubsets } from './endpoints/index.js';
+export type { EndpointsControllerOptions } from './endpoints/index.js';
+export { desiredGroups, endpointSliceController, managedByEndpointSliceController, ZONE_LABEL } from './endpointslice/index.js';
+export type { EndpointSliceControllerOptions } from './endpointslice/index.js';
+export { endpointSliceMirroringController, managedByMirroringController, mirroredGroups } from './endpointslice-mirroring/index.js';
+export type { EndpointSliceMirroringControllerOptions } from './endpointslice-mirroring/index.js';
+export { NO_LOAD_BALANCER_REASON, serviceLbController } from './service/index.js';
+export type { ServiceLbControllerOptions } from './service/index.js';

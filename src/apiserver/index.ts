@@ -24,3 +24,6 @@ export type { Attributes, AuthorizationMode, Authorizer, Decision } from './auth
 export { DEFAULT_SERVICE_CIDR, serveApiServer } from './serve.js';
 export type { ApiServerConfig, AuditConfig, NodeAgentClientConfig, RequestHeaderConfig, ServingApiServer } from './serve.js';
 export { ADMISSION_PLUGINS, isAdmissionPluginName } from './admission/index.js';
+// Service cluster IPs and NodePorts (src/apiserver/services).
+export { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, ServiceAllocator, parseClusterIpRanges, parseNodePortRange } from './services/index.js';
+export type { ClusterIpRange, NodePortRange } from './services/index.js';

@@ -68,6 +68,8 @@ export interface ApiServerConfig {
   /** Longest token TokenRequest grants, in seconds (0: no cap). */
   readonly serviceAccountMaxTokenExpirationSeconds?: number | undefined;
   readonly featureGates?: Readonly<Record<string, boolean>> | undefined;
+  /** `--service-cluster-ip-range`, `--service-node-port-range`. */
+  readonly serviceNetwork?: { readonly clusterIpRange?: string | undefined; readonly nodePortRange?: string | undefined } | undefined;
   /** `--authorization-mode` (default RBAC). */
   readonly authorization?: readonly AuthorizationMode[] | undefined;
   readonly maxRequestBodyBytes?: number | undefined;
@@ -274,6 +276,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       bookmarkIntervalMs: config.bookmarkIntervalMs,
       watchBufferEvents: config.watchBufferEvents,
       featureGates: config.featureGates,
+      serviceNetwork: config.serviceNetwork,
       authorization: config.authorization,
       admissionPlugins: config.admissionPlugins,
       nodeAgentProxy,
