@@ -1,6 +1,6 @@
 import { EMPTY, Subject, catchError, exhaustMap, finalize, from, map, mergeMap, timer, type Observable } from 'rxjs';
 import type { KubeObject } from '../../src/api/index.js';
-import { discoverResources, supports, type ApiResource, type Discovery } from '../../src/client/index.js';
+import { discoverResources, stripManagedFields, supports, type ApiResource, type Discovery } from '../../src/client/index.js';
 import { mergeByKey } from '../../operators/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
@@ -50,7 +50,9 @@ export function garbageCollector(ctx: ControllerContext, options: GarbageCollect
     mergeByKey(
       (type) => `${type.group}/${type.resource}`,
       (type) => {
-        const informer = ctx.informers.informer<KubeObject>(type, { metadataOnly: true, indexers: { [OWNER_INDEX]: ownerUids } });
+        // The graph reads owners, finalizers and deletion state only: managedFields (most of a
+        // metadata-only object's bytes) are dropped rather than kept for every object in the cluster.
+        const informer = ctx.informers.informer<KubeObject>(type, { metadataOnly: true, transform: stripManagedFields, indexers: { [OWNER_INDEX]: ownerUids } });
         graph.watch(type, informer);
         return informer.events$.pipe(
           mergeMap((event) => triggeredBy(event, type, graph).map(identityKey)),

@@ -10,12 +10,14 @@ export interface ServiceCidr {
   readonly prefix: number;
 }
 
-export function parseServiceCidr(cidr: string): ServiceCidr {
+/** The first CIDR of `--service-cluster-ip-range` (`10.0.0.0/24` or `10.0.0.0/24,fd00::/108`), its primary family. */
+export function parseServiceCidr(ranges: string): ServiceCidr {
+  const cidr = ranges.split(',')[0]!.trim();
   const [address = '', bits = ''] = cidr.split('/');
   const family = isIP(address);
   const prefix = Number(bits);
-  if ((family !== 4 && family !== 6) || !/^\d+$/.test(bits) || prefix > (family === 4 ? 30 : 126) || prefix < (family === 4 ? 8 : 64)) {
-    throw new Error(`${JSON.stringify(cidr)} is not a service CIDR (an IPv4 /8 to /30 or an IPv6 /64 to /126)`);
+  if ((family !== 4 && family !== 6) || !/^\d+$/.test(bits) || prefix > (family === 4 ? 30 : 126)) {
+    throw new Error(`${JSON.stringify(cidr)} is not a service CIDR`);
   }
   const width = family === 4 ? 32 : 128;
   const mask = ((1n << BigInt(prefix)) - 1n) << BigInt(width - prefix);

@@ -25,6 +25,9 @@ import { ApiServerMetrics, installMetrics, longRunningTracker, MeteredStore, wat
 import { installAudit, type AuditOptions } from './audit/index.js';
 import { Aggregator, serveApiServices, type AggregatorOptions } from './aggregation/index.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, parseClusterIpRanges, parseNodePortRange, ServiceAllocator } from './services/index.js';
+import { installCors } from './cors.js';
+import { BROWSER_SESSION_PATH, BrowserSessions, hasCredentialInUrl, type BrowserSessionsOptions } from './authn/browser-sessions.js';
+import { withWebSocketBearer } from './authn/websocket-bearer.js';
 
 export interface ApiServerOptions {
   /** The store objects live in (bytes: each object's JSON). */
@@ -86,6 +89,10 @@ export interface ApiServerOptions {
   audit?: AuditOptions | undefined;
   /** The aggregation layer: the front-proxy client certificate, check interval and timeout (docs/aggregation.md). */
   aggregation?: Pick<AggregatorOptions, 'proxyClient' | 'checkIntervalMs' | 'timeoutMs'> | undefined;
+  /** `--cors-allowed-origins`, compiled (cors.ts); none: no CORS answers, as upstream's default. */
+  corsAllowedOrigins?: readonly RegExp[] | undefined;
+  /** Browser session cookies (authn/browser-sessions.ts); `false` turns the exchange off. */
+  browserSessions?: BrowserSessionsOptions | false | undefined;
 }
 
 declare module 'fastify' {
@@ -158,8 +165,9 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   const accept = (request: FastifyRequest, reply: FastifyReply, path: string, user: UserInfo | undefined, done: HookHandlerDoneFunction): void => {
     if (!user) return done(unauthorized('Unauthorized'));
     request.user = user;
-    // Paths outside /api and /apis are non-resource requests (/version, /openapi/v3/...).
-    if (!isApiPath(path)) {
+    // Paths outside /api and /apis are non-resource requests (/version, /openapi/v3/...). The
+    // session exchange is open to every authenticated caller: it grants no more than their credential.
+    if (!isApiPath(path) && path !== BROWSER_SESSION_PATH) {
       try {
         requireAllowed(authorizer, nonResourceAttributesOf(user, request.method, path));
       } catch (error) {
@@ -168,13 +176,29 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     }
     gate(request, reply, path, done);
   };
+  // CORS answers preflights before authentication (a preflight carries no credentials).
+  installCors(app, options.corsAllowedOrigins ?? []);
+  const sessions = options.browserSessions === false ? undefined : new BrowserSessions(options.browserSessions);
+  const authenticate = withWebSocketBearer(options.authenticate);
   app.addHook('onRequest', (request, reply, done) => {
     const query = request.url.indexOf('?');
     const path = query < 0 ? request.url : request.url.slice(0, query);
     if (UNAUTHENTICATED.has(path)) return done();
+    if (query >= 0 && hasCredentialInUrl(request.url)) {
+      return done(unauthorized('a credential in the URL is refused (URLs are logged and kept): send it in the Authorization header, a WebSocket bearer protocol, or exchange it for a session cookie at ' + BROWSER_SESSION_PATH));
+    }
+    // A session cookie authenticates reads and watches only (authn/browser-sessions.ts says why),
+    // and the session's own end.
+    if (sessions && request.headers.authorization === undefined && request.headers.cookie !== undefined) {
+      const method = request.method;
+      if (method === 'GET' || method === 'HEAD' || (method === 'DELETE' && path === BROWSER_SESSION_PATH)) {
+        const user = sessions.userOf(request.headers);
+        if (user) return accept(request, reply, path, user, done);
+      }
+    }
     let result: ReturnType<Authenticator>;
     try {
-      result = options.authenticate(request.headers, request.raw.socket);
+      result = authenticate(request.headers, request.raw.socket);
     } catch (error) {
       return done(error as Error);
     }
@@ -186,6 +210,19 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   installMetrics(app, metrics, registry);
 
   for (const path of UNAUTHENTICATED) app.get(path, async (_req, reply) => reply.type('text/plain').send('ok'));
+  if (sessions) {
+    app.post(BROWSER_SESSION_PATH, async (request, reply) => {
+      const user = request.user!;
+      const session = sessions.open(user);
+      return reply
+        .code(201)
+        .header('set-cookie', session.cookie)
+        .header('cache-control', 'no-store')
+        .type('application/json')
+        .send(jsonBody({ kind: 'BrowserSession', apiVersion: 'v1', user: { username: user.name, groups: user.groups }, expiresAt: session.expiresAt.toISOString() }));
+    });
+    app.delete(BROWSER_SESSION_PATH, async (request, reply) => reply.code(204).header('set-cookie', sessions.close(request.headers)).send());
+  }
   app.get('/version', async (_req, reply) => reply.type('application/json').send(jsonBody(versionInfo(options.version ?? SVC_VERSION))));
   app.get('/openapi/v3', async (_req, reply) => reply.type('application/json').send(jsonBody(openApiRoot(registry))));
   app.get('/openapi/v3/*', async (request, reply) => {

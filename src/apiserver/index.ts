@@ -27,3 +27,11 @@ export { ADMISSION_PLUGINS, isAdmissionPluginName } from './admission/index.js';
 // Service cluster IPs and NodePorts (src/apiserver/services).
 export { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, ServiceAllocator, parseClusterIpRanges, parseNodePortRange } from './services/index.js';
 export type { ClusterIpRange, NodePortRange } from './services/index.js';
+export { installCors, isAnchored, parseAllowedOrigins } from './cors.js';
+export { BROWSER_SESSION_PATH, BrowserSessions, SESSION_COOKIE } from './authn/browser-sessions.js';
+export type { BrowserSessionsOptions } from './authn/browser-sessions.js';
+export { WATCH_PROTOCOLS } from './watch/websocket-watch.js';
+export { boundedSink, WatcherTooSlowError } from './watch/bounded-sink.js';
+export type { BoundedSinkOptions } from './watch/bounded-sink.js';
+export { routeUpgrades, upgradeOf } from './upgrade-routing.js';
+export type { UpgradeConnection } from './upgrade-routing.js';

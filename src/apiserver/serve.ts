@@ -44,8 +44,6 @@ export interface ApiServerConfig {
   readonly bindAddress: string;
   /** 0 picks a free port (see `RunningApiServer.port`). */
   readonly securePort: number;
-  /** `--service-cluster-ip-range` (default 10.0.0.0/24): its first address is the `kubernetes` Service's, in the serving certificate. */
-  readonly serviceClusterIpRange?: string | undefined;
   /** `--advertise-address`: the `kubernetes` Service's endpoint, in the serving certificate. */
   readonly advertiseAddress?: string | undefined;
   /** `--endpoint-reconciler-type` (default lease; the CLI layer runs the loop). */
@@ -97,6 +95,10 @@ export interface ApiServerConfig {
   readonly proxyClient?: { readonly certFile: string; readonly keyFile: string } | undefined;
   /** How often remote APIServices are checked (default 10 s; no flag: tests set it). */
   readonly aggregatorCheckIntervalMs?: number | undefined;
+  /** `--cors-allowed-origins`, compiled. */
+  readonly corsAllowedOrigins?: readonly RegExp[] | undefined;
+  /** `--browser-session-ttl` in seconds; 0 turns browser sessions off. */
+  readonly browserSessionTtlSeconds?: number | undefined;
 }
 
 /**
@@ -201,7 +203,7 @@ function urlFor(host: string, port: number): string {
  * and DNS names, and the advertised address (client libraries verify them in-cluster).
  */
 function inClusterNames(names: ServingNames, config: ApiServerConfig): ServingNames {
-  const ips = [...names.ips, firstServiceIp(config.serviceClusterIpRange ?? DEFAULT_SERVICE_CIDR)];
+  const ips = [...names.ips, firstServiceIp(config.serviceNetwork?.clusterIpRange ?? DEFAULT_SERVICE_CIDR)];
   if (config.advertiseAddress !== undefined) ips.push(config.advertiseAddress);
   const dns = [...names.dns, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
   return { dns: [...new Set(dns)], ips: [...new Set(ips)] };
@@ -281,6 +283,8 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       admissionPlugins: config.admissionPlugins,
       nodeAgentProxy,
       flowControl: config.flowControl,
+      corsAllowedOrigins: config.corsAllowedOrigins,
+      browserSessions: config.browserSessionTtlSeconds === 0 ? false : { ttlSeconds: config.browserSessionTtlSeconds },
       ...(auditLog && auditPolicy ? { audit: { policy: auditPolicy, sink: auditLog } } : {}),
       logger: { level: logLevel(config.verbosity ?? 0), stream: config.logStream ?? process.stderr },
       // The handshake trusts both client CAs; authentication tells which one signed (authn/issued-by.ts).

@@ -37,7 +37,7 @@ export async function startApiServer(options: readonly string[] | ApiServerConfi
   const advertiseAddress = advertiseAddressOf(config);
   const loop = startKubernetesService({
     client,
-    serviceCidr: config.serviceClusterIpRange ?? DEFAULT_SERVICE_CIDR,
+    serviceCidr: config.serviceNetwork?.clusterIpRange ?? DEFAULT_SERVICE_CIDR,
     advertiseAddress,
     securePort: server.port,
     identity: `apiserver-${createHash('sha256').update(`${hostname()}/${advertiseAddress}:${server.port}`).digest('hex').slice(0, 16)}`,

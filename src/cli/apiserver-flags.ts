@@ -1,10 +1,9 @@
 import { isIP } from 'node:net';
-import { ADMISSION_PLUGINS, AUTHORIZATION_MODES, isAdmissionPluginName, parseAuthorizationModes, parseClusterIpRanges, parseNodePortRange, type ApiServerConfig } from '../apiserver/index.js';
+import { ADMISSION_PLUGINS, AUTHORIZATION_MODES, isAdmissionPluginName, parseAllowedOrigins, parseAuthorizationModes, parseClusterIpRanges, parseNodePortRange, type ApiServerConfig } from '../apiserver/index.js';
 import { describeFeatureGates, resolveFeatureGates, unknownFeatureGate } from './feature-gates.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagValues } from './flag-spec.js';
 import { defineFlags, FlagError } from './flags.js';
-import { parseServiceCidr } from '../api/index.js';
 
 /** svc-apiserver's options: the one table its parser, `--help` and docs/flags/svc-apiserver.md use. */
 export const apiServerFlags = defineFlags({
@@ -250,6 +249,17 @@ export const apiServerFlags = defineFlags({
     meaning: 'Remove rotated audit log files older than this many days. 0: keep them whatever their age.',
     validate: (n) => (n >= 0 ? undefined : 'must not be negative'),
   }),
+  'cors-allowed-origins': flag.stringSlice({
+    valueName: 'patterns',
+    meaning:
+      'Regular expressions an Origin header is tested against; a match gets CORS headers (credentials allowed) and its preflights a 204, other origins\' preflights a 403. Empty (the default): no CORS. Anchor each pattern (^https://dash\\.example\\.com$): an unanchored one matches anywhere in the origin.',
+  }),
+  'browser-session-ttl': flag.duration({
+    default: 15 * 60_000,
+    meaning:
+      'How long a browser session cookie from POST /browser-session lasts (it authenticates reads and watches only; docs/dashboard.md). 0 turns the exchange off.',
+    validate: (ms) => (ms >= 0 ? undefined : 'must not be negative'),
+  }),
   'requestheader-client-ca-file': flag.string({
     valueName: 'path',
     meaning:
@@ -281,19 +291,6 @@ export const apiServerFlags = defineFlags({
       'PEM client certificate the API server presents to aggregated API servers when it proxies to them (their --requestheader-client-ca-file must trust its CA). Default: <data-dir>/pki/front-proxy-client.crt, signed by the generated front-proxy CA.',
   }),
   'proxy-client-key-file': flag.string({ valueName: 'path', meaning: 'PEM private key of --proxy-client-cert-file.' }),
-  'service-cluster-ip-range': flag.string({
-    default: '10.0.0.0/24',
-    valueName: 'cidr',
-    meaning: "The range Service cluster IPs come from. Its first address is the `kubernetes` Service's in `default` (docs/networking.md).",
-    validate: (cidr) => {
-      try {
-        parseServiceCidr(cidr);
-        return undefined;
-      } catch (error) {
-        return (error as Error).message;
-      }
-    },
-  }),
   'advertise-address': flag.string({
     valueName: 'ip',
     meaning:
@@ -351,6 +348,12 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     const missing = flags.proxyClientCertFile === undefined ? '--proxy-client-cert-file' : '--proxy-client-key-file';
     throw new FlagError(`${missing} is required when the other of --proxy-client-cert-file/--proxy-client-key-file is given`, missing);
   }
+  let corsAllowedOrigins: RegExp[];
+  try {
+    corsAllowedOrigins = parseAllowedOrigins(flags.corsAllowedOrigins);
+  } catch (error) {
+    throw new FlagError((error as Error).message, '--cors-allowed-origins');
+  }
   const both = flags.enableAdmissionPlugins.find((name) => flags.disableAdmissionPlugins.includes(name));
   if (both !== undefined) {
     throw new FlagError(`${both} is both enabled and disabled: name it in only one of --enable-admission-plugins and --disable-admission-plugins`, '--disable-admission-plugins');
@@ -363,7 +366,6 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     etcdPrefix: flags.etcdPrefix.endsWith('/') ? flags.etcdPrefix : `${flags.etcdPrefix}/`,
     bindAddress: flags.bindAddress,
     securePort: flags.securePort,
-    serviceClusterIpRange: flags.serviceClusterIpRange,
     ...(flags.advertiseAddress !== undefined ? { advertiseAddress: flags.advertiseAddress } : {}),
     endpointReconcilerType: flags.endpointReconcilerType,
     ...(flags.tlsCertFile !== undefined && flags.tlsPrivateKeyFile !== undefined
@@ -387,6 +389,8 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     bookmarkIntervalMs: flags.watchBookmarkInterval,
     watchBufferEvents: flags.watchBufferEvents,
     verbosity: flags.v,
+    corsAllowedOrigins,
+    browserSessionTtlSeconds: Math.floor(flags.browserSessionTtl / 1000),
     flowControl: { maxRequestsInflight: flags.maxRequestsInflight, maxMutatingRequestsInflight: flags.maxMutatingRequestsInflight },
     ...(flags.auditLogPath !== undefined && flags.auditPolicyFile !== undefined
       ? {

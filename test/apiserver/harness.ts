@@ -46,6 +46,8 @@ export type TestServerOptions = Pick<
   | 'featureGates'
   | 'registry'
   | 'admissionPlugins'
+  | 'corsAllowedOrigins'
+  | 'browserSessions'
 > & {
   /** Listen on 127.0.0.1, a free port, plain HTTP (see TestServer.url). Default: inject only. */
   listen?: boolean;

@@ -1,7 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { Observable, type Subscription } from 'rxjs';
+import type { WebSocket } from 'ws';
 import { tooOldResourceVersion, type ResourceType, type Status } from '../../api/index.js';
-import { PLAIN_JSON } from '../../encoding/index.js';
+import { PLAIN_JSON, type Representation } from '../../encoding/index.js';
+import { upgradeOf, type UpgradeConnection } from '../upgrade-routing.js';
+import { acceptsEventStream, EVENT_STREAM, eventStreamFrameEncoder } from '../watch/event-stream-frames.js';
+import { acceptWebSocket, isWebSocketUpgrade, webSocketWatchOutput, type WatchProtocol } from '../watch/websocket-watch.js';
+import type { FrameEncoder } from '../watch/frames.js';
 import { toStatusError } from '../status.js';
 import type { Renamer } from '../upstream-names.js';
 import { WatchExpiredError } from '../../watch-cache/index.js';
@@ -22,18 +27,22 @@ import { until, withBookmarks } from '../watch/timers.js';
  */
 export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
   const { type } = ctx;
-  const rep = representationOf(ctx, 'watch', true);
-  const encoder = rep === PLAIN_JSON && !isPretty(ctx) ? jsonFrameEncoder(type) : renderedFrameEncoder(renderOptionsOf(ctx, rep));
-  const params = watchParameters(ctx);
+  const upgrade = isWebSocketUpgrade(ctx.request.raw) ? upgradeOf(ctx.request) : undefined;
+  const eventStream = upgrade === undefined && acceptsEventStream(ctx.request.headers.accept);
+  // An event stream's data is JSON (EventSource cannot ask for anything else); the others negotiate.
+  const rep = eventStream ? PLAIN_JSON : representationOf(ctx, 'watch', true);
+  const lastEventId = eventStream ? headerValue(ctx.request.headers['last-event-id']) : undefined;
+  const params = watchParameters(ctx, lastEventId);
   const source = await watchSource(ctx, params);
 
   const reply = ctx.reply;
   reply.hijack();
-  const res = reply.raw;
-  if (ctx.rename) renameWrites(res, ctx.rename);
-  res.writeHead(200, { 'content-type': rep.contentType, 'cache-control': 'no-cache, private' });
-  res.flushHeaders();
-  ctx.watch.open.add(res);
+  const output = upgrade
+    ? await openWebSocket(ctx, upgrade, rep)
+    : eventStream
+      ? openResponse(ctx, EVENT_STREAM, eventStreamFrameEncoder(type))
+      : openResponse(ctx, rep.contentType, rep === PLAIN_JSON && !isPretty(ctx) ? jsonFrameEncoder(type) : renderedFrameEncoder(renderOptionsOf(ctx, rep)));
+  if (output === undefined) return reply;
 
   // Live: the watch follows the cache's events. What it was handed before is its replay (initial
   // state, history or store), which the sink holds without counting it against the buffer.
@@ -58,36 +67,110 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
         complete: () => subscriber.complete(),
       }),
   );
-  const bookmarked = params.bookmarks
+  // An event stream always gets bookmarks: they move the browser's Last-Event-ID on a quiet watch.
+  const bookmarks = params.bookmarks || eventStream;
+  const bookmarked = bookmarks
     ? withBookmarks(events, ctx.watch.bookmarkIntervalMs, () => (live ? { type: 'BOOKMARK', revision: Math.max(last, source.cache.revision) } : undefined))
     : events;
   const frames = until(bookmarked, params.timeoutSeconds);
 
   let sink: Subscription | undefined;
-  const finish = (error?: unknown) => {
-    ctx.watch.open.delete(res);
-    encoder.flush?.(res);
-    if (error !== undefined && !(error instanceof WatcherTooSlowError) && !res.destroyed) encoder.error(res, errorStatus(error, type));
-    res.end();
-  };
-  res.once('close', () => {
-    ctx.watch.open.delete(res);
-    sink?.unsubscribe();
-  });
+  output.onClose(() => sink?.unsubscribe());
   const sent = ctx.watch.events?.(type);
   sink = boundedSink(frames, {
     limit: ctx.watch.bufferEvents,
     counts: () => live,
     write: (frame) => {
       sent?.inc();
-      return encoder.write(res, frame);
+      return output.write(frame);
     },
+    onDrain: output.onDrain,
+  }).subscribe({
+    error: (error: unknown) => output.end(error instanceof WatcherTooSlowError ? undefined : errorStatus(error, type), error instanceof WatcherTooSlowError ? error : undefined),
+    complete: () => output.end(),
+  });
+  return reply;
+}
+
+/** Where one watch's frames go, whatever carries them. */
+interface WatchOutput {
+  write(frame: Frame): boolean;
+  onDrain(listener: () => void): () => void;
+  /** Ends the watch: with the ERROR event of `status`, or closed for falling behind (`tooSlow`). */
+  end(status?: Status, tooSlow?: WatcherTooSlowError): void;
+  /** Calls `listener` when the client goes away first. */
+  onClose(listener: () => void): void;
+}
+
+/** A chunked HTTP response (JSON lines, protobuf frames, …) or an event stream. */
+function openResponse(ctx: HandlerContext, contentType: string, encoder: FrameEncoder): WatchOutput {
+  const res = ctx.reply.raw;
+  if (ctx.rename) renameWrites(res, ctx.rename);
+  // An event stream must not be buffered by a proxy on the way (nginx reads X-Accel-Buffering).
+  const streamHeaders = contentType === EVENT_STREAM ? { 'x-accel-buffering': 'no' } : {};
+  res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private', ...streamHeaders, ...corsHeaders(ctx.reply) });
+  res.flushHeaders();
+  ctx.watch.open.add(res);
+  return {
+    write: (frame) => encoder.write(res, frame),
     onDrain: (listener) => {
       res.once('drain', listener);
       return () => res.off('drain', listener);
     },
-  }).subscribe({ error: finish, complete: () => finish() });
-  return reply;
+    end: (status) => {
+      ctx.watch.open.delete(res);
+      encoder.flush?.(res);
+      if (status !== undefined && !res.destroyed) encoder.error(res, status);
+      res.end();
+    },
+    onClose: (listener) =>
+      res.once('close', () => {
+        ctx.watch.open.delete(res);
+        listener();
+      }),
+  };
+}
+
+/**
+ * A WebSocket: the handshake is completed here (ws answers a malformed one with a 400 and the
+ * watch never starts: undefined). A watcher that falls behind is closed with 1008 and the reason.
+ */
+async function openWebSocket(ctx: HandlerContext, upgrade: UpgradeConnection, rep: Representation): Promise<WatchOutput | undefined> {
+  let ws: WebSocket;
+  try {
+    ws = await acceptWebSocket(ctx.request.raw, upgrade.socket, upgrade.head);
+  } catch {
+    return undefined;
+  }
+  const protocol = ws.protocol === '' ? undefined : (ws.protocol as WatchProtocol);
+  const output = webSocketWatchOutput(ws, ctx.type, protocol, rep === PLAIN_JSON && !isPretty(ctx) ? undefined : renderOptionsOf(ctx, rep));
+  const closer = { end: () => ws.close(1001, 'the server is shutting down') };
+  ctx.watch.open.add(closer);
+  return {
+    write: output.write,
+    onDrain: output.onDrain,
+    end: (status, tooSlow) => {
+      ctx.watch.open.delete(closer);
+      output.end(status, tooSlow ? 1008 : 1000, tooSlow ? tooSlow.message.slice(0, 120) : '');
+    },
+    onClose: (listener) =>
+      ws.once('close', () => {
+        ctx.watch.open.delete(closer);
+        listener();
+      }),
+  };
+}
+
+/** The CORS headers the reply was given before it was hijacked (cors.ts sets them on the reply). */
+function corsHeaders(reply: HandlerContext['reply']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (name.startsWith('access-control-') || name === 'vary') out[name] = String(value);
+  return out;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text === '' ? undefined : text;
 }
 
 /** The Status of the ERROR event that ends a failed watch: 410 Expired for a start the server no longer holds. */

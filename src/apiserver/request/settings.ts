@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import type { ResourceType } from '../../api/index.js';
 
 /** How the server runs watches: set once at start, carried by every request's context. */
@@ -14,8 +13,8 @@ export interface WatchSettings {
   readonly minRequestTimeoutSeconds: number;
   /** The WatchList feature gate: `sendInitialEvents` is refused when it is off. */
   readonly watchList: boolean;
-  /** Open watch responses, ended when the server shuts down. */
-  readonly open: Set<ServerResponse>;
+  /** Open watches (responses, WebSockets), ended when the server shuts down. */
+  readonly open: Set<{ end(): void }>;
   /** The counter a watch of `type` adds each event it sends to (`apiserver_watch_events_total`). */
   readonly events?: ((type: ResourceType) => { inc(): void }) | undefined;
 }

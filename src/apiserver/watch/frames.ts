@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 import type { Status } from '../../api/index.js';
 import type { ServedObject } from '../served-object.js';
 import type { CacheEvent } from '../../watch-cache/index.js';
@@ -17,8 +17,8 @@ export type Frame = CacheEvent<ServedObject> | Bookmark;
 
 /** Writes one watch's frames, and the ERROR event that ends a failed one. */
 export interface FrameEncoder {
-  write(res: ServerResponse, frame: Frame): boolean;
-  error(res: ServerResponse, status: Status): void;
+  write(res: Writable, frame: Frame): boolean;
+  error(res: Writable, status: Status): void;
   /** Writes what the encoder holds back, before the response ends. */
-  flush?(res: ServerResponse): void;
+  flush?(res: Writable): void;
 }

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 import { INITIAL_EVENTS_END_ANNOTATION, type ResourceType } from '../../api/index.js';
 import { apiVersionOf } from '../api-object.js';
 import type { Frame, FrameEncoder } from './frames.js';
@@ -16,7 +16,7 @@ const TAIL = Buffer.from('}\n');
  */
 export function jsonFrameEncoder(type: ResourceType): FrameEncoder {
   const envelope = `"kind":${JSON.stringify(type.kind)},"apiVersion":${JSON.stringify(apiVersionOf(type))}`;
-  const write = (res: ServerResponse, frame: Frame): boolean => {
+  const write = (res: Writable, frame: Frame): boolean => {
     if (frame.type === 'BOOKMARK') {
       const annotations = frame.initialEventsEnd ? `,"annotations":{${JSON.stringify(INITIAL_EVENTS_END_ANNOTATION)}:"true"}` : '';
       return res.write(`{"type":"BOOKMARK","object":{${envelope},"metadata":{"resourceVersion":"${frame.revision}"${annotations}}}}\n`);

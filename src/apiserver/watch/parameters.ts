@@ -18,13 +18,20 @@ export interface WatchParameters {
   readonly trigger: string | undefined;
 }
 
-export function watchParameters(ctx: HandlerContext): WatchParameters {
+/**
+ * `resumeFrom`: an event stream's `Last-Event-ID`. A browser reconnects to the URL it first
+ * opened, whose resourceVersion, resourceVersionMatch and sendInitialEvents describe the first
+ * start; the id it sends says where it is now, so the watch goes on from exactly there.
+ */
+export function watchParameters(ctx: HandlerContext, resumeFrom?: string): WatchParameters {
   const plan = planWatch(
-    {
-      resourceVersion: queryParam(ctx, 'resourceVersion'),
-      resourceVersionMatch: queryParam(ctx, 'resourceVersionMatch'),
-      sendInitialEvents: queryParam(ctx, 'sendInitialEvents'),
-    },
+    resumeFrom !== undefined
+      ? { resourceVersion: resumeFrom, resourceVersionMatch: undefined, sendInitialEvents: undefined }
+      : {
+          resourceVersion: queryParam(ctx, 'resourceVersion'),
+          resourceVersionMatch: queryParam(ctx, 'resourceVersionMatch'),
+          sendInitialEvents: queryParam(ctx, 'sendInitialEvents'),
+        },
     { watchList: ctx.watch.watchList },
   );
   const bookmarks = booleanParam('allowWatchBookmarks', queryParam(ctx, 'allowWatchBookmarks'), false) === true;

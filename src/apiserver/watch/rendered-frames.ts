@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 import { watchFrames, type JsonObject, type RenderOptions } from '../../encoding/index.js';
 import type { FrameEncoder } from './frames.js';
 import { SlabPool } from './slab-pool.js';
@@ -16,7 +16,7 @@ export function renderedFrameEncoder(options: RenderOptions): FrameEncoder {
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
   let scheduled = false;
-  const flush = (res: ServerResponse): void => {
+  const flush = (res: Writable): void => {
     scheduled = false;
     if (pending.length === 0) return;
     const parts = pending;
@@ -29,7 +29,7 @@ export function renderedFrameEncoder(options: RenderOptions): FrameEncoder {
     if (parts.length === 1) res.write(parts[0]!);
     else WRITE_SLABS.writeJoined(parts, bytes, (chunk, done) => res.write(chunk, done));
   };
-  const write = (res: ServerResponse, bytes: Uint8Array): boolean => {
+  const write = (res: Writable, bytes: Uint8Array): boolean => {
     pending.push(bytes);
     pendingBytes += bytes.length;
     if (pendingBytes >= COALESCE_BYTES) flush(res);
