@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ensureClientCertificate } from '../pki/index.js';
@@ -14,8 +14,9 @@ import { parseFlags } from './flags.js';
 import { startScheduler } from './scheduler-command.js';
 import { schedulerFlags } from './scheduler-flags.js';
 import { upDoc, upFlags } from './up-flags.js';
-import { startUpNode, type UpNode } from './up-node.js';
-import { defaultRegistryConfigPath } from './up-paths.js';
+import { choosePodCidr, startUpNode, type UpNode } from './up-node.js';
+import { gatewayOf } from './up-networking.js';
+import { agentRootDir, defaultRegistryConfigPath } from './up-paths.js';
 
 /**
  * `svc up`: a whole local cluster in one process on the embedded store: the API server, the
@@ -57,6 +58,15 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
     // ...and verifies the agent's serving certificate, which svc up has the same CA sign (up-node.ts).
     const certificateAuthorityFile = config.nodeAgent?.certificateAuthorityFile ?? join(resolve(config.dataDir), 'pki', 'ca.crt');
     config = { ...config, nodeAgent: { ...config.nodeAgent, clientCertificateFile: files.certFile, clientKeyFile: files.keyFile, certificateAuthorityFile } };
+  }
+  // Pods reach the API server at their bridge's gateway (the `kubernetes` Service's endpoint), so
+  // the pod network is chosen before the server starts (up-networking.ts).
+  let podCidr = nodeConfig.podCidr;
+  if (nodeConfig.enabled) {
+    const agentDir = agentRootDir(resolve(config.dataDir));
+    mkdirSync(agentDir, { recursive: true });
+    podCidr = choosePodCidr(agentDir, nodeConfig.podCidr);
+    if (config.advertiseAddress === undefined) config = { ...config, advertiseAddress: gatewayOf(podCidr).address };
   }
   // Armed before anything starts: a signal during start-up closes what has started (containerd
   // above all) instead of ending the process with it left running.
@@ -117,8 +127,10 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
       node = await startUpNode({
         dataDir: resolve(config.dataDir),
         svcconfigPath: server.svcconfigPath,
-        podCidr: nodeConfig.podCidr,
+        podCidr,
         port: nodeConfig.port,
+        apiServer: { bindAddress: config.bindAddress, port: server.port },
+        nodeName: nodeName({}, thisHost),
         pkiDir: join(resolve(config.dataDir), 'pki'),
         io,
         verbose: (config.verbosity ?? 0) >= 2,
