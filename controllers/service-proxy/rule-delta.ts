@@ -32,6 +32,8 @@ export function ruleDelta(before: ServiceRules, after: ServiceRules): RuleDelta 
   for (const [name, chain] of after.chains) {
     const old = before.chains.get(name);
     const lines = edits.get(chain.table)!;
+    // Most chains of a changed Service are unchanged: equal lines, nothing to write.
+    if (old && old.table === chain.table && sameLines(old.lines, chain.lines)) continue;
     if (old && old.table === chain.table) {
       const inPlace = editInPlace(name, old, chain);
       if (inPlace) {
@@ -70,6 +72,13 @@ export function ruleDelta(before: ServiceRules, after: ServiceRules): RuleDelta 
     if (lines.length > 0) tables.set(table, lines);
   }
   return { tables, rules };
+}
+
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** The edit of a chain whose kept lines stay in order (undefined when they do not). */

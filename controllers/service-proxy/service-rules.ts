@@ -70,7 +70,18 @@ interface Endpoint {
   readonly terminating: boolean;
 }
 
-const hash = (text: string): string => createHash('sha256').update(text).digest('base64url').replace(/[-_]/g, 'X').slice(0, 12).toUpperCase();
+// Chain names are hashes of what they stand for; a sync of a large Service asks for the same
+// thousand again, so they are remembered (bounded: dropped wholesale past 100,000).
+const hashes = new Map<string, string>();
+const hash = (text: string): string => {
+  let name = hashes.get(text);
+  if (name === undefined) {
+    if (hashes.size >= 100_000) hashes.clear();
+    name = createHash('sha256').update(text).digest('base64url').replace(/[-_]/g, 'X').slice(0, 12).toUpperCase();
+    hashes.set(text, name);
+  }
+  return name;
+};
 
 /** Whether the proxy routes this Service at all: a cluster IP (not headless, not ExternalName). */
 export function isProxied(service: Service): boolean {
@@ -103,17 +114,22 @@ export function serviceRules(service: Service, slices: readonly EndpointSlice[],
     const extChain = `${node.prefix}EXT-${id}`;
     const all = endpointsOf(slices, port);
     const clusterEndpoints = usable(spec.internalTrafficPolicy === 'Local' ? all.filter((e) => e.nodeName === node.nodeName) : all);
-    const order = stableOrder(orders.get(svcChain), clusterEndpoints.map(endpointKey));
+    const byKey = new Map(clusterEndpoints.map((e) => [endpointKey(e), e]));
+    const order = stableOrder(orders.get(svcChain), [...byKey.keys()]);
     orders.set(svcChain, order);
-    const rank = new Map(order.map((key, i) => [key, i]));
-    clusterEndpoints.sort((a, b) => rank.get(endpointKey(a))! - rank.get(endpointKey(b))!);
+    clusterEndpoints.splice(0, clusterEndpoints.length, ...order.map((key) => byKey.get(key)!));
     const localEndpoints = usable(all.filter((e) => e.nodeName === node.nodeName));
     const comment = `-m comment --comment "${portName}"`;
     const match = `-d ${clusterIp}/32 -p ${protocol} -m ${protocol} --dport ${port.port}`;
     const nodePort = (spec.type === 'NodePort' || spec.type === 'LoadBalancer') && port.nodePort ? port.nodePort : undefined;
 
     // Endpoint chains, shared by the cluster-wide and the local distributions.
-    const sepChain = (e: Endpoint) => `${node.prefix}SEP-${hash(`${portName}/${protocol}/${e.ip}:${e.port}`)}`;
+    const sepNames = new Map<Endpoint, string>();
+    const sepChain = (e: Endpoint): string => {
+      let chain = sepNames.get(e);
+      if (chain === undefined) sepNames.set(e, (chain = `${node.prefix}SEP-${hash(`${portName}/${protocol}/${e.ip}:${e.port}`)}`));
+      return chain;
+    };
     for (const e of new Set([...clusterEndpoints, ...(nodePort && spec.externalTrafficPolicy === 'Local' ? localEndpoints : [])])) {
       const chain = sepChain(e);
       const recent = affinitySeconds > 0 ? ` -m recent --set --name ${chain} --mask 255.255.255.255 --rsource` : '';
@@ -227,12 +243,15 @@ function endpointsOf(slices: readonly EndpointSlice[], port: ServicePort): Endpo
       byKey.set(`${ip}:${slicePort.port}`, e);
     }
   }
-  return [...byKey.values()].sort((a, b) => compareIp(a.ip, b.ip) || a.port - b.port);
+  // Sorted by address, each read once into a number (comparing split strings costs more than the rest).
+  return [...byKey.values()]
+    .map((e) => ({ e, n: ipNumber(e.ip) * 65536 + e.port }))
+    .sort((a, b) => a.n - b.n)
+    .map(({ e }) => e);
 }
 
-function compareIp(a: string, b: string): number {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < 4; i++) if (pa[i] !== pb[i]) return (pa[i] ?? 0) - (pb[i] ?? 0);
-  return 0;
+function ipNumber(ip: string): number {
+  let n = 0;
+  for (const part of ip.split('.')) n = n * 256 + Number(part);
+  return n;
 }
