@@ -61,7 +61,7 @@ export function hostResolvers(path = '/etc/resolv.conf', exclude: readonly strin
 }
 
 /** A view of the informers' caches for the resolver, with a reverse index rebuilt when they change. */
-function informerView(informers: InformerFactory, domain: string): { view: ClusterView; synced: Promise<void>; stop: () => void } {
+function informerView(informers: InformerFactory, domain: string, onChange: () => void): { view: ClusterView; synced: Promise<void>; stop: () => void } {
   const services = informers.informer(builtin.services);
   const slices = informers.informer(builtin.endpointSlices, { indexers: { [SERVICE_INDEX]: serviceOfSlice } });
   let reverse: Map<string, string> | undefined;
@@ -69,6 +69,7 @@ function informerView(informers: InformerFactory, domain: string): { view: Clust
   const stale = () => {
     reverse = undefined;
     namespaces = undefined;
+    onChange();
   };
   const subscriptions = [services.events$.subscribe({ next: stale, error: () => undefined }), slices.events$.subscribe({ next: stale, error: () => undefined })];
   const buildReverse = (): Map<string, string> => {
@@ -99,8 +100,33 @@ function informerView(informers: InformerFactory, domain: string): { view: Clust
   return { view, synced, stop: () => subscriptions.forEach((s) => s.unsubscribe()) };
 }
 
+/**
+ * Encoded answers to cluster names by question (type, name as asked, recursion flag), emptied
+ * whenever a Service or slice changes: a repeated question costs a copy and its ID written.
+ * Bounded: emptied past 10,000 entries.
+ */
+export class AnswerCache {
+  readonly #answers = new Map<string, Buffer>();
+  get(key: string): Buffer | undefined {
+    return this.#answers.get(key);
+  }
+  set(key: string, answer: Buffer): void {
+    if (this.#answers.size >= 10_000) this.#answers.clear();
+    this.#answers.set(key, answer);
+  }
+  clear(): void {
+    this.#answers.clear();
+  }
+}
+
 /** Answers one query packet; `forward` is called for names outside the cluster. */
-export async function answerQuery(packet: Buffer, domain: string, view: ClusterView, forward: (packet: Buffer) => Promise<Buffer | undefined>): Promise<Buffer | undefined> {
+export async function answerQuery(
+  packet: Buffer,
+  domain: string,
+  view: ClusterView,
+  forward: (packet: Buffer) => Promise<Buffer | undefined>,
+  cache?: AnswerCache,
+): Promise<Buffer | undefined> {
   let query: dns.DecodedPacket;
   try {
     query = dns.decode(packet);
@@ -111,6 +137,13 @@ export async function answerQuery(packet: Buffer, domain: string, view: ClusterV
   const question = query.questions?.[0];
   const recursion = (query.flags ?? 0) & dns.RECURSION_DESIRED;
   if (!question || (query.questions?.length ?? 0) !== 1) return reply(query, RCODE.FORMERR, recursion);
+  const key = `${question.type}/${question.class ?? 'IN'}/${recursion}/${question.name}`;
+  const cached = cache?.get(key);
+  if (cached) {
+    const answer = Buffer.from(cached);
+    answer.writeUInt16BE(query.id ?? 0, 0);
+    return answer;
+  }
   let resolution: Resolution | undefined;
   try {
     resolution = resolveClusterName(question, domain, view);
@@ -121,7 +154,7 @@ export async function answerQuery(packet: Buffer, domain: string, view: ClusterV
     const answer = await forward(packet);
     return answer ?? reply(query, RCODE.SERVFAIL, recursion);
   }
-  return dns.encode({
+  const answer = dns.encode({
     type: 'response',
     id: query.id ?? 0,
     flags: dns.AUTHORITATIVE_ANSWER | recursion | dns.RECURSION_AVAILABLE | RCODE[resolution.rcode],
@@ -130,6 +163,8 @@ export async function answerQuery(packet: Buffer, domain: string, view: ClusterV
     authorities: resolution.authorities,
     additionals: resolution.additionals,
   });
+  cache?.set(key, answer);
+  return answer;
 }
 
 function reply(query: dns.DecodedPacket, rcode: number, recursion: number): Buffer {
@@ -174,9 +209,10 @@ function forwarder(upstreams: readonly string[], timeoutMs: number): (packet: Bu
 
 export async function startClusterDns(options: ClusterDnsOptions): Promise<ClusterDns> {
   const domain = (options.domain ?? 'cluster.local').toLowerCase().replace(/\.$/, '');
-  const { view, synced, stop } = informerView(options.informers, domain);
+  const cache = new AnswerCache();
+  const { view, synced, stop } = informerView(options.informers, domain, () => cache.clear());
   const forward = forwarder(options.upstreams ?? hostResolvers('/etc/resolv.conf', [options.address]), options.upstreamTimeoutMs ?? 2000);
-  const answer = (packet: Buffer) => answerQuery(packet, domain, view, forward).catch(() => undefined);
+  const answer = (packet: Buffer) => answerQuery(packet, domain, view, forward, cache).catch(() => undefined);
 
   const udp: Socket = createSocket(isIP(options.address) === 6 ? 'udp6' : 'udp4');
   udp.on('message', (message: Buffer, remote: RemoteInfo) => {

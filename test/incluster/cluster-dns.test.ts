@@ -58,10 +58,15 @@ beforeAll(async () => {
   cluster = await startTestCluster({ namespaces: ['shop'] });
   const client = cluster.client;
   const ns = { namespace: 'shop' };
-  await client.create(builtin.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'shop' }, spec: { clusterIP: '10.43.0.20', ports: [{ name: 'http', port: 80, protocol: 'TCP' }] } }, ns);
+  await client.create(builtin.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'shop' }, spec: { clusterIP: '10.0.0.20', ports: [{ name: 'http', port: 80, protocol: 'TCP' }] } }, ns);
   await client.create(builtin.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'st', namespace: 'shop' }, spec: { clusterIP: 'None', ports: [{ name: 'peer', port: 7000, protocol: 'TCP' }] } }, ns);
   await client.create(builtin.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'ext', namespace: 'shop' }, spec: { type: 'ExternalName', externalName: 'example.org' } }, ns);
-  await client.create(builtin.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web6', namespace: 'shop' }, spec: { clusterIP: 'fd00:43::20', clusterIPs: ['fd00:43::20'], ipFamilies: ['IPv6'], ports: [{ port: 80, protocol: 'TCP' }] } }, ns);
+  await client.create(builtin.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web6', namespace: 'shop' }, spec: { clusterIP: 'None', ports: [{ port: 80, protocol: 'TCP' }] } }, ns);
+  await client.create(
+    builtin.endpointSlices,
+    { apiVersion: 'discovery.svc.io/v1', kind: 'EndpointSlice', metadata: { name: 'web6-1', namespace: 'shop', labels: { 'kubernetes.io/service-name': 'web6' } }, addressType: 'IPv6', ports: [{ port: 80, protocol: 'TCP' }], endpoints: [{ addresses: ['fd00:42::20'], conditions: { ready: true } }] },
+    ns,
+  );
   await client.create(
     builtin.endpointSlices,
     {
@@ -91,12 +96,12 @@ afterAll(async () => {
 });
 
 describe('cluster DNS', () => {
-  it('A for a ClusterIP Service, AAAA for an IPv6 one, authoritative', async () => {
+  it('A for a ClusterIP Service, AAAA for IPv6 addresses, authoritative', async () => {
     const answer = await query('web.shop.svc.cluster.local', 'A');
     expect(rcode(answer)).toBe('NOERROR');
     expect(answer.flag_aa).toBe(true);
-    expect(data(answer, 'A')).toEqual(['10.43.0.20']);
-    expect(data(await query('web6.shop.svc.cluster.local', 'AAAA'), 'AAAA')).toEqual(['fd00:43::20']);
+    expect(data(answer, 'A')).toEqual(['10.0.0.20']);
+    expect(data(await query('web6.shop.svc.cluster.local', 'AAAA'), 'AAAA')).toEqual(['fd00:42::20']);
     // The name exists but has no AAAA: NODATA, with the SOA.
     const nodata = await query('web.shop.svc.cluster.local', 'AAAA');
     expect(rcode(nodata)).toBe('NOERROR');
@@ -122,7 +127,7 @@ describe('cluster DNS', () => {
   });
 
   it('PTR of a cluster IP and of a headless endpoint; pod A records; CNAME for ExternalName', async () => {
-    expect(data(await query('20.0.43.10.in-addr.arpa', 'PTR'), 'PTR')).toEqual(['web.shop.svc.cluster.local']);
+    expect(data(await query('20.0.0.10.in-addr.arpa', 'PTR'), 'PTR')).toEqual(['web.shop.svc.cluster.local']);
     expect(data(await query('10.0.42.10.in-addr.arpa', 'PTR'), 'PTR')).toEqual(['st-0.st.shop.svc.cluster.local']);
     expect(data(await query('10-42-0-7.shop.pod.cluster.local', 'A'), 'A')).toEqual(['10.42.0.7']);
     expect(data(await query('ext.shop.svc.cluster.local', 'CNAME'), 'CNAME')).toEqual(['example.org']);
@@ -157,12 +162,12 @@ describe('cluster DNS', () => {
       });
       socket.on('error', reject);
     });
-    expect(data(dns.decode(response), 'A')).toEqual(['10.43.0.20']);
+    expect(data(dns.decode(response), 'A')).toEqual(['10.0.0.20']);
   });
 
   it('follows Services as they change', async () => {
-    await cluster.client.create(builtin.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'late', namespace: 'shop' }, spec: { clusterIP: '10.43.0.30', ports: [{ port: 80, protocol: 'TCP' }] } }, { namespace: 'shop' });
-    await eventually(async () => data(await query('late.shop.svc.cluster.local', 'A'), 'A')[0] === '10.43.0.30', 'the new Service');
+    await cluster.client.create(builtin.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'late', namespace: 'shop' }, spec: { clusterIP: '10.0.0.30', ports: [{ port: 80, protocol: 'TCP' }] } }, { namespace: 'shop' });
+    await eventually(async () => data(await query('late.shop.svc.cluster.local', 'A'), 'A')[0] === '10.0.0.30', 'the new Service');
     await cluster.client.delete(builtin.services, 'late', { namespace: 'shop' });
     await eventually(async () => rcode(await query('late.shop.svc.cluster.local', 'A')) === 'NXDOMAIN', 'the Service gone');
   });
@@ -177,6 +182,6 @@ describe('cluster DNS', () => {
     expect((await udpExchange(cut)).readUInt16BE(2) & 0x000f).toBe(1);
     const response = dns.encode({ type: 'response', id: 10, questions: [{ name: 'web.shop.svc.cluster.local', type: 'A' }] });
     expect((await udpExchange(response)).readUInt16BE(2) & 0x000f).toBe(1);
-    expect(data(await query('web.shop.svc.cluster.local', 'A'), 'A')).toEqual(['10.43.0.20']);
+    expect(data(await query('web.shop.svc.cluster.local', 'A'), 'A')).toEqual(['10.0.0.20']);
   });
 });

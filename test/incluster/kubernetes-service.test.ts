@@ -14,7 +14,7 @@ const running: RunningKubernetesService[] = [];
 const start = (advertiseAddress: string, identity: string, now?: () => number) => {
   const loop = startKubernetesService({
     client: cluster.newClient({ userAgent: identity }),
-    serviceCidr: '10.43.0.0/16',
+    serviceCidr: '10.0.0.0/24',
     advertiseAddress,
     securePort: 6443,
     identity,
@@ -58,7 +58,7 @@ describe('the kubernetes Service', () => {
     start('192.0.2.10', 'apiserver-a');
     await eventually(async () => same(await endpointIps(), ['192.0.2.10']) && same(await sliceIps(), ['192.0.2.10']), 'endpoints of one server');
     const service = await client.get(builtin.services, 'kubernetes', { namespace: 'default' });
-    expect(service.spec?.clusterIP).toBe('10.43.0.1');
+    expect(service.spec?.clusterIP).toBe('10.0.0.1');
     expect(service.spec?.ports).toEqual([expect.objectContaining({ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 })]);
     const endpoints = await client.get(builtin.endpoints, 'kubernetes', { namespace: 'default' });
     expect(endpoints.subsets?.[0]?.ports).toEqual([expect.objectContaining({ name: 'https', port: 6443, protocol: 'TCP' })]);
@@ -72,7 +72,7 @@ describe('the kubernetes Service', () => {
   it('is repaired when the Service, its Endpoints or its slice is deleted or edited', async () => {
     await eventually(async () => same(await endpointIps(), ['192.0.2.10']), 'endpoints');
     await client.delete(builtin.services, 'kubernetes', { namespace: 'default' });
-    await eventually(async () => (await client.get(builtin.services, 'kubernetes', { namespace: 'default' }).catch(() => undefined))?.spec?.clusterIP === '10.43.0.1', 'the Service back');
+    await eventually(async () => (await client.get(builtin.services, 'kubernetes', { namespace: 'default' }).catch(() => undefined))?.spec?.clusterIP === '10.0.0.1', 'the Service back');
     await client.delete(builtin.endpoints, 'kubernetes', { namespace: 'default' });
     await client.delete(builtin.endpointSlices, 'kubernetes', { namespace: 'default' });
     await eventually(async () => same(await endpointIps(), ['192.0.2.10']) && same(await sliceIps(), ['192.0.2.10']), 'endpoints and slice back');

@@ -65,7 +65,7 @@ const web: Service = {
   apiVersion: 'v1',
   kind: 'Service',
   metadata: { name: 'web', namespace: 'default' },
-  spec: { type: 'NodePort', clusterIP: '10.96.0.10', ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080, nodePort: 30080 }], selector: { app: 'web' } },
+  spec: { type: 'NodePort', clusterIP: '10.0.0.10', ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080, nodePort: 30080 }], selector: { app: 'web' } },
 };
 const slice = (ips: string[]): EndpointSlice => ({
   apiVersion: 'discovery.svc.io/v1',
@@ -114,8 +114,8 @@ afterAll(async () => {
 describe('service proxy (iptables, in a network namespace)', () => {
   it('routes a ClusterIP and a NodePort over every endpoint', async () => {
     await startProxy().ready;
-    await eventually(() => both('http://10.96.0.10/'), 'both endpoints through the cluster IP');
-    expect(await answers('http://10.96.0.10/', 40)).toEqual(new Set(['hello-a', 'hello-b']));
+    await eventually(() => both('http://10.0.0.10/'), 'both endpoints through the cluster IP');
+    expect(await answers('http://10.0.0.10/', 40)).toEqual(new Set(['hello-a', 'hello-b']));
     expect(await answers('http://10.99.0.2:30080/', 40)).toEqual(new Set(['hello-a', 'hello-b']));
   });
 
@@ -123,31 +123,31 @@ describe('service proxy (iptables, in a network namespace)', () => {
     syncs.length = 0;
     await setEndpoints(['10.99.0.2']);
     await eventually(() => syncs.some((s) => s.key === 'default/web'), 'a sync of web');
-    expect(await answers('http://10.96.0.10/', 10)).toEqual(new Set(['hello-a']));
+    expect(await answers('http://10.0.0.10/', 10)).toEqual(new Set(['hello-a']));
     // The leaver's line and its chain's two lines, and when it was not first, the first one's line moved into its slot (-D, -I).
     expect(syncs.find((s) => s.key === 'default/web')!.rules).toBeLessThanOrEqual(5);
     await setEndpoints([]);
-    await eventually(async () => (await wget('http://10.96.0.10/')).err.includes('refused'), 'refused at once');
+    await eventually(async () => (await wget('http://10.0.0.10/')).err.includes('refused'), 'refused at once');
     expect(await wget('http://10.99.0.2:30080/')).toMatchObject({ ok: false, err: expect.stringMatching(/refused/) });
     await setEndpoints(['10.99.0.2', '10.99.0.3']);
-    await eventually(() => both('http://10.96.0.10/'), 'both back');
+    await eventually(() => both('http://10.0.0.10/'), 'both back');
   });
 
   it('keeps the rules when it stops without cleanup, and makes them exact when it starts again', async () => {
     await stopProxy(false);
-    expect(await answers('http://10.96.0.10/', 20)).toEqual(new Set(['hello-a', 'hello-b']));
+    expect(await answers('http://10.0.0.10/', 20)).toEqual(new Set(['hello-a', 'hello-b']));
     // While it is down, the Service goes: the next proxy removes its chains.
     await client.delete(builtin.services, 'web', { namespace: 'default' });
     expect(saved()).toContain(`${prefix}SVC-`);
     await startProxy().ready;
     await eventually(() => !saved().includes(`${prefix}SVC-`), 'the stale chains removed');
     await client.create(builtin.services, web, { namespace: 'default' });
-    await eventually(() => both('http://10.96.0.10/'), 'routed again');
+    await eventually(() => both('http://10.0.0.10/'), 'routed again');
   });
 
   it('removes every chain and jump it made when it stops with cleanup', async () => {
     await stopProxy(true);
     expect(saved()).not.toContain(prefix);
-    expect(await fetchIn('http://10.96.0.10/')).toBeUndefined();
+    expect(await fetchIn('http://10.0.0.10/')).toBeUndefined();
   });
 });
