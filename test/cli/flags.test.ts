@@ -334,6 +334,7 @@ describe('svc-apiserver flags', () => {
       etcdPrefix: '/registry/',
       bindAddress: '0.0.0.0',
       securePort: 6443,
+      endpointReconcilerType: 'lease',
       authorization: ['RBAC'],
       featureGates: {
         APIResponseCompression: true,
