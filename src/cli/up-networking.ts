@@ -29,7 +29,8 @@ export interface UpNetworkingOptions {
 
 export interface UpNetworking {
   readonly gateway: string;
-  readonly dns: ClusterDns;
+  /** Absent when it could not listen (the agent then gives pods the host's resolver). */
+  readonly dns?: ClusterDns;
   /** Stops DNS, the relay and the proxy; the proxy's rules are removed. */
   close(): Promise<void>;
 }
@@ -109,8 +110,15 @@ export async function startUpNetworking(o: UpNetworkingOptions): Promise<UpNetwo
       const relay = await startRelay({ address: gateway, port: o.apiServer.port }, { address: target, port: o.apiServer.port });
       stops.push(() => new Promise<void>((resolve) => relay.close(() => resolve())));
     }
-    const dns = await startClusterDns({ informers, domain: o.clusterDomain, address: gateway, port: 53 });
-    stops.push(() => dns.close());
+    // Without it pods still run, on the host's resolver: a port 53 taken on the gateway is said, not fatal.
+    let dns: ClusterDns | undefined;
+    try {
+      dns = await startClusterDns({ informers, domain: o.clusterDomain, address: gateway, port: 53 });
+      const running = dns;
+      stops.push(() => running.close());
+    } catch (error) {
+      o.warn(`cluster DNS not started on ${gateway}:53 (${(error as Error).message}); pods use the host's resolver`);
+    }
     const proxy: ServiceProxy = startServiceProxy({
       client,
       informers,
@@ -122,8 +130,13 @@ export async function startUpNetworking(o: UpNetworkingOptions): Promise<UpNetwo
     });
     // Stopped first of all (the stops run in reverse): its rules go while the API server still answers.
     stops.push(() => proxy.stop({ cleanup: true }));
-    await proxy.ready;
-    return { gateway, dns, close };
+    // The first sync is waited for (Services route once svc up says ready), but not forever: its
+    // failures are reported through onError and retried with back-off.
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([proxy.ready.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 30_000)))]);
+    clearTimeout(timer);
+    if (!waited) o.warn('service proxy: the first sync of the Service rules has not finished in 30 s; it goes on trying');
+    return { gateway, ...(dns ? { dns } : {}), close };
   } catch (error) {
     await close();
     throw error;

@@ -95,7 +95,7 @@ async function freePort(): Promise<number> {
 }
 
 /** The agent's generated configuration: what `svc up` chooses for its node, each for a reason. */
-function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: number, serving: ClientCertificateFiles, clusterDns: string): Record<string, unknown> {
+function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: number, serving: ClientCertificateFiles, clusterDns: string | undefined): Record<string, unknown> {
   return {
     apiVersion: CONFIG_API_VERSION,
     kind: CONFIG_KIND,
@@ -115,7 +115,7 @@ function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: 
     failSwapOn: false,
     clusterDomain: CLUSTER_DOMAIN,
     // The cluster DNS svc up runs on the bridge's gateway (up-networking.ts).
-    clusterDNS: [clusterDns],
+    ...(clusterDns ? { clusterDNS: [clusterDns] } : {}),
     // Only the API server's proxy (a client certificate from the cluster CA) and tokens the API
     // server vouches for get in; what they may do is the API server's RBAC decision.
     authentication: { anonymous: { enabled: false }, x509: { clientCAFile: join(o.pkiDir, 'ca.crt') }, webhook: { enabled: true } },
@@ -193,7 +193,7 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
       dns: ['localhost', hostname().toLowerCase()],
       ips: ['127.0.0.1', '::1', ...internalIps(undefined)],
     });
-    writeFileSync(configPath, stringify(agentConfig(o, containerd.endpoint, podCidr, o.port === 0 ? await freePort() : o.port, serving, networking.gateway)));
+    writeFileSync(configPath, stringify(agentConfig(o, containerd.endpoint, podCidr, o.port === 0 ? await freePort() : o.port, serving, networking.dns ? networking.gateway : undefined)));
     const startup = prepareNodeAgent(['--config', configPath, '--svcconfig', o.svcconfigPath, '--root-dir', agentDir, '--cert-dir', join(agentDir, 'pki')], o.io);
     if (typeof startup === 'number') throw new Error('the generated node agent configuration was refused (see above)');
     o.signal?.throwIfAborted();
