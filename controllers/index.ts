@@ -15,6 +15,7 @@ export { legacyTokenCleaner } from './legacy-serviceaccount-token-cleaner/index.
 export { bootstrapSigner, detachedSignature } from './bootstrap-signer/index.js';
 export type { BootstrapSignerOptions } from './bootstrap-signer/index.js';
 export { tokenCleaner } from './token-cleaner/index.js';
+export { validatingAdmissionPolicyStatusController, validatingAdmissionPolicies } from './validating-admission-policy-status/index.js';
 export type { TokenCleanerOptions } from './token-cleaner/index.js';
 export type { LegacyTokenCleanerOptions } from './legacy-serviceaccount-token-cleaner/index.js';
 export type { GarbageCollectorOptions } from './garbage-collector/index.js';

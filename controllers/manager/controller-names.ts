@@ -48,7 +48,8 @@ export const CONTROLLERS = {
   'token-cleaner-controller': ['tokencleaner'],
   'ttl-after-finished-controller': ['ttl-after-finished'],
   'ttl-controller': ['ttl'],
-  'validatingadmissionpolicy-status-controller': [],
+  // The second alias is svc's spelling of the loop's name (docs/controller-manager.md).
+  'validatingadmissionpolicy-status-controller': ['validatingadmissionpolicy-status', 'validating-admission-policy-status'],
 } as const satisfies Readonly<Record<string, readonly string[]>>;
 
 export type ControllerName = keyof typeof CONTROLLERS;

@@ -24,6 +24,7 @@ import { endpointSliceController } from '../endpointslice/index.js';
 import { serviceLbController } from '../service/index.js';
 import { endpointSliceMirroringController } from '../endpointslice-mirroring/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
+import { validatingAdmissionPolicyStatusController } from '../validating-admission-policy-status/index.js';
 
 /**
  * Which control loops are built, by controller name, and how each is made from the manager's
@@ -71,6 +72,8 @@ export interface LoopSettings {
   readonly concurrentServiceSyncs?: number | undefined;
   /** `--cloud-provider` (svc has none; the service loop names it in its Event). */
   readonly cloudProvider?: string | undefined;
+  // Admission policies (vap).
+  readonly concurrentValidatingAdmissionPolicyStatusSyncs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -120,5 +123,7 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
       })],
     ['service-lb-controller', (s) => (ctx) => serviceLbController(ctx, { concurrency: s.concurrentServiceSyncs ?? 1, cloudProvider: s.cloudProvider })],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
+    // Admission policies (vap): type checks into each ValidatingAdmissionPolicy's status.
+    ['validatingadmissionpolicy-status-controller', (s) => (ctx) => validatingAdmissionPolicyStatusController(ctx, { concurrency: s.concurrentValidatingAdmissionPolicyStatusSyncs ?? 5 })],
   ]);
 }

@@ -188,6 +188,17 @@ export {
   type ValidatingWebhook,
   type ValidatingWebhookConfiguration,
   type WebhookClientConfig,
+  validatingAdmissionPolicySchema,
+  validatingAdmissionPolicyBindingSchema,
+  type AuditAnnotation,
+  type MatchResources,
+  type NamedRuleWithOperations,
+  type ParamRef,
+  type PolicyValidation,
+  type PolicyVariable,
+  type ValidatingAdmissionPolicy,
+  type ValidatingAdmissionPolicyBinding,
+  type ValidationAction,
 } from './kinds/index.js';
 export {
   ADMISSIONREGISTRATION_GROUP,
@@ -322,3 +333,29 @@ export {
 // batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
 export * from './batch/index.js';
 export { firstServiceIp, parseServiceCidr, serviceIpAt, type ServiceCidr } from './service-cidr.js';
+export {
+  toCel,
+  fromCel,
+  AuthorizerValue,
+  ADMISSION_VARIABLES,
+  admissionEnvironment,
+  baseEnvironment,
+  declareAdmissionVariables,
+  celErrorText,
+  compileExpression,
+  policyExpressionCauses,
+  policyExpressions,
+  celSchemaOf,
+  celSchemaOfZod,
+  typeCheckPolicy,
+  type CelSchema,
+  type CheckedKind,
+  type ExpressionWarning,
+  type CelAuthorize,
+  type CelCheckSubject,
+  type CelDecision,
+  type CelPathCheck,
+  type CelResourceCheck,
+  type CelProgram,
+  type Compiled,
+} from './cel/index.js';

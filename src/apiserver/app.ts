@@ -267,7 +267,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   const reader = new ObjectReader(options.store);
   options.serviceAccountTokens?.bind(cachedBoundObjects(caches, registry, reader));
   options.serviceAccountTokens?.trackLegacyUse(legacyTokenUseRecorder(options.store, registry, reader));
-  const admission = new Admission({ store: options.store, reader, registry, caches, ...options.admissionPlugins });
+  const admission = new Admission({ store: options.store, reader, registry, caches, authorizer, ...options.admissionPlugins });
   app.addHook('onClose', () => admission.stop());
   const serviceType = registry.byKind('', 'Service');
   const services = serviceType

@@ -271,6 +271,8 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       mirroringEndpointSliceUpdatesBatchPeriodMs: f.mirroringEndpointsliceUpdatesBatchPeriod,
       concurrentServiceSyncs: f.concurrentServiceSyncs,
       cloudProvider: f.cloudProvider,
+      // Admission policies (vap).
+      concurrentValidatingAdmissionPolicyStatusSyncs: f.concurrentValidatingAdmissionPolicyStatusSyncs,
     },
     enableGarbageCollector: f.enableGarbageCollector,
     drainTimeoutMs: f.controllerShutdownTimeout,

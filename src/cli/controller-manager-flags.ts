@@ -408,7 +408,7 @@ export const controllerManagerFlags = defineFlags({
   'concurrent-serviceaccount-token-syncs': concurrency('service account token objects', 5, true),
   'concurrent-statefulset-syncs': concurrency('statefulsets', 5, true),
   'concurrent-ttl-after-finished-syncs': concurrency('ttl-after-finished workers', 5, true),
-  'concurrent-validating-admission-policy-status-syncs': concurrency('validating admission policy status workers', 5),
+  'concurrent-validating-admission-policy-status-syncs': concurrency('validating admission policy status workers', 5, true),
   'mirroring-concurrent-service-endpoint-syncs': concurrency('endpoint-slice mirroring syncs', 5, true),
 
   // --- Limits: rates, sizes and thresholds --------------------------------------------------------------

@@ -27,6 +27,14 @@ const subcommands: Readonly<Record<string, Subcommand>> = {
     summary: 'Print the CustomResourceDefinitions a module defines, as YAML (svc crd MODULE[#EXPORT])',
     run: async (argv, io) => (await import('./crd-command.js')).crd(argv, io),
   },
+  bench: {
+    summary: 'Run benchmark files made with svc/bench and print (or compare) the results (svc bench FILE...)',
+    run: async (argv, io) => (await import('./bench-command.js')).bench(argv, io),
+  },
+  record: {
+    summary: 'Record a running cluster\'s watch streams as an NDJSON corpus (svc record --resource pods --duration 10m --out day.ndjson)',
+    run: async (argv, io) => (await import('./record-command.js')).record(argv, io),
+  },
   image: {
     summary: 'Manage the images of the running cluster (svc image import FILE...)',
     run: async (argv, io) => (await import('./image-command.js')).image(argv, io),

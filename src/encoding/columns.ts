@@ -1,5 +1,5 @@
 import { ageOf } from './duration.js';
-import { arr, isObject, num, obj, str, type JsonObject } from './json-value.js';
+import { arr, at, isObject, num, obj, str, type JsonObject } from './json-value.js';
 
 /** A Table column as `meta/v1` TableColumnDefinition writes it. */
 export interface ColumnDefinition {
@@ -226,6 +226,15 @@ const TABLES: Readonly<Record<string, TableConvertor>> = {
   'rbac.authorization.svc.io/RoleBinding': table([col('Role', 'string'), AGE], (o, now) => [`${str(o, 'roleRef.kind') ?? ''}/${str(o, 'roleRef.name') ?? ''}`, age(o, now)]),
   'admissionregistration.svc.io/MutatingWebhookConfiguration': table([col('Webhooks', 'integer'), AGE], (o, now) => [arr(o, 'webhooks').length, age(o, now)]),
   'admissionregistration.svc.io/ValidatingWebhookConfiguration': table([col('Webhooks', 'integer'), AGE], (o, now) => [arr(o, 'webhooks').length, age(o, now)]),
+  'admissionregistration.svc.io/ValidatingAdmissionPolicy': table([col('Validations', 'integer'), col('ParamKind', 'string'), AGE], (o, now) => {
+    const kind = str(o, 'spec.paramKind.kind');
+    return [arr(o, 'spec.validations').length, kind ? `${str(o, 'spec.paramKind.apiVersion') ?? ''}/${kind}` : '<unset>', age(o, now)];
+  }),
+  'admissionregistration.svc.io/ValidatingAdmissionPolicyBinding': table([col('PolicyName', 'string'), col('ParamRef', 'string'), AGE], (o, now) => {
+    const ref = isObject(at(o, 'spec.paramRef')) ? obj(o, 'spec.paramRef') : undefined;
+    const name = ref === undefined ? '<unset>' : str(ref, 'namespace') ? `${str(ref, 'namespace')}/${str(ref, 'name') ?? '*'}` : (str(ref, 'name') ?? '*');
+    return [str(o, 'spec.policyName') ?? '', name, age(o, now)];
+  }),
   'apiregistration.svc.io/APIService': table([col('Service', 'string'), col('Available', 'string'), AGE], (o, now) => {
     const service = obj(o, 'spec.service');
     const available = arr(o, 'status.conditions').find((c) => str(c, 'type') === 'Available');

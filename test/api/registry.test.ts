@@ -44,6 +44,8 @@ const EXPECTED: [string, string, string, boolean, string[]][] = [
   ['rbac.authorization.svc.io/v1', 'ClusterRoleBinding', 'clusterrolebindings', false, []],
   ['admissionregistration.svc.io/v1', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', false, []],
   ['admissionregistration.svc.io/v1', 'ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', false, []],
+  ['admissionregistration.svc.io/v1', 'ValidatingAdmissionPolicy', 'validatingadmissionpolicies', false, []],
+  ['admissionregistration.svc.io/v1', 'ValidatingAdmissionPolicyBinding', 'validatingadmissionpolicybindings', false, []],
   ['certificates.svc.io/v1', 'CertificateSigningRequest', 'certificatesigningrequests', false, ['csr']],
   ['events.svc.io/v1', 'Event', 'events', true, []],
   ['authentication.svc.io/v1', 'TokenReview', 'tokenreviews', false, []],

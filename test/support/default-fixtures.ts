@@ -268,6 +268,26 @@ export const DEFAULTS_CASES: readonly DefaultsCase[] = [
     expected: { webhooks: [{ failurePolicy: 'Ignore', matchPolicy: 'Equivalent', namespaceSelector: {}, timeoutSeconds: 10, rules: [{ scope: '*' }] }] },
   },
   {
+    key: 'admissionregistration.svc.io/ValidatingAdmissionPolicy',
+    resource: 'validatingadmissionpolicies',
+    namespaced: false,
+    body: {
+      spec: {
+        matchConstraints: { resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] },
+        validations: [{ expression: 'true' }],
+      },
+    },
+    expected: { spec: { failurePolicy: 'Fail', matchConstraints: { matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {}, resourceRules: [{ scope: '*' }] } } },
+  },
+  {
+    key: 'admissionregistration.svc.io/ValidatingAdmissionPolicyBinding',
+    resource: 'validatingadmissionpolicybindings',
+    namespaced: false,
+    // Bound to a policy that does not exist: this suite's writes are not judged by it.
+    body: { spec: { policyName: 'absent', validationActions: ['Deny'], matchResources: { resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] } } },
+    expected: { spec: { matchResources: { matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {}, resourceRules: [{ scope: '*' }] } } },
+  },
+  {
     key: 'apiextensions.svc.io/CustomResourceDefinition',
     resource: 'customresourcedefinitions',
     namespaced: false,

@@ -10,8 +10,11 @@ import {
   roleBindingSchema,
   roleSchema,
   validatingWebhookConfigurationSchema,
+  validatingAdmissionPolicySchema,
+  validatingAdmissionPolicyBindingSchema,
 } from '../kinds/index.js';
 import { defineResourceType, stringAt, type ResourceType } from '../resource-type.js';
+import { policyExpressionCauses } from '../cel/index.js';
 
 /** The groups Kubernetes suffixes `.k8s.io`, served here as `.svc.io`. */
 
@@ -78,4 +81,14 @@ const admission = { group: ADMISSIONREGISTRATION_GROUP, version: 'v1', namespace
 export const admissionregistrationTypes: readonly ResourceType[] = [
   defineResourceType({ ...admission, kind: 'MutatingWebhookConfiguration', resource: 'mutatingwebhookconfigurations', schema: mutatingWebhookConfigurationSchema }),
   defineResourceType({ ...admission, kind: 'ValidatingWebhookConfiguration', resource: 'validatingwebhookconfigurations', schema: validatingWebhookConfigurationSchema }),
+  defineResourceType({
+    ...admission,
+    kind: 'ValidatingAdmissionPolicy',
+    resource: 'validatingadmissionpolicies',
+    schema: validatingAdmissionPolicySchema,
+    subresources: ['status'],
+    // Upstream compiles a policy's CEL when it is written: an expression that cannot compile is a 422.
+    strategy: { validate: (object) => policyExpressionCauses(object) },
+  }),
+  defineResourceType({ ...admission, kind: 'ValidatingAdmissionPolicyBinding', resource: 'validatingadmissionpolicybindings', schema: validatingAdmissionPolicyBindingSchema }),
 ];

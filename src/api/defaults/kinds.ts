@@ -70,6 +70,13 @@ const webhook = (mutating: boolean): Edit =>
     within('clientConfig', ifPresent('service', fill(() => ({ port: 443 })))),
   );
 
+/** A policy's matchConstraints and a binding's matchResources (v1 defaults). */
+const matchResources: Edit = pipe(
+  fill(() => ({ matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {} })),
+  eachItem('resourceRules', fill(() => ({ scope: '*' }))),
+  eachItem('excludeResourceRules', fill(() => ({ scope: '*' }))),
+);
+
 const NODE_INFO = ['machineID', 'systemUUID', 'bootID', 'kernelVersion', 'osImage', 'containerRuntimeVersion', 'kubeletVersion', 'kubeProxyVersion', 'operatingSystem', 'architecture'];
 
 /** Keyed `<group>/<Kind>` (svc's group names). */
@@ -196,6 +203,8 @@ export const KIND_DEFAULTS: Readonly<Record<string, Edit>> = {
   [`${CERTIFICATES_GROUP}/CertificateSigningRequest`]: pipe(spec(), status()),
   [`${ADMISSIONREGISTRATION_GROUP}/MutatingWebhookConfiguration`]: eachItem('webhooks', webhook(true)),
   [`${ADMISSIONREGISTRATION_GROUP}/ValidatingWebhookConfiguration`]: eachItem('webhooks', webhook(false)),
+  [`${ADMISSIONREGISTRATION_GROUP}/ValidatingAdmissionPolicy`]: spec(pipe(fill(() => ({ failurePolicy: 'Fail' })), ifPresent('matchConstraints', matchResources))),
+  [`${ADMISSIONREGISTRATION_GROUP}/ValidatingAdmissionPolicyBinding`]: spec(ifPresent('matchResources', matchResources)),
   [`${APIEXTENSIONS_GROUP}/CustomResourceDefinition`]: spec(fill(() => ({ conversion: { strategy: 'None' } }))),
   // The Service is a pointer (absent on a local APIService); its port defaults to 443. The priorities are required, not defaulted.
   [`${APIREGISTRATION_GROUP}/APIService`]: pipe(spec(ifPresent('service', fill(() => ({ port: 443 })))), status()),

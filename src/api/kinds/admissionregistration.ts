@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { labelSelectorFromSpec } from '../selectors/index.js';
-import { base64Schema, kindSchema, labelSelectorSchema } from './common.js';
+import { base64Schema, conditionSchema, kindSchema, labelSelectorSchema } from './common.js';
 
 /**
  * admissionregistration.svc.io/v1: MutatingWebhookConfiguration and ValidatingWebhookConfiguration.
@@ -109,3 +109,111 @@ export type ValidatingWebhook = z.infer<typeof validatingWebhookSchema>;
 export type MutatingWebhook = z.infer<typeof mutatingWebhookSchema>;
 export type ValidatingWebhookConfiguration = z.infer<typeof validatingWebhookConfigurationSchema>;
 export type MutatingWebhookConfiguration = z.infer<typeof mutatingWebhookConfigurationSchema>;
+
+/**
+ * admissionregistration.svc.io/v1 ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding:
+ * Kubernetes' v1 shape and defaults. The CEL in a policy is compiled when it is written (see
+ * `policyExpressionCauses`, the type's write strategy), so an expression that does not parse is a
+ * 422 naming its field; type errors against the matched kinds are the status loop's warnings.
+ */
+
+export const namedRuleWithOperationsSchema = ruleWithOperationsSchema.extend({
+  resourceNames: z.array(z.string()).optional(),
+});
+
+export const matchResourcesSchema = z.looseObject({
+  namespaceSelector: selectorSchema.default({}),
+  objectSelector: selectorSchema.default({}),
+  resourceRules: z.array(namedRuleWithOperationsSchema).optional(),
+  excludeResourceRules: z.array(namedRuleWithOperationsSchema).optional(),
+  matchPolicy: z.enum(['Exact', 'Equivalent']).default('Equivalent'),
+});
+
+const CEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export const validationSchema = z.looseObject({
+  expression: z.string().min(1),
+  message: z.string().optional(),
+  /** Unauthorized, Forbidden, Invalid or RequestEntityTooLarge, as upstream allows; Forbidden when unset. */
+  reason: z.enum(['Unauthorized', 'Forbidden', 'Invalid', 'RequestEntityTooLarge']).optional(),
+  messageExpression: z.string().optional(),
+});
+
+export const auditAnnotationSchema = z.looseObject({
+  key: z.string().regex(/^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, { message: 'must be a qualified name' }).max(63),
+  valueExpression: z.string().min(1),
+});
+
+export const policyVariableSchema = z.looseObject({
+  name: z.string().regex(CEL_NAME, { message: 'must be a valid CEL identifier' }),
+  expression: z.string().min(1),
+});
+
+export const matchConditionSchema = z.looseObject({ name: z.string().regex(MATCH_CONDITION_NAME).max(63), expression: z.string().min(1) });
+
+const uniqueBy =
+  <T>(key: (item: T) => string) =>
+  (items: readonly T[] | undefined) =>
+    new Set((items ?? []).map(key)).size === (items ?? []).length;
+
+export const validatingAdmissionPolicySpecSchema = z
+  .looseObject({
+    paramKind: z.looseObject({ apiVersion: z.string().min(1), kind: z.string().min(1) }).optional(),
+    matchConstraints: matchResourcesSchema.refine((m) => (m.resourceRules ?? []).length > 0, { message: 'resourceRules is required' }),
+    validations: z.array(validationSchema).optional(),
+    failurePolicy: z.enum(['Ignore', 'Fail']).default('Fail'),
+    auditAnnotations: z.array(auditAnnotationSchema).optional().refine(uniqueBy((a: { key: string }) => a.key), { message: 'audit annotation keys must be unique' }),
+    matchConditions: z.array(matchConditionSchema).max(64).optional().refine(uniqueBy((c: { name: string }) => c.name), { message: 'match condition names must be unique' }),
+    variables: z.array(policyVariableSchema).optional().refine(uniqueBy((v: { name: string }) => v.name), { message: 'variable names must be unique' }),
+  })
+  .refine((spec) => (spec.validations ?? []).length + (spec.auditAnnotations ?? []).length > 0, {
+    message: 'validations or auditAnnotations must contain at least one item',
+  });
+
+export const expressionWarningSchema = z.looseObject({ fieldRef: z.string(), warning: z.string() });
+
+export const validatingAdmissionPolicySchema = kindSchema({
+  spec: validatingAdmissionPolicySpecSchema,
+  status: z
+    .looseObject({
+      observedGeneration: z.int().optional(),
+      typeChecking: z.looseObject({ expressionWarnings: z.array(expressionWarningSchema).optional() }).optional(),
+      conditions: z.array(conditionSchema).optional(),
+    })
+    .optional(),
+});
+
+const VALIDATION_ACTIONS = ['Deny', 'Warn', 'Audit'] as const;
+
+export const paramRefSchema = z
+  .looseObject({
+    name: z.string().optional(),
+    namespace: z.string().optional(),
+    selector: selectorSchema.optional(),
+    parameterNotFoundAction: z.enum(['Allow', 'Deny']).optional(),
+  })
+  .refine((ref) => (ref.name === undefined || ref.name === '') !== (ref.selector === undefined), { message: 'exactly one of name or selector is required' })
+  .refine((ref) => ref.parameterNotFoundAction !== undefined, { message: 'parameterNotFoundAction is required' });
+
+export const validatingAdmissionPolicyBindingSchema = kindSchema({
+  spec: z.looseObject({
+    policyName: z.string().min(1),
+    paramRef: paramRefSchema.optional(),
+    matchResources: matchResourcesSchema.optional(),
+    validationActions: z
+      .array(z.enum(VALIDATION_ACTIONS))
+      .min(1)
+      .refine((actions) => new Set(actions).size === actions.length, { message: 'must not contain duplicates' })
+      .refine((actions) => !(actions.includes('Deny') && actions.includes('Warn')), { message: 'Deny and Warn may not be used together' }),
+  }),
+});
+
+export type NamedRuleWithOperations = z.infer<typeof namedRuleWithOperationsSchema>;
+export type MatchResources = z.infer<typeof matchResourcesSchema>;
+export type PolicyValidation = z.infer<typeof validationSchema>;
+export type AuditAnnotation = z.infer<typeof auditAnnotationSchema>;
+export type PolicyVariable = z.infer<typeof policyVariableSchema>;
+export type ValidatingAdmissionPolicy = z.infer<typeof validatingAdmissionPolicySchema>;
+export type ValidatingAdmissionPolicyBinding = z.infer<typeof validatingAdmissionPolicyBindingSchema>;
+export type ParamRef = z.infer<typeof paramRefSchema>;
+export type ValidationAction = (typeof VALIDATION_ACTIONS)[number];

@@ -130,6 +130,17 @@ export {
   type ValidatingWebhook,
   type ValidatingWebhookConfiguration,
   type WebhookClientConfig,
+  validatingAdmissionPolicySchema,
+  validatingAdmissionPolicyBindingSchema,
+  type AuditAnnotation,
+  type MatchResources,
+  type NamedRuleWithOperations,
+  type ParamRef,
+  type PolicyValidation,
+  type PolicyVariable,
+  type ValidatingAdmissionPolicy,
+  type ValidatingAdmissionPolicyBinding,
+  type ValidationAction,
 } from './admissionregistration.js';
 export {
   apiServiceConditionSchema,

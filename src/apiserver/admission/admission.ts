@@ -10,6 +10,8 @@ import type { AdmissionEnv, AdmissionRequestScope } from './plugin.js';
 import { ADMISSION_PLUGINS, createPlugin, enabledPlugins, isAdmissionPluginName } from './plugins.js';
 import { QuotaUsageSync } from './quota-sync.js';
 import { WebhookClient } from './webhook/call.js';
+import { celAuthorize } from './policy/authorize-bridge.js';
+import type { Authorizer } from '../authz/index.js';
 
 export interface AdmissionOptions {
   readonly store: Store;
@@ -20,6 +22,8 @@ export interface AdmissionOptions {
   readonly enable?: readonly string[] | undefined;
   /** `--disable-admission-plugins`. */
   readonly disable?: readonly string[] | undefined;
+  /** For ValidatingAdmissionPolicy's CEL `authorizer`. */
+  readonly authorizer?: Authorizer | undefined;
 }
 
 /**
@@ -40,6 +44,7 @@ export class Admission {
       reader: options.reader,
       registry: options.registry,
       objects: new CachedObjects(options.caches, options.store),
+      authorize: options.authorizer && celAuthorize(options.authorizer),
     };
     const unknown = [...(options.enable ?? []), ...(options.disable ?? [])].find((name) => !isAdmissionPluginName(name));
     if (unknown !== undefined) throw new Error(`unknown admission plugin ${JSON.stringify(unknown)}; known plugins: ${ADMISSION_PLUGINS.join(', ')}`);

@@ -1,4 +1,5 @@
-import type { ResourceRegistry } from '../../api/index.js';
+import type { CelDecision, CelPathCheck, CelResourceCheck, ResourceRegistry } from '../../api/index.js';
+import type { UserInfo } from '../authn/user.js';
 import type { Store } from '../../storage/index.js';
 import type { ApiObject } from '../api-object.js';
 import type { ObjectReader } from '../object-reader.js';
@@ -11,6 +12,8 @@ export interface AdmissionEnv {
   readonly reader: ObjectReader;
   readonly registry: ResourceRegistry;
   readonly objects: CachedObjects;
+  /** The server's authorizer chain, for CEL's `authorizer` (absent in a server built without one). */
+  readonly authorize?: ((user: UserInfo, target: CelResourceCheck | CelPathCheck, verb: string) => CelDecision) | undefined;
 }
 
 /** Per request: where a plugin's warnings go (the `Warning` response header), and what undoes its side effects. */
@@ -18,6 +21,8 @@ export interface AdmissionRequestScope {
   warn(texts: readonly string[]): void;
   /** Registers what to undo when the write admission let through is not stored after all (a quota charge). */
   onAbandon(undo: () => Promise<void>): void;
+  /** Adds annotations to the request's audit event (ValidatingAdmissionPolicy's auditAnnotations and Audit action). */
+  annotate(annotations: Readonly<Record<string, string>>): void;
 }
 
 /**

@@ -5,6 +5,7 @@ import { resourceQuota } from './resource-quota.js';
 import { serviceAccountPlugin } from './service-account.js';
 import type { WebhookClient } from './webhook/call.js';
 import { mutatingWebhooks, validatingWebhooks } from './webhook/webhooks.js';
+import { validatingAdmissionPolicies } from './policy/validating-admission-policy.js';
 
 /**
  * The admission plugins svc has, in the order they run (Kubernetes' recommended order); all are
@@ -16,6 +17,7 @@ export const ADMISSION_PLUGINS = [
   'LimitRanger',
   'ServiceAccount',
   'MutatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy',
   'ValidatingAdmissionWebhook',
   'ResourceQuota',
 ] as const;
@@ -43,6 +45,8 @@ export function createPlugin(name: AdmissionPluginName, env: AdmissionEnv, clien
       return serviceAccountPlugin(env);
     case 'MutatingAdmissionWebhook':
       return mutatingWebhooks(env, client);
+    case 'ValidatingAdmissionPolicy':
+      return validatingAdmissionPolicies(env);
     case 'ValidatingAdmissionWebhook':
       return validatingWebhooks(env, client);
     case 'ResourceQuota':

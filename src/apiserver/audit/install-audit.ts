@@ -7,6 +7,7 @@ import { pathOf } from '../request-kind.js';
 import { auditUserOf, objectReferenceOf, type AuditEvent, type ResponseStatus } from './audit-event.js';
 import { auditEvaluator, type AuditDecision, type AuditPolicy, type AuditStage } from './policy.js';
 import { microTime } from '../../api/index.js';
+import { auditAnnotationsOf } from './request-annotations.js';
 
 /** Where the event lines go (an `AuditLogFile`). */
 export interface AuditSink {
@@ -31,6 +32,13 @@ interface AuditState {
   responseStatus?: ResponseStatus;
   /** The request ended in an unexpected exception (500 InternalError): its last stage is Panic. */
   panicked: boolean;
+}
+
+/** The event's annotations: authorization's decision (only a request that got past authentication met it) and admission's. */
+function annotationsOf(request: FastifyRequest, status: ResponseStatus | undefined): { annotations?: Record<string, string> } {
+  const added = auditAnnotationsOf(request);
+  const decided = status !== undefined && request.user !== undefined ? { 'authorization.k8s.io/decision': status.code === 403 ? 'forbid' : 'allow' } : undefined;
+  return added === undefined && decided === undefined ? {} : { annotations: { ...decided, ...added } };
 }
 
 const LEVEL_RANK = { None: 0, Metadata: 1, Request: 2, RequestResponse: 3 } as const;
@@ -75,8 +83,7 @@ export function installAudit(app: FastifyInstance, options: AuditOptions): void 
       ...(done && state.responseObject !== undefined ? { responseObject: state.responseObject } : {}),
       requestReceivedTimestamp: microTime(state.received),
       stageTimestamp: microTime(Date.now()),
-      // Only a request that got past authentication met authorization.
-      ...(status !== undefined && request.user !== undefined ? { annotations: { 'authorization.k8s.io/decision': status.code === 403 ? 'forbid' : 'allow' } } : {}),
+      ...annotationsOf(request, status),
     };
     sink.write(JSON.stringify(event));
   };

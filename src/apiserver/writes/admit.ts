@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { reviewOptions, type AdmissionOperation } from '../admission/index.js';
 import { queryParam, type HandlerContext } from '../request/index.js';
 import { addWarnings } from './warnings.js';
+import { addAuditAnnotations } from '../audit/index.js';
 
 /** Which options object a request carries into AdmissionReview. */
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
@@ -62,6 +63,7 @@ export async function admitWrite(ctx: HandlerContext, write: WriteAdmission): Pr
     {
       warn: (texts) => addWarnings(ctx.reply, texts),
       onAbandon: (undo) => undos.set(ctx.request, [...(undos.get(ctx.request) ?? []), undo]),
+      annotate: (annotations) => addAuditAnnotations(ctx.request, annotations),
     },
     write.revalidate,
   );

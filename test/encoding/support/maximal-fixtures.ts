@@ -44,6 +44,8 @@ export const MODEL_OF_KIND: Readonly<Record<string, string>> = {
   'authentication/v1/TokenReview': 'V1TokenReview',
   'admissionregistration/v1/MutatingWebhookConfiguration': 'V1MutatingWebhookConfiguration',
   'admissionregistration/v1/ValidatingWebhookConfiguration': 'V1ValidatingWebhookConfiguration',
+  'admissionregistration/v1/ValidatingAdmissionPolicy': 'V1ValidatingAdmissionPolicy',
+  'admissionregistration/v1/ValidatingAdmissionPolicyBinding': 'V1ValidatingAdmissionPolicyBinding',
   'authorization/v1/SubjectAccessReview': 'V1SubjectAccessReview',
   'authorization/v1/LocalSubjectAccessReview': 'V1LocalSubjectAccessReview',
   'authorization/v1/SelfSubjectAccessReview': 'V1SelfSubjectAccessReview',

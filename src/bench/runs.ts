@@ -1,0 +1,135 @@
+import { benchOperator, type BenchResult, type OperatorBench } from './operator-bench.js';
+
+/** One benchmark, its item types erased: what a benchmark file lists. */
+export interface Benchmark {
+  readonly name: string;
+  run(): Promise<BenchResult>;
+}
+
+/** A benchmark file's default export: its benchmarks. */
+export type BenchList = readonly Benchmark[];
+
+/** A file's benchmarks (`svc bench FILE` runs the file's default export). */
+export function defineBenchmarks(benches: readonly Benchmark[]): BenchList {
+  return benches;
+}
+
+/** An OperatorBench as a Benchmark (`benchOperator` when run). */
+export function operatorBenchmark<T, R>(spec: OperatorBench<T, R>): Benchmark {
+  return { name: spec.name, run: () => benchOperator(spec) };
+}
+
+/** One bench over several runs: each run's result, their median, and how far they spread. */
+export interface BenchSummary {
+  readonly name: string;
+  readonly runs: readonly BenchResult[];
+  /** The median run's ns per item. */
+  readonly nsPerItem: number;
+  /** The median run's overhead over its baseline, ns per item. */
+  readonly overheadNsPerItem: number | undefined;
+  /** (slowest − fastest) / median of the runs' ns per item: the run-to-run noise. */
+  readonly spread: number;
+}
+
+/** What `svc bench --json` writes, and what `--compare` reads back. */
+export interface RunReport {
+  readonly node: string;
+  readonly date: string;
+  readonly repeat: number;
+  readonly benches: readonly BenchSummary[];
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** Runs every bench `repeat` times (default 3; the spread needs at least 2) and summarises each. */
+export async function runBenchmarks(benches: BenchList, options: { repeat?: number; onResult?: (result: BenchResult, run: number) => void } = {}): Promise<RunReport> {
+  const repeat = Math.max(1, options.repeat ?? 3);
+  const summaries: BenchSummary[] = [];
+  for (const bench of benches) {
+    const runs: BenchResult[] = [];
+    for (let run = 0; run < repeat; run++) {
+      const result = await bench.run();
+      runs.push(result);
+      options.onResult?.(result, run);
+    }
+    const ns = runs.map((r) => r.nsPerItem.avg);
+    const mid = median(ns);
+    const overheads = runs.map((r) => r.overheadNsPerItem).filter((v): v is number => v !== undefined);
+    summaries.push({
+      name: bench.name,
+      runs,
+      nsPerItem: mid,
+      overheadNsPerItem: overheads.length > 0 ? median(overheads) : undefined,
+      spread: mid > 0 ? (Math.max(...ns) - Math.min(...ns)) / mid : 0,
+    });
+  }
+  return { node: process.version, date: new Date().toISOString(), repeat, benches: summaries };
+}
+
+/** One bench's change against an earlier run. */
+export interface Comparison {
+  readonly name: string;
+  readonly before: number;
+  readonly after: number;
+  /** (after − before) / before. */
+  readonly change: number;
+  /** The larger of the two runs' spreads (and at least `minNoise`): changes within it are noise. */
+  readonly noise: number;
+  readonly verdict: 'slower' | 'faster' | 'within noise' | 'new' | 'gone';
+}
+
+/**
+ * Each bench of `after` against the same-named one of `before`: a change is flagged only when it
+ * is beyond both runs' own spread (and beyond `minNoise`, default 5 %, so three identical runs
+ * with no spread still need a real change).
+ */
+export function compareReports(before: RunReport, after: RunReport, minNoise = 0.05): Comparison[] {
+  const out: Comparison[] = [];
+  const old = new Map(before.benches.map((b) => [b.name, b]));
+  for (const bench of after.benches) {
+    const base = old.get(bench.name);
+    old.delete(bench.name);
+    if (!base) {
+      out.push({ name: bench.name, before: NaN, after: bench.nsPerItem, change: NaN, noise: NaN, verdict: 'new' });
+      continue;
+    }
+    const change = (bench.nsPerItem - base.nsPerItem) / base.nsPerItem;
+    const noise = Math.max(base.spread, bench.spread, minNoise);
+    const verdict = change > noise ? 'slower' : change < -noise ? 'faster' : 'within noise';
+    out.push({ name: bench.name, before: base.nsPerItem, after: bench.nsPerItem, change, noise, verdict });
+  }
+  for (const base of old.values()) out.push({ name: base.name, before: base.nsPerItem, after: NaN, change: NaN, noise: NaN, verdict: 'gone' });
+  return out;
+}
+
+const fmt = (n: number | undefined, digits = 1): string =>
+  n === undefined || Number.isNaN(n) ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** A report as a Markdown table (what `svc bench` prints). */
+export function formatReport(report: RunReport): string {
+  const lines = [
+    `node ${report.node}, ${report.repeat} run(s) each; ns are CPU time per item, the median run's; spread = (slowest − fastest) / median`,
+    '',
+    '| bench | input | ns/item | baseline ns/item | overhead ns/item | spread | items/s | bytes/item | latency p50 / p99 (ms) | outputs |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const b of report.benches) {
+    const r = [...b.runs].sort((x, y) => x.nsPerItem.avg - y.nsPerItem.avg)[b.runs.length >> 1]!;
+    const latency = r.latencyMs ? `${fmt(r.latencyMs.p50, 2)} / ${fmt(r.latencyMs.p99, 2)}${r.clock === 'virtual' ? ' virtual' : ''}` : '–';
+    lines.push(
+      `| ${b.name} | ${r.input} | ${fmt(b.nsPerItem)} | ${fmt(r.baseline?.nsPerItem)} | ${fmt(b.overheadNsPerItem)} | ${fmt(b.spread * 100, 1)} % | ${fmt(r.itemsPerSecond, 0)} | ${fmt(r.bytesPerItem, 0)} | ${latency} | ${r.outputs} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Comparisons as a Markdown table (what `svc bench --compare` prints). */
+export function formatComparison(comparisons: readonly Comparison[]): string {
+  const lines = ['| bench | before ns/item | after ns/item | change | noise | verdict |', '| --- | --- | --- | --- | --- | --- |'];
+  for (const c of comparisons) lines.push(`| ${c.name} | ${fmt(c.before)} | ${fmt(c.after)} | ${Number.isNaN(c.change) ? '–' : `${c.change >= 0 ? '+' : ''}${fmt(c.change * 100)} %`} | ${Number.isNaN(c.noise) ? '–' : `±${fmt(c.noise * 100)} %`} | ${c.verdict} |`);
+  return lines.join('\n');
+}

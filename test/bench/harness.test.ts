@@ -1,0 +1,130 @@
+/**
+ * svc/bench, the benchmark harness: a known-cost operator measured as what it costs, timers on the
+ * virtual clock (a 10-minute window of rateLimit and batch), latency from item to output, recorded
+ * input, and `svc bench --compare` flagging a slowed operator and not an unchanged one.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { measure } from 'mitata';
+import { describe, expect, it } from 'vitest';
+import { batch, rateLimit } from '../../operators/index.js';
+import { benchOperator, compareReports, recordedEvents, runBenchmarks, syntheticEvents, type RunReport } from '../../src/bench/index.js';
+import { bench } from '../../src/cli/bench-command.js';
+import { toNdjson } from '../../src/testing/index.js';
+import { busy, busyOperator } from './fixtures/busy.js';
+
+describe('benchOperator', () => {
+  it('measures a busy loop of known cost as that cost per item, over the baseline', async () => {
+    const ROUNDS = 20_000;
+    const alone = await measure(() => busy(ROUNDS), { min_cpu_time: 200e6 });
+    const result = await benchOperator({ name: 'busy', operator: () => busyOperator(ROUNDS), input: syntheticEvents({ keys: 10, events: 500 }), minCpuMs: 200 });
+    expect(result.items).toBe(500);
+    expect(result.outputs).toBe(500);
+    expect(result.baseline?.name).toBe('fed through nothing');
+    // Per item, not per run (a run is 500 items): the overhead is one busy loop, within a factor
+    // that leaves room for a loaded machine but not for a counting mistake.
+    const ratio = result.overheadNsPerItem! / alone.avg;
+    console.info(`busy loop alone ${alone.avg.toFixed(0)} ns; measured overhead ${result.overheadNsPerItem!.toFixed(0)} ns/item (ratio ${ratio.toFixed(2)})`);
+    expect(ratio).toBeGreaterThan(0.5);
+    expect(ratio).toBeLessThan(2);
+  });
+
+  it('runs rateLimit over a 10-minute window on the virtual clock: latencies in virtual minutes, every item through', async () => {
+    // 100 items/s offered for 10 minutes to a limit of 50/s: the queue grows to 5 minutes.
+    const input = syntheticEvents({ keys: 1_000, events: 60_000, ratePerSecond: 100 });
+    const started = performance.now();
+    const result = await benchOperator({ name: 'rateLimit 50/s', operator: (scheduler) => rateLimit({ qps: 50, burst: 1, scheduler }), input, drainMs: 20 * 60_000, minCpuMs: 1 });
+    console.info(`rateLimit, 10 virtual minutes: ${(performance.now() - started).toFixed(0)} ms of wall time for the whole benchmark`);
+    expect(result.spanMs).toBeCloseTo(599_990, 0);
+    expect(result.outputs).toBe(60_000);
+    // The last item waits for half the window: 60,000 items at 50/s take 20 minutes.
+    expect(result.latencyMs!.max).toBeGreaterThan(9 * 60_000);
+    expect(result.latencyMs!.p50).toBeGreaterThan(60_000);
+  });
+
+  it('runs batch windows on the virtual clock and matches items to the batches that carry them by key', async () => {
+    const input = syntheticEvents({ keys: 500, events: 60_000, ratePerSecond: 100 });
+    const result = await benchOperator({
+      name: 'batch 1 s / 50',
+      operator: (scheduler) => batch<{ object: { metadata: { name?: string } } }>({ period: 1_000, max: 50, scheduler }),
+      input,
+      keyOf: (event) => event.object.metadata.name!,
+      outputKeys: (events) => events.map((event) => event.object.metadata.name!),
+      minCpuMs: 1,
+    });
+    expect(result.outputs).toBeGreaterThan(60_000 / 50 - 1);
+    // No item waits longer than one window.
+    expect(result.latencyMs!.max).toBeLessThanOrEqual(1_000);
+  });
+
+  it('compares against a hand-written loop as the baseline', async () => {
+    const input = syntheticEvents({ keys: 10, events: 1_000 });
+    const result = await benchOperator({
+      name: 'busy vs loop',
+      operator: () => busyOperator(1_000),
+      baseline: { name: 'by hand', loop: (items) => items.forEach(() => busy(1_000)) },
+      input,
+      minCpuMs: 50,
+    });
+    expect(result.baseline).toMatchObject({ name: 'by hand' });
+    expect(result.baseline!.nsPerItem).toBeGreaterThan(0);
+  });
+
+  it('reads recorded input: a source\'s SYNCED objects as ADDED, then its events at their times', () => {
+    const object = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'a' } });
+    const ndjson = toNdjson([
+      { at: 1, source: 'pods', type: 'SYNCED', objects: [object('a'), object('b')] },
+      { at: 5, source: 'pods', type: 'MODIFIED', object: object('a') },
+      { at: 6, source: 'nodes', type: 'ADDED', object: object('n') },
+      { at: 7, write: { method: 'POST', path: '/x', code: 201 } },
+    ]);
+    const input = recordedEvents(ndjson, { source: 'pods' });
+    expect(input.items.map((i) => [i.at, i.value.type, i.value.object.metadata.name])).toEqual([
+      [1, 'ADDED', 'a'],
+      [1, 'ADDED', 'b'],
+      [5, 'MODIFIED', 'a'],
+    ]);
+  });
+});
+
+describe('svc bench and --compare', () => {
+  const fixtures = new URL('./fixtures/', import.meta.url).pathname;
+  const io = () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    return { out, err, io: { out: (line: string) => out.push(line), err: (line: string) => err.push(line) } };
+  };
+
+  it('flags a deliberately slowed operator as slower, and leaves an unchanged one within noise', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+    const first = io();
+    expect(await bench(['--json', '--repeat=3', join(fixtures, 'busy.bench.ts')], first.io)).toBe(0);
+    const base = JSON.parse(first.out.join('\n')) as RunReport;
+    expect(base.benches.map((b) => b.name)).toEqual(['busy 2000', 'busy 200']);
+    writeFileSync(join(dir, 'base.json'), JSON.stringify(base));
+
+    const second = io();
+    const code = await bench(['--repeat=3', `--compare=${join(dir, 'base.json')}`, '--fail-on-slower', join(fixtures, 'busy-slowed.bench.ts')], second.io);
+    const printed = second.out.join('\n');
+    expect(printed).toMatch(/\| busy 2000 \|[^\n]*\| slower \|/);
+    expect(printed).not.toMatch(/\| busy 200 \|[^\n]*\| slower \|/);
+    expect(code).toBe(1);
+  });
+
+  it('needs a noise estimate before it flags: identical reports are within noise', async () => {
+    const report = await runBenchmarks([{ name: 'same', run: () => benchOperator({ name: 'same', operator: () => busyOperator(500), input: syntheticEvents({ keys: 10, events: 500 }), minCpuMs: 50 }) }], { repeat: 2 });
+    expect(compareReports(report, report)[0]).toMatchObject({ verdict: 'within noise', change: 0 });
+  });
+
+  it('refuses a file without a defineBenchmarks default export, and a missing --compare file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+    writeFileSync(join(dir, 'empty.mjs'), 'export default 42;\n');
+    const a = io();
+    expect(await bench([join(dir, 'empty.mjs')], a.io)).toBe(1);
+    expect(a.err.join('\n')).toContain('has no default export made with defineBenchmarks');
+    const b = io();
+    expect(await bench([`--compare=${join(dir, 'nope.json')}`, join(dir, 'empty.mjs')], b.io)).toBe(1);
+    expect(b.err.join('\n')).toContain('cannot read');
+  });
+});
