@@ -171,6 +171,75 @@ describe('in-cluster networking under svc up', () => {
     expect((await k(['get', 'pod', 'lister', '-n', 'net', '-o', 'jsonpath={.status.phase}'])).stdout).toBe('Succeeded');
   }, 180_000);
 
+  it("a headless Service's StatefulSet pod resolves as st-0.st; a scale-down leaves the routing", async () => {
+    const statefulSet = `
+apiVersion: v1
+kind: Service
+metadata: { name: st, namespace: net }
+spec:
+  clusterIP: None
+  selector: { app: st }
+  ports: [{ name: peer, port: 7000 }]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: { name: st, namespace: net }
+spec:
+  serviceName: st
+  replicas: 1
+  selector: { matchLabels: { app: st } }
+  template:
+    metadata: { labels: { app: st } }
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+        - name: c
+          image: svc.local/busybox:latest
+          command: ["sleep", "3600"]
+`;
+    const applied = await k(['apply', '-f', '-'], statefulSet);
+    expect(applied.code, applied.stderr).toBe(0);
+    const podIp = async () => (await k(['get', 'pod', 'st-0', '-n', 'net', '-o', 'jsonpath={.status.podIP}'])).stdout;
+    await eventually(async () => (await podIp()) !== '', 'st-0 running', 120_000);
+    // The short name goes through the pod's search list (busybox's nslookup would not use it);
+    // wget says where it connects before it fails (nothing listens on 7000).
+    await eventually(async () => {
+      const out = await k(['exec', '-n', 'net', 'deploy/client', '--', 'wget', '-O', '-', 'http://st-0.st:7000/']);
+      return `${out.stdout}${out.stderr}`.includes(`(${await podIp()}:7000)`);
+    }, 'st-0.st resolved to its pod', 60_000);
+
+    const scaled = await k(['scale', 'deployment/web', '-n', 'net', '--replicas=1']);
+    expect(scaled.code, scaled.stderr).toBe(0);
+    await eventually(async () => (await k(['get', 'pods', '-n', 'net', '-l', 'app=web', '-o', 'name'])).stdout.trim().split('\n').length === 1, 'one web pod left', 60_000);
+    const left = (await k(['get', 'pods', '-n', 'net', '-l', 'app=web', '-o', 'jsonpath={.items[0].metadata.name}'])).stdout;
+    await eventually(async () => {
+      const answers = new Set<string>();
+      for (let i = 0; i < 6; i++) answers.add((await fromClient('http://web')) ?? 'failed');
+      return answers.size === 1 && answers.has(left);
+    }, 'only the remaining pod answering', 30_000);
+  }, 240_000);
+
+  it('refuses a Service with a port out of range or a clashing NodePort (422), and routes nothing for it', async () => {
+    const port = await nodePort();
+    const bad = (name: string, ports: string) => `
+apiVersion: v1
+kind: Service
+metadata: { name: ${name}, namespace: net }
+spec:
+  type: NodePort
+  selector: { app: web }
+  ports: [${ports}]
+`;
+    const outOfRange = await k(['apply', '-f', '-'], bad('bad-port', '{ port: 70000, targetPort: 8080 }'));
+    expect(outOfRange.code).not.toBe(0);
+    expect(outOfRange.stderr).toMatch(/invalid|Invalid/);
+    const clash = await k(['apply', '-f', '-'], bad('clash', `{ port: 81, targetPort: 8080, nodePort: ${port} }`));
+    expect(clash.code).not.toBe(0);
+    expect(clash.stderr).toMatch(/already allocated|provided port is already allocated|Invalid/);
+    expect((await k(['get', 'svc', '-n', 'net', '-o', 'name'])).stdout).not.toMatch(/bad-port|clash/);
+    expect(rules().filter((line) => line.includes('net/bad-port') || line.includes('net/clash'))).toEqual([]);
+  }, 60_000);
+
   it('stopping svc up removes every rule it made; a restart routes again', async () => {
     expect(rules().length).toBeGreaterThan(0);
     await stopUp();
