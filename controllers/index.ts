@@ -13,6 +13,8 @@ export { serviceAccountTokenController } from './serviceaccount-token/index.js';
 export type { ServiceAccountTokenControllerOptions } from './serviceaccount-token/index.js';
 export { legacyTokenCleaner } from './legacy-serviceaccount-token-cleaner/index.js';
 export { bootstrapSigner, detachedSignature } from './bootstrap-signer/index.js';
+export { aggregatedRules, clusterRoleAggregationController } from './clusterrole-aggregation/index.js';
+export { resourceQuotaController, type ResourceQuotaControllerOptions } from './resourcequota/index.js';
 export type { BootstrapSignerOptions } from './bootstrap-signer/index.js';
 export { tokenCleaner } from './token-cleaner/index.js';
 export { validatingAdmissionPolicyStatusController, validatingAdmissionPolicies } from './validating-admission-policy-status/index.js';

@@ -23,7 +23,11 @@ import { endpointsController } from '../endpoints/index.js';
 import { endpointSliceController } from '../endpointslice/index.js';
 import { serviceLbController } from '../service/index.js';
 import { endpointSliceMirroringController } from '../endpointslice-mirroring/index.js';
+import { clusterRoleAggregationController } from '../clusterrole-aggregation/index.js';
+import { resourceQuotaController } from '../resourcequota/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
+import { horizontalPodAutoscalerController } from '../horizontalpodautoscaler/index.js';
+import { deviceTaintEvictionController } from '../device-taint-eviction/index.js';
 import { validatingAdmissionPolicyStatusController } from '../validating-admission-policy-status/index.js';
 
 /**
@@ -72,8 +76,20 @@ export interface LoopSettings {
   readonly concurrentServiceSyncs?: number | undefined;
   /** `--cloud-provider` (svc has none; the service loop names it in its Event). */
   readonly cloudProvider?: string | undefined;
+  // The horizontal pod autoscaler (autoscale): --concurrent-horizontal-pod-autoscaler-syncs and the --horizontal-pod-autoscaler-* options.
+  readonly concurrentHorizontalPodAutoscalerSyncs?: number | undefined;
+  readonly horizontalPodAutoscalerSyncPeriodMs?: number | undefined;
+  readonly horizontalPodAutoscalerTolerance?: number | undefined;
+  readonly horizontalPodAutoscalerDownscaleStabilizationMs?: number | undefined;
+  readonly horizontalPodAutoscalerCpuInitializationPeriodMs?: number | undefined;
+  readonly horizontalPodAutoscalerInitialReadinessDelayMs?: number | undefined;
+  /** The DRADeviceTaints feature gate (off, as upstream): without it device-taint-eviction does not run. */
+  readonly draDeviceTaints?: boolean | undefined;
   // Admission policies (vap).
   readonly concurrentValidatingAdmissionPolicyStatusSyncs?: number | undefined;
+  // Policy loops (policy-loops): --concurrent-resource-quota-syncs, --resource-quota-sync-period.
+  readonly concurrentResourceQuotaSyncs?: number | undefined;
+  readonly resourceQuotaSyncPeriodMs?: number | undefined;
 }
 
 /** Makes a loop from the settings; called once when the manager starts (the loop then runs once per term). */
@@ -122,8 +138,22 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
         batchPeriodMs: s.mirroringEndpointSliceUpdatesBatchPeriodMs ?? 0,
       })],
     ['service-lb-controller', (s) => (ctx) => serviceLbController(ctx, { concurrency: s.concurrentServiceSyncs ?? 1, cloudProvider: s.cloudProvider })],
+    // Autoscaling (autoscale).
+    ['horizontal-pod-autoscaler-controller', (s) => (ctx) =>
+      horizontalPodAutoscalerController(ctx, {
+        concurrency: s.concurrentHorizontalPodAutoscalerSyncs,
+        syncPeriodMs: s.horizontalPodAutoscalerSyncPeriodMs,
+        tolerance: s.horizontalPodAutoscalerTolerance,
+        downscaleStabilizationMs: s.horizontalPodAutoscalerDownscaleStabilizationMs,
+        cpuInitializationPeriodMs: s.horizontalPodAutoscalerCpuInitializationPeriodMs,
+        initialReadinessDelayMs: s.horizontalPodAutoscalerInitialReadinessDelayMs,
+      })],
+    ['device-taint-eviction-controller', (s) => (ctx) => (s.draDeviceTaints ? deviceTaintEvictionController(ctx) : EMPTY)],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
     // Admission policies (vap): type checks into each ValidatingAdmissionPolicy's status.
     ['validatingadmissionpolicy-status-controller', (s) => (ctx) => validatingAdmissionPolicyStatusController(ctx, { concurrency: s.concurrentValidatingAdmissionPolicyStatusSyncs ?? 5 })],
+    // Policy loops (policy-loops).
+    ['clusterrole-aggregation-controller', () => (ctx) => clusterRoleAggregationController(ctx)],
+    ['resourcequota-controller', (s) => (ctx) => resourceQuotaController(ctx, { concurrency: s.concurrentResourceQuotaSyncs ?? 5, resyncPeriodMs: s.resourceQuotaSyncPeriodMs ?? 5 * 60_000 })],
   ]);
 }

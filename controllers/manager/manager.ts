@@ -95,6 +95,10 @@ export async function startControllerManager(options: ControllerManagerOptions):
       log.info('garbage-collector-controller is off: --enable-garbage-collector=false');
       continue;
     }
+    if (name === 'device-taint-eviction-controller' && options.loopSettings.draDeviceTaints !== true) {
+      log.info('device-taint-eviction-controller is off: the DRADeviceTaints feature gate is off (the default, as upstream)');
+      continue;
+    }
     const factory = registry.get(name);
     if (factory === undefined) notBuilt.push(name);
     else loops.set(name, factory(options.loopSettings));

@@ -11,6 +11,8 @@ const CA_KEY = 'ca.crt';
 export interface RootCaPublisherOptions {
   /** The PEM bundle to publish (`--root-ca-file`, else the CA the manager trusts the API server with). */
   readonly rootCa: string;
+  /** Namespaces published at once (default 5). */
+  readonly concurrency?: number | undefined;
 }
 
 // Kubernetes' canonical controller name (`--controllers` also accepts `root-ca-cert-publisher`).
@@ -31,6 +33,9 @@ export function rootCaPublisher(ctx: ControllerContext, options: RootCaPublisher
     // in the cache would be created again: a 409).
     for: namespaces,
     watches: [{ events$: copies.events$.pipe(map((event) => event.object.metadata.namespace ?? '')), synced$: copies.synced$ }],
+    // Kubernetes runs one worker; each copy is one round trip, and a burst of new namespaces
+    // (1,000 at once) waits on them in turn: a few at once keep it to seconds (docs/benchmarks.md).
+    concurrency: options.concurrency ?? 5,
     stop$: ctx.stop$,
     reconcile: async (namespace) => {
       const ns = namespaces.store.get(namespace);

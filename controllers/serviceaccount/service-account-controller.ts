@@ -10,6 +10,8 @@ export const DEFAULT_SERVICE_ACCOUNT = 'default';
 export interface ServiceAccountControllerOptions {
   /** Accounts every active namespace must have (kube: `default` only). */
   readonly accounts?: readonly string[] | undefined;
+  /** Namespaces reconciled at once (default 5). */
+  readonly concurrency?: number | undefined;
 }
 
 // Kubernetes' canonical controller name (`--controllers` also accepts `serviceaccount`).
@@ -41,6 +43,9 @@ export function serviceAccountController(ctx: ControllerContext, options: Servic
         synced$: accounts.synced$,
       },
     ],
+    // Kubernetes runs one worker; each account is one round trip, and a burst of new namespaces
+    // (1,000 at once) waits on them in turn: a few at once keep it to seconds (docs/benchmarks.md).
+    concurrency: options.concurrency ?? 5,
     reconcile: async (namespace) => {
       const ns = namespaces.store.get(namespace);
       if (!ns || ns.metadata.deletionTimestamp || ns.status?.phase === 'Terminating') return;

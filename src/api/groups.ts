@@ -20,6 +20,8 @@ export const APIEXTENSIONS_GROUP = 'apiextensions.svc.io';
 export const ADMISSIONREGISTRATION_GROUP = 'admissionregistration.svc.io';
 /** APIService: which server serves each group-version (the aggregation layer). */
 export const APIREGISTRATION_GROUP = 'apiregistration.svc.io';
+/** The resource metrics API (upstream `metrics.k8s.io`): NodeMetrics and PodMetrics, computed, never stored. */
+export const METRICS_GROUP = 'metrics.svc.io';
 /** The group of the Table and PartialObjectMetadata views. */
 export const META_GROUP = 'meta.svc.io';
 

@@ -92,6 +92,11 @@ export {
   eventSchema,
   type HorizontalPodAutoscaler,
   horizontalPodAutoscalerSchema,
+  type NodeMetrics,
+  nodeMetricsSchema,
+  type PodMetrics,
+  podMetricsSchema,
+  type ContainerMetrics,
   intOrStringSchema,
   type Job,
   jobSchema,
@@ -215,6 +220,7 @@ export {
   DISCOVERY_GROUP,
   EVENTS_GROUP,
   META_GROUP,
+  METRICS_GROUP,
   POLICY_GROUP,
   RBAC_GROUP,
   upstreamGroupAlias,
@@ -359,3 +365,6 @@ export {
   type CelProgram,
   type Compiled,
 } from './cel/index.js';
+// ResourceQuota: what objects count against quotas, scopes, status and validation (src/api/quota):
+// the one calculation the API server's admission and the resourcequota loop share.
+export * from './quota/index.js';

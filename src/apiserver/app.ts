@@ -5,6 +5,7 @@ import type { Authenticator, UserInfo } from './authn/user.js';
 import { cachedBoundObjects, legacyTokenUseRecorder, type Authentication, type ServiceAccountTokens } from './authn/index.js';
 import { chainAuthorizers, isApiPath, nonResourceAttributesOf, RbacState, reconcileBootstrapPolicy, requireAllowed, type AuthorizationMode } from './authz/index.js';
 import { virtualResources } from './virtual/index.js';
+import { ResourceMetrics, resourceMetricsHandlers } from './resource-metrics/index.js';
 import { Admission } from './admission/index.js';
 import { versionInfo } from './discovery.js';
 import { ensureSystemNamespaces } from './namespaces.js';
@@ -89,6 +90,8 @@ export interface ApiServerOptions {
   audit?: AuditOptions | undefined;
   /** The aggregation layer: the front-proxy client certificate, check interval and timeout (docs/aggregation.md). */
   aggregation?: Pick<AggregatorOptions, 'proxyClient' | 'checkIntervalMs' | 'timeoutMs'> | undefined;
+  /** How often the resource metrics read the node agents (`--metric-resolution`, default 15 s; docs/autoscaling.md). */
+  metricResolutionMs?: number | undefined;
   /** `--cors-allowed-origins`, compiled (cors.ts); none: no CORS answers, as upstream's default. */
   corsAllowedOrigins?: readonly RegExp[] | undefined;
   /** Browser session cookies (authn/browser-sessions.ts); `false` turns the exchange off. */
@@ -265,6 +268,15 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     for (const res of watch.open) res.end();
   });
   const reader = new ObjectReader(options.store);
+  // The resource metrics API is served in process (no APIService to a metrics-server): docs/autoscaling.md.
+  const resourceMetrics = new ResourceMetrics({
+    registry,
+    reader,
+    proxy: app.nodeAgentProxy,
+    resolutionMs: options.metricResolutionMs ?? 15_000,
+    warn: (message) => app.log.warn(message),
+  });
+  app.addHook('onClose', () => resourceMetrics.stop());
   options.serviceAccountTokens?.bind(cachedBoundObjects(caches, registry, reader));
   options.serviceAccountTokens?.trackLegacyUse(legacyTokenUseRecorder(options.store, registry, reader));
   const admission = new Admission({ store: options.store, reader, registry, caches, authorizer, ...options.admissionPlugins });
@@ -291,7 +303,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     featureGates: options.featureGates ?? {},
     serviceAccountTokens: options.serviceAccountTokens,
     authorizer,
-    virtual: virtualResources(registry, { authorizer, rbac, authenticate: options.authenticate }),
+    virtual: new Map([...virtualResources(registry, { authorizer, rbac, authenticate: options.authenticate }), ...resourceMetricsHandlers(registry, resourceMetrics)]),
     aggregatedGroups: () => aggregator.remoteGroups(),
   });
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -310,5 +322,6 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   aggregator.start();
   rbac?.follow(caches, registry);
   await admission.start();
+  resourceMetrics.start();
   return app;
 }

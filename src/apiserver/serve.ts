@@ -95,6 +95,8 @@ export interface ApiServerConfig {
   readonly proxyClient?: { readonly certFile: string; readonly keyFile: string } | undefined;
   /** How often remote APIServices are checked (default 10 s; no flag: tests set it). */
   readonly aggregatorCheckIntervalMs?: number | undefined;
+  /** `--metric-resolution`: how often the resource metrics read the node agents (default 15 s). */
+  readonly metricResolutionMs?: number | undefined;
   /** `--cors-allowed-origins`, compiled. */
   readonly corsAllowedOrigins?: readonly RegExp[] | undefined;
   /** `--browser-session-ttl` in seconds; 0 turns browser sessions off. */
@@ -282,6 +284,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       authorization: config.authorization,
       admissionPlugins: config.admissionPlugins,
       nodeAgentProxy,
+      metricResolutionMs: config.metricResolutionMs,
       flowControl: config.flowControl,
       corsAllowedOrigins: config.corsAllowedOrigins,
       browserSessions: config.browserSessionTtlSeconds === 0 ? false : { ttlSeconds: config.browserSessionTtlSeconds },

@@ -208,6 +208,12 @@ export const apiServerFlags = defineFlags({
     meaning: "How long the API server waits to connect to a node agent and get its answer's head (kube-apiserver's --kubelet-timeout); a stream (logs -f, exec) may then run longer.",
     validate: (ms) => (ms > 0 ? undefined : 'must be positive'),
   }),
+  'metric-resolution': flag.duration({
+    default: 15_000,
+    meaning:
+      "How often the resource metrics API (metrics.k8s.io, for kubectl top and the horizontal pod autoscaler) reads every node agent's /stats/summary (metrics-server's --metric-resolution). CPU usage is the rate between the last two reads, so a pod shows usage one resolution after it starts. See docs/autoscaling.md.",
+    validate: (ms) => (ms >= 1000 ? undefined : 'must be at least 1s'),
+  }),
   'max-requests-inflight': flag.int({
     default: 400,
     valueName: 'n',
@@ -414,6 +420,7 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     ...(flags.proxyClientCertFile !== undefined && flags.proxyClientKeyFile !== undefined
       ? { proxyClient: { certFile: flags.proxyClientCertFile, keyFile: flags.proxyClientKeyFile } }
       : {}),
+    metricResolutionMs: flags.metricResolution,
     nodeAgent: {
       clientCertificateFile: flags.nodeAgentClientCertificate,
       clientKeyFile: flags.nodeAgentClientKey,

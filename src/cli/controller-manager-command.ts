@@ -271,8 +271,19 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       mirroringEndpointSliceUpdatesBatchPeriodMs: f.mirroringEndpointsliceUpdatesBatchPeriod,
       concurrentServiceSyncs: f.concurrentServiceSyncs,
       cloudProvider: f.cloudProvider,
+      // The horizontal pod autoscaler (autoscale).
+      concurrentHorizontalPodAutoscalerSyncs: f.concurrentHorizontalPodAutoscalerSyncs,
+      horizontalPodAutoscalerSyncPeriodMs: f.horizontalPodAutoscalerSyncPeriod,
+      horizontalPodAutoscalerTolerance: f.horizontalPodAutoscalerTolerance,
+      horizontalPodAutoscalerDownscaleStabilizationMs: f.horizontalPodAutoscalerDownscaleStabilization,
+      horizontalPodAutoscalerCpuInitializationPeriodMs: f.horizontalPodAutoscalerCpuInitializationPeriod,
+      horizontalPodAutoscalerInitialReadinessDelayMs: f.horizontalPodAutoscalerInitialReadinessDelay,
+      draDeviceTaints: settings.featureGates['DRADeviceTaints'] === true,
       // Admission policies (vap).
       concurrentValidatingAdmissionPolicyStatusSyncs: f.concurrentValidatingAdmissionPolicyStatusSyncs,
+      // Policy loops (policy-loops).
+      concurrentResourceQuotaSyncs: f.concurrentResourceQuotaSyncs,
+      resourceQuotaSyncPeriodMs: f.resourceQuotaSyncPeriod,
     },
     enableGarbageCollector: f.enableGarbageCollector,
     drainTimeoutMs: f.controllerShutdownTimeout,

@@ -81,6 +81,8 @@ export const CONTROLLER_MANAGER_FEATURE_GATES = {
   LoggingAlphaOptions: false,
   LoggingBetaOptions: true,
   RemoteRequestHeaderUID: false,
+  // Dynamic resource allocation's device taints (alpha upstream, off): gates the device-taint-eviction loop.
+  DRADeviceTaints: false,
 } as const satisfies Record<string, boolean>;
 
 /** `Name=bool` or `svc:Name=bool` items (a multimap keyed by `[component:]Name`). */
@@ -246,12 +248,12 @@ export const controllerManagerFlags = defineFlags({
   }),
   'controller-start-interval': optionalPeriod('Wait between starting one controller and the next.'),
   'namespace-sync-period': period(5 * MIN, 'Period of the namespace lifecycle sync (a full resync of every namespace).'),
-  'resource-quota-sync-period': period(5 * MIN, `Period of syncing quota usage. ${NOT_BUILT}`),
+  'resource-quota-sync-period': period(5 * MIN, 'Period of recounting every quota\'s usage (resourcequota-controller), beside the recounts a change of a counted object triggers.'),
   'min-resync-period': flag.duration({ default: 12 * HOUR, meaning: 'Informers resync at a random period between this and twice this.', validate: positive }),
-  'horizontal-pod-autoscaler-cpu-initialization-period': period(5 * MIN, `Period after a pod starts during which CPU samples may be skipped. ${NOT_BUILT}`),
-  'horizontal-pod-autoscaler-downscale-stabilization': period(5 * MIN, `Look-back window: never scale below a recommendation made within it. ${NOT_BUILT}`),
-  'horizontal-pod-autoscaler-initial-readiness-delay': period(30 * SEC, `Period after a pod starts during which readiness changes count as initial readiness. ${NOT_BUILT}`),
-  'horizontal-pod-autoscaler-sync-period': period(15 * SEC, `Period of syncing the pod counts of autoscalers. ${NOT_BUILT}`),
+  'horizontal-pod-autoscaler-cpu-initialization-period': period(5 * MIN, `Period after a pod starts during which CPU samples may be skipped.`),
+  'horizontal-pod-autoscaler-downscale-stabilization': period(5 * MIN, `Look-back window: never scale below a recommendation made within it.`),
+  'horizontal-pod-autoscaler-initial-readiness-delay': period(30 * SEC, `Period after a pod starts during which readiness changes count as initial readiness.`),
+  'horizontal-pod-autoscaler-sync-period': period(15 * SEC, `Period of syncing the pod counts of autoscalers.`),
   'enable-leader-migration': flag.bool({ meaning: 'Controller leader migration. (Not built: accepted; a single lock is used.)' }),
   'leader-migration-config': flag.string({
     valueName: 'path',
@@ -397,12 +399,12 @@ export const controllerManagerFlags = defineFlags({
   'concurrent-endpoint-syncs': concurrency('endpoint syncs', 5, true),
   'concurrent-ephemeralvolume-syncs': concurrency('ephemeral volume syncs', 5),
   'concurrent-gc-syncs': concurrency('garbage collector workers', 20, true),
-  'concurrent-horizontal-pod-autoscaler-syncs': concurrency('autoscalers', 5),
+  'concurrent-horizontal-pod-autoscaler-syncs': concurrency('autoscalers', 5, true),
   'concurrent-job-syncs': concurrency('jobs', 5, true),
   'concurrent-namespace-syncs': concurrency('namespaces', 10, true),
   'concurrent-rc-syncs': concurrency('replication controllers', 5, true),
   'concurrent-replicaset-syncs': concurrency('replica sets', 5, true),
-  'concurrent-resource-quota-syncs': concurrency('resource quotas', 5),
+  'concurrent-resource-quota-syncs': concurrency('resource quotas', 5, true),
   'concurrent-service-endpoint-syncs': concurrency('endpoint slice syncs', 5, true),
   'concurrent-service-syncs': concurrency('services', 1, true),
   'concurrent-serviceaccount-token-syncs': concurrency('service account token objects', 5, true),
@@ -433,7 +435,7 @@ export const controllerManagerFlags = defineFlags({
     meaning: `Fraction of not-Ready nodes (at least 3) that makes a zone unhealthy. ${NOT_BUILT}`,
     validate: (f) => (f > 0 && f <= 1 ? undefined : 'must be more than 0 and at most 1'),
   }),
-  'horizontal-pod-autoscaler-tolerance': flag.float({ default: 0.1, meaning: `Smallest change from 1.0 of the desired-to-actual metric ratio that makes the autoscaler scale. ${NOT_BUILT}`, validate: nonNegative }),
+  'horizontal-pod-autoscaler-tolerance': flag.float({ default: 0.1, meaning: `Smallest change from 1.0 of the desired-to-actual metric ratio that makes the autoscaler scale.`, validate: nonNegative }),
   'cluster-signing-duration': flag.duration({
     default: 8760 * HOUR,
     meaning: `Longest lifetime of signed certificates; a request may ask for less with spec.expirationSeconds. ${NOT_BUILT}`,

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ensureClientCertificate } from '../pki/index.js';
 import { isStatusError } from '../api/index.js';
-import { builtin, Client } from '../client/index.js';
+import { builtin, Client, loadSvcconfig } from '../client/index.js';
 import { markNodeStatusUnknown, nodeName, readRegistryConfig, thisHost, type RegistryConfig } from '../nodeagent/index.js';
 import { startForCommand } from './apiserver-command.js';
 import { apiServerConfig } from './apiserver-flags.js';
@@ -13,6 +13,7 @@ import { textLog } from './controller-manager-log.js';
 import { parseFlags } from './flags.js';
 import { startScheduler } from './scheduler-command.js';
 import { schedulerFlags } from './scheduler-flags.js';
+import { publishClusterInfo } from './up-cluster-info.js';
 import { upDoc, upFlags } from './up-flags.js';
 import { choosePodCidr, startUpNode, type UpNode } from './up-node.js';
 import { gatewayOf } from './up-networking.js';
@@ -87,6 +88,13 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
     await markOwnNodeUnknown(server.svcconfigPath);
   } catch (error) {
     io.err(`${upDoc.name}: marking the node's status Unknown: ${(error as Error).message}`);
+  }
+  // cluster-info in svc-public, as kubeadm: the bootstrap-signer loop signs it per bootstrap token.
+  try {
+    await publishOwnClusterInfo(server.svcconfigPath);
+  } catch (error) {
+    io.err(`${upDoc.name}: publishing cluster-info: ${(error as Error).message}`);
+    return stopEarly();
   }
   // The controller manager runs in this process, as the admin, with leader election on (a second
   // `svc up` or an svc-controller-manager on the same cluster then waits instead of racing).
@@ -182,6 +190,18 @@ async function defaultAccountExists(svcconfigPath: string, signal: AbortSignal):
       await new Promise((done) => setTimeout(done, 50));
     }
     return false;
+  } finally {
+    await client.close();
+  }
+}
+
+/** The server and CA of the admin svcconfig, which nodes reach the cluster with too. */
+async function publishOwnClusterInfo(svcconfigPath: string): Promise<void> {
+  const target = await loadSvcconfig(svcconfigPath);
+  if (target.caData === undefined) throw new Error(`${svcconfigPath} names no certificate authority`);
+  const client = await Client.fromSvcconfig(svcconfigPath);
+  try {
+    await publishClusterInfo(client, { server: target.server, caPem: target.caData });
   } finally {
     await client.close();
   }

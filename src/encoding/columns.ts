@@ -45,6 +45,30 @@ const containers = (o: JsonObject, path: string) => arr(o, path).map((c) => str(
 const images = (o: JsonObject, path: string) => arr(o, path).map((c) => str(c, 'image') ?? '').join(',');
 
 /** A table with Name first and the given columns after it (cells without the name). */
+/**
+ * An autoscaler's metrics as kubectl prints them: `cpu: 64%/50%` for a utilization target,
+ * `memory: 10Mi/100Mi` for a value, `<unknown>` before a current value is known; past two, the
+ * rest counted (`+ 1 more...`).
+ */
+function hpaTargets(specs: readonly unknown[], currents: readonly unknown[]): string {
+  if (specs.length === 0) return '<none>';
+  const text = specs.map((spec, i) => {
+    const type = str(spec, 'type') ?? '';
+    const key = type === 'ContainerResource' ? 'containerResource' : type.charAt(0).toLowerCase() + type.slice(1);
+    const resourceName = type === 'Resource' || type === 'ContainerResource' ? `${str(spec, `${key}.name`) ?? ''}: ` : '';
+    const utilization = num(spec, `${key}.target.averageUtilization`);
+    if (utilization) {
+      const current = num(currents[i], `${key}.current.averageUtilization`);
+      const known = isObject(currents[i]) && str(currents[i], `${key}.current.averageValue`) !== undefined;
+      return `${resourceName}${known ? `${current}%` : '<unknown>'}/${utilization}%`;
+    }
+    const wanted = str(spec, `${key}.target.averageValue`) ?? str(spec, `${key}.target.value`) ?? '<unset>';
+    const current = str(currents[i], `${key}.current.averageValue`) ?? str(currents[i], `${key}.current.value`) ?? '<unknown>';
+    return `${resourceName}${current}/${wanted}`;
+  });
+  return text.length > 2 ? `${text.slice(0, 2).join(', ')} + ${text.length - 2} more...` : text.join(', ');
+}
+
 function table(columns: ColumnDefinition[], cells: (o: JsonObject, now: number) => unknown[]): TableConvertor {
   return Object.freeze({ columns: [NAME, ...columns], cells: (o: JsonObject, now: number) => [name(o), ...cells(o, now)] });
 }
@@ -212,7 +236,7 @@ const TABLES: Readonly<Record<string, TableConvertor>> = {
   'coordination.svc.io/Lease': table([col('Holder', 'string'), AGE], (o, now) => [str(o, 'spec.holderIdentity') ?? '', age(o, now)]),
   'autoscaling/HorizontalPodAutoscaler': table(
     [col('Reference', 'string'), col('Targets', 'string'), col('MinPods', 'string'), col('MaxPods', 'integer'), col('Replicas', 'integer'), AGE],
-    (o, now) => [`${str(o, 'spec.scaleTargetRef.kind') ?? ''}/${str(o, 'spec.scaleTargetRef.name') ?? ''}`, arr(o, 'spec.metrics').length ? `${arr(o, 'spec.metrics').length} metric(s)` : '<none>', String(num(o, 'spec.minReplicas') || 1), num(o, 'spec.maxReplicas'), num(o, 'status.currentReplicas'), age(o, now)],
+    (o, now) => [`${str(o, 'spec.scaleTargetRef.kind') ?? ''}/${str(o, 'spec.scaleTargetRef.name') ?? ''}`, hpaTargets(arr(o, 'spec.metrics'), arr(o, 'status.currentMetrics')), String(num(o, 'spec.minReplicas') || 1), num(o, 'spec.maxReplicas'), num(o, 'status.currentReplicas'), age(o, now)],
   ),
   'policy/PodDisruptionBudget': table(
     [col('Min Available', 'string'), col('Max Unavailable', 'string'), col('Allowed Disruptions', 'integer'), AGE],

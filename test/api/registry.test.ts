@@ -54,6 +54,8 @@ const EXPECTED: [string, string, string, boolean, string[]][] = [
   ['authorization.svc.io/v1', 'SelfSubjectRulesReview', 'selfsubjectrulesreviews', false, []],
   ['authorization.svc.io/v1', 'SubjectAccessReview', 'subjectaccessreviews', false, []],
   ['apiregistration.svc.io/v1', 'APIService', 'apiservices', false, []],
+  ['metrics.svc.io/v1beta1', 'NodeMetrics', 'nodes', false, []],
+  ['metrics.svc.io/v1beta1', 'PodMetrics', 'pods', true, []],
 ];
 
 const split = (gv: string) => (gv.includes('/') ? gv.split('/') : ['', gv]) as [string, string];
@@ -78,7 +80,7 @@ describe('builtinRegistry', () => {
     const groups = registry.groups();
     expect(groups[0]).toEqual({ name: '', versions: ['v1'], preferredVersion: 'v1' });
     expect(groups.map((g) => g.name).sort()).toEqual(
-      ['', 'admissionregistration.svc.io', 'apiregistration.svc.io', 'apps', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io', 'coordination.svc.io', 'discovery.svc.io', 'events.svc.io', 'policy', 'rbac.authorization.svc.io'].sort(),
+      ['', 'admissionregistration.svc.io', 'apiregistration.svc.io', 'apps', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io', 'coordination.svc.io', 'discovery.svc.io', 'events.svc.io', 'metrics.svc.io', 'policy', 'rbac.authorization.svc.io'].sort(),
     );
     expect(groups.find((g) => g.name === 'autoscaling')).toEqual({ name: 'autoscaling', versions: ['v2'], preferredVersion: 'v2' });
   });
@@ -103,9 +105,10 @@ describe('builtinRegistry', () => {
     expect(registry.byKind('', 'Deployment')).toBeUndefined();
   });
 
-  it('gives every type all verbs except deletecollection on namespaces, and the virtual review types only create', () => {
+  it('gives every type all verbs except deletecollection on namespaces, the virtual review types only create, the resource metrics get and list', () => {
     for (const type of registry.all()) {
-      const expected = type.virtual ? ['create'] : type.resource === 'namespaces' ? ALL_VERBS.filter((v) => v !== 'deletecollection') : ALL_VERBS;
+      const expected =
+        type.group === 'metrics.svc.io' ? ['get', 'list'] : type.virtual ? ['create'] : type.resource === 'namespaces' ? ALL_VERBS.filter((v) => v !== 'deletecollection') : ALL_VERBS;
       expect(type.verbs, type.resource).toEqual(expected);
     }
   });

@@ -117,6 +117,20 @@ describe('svc-controller-manager options', () => {
     expect(flags.v).toBe(3);
   });
 
+  it('reads the autoscaler options and the DRADeviceTaints gate (off by default)', () => {
+    expect(parse().featureGates).toMatchObject({ DRADeviceTaints: false });
+    const { flags, featureGates } = parse(
+      '--horizontal-pod-autoscaler-sync-period=5s',
+      '--horizontal-pod-autoscaler-tolerance=0.2',
+      '--horizontal-pod-autoscaler-downscale-stabilization=1m',
+      '--feature-gates=DRADeviceTaints=true',
+    );
+    expect(flags.horizontalPodAutoscalerSyncPeriod).toBe(5_000);
+    expect(flags.horizontalPodAutoscalerTolerance).toBe(0.2);
+    expect(flags.horizontalPodAutoscalerDownscaleStabilization).toBe(60_000);
+    expect(featureGates).toMatchObject({ DRADeviceTaints: true });
+  });
+
   it('reads --allow-metric-labels entries with quoted value lists', () => {
     const { allowMetricLabels } = parse("--allow-metric-labels=workqueue_depth,name='namespace-controller,garbage-collector-controller', workqueue_adds_total,name=x");
     expect([...allowMetricLabels]).toEqual([

@@ -358,6 +358,9 @@ describe('svc-apiserver flags', () => {
       serviceAccountMaxTokenExpirationSeconds: 0,
       admissionPlugins: { enable: [], disable: [] },
       nodeAgent: { timeoutMs: 5000 },
+      metricResolutionMs: 15_000,
+      corsAllowedOrigins: [],
+      browserSessionTtlSeconds: 900,
       requestHeader: { usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeadersPrefixes: ['X-Remote-Extra-'] },
     });
   });
@@ -433,6 +436,7 @@ describe('svc-apiserver flags', () => {
     [['--node-agent-client-certificate=a.crt'], '--node-agent-client-key', 'is required'],
     [['--node-agent-client-key=a.key'], '--node-agent-client-certificate', 'is required'],
     [['--node-agent-timeout=0s'], '--node-agent-timeout', 'must be positive'],
+    [['--metric-resolution=500ms'], '--metric-resolution', 'must be at least 1s'],
   ])('rejects %j naming %s', (argv, name, problem) => {
     let error: unknown;
     try {

@@ -17,6 +17,8 @@ import {
 } from '../kinds/index.js';
 import { booleanAt, defineResourceType, integerAt, stringAt, type ResourceType } from '../resource-type.js';
 import { replicationControllerStrategy } from './replicated-validation.js';
+import { secretStrategy } from './secret-strategy.js';
+import { resourceQuotaStrategy } from '../quota/quota-validation.js';
 
 const core = { group: CORE_GROUP, version: 'v1' } as const;
 
@@ -125,6 +127,7 @@ export const coreTypes: readonly ResourceType[] = [
     namespaced: true,
     schema: resourceQuotaSchema,
     subresources: ['status'],
+    strategy: resourceQuotaStrategy,
   }),
   defineResourceType({
     ...core,
@@ -132,6 +135,7 @@ export const coreTypes: readonly ResourceType[] = [
     resource: 'secrets',
     namespaced: true,
     schema: secretSchema,
+    strategy: secretStrategy,
     fieldSelectors: { type: stringAt('type') },
   }),
   defineResourceType({ ...core, kind: 'ServiceAccount', resource: 'serviceaccounts', shortNames: ['sa'], namespaced: true, schema: serviceAccountSchema }),

@@ -4,6 +4,7 @@ import { coreTypes } from './core.js';
 import { admissionregistrationTypes, certificatesTypes, coordinationTypes, discoveryTypes, eventsTypes, rbacTypes } from './svc-groups.js';
 import { reviewTypes } from './review-groups.js';
 import { apiregistrationTypes } from './apiregistration.js';
+import { metricsTypes } from './metrics.js';
 import { appsTypes, autoscalingTypes, batchTypes, policyTypes } from './workloads.js';
 
 /** Every built-in type, groups in the order Kubernetes' discovery lists them. */
@@ -21,6 +22,7 @@ export const builtinTypes: readonly ResourceType[] = Object.freeze([
   ...coordinationTypes,
   ...discoveryTypes,
   ...apiregistrationTypes,
+  ...metricsTypes,
 ]);
 
 /** A registry of the built-in types; each call builds a fresh one (they share the frozen types). */

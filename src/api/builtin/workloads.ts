@@ -13,6 +13,7 @@ import {
 import { defineResourceType, integerAt, type ResourceType } from '../resource-type.js';
 import { cronJobStrategy, jobStrategy } from '../batch/job-strategy.js';
 import { deploymentStrategy, replicaSetStrategy } from './replicated-validation.js';
+import { horizontalPodAutoscalerStrategy } from './autoscaling-validation.js';
 import { daemonSetStrategy, podDisruptionBudgetStrategy, statefulSetStrategy } from './node-workload-validation.js';
 
 /** apps, batch, autoscaling and policy: the groups Kubernetes leaves unsuffixed. */
@@ -76,6 +77,7 @@ export const autoscalingTypes: readonly ResourceType[] = [
     categories: ['all'],
     schema: horizontalPodAutoscalerSchema,
     subresources: ['status'],
+    strategy: horizontalPodAutoscalerStrategy,
   }),
 ];
 

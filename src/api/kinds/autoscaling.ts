@@ -4,7 +4,8 @@ import { conditionSchema, kindSchema, looseSchema, nonNegativeInt, timeSchema, r
 /** autoscaling/v2: HorizontalPodAutoscaler. */
 
 export const metricSpecSchema = z.looseObject({
-  type: z.enum(['Object', 'Pods', 'Resource', 'ContainerResource', 'External']),
+  // Checked by the write strategy (builtin/autoscaling-validation.ts), with upstream's "Unsupported value" cause.
+  type: z.string(),
   object: looseSchema.optional(),
   pods: looseSchema.optional(),
   resource: looseSchema.optional(),

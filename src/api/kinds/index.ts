@@ -73,6 +73,7 @@ export {
 } from './apps.js';
 export { cronJobSchema, jobSchema, jobSpecSchema, type CronJob, type Job, type JobSpec } from './batch.js';
 export { horizontalPodAutoscalerSchema, type HorizontalPodAutoscaler } from './autoscaling.js';
+export { containerMetricsSchema, nodeMetricsSchema, podMetricsSchema, type ContainerMetrics, type NodeMetrics, type PodMetrics } from './metrics.js';
 export { podDisruptionBudgetSchema, type PodDisruptionBudget } from './policy.js';
 export { leaseSchema, leaseSpecSchema, type Lease, type LeaseSpec } from './coordination.js';
 export { endpointSliceSchema, type EndpointSlice } from './discovery.js';

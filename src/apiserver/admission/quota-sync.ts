@@ -1,29 +1,14 @@
 import type { Subscription } from 'rxjs';
-import type { ResourceRegistry, ResourceType } from '../../api/index.js';
+import { hardOf, observedUsage, recordedUsage, withUsage, type ResourceType, type Usage } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import type { ResourceCaches } from '../resource-caches.js';
 import { encodeForStorage } from '../storage-codec.js';
 import { objectKey } from '../object-keys.js';
 import { type ApiObject } from '../api-object.js';
 import type { AdmissionEnv } from './plugin.js';
-import { quotaTracks } from './quota-scopes.js';
-import { totalUsage, usageOf, type Usage } from './quota-usage.js';
-import { hardOf, recordedUsage, withUsage } from './resource-quota.js';
+import { cachedQuotaObjects } from './quota-objects.js';
 
 const ATTEMPTS = 8;
-
-/** The type whose objects a quota resource name counts. */
-function typeCounted(registry: ResourceRegistry, name: string): ResourceType | undefined {
-  const core = (resource: string) => registry.lookup('', 'v1', resource);
-  if (name.startsWith('count/')) {
-    const [resource, ...group] = name.slice('count/'.length).split('.');
-    return registry.all().find((t) => t.resource === resource && t.group === group.join('.'));
-  }
-  if (name === 'requests.storage') return core('persistentvolumeclaims');
-  if (name.startsWith('services.')) return core('services');
-  if (/^(requests\.|limits\.)?(cpu|memory|ephemeral-storage)$/.test(name)) return core('pods');
-  return core(name);
-}
 
 /**
  * Keeps ResourceQuota `status` true as objects go: when an object is deleted from a namespace with
@@ -96,7 +81,7 @@ export class QuotaUsageSync {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         const quota = await this.env.reader.get(this.#quotaType, namespace, cached.metadata.name!);
         if (!quota) break;
-        const next = this.usage(quota, namespace, full);
+        const next = this.usage(quota, full);
         if (!next) break;
         try {
           await this.env.store.update(objectKey(this.env.store, this.#quotaType, namespace, quota.metadata.name!), encodeForStorage(next), Number(quota.metadata.resourceVersion));
@@ -109,16 +94,13 @@ export class QuotaUsageSync {
   }
 
   /** The quota with its status recounted, or undefined when nothing changes. */
-  private usage(quota: ApiObject, namespace: string, full: boolean): ApiObject | undefined {
+  private usage(quota: ApiObject, full: boolean): ApiObject | undefined {
     const hard = hardOf(quota);
     const recorded = recordedUsage(quota);
     const names = Object.keys(hard).filter((name) => full || !recorded.has(name));
     // Everything is recorded already: leave the status as its writer left it.
     if (names.length === 0) return undefined;
-    const types = new Set(names.map((name) => typeCounted(this.env.registry, name)).filter((t): t is ResourceType => t !== undefined));
-    const observed: Usage = totalUsage(
-      [...types].flatMap((type) => this.env.objects.list(type, namespace).filter((o) => quotaTracks(quota, type, o)).map((o) => usageOf(type, o))),
-    );
+    const observed = observedUsage(quota, cachedQuotaObjects(this.env.registry, this.env.objects), { names });
     const used: Usage = new Map(recorded);
     for (const name of names) used.set(name, observed.get(name) ?? 0);
     const next = withUsage(quota, used);

@@ -1,44 +1,31 @@
-import { forbidden, formatMilliQuantity, milliQuantity, type ResourceType } from '../../api/index.js';
+import {
+  COMPUTE_RESOURCES,
+  forbidden,
+  formatMilliQuantity,
+  hardOf,
+  inQuotaNames,
+  milliQuantity,
+  missingCompute,
+  observedUsage,
+  quotaTracks,
+  recordedUsage,
+  usageOf,
+  withUsage,
+  type Usage,
+} from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { encodeForStorage } from '../storage-codec.js';
 import { objectKey } from '../object-keys.js';
 import { type ApiObject } from '../api-object.js';
 import type { AdmissionAttributes } from './attributes.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
-import { quotaTracks } from './quota-scopes.js';
-import { COMPUTE_RESOURCES, missingCompute, totalUsage, usageOf, type Usage } from './quota-usage.js';
+import { cachedQuotaObjects } from './quota-objects.js';
 
 /** Compare-and-swap attempts on one quota before the request gives up (each loses only to a concurrent charge). */
 const CHARGE_ATTEMPTS = 32;
 
-export interface QuotaStatus {
-  hard?: Record<string, string | number>;
-  used?: Record<string, string | number>;
-}
-
-export const hardOf = (quota: ApiObject) => ((quota['spec'] as { hard?: Record<string, string | number> } | undefined)?.hard ?? {});
-export const statusOf = (quota: ApiObject) => ((quota['status'] as QuotaStatus | undefined) ?? {});
-
 const pretty = (usage: Usage, names: readonly string[]) =>
   [...names].sort().map((name) => `${name}=${formatMilliQuantity(usage.get(name) ?? 0)}`).join(',');
-
-/** A quota object with new status: `hard` mirrors the spec, `used` is the given usage of the spec's resources. */
-export function withUsage(quota: ApiObject, used: Usage): ApiObject {
-  const hard = hardOf(quota);
-  const usedOut: Record<string, string> = {};
-  for (const name of Object.keys(hard)) usedOut[name] = formatMilliQuantity(used.get(name) ?? 0);
-  return { ...quota, status: { ...statusOf(quota), hard, used: usedOut } };
-}
-
-/** The recorded usage of a quota, by resource name (milli-units). */
-export function recordedUsage(quota: ApiObject): Usage {
-  const usage: Usage = new Map();
-  for (const [name, value] of Object.entries(statusOf(quota).used ?? {})) {
-    const milli = milliQuantity(value);
-    if (milli !== undefined) usage.set(name, milli);
-  }
-  return usage;
-}
 
 /**
  * ResourceQuota: a new object in a namespace with quotas is charged against each quota that
@@ -51,9 +38,7 @@ export function recordedUsage(quota: ApiObject): Usage {
 export function resourceQuota(env: AdmissionEnv): AdmissionPlugin {
   const quotaType = env.registry.lookup('', 'v1', 'resourcequotas')!;
 
-  /** What the namespace's objects of `type` that `quota` tracks use now, from the cache: the base of a quota that has never recorded a resource. */
-  const observed = (quota: ApiObject, type: ResourceType, namespace: string): Usage =>
-    totalUsage(env.objects.list(type, namespace).filter((o) => quotaTracks(quota, type, o)).map((object) => usageOf(type, object)));
+  const cached = cachedQuotaObjects(env.registry, env.objects);
 
   async function update(quota: ApiObject, used: Usage): Promise<boolean> {
     const key = objectKey(env.store, quotaType, quota.metadata.namespace, quota.metadata.name!);
@@ -84,11 +69,12 @@ export function resourceQuota(env: AdmissionEnv): AdmissionPlugin {
       if (attrs.operation !== 'CREATE' || attrs.subresource !== '' || !type.namespaced || !object || namespace === '') return;
       const quotas = env.objects.list(quotaType, namespace);
       if (quotas.length === 0) return;
-      const delta = usageOf(type, object);
+      // By canonical names; each quota sees it through its own names (an upstream group in `count/`).
+      const usage = usageOf(type, object);
       const isPod = type.group === '' && type.resource === 'pods';
       const relevant = quotas
         .filter((q) => quotaTracks(q, type, object))
-        .filter((q) => Object.keys(hardOf(q)).some((name) => delta.has(name) || (isPod && (COMPUTE_RESOURCES as readonly string[]).includes(name))))
+        .filter((q) => inQuotaNames(q, usage).size > 0 || (isPod && Object.keys(hardOf(q)).some((name) => (COMPUTE_RESOURCES as readonly string[]).includes(name))))
         .map((q) => q.metadata.name!)
         .sort();
       if (relevant.length === 0) return;
@@ -110,22 +96,23 @@ export function resourceQuota(env: AdmissionEnv): AdmissionPlugin {
         }
       }
 
-      const charged: string[] = [];
+      const charged: [string, Usage][] = [];
       for (const name of relevant) {
         for (let attempt = 1; ; attempt++) {
           // The store's copy, not the cache's: the compare-and-swap must start from the latest charge.
           const quota = await env.reader.get(quotaType, namespace, name);
           if (!quota) break;
           const hard = hardOf(quota);
+          const delta = inQuotaNames(quota, usage);
           const used = recordedUsage(quota);
           const unrecorded = Object.keys(hard).filter((resource) => delta.has(resource) && !used.has(resource));
           if (unrecorded.length > 0) {
-            const now = observed(quota, type, namespace);
-            for (const resource of unrecorded) used.set(resource, now.get(resource) ?? 0);
+            // What the namespace uses now, from the cache: the base of a resource never recorded.
+            for (const [resource, milli] of observedUsage(quota, cached, { names: unrecorded })) used.set(resource, milli);
           }
           const exceeded = Object.keys(hard).filter((resource) => delta.has(resource) && used.get(resource)! + delta.get(resource)! > milliQuantity(hard[resource])!);
           if (exceeded.length > 0) {
-            await Promise.all(charged.map((done) => refund(namespace, done, delta)));
+            await Promise.all(charged.map(([done, given]) => refund(namespace, done, given)));
             const limited: Usage = new Map(exceeded.map((resource) => [resource, milliQuantity(hard[resource])!]));
             throw forbidden(
               { group: type.group, resource: type.resource },
@@ -136,12 +123,12 @@ export function resourceQuota(env: AdmissionEnv): AdmissionPlugin {
           if (attrs.dryRun) break;
           for (const [resource, milli] of delta) if (resource in hard) used.set(resource, (used.get(resource) ?? 0) + milli);
           if (await update(quota, used)) {
-            charged.push(name);
+            charged.push([name, delta]);
             scope.onAbandon(() => refund(namespace, name, delta));
             break;
           }
           if (attempt >= CHARGE_ATTEMPTS) {
-            await Promise.all(charged.map((done) => refund(namespace, done, delta)));
+            await Promise.all(charged.map(([done, given]) => refund(namespace, done, given)));
             throw forbidden({ group: type.group, resource: type.resource }, attrs.name, `status unknown for quota: ${name}: too many concurrent updates, try again`);
           }
         }

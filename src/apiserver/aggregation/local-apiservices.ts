@@ -41,6 +41,8 @@ const PRIORITIES: Readonly<Record<string, readonly [number, number]>> = {
   coordination: [16500, 15],
   discovery: [16200, 15],
   apiregistration: [18000, 15],
+  // metrics-server's APIService asks these.
+  metrics: [100, 100],
 };
 const CUSTOM_PRIORITY = [1000, 100] as const;
 

@@ -137,6 +137,10 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly ClusterRole[] = [
   clusterRole('system:aggregate-to-admin', ADMIN_RULES, { labels: { [AGGREGATE_TO('admin')]: 'true' } }),
   clusterRole('system:aggregate-to-edit', EDIT_RULES, { labels: { [AGGREGATE_TO('edit')]: 'true' } }),
   clusterRole('system:aggregate-to-view', VIEW_RULES, { labels: { [AGGREGATE_TO('view')]: 'true' } }),
+  // metrics-server's role: whoever may view a namespace may read its resource metrics (kubectl top).
+  clusterRole('system:aggregated-metrics-reader', [rule(['metrics.k8s.io'], ['pods', 'nodes'], ['get', 'list', 'watch'])], {
+    labels: { [AGGREGATE_TO('view')]: 'true', [AGGREGATE_TO('edit')]: 'true', [AGGREGATE_TO('admin')]: 'true' },
+  }),
   // One controller manager runs every control loop under one identity, and the garbage collector
   // and the namespace controller must read, update and delete objects of every type (custom ones
   // included): so it may do any object verb on anything, but not bind, escalate or impersonate.

@@ -123,6 +123,38 @@ export class NodeAgentProxy {
     return true;
   }
 
+  /**
+   * A GET the API server makes for itself (the resource metrics' scrapes): the agent's body, whole
+   * and bounded by `maxBytes`, within the timeout; a non-2xx answer rejects.
+   */
+  async fetch(endpoint: NodeAgentEndpoint, path: string, maxBytes = 64 * 1024 * 1024): Promise<Buffer> {
+    return new Promise<Buffer>((resolve, reject) => {
+      const req = httpsRequest({ ...this.#tls(endpoint), method: 'GET', path, headers: { accept: 'application/json' }, agent: false });
+      const timer = setTimeout(() => req.destroy(this.#timeout(endpoint)), this.timeoutMs);
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) req.destroy(new Error(`the answer of ${path} is larger than ${maxBytes} bytes`));
+          else chunks.push(chunk);
+        });
+        res.on('end', () => {
+          clearTimeout(timer);
+          const code = res.statusCode ?? 502;
+          if (code >= 200 && code < 300) resolve(Buffer.concat(chunks));
+          else reject(serviceUnavailable(`the node agent of node ${JSON.stringify(endpoint.node)} answered ${path} with ${code}`));
+        });
+        res.on('error', () => undefined);
+      });
+      req.on('error', (error) => {
+        clearTimeout(timer);
+        reject(isStatus(error) ? error : this.#unreachable(endpoint, error));
+      });
+      req.end();
+    });
+  }
+
   #unreachable(endpoint: NodeAgentEndpoint, error: Error): StatusError {
     return serviceUnavailable(`the node agent of node ${JSON.stringify(endpoint.node)} at ${hostPort(endpoint)} cannot be reached: ${error.message}`);
   }

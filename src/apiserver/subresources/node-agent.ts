@@ -27,7 +27,8 @@ export async function nodeAgentEndpoint(ctx: HandlerContext, nodeName: string): 
   return endpointOf(node);
 }
 
-function endpointOf(node: ApiObject): NodeAgentEndpoint {
+/** Where a Node's agent listens, from its status (address and port may be missing yet). */
+export function endpointOf(node: ApiObject): NodeAgentEndpoint {
   const status = (node['status'] ?? {}) as {
     addresses?: { type?: string; address?: string }[];
     daemonEndpoints?: { kubeletEndpoint?: { Port?: number } };

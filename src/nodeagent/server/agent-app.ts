@@ -11,6 +11,7 @@ import { containerLog, findLogTarget, parseLogOptions } from './container-logs.j
 import type { AgentServerFlags } from './options.js';
 import type { AgentRouteModule } from './route-module.js';
 import { statsSummary } from './stats-summary.js';
+import { resourceMetricsText } from './resource-metrics-text.js';
 import { routeUpgrades } from './upgrade.js';
 
 /** Which of the agent's three listeners an app is. */
@@ -110,6 +111,11 @@ export async function buildAgentApp(type: AgentServerType, ctx: AgentAppContext)
   app.get('/pods', async (_req, reply) => reply.type('application/json').send(JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: ctx.pods() })));
   app.get('/stats/summary', async (_req, reply) =>
     reply.type('application/json').send(JSON.stringify(await statsSummary({ cri: ctx.cri, nodeName: ctx.nodeName, rootDir: ctx.flags.rootDir, pods: ctx.pods() }))),
+  );
+  app.get('/metrics/resource', async (_req, reply) =>
+    reply
+      .type('text/plain; version=0.0.4; charset=utf-8')
+      .send(resourceMetricsText(await statsSummary({ cri: ctx.cri, nodeName: ctx.nodeName, rootDir: ctx.flags.rootDir, pods: ctx.pods() }))),
   );
   app.get('/metrics', async (_req, reply) => {
     const { contentType, text } = await ctx.metrics.scrape();

@@ -1,4 +1,4 @@
-import { statfs } from 'node:fs/promises';
+import { readFile, statfs } from 'node:fs/promises';
 import { cpus, freemem, totalmem } from 'node:os';
 import type { Pod } from '../../api/index.js';
 import type { CriClient } from '../cri/index.js';
@@ -39,14 +39,32 @@ function containerStats(s: ContainerStats) {
   };
 }
 
+/**
+ * The host's memory in use without reclaimable cache (MemTotal − MemAvailable from /proc/meminfo),
+ * nearer the cgroup working set upstream reports than total − free, which counts the page cache;
+ * undefined where /proc/meminfo cannot be read.
+ */
+async function hostWorkingSet(): Promise<number | undefined> {
+  const text = await readFile('/proc/meminfo', 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const kib = (key: string) => {
+    const match = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text);
+    return match ? Number(match[1]) * 1024 : undefined;
+  };
+  const total = kib('MemTotal');
+  const available = kib('MemAvailable');
+  return total !== undefined && available !== undefined ? total - available : undefined;
+}
+
 const sum = (values: (number | undefined)[]) => values.reduce<number>((a, b) => a + (b ?? 0), 0);
 
 export async function statsSummary(options: { cri: CriClient; nodeName: string; rootDir: string; pods: readonly Pod[] }): Promise<StatsSummary> {
   const time = new Date().toISOString();
-  const [fs, imageFs, { stats }] = await Promise.all([
+  const [fs, imageFs, { stats }, workingSet] = await Promise.all([
     statfs(options.rootDir).catch(() => undefined),
     options.cri.imageFsInfo().catch(() => undefined),
     options.cri.listContainerStats({}),
+    hostWorkingSet(),
   ]);
   const cpuTimes = cpus().reduce((a, c) => a + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
   const total = totalmem();
@@ -56,7 +74,7 @@ export async function statsSummary(options: { cri: CriClient; nodeName: string; 
     nodeName: options.nodeName,
     startTime,
     cpu: { time, usageCoreNanoSeconds: cpuTimes * 1_000_000 },
-    memory: { time, availableBytes: free, usageBytes: total - free, workingSetBytes: total - free },
+    memory: { time, availableBytes: free, usageBytes: total - free, workingSetBytes: workingSet ?? total - free },
     fs: fs && {
       time,
       availableBytes: fs.bavail * fs.bsize,

@@ -1,0 +1,1 @@
+export { aggregatedRules, clusterRoleAggregationController } from './clusterrole-aggregation-controller.js';

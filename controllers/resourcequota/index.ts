@@ -1,0 +1,1 @@
+export { resourceQuotaController, type ResourceQuotaControllerOptions } from './resource-quota-controller.js';
