@@ -335,6 +335,7 @@ describe('svc-apiserver flags', () => {
       bindAddress: '0.0.0.0',
       securePort: 6443,
       endpointReconcilerType: 'lease',
+      serviceNetwork: { clusterIpRange: '10.0.0.0/24', nodePortRange: '30000-32767' },
       authorization: ['RBAC'],
       featureGates: {
         APIResponseCompression: true,
