@@ -360,6 +360,7 @@ export {
 } from './well-known-keys.js';
 // batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
 export * from './batch/index.js';
+export { firstServiceIp, parseServiceCidr, serviceIpAt, type ServiceCidr } from './service-cidr.js';
 export {
   toCel,
   fromCel,

@@ -297,6 +297,16 @@ export const apiServerFlags = defineFlags({
       'PEM client certificate the API server presents to aggregated API servers when it proxies to them (their --requestheader-client-ca-file must trust its CA). Default: <data-dir>/pki/front-proxy-client.crt, signed by the generated front-proxy CA.',
   }),
   'proxy-client-key-file': flag.string({ valueName: 'path', meaning: 'PEM private key of --proxy-client-cert-file.' }),
+  'advertise-address': flag.string({
+    valueName: 'ip',
+    meaning:
+      'The address pods reach this server at: the endpoint of the `kubernetes` Service. Default --bind-address, or, when that is 0.0.0.0, :: or a loopback address, the first address of the host\'s interfaces.',
+    validate: (ip) => (isIP(ip) ? undefined : 'not an IP address'),
+  }),
+  'endpoint-reconciler-type': flag.enum(['lease', 'none'], {
+    default: 'lease',
+    meaning: 'How the `kubernetes` Service and its endpoints are kept: lease (each API server renews a Lease in svc-system and lists every live one) or none (not at all).',
+  }),
   v: flag.int({
     short: 'v',
     default: 0,
@@ -362,6 +372,8 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     etcdPrefix: flags.etcdPrefix.endsWith('/') ? flags.etcdPrefix : `${flags.etcdPrefix}/`,
     bindAddress: flags.bindAddress,
     securePort: flags.securePort,
+    ...(flags.advertiseAddress !== undefined ? { advertiseAddress: flags.advertiseAddress } : {}),
+    endpointReconcilerType: flags.endpointReconcilerType,
     ...(flags.tlsCertFile !== undefined && flags.tlsPrivateKeyFile !== undefined
       ? { tls: { certFile: flags.tlsCertFile, keyFile: flags.tlsPrivateKeyFile } }
       : {}),

@@ -23,6 +23,10 @@ const subcommands: Readonly<Record<string, Subcommand>> = {
     summary: 'Run a node agent against an API server, or standalone (same as nodeagent)',
     run: async (argv, io) => (await import('./nodeagent-command.js')).main(argv, io),
   },
+  proxy: {
+    summary: 'Route Service traffic on this node (iptables) and, with --dns-address, serve the cluster DNS',
+    run: async (argv, io) => (await import('./proxy-command.js')).proxy(argv, io),
+  },
   crd: {
     summary: 'Print the CustomResourceDefinitions a module defines, as YAML (svc crd MODULE[#EXPORT])',
     run: async (argv, io) => (await import('./crd-command.js')).crd(argv, io),

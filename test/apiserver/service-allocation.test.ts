@@ -12,7 +12,8 @@ import { builtin, Client } from '../../src/client/index.js';
 import { openStore } from '../../src/storage/index.js';
 import { startApiServer, type RunningApiServer } from '../support/api-server.js';
 
-const args = (dir: string) => ['--storage=sqlite', '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`, '--service-cluster-ip-range=10.96.0.0/28', '--service-node-port-range=30000-30004'];
+// The allocator alone: without the `kubernetes` Service (which would hold the range's first address).
+const args = (dir: string) => ['--storage=sqlite', '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`, '--service-cluster-ip-range=10.96.0.0/28', '--service-node-port-range=30000-30004', '--endpoint-reconciler-type=none'];
 
 const svc = (name: string, spec: Service['spec']): Service => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default' }, spec: { ports: [{ port: 80 }], ...spec } });
 
