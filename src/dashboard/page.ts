@@ -33,14 +33,17 @@ header { display: flex; gap: 16px; align-items: center; padding: 8px 16px; backg
 header nav button { background: none; border: 0; color: #b8c0cc; font: inherit; padding: 4px 8px; cursor: pointer; }
 header nav button.active { color: #fff; border-bottom: 2px solid #4f8cff; }
 .connection { margin-left: auto; color: #b8c0cc; }
-main { display: flex; height: calc(100vh - 40px); }
+main { display: flex; height: calc(100vh - 40px); overflow: hidden; }
+.resources { display: flex; flex: 1; min-width: 0; min-height: 0; }
+main > section.content { min-height: 0; }
 aside { width: 240px; overflow: auto; border-right: 1px solid #d8dce3; background: #fff; }
 aside input { width: calc(100% - 16px); margin: 8px; padding: 4px; }
 aside ul { list-style: none; margin: 0; padding: 0; }
 aside li { padding: 3px 12px; cursor: pointer; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 aside li.active { background: #e3ecff; }
 aside li small { color: #7a8494; }
-section.content { flex: 1; display: flex; flex-direction: column; min-width: 0; }
+section.content { flex: 1; display: flex; flex-direction: column; min-width: 0; min-height: 0; }
+mark.changed { background: #fff1a8; }
 .toolbar { display: flex; gap: 8px; align-items: center; padding: 8px 12px; border-bottom: 1px solid #d8dce3; background: #fff; }
 .toolbar input, .toolbar select { padding: 3px 6px; font: inherit; }
 .toolbar .count { margin-left: auto; color: #7a8494; }

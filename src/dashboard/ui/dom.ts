@@ -5,7 +5,11 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   ...children: (Node | string)[]
 ): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  for (const [name, value] of Object.entries(attributes)) {
+    // Through the CSSOM: the page's Content-Security-Policy refuses style attributes as markup.
+    if (name === 'style') node.style.cssText = value;
+    else node.setAttribute(name, value);
+  }
   node.append(...children);
   return node;
 }

@@ -36,7 +36,7 @@ export class ResourceView {
   constructor(private readonly onState: (state: string) => void) {
     const aside = el('aside', {}, this.#search, this.#picker);
     const toolbar = el('div', { class: 'toolbar' }, this.#title, this.#namespace, this.#selector, this.#count);
-    this.element = el('div', { style: 'display:flex;flex:1;min-width:0' }, aside, el('section', { class: 'content' }, toolbar, this.#table.element, this.#detail));
+    this.element = el('div', { class: 'resources' }, aside, el('section', { class: 'content' }, toolbar, this.#table.element, this.#detail));
     this.#search.addEventListener('input', () => this.#renderPicker());
     this.#picker.addEventListener('click', (event) => {
       const id = (event.target as HTMLElement).closest('li')?.dataset['type'];
