@@ -21,6 +21,10 @@ import { bootstrapSigner } from '../bootstrap-signer/index.js';
 import { tokenCleaner } from '../token-cleaner/index.js';
 import { clusterRoleAggregationController } from '../clusterrole-aggregation/index.js';
 import { resourceQuotaController } from '../resourcequota/index.js';
+import { nodeLifecycleController } from '../node-lifecycle/index.js';
+import { taintEvictionController } from '../taint-eviction/index.js';
+import { clusterCidrSets, nodeIpamController } from '../node-ipam/index.js';
+import { ttlController } from '../ttl/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
 import { horizontalPodAutoscalerController } from '../horizontalpodautoscaler/index.js';
 import { deviceTaintEvictionController } from '../device-taint-eviction/index.js';
@@ -68,6 +72,22 @@ export interface LoopSettings {
   readonly horizontalPodAutoscalerInitialReadinessDelayMs?: number | undefined;
   /** The DRADeviceTaints feature gate (off, as upstream): without it device-taint-eviction does not run. */
   readonly draDeviceTaints?: boolean | undefined;
+  // Nodes (node-loops): node-lifecycle, taint-eviction, node-ipam, ttl; unset: kube's defaults.
+  readonly nodeMonitorPeriodMs?: number | undefined;
+  readonly nodeMonitorGracePeriodMs?: number | undefined;
+  readonly nodeStartupGracePeriodMs?: number | undefined;
+  readonly nodeEvictionRate?: number | undefined;
+  readonly secondaryNodeEvictionRate?: number | undefined;
+  readonly largeClusterSizeThreshold?: number | undefined;
+  readonly unhealthyZoneThreshold?: number | undefined;
+  /** `--allocate-node-cidrs`: without it node-ipam does not run (as kube). */
+  readonly allocateNodeCidrs?: boolean | undefined;
+  readonly clusterCidr?: string | undefined;
+  readonly serviceClusterIpRange?: string | undefined;
+  readonly cidrAllocatorType?: string | undefined;
+  readonly nodeCidrMaskSize?: number | undefined;
+  readonly nodeCidrMaskSizeIpv4?: number | undefined;
+  readonly nodeCidrMaskSizeIpv6?: number | undefined;
   // Admission policies (vap).
   readonly concurrentValidatingAdmissionPolicyStatusSyncs?: number | undefined;
   // Policy loops (policy-loops): --concurrent-resource-quota-syncs, --resource-quota-sync-period.
@@ -122,6 +142,27 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
       })],
     ['device-taint-eviction-controller', (s) => (ctx) => (s.draDeviceTaints ? deviceTaintEvictionController(ctx) : EMPTY)],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
+    // Nodes (node-loops).
+    ['node-lifecycle-controller', (s) => (ctx) =>
+      nodeLifecycleController(ctx, {
+        monitorPeriodMs: s.nodeMonitorPeriodMs ?? 5_000,
+        gracePeriodMs: s.nodeMonitorGracePeriodMs ?? 50_000,
+        startupGracePeriodMs: s.nodeStartupGracePeriodMs ?? 60_000,
+        evictionRate: s.nodeEvictionRate ?? 0.1,
+        secondaryEvictionRate: s.secondaryNodeEvictionRate ?? 0.01,
+        largeClusterThreshold: s.largeClusterSizeThreshold ?? 50,
+        unhealthyZoneThreshold: s.unhealthyZoneThreshold ?? 0.55,
+      })],
+    ['taint-eviction-controller', () => (ctx) => taintEvictionController(ctx)],
+    ['node-ipam-controller', (s) => {
+      if (!s.allocateNodeCidrs) return () => EMPTY;
+      // Checked here too (the command checks first): bad ranges fail the start, not the loop.
+      const settings = { allocatorType: s.cidrAllocatorType ?? 'RangeAllocator', clusterCidr: s.clusterCidr ?? '', serviceCidr: s.serviceClusterIpRange, maskSize: s.nodeCidrMaskSize, maskSizeIpv4: s.nodeCidrMaskSizeIpv4, maskSizeIpv6: s.nodeCidrMaskSizeIpv6 };
+      clusterCidrSets(settings);
+      // Each term of leadership starts from fresh sets, rebuilt from the Nodes.
+      return (ctx) => nodeIpamController(ctx, { sets: clusterCidrSets(settings) });
+    }],
+    ['ttl-controller', () => (ctx) => ttlController(ctx)],
     // Admission policies (vap): type checks into each ValidatingAdmissionPolicy's status.
     ['validatingadmissionpolicy-status-controller', (s) => (ctx) => validatingAdmissionPolicyStatusController(ctx, { concurrency: s.concurrentValidatingAdmissionPolicyStatusSyncs ?? 5 })],
     // Policy loops (policy-loops).

@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import {
   AccessReviewer,
   builtinLoops,
+  clusterCidrSets,
   invalidControllerSelection,
   loadControllerModules,
   parseCertificates,
@@ -234,6 +235,10 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
   // Read and checked now: a key that is not one fails the start, not the loop.
   const serviceAccountPrivateKey = f.serviceAccountPrivateKeyFile !== undefined ? await readText(f.serviceAccountPrivateKeyFile, '--service-account-private-key-file') : undefined;
   if (serviceAccountPrivateKey !== undefined) signingKeyFromPem(serviceAccountPrivateKey, `--service-account-private-key-file ${f.serviceAccountPrivateKeyFile}`);
+  // Bad pod ranges fail the start with the option at fault, before anything is allocated.
+  if (f.allocateNodeCidrs) {
+    clusterCidrSets({ allocatorType: f.cidrAllocatorType, clusterCidr: f.clusterCidr ?? '', serviceCidr: f.serviceClusterIpRange, maskSize: f.nodeCidrMaskSize, maskSizeIpv4: f.nodeCidrMaskSizeIpv4, maskSizeIpv6: f.nodeCidrMaskSizeIpv6 });
+  }
   return {
     connection: target,
     contentType: f.svcApiContentType,
@@ -268,6 +273,21 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       horizontalPodAutoscalerCpuInitializationPeriodMs: f.horizontalPodAutoscalerCpuInitializationPeriod,
       horizontalPodAutoscalerInitialReadinessDelayMs: f.horizontalPodAutoscalerInitialReadinessDelay,
       draDeviceTaints: settings.featureGates['DRADeviceTaints'] === true,
+      // Nodes (node-loops).
+      nodeMonitorPeriodMs: f.nodeMonitorPeriod,
+      nodeMonitorGracePeriodMs: f.nodeMonitorGracePeriod,
+      nodeStartupGracePeriodMs: f.nodeStartupGracePeriod,
+      nodeEvictionRate: f.nodeEvictionRate,
+      secondaryNodeEvictionRate: f.secondaryNodeEvictionRate,
+      largeClusterSizeThreshold: f.largeClusterSizeThreshold,
+      unhealthyZoneThreshold: f.unhealthyZoneThreshold,
+      allocateNodeCidrs: f.allocateNodeCidrs,
+      clusterCidr: f.clusterCidr,
+      serviceClusterIpRange: f.serviceClusterIpRange,
+      cidrAllocatorType: f.cidrAllocatorType,
+      nodeCidrMaskSize: f.nodeCidrMaskSize,
+      nodeCidrMaskSizeIpv4: f.nodeCidrMaskSizeIpv4,
+      nodeCidrMaskSizeIpv6: f.nodeCidrMaskSizeIpv6,
       // Admission policies (vap).
       concurrentValidatingAdmissionPolicyStatusSyncs: f.concurrentValidatingAdmissionPolicyStatusSyncs,
       // Policy loops (policy-loops).

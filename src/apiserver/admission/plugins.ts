@@ -1,3 +1,4 @@
+import { defaultTolerationSeconds } from './default-toleration-seconds.js';
 import { limitRanger } from './limit-ranger.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
@@ -16,6 +17,7 @@ export const ADMISSION_PLUGINS = [
   'NamespaceLifecycle',
   'LimitRanger',
   'ServiceAccount',
+  'DefaultTolerationSeconds',
   'MutatingAdmissionWebhook',
   'ValidatingAdmissionPolicy',
   'ValidatingAdmissionWebhook',
@@ -43,6 +45,8 @@ export function createPlugin(name: AdmissionPluginName, env: AdmissionEnv, clien
       return limitRanger(env);
     case 'ServiceAccount':
       return serviceAccountPlugin(env);
+    case 'DefaultTolerationSeconds':
+      return defaultTolerationSeconds();
     case 'MutatingAdmissionWebhook':
       return mutatingWebhooks(env, client);
     case 'ValidatingAdmissionPolicy':
