@@ -18,6 +18,7 @@ export const PAGE_HTML = `<!doctype html>
   <nav>
     <button type="button" data-view="resources" class="active">Resources</button>
     <button type="button" data-view="inspector">Watch inspector</button>
+    <button type="button" data-view="overview">Overview</button>
   </nav>
   <span id="connection" class="connection">connecting…</span>
 </header>
@@ -60,5 +61,11 @@ tr.flash { animation: flash 1s; }
 .detail .bar { display: flex; gap: 8px; padding: 4px 12px; background: #f0f2f5; position: sticky; top: 0; }
 .detail pre { margin: 0; padding: 8px 12px; font: 12px/1.4 ui-monospace, monospace; }
 .type-ADDED { color: #1a7f37; } .type-MODIFIED { color: #9a6700; } .type-DELETED { color: #cf222e; } .type-ERROR { color: #cf222e; font-weight: bold; } .type-BOOKMARK { color: #7a8494; }
+.overview h3 { margin: 12px 12px 4px; font-size: 14px; }
+.phases { display: flex; gap: 8px; padding: 4px 12px; }
+.phase { padding: 2px 8px; border-radius: 10px; background: #e8ebf0; }
+.phase-Running { background: #dcf5e3; } .phase-Failed { background: #fde2e1; } .phase-Pending { background: #fff1c7; }
+.ok { color: #1a7f37; } .bad { color: #cf222e; }
+td.message { white-space: normal; max-width: 480px; }
 .error { color: #cf222e; padding: 8px 12px; }
 `;

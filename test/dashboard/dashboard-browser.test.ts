@@ -89,6 +89,19 @@ describe('dashboard in chromium', () => {
     expect(await row('browser/gamma').count()).toBe(0);
   });
 
+  it('filters by field selector, and says why the server refused a bad one', async () => {
+    await page.locator('#field-selector').fill('metadata.name=delta');
+    await page.locator('#field-selector').press('Enter');
+    await row('browser/alpha').waitFor({ state: 'detached' });
+    await row('browser/delta').waitFor();
+    await page.locator('#field-selector').fill('spec.nothing=x');
+    await page.locator('#field-selector').press('Enter');
+    await expect.poll(() => page.locator('#row-count').textContent()).toMatch(/field label not supported|not supported/i);
+    await page.locator('#field-selector').fill('');
+    await page.locator('#field-selector').press('Enter');
+    await row('browser/alpha').waitFor();
+  });
+
   it("shows a clicked object's YAML and JSON, following its changes", async () => {
     await row('browser/alpha').click();
     await expect.poll(() => page.locator('#object-text').textContent()).toContain('name: alpha');
@@ -159,6 +172,45 @@ describe('dashboard in chromium', () => {
     const lines = (await readFile(path, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as { at: number; source: string; type: string; object: { metadata: { name: string } } });
     expect(lines.map((l) => `${l.type} ${l.object.metadata.name}`)).toEqual(['ADDED elsewhere', 'ADDED epsilon', 'MODIFIED epsilon', 'DELETED epsilon', 'ADDED zeta']);
     expect(lines.every((l) => l.source === 'configmaps' && typeof l.at === 'number')).toBe(true);
+  });
+
+  it('shows nodes, pods by phase and recent events on the overview, live', async () => {
+    const nodes = resource({ group: '', version: 'v1', resource: 'nodes', namespaced: false, kind: 'Node' });
+    await cluster.client.create(nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } } as never);
+    await cluster.client.patchStatus(nodes, 'node-a', {
+      status: { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, allocatable: { cpu: '3800m', memory: '7Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', lastHeartbeatTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] },
+    });
+    await page.locator('nav button[data-view="overview"]').click();
+    const node = page.locator('#overview-nodes tr[data-node="node-a"]');
+    await node.waitFor();
+    expect(await node.locator('td').allTextContents()).toEqual(['node-a', 'Ready ', '4 / 3800m', '8Gi / 7Gi', '0 / 110']);
+    const running = page.locator('#overview-phases [data-phase="Pending"]');
+    const before = Number((await running.textContent())!.split(' ')[1]);
+    await cluster.client.create(builtin.pods, { metadata: { name: 'p1', namespace: 'browser' }, spec: { nodeName: 'node-a', containers: [{ name: 'c', image: 'busybox' }] } } as never);
+    await expect.poll(() => running.textContent()).toBe(`Pending ${before + 1}`);
+    await expect.poll(() => node.locator('td').nth(4).textContent()).toBe('1 / 110');
+    const events = resource({ group: '', version: 'v1', resource: 'events', namespaced: true, kind: 'Event' });
+    await cluster.client.create(events, {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'p1.1', namespace: 'browser' },
+      involvedObject: { kind: 'Pod', namespace: 'browser', name: 'p1' },
+      reason: 'Testing',
+      message: 'seen by the dashboard',
+      type: 'Warning',
+      count: 1,
+      lastTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    } as never);
+
+    await page.locator('#overview-events tr', { hasText: 'seen by the dashboard' }).waitFor();
+    if (screenshots) await page.screenshot({ path: join(docs, 'dashboard-overview.png') });
+  });
+
+  it('watches again when a view comes back (only the view on screen holds watches)', async () => {
+    await page.locator('nav button[data-view="resources"]').click();
+    await page.locator('li[data-type="configmaps"]').click();
+    await cluster.client.create(builtin.configMaps, { metadata: { name: 'back', namespace: 'browser' } });
+    await row('browser/back').waitFor();
   });
 
   it('raised no error in the page', () => {

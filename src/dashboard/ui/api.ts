@@ -105,7 +105,7 @@ export async function listAndWatch<L extends { metadata?: { resourceVersion?: st
     readonly signal: AbortSignal;
     onList(list: L): void;
     onEvent(line: RawWatchLine): void;
-    onState?(state: 'live' | 'relisting' | 'retrying', detail?: string): void;
+    onState?(state: 'live' | 'relisting' | 'retrying' | 'failed', detail?: string): void;
   },
 ): Promise<void> {
   const { signal } = options;
@@ -136,6 +136,12 @@ export async function listAndWatch<L extends { metadata?: { resourceVersion?: st
     } catch (error) {
       if (signal.aborted) return;
       if (error instanceof ApiError && error.code === 410) resourceVersion = undefined;
+      // A request the server refuses as such (a bad selector, no permission) fails the same way
+      // again: said once, not retried.
+      else if (error instanceof ApiError && error.code >= 400 && error.code < 500 && error.code !== 429) {
+        options.onState?.('failed', error.message);
+        return;
+      }
       failures++;
       options.onState?.('retrying', error instanceof Error ? error.message : String(error));
       await sleep(Math.min(30_000, 250 * 2 ** Math.min(failures, 7)), signal);

@@ -62,6 +62,15 @@ export class InspectorView {
     if (types.some((t) => typeId(t) === chosen)) this.#type.value = chosen;
   }
 
+  show(): void {}
+
+  /** Stops the watch (its events stay, for export): see main.ts on the browser's six connections. */
+  hide(): void {
+    if (this.#watch === undefined || this.#watch.signal.aborted) return;
+    this.#watch.abort();
+    this.#stats.textContent += ' · stopped (view left)';
+  }
+
   start(): void {
     this.#watch?.abort();
     const type = this.#types.find((t) => typeId(t) === this.#type.value);

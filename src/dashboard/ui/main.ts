@@ -4,6 +4,7 @@ import { listAndWatch, type KubeObject } from './api.js';
 import { discover } from './discovery.js';
 import { FrameBatcher } from './frame-batcher.js';
 import { InspectorView } from './inspector-view.js';
+import { OverviewView } from './overview-view.js';
 import { ResourceView } from './resource-view.js';
 
 const app = document.getElementById('app')!;
@@ -13,15 +14,28 @@ const setState = (state: string): void => {
   connection.dataset['state'] = state.split(':')[0]!;
 };
 
+const life = new AbortController();
+window.addEventListener('pagehide', () => life.abort());
+
 const resources = new ResourceView(setState);
 const inspector = new InspectorView();
-const views = { resources: resources.element, inspector: inspector.element } as const;
+const overview = new OverviewView();
+// Only the view on screen holds watches. A browser opens at most six HTTP/1.1 connections to one
+// origin and each open watch holds one: the two page-wide watches (namespaces, definitions) and
+// the busiest view (the overview's three) leave one for the reads in between. Several views live
+// at once need one connection carrying many watches (not built: docs/dashboard.md).
+const views = { resources, inspector, overview } as const;
+let shown: keyof typeof views = 'resources';
 app.append(resources.element);
 
 for (const button of document.querySelectorAll<HTMLButtonElement>('nav button[data-view]')) {
   button.addEventListener('click', () => {
-    const view = views[button.dataset['view'] as keyof typeof views];
-    app.replaceChildren(view);
+    const name = button.dataset['view'] as keyof typeof views;
+    if (name === shown) return;
+    views[shown].hide();
+    shown = name;
+    views[name].show();
+    app.replaceChildren(views[name].element);
     for (const other of document.querySelectorAll('nav button')) other.classList.toggle('active', other === button);
   });
 }
@@ -37,9 +51,6 @@ async function refreshTypes(): Promise<void> {
 }
 
 await refreshTypes();
-
-const life = new AbortController();
-window.addEventListener('pagehide', () => life.abort());
 
 // Namespaces for the filter, live.
 const namespaces = new Set<string>();

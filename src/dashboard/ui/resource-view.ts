@@ -24,6 +24,7 @@ export class ResourceView {
   readonly #search = el('input', { type: 'search', placeholder: 'Filter resources', id: 'resource-search' });
   readonly #namespace = el('select', { id: 'namespace' }, el('option', { value: '' }, 'All namespaces'));
   readonly #selector = el('input', { type: 'text', placeholder: 'Label selector, e.g. app=web', id: 'label-selector', size: '28' });
+  readonly #fields = el('input', { type: 'text', placeholder: 'Field selector, e.g. status.phase=Running', id: 'field-selector', size: '28' });
   readonly #count = el('span', { class: 'count', id: 'row-count' });
   readonly #title = el('strong', { id: 'resource-title' });
   readonly #table = new ObjectTable((key) => void this.#showObject(key));
@@ -35,7 +36,7 @@ export class ResourceView {
 
   constructor(private readonly onState: (state: string) => void) {
     const aside = el('aside', {}, this.#search, this.#picker);
-    const toolbar = el('div', { class: 'toolbar' }, this.#title, this.#namespace, this.#selector, this.#count);
+    const toolbar = el('div', { class: 'toolbar' }, this.#title, this.#namespace, this.#selector, this.#fields, this.#count);
     this.element = el('div', { class: 'resources' }, aside, el('section', { class: 'content' }, toolbar, this.#table.element, this.#detail));
     this.#search.addEventListener('input', () => this.#renderPicker());
     this.#picker.addEventListener('click', (event) => {
@@ -45,6 +46,7 @@ export class ResourceView {
     });
     this.#namespace.addEventListener('change', () => this.#restart());
     this.#selector.addEventListener('change', () => this.#restart());
+    this.#fields.addEventListener('change', () => this.#restart());
   }
 
   setTypes(types: ResourceType[]): void {
@@ -61,6 +63,16 @@ export class ResourceView {
     const chosen = this.#namespace.value;
     this.#namespace.replaceChildren(el('option', { value: '' }, 'All namespaces'), ...names.map((name) => el('option', { value: name }, name)));
     this.#namespace.value = names.includes(chosen) ? chosen : '';
+  }
+
+  /** Watches again (a fresh list) when the view comes back. */
+  show(): void {
+    this.#restart();
+  }
+
+  /** Closes the table's watch while another view is shown: see main.ts on the browser's six connections. */
+  hide(): void {
+    this.#watch?.abort();
   }
 
   select(type: ResourceType): void {
@@ -105,7 +117,7 @@ export class ResourceView {
     });
     void listAndWatch<Table>({
       path: collectionPath(type, namespace),
-      query: { labelSelector: this.#selector.value.trim() },
+      query: { labelSelector: this.#selector.value.trim(), fieldSelector: this.#fields.value.trim() },
       accept: TABLE_ACCEPT,
       signal: watch.signal,
       onList: (table) => {
@@ -117,7 +129,10 @@ export class ResourceView {
       onEvent: (line) => {
         if (line.event.type !== 'BOOKMARK') batcher.push(line);
       },
-      onState: (state, detail) => this.onState(state === 'live' ? 'live' : `${state}${detail === undefined ? '' : `: ${detail}`}`),
+      onState: (state, detail) => {
+        if (state === 'failed') this.#count.textContent = detail ?? 'failed';
+        this.onState(state === 'live' || state === 'failed' ? 'live' : `${state}${detail === undefined ? '' : `: ${detail}`}`);
+      },
     });
   }
 
