@@ -48,8 +48,12 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       sendStatus(res, new StatusError({ reason: 'Forbidden', message: `the dashboard answers only to loopback host names, not ${JSON.stringify(host)}` }));
       return;
     }
-    if (req.headers['sec-fetch-site'] === 'cross-site') {
-      sendStatus(res, new StatusError({ reason: 'Forbidden', message: 'cross-site requests to the dashboard are refused' }));
+    // Browsers say where a request comes from: only the dashboard's own page (same-origin) or
+    // the user typing the address (none). A page on another port of localhost is same-site, not
+    // same-origin, and is refused too. Clients that are not browsers send no such header.
+    const site = req.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+      sendStatus(res, new StatusError({ reason: 'Forbidden', message: `requests from another origin (Sec-Fetch-Site: ${String(site)}) to the dashboard are refused` }));
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -32,7 +32,7 @@ function chromiumPath(): string {
 }
 
 beforeAll(async () => {
-  cluster = await startTestCluster({ namespaces: ['browser', 'other'] });
+  cluster = await startTestCluster({ namespaces: ['browser', 'other', 'many'] });
   dashboard = await startDashboard({ connection: cluster.connection, port: 0 });
   // --no-sandbox: the tests run as root, where chromium's sandbox refuses to start.
   browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox'] });
@@ -211,6 +211,25 @@ describe('dashboard in chromium', () => {
     await page.locator('li[data-type="configmaps"]').click();
     await cluster.client.create(builtin.configMaps, { metadata: { name: 'back', namespace: 'browser' } });
     await row('browser/back').waitFor();
+  });
+
+  it('draws only the rows in view of a long table, and the others as it scrolls', async () => {
+    const names = Array.from({ length: 400 }, (_, i) => `cm-${String(i).padStart(3, '0')}`);
+    for (let i = 0; i < names.length; i += 50) {
+      await Promise.all(names.slice(i, i + 50).map((name) => cluster.client.create(builtin.configMaps, { metadata: { name, namespace: 'many' } })));
+    }
+    await page.locator('#label-selector').fill('');
+    await page.locator('#label-selector').press('Enter');
+    await page.locator('#namespace').selectOption('many');
+    await expect.poll(() => page.locator('#row-count').textContent()).toBe('400 configmaps');
+    await row('many/cm-000').waitFor();
+    const drawn = await page.locator('tr.row').count();
+    expect(drawn).toBeGreaterThan(10);
+    expect(drawn).toBeLessThan(100);
+    expect(await row('many/cm-399').count()).toBe(0);
+    await page.locator('.resources .scroller').evaluate((scroller) => (scroller.scrollTop = scroller.scrollHeight));
+    await row('many/cm-399').waitFor();
+    expect(await row('many/cm-000').count()).toBe(0);
   });
 
   it('raised no error in the page', () => {

@@ -113,10 +113,15 @@ describe('svc dashboard server', () => {
     expect(answer.body).not.toContain('seen');
   });
 
-  it('refuses cross-site requests with a 403 Status', async () => {
-    const answer = await send('GET', '/api/v1/namespaces/dash/configmaps', { 'sec-fetch-site': 'cross-site' });
+  it.each(['cross-site', 'same-site'])('refuses a request from another origin (Sec-Fetch-Site: %s) with a 403 Status', async (site) => {
+    const answer = await send('GET', '/api/v1/namespaces/dash/configmaps', { 'sec-fetch-site': site });
     expect(answer.status).toBe(403);
-    expect(JSON.parse(answer.body)).toMatchObject({ kind: 'Status', reason: 'Forbidden' });
+    expect(JSON.parse(answer.body)).toMatchObject({ kind: 'Status', reason: 'Forbidden', code: 403 });
+    expect(answer.body).not.toContain('"seen"');
+  });
+
+  it.each(['same-origin', 'none'])('serves a browser request with Sec-Fetch-Site: %s', async (site) => {
+    expect((await send('GET', '/api/v1/namespaces/dash/configmaps', { 'sec-fetch-site': site })).status).toBe(200);
   });
 
   it('answers a path it does not serve with a 404 Status, and proxies nothing outside the API', async () => {
