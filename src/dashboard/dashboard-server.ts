@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { StatusError } from '../api/index.js';
 import type { ConnectionOptions } from '../client/index.js';
 import { PAGE_CSS, PAGE_HTML } from './page.js';
@@ -80,6 +81,13 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     });
     res.end(req.method === 'HEAD' ? undefined : body);
   }
+
+  // exec, attach and port-forward are GETs that upgrade the connection: writes in effect, and the
+  // page never needs one. Refused with a Status before anything reaches the API server.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    const body = JSON.stringify(new StatusError({ reason: 'Forbidden', message: `the dashboard is read-only: connection upgrades (exec, attach, port-forward, WebSocket watches) are refused: ${req.url ?? ''}` }).toStatus());
+    socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
 
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

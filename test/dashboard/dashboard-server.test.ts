@@ -106,6 +106,18 @@ describe('svc dashboard server', () => {
     expect(names).toContain('seen');
   });
 
+  it('refuses a connection upgrade (exec, attach, port-forward) with a 403 Status', async () => {
+    const answer = await send('GET', '/api/v1/namespaces/dash/pods/any/exec?command=sh&stdout=true', {
+      connection: 'Upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-version': '13',
+      'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      'sec-websocket-protocol': 'v5.channel.k8s.io',
+    });
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.body)).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403 });
+  });
+
   it('refuses a host name other than loopback (DNS rebinding) with a 403 Status', async () => {
     const answer = await send('GET', '/api/v1/namespaces/dash/configmaps', { host: 'evil.example.com:8001' });
     expect(answer.status).toBe(403);

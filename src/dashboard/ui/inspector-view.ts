@@ -14,7 +14,8 @@ interface Seen {
 }
 
 /**
- * The raw event stream of one watch: type, resourceVersion, object, size, bytes per second;
+ * The raw event stream of one watch as asked (bookmarks only when ticked): type,
+ * resourceVersion, object, size, bytes per second;
  * pause (events still recorded, not drawn) and resume; export as NDJSON in the test kit's
  * recording format (`{"at","source","type","object"}` lines, svc/testing's EventLine).
  */
@@ -23,6 +24,7 @@ export class InspectorView {
   readonly #type = el('select', { id: 'inspector-type' });
   readonly #namespace = el('input', { type: 'text', placeholder: 'Namespace (all)', id: 'inspector-namespace', size: '14' });
   readonly #selector = el('input', { type: 'text', placeholder: 'Label selector', id: 'inspector-selector', size: '20' });
+  readonly #bookmarks = el('input', { type: 'checkbox', id: 'inspector-bookmarks' });
   readonly #start = el('button', { type: 'button', id: 'inspector-start' }, 'Watch');
   readonly #pause = el('button', { type: 'button', id: 'inspector-pause' }, 'Pause');
   readonly #export = el('button', { type: 'button', id: 'inspector-export' }, 'Export NDJSON');
@@ -43,7 +45,7 @@ export class InspectorView {
     this.element = el(
       'section',
       { class: 'content' },
-      el('div', { class: 'toolbar' }, this.#type, this.#namespace, this.#selector, this.#start, this.#pause, this.#export, this.#stats),
+      el('div', { class: 'toolbar' }, this.#type, this.#namespace, this.#selector, el('label', {}, this.#bookmarks, ' bookmarks'), this.#start, this.#pause, this.#export, this.#stats),
       el('div', { class: 'scroller' }, el('table', {}, el('thead', {}, head), this.#body)),
     );
     this.#start.addEventListener('click', () => this.start());
@@ -83,7 +85,7 @@ export class InspectorView {
     this.#rate = [];
     this.#source = typeId(type);
     this.#render();
-    const url = withQuery(collectionPath(type, this.#namespace.value.trim()), { watch: 'true', allowWatchBookmarks: 'true', labelSelector: this.#selector.value.trim() });
+    const url = withQuery(collectionPath(type, this.#namespace.value.trim()), { watch: 'true', allowWatchBookmarks: this.#bookmarks.checked ? 'true' : undefined, labelSelector: this.#selector.value.trim() });
     void (async () => {
       try {
         for await (const line of watchLines(url, 'application/json', watch.signal)) {
