@@ -66,7 +66,7 @@ export class ReadOnlyProxy {
     res.flushHeaders();
     try {
       for await (const chunk of upstream.body) {
-        if (!res.write(chunk as Uint8Array)) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+        if (!res.write(chunk as Uint8Array)) await drained(res);
         if (res.destroyed) break;
       }
     } catch {
@@ -80,6 +80,19 @@ export class ReadOnlyProxy {
   async close(): Promise<void> {
     await this.#agent.destroy();
   }
+}
+
+/** Resolves when the browser has taken what was written, or has gone; leaves no listener behind. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /** A `Status` answer, for what the dashboard itself refuses. */
