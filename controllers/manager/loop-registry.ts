@@ -1,4 +1,4 @@
-import { EMPTY } from 'rxjs';
+import { EMPTY, merge } from 'rxjs';
 import type { ControlLoop } from '../context.js';
 import type { ControllerName } from './controller-names.js';
 import { garbageCollector } from '../garbage-collector/index.js';
@@ -19,6 +19,10 @@ import { serviceAccountTokenController } from '../serviceaccount-token/index.js'
 import { legacyTokenCleaner } from '../legacy-serviceaccount-token-cleaner/index.js';
 import { bootstrapSigner } from '../bootstrap-signer/index.js';
 import { tokenCleaner } from '../token-cleaner/index.js';
+import { endpointsController } from '../endpoints/index.js';
+import { endpointSliceController } from '../endpointslice/index.js';
+import { serviceLbController } from '../service/index.js';
+import { endpointSliceMirroringController } from '../endpointslice-mirroring/index.js';
 import { clusterRoleAggregationController } from '../clusterrole-aggregation/index.js';
 import { resourceQuotaController } from '../resourcequota/index.js';
 import { nodeLifecycleController } from '../node-lifecycle/index.js';
@@ -26,8 +30,20 @@ import { taintEvictionController } from '../taint-eviction/index.js';
 import { clusterCidrSets, nodeIpamController } from '../node-ipam/index.js';
 import { ttlController } from '../ttl/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
+import type { SignerName, SigningCa } from '../../src/pki/index.js';
+import { csrSigningController } from '../csrsigning/index.js';
+import { csrApprovingController } from '../csrapproving/index.js';
+import { csrCleanerController } from '../csrcleaner/index.js';
 import { horizontalPodAutoscalerController } from '../horizontalpodautoscaler/index.js';
 import { deviceTaintEvictionController } from '../device-taint-eviction/index.js';
+// Storage loops (storage-loops).
+import { persistentVolumeBinder, type RecyclerOptions } from '../persistentvolume-binder/index.js';
+import { HostPathProvisioner, hostPathClassKeeper } from '../host-path-provisioner/index.js';
+import { pvcProtectionController } from '../pvc-protection/index.js';
+import { pvProtectionController } from '../pv-protection/index.js';
+import { ephemeralVolumeController } from '../ephemeral-volume/index.js';
+import { persistentVolumeExpander } from '../persistentvolume-expander/index.js';
+import { attachDetachController } from '../attach-detach/index.js';
 import { validatingAdmissionPolicyStatusController } from '../validating-admission-policy-status/index.js';
 
 /**
@@ -63,6 +79,24 @@ export interface LoopSettings {
   readonly concurrentServiceaccountTokenSyncs?: number | undefined;
   /** `--legacy-service-account-token-clean-up-period` (a year). */
   readonly legacyServiceAccountTokenCleanUpPeriodMs?: number | undefined;
+  // Certificates (csr).
+  /** The CA of each signer, from `--cluster-signing-*` (loaded and checked); a signer without one signs nothing. */
+  readonly clusterSigning?: ReadonlyMap<SignerName, SigningCa> | undefined;
+  /** `--cluster-signing-duration` (a year). */
+  readonly clusterSigningDurationMs?: number | undefined;
+  // Service endpoints (net-loops): --concurrent-endpoint-syncs, --endpoint-updates-batch-period, --concurrent-service-endpoint-syncs,
+  // --max-endpoints-per-slice, --endpointslice-updates-batch-period, the --mirroring-* options, --concurrent-service-syncs.
+  readonly concurrentEndpointSyncs?: number | undefined;
+  readonly endpointUpdatesBatchPeriodMs?: number | undefined;
+  readonly concurrentServiceEndpointSyncs?: number | undefined;
+  readonly maxEndpointsPerSlice?: number | undefined;
+  readonly endpointSliceUpdatesBatchPeriodMs?: number | undefined;
+  readonly mirroringConcurrentServiceEndpointSyncs?: number | undefined;
+  readonly mirroringMaxEndpointsPerSubset?: number | undefined;
+  readonly mirroringEndpointSliceUpdatesBatchPeriodMs?: number | undefined;
+  readonly concurrentServiceSyncs?: number | undefined;
+  /** `--cloud-provider` (svc has none; the service loop names it in its Event). */
+  readonly cloudProvider?: string | undefined;
   // The horizontal pod autoscaler (autoscale): --concurrent-horizontal-pod-autoscaler-syncs and the --horizontal-pod-autoscaler-* options.
   readonly concurrentHorizontalPodAutoscalerSyncs?: number | undefined;
   readonly horizontalPodAutoscalerSyncPeriodMs?: number | undefined;
@@ -88,6 +122,21 @@ export interface LoopSettings {
   readonly nodeCidrMaskSize?: number | undefined;
   readonly nodeCidrMaskSizeIpv4?: number | undefined;
   readonly nodeCidrMaskSizeIpv6?: number | undefined;
+  // Storage loops (storage-loops); unset: kube's defaults.
+  /** `--pvclaimbinder-sync-period` (15 s). */
+  readonly pvClaimBinderSyncPeriodMs?: number | undefined;
+  /** `--enable-dynamic-provisioning` (true). */
+  readonly enableDynamicProvisioning?: boolean | undefined;
+  /** `--enable-hostpath-provisioner` (false): the svc.io/host-path provisioner and its `local-path` class. */
+  readonly enableHostPathProvisioner?: boolean | undefined;
+  /** `--hostpath-provisioner-root`: where provisioned directories are made. */
+  readonly hostPathProvisionerRoot?: string | undefined;
+  /** The `--pv-recycler-*` options, templates read. */
+  readonly recycler?: RecyclerOptions | undefined;
+  readonly concurrentEphemeralVolumeSyncs?: number | undefined;
+  /** `--attach-detach-reconcile-sync-period` (1 m). */
+  readonly attachDetachReconcileSyncPeriodMs?: number | undefined;
+  readonly disableAttachDetachReconcileSync?: boolean | undefined;
   // Admission policies (vap).
   readonly concurrentValidatingAdmissionPolicyStatusSyncs?: number | undefined;
   // Policy loops (policy-loops): --concurrent-resource-quota-syncs, --resource-quota-sync-period.
@@ -130,6 +179,22 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     // Bootstrap tokens (off by default, as kube; `svc up` turns them on).
     ['bootstrap-signer-controller', () => (ctx) => bootstrapSigner(ctx)],
     ['token-cleaner-controller', () => (ctx) => tokenCleaner(ctx)],
+    // Certificates (csr): csrsigning runs only with a CA to sign with, as kube.
+    ['certificatesigningrequest-signing-controller', (s) => (ctx) =>
+      s.clusterSigning && s.clusterSigning.size > 0 ? csrSigningController(ctx, { signers: s.clusterSigning, durationMs: s.clusterSigningDurationMs ?? 365 * 24 * 3600_000 }) : EMPTY],
+    ['certificatesigningrequest-approving-controller', () => (ctx) => csrApprovingController(ctx)],
+    ['certificatesigningrequest-cleaner-controller', () => (ctx) => csrCleanerController(ctx)],
+    // Service endpoints (net-loops).
+    ['endpoints-controller', (s) => (ctx) => endpointsController(ctx, { concurrency: s.concurrentEndpointSyncs ?? 5, batchPeriodMs: s.endpointUpdatesBatchPeriodMs ?? 0 })],
+    ['endpointslice-controller', (s) => (ctx) =>
+      endpointSliceController(ctx, { concurrency: s.concurrentServiceEndpointSyncs ?? 5, maxEndpointsPerSlice: s.maxEndpointsPerSlice ?? 100, batchPeriodMs: s.endpointSliceUpdatesBatchPeriodMs ?? 0 })],
+    ['endpointslice-mirroring-controller', (s) => (ctx) =>
+      endpointSliceMirroringController(ctx, {
+        concurrency: s.mirroringConcurrentServiceEndpointSyncs ?? 5,
+        maxEndpointsPerSubset: s.mirroringMaxEndpointsPerSubset ?? 1000,
+        batchPeriodMs: s.mirroringEndpointSliceUpdatesBatchPeriodMs ?? 0,
+      })],
+    ['service-lb-controller', (s) => (ctx) => serviceLbController(ctx, { concurrency: s.concurrentServiceSyncs ?? 1, cloudProvider: s.cloudProvider })],
     // Autoscaling (autoscale).
     ['horizontal-pod-autoscaler-controller', (s) => (ctx) =>
       horizontalPodAutoscalerController(ctx, {
@@ -141,6 +206,22 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
         initialReadinessDelayMs: s.horizontalPodAutoscalerInitialReadinessDelayMs,
       })],
     ['device-taint-eviction-controller', (s) => (ctx) => (s.draDeviceTaints ? deviceTaintEvictionController(ctx) : EMPTY)],
+    // Storage (storage-loops).
+    ['persistentvolume-binder-controller', (s) => (ctx) => {
+      const hostPath = s.enableHostPathProvisioner ? new HostPathProvisioner(ctx.client, s.hostPathProvisionerRoot) : undefined;
+      const binder = persistentVolumeBinder(ctx, {
+        syncPeriodMs: s.pvClaimBinderSyncPeriodMs ?? 15_000,
+        dynamicProvisioning: s.enableDynamicProvisioning ?? true,
+        hostPath,
+        recycler: s.recycler,
+      });
+      return hostPath ? merge(binder, hostPathClassKeeper(ctx)) : binder;
+    }],
+    ['persistentvolume-expander-controller', () => (ctx) => persistentVolumeExpander(ctx)],
+    ['persistentvolumeclaim-protection-controller', () => (ctx) => pvcProtectionController(ctx)],
+    ['persistentvolume-protection-controller', () => (ctx) => pvProtectionController(ctx)],
+    ['ephemeral-volume-controller', (s) => (ctx) => ephemeralVolumeController(ctx, { concurrency: s.concurrentEphemeralVolumeSyncs ?? 5 })],
+    ['attachdetach-controller', (s) => (ctx) => attachDetachController(ctx, { reconcileSyncPeriodMs: s.attachDetachReconcileSyncPeriodMs ?? 60_000, disableReconcileSync: s.disableAttachDetachReconcileSync ?? false })],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
     // Nodes (node-loops).
     ['node-lifecycle-controller', (s) => (ctx) =>

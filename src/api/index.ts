@@ -123,6 +123,10 @@ export {
   type PersistentVolumeClaim,
   persistentVolumeClaimSchema,
   persistentVolumeSchema,
+  type StorageClass,
+  storageClassSchema,
+  type VolumeAttachment,
+  volumeAttachmentSchema,
   type Pod,
   type PodDisruptionBudget,
   podDisruptionBudgetSchema,
@@ -216,6 +220,7 @@ export {
   BATCH_GROUP,
   CERTIFICATES_GROUP,
   COORDINATION_GROUP,
+  STORAGE_GROUP,
   CORE_GROUP,
   DISCOVERY_GROUP,
   EVENTS_GROUP,
@@ -314,6 +319,23 @@ export { microTime, rfc3339 } from './timestamps.js';
 export { podQosClass, type QosClass } from './pod-qos-class.js';
 export { FOREGROUND_FINALIZER, NAMESPACE_FINALIZER, ORPHAN_FINALIZER } from './finalizers.js';
 export {
+  BETA_DEFAULT_STORAGE_CLASS_ANNOTATION,
+  BETA_STORAGE_PROVISIONER_ANNOTATION,
+  BIND_COMPLETED_ANNOTATION,
+  BOUND_BY_CONTROLLER_ANNOTATION,
+  DEFAULT_STORAGE_CLASS_ANNOTATION,
+  HOST_PATH_PROVISIONER,
+  HOST_PATH_STORAGE_CLASS,
+  HOSTNAME_LABEL,
+  isDefaultStorageClass,
+  PROVISIONED_BY_ANNOTATION,
+  PV_PROTECTION_FINALIZER,
+  PVC_PROTECTION_FINALIZER,
+  SELECTED_NODE_ANNOTATION,
+  STORAGE_PROVISIONER_ANNOTATION,
+} from './storage-keys.js';
+export { ephemeralClaimName, podClaims, type PodClaim } from './pod-claims.js';
+export {
   BOOTSTRAP_SIGNATURE_PREFIX,
   BOOTSTRAP_TOKEN_SECRET_TYPE,
   CLUSTER_INFO_CONFIGMAP,
@@ -330,6 +352,11 @@ export {
   SERVICE_ACCOUNT_UID_ANNOTATIONS,
   SERVICE_NAME_LABEL,
   SERVICE_NAME_LABELS,
+  ENDPOINTSLICE_MANAGED_BY_LABEL,
+  ENDPOINTSLICE_MANAGED_BY_SVC_LABEL,
+  ENDPOINTSLICE_CONTROLLER_MANAGER,
+  ENDPOINTSLICE_MIRRORING_MANAGER,
+  SKIP_MIRROR_LABEL,
 } from './well-known-keys.js';
 // batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
 export * from './batch/index.js';

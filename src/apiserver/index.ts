@@ -32,3 +32,6 @@ export { boundedSink, WatcherTooSlowError } from './watch/bounded-sink.js';
 export type { BoundedSinkOptions } from './watch/bounded-sink.js';
 export { routeUpgrades, upgradeOf } from './upgrade-routing.js';
 export type { UpgradeConnection } from './upgrade-routing.js';
+// Service cluster IPs and NodePorts (src/apiserver/services).
+export { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, ServiceAllocator, parseClusterIpRanges, parseNodePortRange } from './services/index.js';
+export type { ClusterIpRange, NodePortRange } from './services/index.js';
