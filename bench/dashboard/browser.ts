@@ -43,10 +43,11 @@ await page.locator('li[data-type="pods"]').click();
 await page.locator('#namespace option[value="bench"]').waitFor({ state: 'attached' });
 const opened = performance.now();
 await page.locator('#namespace').selectOption('bench');
-await page.waitForFunction((want) => document.getElementById('row-count')?.textContent === want, `${PODS} pods`, { timeout: 300_000 });
+// Page expressions as strings: this file is type-checked without the DOM library.
+await page.waitForFunction(`document.getElementById('row-count')?.textContent === ${JSON.stringify(`${PODS} pods`)}`, undefined, { timeout: 300_000 });
 const loadedMs = performance.now() - opened;
-const heap = () => page.evaluate(() => (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? 0);
-await page.evaluate(() => ((window as unknown as { frames_: number[] }).frames_ = []));
+const heap = () => page.evaluate<number>('performance.memory?.usedJSHeapSize ?? 0');
+await page.evaluate('window.frames_ = []');
 const heapBefore = await heap();
 
 // The stream: RATE patches a second (as far as the driver gets), round robin over the pods.
@@ -71,7 +72,7 @@ await new Promise<void>((resolve) => {
 });
 const streamSeconds = (performance.now() - start) / 1000;
 await page.waitForTimeout(1000);
-const frames = (await page.evaluate(() => (window as unknown as { frames_: number[] }).frames_)).slice().sort((a, b) => a - b);
+const frames = (await page.evaluate<number[]>('window.frames_')).slice().sort((a, b) => a - b);
 const heapAfter = await heap();
 const p = (q: number) => frames[Math.min(frames.length - 1, Math.floor(q * frames.length))] ?? 0;
 console.log(
