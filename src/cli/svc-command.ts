@@ -39,6 +39,10 @@ const subcommands: Readonly<Record<string, Subcommand>> = {
     summary: 'Record a running cluster\'s watch streams as an NDJSON corpus (svc record --resource pods --duration 10m --out day.ndjson)',
     run: async (argv, io) => (await import('./record-command.js')).record(argv, io),
   },
+  dashboard: {
+    summary: 'Serve the web dashboard on 127.0.0.1 (live resource tables, watch inspector), reading with your svcconfig',
+    run: async (argv, io) => (await import('./dashboard-command.js')).dashboard(argv, io),
+  },
   image: {
     summary: 'Manage the images of the running cluster (svc image import FILE...)',
     run: async (argv, io) => (await import('./image-command.js')).image(argv, io),

@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ensureClientCertificate } from '../pki/index.js';
 import { isStatusError } from '../api/index.js';
-import { builtin, Client, loadSvcconfig } from '../client/index.js';
+import { builtin, Client, loadSvcconfig, resolveEnvConfig } from '../client/index.js';
+import { startDashboard } from '../dashboard/index.js';
 import { markNodeStatusUnknown, nodeName, readRegistryConfig, thisHost, type RegistryConfig } from '../nodeagent/index.js';
 import { startForCommand } from './apiserver-command.js';
 import { apiServerConfig } from './apiserver-flags.js';
@@ -35,9 +36,10 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   const read = readCommandLine(upDoc, upFlags, argv, io, (values) => ({
     server: apiServerConfig(values),
     node: { enabled: !values.disableAgent, podCidr: values.podCidr, port: values.nodeAgentPort, registryConfig: values.registryConfig, bootstrapToken: values.nodeBootstrapToken },
+    dashboardPort: values.disableDashboard ? undefined : values.dashboardPort,
   }));
   if (isExit(read)) return read.exitCode;
-  const { node: nodeConfig } = read;
+  const { node: nodeConfig, dashboardPort } = read;
   let config = read.server;
   // Read before anything starts: a broken registries.yaml is the operator's to fix, not a node to start without.
   let registries: RegistryConfig | undefined;
@@ -182,8 +184,21 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
     if (shutdown.stopping) return stopEarly();
     io.err(`${upDoc.name}: the default ServiceAccount of namespace default is not there yet (another controller manager leads?); pods there are refused until it is`);
   }
+  // The dashboard reads as the admin through its proxy; a taken port costs the dashboard, not the cluster.
+  let dashboardUrl: string | undefined;
+  if (dashboardPort !== undefined) {
+    try {
+      const { connection } = await resolveEnvConfig({ path: server.svcconfigPath });
+      const dashboard = await startDashboard({ connection, port: dashboardPort });
+      shutdown.add(() => dashboard.close());
+      dashboardUrl = dashboard.url;
+    } catch (error) {
+      io.err(`${upDoc.name}: dashboard not started: ${(error as Error).message}`);
+    }
+  }
   const elapsed = Math.round(performance.now() - (options.startedAt ?? 0));
   io.out(`svcconfig: ${server.svcconfigPath}`);
+  if (dashboardUrl !== undefined) io.out(`dashboard: ${dashboardUrl}`);
   io.out(`ready in ${elapsed} ms`);
   io.out('');
   io.out('Use it with:');
