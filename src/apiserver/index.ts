@@ -32,3 +32,4 @@ export { boundedSink, WatcherTooSlowError } from './watch/bounded-sink.js';
 export type { BoundedSinkOptions } from './watch/bounded-sink.js';
 export { routeUpgrades, upgradeOf } from './upgrade-routing.js';
 export type { UpgradeConnection } from './upgrade-routing.js';
+export { applyMergePatch } from './writes/merge-patch.js';
