@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import {
   AccessReviewer,
   builtinLoops,
+  clusterCidrSets,
   invalidControllerSelection,
   loadControllerModules,
   parseCertificates,
@@ -20,7 +21,7 @@ import {
   type RunningControllerManager,
   type ServingTls,
 } from '../../controllers/index.js';
-import { SVC_VERSION } from '../api/index.js';
+import { podSchema, SVC_VERSION, type Pod } from '../api/index.js';
 import { signingKeyFromPem } from '../apiserver/index.js';
 import { ensurePki, loadServingCertificate, servingNames } from '../pki/index.js';
 import { Client, loadSvcconfig, type ConnectionOptions } from '../client/index.js';
@@ -223,6 +224,13 @@ async function controllerSelection(settings: ControllerManagerSettings): Promise
   return { controllers: selectControllers(f.controllers, names), loops };
 }
 
+/** A recycler pod template file: a Pod in YAML or JSON, checked against the Pod schema now (a bad file fails the start). */
+async function recyclerTemplate(path: string, flag: string): Promise<Pod> {
+  const parsed = podSchema.safeParse(parseYaml(await readText(path, flag)));
+  if (!parsed.success) throw new Error(`${flag}: ${path} is not a Pod: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return parsed.data;
+}
+
 /** The manager's options from its settings, with every file read and every controller module loaded. Throws `Error` on unusable files or modules. */
 export async function controllerManagerOptions(settings: ControllerManagerSettings, log: ManagerLog): Promise<ControllerManagerOptions> {
   const f = settings.flags;
@@ -234,6 +242,10 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
   // Read and checked now: a key that is not one fails the start, not the loop.
   const serviceAccountPrivateKey = f.serviceAccountPrivateKeyFile !== undefined ? await readText(f.serviceAccountPrivateKeyFile, '--service-account-private-key-file') : undefined;
   if (serviceAccountPrivateKey !== undefined) signingKeyFromPem(serviceAccountPrivateKey, `--service-account-private-key-file ${f.serviceAccountPrivateKeyFile}`);
+  // Bad pod ranges fail the start with the option at fault, before anything is allocated.
+  if (f.allocateNodeCidrs) {
+    clusterCidrSets({ allocatorType: f.cidrAllocatorType, clusterCidr: f.clusterCidr ?? '', serviceCidr: f.serviceClusterIpRange, maskSize: f.nodeCidrMaskSize, maskSizeIpv4: f.nodeCidrMaskSizeIpv4, maskSizeIpv6: f.nodeCidrMaskSizeIpv6 });
+  }
   return {
     connection: target,
     contentType: f.svcApiContentType,
@@ -268,6 +280,37 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       horizontalPodAutoscalerCpuInitializationPeriodMs: f.horizontalPodAutoscalerCpuInitializationPeriod,
       horizontalPodAutoscalerInitialReadinessDelayMs: f.horizontalPodAutoscalerInitialReadinessDelay,
       draDeviceTaints: settings.featureGates['DRADeviceTaints'] === true,
+      // Nodes (node-loops).
+      nodeMonitorPeriodMs: f.nodeMonitorPeriod,
+      nodeMonitorGracePeriodMs: f.nodeMonitorGracePeriod,
+      nodeStartupGracePeriodMs: f.nodeStartupGracePeriod,
+      nodeEvictionRate: f.nodeEvictionRate,
+      secondaryNodeEvictionRate: f.secondaryNodeEvictionRate,
+      largeClusterSizeThreshold: f.largeClusterSizeThreshold,
+      unhealthyZoneThreshold: f.unhealthyZoneThreshold,
+      allocateNodeCidrs: f.allocateNodeCidrs,
+      clusterCidr: f.clusterCidr,
+      serviceClusterIpRange: f.serviceClusterIpRange,
+      cidrAllocatorType: f.cidrAllocatorType,
+      nodeCidrMaskSize: f.nodeCidrMaskSize,
+      nodeCidrMaskSizeIpv4: f.nodeCidrMaskSizeIpv4,
+      nodeCidrMaskSizeIpv6: f.nodeCidrMaskSizeIpv6,
+      // Storage loops (storage-loops).
+      pvClaimBinderSyncPeriodMs: f.pvclaimbinderSyncPeriod,
+      enableDynamicProvisioning: f.enableDynamicProvisioning,
+      enableHostPathProvisioner: f.enableHostpathProvisioner,
+      hostPathProvisionerRoot: f.hostpathProvisionerRoot,
+      recycler: {
+        minimumTimeoutHostPath: f.pvRecyclerMinimumTimeoutHostpath,
+        timeoutIncrementHostPath: f.pvRecyclerTimeoutIncrementHostpath,
+        minimumTimeoutNfs: f.pvRecyclerMinimumTimeoutNfs,
+        timeoutIncrementNfs: f.pvRecyclerIncrementTimeoutNfs,
+        hostPathTemplate: f.pvRecyclerPodTemplateFilepathHostpath !== undefined ? await recyclerTemplate(f.pvRecyclerPodTemplateFilepathHostpath, '--pv-recycler-pod-template-filepath-hostpath') : undefined,
+        nfsTemplate: f.pvRecyclerPodTemplateFilepathNfs !== undefined ? await recyclerTemplate(f.pvRecyclerPodTemplateFilepathNfs, '--pv-recycler-pod-template-filepath-nfs') : undefined,
+      },
+      concurrentEphemeralVolumeSyncs: f.concurrentEphemeralvolumeSyncs,
+      attachDetachReconcileSyncPeriodMs: f.attachDetachReconcileSyncPeriod,
+      disableAttachDetachReconcileSync: f.disableAttachDetachReconcileSync,
       // Admission policies (vap).
       concurrentValidatingAdmissionPolicyStatusSyncs: f.concurrentValidatingAdmissionPolicyStatusSyncs,
       // Policy loops (policy-loops).

@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import type { Pod } from '../api/index.js';
-import { connectable, Subject, type Subscription } from 'rxjs';
+import { connectable, distinctUntilChanged, filter, map, Subject, type Subscription } from 'rxjs';
 import { apiThrottle } from '../../operators/index.js';
 import { PROTOBUF_MEDIA_TYPE } from '../encoding/index.js';
 import { Client, InformerFactory, jsonCodec, loadProtobufCodec, type Codec } from '../client/index.js';
 import {
+  applyPodCidrToBridge,
+  bridgeConflistPath,
   configuredSources,
   ContainerGarbageCollector,
   CriClient,
@@ -261,6 +263,7 @@ async function startWithRuntime(
       onError: (what, error) => warn(`${what}: ${(error as Error).message}`),
     });
     stops.push(() => nodeStatus.stop());
+    subscriptions.push(podCidrFollower(nodeStatus, cri, values.containerRuntimeEndpoint, warn));
     subscriptions.push(
       mirrorPods({ client, informers, nodeName: name, updates: updates$, readiness }).subscribe((result) => {
         // A mirror that cannot be written is retried; say why, or a static pod is silently missing from the API.
@@ -272,4 +275,31 @@ async function startWithRuntime(
   const sources = updates$.connect();
   stops.push(() => sources.unsubscribe());
   return { nodeName: name, pods: () => workers.view.pods(), close: stopAll };
+}
+
+/**
+ * The node's pod CIDRs (from the node-ipam controller), as the status posts bring the Node back:
+ * told to the runtime (CRI UpdateRuntimeConfig, as the kubelet does) and, when the runtime is a
+ * containerd svc started with its bridge conflist, written into that conflist so the next pods get
+ * addresses from it. A Node without pod CIDRs changes nothing: the bridge keeps the range it was
+ * started with.
+ */
+function podCidrFollower(nodeStatus: NodeStatusHandle, cri: CriClient, endpoint: string, warn: (text: string) => void): Subscription {
+  const bridge = bridgeConflistPath(endpoint);
+  return nodeStatus.checks$
+    .pipe(
+      map((check) => ('node' in check ? (check.node.spec?.podCIDRs ?? (check.node.spec?.podCIDR ? [check.node.spec.podCIDR] : [])) : [])),
+      filter((cidrs) => cidrs.length > 0),
+      distinctUntilChanged((a, b) => a.join() === b.join()),
+    )
+    .subscribe((cidrs) => {
+      void (async () => {
+        try {
+          if (bridge !== undefined && applyPodCidrToBridge(bridge, cidrs) === 'updated') warn(`pod network: the bridge now gives addresses from ${cidrs.join(',')} (the Node's podCIDRs)`);
+          await cri.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: cidrs.join(',') } } });
+        } catch (error) {
+          warn(`pod network: cannot use the Node's podCIDRs ${cidrs.join(',')}: ${(error as Error).message}`);
+        }
+      })();
+    });
 }

@@ -15,7 +15,7 @@ import { startScheduler } from './scheduler-command.js';
 import { schedulerFlags } from './scheduler-flags.js';
 import { publishClusterInfo } from './up-cluster-info.js';
 import { upDoc, upFlags } from './up-flags.js';
-import { startUpNode, type UpNode } from './up-node.js';
+import { startUpNode, upPodCidr, type UpNode } from './up-node.js';
 import { defaultRegistryConfigPath } from './up-paths.js';
 
 /**
@@ -89,15 +89,22 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   // The controller manager runs in this process, as the admin, with leader election on (a second
   // `svc up` or an svc-controller-manager on the same cluster then waits instead of racing).
   // Its secure port stays off: run svc-controller-manager on its own for /metrics and /healthz.
+  // node-ipam hands the node the range its bridge uses (a free /24 chosen here, before the node
+  // starts): the whole cluster CIDR is that one block, so a node that joins keeps its own range.
+  const podCidr = nodeConfig.enabled ? upPodCidr(resolve(config.dataDir), nodeConfig.podCidr) : undefined;
   try {
     const manager = await startControllerManagerFromArgs(
       [
         `--svcconfig=${server.svcconfigPath}`,
         '--secure-port=0',
+        ...(podCidr ? ['--allocate-node-cidrs', `--cluster-cidr=${podCidr}`, `--node-cidr-mask-size=${podCidr.split('/')[1]}`] : []),
         // As kubeadm: the bootstrap-token pair on beside the defaults.
         '--controllers=*,bootstrap-signer-controller,token-cleaner-controller',
         // The API server's own signing key (it trusts its public half): legacy token secrets work.
         `--service-account-private-key-file=${config.serviceAccountSigningKeyFile ?? join(resolve(config.dataDir), 'service-account.key')}`,
+        // As k3s's local-path: a default class whose claims get a directory on this host (docs/storage.md).
+        '--enable-hostpath-provisioner',
+        `--hostpath-provisioner-root=${join(resolve(config.dataDir), 'storage')}`,
       ],
       textLog(io, { verbosity: config.verbosity ?? 0, splitStream: false }),
     );
@@ -125,7 +132,7 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
       node = await startUpNode({
         dataDir: resolve(config.dataDir),
         svcconfigPath: server.svcconfigPath,
-        podCidr: nodeConfig.podCidr,
+        podCidr: podCidr ?? nodeConfig.podCidr,
         port: nodeConfig.port,
         pkiDir: join(resolve(config.dataDir), 'pki'),
         io,

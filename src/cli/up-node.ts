@@ -69,7 +69,17 @@ export function bridgeName(dataDir: string): string {
   return `svc${createHash('sha256').update(dataDir).digest('hex').slice(0, 8)}`;
 }
 
-/** The pod CIDR the node used last time, kept so pod IPs stay in one range across restarts. */
+/**
+ * The node's pod CIDR: the one it used last time (kept so pod IPs stay in one range across
+ * restarts) or `preferred`, unless a host route covers it. `svc up` asks before it starts the
+ * controller manager, whose node-ipam then hands exactly this range to the node.
+ */
+export function upPodCidr(dataDir: string, preferred: string): string {
+  const agentDir = agentRootDir(dataDir);
+  mkdirSync(agentDir, { recursive: true });
+  return choosePodCidr(agentDir, preferred);
+}
+
 function choosePodCidr(agentDir: string, preferred: string): string {
   const file = join(agentDir, 'pod-cidr');
   const previous = existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;

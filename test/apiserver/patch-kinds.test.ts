@@ -27,7 +27,13 @@ const REQUIRED: Readonly<Record<string, Record<string, unknown>>> = {
   ClusterRoleBinding: { roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: 'view' } },
   RoleBinding: { roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'Role', name: 'view' } },
   EndpointSlice: { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }] },
+  StorageClass: { provisioner: 'svc.io/host-path' },
+  VolumeAttachment: { spec: { attacher: 'disk.example.com', nodeName: 'n1', source: { persistentVolumeName: 'pv' } } },
   APIService: { spec: { group: 'golden.example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 } },
+  ValidatingAdmissionPolicy: {
+    spec: { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] }, validations: [{ expression: 'true' }] },
+  },
+  ValidatingAdmissionPolicyBinding: { spec: { policyName: 'golden', validationActions: ['Deny'] } },
 };
 
 /** Kinds whose objects' names are dictated by their content. */

@@ -189,6 +189,14 @@ export const DEFAULTS_CASES: readonly DefaultsCase[] = [
     expected: { status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 } },
   },
   { key: 'coordination.svc.io/Lease', resource: 'leases', namespaced: true, body: {}, expected: { spec: {} } },
+  { key: 'storage.svc.io/StorageClass', resource: 'storageclasses', namespaced: false, body: { provisioner: 'svc.io/host-path' }, expected: { reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' } },
+  {
+    key: 'storage.svc.io/VolumeAttachment',
+    resource: 'volumeattachments',
+    namespaced: false,
+    body: { spec: { attacher: 'disk.example.com', nodeName: 'n1', source: { persistentVolumeName: 'pv' } } },
+    expected: {},
+  },
   {
     key: 'discovery.svc.io/EndpointSlice',
     resource: 'endpointslices',

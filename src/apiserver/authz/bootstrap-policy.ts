@@ -155,6 +155,9 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly ClusterRole[] = [
     rule([''], ['pods/status'], ['patch', 'update']),
     rule(['apps'], ['replicasets', 'statefulsets'], READ),
     rule(['policy'], ['poddisruptionbudgets'], READ),
+    // Volume binding: the selected node is written on claims that wait for their first consumer.
+    rule([''], ['persistentvolumeclaims', 'persistentvolumes'], ['patch', 'update']),
+    rule(['storage.k8s.io'], ['storageclasses', 'csinodes', 'csidrivers'], READ),
     rule(['authentication.k8s.io'], ['tokenreviews'], ['create']),
     rule(['authorization.k8s.io'], ['subjectaccessreviews'], ['create']),
   ]),
@@ -171,6 +174,7 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly ClusterRole[] = [
     rule([''], ['configmaps', 'secrets'], READ),
     rule([''], ['persistentvolumeclaims', 'persistentvolumes'], ['get']),
     rule([''], ['persistentvolumeclaims/status'], ['patch', 'update']),
+    rule(['storage.k8s.io'], ['volumeattachments'], ['get']),
     rule([''], ['serviceaccounts/token'], ['create']),
     rule(['coordination.k8s.io'], ['leases'], ['create', 'delete', 'get', 'patch', 'update']),
     rule(['certificates.k8s.io'], ['certificatesigningrequests'], ['create', ...READ]),

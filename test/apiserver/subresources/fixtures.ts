@@ -25,6 +25,9 @@ export const REQUIRED: Readonly<Record<string, Record<string, unknown>>> = {
   Job: { spec: { template: jobTemplate } },
   PodDisruptionBudget: { spec: { minAvailable: 1, selector } },
   APIService: { spec: { group: 'status.example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 } },
+  ValidatingAdmissionPolicy: {
+    spec: { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] }, validations: [{ expression: 'true' }] },
+  },
   CertificateSigningRequest: {
     spec: {
       request: Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\n-----END CERTIFICATE REQUEST-----\n').toString('base64'),
@@ -52,6 +55,7 @@ export const STATUSES: Readonly<Record<string, readonly [Record<string, unknown>
   ReplicaSet: [{ replicas: 2, readyReplicas: 1 }, { replicas: 3, readyReplicas: 2 }],
   StatefulSet: [{ replicas: 2, readyReplicas: 1 }, { replicas: 3, readyReplicas: 2 }],
   HorizontalPodAutoscaler: [{ currentReplicas: 1, desiredReplicas: 2 }, { currentReplicas: 2, desiredReplicas: 3 }],
+  ValidatingAdmissionPolicy: [{ observedGeneration: 1 }, { observedGeneration: 1, typeChecking: { expressionWarnings: [] } }],
   CronJob: [{ lastScheduleTime: '2026-01-01T00:00:00Z' }, { lastScheduleTime: '2026-01-02T00:00:00Z' }],
   Job: [{ succeeded: 1 }, { succeeded: 2 }],
   PodDisruptionBudget: [
