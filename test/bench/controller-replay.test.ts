@@ -96,3 +96,15 @@ describe('benchController', () => {
     expect(table).toContain('tiny (settle)');
   });
 });
+
+describe('benchController, flooded', () => {
+  it('feeds every line at once: the same events, fewer reconciles (keys coalesce), the same every run', async () => {
+    const run = () => benchController({ name: 'rs flood', loop: (ctx) => replicaSetController(ctx), corpus, cluster, pace: 'flood' });
+    const [a, b] = [await run(), await run()];
+    expect(a.controller.pace).toBe('flood');
+    expect(a.controller.events).toBe(5);
+    expect(a.controller.reconciles).toBeLessThan(8);
+    expect(a.controller.reconciles).toBeGreaterThan(0);
+    expect([b.controller.reconciles, b.controller.writes]).toEqual([a.controller.reconciles, a.controller.writes]);
+  });
+});
