@@ -14,6 +14,7 @@ const teardown = corpus('namespace-teardown');
 export default defineBenchmarks([
   controllerBenchmark({ name: 'replicaset over a rollout', loop: (ctx) => replicaSetController(ctx), corpus: rollout, corpusName: 'deployment-rollout' }),
   controllerBenchmark({ name: 'replicaset over a rollout, flooded', loop: (ctx) => replicaSetController(ctx), corpus: rollout, corpusName: 'deployment-rollout', pace: 'flood' }),
+  controllerBenchmark({ name: 'replicaset over a rollout, recorded clock ×10', loop: (ctx) => replicaSetController(ctx), corpus: rollout, corpusName: 'deployment-rollout', pace: { speed: 10 } }),
   controllerBenchmark({ name: 'deployment over a rollout', loop: (ctx) => deploymentController(ctx), corpus: rollout, corpusName: 'deployment-rollout' }),
   controllerBenchmark({ name: 'replicaset over a namespace teardown', loop: (ctx) => replicaSetController(ctx), corpus: teardown, corpusName: 'namespace-teardown' }),
 ]);

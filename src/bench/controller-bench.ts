@@ -10,6 +10,9 @@ import type { ControllerFigures } from './controller-figures.js';
 import type { BenchResult, Percentiles } from './operator-bench.js';
 import type { Benchmark } from './runs.js';
 
+/** How a replay feeds the corpus: see `ControllerBench.pace`. */
+export type ReplayPace = 'settle' | 'flood' | { readonly speed: number };
+
 export interface ControllerBench {
   readonly name: string;
   /** The loop under test, as the controller manager starts it (`builtinLoops()` entries are these). */
@@ -22,9 +25,11 @@ export interface ControllerBench {
    * `settle` (default): each recorded line is fed once the loop is idle (nothing queued, nothing
    * running), so every event is reconciled on its own — deterministic counts, latency without
    * queueing behind other events. `flood`: every line at once, then wait for idle — the most
-   * coalescing, the highest reconciles/s, latency that is mostly queueing.
+   * coalescing, the highest reconciles/s, latency that is mostly queueing. `{ speed }`: each line
+   * at its recorded time (`at`) divided by `speed` on the real clock (1: as recorded) — the
+   * coalescing and queueing the recorded rate gives; the counts then depend on the machine.
    */
-  readonly pace?: 'settle' | 'flood' | undefined;
+  readonly pace?: ReplayPace | undefined;
   /** Longest wait for the loop to go idle after a line before the run fails (default 30 s). */
   readonly idleTimeoutMs?: number | undefined;
   /** A cluster to answer on (default: one started and stopped per run). */
@@ -57,6 +62,8 @@ const percentiles = (values: number[]): Percentiles | undefined => {
  */
 export async function benchController(bench: ControllerBench): Promise<ControllerBenchResult> {
   const pace = bench.pace ?? 'settle';
+  if (typeof pace === 'object' && !(pace.speed > 0)) throw new RangeError(`${bench.name}: pace.speed must be positive, not ${pace.speed}`);
+  const paceName = typeof pace === 'object' ? `recorded ×${pace.speed}` : pace;
   const lines = parseRecording(bench.corpus).filter((line): line is EventLine => 'source' in line);
   const syncedByCorpus = new Set(lines.filter((line) => line.type === 'SYNCED').map((line) => line.source));
   const ownCluster = bench.cluster === undefined;
@@ -158,13 +165,20 @@ export async function benchController(bench: ControllerBench): Promise<Controlle
     informers.start();
     watches.syncRest(syncedByCorpus);
     await settle(); // the loop's start (its informers synced empty where the corpus has nothing)
+    const firstAt = lines[0]?.at ?? 0;
+    const fedFrom = performance.now();
     for (const line of lines) {
+      if (typeof pace === 'object') {
+        const due = fedFrom + (line.at - firstAt) / pace.speed - performance.now();
+        if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
+        if (failure !== undefined) throw failure;
+      }
       if (line.type === 'SYNCED') for (const object of line.objects ?? []) answers.track(line.source, object, false);
       else if (line.object) answers.track(line.source, line.object, line.type === 'DELETED');
       lastFedAt = performance.now();
       if (watches.apply(line)) fed += line.type === 'SYNCED' ? (line.objects?.length ?? 0) : 1;
-      if (pace === 'settle') {
-        await settle();
+      if (pace === 'settle') await settle();
+      if (pace !== 'flood') {
         peak = Math.max(peak, process.memoryUsage().heapUsed);
       }
     }
@@ -185,7 +199,7 @@ export async function benchController(bench: ControllerBench): Promise<Controlle
   const span = lines.length > 0 ? lines[lines.length - 1]!.at - lines[0]!.at : 0;
   return {
     name: bench.name,
-    input: `${bench.corpusName ?? 'recorded corpus'} (${pace})`,
+    input: `${bench.corpusName ?? 'recorded corpus'} (${paceName})`,
     clock: 'real',
     items: fed,
     outputs: reconciles,
@@ -199,7 +213,7 @@ export async function benchController(bench: ControllerBench): Promise<Controlle
     spanMs: span,
     peakHeapBytes: peak,
     controller: {
-      pace,
+      pace: paceName,
       events: fed,
       reconciles,
       results,

@@ -1,6 +1,7 @@
 /** What a controller replay adds to a BenchResult. */
 export interface ControllerFigures {
-  readonly pace: 'settle' | 'flood';
+  /** `settle`, `flood`, or `recorded ×speed`. */
+  readonly pace: string;
   /** Recorded events that reached the loop's informers (a SYNCED line counts its objects). */
   readonly events: number;
   /** Reconciles finished, and how each ended. */

@@ -108,3 +108,18 @@ describe('benchController, flooded', () => {
     expect([b.controller.reconciles, b.controller.writes]).toEqual([a.controller.reconciles, a.controller.writes]);
   });
 });
+
+describe('benchController, on the recorded clock', () => {
+  it('feeds each line at its recorded time over the speed, and reports every event it fed', async () => {
+    const result = await benchController({ name: 'rs recorded', loop: (ctx) => replicaSetController(ctx), corpus, cluster, pace: { speed: 2 } });
+    expect(result.controller.pace).toBe('recorded ×2');
+    expect(result.input).toBe('recorded corpus (recorded ×2)');
+    expect(result.controller.events).toBe(5);
+    // The ReplicaSet is reconciled as it arrives, before any pod: it creates both.
+    expect(result.controller.writesByMethod['POST']).toBeGreaterThanOrEqual(2);
+  });
+
+  it('refuses a speed that is not positive, before starting anything', async () => {
+    await expect(benchController({ name: 'bad', loop: (ctx) => replicaSetController(ctx), corpus, pace: { speed: 0 } })).rejects.toThrow(/pace.speed must be positive/);
+  });
+});
