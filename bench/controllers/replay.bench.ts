@@ -12,9 +12,9 @@ const rollout = corpus('deployment-rollout');
 const teardown = corpus('namespace-teardown');
 
 export default defineBenchmarks([
-  controllerBenchmark({ name: 'replicaset over a rollout', loop: (ctx) => replicaSetController(ctx), corpus: rollout, corpusName: 'deployment-rollout' }),
-  controllerBenchmark({ name: 'replicaset over a rollout, flooded', loop: (ctx) => replicaSetController(ctx), corpus: rollout, corpusName: 'deployment-rollout', pace: 'flood' }),
-  controllerBenchmark({ name: 'replicaset over a rollout, recorded clock ×10', loop: (ctx) => replicaSetController(ctx), corpus: rollout, corpusName: 'deployment-rollout', pace: { speed: 10 } }),
-  controllerBenchmark({ name: 'deployment over a rollout', loop: (ctx) => deploymentController(ctx), corpus: rollout, corpusName: 'deployment-rollout' }),
-  controllerBenchmark({ name: 'replicaset over a namespace teardown', loop: (ctx) => replicaSetController(ctx), corpus: teardown, corpusName: 'namespace-teardown' }),
+  controllerBenchmark({ name: 'replicaset over a rollout', loop: (ctx, now) => replicaSetController(ctx, { now }), corpus: rollout, corpusName: 'deployment-rollout' }),
+  controllerBenchmark({ name: 'replicaset over a rollout, flooded', loop: (ctx, now) => replicaSetController(ctx, { now }), corpus: rollout, corpusName: 'deployment-rollout', pace: 'flood' }),
+  controllerBenchmark({ name: 'replicaset over a rollout, recorded clock ×10', loop: (ctx, now) => replicaSetController(ctx, { now }), corpus: rollout, corpusName: 'deployment-rollout', pace: { speed: 10 } }),
+  controllerBenchmark({ name: 'deployment over a rollout', loop: (ctx, now) => deploymentController(ctx, { now }), corpus: rollout, corpusName: 'deployment-rollout' }),
+  controllerBenchmark({ name: 'replicaset over a namespace teardown', loop: (ctx, now) => replicaSetController(ctx, { now }), corpus: teardown, corpusName: 'namespace-teardown' }),
 ]);

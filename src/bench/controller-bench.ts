@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { Subject, type Subscription } from 'rxjs';
+import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { EventSink } from '../client/index.js';
-import type { ControlLoop, ControllerContext, ControllerDefaults } from '../../controllers/index.js';
+import type { ControllerContext, ControllerDefaults, ControllerResult } from '../../controllers/index.js';
 import type { WorkqueueMetrics } from '../../operators/index.js';
 import { parseRecording, startTestCluster, type EventLine, type TestCluster } from '../testing/index.js';
 import { CorpusAnswers } from './corpus-answers.js';
@@ -15,8 +15,14 @@ export type ReplayPace = 'settle' | 'flood' | { readonly speed: number };
 
 export interface ControllerBench {
   readonly name: string;
-  /** The loop under test, as the controller manager starts it (`builtinLoops()` entries are these). */
-  readonly loop: ControlLoop;
+  /**
+   * The loop under test, as the controller manager starts it (`builtinLoops()` entries are these).
+   * `now` is the corpus's clock: the recording's wall time at the line being fed (estimated from
+   * the objects' creation times). Give it to a loop that judges recorded times (availability,
+   * progress deadlines) — `deploymentController(ctx, { now })` — so a replay does not depend on
+   * how old the corpus is.
+   */
+  readonly loop: (context: ControllerContext, now: () => number) => Observable<ControllerResult<unknown>>;
   /** The recorded corpus: NDJSON as `svc record` and the test kit's `Recorder` write. */
   readonly corpus: string;
   /** The corpus's name in reports (default "recorded corpus"). */
@@ -65,6 +71,9 @@ export async function benchController(bench: ControllerBench): Promise<Controlle
   if (typeof pace === 'object' && !(pace.speed > 0)) throw new RangeError(`${bench.name}: pace.speed must be positive, not ${pace.speed}`);
   const paceName = typeof pace === 'object' ? `recorded ×${pace.speed}` : pace;
   const lines = parseRecording(bench.corpus).filter((line): line is EventLine => 'source' in line);
+  const recordingStart = recordingStartOf(lines);
+  let currentAt = lines[0]?.at ?? 0;
+  const now = (): number => recordingStart + currentAt;
   const syncedByCorpus = new Set(lines.filter((line) => line.type === 'SYNCED').map((line) => line.source));
   const ownCluster = bench.cluster === undefined;
   const cluster = bench.cluster ?? (await startTestCluster());
@@ -150,7 +159,7 @@ export async function benchController(bench: ControllerBench): Promise<Controlle
   let wallMs = 0;
   let cpu = { user: 0, system: 0 };
   try {
-    subscription = bench.loop(context).subscribe({
+    subscription = bench.loop(context, now).subscribe({
       next: (result) => {
         reconciles++;
         results[result.type] = (results[result.type] ?? 0) + 1;
@@ -176,6 +185,7 @@ export async function benchController(bench: ControllerBench): Promise<Controlle
       if (line.type === 'SYNCED') for (const object of line.objects ?? []) answers.track(line.source, object, false);
       else if (line.object) answers.track(line.source, line.object, line.type === 'DELETED');
       lastFedAt = performance.now();
+      currentAt = line.at;
       if (watches.apply(line)) fed += line.type === 'SYNCED' ? (line.objects?.length ?? 0) : 1;
       if (pace === 'settle') await settle();
       if (pace !== 'flood') {
@@ -225,6 +235,22 @@ export async function benchController(bench: ControllerBench): Promise<Controlle
       wallMs,
     },
   };
+}
+
+/**
+ * When the recording began, in ms since the epoch: the latest of (an object's creationTimestamp −
+ * the `at` of the line that carried it), since nothing recorded at `at` was created after it.
+ * Now, for a corpus without timestamps.
+ */
+function recordingStartOf(lines: readonly EventLine[]): number {
+  let start = -Infinity;
+  for (const line of lines) {
+    for (const object of line.objects ?? (line.object ? [line.object] : [])) {
+      const created = Date.parse(object.metadata.creationTimestamp ?? '');
+      if (!Number.isNaN(created)) start = Math.max(start, created - line.at);
+    }
+  }
+  return start === -Infinity ? Date.now() : start;
 }
 
 /** A ControllerBench as a Benchmark (`benchController` when run), for `defineBenchmarks` and `svc bench`. */

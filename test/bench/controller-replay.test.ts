@@ -123,3 +123,25 @@ describe('benchController, on the recorded clock', () => {
     await expect(benchController({ name: 'bad', loop: (ctx) => replicaSetController(ctx), corpus, pace: { speed: 0 } })).rejects.toThrow(/pace.speed must be positive/);
   });
 });
+
+describe('benchController, the corpus clock', () => {
+  it('hands the loop the recording\'s wall time at the line being fed', async () => {
+    const seen: number[] = [];
+    await benchController({
+      name: 'rs clock',
+      corpus,
+      cluster,
+      loop: (ctx, now) =>
+        replicaSetController(ctx, {
+          now: () => {
+            seen.push(now());
+            return now();
+          },
+        }),
+    });
+    // The ReplicaSet, created at 00:00:00, arrived 1 ms into the recording; the last pod event at 6 ms.
+    const created = Date.parse('2026-01-01T00:00:00Z');
+    expect(seen[0]).toBe(created);
+    expect(seen[seen.length - 1]).toBe(created + 5);
+  });
+});
