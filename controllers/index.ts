@@ -17,6 +17,9 @@ export { aggregatedRules, clusterRoleAggregationController } from './clusterrole
 export { resourceQuotaController, type ResourceQuotaControllerOptions } from './resourcequota/index.js';
 export type { BootstrapSignerOptions } from './bootstrap-signer/index.js';
 export { tokenCleaner } from './token-cleaner/index.js';
+export { csrSigningController, type CsrSigningOptions } from './csrsigning/index.js';
+export { csrApprovingController, type CsrApprovingOptions } from './csrapproving/index.js';
+export { CSR_CLEANER_AGES, csrCleanerController, csrDeletableAt, type CsrCleanerOptions } from './csrcleaner/index.js';
 export { validatingAdmissionPolicyStatusController, validatingAdmissionPolicies } from './validating-admission-policy-status/index.js';
 export type { TokenCleanerOptions } from './token-cleaner/index.js';
 export type { LegacyTokenCleanerOptions } from './legacy-serviceaccount-token-cleaner/index.js';
@@ -68,6 +71,16 @@ export { DEPLOYMENT_ANNOTATIONS, DEPLOYMENT_REASONS, deploymentController, maxSu
 export type { DeploymentControllerOptions } from './deployment/index.js';
 export { disruptionController } from './disruption/index.js';
 export type { DisruptionControllerOptions } from './disruption/index.js';
+// Service endpoints: the endpoints, endpointslice, endpointslice-mirroring and service-lb loops, and what they share (docs/controller-manager.md).
+export * from './service-endpoints/index.js';
+export { desiredSubsets, endpointsController, MAX_ENDPOINT_ADDRESSES, OVER_CAPACITY_ANNOTATION, OVER_CAPACITY_TRUNCATED, truncateSubsets } from './endpoints/index.js';
+export type { EndpointsControllerOptions } from './endpoints/index.js';
+export { desiredGroups, endpointSliceController, managedByEndpointSliceController, ZONE_LABEL } from './endpointslice/index.js';
+export type { EndpointSliceControllerOptions } from './endpointslice/index.js';
+export { endpointSliceMirroringController, managedByMirroringController, mirroredGroups } from './endpointslice-mirroring/index.js';
+export type { EndpointSliceMirroringControllerOptions } from './endpointslice-mirroring/index.js';
+export { NO_LOAD_BALANCER_REASON, serviceLbController } from './service/index.js';
+export type { ServiceLbControllerOptions } from './service/index.js';
 // Nodes: health and taints, NoExecute evictions, pod CIDRs, the node TTL annotation (docs/controller-manager.md).
 export { NODE_LEASE_NAMESPACE, nodeLifecycleController, STATUS_UNKNOWN_MESSAGE, STATUS_UNKNOWN_REASON, zoneOf, zoneRate, zoneState } from './node-lifecycle/index.js';
 export type { NodeLifecycleOptions, ZoneState } from './node-lifecycle/index.js';

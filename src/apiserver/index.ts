@@ -32,4 +32,8 @@ export { boundedSink, WatcherTooSlowError } from './watch/bounded-sink.js';
 export type { BoundedSinkOptions } from './watch/bounded-sink.js';
 export { routeUpgrades, upgradeOf } from './upgrade-routing.js';
 export type { UpgradeConnection } from './upgrade-routing.js';
+// Service cluster IPs and NodePorts (src/apiserver/services).
+export { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, ServiceAllocator, parseClusterIpRanges, parseNodePortRange } from './services/index.js';
+export type { ClusterIpRange, NodePortRange } from './services/index.js';
+// RFC 7386 merge patch, for answers made outside a request (svc/bench answering a replayed loop's writes).
 export { applyMergePatch } from './writes/merge-patch.js';

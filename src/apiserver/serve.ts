@@ -10,6 +10,7 @@ import type { ConnectionTimeouts } from './connection-timeouts.js';
 import {
   ADMIN_USER,
   anonymousAllowed,
+  BootstrapTokens,
   ensureAdminToken,
   ensureSigningKey,
   readClientCa,
@@ -61,6 +62,8 @@ export interface ApiServerConfig {
   /** Longest token TokenRequest grants, in seconds (0: no cap). */
   readonly serviceAccountMaxTokenExpirationSeconds?: number | undefined;
   readonly featureGates?: Readonly<Record<string, boolean>> | undefined;
+  /** `--service-cluster-ip-range`, `--service-node-port-range`. */
+  readonly serviceNetwork?: { readonly clusterIpRange?: string | undefined; readonly nodePortRange?: string | undefined } | undefined;
   /** `--authorization-mode` (default RBAC). */
   readonly authorization?: readonly AuthorizationMode[] | undefined;
   readonly maxRequestBodyBytes?: number | undefined;
@@ -218,6 +221,8 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
     verificationKeys: await readVerificationKeys(config.serviceAccountKeyFiles ?? []),
     maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds,
   });
+  // Bootstrap tokens authenticate the nodes that join with one (docs/authentication.md#bootstrap-tokens).
+  const bootstrapTokens = new BootstrapTokens();
   // Anonymous requests are let in only under an authorizer that can refuse them (RBAC).
   const anonymous = anonymousAllowed(config.anonymousAuth ?? true, config.authorization ?? ['RBAC']);
   const authentication = unionAuthenticator({
@@ -226,6 +231,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
     requestHeader: frontProxy.requestHeader,
     tokens: [...fileTokens, { token: adminToken, user: ADMIN_USER }],
     serviceAccounts: serviceAccountTokens,
+    bootstrapTokens,
     anonymous: anonymous.allowed,
   });
 
@@ -252,6 +258,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       authenticate: authentication.authenticate,
       authenticateToken: authentication.authenticateToken,
       serviceAccountTokens,
+      bootstrapTokens,
       maxRequestBodyBytes: config.maxRequestBodyBytes,
       connectionTimeouts: config.connectionTimeouts,
       minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -259,6 +266,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       bookmarkIntervalMs: config.bookmarkIntervalMs,
       watchBufferEvents: config.watchBufferEvents,
       featureGates: config.featureGates,
+      serviceNetwork: config.serviceNetwork,
       authorization: config.authorization,
       admissionPlugins: config.admissionPlugins,
       nodeAgentProxy,

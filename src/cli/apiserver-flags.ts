@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ADMISSION_PLUGINS, AUTHORIZATION_MODES, isAdmissionPluginName, parseAllowedOrigins, parseAuthorizationModes, type ApiServerConfig } from '../apiserver/index.js';
+import { ADMISSION_PLUGINS, AUTHORIZATION_MODES, isAdmissionPluginName, parseAllowedOrigins, parseAuthorizationModes, parseClusterIpRanges, parseNodePortRange, type ApiServerConfig } from '../apiserver/index.js';
 import { describeFeatureGates, resolveFeatureGates, unknownFeatureGate } from './feature-gates.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagValues } from './flag-spec.js';
@@ -104,6 +104,32 @@ export const apiServerFlags = defineFlags({
     validate: (modes) => {
       try {
         parseAuthorizationModes(modes.join(','));
+        return undefined;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
+  }),
+  'service-cluster-ip-range': flag.string({
+    default: '10.0.0.0/24',
+    valueName: 'cidr',
+    meaning: 'The range Service cluster IPs are allocated from (an IPv4 and an IPv6 CIDR, comma-separated, for dual-stack Services). Must not overlap the node or pod networks.',
+    validate: (text) => {
+      try {
+        parseClusterIpRanges(text);
+        return undefined;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
+  }),
+  'service-node-port-range': flag.string({
+    default: '30000-32767',
+    valueName: 'low-high',
+    meaning: 'The ports NodePort (and LoadBalancer) Services get their node ports from, both ends included.',
+    validate: (text) => {
+      try {
+        parseNodePortRange(text);
         return undefined;
       } catch (error) {
         return (error as Error).message;
@@ -349,6 +375,7 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     serviceAccountMaxTokenExpirationSeconds: Math.floor(flags.serviceAccountMaxTokenExpiration / 1000),
     authorization: parseAuthorizationModes(flags.authorizationMode.join(',')),
     featureGates: resolveFeatureGates(flags.featureGates),
+    serviceNetwork: { clusterIpRange: flags.serviceClusterIpRange, nodePortRange: flags.serviceNodePortRange },
     maxRequestBodyBytes: flags.maxRequestBodyBytes,
     connectionTimeouts: { headerMs: flags.requestHeaderTimeout, bodyMs: flags.requestBodyTimeout },
     minRequestTimeoutSeconds: flags.minRequestTimeout,

@@ -23,12 +23,23 @@ import {
 } from '../../controllers/index.js';
 import { podSchema, SVC_VERSION, type Pod } from '../api/index.js';
 import { signingKeyFromPem } from '../apiserver/index.js';
-import { ensurePki, loadServingCertificate, servingNames } from '../pki/index.js';
+import {
+  APISERVER_CLIENT_SIGNER,
+  ensurePki,
+  LEGACY_UNKNOWN_SIGNER,
+  loadServingCertificate,
+  loadSigningCa,
+  NODE_CLIENT_SIGNER,
+  NODE_SERVING_SIGNER,
+  servingNames,
+  type SignerName,
+  type SigningCa,
+} from '../pki/index.js';
 import { Client, loadSvcconfig, type ConnectionOptions } from '../client/index.js';
 import { closeOnSignal, EXIT_FAILED, EXIT_OK, isExit, processIO, readCommandLine, type CommandIO } from './command.js';
 import { controllerManagerSettings, type ControllerManagerSettings } from './controller-manager-config.js';
 import { readControllerManagerConfigFile, type ModuleSpec } from './controller-manager-config-file.js';
-import { controllerManagerDoc, controllerManagerFlags, TLS_CIPHER_SUITES } from './controller-manager-flags.js';
+import { controllerManagerDoc, controllerManagerFlags, TLS_CIPHER_SUITES, type ControllerManagerFlags } from './controller-manager-flags.js';
 import { textLog } from './controller-manager-log.js';
 import { FlagError, parseFlags } from './flags.js';
 
@@ -231,6 +242,36 @@ async function recyclerTemplate(path: string, flag: string): Promise<Pod> {
   return parsed.data;
 }
 
+/**
+ * The CA of each built-in signer: the generic `--cluster-signing-cert-file`/`-key-file` pair signs
+ * for all four, else each signer's own pair (which may not be combined with the generic one:
+ * controller-manager-config.ts). Read and checked now: a bad file fails the start, not the loop.
+ */
+async function clusterSigningCas(f: ControllerManagerFlags): Promise<Map<SignerName, SigningCa>> {
+  const pairs: [SignerName, string | undefined, string | undefined, string][] = [
+    [APISERVER_CLIENT_SIGNER, f.clusterSigningSvcApiserverClientCertFile, f.clusterSigningSvcApiserverClientKeyFile, '--cluster-signing-svc-apiserver-client'],
+    [NODE_CLIENT_SIGNER, f.clusterSigningNodeagentClientCertFile, f.clusterSigningNodeagentClientKeyFile, '--cluster-signing-nodeagent-client'],
+    [NODE_SERVING_SIGNER, f.clusterSigningNodeagentServingCertFile, f.clusterSigningNodeagentServingKeyFile, '--cluster-signing-nodeagent-serving'],
+    [LEGACY_UNKNOWN_SIGNER, f.clusterSigningLegacyUnknownCertFile, f.clusterSigningLegacyUnknownKeyFile, '--cluster-signing-legacy-unknown'],
+  ];
+  const cas = new Map<SignerName, SigningCa>();
+  if (f.clusterSigningCertFile && f.clusterSigningKeyFile) {
+    const ca = await loadSigningCa(
+      await readText(f.clusterSigningCertFile, '--cluster-signing-cert-file'),
+      await readText(f.clusterSigningKeyFile, '--cluster-signing-key-file'),
+      `--cluster-signing-cert-file ${f.clusterSigningCertFile} / --cluster-signing-key-file ${f.clusterSigningKeyFile}`,
+    );
+    for (const [signer] of pairs) cas.set(signer, ca);
+    return cas;
+  }
+  for (const [signer, certFile, keyFile, flag] of pairs) {
+    if (!certFile || !keyFile) continue;
+    const what = `${flag}-cert-file ${certFile} / ${flag}-key-file ${keyFile}`;
+    cas.set(signer, await loadSigningCa(await readText(certFile, `${flag}-cert-file`), await readText(keyFile, `${flag}-key-file`), what));
+  }
+  return cas;
+}
+
 /** The manager's options from its settings, with every file read and every controller module loaded. Throws `Error` on unusable files or modules. */
 export async function controllerManagerOptions(settings: ControllerManagerSettings, log: ManagerLog): Promise<ControllerManagerOptions> {
   const f = settings.flags;
@@ -246,6 +287,7 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
   if (f.allocateNodeCidrs) {
     clusterCidrSets({ allocatorType: f.cidrAllocatorType, clusterCidr: f.clusterCidr ?? '', serviceCidr: f.serviceClusterIpRange, maskSize: f.nodeCidrMaskSize, maskSizeIpv4: f.nodeCidrMaskSizeIpv4, maskSizeIpv6: f.nodeCidrMaskSizeIpv6 });
   }
+  const clusterSigning = await clusterSigningCas(f);
   return {
     connection: target,
     contentType: f.svcApiContentType,
@@ -272,6 +314,20 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       serviceAccountPrivateKey,
       concurrentServiceaccountTokenSyncs: f.concurrentServiceaccountTokenSyncs,
       legacyServiceAccountTokenCleanUpPeriodMs: f.legacyServiceAccountTokenCleanUpPeriod,
+      // Certificates (csr).
+      clusterSigning,
+      clusterSigningDurationMs: f.clusterSigningDuration,
+      // Service endpoints (net-loops).
+      concurrentEndpointSyncs: f.concurrentEndpointSyncs,
+      endpointUpdatesBatchPeriodMs: f.endpointUpdatesBatchPeriod,
+      concurrentServiceEndpointSyncs: f.concurrentServiceEndpointSyncs,
+      maxEndpointsPerSlice: f.maxEndpointsPerSlice,
+      endpointSliceUpdatesBatchPeriodMs: f.endpointsliceUpdatesBatchPeriod,
+      mirroringConcurrentServiceEndpointSyncs: f.mirroringConcurrentServiceEndpointSyncs,
+      mirroringMaxEndpointsPerSubset: f.mirroringMaxEndpointsPerSubset,
+      mirroringEndpointSliceUpdatesBatchPeriodMs: f.mirroringEndpointsliceUpdatesBatchPeriod,
+      concurrentServiceSyncs: f.concurrentServiceSyncs,
+      cloudProvider: f.cloudProvider,
       // The horizontal pod autoscaler (autoscale).
       concurrentHorizontalPodAutoscalerSyncs: f.concurrentHorizontalPodAutoscalerSyncs,
       horizontalPodAutoscalerSyncPeriodMs: f.horizontalPodAutoscalerSyncPeriod,

@@ -14,3 +14,4 @@ export * from './server/index.js';
 export * from './volumes/index.js';
 export * from './pods/index.js';
 export * from './streaming/index.js';
+export * from './certificates/index.js';

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_CSR } from '../support/pem-fixtures.js';
 import { builtinRegistry, type ResourceType } from '../../src/api/index.js';
 import { startTestServer, type TestServer } from './harness.js';
 
@@ -23,7 +24,7 @@ const REQUIRED: Readonly<Record<string, Record<string, unknown>>> = {
   HorizontalPodAutoscaler: { spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'x' }, maxReplicas: 3 } },
   CronJob: { spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } } } },
   Job: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } },
-  CertificateSigningRequest: { spec: { request: Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\n-----END CERTIFICATE REQUEST-----\n').toString('base64'), signerName: 'svc.io/kube-apiserver-client', usages: ['client auth'] } },
+  CertificateSigningRequest: { spec: { request: FIXTURE_CSR, signerName: 'svc.io/kube-apiserver-client', usages: ['client auth'] } },
   ClusterRoleBinding: { roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: 'view' } },
   RoleBinding: { roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'Role', name: 'view' } },
   EndpointSlice: { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }] },

@@ -11,6 +11,7 @@ import { statusOnCreate } from '../subresources/write-scope.js';
 import { abandonAdmission, admitWrite } from './admit.js';
 import { managedFieldsAfterCreate, type WriteManager } from './managed-fields.js';
 import { strategyForCreate } from './strategy.js';
+import { certificateSigningRequestOnCreate, isCertificateSigningRequests } from './certificate-signing-requests.js';
 import { revalidate, validateForWrite, type FieldCheck } from './validate.js';
 import { writeManagerOf } from './write-options.js';
 
@@ -39,6 +40,8 @@ export async function createObject(
   // derive fields from it (a Job's generated selector names its own uid).
   const uid = randomUUID();
   object = strategyForCreate(type, { ...object, metadata: { ...object.metadata, uid } });
+  // A certificate request names its requester: the server fills it from who is asking.
+  if (isCertificateSigningRequests(type)) object = await certificateSigningRequestOnCreate(object, ctx.request.user);
   const dryRun = dryRunOf(ctx);
   object = (await admitWrite(ctx, { operation: 'CREATE', object, dryRun, optionsKind: 'CreateOptions', revalidate: (o) => revalidate(ctx, o) }))!;
   // After admission: a Pod's QoS class reflects the resources LimitRanger may have defaulted.
@@ -50,6 +53,12 @@ export async function createObject(
     manager.operation === 'Apply'
       ? withDefaults(type, managedFieldsAfterCreate(type, object, manager))
       : managedFieldsAfterCreate(type, withDefaults(type, object), manager);
+  // A Service's cluster IPs and NodePorts are reserved last, once nothing else can refuse it.
+  const service = ctx.services?.serves(type) ? await ctx.services.prepare(object, undefined, dryRun).catch(async (error: unknown) => {
+    await abandonAdmission(ctx);
+    throw error;
+  }) : undefined;
+  if (service) object = service.object;
   if (dryRun) return sendObject(ctx, 201, object);
 
   for (let attempt = 1; ; attempt++) {
@@ -59,7 +68,8 @@ export async function createObject(
     } catch (error) {
       const taken = isStorageError(error, 'AlreadyExists');
       if (!taken || !generated || attempt >= GENERATE_NAME_ATTEMPTS) {
-        // Not stored: what admission charged for it (quota) is given back.
+        // Not stored: what admission charged for it (quota) is given back, and the Service's addresses and ports.
+        await service?.rollback();
         await abandonAdmission(ctx);
         throw taken ? alreadyExists({ group: type.group, resource: type.resource }, object.metadata.name!) : error;
       }

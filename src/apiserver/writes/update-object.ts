@@ -7,6 +7,7 @@ import { type ApiObject } from '../api-object.js';
 import { managedFieldsAfterUpdate, type WriteManager } from './managed-fields.js';
 import { splitWrite } from '../subresources/write-scope.js';
 import { strategyForUpdate } from './strategy.js';
+import { certificateSigningRequestOnUpdate, isCertificateSigningRequests } from './certificate-signing-requests.js';
 import { bytesToStore } from './unchanged.js';
 import { yieldIfLarge } from '../request/index.js';
 
@@ -38,7 +39,9 @@ export async function updateObject(
   }
   // Defaults before prepareForUpdate: a body without them is the same spec as the stored one
   // that has them (no generation bump).
-  const defaulted = withDefaults(type, strategyForUpdate(type, splitWrite(ctx, next, current), current));
+  const split = splitWrite(ctx, next, current);
+  const checked = isCertificateSigningRequests(type) ? certificateSigningRequestOnUpdate(split, current) : split;
+  const defaulted = withDefaults(type, strategyForUpdate(type, checked, current));
   await yieldIfLarge(ctx);
   const object = managedFieldsAfterUpdate(type, prepareForUpdate(defaulted, current), current, manager);
   const key = objectKey(ctx.store, type, info.namespace, name);
@@ -46,13 +49,26 @@ export async function updateObject(
   if (isRemovable(ctx, object)) {
     if (dryRun) return object;
     const kv = await ctx.store.delete(key, revision);
+    if (ctx.services?.serves(type)) await ctx.services.released(current);
     return stamped(object, kv.modRevision);
   }
-  const bytes = bytesToStore(type, object, current);
-  if (bytes === undefined) return current;
-  if (dryRun) return object;
-  const kv = await ctx.store.update(key, bytes, revision);
-  return stamped(object, kv.modRevision);
+  const service = ctx.services?.serves(type) ? await ctx.services.prepare(object, current, dryRun) : undefined;
+  const stored = service ? service.object : object;
+  const bytes = bytesToStore(type, stored, current);
+  if (bytes === undefined) {
+    await service?.rollback();
+    return current;
+  }
+  if (dryRun) return stored;
+  let kv;
+  try {
+    kv = await ctx.store.update(key, bytes, revision);
+  } catch (error) {
+    await service?.rollback();
+    throw error;
+  }
+  await service?.commit();
+  return stamped(stored, kv.modRevision);
 }
 
 /** Terminating, with no finalizer left and no grace period running: storage may let it go. */

@@ -1,3 +1,4 @@
+import { FIXTURE_CERTIFICATES, FIXTURE_CSR } from '../../support/pem-fixtures.js';
 import type { ResourceType } from '../../../src/api/index.js';
 
 /** Objects and statuses of the built-in kinds that have a status subresource, for the subresource suites. */
@@ -30,7 +31,7 @@ export const REQUIRED: Readonly<Record<string, Record<string, unknown>>> = {
   },
   CertificateSigningRequest: {
     spec: {
-      request: Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\n-----END CERTIFICATE REQUEST-----\n').toString('base64'),
+      request: FIXTURE_CSR,
       signerName: 'svc.io/kube-apiserver-client',
       usages: ['client auth'],
     },
@@ -62,7 +63,7 @@ export const STATUSES: Readonly<Record<string, readonly [Record<string, unknown>
     { disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 },
     { disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 2 },
   ],
-  CertificateSigningRequest: [{ certificate: Buffer.from('one').toString('base64') }, { certificate: Buffer.from('two').toString('base64') }],
+  CertificateSigningRequest: [{ certificate: FIXTURE_CERTIFICATES[0] }, { certificate: FIXTURE_CERTIFICATES[1] }],
   // With an Available condition present, the server's availability checks leave a local APIService's status alone.
   APIService: [
     { conditions: [{ type: 'Available', status: 'True', reason: 'Local', message: 'one' }] },
