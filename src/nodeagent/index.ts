@@ -13,4 +13,5 @@ export * from './probes/index.js';
 export * from './server/index.js';
 export * from './volumes/index.js';
 export * from './pods/index.js';
+export * from './eviction/index.js';
 export * from './streaming/index.js';
