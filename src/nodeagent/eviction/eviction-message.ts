@@ -1,20 +1,19 @@
-import { quantityValue, type Pod } from '../../api/index.js';
-import { formatBytes } from '../node/index.js';
+import { formatMilliQuantity, quantityValue, type Pod } from '../../api/index.js';
 import type { SignalObservation } from './eviction-state.js';
 import { amountOf, type EvictionThreshold } from './eviction-thresholds.js';
 import { RESOURCE_OF, type PodUsage } from './pod-ranking.js';
 
-/** Bytes as a quantity (`512Mi`-style Ki figures), counts as plain numbers. */
-const show = (resource: string, amount: number): string => (resource === 'memory' || resource === 'ephemeral-storage' ? formatBytes(amount) : String(Math.max(0, Math.floor(amount))));
+/** A whole amount as a canonical quantity: `1Gi`, `524289Ki` and plain counts alike. */
+const show = (amount: number): string => formatMilliQuantity(Math.max(0, Math.floor(amount)) * 1000);
 
 /**
  * The status message of an evicted pod, in upstream's wording (tools match on it): "The node was
- * low on resource: memory. Threshold quantity: 100Mi, available: 51200Ki. " and, for memory and
+ * low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. " and, for memory and
  * ephemeral storage, the pod's usage against its request.
  */
 export function evictionMessage(threshold: EvictionThreshold, observation: SignalObservation, pod: Pod, usage: PodUsage): string {
   const resource = RESOURCE_OF[threshold.signal];
-  let message = `The node was low on resource: ${resource}. Threshold quantity: ${show(resource, amountOf(threshold.value, observation.capacity))}, available: ${show(resource, observation.available)}. `;
+  let message = `The node was low on resource: ${resource}. Threshold quantity: ${show(amountOf(threshold.value, observation.capacity))}, available: ${show(observation.available)}. `;
   if (resource !== 'memory' && resource !== 'ephemeral-storage') return message;
   for (const container of usage.containers ?? []) {
     const used = resource === 'memory' ? container.memoryBytes : container.diskBytes;
@@ -22,7 +21,7 @@ export function evictionMessage(threshold: EvictionThreshold, observation: Signa
     const request = quantityValue(spec?.resources?.requests?.[resource]) ?? 0;
     // Upstream names only the containers that use more than they asked for.
     if (used !== undefined && used > request) {
-      message += `Container ${container.name} was using ${show(resource, used)}, request is ${show(resource, request)}, has larger consumption of ${resource}. `;
+      message += `Container ${container.name} was using ${show(used)}, request is ${show(request)}, has larger consumption of ${resource}. `;
     }
   }
   return message;
