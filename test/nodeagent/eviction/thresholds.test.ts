@@ -30,7 +30,8 @@ describe('eviction thresholds from the flags', () => {
   });
 
   it('a bad value or a soft threshold without a grace period is a 400 Status', () => {
-    for (const bad of [{ evictionHard: { 'memory.available': 'lots' } }, { evictionHard: { 'nodefs.available': '120%' } }, { evictionSoft: { 'memory.available': '1Gi' } }]) {
+    const bads: Partial<Parameters<typeof evictionThresholds>[0]>[] = [{ evictionHard: { 'memory.available': 'lots' } }, { evictionHard: { 'nodefs.available': '120%' } }, { evictionSoft: { 'memory.available': '1Gi' } }];
+    for (const bad of bads) {
       let error: unknown;
       try {
         flags(bad);
