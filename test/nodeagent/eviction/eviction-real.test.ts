@@ -92,10 +92,12 @@ describe('node-pressure eviction with real containers', () => {
       const sandboxes = (await containerd.cri.listPodSandbox({})).items.filter((s) => s.metadata?.uid === uid);
       expect(sandboxes).toEqual([]);
     }
-    await eventually(async () => {
-      const events = await client.list(builtin.events, { namespace: 'default' });
-      return events.items.filter((e) => e.reason === 'Evicted' && e.type === 'Warning' && /low on resource: memory/.test(String(e.message ?? ''))).length === 3;
-    }, 'three Evicted events', 30_000);
+    const evictedEvents = async () =>
+      (await client.list(builtin.coreEvents, { namespace: 'default' })).items.filter((e) => e.reason === 'Evicted' && e.type === 'Warning' && /low on resource: memory/.test(String(e.message ?? '')));
+    await eventually(async () => (await evictedEvents()).length === 3, 'three Evicted events', 30_000).catch(async (error: unknown) => {
+      const all = (await client.list(builtin.coreEvents, { namespace: 'default' })).items.map((e) => `${String(e.type)} ${String(e.reason)} ${String(e.message)}`);
+      throw new Error(`${(error as Error).message}; events:\n${all.join('\n')}`);
+    });
   }, 90_000);
 
   it('sets MemoryPressure on the Node and the memory-pressure NoSchedule taint', async () => {
