@@ -17,6 +17,9 @@ export { aggregatedRules, clusterRoleAggregationController } from './clusterrole
 export { resourceQuotaController, type ResourceQuotaControllerOptions } from './resourcequota/index.js';
 export type { BootstrapSignerOptions } from './bootstrap-signer/index.js';
 export { tokenCleaner } from './token-cleaner/index.js';
+export { csrSigningController, type CsrSigningOptions } from './csrsigning/index.js';
+export { csrApprovingController, type CsrApprovingOptions } from './csrapproving/index.js';
+export { CSR_CLEANER_AGES, csrCleanerController, csrDeletableAt, type CsrCleanerOptions } from './csrcleaner/index.js';
 export { validatingAdmissionPolicyStatusController, validatingAdmissionPolicies } from './validating-admission-policy-status/index.js';
 export type { TokenCleanerOptions } from './token-cleaner/index.js';
 export type { LegacyTokenCleanerOptions } from './legacy-serviceaccount-token-cleaner/index.js';
@@ -68,3 +71,11 @@ export { DEPLOYMENT_ANNOTATIONS, DEPLOYMENT_REASONS, deploymentController, maxSu
 export type { DeploymentControllerOptions } from './deployment/index.js';
 export { disruptionController } from './disruption/index.js';
 export type { DisruptionControllerOptions } from './disruption/index.js';
+// Nodes: health and taints, NoExecute evictions, pod CIDRs, the node TTL annotation (docs/controller-manager.md).
+export { NODE_LEASE_NAMESPACE, nodeLifecycleController, STATUS_UNKNOWN_MESSAGE, STATUS_UNKNOWN_REASON, zoneOf, zoneRate, zoneState } from './node-lifecycle/index.js';
+export type { NodeLifecycleOptions, ZoneState } from './node-lifecycle/index.js';
+export { evictionTime, taintEvictionController } from './taint-eviction/index.js';
+export type { TaintEvictionOptions } from './taint-eviction/index.js';
+export { CidrSet, clusterCidrSets, nodeIpamController, parseCidr } from './node-ipam/index.js';
+export type { NodeIpamOptions, NodeIpamSettings } from './node-ipam/index.js';
+export { NODE_TTL_ANNOTATION, ttlController, TTL_BOUNDARIES, ttlStep } from './ttl/index.js';

@@ -1,4 +1,4 @@
-import { EMPTY } from 'rxjs';
+import { EMPTY, merge } from 'rxjs';
 import type { ControlLoop } from '../context.js';
 import type { ControllerName } from './controller-names.js';
 import { garbageCollector } from '../garbage-collector/index.js';
@@ -21,9 +21,25 @@ import { bootstrapSigner } from '../bootstrap-signer/index.js';
 import { tokenCleaner } from '../token-cleaner/index.js';
 import { clusterRoleAggregationController } from '../clusterrole-aggregation/index.js';
 import { resourceQuotaController } from '../resourcequota/index.js';
+import { nodeLifecycleController } from '../node-lifecycle/index.js';
+import { taintEvictionController } from '../taint-eviction/index.js';
+import { clusterCidrSets, nodeIpamController } from '../node-ipam/index.js';
+import { ttlController } from '../ttl/index.js';
 import { signingKeyFromPem } from '../../src/apiserver/index.js';
+import type { SignerName, SigningCa } from '../../src/pki/index.js';
+import { csrSigningController } from '../csrsigning/index.js';
+import { csrApprovingController } from '../csrapproving/index.js';
+import { csrCleanerController } from '../csrcleaner/index.js';
 import { horizontalPodAutoscalerController } from '../horizontalpodautoscaler/index.js';
 import { deviceTaintEvictionController } from '../device-taint-eviction/index.js';
+// Storage loops (storage-loops).
+import { persistentVolumeBinder, type RecyclerOptions } from '../persistentvolume-binder/index.js';
+import { HostPathProvisioner, hostPathClassKeeper } from '../host-path-provisioner/index.js';
+import { pvcProtectionController } from '../pvc-protection/index.js';
+import { pvProtectionController } from '../pv-protection/index.js';
+import { ephemeralVolumeController } from '../ephemeral-volume/index.js';
+import { persistentVolumeExpander } from '../persistentvolume-expander/index.js';
+import { attachDetachController } from '../attach-detach/index.js';
 import { validatingAdmissionPolicyStatusController } from '../validating-admission-policy-status/index.js';
 
 /**
@@ -59,6 +75,11 @@ export interface LoopSettings {
   readonly concurrentServiceaccountTokenSyncs?: number | undefined;
   /** `--legacy-service-account-token-clean-up-period` (a year). */
   readonly legacyServiceAccountTokenCleanUpPeriodMs?: number | undefined;
+  // Certificates (csr).
+  /** The CA of each signer, from `--cluster-signing-*` (loaded and checked); a signer without one signs nothing. */
+  readonly clusterSigning?: ReadonlyMap<SignerName, SigningCa> | undefined;
+  /** `--cluster-signing-duration` (a year). */
+  readonly clusterSigningDurationMs?: number | undefined;
   // The horizontal pod autoscaler (autoscale): --concurrent-horizontal-pod-autoscaler-syncs and the --horizontal-pod-autoscaler-* options.
   readonly concurrentHorizontalPodAutoscalerSyncs?: number | undefined;
   readonly horizontalPodAutoscalerSyncPeriodMs?: number | undefined;
@@ -68,6 +89,37 @@ export interface LoopSettings {
   readonly horizontalPodAutoscalerInitialReadinessDelayMs?: number | undefined;
   /** The DRADeviceTaints feature gate (off, as upstream): without it device-taint-eviction does not run. */
   readonly draDeviceTaints?: boolean | undefined;
+  // Nodes (node-loops): node-lifecycle, taint-eviction, node-ipam, ttl; unset: kube's defaults.
+  readonly nodeMonitorPeriodMs?: number | undefined;
+  readonly nodeMonitorGracePeriodMs?: number | undefined;
+  readonly nodeStartupGracePeriodMs?: number | undefined;
+  readonly nodeEvictionRate?: number | undefined;
+  readonly secondaryNodeEvictionRate?: number | undefined;
+  readonly largeClusterSizeThreshold?: number | undefined;
+  readonly unhealthyZoneThreshold?: number | undefined;
+  /** `--allocate-node-cidrs`: without it node-ipam does not run (as kube). */
+  readonly allocateNodeCidrs?: boolean | undefined;
+  readonly clusterCidr?: string | undefined;
+  readonly serviceClusterIpRange?: string | undefined;
+  readonly cidrAllocatorType?: string | undefined;
+  readonly nodeCidrMaskSize?: number | undefined;
+  readonly nodeCidrMaskSizeIpv4?: number | undefined;
+  readonly nodeCidrMaskSizeIpv6?: number | undefined;
+  // Storage loops (storage-loops); unset: kube's defaults.
+  /** `--pvclaimbinder-sync-period` (15 s). */
+  readonly pvClaimBinderSyncPeriodMs?: number | undefined;
+  /** `--enable-dynamic-provisioning` (true). */
+  readonly enableDynamicProvisioning?: boolean | undefined;
+  /** `--enable-hostpath-provisioner` (false): the svc.io/host-path provisioner and its `local-path` class. */
+  readonly enableHostPathProvisioner?: boolean | undefined;
+  /** `--hostpath-provisioner-root`: where provisioned directories are made. */
+  readonly hostPathProvisionerRoot?: string | undefined;
+  /** The `--pv-recycler-*` options, templates read. */
+  readonly recycler?: RecyclerOptions | undefined;
+  readonly concurrentEphemeralVolumeSyncs?: number | undefined;
+  /** `--attach-detach-reconcile-sync-period` (1 m). */
+  readonly attachDetachReconcileSyncPeriodMs?: number | undefined;
+  readonly disableAttachDetachReconcileSync?: boolean | undefined;
   // Admission policies (vap).
   readonly concurrentValidatingAdmissionPolicyStatusSyncs?: number | undefined;
   // Policy loops (policy-loops): --concurrent-resource-quota-syncs, --resource-quota-sync-period.
@@ -110,6 +162,11 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
     // Bootstrap tokens (off by default, as kube; `svc up` turns them on).
     ['bootstrap-signer-controller', () => (ctx) => bootstrapSigner(ctx)],
     ['token-cleaner-controller', () => (ctx) => tokenCleaner(ctx)],
+    // Certificates (csr): csrsigning runs only with a CA to sign with, as kube.
+    ['certificatesigningrequest-signing-controller', (s) => (ctx) =>
+      s.clusterSigning && s.clusterSigning.size > 0 ? csrSigningController(ctx, { signers: s.clusterSigning, durationMs: s.clusterSigningDurationMs ?? 365 * 24 * 3600_000 }) : EMPTY],
+    ['certificatesigningrequest-approving-controller', () => (ctx) => csrApprovingController(ctx)],
+    ['certificatesigningrequest-cleaner-controller', () => (ctx) => csrCleanerController(ctx)],
     // Autoscaling (autoscale).
     ['horizontal-pod-autoscaler-controller', (s) => (ctx) =>
       horizontalPodAutoscalerController(ctx, {
@@ -121,7 +178,44 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
         initialReadinessDelayMs: s.horizontalPodAutoscalerInitialReadinessDelayMs,
       })],
     ['device-taint-eviction-controller', (s) => (ctx) => (s.draDeviceTaints ? deviceTaintEvictionController(ctx) : EMPTY)],
+    // Storage (storage-loops).
+    ['persistentvolume-binder-controller', (s) => (ctx) => {
+      const hostPath = s.enableHostPathProvisioner ? new HostPathProvisioner(ctx.client, s.hostPathProvisionerRoot) : undefined;
+      const binder = persistentVolumeBinder(ctx, {
+        syncPeriodMs: s.pvClaimBinderSyncPeriodMs ?? 15_000,
+        dynamicProvisioning: s.enableDynamicProvisioning ?? true,
+        hostPath,
+        recycler: s.recycler,
+      });
+      return hostPath ? merge(binder, hostPathClassKeeper(ctx)) : binder;
+    }],
+    ['persistentvolume-expander-controller', () => (ctx) => persistentVolumeExpander(ctx)],
+    ['persistentvolumeclaim-protection-controller', () => (ctx) => pvcProtectionController(ctx)],
+    ['persistentvolume-protection-controller', () => (ctx) => pvProtectionController(ctx)],
+    ['ephemeral-volume-controller', (s) => (ctx) => ephemeralVolumeController(ctx, { concurrency: s.concurrentEphemeralVolumeSyncs ?? 5 })],
+    ['attachdetach-controller', (s) => (ctx) => attachDetachController(ctx, { reconcileSyncPeriodMs: s.attachDetachReconcileSyncPeriodMs ?? 60_000, disableReconcileSync: s.disableAttachDetachReconcileSync ?? false })],
     ['legacy-serviceaccount-token-cleaner-controller', (s) => (ctx) => legacyTokenCleaner(ctx, { cleanUpPeriodMs: s.legacyServiceAccountTokenCleanUpPeriodMs ?? 365 * 24 * 3600_000 })],
+    // Nodes (node-loops).
+    ['node-lifecycle-controller', (s) => (ctx) =>
+      nodeLifecycleController(ctx, {
+        monitorPeriodMs: s.nodeMonitorPeriodMs ?? 5_000,
+        gracePeriodMs: s.nodeMonitorGracePeriodMs ?? 50_000,
+        startupGracePeriodMs: s.nodeStartupGracePeriodMs ?? 60_000,
+        evictionRate: s.nodeEvictionRate ?? 0.1,
+        secondaryEvictionRate: s.secondaryNodeEvictionRate ?? 0.01,
+        largeClusterThreshold: s.largeClusterSizeThreshold ?? 50,
+        unhealthyZoneThreshold: s.unhealthyZoneThreshold ?? 0.55,
+      })],
+    ['taint-eviction-controller', () => (ctx) => taintEvictionController(ctx)],
+    ['node-ipam-controller', (s) => {
+      if (!s.allocateNodeCidrs) return () => EMPTY;
+      // Checked here too (the command checks first): bad ranges fail the start, not the loop.
+      const settings = { allocatorType: s.cidrAllocatorType ?? 'RangeAllocator', clusterCidr: s.clusterCidr ?? '', serviceCidr: s.serviceClusterIpRange, maskSize: s.nodeCidrMaskSize, maskSizeIpv4: s.nodeCidrMaskSizeIpv4, maskSizeIpv6: s.nodeCidrMaskSizeIpv6 };
+      clusterCidrSets(settings);
+      // Each term of leadership starts from fresh sets, rebuilt from the Nodes.
+      return (ctx) => nodeIpamController(ctx, { sets: clusterCidrSets(settings) });
+    }],
+    ['ttl-controller', () => (ctx) => ttlController(ctx)],
     // Admission policies (vap): type checks into each ValidatingAdmissionPolicy's status.
     ['validatingadmissionpolicy-status-controller', (s) => (ctx) => validatingAdmissionPolicyStatusController(ctx, { concurrency: s.concurrentValidatingAdmissionPolicyStatusSyncs ?? 5 })],
     // Policy loops (policy-loops).

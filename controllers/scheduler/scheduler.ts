@@ -6,6 +6,7 @@ import type { TokenBucketOptions } from '../../operators/index.js';
 import { SchedulerApi } from './api-calls.js';
 import { SchedulerCache } from './cache.js';
 import { DEFAULT_FILTERS } from './filters/index.js';
+import { VolumeBinding } from './volume-binding.js';
 import { NodeFinder } from './find-node.js';
 import type { FilterPlugin, ScorePlugin } from './plugin.js';
 import { podInfo, podKey } from './pod-info.js';
@@ -103,8 +104,13 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
     const names = new Set(options.schedulerNames ?? DEFAULT_SCHEDULER_NAMES);
     const cache = new SchedulerCache();
     const queue = new SchedulingQueue(options.queue);
+    // Claims, volumes and classes: the volume binding's filter reads them, and its pre-bind writes the selected node.
+    const claims = informers.informer(builtin.persistentVolumeClaims);
+    const volumes = informers.informer(builtin.persistentVolumes);
+    const classes = informers.informer(builtin.storageClasses);
+    const volumeBinding = new VolumeBinding({ claims: claims.store, volumes: volumes.store, classes: classes.store }, options.client);
     const finder = new NodeFinder({
-      filters: options.filters ?? DEFAULT_FILTERS,
+      filters: [...(options.filters ?? DEFAULT_FILTERS), volumeBinding.filter],
       scores: options.scores ?? DEFAULT_SCORES,
       percentageOfNodesToScore: options.percentageOfNodesToScore,
       ...(options.random ? { random: options.random } : {}),
@@ -160,10 +166,20 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
     const watching = merge(
       new Observable<void>((s) => nodes.events$.subscribe({ next: onNode, error: (e: unknown) => s.error(e) })),
       new Observable<void>((s) => pods.events$.subscribe({ next: onPod, error: (e: unknown) => s.error(e) })),
+      // A claim made or bound, a volume freed, a class added: a pod that waited on them may fit now.
+      new Observable<void>((s) =>
+        merge(claims.events$, volumes.events$, classes.events$).subscribe({
+          next: (event: { readonly type: string }) => {
+            if (event.type !== 'resync') queue.moveAllToActive();
+          },
+          error: (e: unknown) => s.error(e),
+        }),
+      ),
     ).subscribe({ error: (error: unknown) => subscriber.error(error) });
 
     const bindOne = async (key: string, pod: Pod, nodeName: string, cycle: number): Promise<void> => {
       try {
+        await volumeBinding.preBind(pod, nodeName);
         await api.bind(pod, nodeName);
         queue.done(key);
         results.next({ type: 'bound', pod: key, node: nodeName });
@@ -188,7 +204,7 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
     };
 
     const loop = async (): Promise<void> => {
-      await Promise.all([nodes.waitForSync(), pods.waitForSync()]);
+      await Promise.all([nodes.waitForSync(), pods.waitForSync(), claims.waitForSync(), volumes.waitForSync(), classes.waitForSync()]);
       while (!stopped) {
         await slots.acquire();
         const queued = await queue.pop();

@@ -13,6 +13,7 @@ export const DISCOVERY_GROUP = 'discovery.svc.io';
 export const RBAC_GROUP = 'rbac.authorization.svc.io';
 export const CERTIFICATES_GROUP = 'certificates.svc.io';
 export const EVENTS_GROUP = 'events.svc.io';
+export const STORAGE_GROUP = 'storage.svc.io';
 /** The virtual review types: access reviews, and token reviews. */
 export const AUTHORIZATION_GROUP = 'authorization.svc.io';
 export const AUTHENTICATION_GROUP = 'authentication.svc.io';

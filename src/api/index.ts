@@ -123,6 +123,10 @@ export {
   type PersistentVolumeClaim,
   persistentVolumeClaimSchema,
   persistentVolumeSchema,
+  type StorageClass,
+  storageClassSchema,
+  type VolumeAttachment,
+  volumeAttachmentSchema,
   type Pod,
   type PodDisruptionBudget,
   podDisruptionBudgetSchema,
@@ -216,6 +220,7 @@ export {
   BATCH_GROUP,
   CERTIFICATES_GROUP,
   COORDINATION_GROUP,
+  STORAGE_GROUP,
   CORE_GROUP,
   DISCOVERY_GROUP,
   EVENTS_GROUP,
@@ -313,6 +318,23 @@ export { zodToOpenApi, type OpenApiSchema } from './zod-to-openapi.js';
 export { microTime, rfc3339 } from './timestamps.js';
 export { podQosClass, type QosClass } from './pod-qos-class.js';
 export { FOREGROUND_FINALIZER, NAMESPACE_FINALIZER, ORPHAN_FINALIZER } from './finalizers.js';
+export {
+  BETA_DEFAULT_STORAGE_CLASS_ANNOTATION,
+  BETA_STORAGE_PROVISIONER_ANNOTATION,
+  BIND_COMPLETED_ANNOTATION,
+  BOUND_BY_CONTROLLER_ANNOTATION,
+  DEFAULT_STORAGE_CLASS_ANNOTATION,
+  HOST_PATH_PROVISIONER,
+  HOST_PATH_STORAGE_CLASS,
+  HOSTNAME_LABEL,
+  isDefaultStorageClass,
+  PROVISIONED_BY_ANNOTATION,
+  PV_PROTECTION_FINALIZER,
+  PVC_PROTECTION_FINALIZER,
+  SELECTED_NODE_ANNOTATION,
+  STORAGE_PROVISIONER_ANNOTATION,
+} from './storage-keys.js';
+export { ephemeralClaimName, podClaims, type PodClaim } from './pod-claims.js';
 export {
   BOOTSTRAP_SIGNATURE_PREFIX,
   BOOTSTRAP_TOKEN_SECRET_TYPE,

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import { badRequest, builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry, SVC_VERSION } from '../api/index.js';
 import type { Store } from '../storage/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
-import { cachedBoundObjects, legacyTokenUseRecorder, type Authentication, type ServiceAccountTokens } from './authn/index.js';
+import { cachedBoundObjects, legacyTokenUseRecorder, type Authentication, type BootstrapTokens, type ServiceAccountTokens } from './authn/index.js';
 import { chainAuthorizers, isApiPath, nonResourceAttributesOf, RbacState, reconcileBootstrapPolicy, requireAllowed, type AuthorizationMode } from './authz/index.js';
 import { virtualResources } from './virtual/index.js';
 import { ResourceMetrics, resourceMetricsHandlers } from './resource-metrics/index.js';
@@ -51,6 +51,8 @@ export interface ApiServerOptions {
   https?: { key: string | Buffer; cert: string | Buffer; clientCa?: string | undefined };
   /** Service-account tokens: checked by `authenticate`, minted by the TokenRequest subresource. */
   serviceAccountTokens?: ServiceAccountTokens | undefined;
+  /** Bootstrap tokens: their Secrets are looked up in the watch caches. */
+  bootstrapTokens?: BootstrapTokens | undefined;
   /** Resolves a bare bearer token as a request carrying it would be (the TokenReview endpoint's). */
   authenticateToken?: Authentication['authenticateToken'] | undefined;
   /** svc's version, reported by `/version`. */
@@ -272,7 +274,9 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     warn: (message) => app.log.warn(message),
   });
   app.addHook('onClose', () => resourceMetrics.stop());
-  options.serviceAccountTokens?.bind(cachedBoundObjects(caches, registry, reader));
+  const boundObjects = cachedBoundObjects(caches, registry, reader);
+  options.serviceAccountTokens?.bind(boundObjects);
+  options.bootstrapTokens?.bind(boundObjects);
   options.serviceAccountTokens?.trackLegacyUse(legacyTokenUseRecorder(options.store, registry, reader));
   const admission = new Admission({ store: options.store, reader, registry, caches, authorizer, ...options.admissionPlugins });
   app.addHook('onClose', () => admission.stop());

@@ -31,7 +31,14 @@ function groupDocument(registry: ResourceRegistry, name: string) {
 }
 
 /**
- * Every group, svc's names first, then each `*.svc.io` group again under its upstream
+ * Groups whose upstream name comes first: kubectl commands that act on their objects by type
+ * accept only the upstream group (`kubectl certificate approve` and `deny` refuse a
+ * `certificates.svc.io` object), and they name the resource bare, which resolves by this order.
+ */
+const UPSTREAM_FIRST: ReadonlySet<string> = new Set(['certificates.svc.io']);
+
+/**
+ * Every group, svc's names first (but for UPSTREAM_FIRST), then each `*.svc.io` group again under its upstream
  * `*.k8s.io` name, so that unmodified Kubernetes manifests and clients find the kinds they name.
  * (A resource both serve resolves to svc's name first, by this order.) The groups of aggregated
  * servers (`aggregated`, docs/aggregation.md) come last.
@@ -41,11 +48,13 @@ export function apiGroupList(registry: ResourceRegistry, aggregated: readonly Ap
     .groups()
     .filter((g) => g.name !== '')
     .map((g) => g.name);
-  const upstream = own.map(upstreamGroupName).filter((name, i) => name !== own[i]);
+  // A group kubectl handles only under its upstream name swaps places with it (see UPSTREAM_FIRST).
+  const first = own.map((name) => (UPSTREAM_FIRST.has(name) ? upstreamGroupName(name) : name));
+  const second = own.map((name) => (UPSTREAM_FIRST.has(name) ? name : upstreamGroupName(name))).filter((name, i) => name !== first[i]);
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: [...[...own, ...upstream].map((name) => groupDocument(registry, name)!), ...aggregated.map(aggregatedGroupDocument)],
+    groups: [...[...first, ...second].map((name) => groupDocument(registry, name)!), ...aggregated.map(aggregatedGroupDocument)],
   };
 }
 

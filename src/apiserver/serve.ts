@@ -10,6 +10,7 @@ import type { ConnectionTimeouts } from './connection-timeouts.js';
 import {
   ADMIN_USER,
   anonymousAllowed,
+  BootstrapTokens,
   ensureAdminToken,
   ensureSigningKey,
   readClientCa,
@@ -218,6 +219,8 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
     verificationKeys: await readVerificationKeys(config.serviceAccountKeyFiles ?? []),
     maxExpirationSeconds: config.serviceAccountMaxTokenExpirationSeconds,
   });
+  // Bootstrap tokens authenticate the nodes that join with one (docs/authentication.md#bootstrap-tokens).
+  const bootstrapTokens = new BootstrapTokens();
   // Anonymous requests are let in only under an authorizer that can refuse them (RBAC).
   const anonymous = anonymousAllowed(config.anonymousAuth ?? true, config.authorization ?? ['RBAC']);
   const authentication = unionAuthenticator({
@@ -226,6 +229,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
     requestHeader: frontProxy.requestHeader,
     tokens: [...fileTokens, { token: adminToken, user: ADMIN_USER }],
     serviceAccounts: serviceAccountTokens,
+    bootstrapTokens,
     anonymous: anonymous.allowed,
   });
 
@@ -252,6 +256,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       authenticate: authentication.authenticate,
       authenticateToken: authentication.authenticateToken,
       serviceAccountTokens,
+      bootstrapTokens,
       maxRequestBodyBytes: config.maxRequestBodyBytes,
       connectionTimeouts: config.connectionTimeouts,
       minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,

@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import {
   AccessReviewer,
   builtinLoops,
+  clusterCidrSets,
   invalidControllerSelection,
   loadControllerModules,
   parseCertificates,
@@ -20,14 +21,25 @@ import {
   type RunningControllerManager,
   type ServingTls,
 } from '../../controllers/index.js';
-import { SVC_VERSION } from '../api/index.js';
+import { podSchema, SVC_VERSION, type Pod } from '../api/index.js';
 import { signingKeyFromPem } from '../apiserver/index.js';
-import { ensurePki, loadServingCertificate, servingNames } from '../pki/index.js';
+import {
+  APISERVER_CLIENT_SIGNER,
+  ensurePki,
+  LEGACY_UNKNOWN_SIGNER,
+  loadServingCertificate,
+  loadSigningCa,
+  NODE_CLIENT_SIGNER,
+  NODE_SERVING_SIGNER,
+  servingNames,
+  type SignerName,
+  type SigningCa,
+} from '../pki/index.js';
 import { Client, loadSvcconfig, type ConnectionOptions } from '../client/index.js';
 import { closeOnSignal, EXIT_FAILED, EXIT_OK, isExit, processIO, readCommandLine, type CommandIO } from './command.js';
 import { controllerManagerSettings, type ControllerManagerSettings } from './controller-manager-config.js';
 import { readControllerManagerConfigFile, type ModuleSpec } from './controller-manager-config-file.js';
-import { controllerManagerDoc, controllerManagerFlags, TLS_CIPHER_SUITES } from './controller-manager-flags.js';
+import { controllerManagerDoc, controllerManagerFlags, TLS_CIPHER_SUITES, type ControllerManagerFlags } from './controller-manager-flags.js';
 import { textLog } from './controller-manager-log.js';
 import { FlagError, parseFlags } from './flags.js';
 
@@ -223,6 +235,43 @@ async function controllerSelection(settings: ControllerManagerSettings): Promise
   return { controllers: selectControllers(f.controllers, names), loops };
 }
 
+/** A recycler pod template file: a Pod in YAML or JSON, checked against the Pod schema now (a bad file fails the start). */
+async function recyclerTemplate(path: string, flag: string): Promise<Pod> {
+  const parsed = podSchema.safeParse(parseYaml(await readText(path, flag)));
+  if (!parsed.success) throw new Error(`${flag}: ${path} is not a Pod: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return parsed.data;
+}
+
+/**
+ * The CA of each built-in signer: the generic `--cluster-signing-cert-file`/`-key-file` pair signs
+ * for all four, else each signer's own pair (which may not be combined with the generic one:
+ * controller-manager-config.ts). Read and checked now: a bad file fails the start, not the loop.
+ */
+async function clusterSigningCas(f: ControllerManagerFlags): Promise<Map<SignerName, SigningCa>> {
+  const pairs: [SignerName, string | undefined, string | undefined, string][] = [
+    [APISERVER_CLIENT_SIGNER, f.clusterSigningSvcApiserverClientCertFile, f.clusterSigningSvcApiserverClientKeyFile, '--cluster-signing-svc-apiserver-client'],
+    [NODE_CLIENT_SIGNER, f.clusterSigningNodeagentClientCertFile, f.clusterSigningNodeagentClientKeyFile, '--cluster-signing-nodeagent-client'],
+    [NODE_SERVING_SIGNER, f.clusterSigningNodeagentServingCertFile, f.clusterSigningNodeagentServingKeyFile, '--cluster-signing-nodeagent-serving'],
+    [LEGACY_UNKNOWN_SIGNER, f.clusterSigningLegacyUnknownCertFile, f.clusterSigningLegacyUnknownKeyFile, '--cluster-signing-legacy-unknown'],
+  ];
+  const cas = new Map<SignerName, SigningCa>();
+  if (f.clusterSigningCertFile && f.clusterSigningKeyFile) {
+    const ca = await loadSigningCa(
+      await readText(f.clusterSigningCertFile, '--cluster-signing-cert-file'),
+      await readText(f.clusterSigningKeyFile, '--cluster-signing-key-file'),
+      `--cluster-signing-cert-file ${f.clusterSigningCertFile} / --cluster-signing-key-file ${f.clusterSigningKeyFile}`,
+    );
+    for (const [signer] of pairs) cas.set(signer, ca);
+    return cas;
+  }
+  for (const [signer, certFile, keyFile, flag] of pairs) {
+    if (!certFile || !keyFile) continue;
+    const what = `${flag}-cert-file ${certFile} / ${flag}-key-file ${keyFile}`;
+    cas.set(signer, await loadSigningCa(await readText(certFile, `${flag}-cert-file`), await readText(keyFile, `${flag}-key-file`), what));
+  }
+  return cas;
+}
+
 /** The manager's options from its settings, with every file read and every controller module loaded. Throws `Error` on unusable files or modules. */
 export async function controllerManagerOptions(settings: ControllerManagerSettings, log: ManagerLog): Promise<ControllerManagerOptions> {
   const f = settings.flags;
@@ -234,6 +283,11 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
   // Read and checked now: a key that is not one fails the start, not the loop.
   const serviceAccountPrivateKey = f.serviceAccountPrivateKeyFile !== undefined ? await readText(f.serviceAccountPrivateKeyFile, '--service-account-private-key-file') : undefined;
   if (serviceAccountPrivateKey !== undefined) signingKeyFromPem(serviceAccountPrivateKey, `--service-account-private-key-file ${f.serviceAccountPrivateKeyFile}`);
+  // Bad pod ranges fail the start with the option at fault, before anything is allocated.
+  if (f.allocateNodeCidrs) {
+    clusterCidrSets({ allocatorType: f.cidrAllocatorType, clusterCidr: f.clusterCidr ?? '', serviceCidr: f.serviceClusterIpRange, maskSize: f.nodeCidrMaskSize, maskSizeIpv4: f.nodeCidrMaskSizeIpv4, maskSizeIpv6: f.nodeCidrMaskSizeIpv6 });
+  }
+  const clusterSigning = await clusterSigningCas(f);
   return {
     connection: target,
     contentType: f.svcApiContentType,
@@ -260,6 +314,9 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       serviceAccountPrivateKey,
       concurrentServiceaccountTokenSyncs: f.concurrentServiceaccountTokenSyncs,
       legacyServiceAccountTokenCleanUpPeriodMs: f.legacyServiceAccountTokenCleanUpPeriod,
+      // Certificates (csr).
+      clusterSigning,
+      clusterSigningDurationMs: f.clusterSigningDuration,
       // The horizontal pod autoscaler (autoscale).
       concurrentHorizontalPodAutoscalerSyncs: f.concurrentHorizontalPodAutoscalerSyncs,
       horizontalPodAutoscalerSyncPeriodMs: f.horizontalPodAutoscalerSyncPeriod,
@@ -268,6 +325,37 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       horizontalPodAutoscalerCpuInitializationPeriodMs: f.horizontalPodAutoscalerCpuInitializationPeriod,
       horizontalPodAutoscalerInitialReadinessDelayMs: f.horizontalPodAutoscalerInitialReadinessDelay,
       draDeviceTaints: settings.featureGates['DRADeviceTaints'] === true,
+      // Nodes (node-loops).
+      nodeMonitorPeriodMs: f.nodeMonitorPeriod,
+      nodeMonitorGracePeriodMs: f.nodeMonitorGracePeriod,
+      nodeStartupGracePeriodMs: f.nodeStartupGracePeriod,
+      nodeEvictionRate: f.nodeEvictionRate,
+      secondaryNodeEvictionRate: f.secondaryNodeEvictionRate,
+      largeClusterSizeThreshold: f.largeClusterSizeThreshold,
+      unhealthyZoneThreshold: f.unhealthyZoneThreshold,
+      allocateNodeCidrs: f.allocateNodeCidrs,
+      clusterCidr: f.clusterCidr,
+      serviceClusterIpRange: f.serviceClusterIpRange,
+      cidrAllocatorType: f.cidrAllocatorType,
+      nodeCidrMaskSize: f.nodeCidrMaskSize,
+      nodeCidrMaskSizeIpv4: f.nodeCidrMaskSizeIpv4,
+      nodeCidrMaskSizeIpv6: f.nodeCidrMaskSizeIpv6,
+      // Storage loops (storage-loops).
+      pvClaimBinderSyncPeriodMs: f.pvclaimbinderSyncPeriod,
+      enableDynamicProvisioning: f.enableDynamicProvisioning,
+      enableHostPathProvisioner: f.enableHostpathProvisioner,
+      hostPathProvisionerRoot: f.hostpathProvisionerRoot,
+      recycler: {
+        minimumTimeoutHostPath: f.pvRecyclerMinimumTimeoutHostpath,
+        timeoutIncrementHostPath: f.pvRecyclerTimeoutIncrementHostpath,
+        minimumTimeoutNfs: f.pvRecyclerMinimumTimeoutNfs,
+        timeoutIncrementNfs: f.pvRecyclerIncrementTimeoutNfs,
+        hostPathTemplate: f.pvRecyclerPodTemplateFilepathHostpath !== undefined ? await recyclerTemplate(f.pvRecyclerPodTemplateFilepathHostpath, '--pv-recycler-pod-template-filepath-hostpath') : undefined,
+        nfsTemplate: f.pvRecyclerPodTemplateFilepathNfs !== undefined ? await recyclerTemplate(f.pvRecyclerPodTemplateFilepathNfs, '--pv-recycler-pod-template-filepath-nfs') : undefined,
+      },
+      concurrentEphemeralVolumeSyncs: f.concurrentEphemeralvolumeSyncs,
+      attachDetachReconcileSyncPeriodMs: f.attachDetachReconcileSyncPeriod,
+      disableAttachDetachReconcileSync: f.disableAttachDetachReconcileSync,
       // Admission policies (vap).
       concurrentValidatingAdmissionPolicyStatusSyncs: f.concurrentValidatingAdmissionPolicyStatusSyncs,
       // Policy loops (policy-loops).

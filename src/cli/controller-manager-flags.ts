@@ -133,12 +133,12 @@ const optionalPeriod = (meaning: string) => flag.duration({ meaning, validate: n
 const signingCert = (signer: string) =>
   flag.string({
     valueName: 'path',
-    meaning: `PEM CA certificate of signer ${signer}. If set, --cluster-signing-cert-file and --cluster-signing-key-file must not be. ${NOT_BUILT}`,
+    meaning: `PEM CA certificate of signer ${signer} (csrsigning). If set, --cluster-signing-cert-file and --cluster-signing-key-file must not be.`,
   });
 const signingKey = (signer: string) =>
   flag.string({
     valueName: 'path',
-    meaning: `PEM RSA or ECDSA private key of signer ${signer}. If set, --cluster-signing-cert-file and --cluster-signing-key-file must not be. ${NOT_BUILT}`,
+    meaning: `PEM RSA or ECDSA private key of signer ${signer} (csrsigning). If set, --cluster-signing-cert-file and --cluster-signing-key-file must not be.`,
   });
 
 export const controllerManagerFlags = defineFlags({
@@ -161,10 +161,10 @@ export const controllerManagerFlags = defineFlags({
   }),
 
   // --- General, cloud and networking -------------------------------------------------------
-  'allocate-node-cidrs': flag.bool({ meaning: `Allocate pod CIDRs and set them on the cloud provider; requires --cluster-cidr. ${NOT_BUILT}` }),
+  'allocate-node-cidrs': flag.bool({ meaning: 'Allocate pod CIDRs to nodes (the node-ipam controller runs only with it); requires --cluster-cidr.' }),
   'cluster-cidr': flag.string({ valueName: 'cidr', meaning: 'CIDR range for pods (an IPv4 and an IPv6 one, comma-separated, for dual stack); only used if --allocate-node-cidrs is true.', validate: invalidCidrs }),
   'service-cluster-ip-range': flag.string({ valueName: 'cidr', meaning: 'CIDR range for services; only used if --allocate-node-cidrs is true.', validate: invalidCidrs }),
-  'cidr-allocator-type': flag.string({ default: 'RangeAllocator', meaning: `CIDR allocator type. ${NOT_BUILT}`, validate: (t) => (t === '' ? 'must not be empty' : undefined) }),
+  'cidr-allocator-type': flag.string({ default: 'RangeAllocator', meaning: 'CIDR allocator type; svc has RangeAllocator only (blocks of --cluster-cidr; no cloud provider).', validate: (t) => (t === '' ? 'must not be empty' : undefined) }),
   'node-cidr-mask-size': flag.int32({ meaning: 'Node CIDR mask size; default 24 for IPv4 and 64 for IPv6.', validate: (n) => (n >= 1 && n <= 128 ? undefined : 'must be between 1 and 128') }),
   'node-cidr-mask-size-ipv4': flag.int32({ meaning: 'Node CIDR mask size of the IPv4 range in a dual-stack cluster; default 24.', validate: (n) => (n >= 1 && n <= 32 ? undefined : 'must be between 1 and 32') }),
   'node-cidr-mask-size-ipv6': flag.int32({ meaning: 'Node CIDR mask size of the IPv6 range in a dual-stack cluster; default 64.', validate: (n) => (n >= 1 && n <= 128 ? undefined : 'must be between 1 and 128') }),
@@ -180,12 +180,12 @@ export const controllerManagerFlags = defineFlags({
     meaning: 'Content type of requests sent to the API server. With protobuf, objects of kinds that have a protobuf message go as protobuf and the rest (custom types, patches) as JSON.',
   }),
   'route-reconciliation-period': period(10 * SEC, `Period of reconciling the routes the cloud provider created for nodes. ${NOT_BUILT}`),
-  'node-monitor-period': period(5 * SEC, `Period of syncing node status in the cloud node lifecycle controller. ${NOT_BUILT}`),
+  'node-monitor-period': period(5 * SEC, 'Period of the node lifecycle controller\'s passes over node health, taints and zone states.'),
   'node-monitor-grace-period': period(
     50 * SEC,
-    `How long a running node may be unresponsive before it is marked unhealthy. Must be a multiple of the node agent's status update frequency (10s) and greater than the sum of the node agent's HTTP/2 ping timeout (15s) and read-idle timeout (30s). ${NOT_BUILT}`,
+    `How long a running node may be unresponsive before it is marked unhealthy. Must be a multiple of the node agent's status update frequency (10s) and greater than the sum of the node agent's HTTP/2 ping timeout (15s) and read-idle timeout (30s).`,
   ),
-  'node-startup-grace-period': period(MIN, `How long a starting node may be unresponsive before it is marked unhealthy. ${NOT_BUILT}`),
+  'node-startup-grace-period': period(MIN, 'How long a starting node may be unresponsive before it is marked unhealthy.'),
   'endpoint-updates-batch-period': optionalPeriod(`Batching delay of endpoint updates: larger means higher programming latency but fewer revisions. ${NOT_BUILT}`),
   'endpointslice-updates-batch-period': optionalPeriod(`Batching delay of endpoint slice updates. ${NOT_BUILT}`),
   'mirroring-endpointslice-updates-batch-period': optionalPeriod(`Batching delay of the endpoint-slice mirroring controller's updates. ${NOT_BUILT}`),
@@ -193,11 +193,11 @@ export const controllerManagerFlags = defineFlags({
   // --- Certificates and service accounts -----------------------------------------------------
   'cluster-signing-cert-file': flag.string({
     valueName: 'path',
-    meaning: `PEM CA certificate used to issue cluster-scoped certificates. If given, no more specific --cluster-signing-* option may be given. ${NOT_BUILT}`,
+    meaning: 'PEM CA certificate csrsigning issues certificates of every built-in signer with. If given, no more specific --cluster-signing-* option may be given.',
   }),
   'cluster-signing-key-file': flag.string({
     valueName: 'path',
-    meaning: `PEM RSA or ECDSA private key used to sign cluster-scoped certificates. If given, no more specific --cluster-signing-* option may be given. ${NOT_BUILT}`,
+    meaning: 'PEM RSA or ECDSA private key csrsigning signs certificates of every built-in signer with. If given, no more specific --cluster-signing-* option may be given.',
   }),
   'cluster-signing-svc-apiserver-client-cert-file': signingCert('svc.io/apiserver-client'),
   'cluster-signing-svc-apiserver-client-key-file': signingKey('svc.io/apiserver-client'),
@@ -221,23 +221,30 @@ export const controllerManagerFlags = defineFlags({
   // --- Storage and volumes ------------------------------------------------------------------
   'attach-detach-reconcile-sync-period': flag.duration({
     default: MIN,
-    meaning: `Wait between the attach-detach reconciler's syncs; must exceed one second. Raising it may leave volumes mismatched with pods. ${NOT_BUILT}`,
+    meaning: "Wait between the attach-detach reconciler's syncs (every node's VolumeAttachments compared with the CSI volumes its pods use); must exceed one second. Raising it may leave volumes mismatched with pods.",
     validate: (ms) => (ms > SEC ? undefined : 'must be more than 1s'),
   }),
-  'disable-attach-detach-reconcile-sync': flag.bool({ meaning: `Disable the attach-detach reconciler's sync. ${NOT_BUILT}` }),
+  'disable-attach-detach-reconcile-sync': flag.bool({ meaning: "Disable the attach-detach reconciler's periodic sync (attachments then follow pod and VolumeAttachment events only)." }),
   'disable-force-detach-on-timeout': flag.bool({
-    meaning: `Never force-detach a volume on unmount timeout and node status; non-graceful node shutdown must then be used for recovery. ${NOT_BUILT}`,
+    meaning: `Never force-detach a volume on unmount timeout and node status; non-graceful node shutdown must then be used for recovery. (svc's attach-detach loop never force-detaches: accepted and checked only.)`,
   }),
-  'enable-dynamic-provisioning': flag.bool({ default: true, meaning: `Provision volumes dynamically where the environment supports it. ${NOT_BUILT}` }),
-  'enable-hostpath-provisioner': flag.bool({ meaning: `Provision host-path volumes without a cloud provider: for test and development, single node only. ${NOT_BUILT}` }),
+  'enable-dynamic-provisioning': flag.bool({ default: true, meaning: 'Provision volumes dynamically where the environment supports it: a claim of a class with a provisioner gets a volume made (host-path in-process, others annotated for their external provisioner).' }),
+  'enable-hostpath-provisioner': flag.bool({
+    meaning: 'Provision host-path volumes without a cloud provider (the svc.io/host-path provisioner, and its default StorageClass local-path): directories under --hostpath-provisioner-root on the host the manager runs on. For test and development, single node only; `svc up` turns it on.',
+  }),
+  'hostpath-provisioner-root': flag.string({
+    default: '/tmp/svc-hostpath-pv',
+    valueName: 'path',
+    meaning: 'Directory under which the host-path provisioner makes each claim\'s directory (svc only; `svc up` uses <data-dir>/storage).',
+  }),
   'flex-volume-plugin-dir': flag.string({ default: '/usr/libexec/svc/nodeagent-plugins/volume/exec/', valueName: 'path', meaning: `Directory searched for third-party flex volume plugins. ${NOT_BUILT}` }),
-  'pv-recycler-increment-timeout-nfs': flag.int32({ default: 30, valueName: 'seconds', meaning: `Seconds added per Gi to the ActiveDeadlineSeconds of an NFS scrubber pod. ${NOT_BUILT}`, validate: nonNegative }),
-  'pv-recycler-minimum-timeout-hostpath': flag.int32({ default: 60, valueName: 'seconds', meaning: `Minimum ActiveDeadlineSeconds of a host-path recycler pod (development only). ${NOT_BUILT}`, validate: nonNegative }),
-  'pv-recycler-minimum-timeout-nfs': flag.int32({ default: 300, valueName: 'seconds', meaning: `Minimum ActiveDeadlineSeconds of an NFS recycler pod. ${NOT_BUILT}`, validate: nonNegative }),
-  'pv-recycler-pod-template-filepath-hostpath': flag.string({ valueName: 'path', meaning: `Pod definition used as the template of host-path volume recycling. ${NOT_BUILT}` }),
-  'pv-recycler-pod-template-filepath-nfs': flag.string({ valueName: 'path', meaning: `Pod definition used as the template of NFS volume recycling. ${NOT_BUILT}` }),
-  'pv-recycler-timeout-increment-hostpath': flag.int32({ default: 30, valueName: 'seconds', meaning: `Seconds added per Gi to the ActiveDeadlineSeconds of a host-path scrubber pod (development only). ${NOT_BUILT}`, validate: nonNegative }),
-  'pvclaimbinder-sync-period': period(15 * SEC, `Period of syncing persistent volumes and claims. ${NOT_BUILT}`),
+  'pv-recycler-increment-timeout-nfs': flag.int32({ default: 30, valueName: 'seconds', meaning: 'Seconds added per Gi to the ActiveDeadlineSeconds of an NFS scrubber pod.', validate: nonNegative }),
+  'pv-recycler-minimum-timeout-hostpath': flag.int32({ default: 60, valueName: 'seconds', meaning: 'Minimum ActiveDeadlineSeconds of a host-path recycler pod (development only).', validate: nonNegative }),
+  'pv-recycler-minimum-timeout-nfs': flag.int32({ default: 300, valueName: 'seconds', meaning: 'Minimum ActiveDeadlineSeconds of an NFS recycler pod.', validate: nonNegative }),
+  'pv-recycler-pod-template-filepath-hostpath': flag.string({ valueName: 'path', meaning: 'Pod definition (YAML or JSON) used as the template of host-path volume recycling; its volume named `vol` is replaced by the volume.' }),
+  'pv-recycler-pod-template-filepath-nfs': flag.string({ valueName: 'path', meaning: 'Pod definition (YAML or JSON) used as the template of NFS volume recycling; its volume named `vol` is replaced by the volume.' }),
+  'pv-recycler-timeout-increment-hostpath': flag.int32({ default: 30, valueName: 'seconds', meaning: 'Seconds added per Gi to the ActiveDeadlineSeconds of a host-path scrubber pod (development only).', validate: nonNegative }),
+  'pvclaimbinder-sync-period': period(15 * SEC, 'Period of syncing persistent volumes and claims (every claim and volume looked at again).'),
 
   // --- Lifecycle, scaling and periods -----------------------------------------------------------
   'enable-garbage-collector': flag.bool({ default: true, meaning: "Run the generic garbage collector (garbage-collector-controller). Must match the API server's setting." }),
@@ -397,7 +404,7 @@ export const controllerManagerFlags = defineFlags({
   'concurrent-deployment-syncs': concurrency('deployments', 5, true),
   'concurrent-device-taint-eviction-syncs': concurrency('evictions and taint-rule status updates', 8),
   'concurrent-endpoint-syncs': concurrency('endpoint syncs', 5),
-  'concurrent-ephemeralvolume-syncs': concurrency('ephemeral volume syncs', 5),
+  'concurrent-ephemeralvolume-syncs': concurrency('ephemeral volume syncs', 5, true),
   'concurrent-gc-syncs': concurrency('garbage collector workers', 20, true),
   'concurrent-horizontal-pod-autoscaler-syncs': concurrency('autoscalers', 5, true),
   'concurrent-job-syncs': concurrency('jobs', 5, true),
@@ -423,22 +430,22 @@ export const controllerManagerFlags = defineFlags({
     validate: positive,
   }),
   'terminated-pod-gc-threshold': flag.int32({ default: 12500, meaning: 'Terminated pods allowed before the pod garbage collector starts deleting them (oldest first); <= 0 disables that step.' }),
-  'node-eviction-rate': flag.float({ default: 0.1, meaning: `Nodes per second whose pods are deleted after a node fails, while its zone is healthy. ${NOT_BUILT}`, validate: nonNegative }),
+  'node-eviction-rate': flag.float({ default: 0.1, meaning: 'Nodes per second whose pods are deleted after a node fails (tainted NoExecute), while its zone is healthy.', validate: nonNegative }),
   'secondary-node-eviction-rate': flag.float({
     default: 0.01,
-    meaning: `The same while the zone is unhealthy; implicitly 0 in clusters not larger than --large-cluster-size-threshold. ${NOT_BUILT}`,
+    meaning: 'The same while the zone is unhealthy; implicitly 0 in clusters not larger than --large-cluster-size-threshold.',
     validate: nonNegative,
   }),
-  'large-cluster-size-threshold': flag.int32({ default: 50, meaning: `Node count from which a cluster (a zone, in multi-zone clusters) counts as large. ${NOT_BUILT}`, validate: nonNegative }),
+  'large-cluster-size-threshold': flag.int32({ default: 50, meaning: 'Node count from which a cluster (a zone, in multi-zone clusters) counts as large.', validate: nonNegative }),
   'unhealthy-zone-threshold': flag.float({
     default: 0.55,
-    meaning: `Fraction of not-Ready nodes (at least 3) that makes a zone unhealthy. ${NOT_BUILT}`,
+    meaning: 'Fraction of not-Ready nodes (at least 3) that makes a zone unhealthy.',
     validate: (f) => (f > 0 && f <= 1 ? undefined : 'must be more than 0 and at most 1'),
   }),
   'horizontal-pod-autoscaler-tolerance': flag.float({ default: 0.1, meaning: `Smallest change from 1.0 of the desired-to-actual metric ratio that makes the autoscaler scale.`, validate: nonNegative }),
   'cluster-signing-duration': flag.duration({
     default: 8760 * HOUR,
-    meaning: `Longest lifetime of signed certificates; a request may ask for less with spec.expirationSeconds. ${NOT_BUILT}`,
+    meaning: 'Longest lifetime of the certificates csrsigning signs; a request may ask for less with spec.expirationSeconds (at least 600).',
     validate: positive,
   }),
 });

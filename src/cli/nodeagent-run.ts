@@ -1,10 +1,16 @@
 import { join } from 'node:path';
 import type { Pod } from '../api/index.js';
-import { connectable, Subject, type Subscription } from 'rxjs';
+import { connectable, distinctUntilChanged, filter, map, Subject, type Subscription } from 'rxjs';
 import { apiThrottle } from '../../operators/index.js';
 import { PROTOBUF_MEDIA_TYPE } from '../encoding/index.js';
-import { Client, InformerFactory, jsonCodec, loadProtobufCodec, type Codec } from '../client/index.js';
+import { Client, InformerFactory, jsonCodec, loadProtobufCodec, loadSvcconfig, type Codec } from '../client/index.js';
+import { NODE_CLIENT_SIGNER, NODE_SERVING_SIGNER, NODE_USER_PREFIX, NODES_GROUP } from '../pki/index.js';
 import {
+  applyPodCidrToBridge,
+  bridgeConflistPath,
+  bootstrapClientCredentials,
+  CertificateRotator,
+  readCredentials,
   configuredSources,
   evictionThresholds,
   isStaticPod,
@@ -107,9 +113,37 @@ async function connectRuntime(values: NodeAgentStartup['options']['values'], onC
   }
 }
 
-async function apiClient(values: NodeAgentStartup['options']['values'], userAgent: string, rates: { qps: number; burst: number } | undefined): Promise<Client> {
+type CertificateSource = () => { readonly cert: string; readonly key: string };
+
+async function apiClient(
+  values: NodeAgentStartup['options']['values'],
+  userAgent: string,
+  rates: { qps: number; burst: number } | undefined,
+  clientCertificateSource?: CertificateSource,
+): Promise<Client> {
   const codec: Codec = values.svcApiContentType === PROTOBUF_MEDIA_TYPE ? await loadProtobufCodec() : jsonCodec;
-  return Client.fromSvcconfig(values.svcconfig!, { userAgent, codec, ...(rates ? { throttle: apiThrottle(rates) } : {}) });
+  return Client.fromSvcconfig(values.svcconfig!, { userAgent, codec, ...(rates ? { throttle: apiThrottle(rates) } : {}), ...(clientCertificateSource ? { clientCertificateSource } : {}) });
+}
+
+/**
+ * `--rotate-certificates`: the client certificate in use (the cert dir's current pair, else the
+ * one `--svcconfig` names) renewed near its expiry; undefined when the svcconfig has no client
+ * certificate to rotate (a token), which the caller reports.
+ */
+async function clientRotator(values: NodeAgentStartup['options']['values'], nodeName: string, client: () => Client, warn: (message: string) => void): Promise<CertificateRotator | undefined> {
+  const target = await loadSvcconfig(values.svcconfig!);
+  const fromConfig = target.clientCertificate && target.clientKey ? { cert: target.clientCertificate, key: target.clientKey } : undefined;
+  const current = (await readCredentials(values.certDir, 'client')) ?? fromConfig;
+  if (!current) return undefined;
+  return new CertificateRotator({
+    client,
+    kind: 'client',
+    certDir: values.certDir,
+    ask: { signerName: NODE_CLIENT_SIGNER, usages: ['digital signature', 'client auth'], commonName: `${NODE_USER_PREFIX}${nodeName}`, organizations: [NODES_GROUP] },
+    current,
+    onRotated: () => warn(`client certificate rotated; stored in ${values.certDir}`),
+    onError: (error) => warn(`client certificate rotation: ${error.message}`),
+  });
 }
 
 /**
@@ -155,9 +189,23 @@ async function startWithRuntime(
   }
 
   const apiMode = values.svcconfig !== undefined || options.client !== undefined;
+  // TLS bootstrap: without its svcconfig yet, the agent gets a client certificate with the bootstrap one.
+  if (values.svcconfig !== undefined && values.bootstrapSvcconfig !== undefined && !options.client) {
+    const abort = new AbortController();
+    stops.push(() => abort.abort(new Error('the node agent is stopping')));
+    await bootstrapClientCredentials({ svcconfigPath: values.svcconfig, bootstrapSvcconfigPath: values.bootstrapSvcconfig, certDir: values.certDir, nodeName: name, signal: abort.signal, log: warn });
+  }
+  let client: Client | undefined;
+  const clientCertificates = apiMode && !options.client && values.rotateCertificates ? await clientRotator(values, name, () => client!, warn) : undefined;
+  if (apiMode && !options.client && values.rotateCertificates && !clientCertificates) warn('--rotate-certificates: --svcconfig names no client certificate to rotate');
+  const source: CertificateSource | undefined = clientCertificates ? () => clientCertificates.current! : undefined;
   // Pods and mirrors share the --svc-api-qps bucket; heartbeats and events are outside it (the spec's rule).
-  const client = apiMode ? (options.client ?? (await apiClient(values, 'nodeagent', { qps: rates.apiQps, burst: rates.apiBurst }))) : undefined;
-  const statusClient = apiMode ? (options.client ?? (await apiClient(values, 'nodeagent/status', undefined))) : undefined;
+  client = apiMode ? (options.client ?? (await apiClient(values, 'nodeagent', { qps: rates.apiQps, burst: rates.apiBurst }, source))) : undefined;
+  const statusClient = apiMode ? (options.client ?? (await apiClient(values, 'nodeagent/status', undefined, source))) : undefined;
+  if (clientCertificates) {
+    clientCertificates.start();
+    stops.push(() => clientCertificates.stop());
+  }
   if (!options.client) {
     stops.push(async () => {
       await client?.close();
@@ -235,6 +283,32 @@ async function startWithRuntime(
     });
     const running = server;
     stops.push(() => running.close());
+    if (values.rotateServerCertificates && client) {
+      const current = await readCredentials(values.certDir, 'server');
+      if (current) running.setServingCertificate(current);
+      const serving = new CertificateRotator({
+        client: () => client!,
+        kind: 'server',
+        certDir: values.certDir,
+        ask: {
+          signerName: NODE_SERVING_SIGNER,
+          usages: ['digital signature', 'server auth'],
+          commonName: `${NODE_USER_PREFIX}${name}`,
+          organizations: [NODES_GROUP],
+          dnsNames: [name],
+          ipAddresses: hostIPs,
+          onCreated: (csr) => warn(`serving certificate: waiting for certificate signing request ${csr} to be approved (kubectl certificate approve ${csr})`),
+        },
+        current,
+        onRotated: (pair) => {
+          running.setServingCertificate(pair);
+          warn(`serving certificate issued; stored in ${values.certDir}`);
+        },
+        onError: (error) => warn(`serving certificate rotation: ${error.message}`),
+      });
+      serving.start();
+      stops.push(() => serving.stop());
+    }
   }
 
   const rotator = new LogRotator({ cri, maxSizeBytes: parseLogMaxSize(values.containerLogMaxSize), maxFiles: values.containerLogMaxFiles, onError: (error) => warn(`log rotation: ${(error as Error).message}`) });
@@ -301,6 +375,7 @@ async function startWithRuntime(
       onError: (what, error) => warn(`${what}: ${(error as Error).message}`),
     });
     stops.push(() => nodeStatus.stop());
+    subscriptions.push(podCidrFollower(nodeStatus, cri, values.containerRuntimeEndpoint, warn));
     subscriptions.push(
       mirrorPods({ client, informers, nodeName: name, updates: updates$, readiness }).subscribe((result) => {
         // A mirror that cannot be written is retried; say why, or a static pod is silently missing from the API.
@@ -312,4 +387,31 @@ async function startWithRuntime(
   const sources = updates$.connect();
   stops.push(() => sources.unsubscribe());
   return { nodeName: name, pods: () => workers.view.pods(), close: stopAll };
+}
+
+/**
+ * The node's pod CIDRs (from the node-ipam controller), as the status posts bring the Node back:
+ * told to the runtime (CRI UpdateRuntimeConfig, as the kubelet does) and, when the runtime is a
+ * containerd svc started with its bridge conflist, written into that conflist so the next pods get
+ * addresses from it. A Node without pod CIDRs changes nothing: the bridge keeps the range it was
+ * started with.
+ */
+function podCidrFollower(nodeStatus: NodeStatusHandle, cri: CriClient, endpoint: string, warn: (text: string) => void): Subscription {
+  const bridge = bridgeConflistPath(endpoint);
+  return nodeStatus.checks$
+    .pipe(
+      map((check) => ('node' in check ? (check.node.spec?.podCIDRs ?? (check.node.spec?.podCIDR ? [check.node.spec.podCIDR] : [])) : [])),
+      filter((cidrs) => cidrs.length > 0),
+      distinctUntilChanged((a, b) => a.join() === b.join()),
+    )
+    .subscribe((cidrs) => {
+      void (async () => {
+        try {
+          if (bridge !== undefined && applyPodCidrToBridge(bridge, cidrs) === 'updated') warn(`pod network: the bridge now gives addresses from ${cidrs.join(',')} (the Node's podCIDRs)`);
+          await cri.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: cidrs.join(',') } } });
+        } catch (error) {
+          warn(`pod network: cannot use the Node's podCIDRs ${cidrs.join(',')}: ${(error as Error).message}`);
+        }
+      })();
+    });
 }

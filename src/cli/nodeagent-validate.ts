@@ -126,6 +126,7 @@ export function validateNodeAgentOptions(o: NodeAgentFlags): void {
   if ((o.logTextSplitStream || o.logTextInfoBufferSize !== undefined) && o.featureGates['LoggingAlphaOptions'] !== true) {
     fail(o.logTextSplitStream ? '--log-text-split-stream' : '--log-text-info-buffer-size', 'needs the LoggingAlphaOptions feature gate');
   }
+  if (o.bootstrapSvcconfig !== undefined && o.svcconfig === undefined) fail('--bootstrap-svcconfig', 'needs --svcconfig: the file TLS bootstrap writes');
   if (o.rotateServerCertificates && o.featureGates['RotateNodeAgentServerCertificate'] === false) {
     fail('--rotate-server-certificates', 'needs the RotateNodeAgentServerCertificate feature gate');
   }
@@ -169,9 +170,6 @@ export function notBuiltNotices(o: NodeAgentFlags): string[] {
   if (o.imageCredentialProviderBinDir !== undefined || o.imageCredentialProviderConfig !== undefined) {
     note('--image-credential-provider-*', 'credential provider plugins are not built; pulls use the pods\' imagePullSecrets');
   }
-  if (o.rotateCertificates) note('--rotate-certificates', 'client certificate rotation is not built; the certificate in --svcconfig is used until it expires');
-  if (o.rotateServerCertificates) note('--rotate-server-certificates', 'serving certificate bootstrap is not built; a self-signed pair in --cert-dir is used');
-  if (o.bootstrapSvcconfig !== undefined) note('--bootstrap-svcconfig', 'TLS bootstrap is not built; give --svcconfig');
   if (o.cloudProvider === 'external') note('--cloud-provider=external', 'no cloud provider runs; the node is not tainted uninitialized');
   if (o.protectKernelDefaults) note('--protect-kernel-defaults', 'kernel tunables are neither checked nor set');
   if (o.kernelMemcgNotification) note('--kernel-memcg-notification', 'memory thresholds are polled');

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -15,7 +16,7 @@ import { startScheduler } from './scheduler-command.js';
 import { schedulerFlags } from './scheduler-flags.js';
 import { publishClusterInfo } from './up-cluster-info.js';
 import { upDoc, upFlags } from './up-flags.js';
-import { startUpNode, type UpNode } from './up-node.js';
+import { startUpNode, upPodCidr, type UpNode } from './up-node.js';
 import { defaultRegistryConfigPath } from './up-paths.js';
 
 /**
@@ -32,7 +33,7 @@ export interface UpOptions {
 export async function up(argv: readonly string[], io: CommandIO, options: UpOptions = {}): Promise<number> {
   const read = readCommandLine(upDoc, upFlags, argv, io, (values) => ({
     server: apiServerConfig(values),
-    node: { enabled: !values.disableAgent, podCidr: values.podCidr, port: values.nodeAgentPort, registryConfig: values.registryConfig },
+    node: { enabled: !values.disableAgent, podCidr: values.podCidr, port: values.nodeAgentPort, registryConfig: values.registryConfig, bootstrapToken: values.nodeBootstrapToken },
   }));
   if (isExit(read)) return read.exitCode;
   const { node: nodeConfig } = read;
@@ -59,6 +60,11 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
     const certificateAuthorityFile = config.nodeAgent?.certificateAuthorityFile ?? join(resolve(config.dataDir), 'pki', 'ca.crt');
     config = { ...config, nodeAgent: { ...config.nodeAgent, clientCertificateFile: files.certFile, clientKeyFile: files.keyFile, certificateAuthorityFile } };
   }
+  const pkiDir = join(resolve(config.dataDir), 'pki');
+  // Joining with a bootstrap token: the node's certificates come from the cluster CA through
+  // CertificateSigningRequests, so the API server must trust that CA's client certificates.
+  const bootstrapToken = nodeConfig.enabled && nodeConfig.bootstrapToken;
+  if (bootstrapToken && config.clientCaFile === undefined) config = { ...config, clientCaFile: join(pkiDir, 'ca.crt') };
   // Armed before anything starts: a signal during start-up closes what has started (containerd
   // above all) instead of ending the process with it left running.
   const shutdown = new Shutdown(io, 30_000);
@@ -89,15 +95,25 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   // The controller manager runs in this process, as the admin, with leader election on (a second
   // `svc up` or an svc-controller-manager on the same cluster then waits instead of racing).
   // Its secure port stays off: run svc-controller-manager on its own for /metrics and /healthz.
+  // node-ipam hands the node the range its bridge uses (a free /24 chosen here, before the node
+  // starts): the whole cluster CIDR is that one block, so a node that joins keeps its own range.
+  const podCidr = nodeConfig.enabled ? upPodCidr(resolve(config.dataDir), nodeConfig.podCidr) : undefined;
   try {
     const manager = await startControllerManagerFromArgs(
       [
         `--svcconfig=${server.svcconfigPath}`,
         '--secure-port=0',
+        ...(podCidr ? ['--allocate-node-cidrs', `--cluster-cidr=${podCidr}`, `--node-cidr-mask-size=${podCidr.split('/')[1]}`] : []),
         // As kubeadm: the bootstrap-token pair on beside the defaults.
         '--controllers=*,bootstrap-signer-controller,token-cleaner-controller',
         // The API server's own signing key (it trusts its public half): legacy token secrets work.
         `--service-account-private-key-file=${config.serviceAccountSigningKeyFile ?? join(resolve(config.dataDir), 'service-account.key')}`,
+        // As k3s's local-path: a default class whose claims get a directory on this host (docs/storage.md).
+        '--enable-hostpath-provisioner',
+        `--hostpath-provisioner-root=${join(resolve(config.dataDir), 'storage')}`,
+        // csrsigning issues with the cluster CA (the node's certificates when it joins with a token).
+        `--cluster-signing-cert-file=${join(pkiDir, 'ca.crt')}`,
+        `--cluster-signing-key-file=${join(pkiDir, 'ca.key')}`,
       ],
       textLog(io, { verbosity: config.verbosity ?? 0, splitStream: false }),
     );
@@ -122,10 +138,13 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   if (nodeConfig.enabled) {
     let node: UpNode | undefined;
     try {
+      const joinToken = bootstrapToken ? await createNodeBootstrapToken(server.svcconfigPath) : undefined;
+      if (joinToken) io.out(`node bootstrap token: ${joinToken} (valid 24h; the node joins with it, not as the admin)`);
       node = await startUpNode({
+        ...(joinToken ? { bootstrapToken: joinToken } : {}),
         dataDir: resolve(config.dataDir),
         svcconfigPath: server.svcconfigPath,
-        podCidr: nodeConfig.podCidr,
+        podCidr: podCidr ?? nodeConfig.podCidr,
         port: nodeConfig.port,
         pkiDir: join(resolve(config.dataDir), 'pki'),
         io,
@@ -161,6 +180,39 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   // The grace (30 s) covers the manager's drain (10s by default), the Lease release and the server's close.
   await shutdown.requested;
   return shutdown.close();
+}
+
+/** What kubeadm names its node-joining tokens' extra group: RBAC may single them out. */
+export const NODE_TOKEN_GROUP = 'system:bootstrappers:svc:default-node-token';
+const TOKEN_LIFETIME_MS = 24 * 3600_000;
+
+/** A fresh bootstrap token Secret in svc-system (24 h, for authentication); the token `<id>.<secret>`. */
+async function createNodeBootstrapToken(svcconfigPath: string): Promise<string> {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  const pick = (n: number) => Array.from(randomBytes(n), (b) => alphabet[b % alphabet.length]).join('');
+  const id = pick(6);
+  const secret = pick(16);
+  const data = (value: string) => Buffer.from(value).toString('base64');
+  const client = await Client.fromSvcconfig(svcconfigPath);
+  try {
+    await client.create(builtin.secrets, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `bootstrap-token-${id}`, namespace: 'svc-system' },
+      type: 'bootstrap.kubernetes.io/token',
+      data: {
+        'token-id': data(id),
+        'token-secret': data(secret),
+        expiration: data(new Date(Date.now() + TOKEN_LIFETIME_MS).toISOString().replace(/\.\d+Z$/, 'Z')),
+        'usage-bootstrap-authentication': data('true'),
+        'auth-extra-groups': data(NODE_TOKEN_GROUP),
+        description: data('made by svc up for its node'),
+      },
+    });
+  } finally {
+    await client.close();
+  }
+  return `${id}.${secret}`;
 }
 
 /** The Node this host's agent registers (svc up sets no --hostname-override), marked Unknown until it reports. */

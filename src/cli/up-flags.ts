@@ -22,6 +22,10 @@ export const upFlags = defineFlags({
     meaning:
       "A registries.yaml (k3s's shape: mirrors with endpoints and rewrites, per-registry auth and TLS) for the node: written into its containerd's hosts.toml directory and given to the node agent. Default <data-dir>/registries.yaml when that file exists. See docs/cluster.md.",
   }),
+  'node-bootstrap-token': flag.bool({
+    meaning:
+      "Join the node with a bootstrap token instead of an admin credential: svc up makes a token (shown at start, valid 24h), the node agent gets its client certificate through TLS bootstrap (--bootstrap-svcconfig) and rotates it (--rotate-certificates); the API server trusts the cluster CA's client certificates and the controller manager signs with it.",
+  }),
   'node-agent-port': flag.int({
     default: 10250,
     meaning: "The node agent's HTTPS port (logs, exec, attach, port-forward; the API server proxies to it). 0 picks a free port.",

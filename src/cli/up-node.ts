@@ -18,6 +18,7 @@ import {
   type RegistryConfig,
 } from '../nodeagent/index.js';
 import { ensureServingCertificateFiles, type ClientCertificateFiles } from '../pki/index.js';
+import { loadSvcconfig, writeSvcconfig } from '../client/index.js';
 import type { CommandIO } from './command.js';
 import { CONFIG_API_VERSION, CONFIG_KIND } from './nodeagent-config.js';
 import { prepareNodeAgent } from './nodeagent-command.js';
@@ -53,6 +54,12 @@ export interface UpNodeOptions {
    * what was started is taken down, and the start rejects with the signal's reason.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Join with this bootstrap token (`<id>.<secret>`) instead of the admin svcconfig: the agent
+   * gets its client certificate by TLS bootstrap (`<data-dir>/agent/bootstrap.svcconfig`), keeps
+   * it in `<data-dir>/agent/pki` with `<data-dir>/agent/nodeagent.svcconfig`, and rotates it.
+   */
+  readonly bootstrapToken?: string;
   /** The node's registries.yaml, read: containerd's hosts.toml and auth, and the agent's `registryConfig` (rewrites). */
   readonly registries?: { readonly config: RegistryConfig; readonly path: string };
 }
@@ -69,7 +76,17 @@ export function bridgeName(dataDir: string): string {
   return `svc${createHash('sha256').update(dataDir).digest('hex').slice(0, 8)}`;
 }
 
-/** The pod CIDR the node used last time, kept so pod IPs stay in one range across restarts. */
+/**
+ * The node's pod CIDR: the one it used last time (kept so pod IPs stay in one range across
+ * restarts) or `preferred`, unless a host route covers it. `svc up` asks before it starts the
+ * controller manager, whose node-ipam then hands exactly this range to the node.
+ */
+export function upPodCidr(dataDir: string, preferred: string): string {
+  const agentDir = agentRootDir(dataDir);
+  mkdirSync(agentDir, { recursive: true });
+  return choosePodCidr(agentDir, preferred);
+}
+
 function choosePodCidr(agentDir: string, preferred: string): string {
   const file = join(agentDir, 'pod-cidr');
   const previous = existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
@@ -114,6 +131,14 @@ function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: 
     // The agent applies the mirrors' rewrites; containerd's side (hosts.toml, auth) is written with its config.
     ...(o.registries ? { registryConfig: o.registries.path } : {}),
   };
+}
+
+/** The agent's options for joining with a bootstrap token: its bootstrap config, where its own goes, rotation on. */
+async function bootstrapArgs(o: UpNodeOptions, agentDir: string, token: string): Promise<string[]> {
+  const admin = await loadSvcconfig(o.svcconfigPath);
+  const bootstrapPath = join(agentDir, 'bootstrap.svcconfig');
+  await writeSvcconfig(bootstrapPath, { name: 'bootstrap', server: admin.server, caData: admin.caData, token });
+  return ['--bootstrap-svcconfig', bootstrapPath, '--svcconfig', join(agentDir, 'nodeagent.svcconfig'), '--rotate-certificates'];
 }
 
 /**
@@ -172,7 +197,8 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
       ips: ['127.0.0.1', '::1', ...internalIps(undefined)],
     });
     writeFileSync(configPath, stringify(agentConfig(o, containerd.endpoint, podCidr, o.port === 0 ? await freePort() : o.port, serving)));
-    const startup = prepareNodeAgent(['--config', configPath, '--svcconfig', o.svcconfigPath, '--root-dir', agentDir, '--cert-dir', join(agentDir, 'pki')], o.io);
+    const identity = o.bootstrapToken ? await bootstrapArgs(o, agentDir, o.bootstrapToken) : ['--svcconfig', o.svcconfigPath];
+    const startup = prepareNodeAgent(['--config', configPath, ...identity, '--root-dir', agentDir, '--cert-dir', join(agentDir, 'pki')], o.io);
     if (typeof startup === 'number') throw new Error('the generated node agent configuration was refused (see above)');
     o.signal?.throwIfAborted();
     agent = await startNodeAgent(startup, o.io);

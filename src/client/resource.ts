@@ -10,6 +10,7 @@ import {
   EVENTS_GROUP,
   POLICY_GROUP,
   RBAC_GROUP,
+  STORAGE_GROUP,
   type KubeObject,
   type ResourceType,
 } from '../api/index.js';
@@ -45,6 +46,8 @@ import type {
   secretSchema,
   serviceAccountSchema,
   serviceSchema,
+  storageClassSchema,
+  volumeAttachmentSchema,
   statefulSetSchema,
 } from '../api/index.js';
 
@@ -123,6 +126,8 @@ export const builtin = Object.freeze({
   roleBindings: builtinOf<typeof roleBindingSchema>(RBAC_GROUP, 'v1', 'rolebindings', 'RoleBinding'),
   clusterRoles: builtinOf<typeof clusterRoleSchema>(RBAC_GROUP, 'v1', 'clusterroles', 'ClusterRole', false),
   clusterRoleBindings: builtinOf<typeof clusterRoleBindingSchema>(RBAC_GROUP, 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false),
+  storageClasses: builtinOf<typeof storageClassSchema>(STORAGE_GROUP, 'v1', 'storageclasses', 'StorageClass', false),
+  volumeAttachments: builtinOf<typeof volumeAttachmentSchema>(STORAGE_GROUP, 'v1', 'volumeattachments', 'VolumeAttachment', false),
   certificateSigningRequests: builtinOf<typeof certificateSigningRequestSchema>(CERTIFICATES_GROUP, 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),
 });
 

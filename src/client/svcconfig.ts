@@ -16,6 +16,10 @@ export interface SvcconfigEntry {
   readonly caData?: string | Uint8Array | undefined;
   /** Bearer token. */
   readonly token?: string | undefined;
+  /** Paths of a client certificate and its key (`client-certificate`, `client-key`): files that may be replaced as the certificate rotates. */
+  readonly clientCertificateFile?: string | undefined;
+  readonly clientKeyFile?: string | undefined;
+  readonly insecureSkipTlsVerify?: boolean | undefined;
   /** Name of the cluster, user and context entries (and the current context). */
   readonly name: string;
 }
@@ -47,11 +51,16 @@ export class SvcconfigError extends Error {
 export async function writeSvcconfig(path: string, entry: SvcconfigEntry): Promise<void> {
   const cluster: Record<string, unknown> = { server: entry.server };
   if (entry.caData !== undefined) cluster['certificate-authority-data'] = Buffer.from(entry.caData).toString('base64');
+  if (entry.insecureSkipTlsVerify) cluster['insecure-skip-tls-verify'] = true;
+  const user: Record<string, string> = {};
+  if (entry.token !== undefined) user['token'] = entry.token;
+  if (entry.clientCertificateFile !== undefined) user['client-certificate'] = entry.clientCertificateFile;
+  if (entry.clientKeyFile !== undefined) user['client-key'] = entry.clientKeyFile;
   const doc = {
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: entry.name, cluster }],
-    users: [{ name: entry.name, user: entry.token !== undefined ? { token: entry.token } : {} }],
+    users: [{ name: entry.name, user }],
     contexts: [{ name: entry.name, context: { cluster: entry.name, user: entry.name } }],
     'current-context': entry.name,
     preferences: {},

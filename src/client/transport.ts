@@ -17,6 +17,12 @@ export interface ConnectionOptions {
   /** PEM client certificate and key (mutual TLS). */
   readonly clientCertificate?: string | undefined;
   readonly clientKey?: string | undefined;
+  /**
+   * Asked for the client certificate and key at every new connection, in place of
+   * `clientCertificate`/`clientKey`: a credential that rotates (the node agent's
+   * `--rotate-certificates`). Connections already open keep the pair they were made with.
+   */
+  readonly clientCertificateSource?: (() => { readonly cert: string; readonly key: string }) | undefined;
   /** Accept any server certificate. Default false. */
   readonly insecureSkipTlsVerify?: boolean | undefined;
   /** Idle keep-alive sockets are closed after this long. Default 30 s. */
@@ -60,7 +66,10 @@ export interface StreamResponse {
 
 /** Keep-alive HTTPS to one server through an undici Agent, with the credentials of a svcconfig. */
 export class Transport {
-  readonly #agent: Agent;
+  #agent: Agent;
+  readonly #agentOptions: Agent.Options;
+  readonly #certificateSource: ConnectionOptions['clientCertificateSource'];
+  #pair: { readonly cert: string; readonly key: string } | undefined;
   readonly #origin: string;
   readonly #base: string;
   readonly #headers: Record<string, string>;
@@ -91,11 +100,29 @@ export class Transport {
       ...(options.clientKey !== undefined ? { key: options.clientKey } : {}),
       rejectUnauthorized: !(options.insecureSkipTlsVerify ?? false),
     };
-    this.#agent = new Agent({
+    this.#agentOptions = {
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
       ...(options.connections !== undefined ? { connections: options.connections } : {}),
-      connect: this.#tls,
-    });
+    };
+    this.#certificateSource = options.clientCertificateSource;
+    this.#agent = new Agent({ ...this.#agentOptions, connect: this.#tls });
+  }
+
+  /**
+   * The agent to send with. With a rotating client certificate, a new pair gets a new agent and
+   * the old one's connections are closed, watches too (they reconnect), as the kubelet closes
+   * its connections on rotation: the server reads the certificate once per connection, so a
+   * connection kept open would go on as the old certificate until it expires, and then fail.
+   */
+  #current(): Agent {
+    if (this.#certificateSource === undefined) return this.#agent;
+    const pair = this.#certificateSource();
+    if (pair.cert === this.#pair?.cert && pair.key === this.#pair.key) return this.#agent;
+    const old = this.#agent;
+    this.#pair = pair;
+    this.#agent = new Agent({ ...this.#agentOptions, connect: { ...this.#tls, cert: pair.cert, key: pair.key } });
+    void old.destroy().catch(() => undefined);
+    return this.#agent;
   }
 
   async #dispatch(req: HttpRequest, streaming: boolean): Promise<Dispatcher.ResponseData> {
@@ -118,7 +145,7 @@ export class Transport {
         headers['content-type'] = encoded.contentType;
       }
     }
-    return this.#agent.request({
+    return this.#current().request({
       origin: this.#origin,
       path: this.#base + req.path + queryString(req.query),
       method: req.method,

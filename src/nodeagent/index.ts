@@ -15,3 +15,4 @@ export * from './volumes/index.js';
 export * from './pods/index.js';
 export * from './eviction/index.js';
 export * from './streaming/index.js';
+export * from './certificates/index.js';

@@ -56,6 +56,8 @@ const EXPECTED: [string, string, string, boolean, string[]][] = [
   ['apiregistration.svc.io/v1', 'APIService', 'apiservices', false, []],
   ['metrics.svc.io/v1beta1', 'NodeMetrics', 'nodes', false, []],
   ['metrics.svc.io/v1beta1', 'PodMetrics', 'pods', true, []],
+  ['storage.svc.io/v1', 'StorageClass', 'storageclasses', false, ['sc']],
+  ['storage.svc.io/v1', 'VolumeAttachment', 'volumeattachments', false, []],
 ];
 
 const split = (gv: string) => (gv.includes('/') ? gv.split('/') : ['', gv]) as [string, string];
@@ -80,7 +82,7 @@ describe('builtinRegistry', () => {
     const groups = registry.groups();
     expect(groups[0]).toEqual({ name: '', versions: ['v1'], preferredVersion: 'v1' });
     expect(groups.map((g) => g.name).sort()).toEqual(
-      ['', 'admissionregistration.svc.io', 'apiregistration.svc.io', 'apps', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io', 'coordination.svc.io', 'discovery.svc.io', 'events.svc.io', 'metrics.svc.io', 'policy', 'rbac.authorization.svc.io'].sort(),
+      ['', 'admissionregistration.svc.io', 'apiregistration.svc.io', 'apps', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io', 'coordination.svc.io', 'discovery.svc.io', 'events.svc.io', 'metrics.svc.io', 'policy', 'rbac.authorization.svc.io', 'storage.svc.io'].sort(),
     );
     expect(groups.find((g) => g.name === 'autoscaling')).toEqual({ name: 'autoscaling', versions: ['v2'], preferredVersion: 'v2' });
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_CSR } from '../support/pem-fixtures.js';
 import { builtinRegistry, type ResourceType } from '../../src/api/index.js';
 import { startTestServer, type TestServer } from './harness.js';
 
@@ -23,11 +24,17 @@ const REQUIRED: Readonly<Record<string, Record<string, unknown>>> = {
   HorizontalPodAutoscaler: { spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'x' }, maxReplicas: 3 } },
   CronJob: { spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } } } },
   Job: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } },
-  CertificateSigningRequest: { spec: { request: Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\n-----END CERTIFICATE REQUEST-----\n').toString('base64'), signerName: 'svc.io/kube-apiserver-client', usages: ['client auth'] } },
+  CertificateSigningRequest: { spec: { request: FIXTURE_CSR, signerName: 'svc.io/kube-apiserver-client', usages: ['client auth'] } },
   ClusterRoleBinding: { roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: 'view' } },
   RoleBinding: { roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'Role', name: 'view' } },
   EndpointSlice: { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }] },
+  StorageClass: { provisioner: 'svc.io/host-path' },
+  VolumeAttachment: { spec: { attacher: 'disk.example.com', nodeName: 'n1', source: { persistentVolumeName: 'pv' } } },
   APIService: { spec: { group: 'golden.example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 } },
+  ValidatingAdmissionPolicy: {
+    spec: { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] }, validations: [{ expression: 'true' }] },
+  },
+  ValidatingAdmissionPolicyBinding: { spec: { policyName: 'golden', validationActions: ['Deny'] } },
 };
 
 /** Kinds whose objects' names are dictated by their content. */

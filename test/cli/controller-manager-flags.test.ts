@@ -85,8 +85,8 @@ const SPEC_DEFAULTS: Record<string, unknown> = {
 const camel = (name: string) => name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 describe('svc-controller-manager options', () => {
-  it('declares every option of the spec, plus --controllers, --controller-module and --config, and nothing it does not document', () => {
-    expect(Object.keys(controllerManagerFlags).sort()).toEqual([...Object.keys(SPEC_DEFAULTS), 'controllers', 'controller-module', 'config'].sort());
+  it('declares every option of the spec, plus --controllers, --controller-module, --config and --hostpath-provisioner-root, and nothing it does not document', () => {
+    expect(Object.keys(controllerManagerFlags).sort()).toEqual([...Object.keys(SPEC_DEFAULTS), 'controllers', 'controller-module', 'config', 'hostpath-provisioner-root'].sort());
   });
 
   it('gives every option the default the spec states', () => {
@@ -95,6 +95,7 @@ describe('svc-controller-manager options', () => {
       expect((flags as Record<string, unknown>)[camel(name)], `--${name}`).toEqual(expected);
     }
     expect(flags.controllers).toEqual(['*']);
+    expect(flags.hostpathProvisionerRoot).toBe('/tmp/svc-hostpath-pv');
   });
 
   it('parses every type: durations like 1m0s, int32, float, strings, string arrays, multimaps', () => {

@@ -1,6 +1,8 @@
+import { FIXTURE_CSR } from './pem-fixtures.js';
 // One minimal object of every built-in kind, and the fields Kubernetes answers it with that the
 // body did not carry: its kind's defaults and the fields Go's JSON encoder always writes.
 // Read from k8s.io/api (types.go json tags, SetDefaults_*) and kube-apiserver's answers.
+
 
 export interface DefaultsCase {
   /** `<group>/<Kind>`, svc's group names ('' for core). */
@@ -189,6 +191,14 @@ export const DEFAULTS_CASES: readonly DefaultsCase[] = [
     expected: { status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 } },
   },
   { key: 'coordination.svc.io/Lease', resource: 'leases', namespaced: true, body: {}, expected: { spec: {} } },
+  { key: 'storage.svc.io/StorageClass', resource: 'storageclasses', namespaced: false, body: { provisioner: 'svc.io/host-path' }, expected: { reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' } },
+  {
+    key: 'storage.svc.io/VolumeAttachment',
+    resource: 'volumeattachments',
+    namespaced: false,
+    body: { spec: { attacher: 'disk.example.com', nodeName: 'n1', source: { persistentVolumeName: 'pv' } } },
+    expected: {},
+  },
   {
     key: 'discovery.svc.io/EndpointSlice',
     resource: 'endpointslices',
@@ -207,7 +217,8 @@ export const DEFAULTS_CASES: readonly DefaultsCase[] = [
     key: 'certificates.svc.io/CertificateSigningRequest',
     resource: 'certificatesigningrequests',
     namespaced: false,
-    body: { spec: { request: 'cmVxdWVzdA==', signerName: 'example.com/signer', usages: ['client auth'] } },
+    // A real PEM request (the API server checks that it parses and verifies): CN=fixture, ECDSA P-256.
+    body: { spec: { request: FIXTURE_CSR, signerName: 'example.com/signer', usages: ['client auth'] } },
     expected: { status: {} },
   },
   { key: 'rbac.authorization.svc.io/Role', resource: 'roles', namespaced: true, body: { rules: [] }, expected: {} },

@@ -1,7 +1,7 @@
 import { ResourceRegistry } from '../registry.js';
 import type { ResourceType } from '../resource-type.js';
 import { coreTypes } from './core.js';
-import { admissionregistrationTypes, certificatesTypes, coordinationTypes, discoveryTypes, eventsTypes, rbacTypes } from './svc-groups.js';
+import { admissionregistrationTypes, certificatesTypes, coordinationTypes, discoveryTypes, eventsTypes, rbacTypes, storageTypes } from './svc-groups.js';
 import { reviewTypes } from './review-groups.js';
 import { apiregistrationTypes } from './apiregistration.js';
 import { metricsTypes } from './metrics.js';
@@ -18,6 +18,7 @@ export const builtinTypes: readonly ResourceType[] = Object.freeze([
   ...certificatesTypes,
   ...policyTypes,
   ...rbacTypes,
+  ...storageTypes,
   ...admissionregistrationTypes,
   ...coordinationTypes,
   ...discoveryTypes,

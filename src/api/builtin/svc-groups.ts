@@ -1,4 +1,4 @@
-import { ADMISSIONREGISTRATION_GROUP, CERTIFICATES_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, EVENTS_GROUP, RBAC_GROUP } from '../groups.js';
+import { ADMISSIONREGISTRATION_GROUP, STORAGE_GROUP, CERTIFICATES_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, EVENTS_GROUP, RBAC_GROUP } from '../groups.js';
 import {
   certificateSigningRequestSchema,
   clusterRoleBindingSchema,
@@ -9,6 +9,8 @@ import {
   mutatingWebhookConfigurationSchema,
   roleBindingSchema,
   roleSchema,
+  storageClassSchema,
+  volumeAttachmentSchema,
   validatingWebhookConfigurationSchema,
   validatingAdmissionPolicySchema,
   validatingAdmissionPolicyBindingSchema,
@@ -91,4 +93,9 @@ export const admissionregistrationTypes: readonly ResourceType[] = [
     strategy: { validate: (object) => policyExpressionCauses(object) },
   }),
   defineResourceType({ ...admission, kind: 'ValidatingAdmissionPolicyBinding', resource: 'validatingadmissionpolicybindings', schema: validatingAdmissionPolicyBindingSchema }),
+];
+
+export const storageTypes: readonly ResourceType[] = [
+  defineResourceType({ group: STORAGE_GROUP, version: 'v1', namespaced: false, kind: 'StorageClass', resource: 'storageclasses', shortNames: ['sc'], schema: storageClassSchema }),
+  defineResourceType({ group: STORAGE_GROUP, version: 'v1', namespaced: false, kind: 'VolumeAttachment', resource: 'volumeattachments', schema: volumeAttachmentSchema }),
 ];

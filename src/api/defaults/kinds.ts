@@ -11,6 +11,7 @@ import {
   DISCOVERY_GROUP,
   EVENTS_GROUP,
   POLICY_GROUP,
+  STORAGE_GROUP,
 } from '../groups.js';
 import { eachItem, fill, ifPresent, pipe, when, within, type Edit, type JsonMap } from './json-fill.js';
 import { podSpecDefaults, podStatusDefaults, podTemplateDefaults } from './pod.js';
@@ -192,6 +193,7 @@ export const KIND_DEFAULTS: Readonly<Record<string, Edit>> = {
   ),
   [`${POLICY_GROUP}/PodDisruptionBudget`]: pipe(spec(), status(fill(() => ({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 })))),
   [`${COORDINATION_GROUP}/Lease`]: spec(),
+  [`${STORAGE_GROUP}/StorageClass`]: fill(() => ({ reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' })),
   [`${DISCOVERY_GROUP}/EndpointSlice`]: pipe(
     eachItem('endpoints', within('conditions', (c) => c)),
     eachItem('ports', fill(() => ({ name: '', protocol: 'TCP' }))),

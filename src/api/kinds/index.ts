@@ -57,6 +57,7 @@ export {
   type PersistentVolume,
   type PersistentVolumeClaim,
 } from './volumes.js';
+export { storageClassSchema, volumeAttachmentSchema, volumeBindingModeSchema, type StorageClass, type VolumeAttachment } from './storage.js';
 export {
   controllerRevisionSchema,
   daemonSetSchema,

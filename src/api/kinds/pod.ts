@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { objectMetaSchema } from '../meta.js';
+import { persistentVolumeClaimSpecSchema } from './volumes.js';
 import {
   conditionSchema,
   kindSchema,
@@ -90,6 +91,10 @@ export const volumeSchema = z.looseObject({
   configMap: looseSchema.optional(),
   secret: looseSchema.optional(),
   persistentVolumeClaim: z.looseObject({ claimName: z.string().min(1), readOnly: z.boolean().optional() }).optional(),
+  // A generic ephemeral volume: the ephemeral-volume loop makes its claim `<pod>-<volume>` from the template.
+  ephemeral: z
+    .looseObject({ volumeClaimTemplate: z.looseObject({ metadata: looseSchema.optional(), spec: persistentVolumeClaimSpecSchema }) })
+    .optional(),
   projected: looseSchema.optional(),
   downwardAPI: looseSchema.optional(),
 });

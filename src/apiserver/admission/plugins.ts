@@ -1,3 +1,6 @@
+import { defaultTolerationSeconds } from './default-toleration-seconds.js';
+import { claimResize } from './claim-resize.js';
+import { defaultStorageClass } from './default-storage-class.js';
 import { limitRanger } from './limit-ranger.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
@@ -16,6 +19,9 @@ export const ADMISSION_PLUGINS = [
   'NamespaceLifecycle',
   'LimitRanger',
   'ServiceAccount',
+  'DefaultTolerationSeconds',
+  'DefaultStorageClass',
+  'PersistentVolumeClaimResize',
   'MutatingAdmissionWebhook',
   'ValidatingAdmissionPolicy',
   'ValidatingAdmissionWebhook',
@@ -43,6 +49,12 @@ export function createPlugin(name: AdmissionPluginName, env: AdmissionEnv, clien
       return limitRanger(env);
     case 'ServiceAccount':
       return serviceAccountPlugin(env);
+    case 'DefaultTolerationSeconds':
+      return defaultTolerationSeconds();
+    case 'DefaultStorageClass':
+      return defaultStorageClass(env);
+    case 'PersistentVolumeClaimResize':
+      return claimResize(env);
     case 'MutatingAdmissionWebhook':
       return mutatingWebhooks(env, client);
     case 'ValidatingAdmissionPolicy':

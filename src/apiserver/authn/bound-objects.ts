@@ -24,10 +24,10 @@ export function cachedBoundObjects(caches: ResourceCaches, registry: ResourceReg
   const live = (served: ServedObject): LiveObject => {
     let found = parsed.get(served);
     if (!found) {
-      const object = JSON.parse(served.json.toString('utf8')) as { metadata?: { uid?: string; deletionTimestamp?: string; labels?: Record<string, string> }; data?: { token?: unknown } };
+      const object = JSON.parse(served.json.toString('utf8')) as { metadata?: { uid?: string; deletionTimestamp?: string; labels?: Record<string, string> }; data?: { token?: unknown }; type?: string };
       const meta = object.metadata ?? {};
       const deleting = meta.deletionTimestamp === undefined ? undefined : Date.parse(meta.deletionTimestamp);
-      found = { uid: meta.uid ?? '', deletionTimestamp: deleting, token: tokenOf(object.data), labels: meta.labels };
+      found = { uid: meta.uid ?? '', deletionTimestamp: deleting, token: tokenOf(object.data), labels: meta.labels, secretType: object.type, data: stringData(object.data) };
       parsed.set(served, found);
     }
     return found;
@@ -41,6 +41,8 @@ export function cachedBoundObjects(caches: ResourceCaches, registry: ResourceReg
       deletionTimestamp: deleting ? Date.parse(deleting) : undefined,
       token: tokenOf(object['data'] as { token?: unknown } | undefined),
       labels: object.metadata.labels,
+      secretType: typeof object['type'] === 'string' ? object['type'] : undefined,
+      data: stringData(object['data']),
     };
   };
   return {
@@ -59,4 +61,10 @@ export function cachedBoundObjects(caches: ResourceCaches, registry: ResourceReg
 /** A Secret's `data.token` (base64 on the wire), decoded; undefined for other objects. */
 function tokenOf(data: { token?: unknown } | undefined): string | undefined {
   return typeof data?.token === 'string' ? Buffer.from(data.token, 'base64').toString('utf8') : undefined;
+}
+
+/** A Secret's `data` as its string values (base64, as on the wire). */
+function stringData(data: unknown): Record<string, string> | undefined {
+  if (data === null || typeof data !== 'object') return undefined;
+  return Object.fromEntries(Object.entries(data).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }

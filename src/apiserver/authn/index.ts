@@ -21,3 +21,4 @@ export { anonymousAllowed } from './anonymous.js';
 export { readClientCa } from './client-ca.js';
 export { requestHeaderAuthenticator, DEFAULT_EXTRA_HEADER_PREFIXES, DEFAULT_GROUP_HEADERS, DEFAULT_USERNAME_HEADERS } from './request-header.js';
 export type { RequestHeaderOptions } from './request-header.js';
+export { BootstrapTokens, BOOTSTRAPPERS_GROUP, BOOTSTRAP_TOKEN_PATTERN, BOOTSTRAP_USER_PREFIX } from './bootstrap-tokens.js';

@@ -30,6 +30,9 @@ export interface LiveObject {
   readonly token?: string | undefined;
   /** A Secret's labels (the legacy token's last-used day and invalid-since mark). */
   readonly labels?: Readonly<Record<string, string>> | undefined;
+  /** A Secret's `type` and `data` (base64 values): bootstrap tokens are read from them. */
+  readonly secretType?: string | undefined;
+  readonly data?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Told when a legacy token was used, and the day its secret says it last was (to record today). */

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { StatusError } from '../../api/index.js';
+import { BootstrapTokens } from './bootstrap-tokens.js';
 import { clientCertificateAuthenticator } from './client-certificates.js';
 import { parseCaBundle } from './issued-by.js';
 import { requestHeaderAuthenticator, type RequestHeaderOptions } from './request-header.js';
@@ -11,7 +12,7 @@ import { ANONYMOUS_USER, type Authenticator, type RequestHeaders, type UserInfo 
  * The server's authenticator: each method in turn, the first that recognises the request's
  * credentials decides.
  *
- *   front proxy (--requestheader-*) ─► client certificate (--client-ca-file) ─► bearer token: token file, then service-account JWT
+ *   front proxy (--requestheader-*) ─► client certificate (--client-ca-file) ─► bearer token: token file, then service-account JWT or bootstrap token
  *                                          ─► anonymous (--anonymous-auth) ─► 401
  *
  * Credentials that are presented but wrong (a refused certificate, an unknown token, a forged or
@@ -33,6 +34,8 @@ export interface AuthenticationOptions {
   readonly tokens?: Iterable<TokenEntry> | undefined;
   /** Service-account tokens; without them a JWT is an unknown token. */
   readonly serviceAccounts?: ServiceAccountTokens | undefined;
+  /** Bootstrap tokens (`<id>.<secret>` backed by a Secret in svc-system); without them such a token is unknown. */
+  readonly bootstrapTokens?: BootstrapTokens | undefined;
   /** Requests without credentials become `system:anonymous` rather than a 401. */
   readonly anonymous?: boolean | undefined;
   /** The clock, in ms (certificate validity). */
@@ -64,6 +67,7 @@ export function unionAuthenticator(options: AuthenticationOptions): Authenticati
     const found = lookup(token);
     if (found) return found;
     if (serviceAccounts && ServiceAccountTokens.looksLikeJwt(token)) return serviceAccounts.authenticate(token, audiences);
+    if (options.bootstrapTokens && BootstrapTokens.looksLikeBootstrapToken(token)) return options.bootstrapTokens.authenticate(token);
     throw rejected();
   };
 

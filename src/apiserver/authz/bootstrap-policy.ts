@@ -16,6 +16,10 @@ export const BOOTSTRAPPING_LABEL = 'kubernetes.io/bootstrapping';
 export const CONTROLLER_MANAGER_USER = 'system:svc-controller-manager';
 export const SCHEDULER_USER = 'system:svc-scheduler';
 export const NODES_GROUP = 'system:nodes';
+/** Every bootstrap token's group (authn/bootstrap-tokens.ts). */
+const BOOTSTRAPPERS_GROUP = 'system:bootstrappers';
+/** Upstream's names of the roles that let csrapproving approve node client requests. */
+const CSR_ROLE_PREFIX = 'system:certificates.k8s.io:certificatesigningrequests:';
 /** A node agent's user name: `system:node:<node name>`, in group system:nodes. */
 export const nodeUser = (node: string) => `system:node:${node}`;
 
@@ -155,6 +159,9 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly ClusterRole[] = [
     rule([''], ['pods/status'], ['patch', 'update']),
     rule(['apps'], ['replicasets', 'statefulsets'], READ),
     rule(['policy'], ['poddisruptionbudgets'], READ),
+    // Volume binding: the selected node is written on claims that wait for their first consumer.
+    rule([''], ['persistentvolumeclaims', 'persistentvolumes'], ['patch', 'update']),
+    rule(['storage.k8s.io'], ['storageclasses', 'csinodes', 'csidrivers'], READ),
     rule(['authentication.k8s.io'], ['tokenreviews'], ['create']),
     rule(['authorization.k8s.io'], ['subjectaccessreviews'], ['create']),
   ]),
@@ -171,10 +178,16 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly ClusterRole[] = [
     rule([''], ['configmaps', 'secrets'], READ),
     rule([''], ['persistentvolumeclaims', 'persistentvolumes'], ['get']),
     rule([''], ['persistentvolumeclaims/status'], ['patch', 'update']),
+    rule(['storage.k8s.io'], ['volumeattachments'], ['get']),
     rule([''], ['serviceaccounts/token'], ['create']),
     rule(['coordination.k8s.io'], ['leases'], ['create', 'delete', 'get', 'patch', 'update']),
     rule(['certificates.k8s.io'], ['certificatesigningrequests'], ['create', ...READ]),
   ]),
+  // Node TLS bootstrap (docs/node-agent.md#tls-bootstrap): a joining node may ask for certificates,
+  // and the csrapproving loop approves node client requests of users these two roles are bound to.
+  clusterRole('system:node-bootstrapper', [rule(['certificates.k8s.io'], ['certificatesigningrequests'], ['create', ...READ])]),
+  clusterRole(`${CSR_ROLE_PREFIX}nodeclient`, [rule(['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'], ['create'])]),
+  clusterRole(`${CSR_ROLE_PREFIX}selfnodeclient`, [rule(['certificates.k8s.io'], ['certificatesigningrequests/selfnodeclient'], ['create'])]),
 ];
 
 export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly ClusterRoleBinding[] = [
@@ -187,4 +200,9 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly ClusterRoleBinding[] = [
   binding(SCHEDULER_USER, [user(SCHEDULER_USER)]),
   // Without a Node authorizer, nodes are authorized as a group: each may act on any node's objects.
   binding('system:node', [group(NODES_GROUP)], 'system:nodes'),
+  // As kubeadm binds them: any bootstrap token may ask for a node client certificate, which is
+  // approved on the spot; a node may renew its own.
+  binding('system:node-bootstrapper', [group(BOOTSTRAPPERS_GROUP)], 'svc:node-bootstrapper'),
+  binding(`${CSR_ROLE_PREFIX}nodeclient`, [group(BOOTSTRAPPERS_GROUP)], 'svc:node-autoapprove-bootstrap'),
+  binding(`${CSR_ROLE_PREFIX}selfnodeclient`, [group(NODES_GROUP)], 'svc:node-autoapprove-certificate-rotation'),
 ];

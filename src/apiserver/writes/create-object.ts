@@ -11,6 +11,7 @@ import { statusOnCreate } from '../subresources/write-scope.js';
 import { abandonAdmission, admitWrite } from './admit.js';
 import { managedFieldsAfterCreate, type WriteManager } from './managed-fields.js';
 import { strategyForCreate } from './strategy.js';
+import { certificateSigningRequestOnCreate, isCertificateSigningRequests } from './certificate-signing-requests.js';
 import { revalidate, validateForWrite, type FieldCheck } from './validate.js';
 import { writeManagerOf } from './write-options.js';
 
@@ -39,6 +40,8 @@ export async function createObject(
   // derive fields from it (a Job's generated selector names its own uid).
   const uid = randomUUID();
   object = strategyForCreate(type, { ...object, metadata: { ...object.metadata, uid } });
+  // A certificate request names its requester: the server fills it from who is asking.
+  if (isCertificateSigningRequests(type)) object = await certificateSigningRequestOnCreate(object, ctx.request.user);
   const dryRun = dryRunOf(ctx);
   object = (await admitWrite(ctx, { operation: 'CREATE', object, dryRun, optionsKind: 'CreateOptions', revalidate: (o) => revalidate(ctx, o) }))!;
   // After admission: a Pod's QoS class reflects the resources LimitRanger may have defaulted.

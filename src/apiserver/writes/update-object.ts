@@ -7,6 +7,7 @@ import { type ApiObject } from '../api-object.js';
 import { managedFieldsAfterUpdate, type WriteManager } from './managed-fields.js';
 import { splitWrite } from '../subresources/write-scope.js';
 import { strategyForUpdate } from './strategy.js';
+import { certificateSigningRequestOnUpdate, isCertificateSigningRequests } from './certificate-signing-requests.js';
 import { bytesToStore } from './unchanged.js';
 import { yieldIfLarge } from '../request/index.js';
 
@@ -38,7 +39,9 @@ export async function updateObject(
   }
   // Defaults before prepareForUpdate: a body without them is the same spec as the stored one
   // that has them (no generation bump).
-  const defaulted = withDefaults(type, strategyForUpdate(type, splitWrite(ctx, next, current), current));
+  const split = splitWrite(ctx, next, current);
+  const checked = isCertificateSigningRequests(type) ? certificateSigningRequestOnUpdate(split, current) : split;
+  const defaulted = withDefaults(type, strategyForUpdate(type, checked, current));
   await yieldIfLarge(ctx);
   const object = managedFieldsAfterUpdate(type, prepareForUpdate(defaulted, current), current, manager);
   const key = objectKey(ctx.store, type, info.namespace, name);

@@ -8,6 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bridgeConflist } from '../cri/cni-config.js';
+import { BRIDGE_CONFLIST } from '../cri/pod-cidr-bridge.js';
 import { CriClient } from '../cri/client.js';
 import { containerdConfig } from '../cri/containerd-config.js';
 import type { RegistryConfig } from '../cri/registry-config.js';
@@ -96,7 +97,7 @@ export async function startContainerdProcess(options: ContainerdProcessOptions):
   const cniConfDir = join(dir, 'net.d');
   mkdirSync(cniConfDir, { recursive: true });
   writeFileSync(
-    join(cniConfDir, '10-svc-bridge.conflist'),
+    join(cniConfDir, BRIDGE_CONFLIST),
     JSON.stringify(bridgeConflist({ name: `svc-${bridge}`, bridge, podCidr, ipamDataDir: join(dir, 'ipam') }), null, 2),
   );
   const registryConfigPath = join(dir, 'certs.d');

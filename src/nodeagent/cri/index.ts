@@ -18,6 +18,7 @@ export {
 export { buildOciArchive, ociArchitecture, type BuiltImage, type ImageConfig, type ImageDefinition } from './oci-archive.js';
 export { writeTar, type TarEntry } from './ustar.js';
 export { bridgeConflist, parseIpv4Cidr, type BridgeNetworkOptions, type CniConflist } from './cni-config.js';
+export { applyPodCidrToBridge, BRIDGE_CONFLIST, bridgeConflistPath } from './pod-cidr-bridge.js';
 export { containerdConfig, type ContainerdConfigOptions } from './containerd-config.js';
 export { CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from './runtime-labels.js';
 export {

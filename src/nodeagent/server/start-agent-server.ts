@@ -19,6 +19,8 @@ export interface RunningAgentServer {
   /** The serving certificate (PEM): what a client that pins it trusts. */
   readonly certificate: string;
   readonly app: FastifyInstance;
+  /** Serves `pair` from the next handshake on (a rotated serving certificate); open connections keep theirs. */
+  setServingCertificate(pair: { readonly cert: string; readonly key: string }): void;
   close(): Promise<void>;
 }
 
@@ -79,7 +81,10 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Run
     if (flags.readOnlyPort !== 0) readOnlyPort = await listen(await buildAgentApp('readonly', context), flags.address, flags.readOnlyPort, started);
     let healthzPort: number | undefined;
     if (flags.healthzPort !== 0) healthzPort = await listen(await buildAgentApp('healthz', context), flags.healthzBindAddress, flags.healthzPort, started);
-    return { port, readOnlyPort, healthzPort, certificate: tls.cert, app: secure, close };
+    const setServingCertificate = (pair: { readonly cert: string; readonly key: string }) => {
+      (secure.server as import('node:https').Server).setSecureContext({ ...https, cert: pair.cert, key: pair.key });
+    };
+    return { port, readOnlyPort, healthzPort, certificate: tls.cert, app: secure, setServingCertificate, close };
   } catch (error) {
     await close();
     throw error;

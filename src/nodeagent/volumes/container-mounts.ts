@@ -38,7 +38,7 @@ export function containerMounts(
     return {
       containerPath: mount.mountPath,
       hostPath: subPath ? subPathSource(volume.hostPath, subPath, mount.name, container.name) : volume.hostPath,
-      readonly: volume.apiData || mount.readOnly === true,
+      readonly: volume.apiData || volume.readOnly === true || mount.readOnly === true,
       selinuxRelabel: false,
       propagation,
       uidMappings: [],

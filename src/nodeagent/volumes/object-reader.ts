@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isStatusError, StatusError, type ConfigMap, type Pod, type Secret, type Service } from '../../api/index.js';
+import { isStatusError, StatusError, type ConfigMap, type PersistentVolume, type PersistentVolumeClaim, type Pod, type Secret, type Service } from '../../api/index.js';
 import { builtin, resourcePath, type Client } from '../../client/index.js';
 
 /** The API objects a pod's env and volumes read: its ConfigMaps, Secrets and service-account tokens. */
@@ -16,6 +16,9 @@ export interface PodObjectReader {
    * gives containers no service links.
    */
   services?(namespace: string): Promise<readonly Service[]>;
+  /** A claim and a volume, for `persistentVolumeClaim` and `ephemeral` volumes. Optional: without them such volumes fail to mount. */
+  persistentVolumeClaim?(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>;
+  persistentVolume?(name: string): Promise<PersistentVolume | undefined>;
 }
 
 const tokenRequestStatusSchema = z.looseObject({
@@ -40,6 +43,8 @@ export function podObjectReader(client: Client): PodObjectReader {
     configMap: (namespace, name) => orUndefined(client.get(builtin.configMaps, name, { namespace })),
     secret: (namespace, name) => orUndefined(client.get(builtin.secrets, name, { namespace })),
     services: async (namespace) => (await client.list(builtin.services, { namespace })).items,
+    persistentVolumeClaim: (namespace, name) => orUndefined(client.get(builtin.persistentVolumeClaims, name, { namespace })),
+    persistentVolume: (name) => orUndefined(client.get(builtin.persistentVolumes, name)),
     async serviceAccountToken(pod, request) {
       const namespace = pod.metadata.namespace ?? 'default';
       const account = pod.spec.serviceAccountName || pod.spec.serviceAccount || 'default';

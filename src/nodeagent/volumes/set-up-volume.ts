@@ -4,6 +4,7 @@ import { writeAtomically, type FileProjection } from './atomic-writer.js';
 import { mountFailed, sourceNotFound } from './config-errors.js';
 import { memoryVolumeSize } from './memory-size.js';
 import { checkHostPath } from './host-path.js';
+import { claimVolume } from './claim-volume.js';
 import type { PodObjectReader } from './object-reader.js';
 import { volumeDirOf } from './paths.js';
 import { DEFAULT_MODE, downwardAPIPayload, keyedPayload } from './payloads.js';
@@ -35,6 +36,8 @@ export interface VolumeContext {
 export interface PreparedVolume {
   readonly hostPath: string;
   readonly apiData: boolean;
+  /** Mounted read-only in every container (a claim mounted `readOnly`). */
+  readonly readOnly?: boolean;
 }
 
 // emptyDir is writable by any user of the pod, as in Kubernetes; the API-data volumes are read-only mounts.
@@ -60,6 +63,10 @@ async function setUp(volume: Volume, ctx: VolumeContext): Promise<PreparedVolume
     const source = parsed(hostPathVolumeSourceSchema, volume.hostPath, 'hostPath');
     await checkHostPath(source.path, source.type);
     return { hostPath: source.path, apiData: false };
+  }
+  if (volume.persistentVolumeClaim !== undefined || volume.ephemeral !== undefined) {
+    const mount = await claimVolume(volume, ctx.pod, ctx.objects);
+    return { hostPath: mount.hostPath, apiData: false, readOnly: mount.readOnly };
   }
   if (volume.emptyDir !== undefined) {
     const source = parsed(emptyDirVolumeSourceSchema, volume.emptyDir, 'emptyDir');

@@ -1,3 +1,4 @@
+import { FIXTURE_CERTIFICATES, FIXTURE_CSR } from '../../support/pem-fixtures.js';
 import type { ResourceType } from '../../../src/api/index.js';
 
 /** Objects and statuses of the built-in kinds that have a status subresource, for the subresource suites. */
@@ -25,9 +26,12 @@ export const REQUIRED: Readonly<Record<string, Record<string, unknown>>> = {
   Job: { spec: { template: jobTemplate } },
   PodDisruptionBudget: { spec: { minAvailable: 1, selector } },
   APIService: { spec: { group: 'status.example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 } },
+  ValidatingAdmissionPolicy: {
+    spec: { matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] }, validations: [{ expression: 'true' }] },
+  },
   CertificateSigningRequest: {
     spec: {
-      request: Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\n-----END CERTIFICATE REQUEST-----\n').toString('base64'),
+      request: FIXTURE_CSR,
       signerName: 'svc.io/kube-apiserver-client',
       usages: ['client auth'],
     },
@@ -52,13 +56,14 @@ export const STATUSES: Readonly<Record<string, readonly [Record<string, unknown>
   ReplicaSet: [{ replicas: 2, readyReplicas: 1 }, { replicas: 3, readyReplicas: 2 }],
   StatefulSet: [{ replicas: 2, readyReplicas: 1 }, { replicas: 3, readyReplicas: 2 }],
   HorizontalPodAutoscaler: [{ currentReplicas: 1, desiredReplicas: 2 }, { currentReplicas: 2, desiredReplicas: 3 }],
+  ValidatingAdmissionPolicy: [{ observedGeneration: 1 }, { observedGeneration: 1, typeChecking: { expressionWarnings: [] } }],
   CronJob: [{ lastScheduleTime: '2026-01-01T00:00:00Z' }, { lastScheduleTime: '2026-01-02T00:00:00Z' }],
   Job: [{ succeeded: 1 }, { succeeded: 2 }],
   PodDisruptionBudget: [
     { disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 },
     { disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 2 },
   ],
-  CertificateSigningRequest: [{ certificate: Buffer.from('one').toString('base64') }, { certificate: Buffer.from('two').toString('base64') }],
+  CertificateSigningRequest: [{ certificate: FIXTURE_CERTIFICATES[0] }, { certificate: FIXTURE_CERTIFICATES[1] }],
   // With an Available condition present, the server's availability checks leave a local APIService's status alone.
   APIService: [
     { conditions: [{ type: 'Available', status: 'True', reason: 'Local', message: 'one' }] },

@@ -46,7 +46,7 @@ describe('the status subresource of every built-in kind that has one', () => {
       [
         'apiservices', 'certificatesigningrequests', 'cronjobs', 'daemonsets', 'deployments', 'horizontalpodautoscalers', 'jobs', 'namespaces', 'nodes',
         'persistentvolumeclaims', 'persistentvolumes', 'poddisruptionbudgets', 'pods', 'replicasets', 'replicationcontrollers',
-        'resourcequotas', 'services', 'statefulsets',
+        'resourcequotas', 'services', 'statefulsets', 'validatingadmissionpolicies',
       ].sort(),
     );
   });

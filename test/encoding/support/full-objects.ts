@@ -117,7 +117,12 @@ export const podSpec = {
   readinessGates: [{ conditionType: 'example.com/ready' }],
   preemptionPolicy: 'Never',
   priorityClassName: 'high',
-  tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'web', effect: 'NoExecute', tolerationSeconds: 60 }],
+  // With its own not-ready and unreachable tolerations, the DefaultTolerationSeconds admission adds none: what is sent is what is stored.
+  tolerations: [
+    { key: 'dedicated', operator: 'Equal', value: 'web', effect: 'NoExecute', tolerationSeconds: 60 },
+    { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 120 },
+    { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 120 },
+  ],
   resources: { limits: { cpu: '2' } },
   hostUsers: false,
   shareProcessNamespace: true,

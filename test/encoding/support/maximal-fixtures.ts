@@ -40,6 +40,8 @@ export const MODEL_OF_KIND: Readonly<Record<string, string>> = {
   'rbac/v1/ClusterRole': 'V1ClusterRole',
   'rbac/v1/RoleBinding': 'V1RoleBinding',
   'rbac/v1/Role': 'V1Role',
+  'storage/v1/StorageClass': 'V1StorageClass',
+  'storage/v1/VolumeAttachment': 'V1VolumeAttachment',
   'coordination/v1/Lease': 'V1Lease',
   'authentication/v1/TokenReview': 'V1TokenReview',
   'admissionregistration/v1/MutatingWebhookConfiguration': 'V1MutatingWebhookConfiguration',

@@ -1,0 +1,1 @@
+export { attachDetachController, volumeAttachmentName, type AttachDetachOptions } from './attach-detach.js';

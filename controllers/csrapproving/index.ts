@@ -1,0 +1,1 @@
+export { csrApprovingController, type CsrApprovingOptions } from './csr-approving-controller.js';

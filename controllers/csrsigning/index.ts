@@ -1,0 +1,1 @@
+export { csrSigningController, type CsrSigningOptions } from './csr-signing-controller.js';

@@ -1,0 +1,1 @@
+export { ephemeralVolumeController, type EphemeralVolumeControllerOptions } from './ephemeral-volume.js';

@@ -1,0 +1,1 @@
+export { persistentVolumeExpander, STORAGE_RESIZER_ANNOTATION } from './expander.js';

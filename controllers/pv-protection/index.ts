@@ -1,0 +1,1 @@
+export { pvProtectionController } from './pv-protection.js';

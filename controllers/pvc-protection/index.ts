@@ -1,0 +1,1 @@
+export { pvcProtectionController } from './pvc-protection.js';

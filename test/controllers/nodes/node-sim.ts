@@ -1,0 +1,60 @@
+// Simulated node agents for the node loops' tests: a Node with Ready conditions and a Lease in
+// svc-node-lease, renewed when the test says (on the test's virtual clock), as an agent would.
+import { microTime, rfc3339, type Lease, type Pod, type Taint } from '../../../src/api/index.js';
+import { builtin, type Client } from '../../../src/client/index.js';
+
+export const LEASE_NS = 'svc-node-lease';
+
+export interface SimNodeOptions {
+  readonly zone?: string;
+  readonly taints?: Taint[];
+}
+
+/** Creates a Ready node (conditions heartbeat `now`) and its Lease renewed `now`. */
+export async function createSimNode(client: Client, name: string, now: number, options: SimNodeOptions = {}): Promise<void> {
+  const labels: Record<string, string> = options.zone ? { 'topology.svc.io/zone': options.zone } : {};
+  const node = await client.create(builtin.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels }, spec: options.taints ? { taints: options.taints } : {} });
+  await client.updateStatus(builtin.nodes, { ...node, status: { conditions: readyConditions(now, 'True') } });
+  await client.create(builtin.leases, {
+    apiVersion: 'coordination.svc.io/v1',
+    kind: 'Lease',
+    metadata: { name, namespace: LEASE_NS },
+    spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime(now) },
+  } as Lease);
+}
+
+export function readyConditions(now: number, ready: 'True' | 'False') {
+  const at = rfc3339(now);
+  return [
+    { type: 'Ready', status: ready, reason: ready === 'True' ? 'NodeAgentReady' : 'NodeAgentNotReady', message: 'sim', lastHeartbeatTime: at, lastTransitionTime: at },
+    { type: 'MemoryPressure', status: 'False', reason: 'NodeAgentHasSufficientMemory', message: 'sim', lastHeartbeatTime: at, lastTransitionTime: at },
+  ];
+}
+
+/** Renews the node's Lease at `now`, as its agent does every 10 s. */
+export async function renewLease(client: Client, name: string, now: number): Promise<void> {
+  const lease = await client.get(builtin.leases, name, { namespace: LEASE_NS });
+  await client.update(builtin.leases, { ...lease, spec: { ...lease.spec, renewTime: microTime(now) } });
+}
+
+/** The agent is back: Ready True with a new heartbeat, and its Lease renewed. */
+export async function agentBack(client: Client, name: string, now: number): Promise<void> {
+  const node = await client.get(builtin.nodes, name);
+  await client.updateStatus(builtin.nodes, { ...node, status: { ...node.status, conditions: readyConditions(now, 'True') } });
+  await renewLease(client, name, now);
+}
+
+/** A running, Ready pod bound to `node`. */
+export async function createBoundPod(client: Client, name: string, node: string, tolerations: NonNullable<Pod['spec']['tolerations']> = []): Promise<Pod> {
+  const pod = await client.create(builtin.pods, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default' },
+    spec: { nodeName: node, containers: [{ name: 'c', image: 'busybox' }], tolerations },
+  } as Pod);
+  const at = rfc3339(Date.now());
+  return client.updateStatus(builtin.pods, { ...pod, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: at }] } });
+}
+
+export const taintsOf = async (client: Client, name: string) => ((await client.get(builtin.nodes, name)).spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`).sort();
+export const readyOf = async (client: Client, name: string) => (await client.get(builtin.nodes, name)).status?.conditions?.find((c) => c.type === 'Ready')?.status;
