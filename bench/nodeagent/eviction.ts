@@ -55,8 +55,8 @@ const available = (path: string): number => {
 /** Pod phases as a watch sees them: name and a tag, when first seen Running and when Evicted. */
 function podMoments(client: Client): Observable<{ name: string; what: 'running' | 'evicted'; at: number }> {
   return client.watch$(builtin.pods, { namespace: 'default' }).pipe(
-    filter((event) => event.type === 'ADDED' || event.type === 'MODIFIED'),
     map((event) => {
+      if (event.type !== 'ADDED' && event.type !== 'MODIFIED') return { name: '', what: undefined, at: 0 };
       const pod = event.object as Pod;
       const what = pod.status?.reason === 'Evicted' ? ('evicted' as const) : pod.status?.phase === 'Running' ? ('running' as const) : undefined;
       return { name: pod.metadata.name ?? '', what, at: performance.now() };
