@@ -344,7 +344,11 @@ async function startWithRuntime(
     maxPodGracePeriodSeconds: values.evictionMaxPodGracePeriod,
     intervalMs: options.evictionMonitoringIntervalMs,
     observe: () => observeEviction({ cri, host: thisHost, rootDir }),
-    activePods: () => workers.view.pods().filter((pod) => workers.state(pod.metadata.uid ?? '') === 'syncing' && pod.metadata.deletionTimestamp === undefined),
+    // Running ones only: not terminating, not ended (a Failed pod has nothing left to reclaim).
+    activePods: () =>
+      workers.view
+        .pods()
+        .filter((pod) => workers.state(pod.metadata.uid ?? '') === 'syncing' && pod.metadata.deletionTimestamp === undefined && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed'),
     isStaticPod,
     evict: (pod, grace, message) => workers.evict(pod.metadata.uid ?? '', grace, message),
     reclaimDisk: async () => {

@@ -150,7 +150,9 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
         entry.pod = update.pod;
         if (update.type === 'REMOVE') entry.removed = true;
       } else if (update.type !== 'REMOVE') {
-        entries.set(uid, { pod: update.pod, state: 'syncing', removed: false, status: undefined, apiStatus: undefined, failures: 0 });
+        // A pod the API server shows Succeeded or Failed (an eviction before an agent restart) is never run again.
+        const ended = update.pod.status?.phase === 'Succeeded' || update.pod.status?.phase === 'Failed' ? update.pod.status : undefined;
+        entries.set(uid, { pod: update.pod, state: 'syncing', removed: false, status: ended, apiStatus: undefined, failures: 0 });
       }
       return uid;
     }),

@@ -23,6 +23,7 @@ let containerd: RunningContainerd;
 let server: RunningApiServer;
 let client: Client;
 let agent: RunningNodeAgent | undefined;
+let agentArgs: string[];
 const passes: EvictionPassResult[] = [];
 const log: string[] = [];
 
@@ -51,7 +52,8 @@ beforeAll(async () => {
     extra: { evictionHard: { 'memory.available': `${threshold}Mi` }, evictionPressureTransitionPeriod: '5s' },
   });
   const io = { out: (line: string) => log.push(line), err: (line: string) => log.push(line) };
-  const startup = prepareNodeAgent(['--config', dirs.config, '--svcconfig', server.svcconfigPath, '--root-dir', dirs.rootDir, '--cert-dir', dirs.certDir, '--hostname-override', nodeName], io);
+  agentArgs = ['--config', dirs.config, '--svcconfig', server.svcconfigPath, '--root-dir', dirs.rootDir, '--cert-dir', dirs.certDir, '--hostname-override', nodeName];
+  const startup = prepareNodeAgent(agentArgs, io);
   if (typeof startup === 'number') throw new Error(`the agent's options were refused:\n${log.join('\n')}`);
   agent = await startNodeAgent(startup, io, { evictionMonitoringIntervalMs: INTERVAL_MS, onEvictionPass: (result) => passes.push(result) });
 }, 180_000);
@@ -98,6 +100,21 @@ describe('node-pressure eviction with real containers', () => {
       const all = (await client.list(builtin.coreEvents, { namespace: 'default' })).items.map((e) => `${String(e.type)} ${String(e.reason)} ${String(e.message)}`);
       throw new Error(`${(error as Error).message}; events:\n${all.join('\n')}`);
     });
+  }, 90_000);
+
+  it('a restarted agent leaves the evicted pods ended: no sandbox again, still Failed/Evicted, nothing evicted twice', async () => {
+    await agent?.close();
+    passes.length = 0;
+    const startup = prepareNodeAgent(agentArgs, { out: (line: string) => log.push(line), err: (line: string) => log.push(line) });
+    if (typeof startup === 'number') throw new Error('refused');
+    agent = await startNodeAgent(startup, { out: (line: string) => log.push(line), err: (line: string) => log.push(line) }, { evictionMonitoringIntervalMs: INTERVAL_MS, onEvictionPass: (result) => passes.push(result) });
+    await eventually(() => passes.length >= 3, 'three passes of the new agent', 30_000);
+    expect(evicted()).toEqual([]);
+    const uids = new Set(await Promise.all(['besteffort-low', 'burstable-mid', 'guaranteed-high'].map(async (name) => (await getPod(name)).metadata.uid)));
+    expect((await containerd.cri.listPodSandbox({})).items.filter((s) => uids.has(s.metadata?.uid))).toEqual([]);
+    for (const name of ['besteffort-low', 'burstable-mid', 'guaranteed-high']) {
+      expect((await getPod(name)).status).toMatchObject({ phase: 'Failed', reason: 'Evicted' });
+    }
   }, 90_000);
 
   it('sets MemoryPressure on the Node and the memory-pressure NoSchedule taint', async () => {
