@@ -3,8 +3,11 @@ import type { SignalObservation } from './eviction-state.js';
 import { amountOf, type EvictionThreshold } from './eviction-thresholds.js';
 import { RESOURCE_OF, type PodUsage } from './pod-ranking.js';
 
-/** A whole amount as a canonical quantity: `1Gi`, `524289Ki` and plain counts alike. */
-const show = (amount: number): string => formatMilliQuantity(Math.max(0, Math.floor(amount)) * 1000);
+/** Bytes as a canonical binary quantity (`1Gi`, `524289Ki`); counts (pids, inodes) as plain numbers. */
+const show = (resource: string, amount: number): string => {
+  const whole = Math.max(0, Math.floor(amount));
+  return resource === 'memory' || resource === 'ephemeral-storage' ? formatMilliQuantity(whole * 1000) : String(whole);
+};
 
 /**
  * The status message of an evicted pod, in upstream's wording (tools match on it): "The node was
@@ -13,7 +16,7 @@ const show = (amount: number): string => formatMilliQuantity(Math.max(0, Math.fl
  */
 export function evictionMessage(threshold: EvictionThreshold, observation: SignalObservation, pod: Pod, usage: PodUsage): string {
   const resource = RESOURCE_OF[threshold.signal];
-  let message = `The node was low on resource: ${resource}. Threshold quantity: ${show(amountOf(threshold.value, observation.capacity))}, available: ${show(observation.available)}. `;
+  let message = `The node was low on resource: ${resource}. Threshold quantity: ${show(resource, amountOf(threshold.value, observation.capacity))}, available: ${show(resource, observation.available)}. `;
   if (resource !== 'memory' && resource !== 'ephemeral-storage') return message;
   for (const container of usage.containers ?? []) {
     const used = resource === 'memory' ? container.memoryBytes : container.diskBytes;
@@ -21,7 +24,7 @@ export function evictionMessage(threshold: EvictionThreshold, observation: Signa
     const request = quantityValue(spec?.resources?.requests?.[resource]) ?? 0;
     // Upstream names only the containers that use more than they asked for.
     if (used !== undefined && used > request) {
-      message += `Container ${container.name} was using ${show(used)}, request is ${show(request)}, has larger consumption of ${resource}. `;
+      message += `Container ${container.name} was using ${show(resource, used)}, request is ${show(resource, request)}, has larger consumption of ${resource}. `;
     }
   }
   return message;
