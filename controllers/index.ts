@@ -71,6 +71,22 @@ export { DEPLOYMENT_ANNOTATIONS, DEPLOYMENT_REASONS, deploymentController, maxSu
 export type { DeploymentControllerOptions } from './deployment/index.js';
 export { disruptionController } from './disruption/index.js';
 export type { DisruptionControllerOptions } from './disruption/index.js';
+export { KUBERNETES_SERVICE, kubernetesService, startKubernetesService, withdrawApiServer } from './apiserver-service/index.js';
+export type { KubernetesServiceOptions, RunningKubernetesService, StartKubernetesServiceOptions } from './apiserver-service/index.js';
+export { Iptables, removeAll, restoreInput, ruleDelta, serviceRules, stableOrder, startServiceProxy } from './service-proxy/index.js';
+export type { ProxyNode, ProxySync, ServiceProxy, ServiceProxyOptions, ServiceRules } from './service-proxy/index.js';
+export { answerQuery, hostResolvers, resolveClusterName, startClusterDns } from './cluster-dns/index.js';
+export type { ClusterDns, ClusterDnsOptions, ClusterView } from './cluster-dns/index.js';
+// Service endpoints: the endpoints, endpointslice, endpointslice-mirroring and service-lb loops, and what they share (docs/controller-manager.md).
+export * from './service-endpoints/index.js';
+export { desiredSubsets, endpointsController, MAX_ENDPOINT_ADDRESSES, OVER_CAPACITY_ANNOTATION, OVER_CAPACITY_TRUNCATED, truncateSubsets } from './endpoints/index.js';
+export type { EndpointsControllerOptions } from './endpoints/index.js';
+export { desiredGroups, endpointSliceController, managedByEndpointSliceController, ZONE_LABEL } from './endpointslice/index.js';
+export type { EndpointSliceControllerOptions } from './endpointslice/index.js';
+export { endpointSliceMirroringController, managedByMirroringController, mirroredGroups } from './endpointslice-mirroring/index.js';
+export type { EndpointSliceMirroringControllerOptions } from './endpointslice-mirroring/index.js';
+export { NO_LOAD_BALANCER_REASON, serviceLbController } from './service/index.js';
+export type { ServiceLbControllerOptions } from './service/index.js';
 // Nodes: health and taints, NoExecute evictions, pod CIDRs, the node TTL annotation (docs/controller-manager.md).
 export { NODE_LEASE_NAMESPACE, nodeLifecycleController, STATUS_UNKNOWN_MESSAGE, STATUS_UNKNOWN_REASON, zoneOf, zoneRate, zoneState } from './node-lifecycle/index.js';
 export type { NodeLifecycleOptions, ZoneState } from './node-lifecycle/index.js';

@@ -1,7 +1,8 @@
 // Installs the external components the test suites run for real (and, with --node, what `svc up`'s
 // node needs, for npm start): etcd (Debian's etcd-server), an image registry for the pull tests
 // (docker-registry, and apache2-utils' htpasswd for its bcrypt users), the Kubernetes Python
-// client (Debian's python3-kubernetes, a real client the e2e suite drives), and the node runtime —
+// client (Debian's python3-kubernetes, a real client the e2e suite drives), Debian's chromium (the
+// dashboard's browser tests drive it with playwright-core), and the node runtime —
 // containerd, runc, the CNI plugins and a static busybox — then builds
 // svc's local images from that busybox. Idempotent and quiet when everything is present. A
 // suite whose component is missing fails; it never skips.
@@ -56,6 +57,13 @@ function provisionPythonClient() {
   }
 }
 
+/** The dashboard's browser tests (test/dashboard/dashboard-browser.test.ts): Debian's chromium, driven by playwright-core. */
+function provisionChromium() {
+  if (has('chromium')) return;
+  console.log('provision: installing chromium (Debian)');
+  if (!aptInstall(['chromium']) || !has('chromium')) console.error('provision: chromium could not be installed; the dashboard browser suite will fail');
+}
+
 /** The registry suites' real registry: Debian's docker-registry, htpasswd (bcrypt) from apache2-utils. */
 const REGISTRY_PACKAGES = [
   { pkg: 'docker-registry', present: () => has('docker-registry') },
@@ -91,6 +99,7 @@ export function provision({ node = false } = {}) {
     provisionEtcd();
     provisionRegistry();
     provisionPythonClient();
+    provisionChromium();
   }
   provisionNodeRuntime();
   buildImages();

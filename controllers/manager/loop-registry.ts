@@ -19,6 +19,10 @@ import { serviceAccountTokenController } from '../serviceaccount-token/index.js'
 import { legacyTokenCleaner } from '../legacy-serviceaccount-token-cleaner/index.js';
 import { bootstrapSigner } from '../bootstrap-signer/index.js';
 import { tokenCleaner } from '../token-cleaner/index.js';
+import { endpointsController } from '../endpoints/index.js';
+import { endpointSliceController } from '../endpointslice/index.js';
+import { serviceLbController } from '../service/index.js';
+import { endpointSliceMirroringController } from '../endpointslice-mirroring/index.js';
 import { clusterRoleAggregationController } from '../clusterrole-aggregation/index.js';
 import { resourceQuotaController } from '../resourcequota/index.js';
 import { nodeLifecycleController } from '../node-lifecycle/index.js';
@@ -80,6 +84,19 @@ export interface LoopSettings {
   readonly clusterSigning?: ReadonlyMap<SignerName, SigningCa> | undefined;
   /** `--cluster-signing-duration` (a year). */
   readonly clusterSigningDurationMs?: number | undefined;
+  // Service endpoints (net-loops): --concurrent-endpoint-syncs, --endpoint-updates-batch-period, --concurrent-service-endpoint-syncs,
+  // --max-endpoints-per-slice, --endpointslice-updates-batch-period, the --mirroring-* options, --concurrent-service-syncs.
+  readonly concurrentEndpointSyncs?: number | undefined;
+  readonly endpointUpdatesBatchPeriodMs?: number | undefined;
+  readonly concurrentServiceEndpointSyncs?: number | undefined;
+  readonly maxEndpointsPerSlice?: number | undefined;
+  readonly endpointSliceUpdatesBatchPeriodMs?: number | undefined;
+  readonly mirroringConcurrentServiceEndpointSyncs?: number | undefined;
+  readonly mirroringMaxEndpointsPerSubset?: number | undefined;
+  readonly mirroringEndpointSliceUpdatesBatchPeriodMs?: number | undefined;
+  readonly concurrentServiceSyncs?: number | undefined;
+  /** `--cloud-provider` (svc has none; the service loop names it in its Event). */
+  readonly cloudProvider?: string | undefined;
   // The horizontal pod autoscaler (autoscale): --concurrent-horizontal-pod-autoscaler-syncs and the --horizontal-pod-autoscaler-* options.
   readonly concurrentHorizontalPodAutoscalerSyncs?: number | undefined;
   readonly horizontalPodAutoscalerSyncPeriodMs?: number | undefined;
@@ -167,6 +184,17 @@ export function builtinLoops(): ReadonlyMap<ControllerName, LoopFactory> {
       s.clusterSigning && s.clusterSigning.size > 0 ? csrSigningController(ctx, { signers: s.clusterSigning, durationMs: s.clusterSigningDurationMs ?? 365 * 24 * 3600_000 }) : EMPTY],
     ['certificatesigningrequest-approving-controller', () => (ctx) => csrApprovingController(ctx)],
     ['certificatesigningrequest-cleaner-controller', () => (ctx) => csrCleanerController(ctx)],
+    // Service endpoints (net-loops).
+    ['endpoints-controller', (s) => (ctx) => endpointsController(ctx, { concurrency: s.concurrentEndpointSyncs ?? 5, batchPeriodMs: s.endpointUpdatesBatchPeriodMs ?? 0 })],
+    ['endpointslice-controller', (s) => (ctx) =>
+      endpointSliceController(ctx, { concurrency: s.concurrentServiceEndpointSyncs ?? 5, maxEndpointsPerSlice: s.maxEndpointsPerSlice ?? 100, batchPeriodMs: s.endpointSliceUpdatesBatchPeriodMs ?? 0 })],
+    ['endpointslice-mirroring-controller', (s) => (ctx) =>
+      endpointSliceMirroringController(ctx, {
+        concurrency: s.mirroringConcurrentServiceEndpointSyncs ?? 5,
+        maxEndpointsPerSubset: s.mirroringMaxEndpointsPerSubset ?? 1000,
+        batchPeriodMs: s.mirroringEndpointSliceUpdatesBatchPeriodMs ?? 0,
+      })],
+    ['service-lb-controller', (s) => (ctx) => serviceLbController(ctx, { concurrency: s.concurrentServiceSyncs ?? 1, cloudProvider: s.cloudProvider })],
     // Autoscaling (autoscale).
     ['horizontal-pod-autoscaler-controller', (s) => (ctx) =>
       horizontalPodAutoscalerController(ctx, {

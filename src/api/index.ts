@@ -352,9 +352,15 @@ export {
   SERVICE_ACCOUNT_UID_ANNOTATIONS,
   SERVICE_NAME_LABEL,
   SERVICE_NAME_LABELS,
+  ENDPOINTSLICE_MANAGED_BY_LABEL,
+  ENDPOINTSLICE_MANAGED_BY_SVC_LABEL,
+  ENDPOINTSLICE_CONTROLLER_MANAGER,
+  ENDPOINTSLICE_MIRRORING_MANAGER,
+  SKIP_MIRROR_LABEL,
 } from './well-known-keys.js';
 // batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
 export * from './batch/index.js';
+export { firstServiceIp, parseServiceCidr, serviceIpAt, type ServiceCidr } from './service-cidr.js';
 export {
   toCel,
   fromCel,

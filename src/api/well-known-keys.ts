@@ -18,6 +18,19 @@ export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 /** Every spelling of it a reader accepts. */
 export const SERVICE_NAME_LABELS = [SERVICE_NAME_LABEL, 'svc.io/service-name'] as const;
 
+/**
+ * On an EndpointSlice: which controller manages it. Kubernetes' key and values are what
+ * kube-proxy-style readers select on; svc writes its own spelling beside them, and a reader
+ * accepts either.
+ */
+export const ENDPOINTSLICE_MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
+export const ENDPOINTSLICE_MANAGED_BY_SVC_LABEL = 'endpointslice.svc.io/managed-by';
+/** The managers, by their Kubernetes value and their svc value. */
+export const ENDPOINTSLICE_CONTROLLER_MANAGER = { upstream: 'endpointslice-controller.k8s.io', svc: 'endpointslice-controller.svc.io' } as const;
+export const ENDPOINTSLICE_MIRRORING_MANAGER = { upstream: 'endpointslicemirroring-controller.k8s.io', svc: 'endpointslicemirroring-controller.svc.io' } as const;
+/** On an Endpoints object: `"true"` keeps the mirroring controller from mirroring it into slices. */
+export const SKIP_MIRROR_LABEL = 'endpointslice.kubernetes.io/skip-mirror';
+
 /** Where a pod finds its service-account token, CA and namespace (mounted by admission, read by `Client.fromEnv`). */
 export const SERVICE_ACCOUNT_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
 

@@ -28,6 +28,7 @@ import { Aggregator, serveApiServices, type AggregatorOptions } from './aggregat
 import { installCors } from './cors.js';
 import { BROWSER_SESSION_PATH, BrowserSessions, hasCredentialInUrl, type BrowserSessionsOptions } from './authn/browser-sessions.js';
 import { withWebSocketBearer } from './authn/websocket-bearer.js';
+import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, parseClusterIpRanges, parseNodePortRange, ServiceAllocator } from './services/index.js';
 
 export interface ApiServerOptions {
   /** The store objects live in (bytes: each object's JSON). */
@@ -42,6 +43,10 @@ export interface ApiServerOptions {
   connectionTimeouts?: ConnectionTimeouts | undefined;
   /** Enabled feature gates (`--feature-gates`). */
   featureGates?: Readonly<Record<string, boolean>>;
+  /** `--service-cluster-ip-range` and `--service-node-port-range` (default 10.0.0.0/24 and 30000-32767). */
+  serviceNetwork?: { clusterIpRange?: string | undefined; nodePortRange?: string | undefined } | undefined;
+  /** How often the Service allocations are repaired after the one at start (default 3 minutes, as kube). */
+  serviceRepairIntervalMs?: number | undefined;
   /** pino logger options, or false for none. */
   logger?: boolean | object;
   /**
@@ -280,7 +285,18 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   options.serviceAccountTokens?.trackLegacyUse(legacyTokenUseRecorder(options.store, registry, reader));
   const admission = new Admission({ store: options.store, reader, registry, caches, authorizer, ...options.admissionPlugins });
   app.addHook('onClose', () => admission.stop());
+  const serviceType = registry.byKind('', 'Service');
+  const services = serviceType
+    ? new ServiceAllocator({
+        store: options.store,
+        reader,
+        serviceType,
+        clusterIpRanges: parseClusterIpRanges(options.serviceNetwork?.clusterIpRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE),
+        nodePortRange: parseNodePortRange(options.serviceNetwork?.nodePortRange ?? DEFAULT_SERVICE_NODE_PORT_RANGE),
+      })
+    : undefined;
   const route = resourceRouter({
+    services,
     store: options.store,
     reader,
     admission,
@@ -298,6 +314,11 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   for (const url of ['/api', '/api/*', '/apis', '/apis/*']) app.route({ method: [...methods], url, handler: route });
 
   await ensureSystemNamespaces(options.store, registry);
+  // Before the first request: no write is between its reservation and its store write, so every key no Service holds goes.
+  await services?.repair();
+  const repairs = setInterval(() => void services?.repair(60_000).catch((error: unknown) => app.log.error({ err: error }, 'service allocation repair failed')), options.serviceRepairIntervalMs ?? 180_000);
+  repairs.unref();
+  app.addHook('onClose', () => clearInterval(repairs));
   if (rbac) await reconcileBootstrapPolicy(options.store, registry);
   await customResources.start();
   await aggregator.prepare();

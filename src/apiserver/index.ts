@@ -21,9 +21,12 @@ export {
 } from './authz/index.js';
 export type { Attributes, AuthorizationMode, Authorizer, Decision } from './authz/index.js';
 // The daemon itself, for src/cli (svc-apiserver, svc up).
-export { serveApiServer } from './serve.js';
+export { DEFAULT_SERVICE_CIDR, serveApiServer } from './serve.js';
 export type { ApiServerConfig, AuditConfig, NodeAgentClientConfig, RequestHeaderConfig, ServingApiServer } from './serve.js';
 export { ADMISSION_PLUGINS, isAdmissionPluginName } from './admission/index.js';
+// Service cluster IPs and NodePorts (src/apiserver/services).
+export { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, ServiceAllocator, parseClusterIpRanges, parseNodePortRange } from './services/index.js';
+export type { ClusterIpRange, NodePortRange } from './services/index.js';
 export { installCors, isAnchored, parseAllowedOrigins } from './cors.js';
 export { BROWSER_SESSION_PATH, BrowserSessions, SESSION_COOKIE } from './authn/browser-sessions.js';
 export type { BrowserSessionsOptions } from './authn/browser-sessions.js';

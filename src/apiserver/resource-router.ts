@@ -22,6 +22,7 @@ import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { upstreamRenamer } from './upstream-names.js';
 import { subresourceHandler, virtualEndpoint } from './subresources/index.js';
 import { jsonBody } from './json-newline.js';
+import type { ServiceAllocator } from './services/index.js';
 
 const HANDLERS: Partial<Record<RequestInfo['verb'], Handler>> = {
   get: getObject,
@@ -36,6 +37,7 @@ const HANDLERS: Partial<Record<RequestInfo['verb'], Handler>> = {
 
 export interface ResourceRouterOptions {
   store: Store;
+  services?: ServiceAllocator | undefined;
   reader: ObjectReader;
   registry: ResourceRegistry;
   caches: ResourceCaches;
@@ -58,7 +60,7 @@ export interface ResourceRouterOptions {
  * requests resolved to their type and dispatched by verb.
  */
 export function resourceRouter(options: ResourceRouterOptions) {
-  const { registry, store, reader, caches, tokens, watch, admission, featureGates } = options;
+  const { registry, store, reader, caches, tokens, watch, admission, featureGates, services } = options;
   // Not async: a thrown StatusError reaches Fastify's error handler all the same, and a GET is
   // one promise (the handler's) rather than two.
   return function route(request: FastifyRequest, reply: FastifyReply): unknown {
@@ -94,7 +96,7 @@ export function resourceRouter(options: ResourceRouterOptions) {
     const rename = info === parsed ? undefined : upstreamRenamer(info.group);
     const run = (type: ResourceType, handler: Handler): unknown => {
       // Every field named, not `...options`: spreading the options object was a tenth of a GET's CPU.
-      const ctx: HandlerContext = { store, reader, registry, caches, tokens, watch, admission, featureGates, type, info, request, reply, rename };
+      const ctx: HandlerContext = { store, reader, registry, caches, tokens, watch, admission, featureGates, services, type, info, request, reply, rename };
       return handler(ctx).catch((error: unknown) => {
         if (error instanceof StatusError) throw error;
         return sendStatus(reply, toStatusError(error, { group: type.group, resource: type.resource, name: info.name }));

@@ -24,7 +24,8 @@ import {
 import type { AuthorizationMode } from './authz/index.js';
 import { AuditLogFile, parseAuditPolicy } from './audit/index.js';
 import type { FlowControlOptions } from './flowcontrol/index.js';
-import { ensureFrontProxyPki, ensurePki, FRONT_PROXY_CLIENT, loadServingCertificate, servingNames } from '../pki/index.js';
+import { ensureFrontProxyPki, ensurePki, FRONT_PROXY_CLIENT, loadServingCertificate, servingNames, type ServingNames } from '../pki/index.js';
+import { firstServiceIp } from '../api/index.js';
 import type { RequestHeaderOptions } from './authn/index.js';
 import type { ProxyClientCertificate } from './aggregation/index.js';
 
@@ -44,6 +45,10 @@ export interface ApiServerConfig {
   readonly bindAddress: string;
   /** 0 picks a free port (see `RunningApiServer.port`). */
   readonly securePort: number;
+  /** `--advertise-address`: the `kubernetes` Service's endpoint, in the serving certificate. */
+  readonly advertiseAddress?: string | undefined;
+  /** `--endpoint-reconciler-type` (default lease; the CLI layer runs the loop). */
+  readonly endpointReconcilerType?: 'lease' | 'none' | undefined;
   /** The serving certificate and key; without them the server uses its own CA in `<dataDir>/pki`. */
   readonly tls?: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly tokenAuthFile?: string | undefined;
@@ -62,6 +67,8 @@ export interface ApiServerConfig {
   /** Longest token TokenRequest grants, in seconds (0: no cap). */
   readonly serviceAccountMaxTokenExpirationSeconds?: number | undefined;
   readonly featureGates?: Readonly<Record<string, boolean>> | undefined;
+  /** `--service-cluster-ip-range`, `--service-node-port-range`. */
+  readonly serviceNetwork?: { readonly clusterIpRange?: string | undefined; readonly nodePortRange?: string | undefined } | undefined;
   /** `--authorization-mode` (default RBAC). */
   readonly authorization?: readonly AuthorizationMode[] | undefined;
   readonly maxRequestBodyBytes?: number | undefined;
@@ -194,6 +201,20 @@ function urlFor(host: string, port: number): string {
   return `https://${isIPv6(host) ? `[${host}]` : host}:${port}`;
 }
 
+/**
+ * The names a pod reaches the server by, beside the host's: the `kubernetes` Service's cluster IP
+ * and DNS names, and the advertised address (client libraries verify them in-cluster).
+ */
+function inClusterNames(names: ServingNames, config: ApiServerConfig): ServingNames {
+  const ips = [...names.ips, firstServiceIp(config.serviceNetwork?.clusterIpRange ?? DEFAULT_SERVICE_CIDR)];
+  if (config.advertiseAddress !== undefined) ips.push(config.advertiseAddress);
+  const dns = [...names.dns, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
+  return { dns: [...new Set(dns)], ips: [...new Set(ips)] };
+}
+
+/** Kubernetes' default `--service-cluster-ip-range`. */
+export const DEFAULT_SERVICE_CIDR = '10.0.0.0/24';
+
 /** Starts serving; resolves once the port is bound. */
 export async function serveApiServer(config: ApiServerConfig): Promise<ServingApiServer> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
@@ -201,7 +222,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
   // Everything that can fail on bad input is checked before the store is opened and the port bound.
   const serving = config.tls
     ? await loadServingCertificate(config.tls.certFile, config.tls.keyFile)
-    : await ensurePki(join(config.dataDir, 'pki'), servingNames(config.bindAddress));
+    : await ensurePki(join(config.dataDir, 'pki'), inClusterNames(servingNames(config.bindAddress), config));
   const adminToken = await ensureAdminToken(config.dataDir);
   const fileTokens = config.tokenAuthFile !== undefined ? await readTokenFile(config.tokenAuthFile) : [];
   const clientCa = config.clientCaFile !== undefined ? await readClientCa(config.clientCaFile) : undefined;
@@ -264,6 +285,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       bookmarkIntervalMs: config.bookmarkIntervalMs,
       watchBufferEvents: config.watchBufferEvents,
       featureGates: config.featureGates,
+      serviceNetwork: config.serviceNetwork,
       authorization: config.authorization,
       admissionPlugins: config.admissionPlugins,
       nodeAgentProxy,

@@ -1,6 +1,10 @@
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { serveApiServer, type ApiServerConfig, type ServingApiServer } from '../apiserver/index.js';
-import { writeSvcconfig } from '../client/index.js';
+import { startKubernetesService } from '../../controllers/index.js';
+import { DEFAULT_SERVICE_CIDR, serveApiServer, type ApiServerConfig, type ServingApiServer } from '../apiserver/index.js';
+import { Client, writeSvcconfig } from '../client/index.js';
+import { internalIps } from '../nodeagent/index.js';
 import { apiServerConfig, apiServerDoc, apiServerFlags } from './apiserver-flags.js';
 import { closeOnSignal, EXIT_FAILED, isExit, processIO, readCommandLine, type CommandIO, type Exit } from './command.js';
 import type { CommandDoc } from './flag-docs.js';
@@ -27,7 +31,35 @@ export async function startApiServer(options: readonly string[] | ApiServerConfi
     await server.close();
     throw error;
   }
-  return { ...server, svcconfigPath };
+  if (config.endpointReconcilerType === 'none') return { ...server, svcconfigPath };
+  // The `kubernetes` Service is kept through the server's own API, as the admin (upstream's loopback client).
+  const client = await Client.fromSvcconfig(svcconfigPath);
+  const advertiseAddress = advertiseAddressOf(config);
+  const loop = startKubernetesService({
+    client,
+    serviceCidr: config.serviceNetwork?.clusterIpRange ?? DEFAULT_SERVICE_CIDR,
+    advertiseAddress,
+    securePort: server.port,
+    identity: `apiserver-${createHash('sha256').update(`${hostname()}/${advertiseAddress}:${server.port}`).digest('hex').slice(0, 16)}`,
+  });
+  const close = async (): Promise<void> => {
+    await loop.stop();
+    await client.close();
+    await server.close();
+  };
+  return { ...server, svcconfigPath, close };
+}
+
+/** `--advertise-address`, else the bind address when pods can reach it, else the host's default-route address. */
+export function advertiseAddressOf(config: ApiServerConfig): string {
+  if (config.advertiseAddress !== undefined) return config.advertiseAddress;
+  const bind = config.bindAddress;
+  if (bind !== '0.0.0.0' && bind !== '::' && !bind.startsWith('127.') && bind !== '::1') return bind;
+  try {
+    return internalIps(bind === '::' ? '::' : undefined)[0] ?? '127.0.0.1';
+  } catch {
+    return '127.0.0.1';
+  }
 }
 
 function isArgv(options: readonly string[] | ApiServerConfig): options is readonly string[] {

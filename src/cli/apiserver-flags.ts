@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ADMISSION_PLUGINS, AUTHORIZATION_MODES, isAdmissionPluginName, parseAllowedOrigins, parseAuthorizationModes, type ApiServerConfig } from '../apiserver/index.js';
+import { ADMISSION_PLUGINS, AUTHORIZATION_MODES, isAdmissionPluginName, parseAllowedOrigins, parseAuthorizationModes, parseClusterIpRanges, parseNodePortRange, type ApiServerConfig } from '../apiserver/index.js';
 import { describeFeatureGates, resolveFeatureGates, unknownFeatureGate } from './feature-gates.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagValues } from './flag-spec.js';
@@ -104,6 +104,32 @@ export const apiServerFlags = defineFlags({
     validate: (modes) => {
       try {
         parseAuthorizationModes(modes.join(','));
+        return undefined;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
+  }),
+  'service-cluster-ip-range': flag.string({
+    default: '10.0.0.0/24',
+    valueName: 'cidr',
+    meaning: 'The range Service cluster IPs are allocated from (an IPv4 and an IPv6 CIDR, comma-separated, for dual-stack Services). Must not overlap the node or pod networks.',
+    validate: (text) => {
+      try {
+        parseClusterIpRanges(text);
+        return undefined;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
+  }),
+  'service-node-port-range': flag.string({
+    default: '30000-32767',
+    valueName: 'low-high',
+    meaning: 'The ports NodePort (and LoadBalancer) Services get their node ports from, both ends included.',
+    validate: (text) => {
+      try {
+        parseNodePortRange(text);
         return undefined;
       } catch (error) {
         return (error as Error).message;
@@ -271,6 +297,16 @@ export const apiServerFlags = defineFlags({
       'PEM client certificate the API server presents to aggregated API servers when it proxies to them (their --requestheader-client-ca-file must trust its CA). Default: <data-dir>/pki/front-proxy-client.crt, signed by the generated front-proxy CA.',
   }),
   'proxy-client-key-file': flag.string({ valueName: 'path', meaning: 'PEM private key of --proxy-client-cert-file.' }),
+  'advertise-address': flag.string({
+    valueName: 'ip',
+    meaning:
+      'The address pods reach this server at: the endpoint of the `kubernetes` Service. Default --bind-address, or, when that is 0.0.0.0, :: or a loopback address, the first address of the host\'s interfaces.',
+    validate: (ip) => (isIP(ip) ? undefined : 'not an IP address'),
+  }),
+  'endpoint-reconciler-type': flag.enum(['lease', 'none'], {
+    default: 'lease',
+    meaning: 'How the `kubernetes` Service and its endpoints are kept: lease (each API server renews a Lease in svc-system and lists every live one) or none (not at all).',
+  }),
   v: flag.int({
     short: 'v',
     default: 0,
@@ -336,6 +372,8 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     etcdPrefix: flags.etcdPrefix.endsWith('/') ? flags.etcdPrefix : `${flags.etcdPrefix}/`,
     bindAddress: flags.bindAddress,
     securePort: flags.securePort,
+    ...(flags.advertiseAddress !== undefined ? { advertiseAddress: flags.advertiseAddress } : {}),
+    endpointReconcilerType: flags.endpointReconcilerType,
     ...(flags.tlsCertFile !== undefined && flags.tlsPrivateKeyFile !== undefined
       ? { tls: { certFile: flags.tlsCertFile, keyFile: flags.tlsPrivateKeyFile } }
       : {}),
@@ -349,6 +387,7 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     serviceAccountMaxTokenExpirationSeconds: Math.floor(flags.serviceAccountMaxTokenExpiration / 1000),
     authorization: parseAuthorizationModes(flags.authorizationMode.join(',')),
     featureGates: resolveFeatureGates(flags.featureGates),
+    serviceNetwork: { clusterIpRange: flags.serviceClusterIpRange, nodePortRange: flags.serviceNodePortRange },
     maxRequestBodyBytes: flags.maxRequestBodyBytes,
     connectionTimeouts: { headerMs: flags.requestHeaderTimeout, bodyMs: flags.requestBodyTimeout },
     minRequestTimeoutSeconds: flags.minRequestTimeout,

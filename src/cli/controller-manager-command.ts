@@ -317,6 +317,17 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
       // Certificates (csr).
       clusterSigning,
       clusterSigningDurationMs: f.clusterSigningDuration,
+      // Service endpoints (net-loops).
+      concurrentEndpointSyncs: f.concurrentEndpointSyncs,
+      endpointUpdatesBatchPeriodMs: f.endpointUpdatesBatchPeriod,
+      concurrentServiceEndpointSyncs: f.concurrentServiceEndpointSyncs,
+      maxEndpointsPerSlice: f.maxEndpointsPerSlice,
+      endpointSliceUpdatesBatchPeriodMs: f.endpointsliceUpdatesBatchPeriod,
+      mirroringConcurrentServiceEndpointSyncs: f.mirroringConcurrentServiceEndpointSyncs,
+      mirroringMaxEndpointsPerSubset: f.mirroringMaxEndpointsPerSubset,
+      mirroringEndpointSliceUpdatesBatchPeriodMs: f.mirroringEndpointsliceUpdatesBatchPeriod,
+      concurrentServiceSyncs: f.concurrentServiceSyncs,
+      cloudProvider: f.cloudProvider,
       // The horizontal pod autoscaler (autoscale).
       concurrentHorizontalPodAutoscalerSyncs: f.concurrentHorizontalPodAutoscalerSyncs,
       horizontalPodAutoscalerSyncPeriodMs: f.horizontalPodAutoscalerSyncPeriod,

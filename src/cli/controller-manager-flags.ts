@@ -186,9 +186,9 @@ export const controllerManagerFlags = defineFlags({
     `How long a running node may be unresponsive before it is marked unhealthy. Must be a multiple of the node agent's status update frequency (10s) and greater than the sum of the node agent's HTTP/2 ping timeout (15s) and read-idle timeout (30s).`,
   ),
   'node-startup-grace-period': period(MIN, 'How long a starting node may be unresponsive before it is marked unhealthy.'),
-  'endpoint-updates-batch-period': optionalPeriod(`Batching delay of endpoint updates: larger means higher programming latency but fewer revisions. ${NOT_BUILT}`),
-  'endpointslice-updates-batch-period': optionalPeriod(`Batching delay of endpoint slice updates. ${NOT_BUILT}`),
-  'mirroring-endpointslice-updates-batch-period': optionalPeriod(`Batching delay of the endpoint-slice mirroring controller's updates. ${NOT_BUILT}`),
+  'endpoint-updates-batch-period': optionalPeriod('Batching delay of endpoint updates: pod changes are held this long and each Service they touch synced once. Larger means higher programming latency but fewer revisions; unset or 0: none.'),
+  'endpointslice-updates-batch-period': optionalPeriod('Batching delay of endpoint slice updates, as --endpoint-updates-batch-period; unset or 0: none.'),
+  'mirroring-endpointslice-updates-batch-period': optionalPeriod("Batching delay of the endpoint-slice mirroring controller's updates: Endpoints changes are held this long; unset or 0: none."),
 
   // --- Certificates and service accounts -----------------------------------------------------
   'cluster-signing-cert-file': flag.string({
@@ -403,7 +403,7 @@ export const controllerManagerFlags = defineFlags({
   'concurrent-daemonset-syncs': concurrency('daemonsets', 2, true),
   'concurrent-deployment-syncs': concurrency('deployments', 5, true),
   'concurrent-device-taint-eviction-syncs': concurrency('evictions and taint-rule status updates', 8),
-  'concurrent-endpoint-syncs': concurrency('endpoint syncs', 5),
+  'concurrent-endpoint-syncs': concurrency('endpoint syncs', 5, true),
   'concurrent-ephemeralvolume-syncs': concurrency('ephemeral volume syncs', 5, true),
   'concurrent-gc-syncs': concurrency('garbage collector workers', 20, true),
   'concurrent-horizontal-pod-autoscaler-syncs': concurrency('autoscalers', 5, true),
@@ -412,21 +412,21 @@ export const controllerManagerFlags = defineFlags({
   'concurrent-rc-syncs': concurrency('replication controllers', 5, true),
   'concurrent-replicaset-syncs': concurrency('replica sets', 5, true),
   'concurrent-resource-quota-syncs': concurrency('resource quotas', 5, true),
-  'concurrent-service-endpoint-syncs': concurrency('endpoint slice syncs', 5),
-  'concurrent-service-syncs': concurrency('services', 1),
+  'concurrent-service-endpoint-syncs': concurrency('endpoint slice syncs', 5, true),
+  'concurrent-service-syncs': concurrency('services', 1, true),
   'concurrent-serviceaccount-token-syncs': concurrency('service account token objects', 5, true),
   'concurrent-statefulset-syncs': concurrency('statefulsets', 5, true),
   'concurrent-ttl-after-finished-syncs': concurrency('ttl-after-finished workers', 5, true),
   'concurrent-validating-admission-policy-status-syncs': concurrency('validating admission policy status workers', 5, true),
-  'mirroring-concurrent-service-endpoint-syncs': concurrency('endpoint-slice mirroring syncs', 5),
+  'mirroring-concurrent-service-endpoint-syncs': concurrency('endpoint-slice mirroring syncs', 5, true),
 
   // --- Limits: rates, sizes and thresholds --------------------------------------------------------------
   'svc-api-qps': flag.float({ default: 20, meaning: 'Requests per second to the API server, once the burst is spent (every request and watch of every controller shares it).', validate: positive }),
   'svc-api-burst': flag.int32({ default: 30, meaning: 'Requests that may go to the API server at once after an idle spell.', validate: (n) => (n >= 1 ? undefined : 'must be at least 1') }),
-  'max-endpoints-per-slice': flag.int32({ default: 100, meaning: `Most endpoints in one endpoint slice. ${NOT_BUILT}`, validate: positive }),
+  'max-endpoints-per-slice': flag.int32({ default: 100, meaning: 'Most endpoints in one endpoint slice.', validate: positive }),
   'mirroring-max-endpoints-per-subset': flag.int32({
     default: 1000,
-    meaning: `Most endpoints per endpoint slice of the mirroring controller (the spec's table says 1000, its prose 100: the table wins). ${NOT_BUILT}`,
+    meaning: "Most endpoints per endpoint slice of the mirroring controller: addresses of one Endpoints subset past it are not mirrored (the spec's table says 1000, its prose 100: the table wins).",
     validate: positive,
   }),
   'terminated-pod-gc-threshold': flag.int32({ default: 12500, meaning: 'Terminated pods allowed before the pod garbage collector starts deleting them (oldest first); <= 0 disables that step.' }),

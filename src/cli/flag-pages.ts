@@ -3,6 +3,7 @@ import { controllerManagerDoc, controllerManagerFlags } from './controller-manag
 import type { CommandDoc } from './flag-docs.js';
 import type { FlagTable } from './flag-spec.js';
 import { nodeAgentDoc, nodeAgentFlags } from './nodeagent-flags.js';
+import { proxyDoc, proxyFlags } from './proxy-command.js';
 import { schedulerDoc, schedulerFlags } from './scheduler-flags.js';
 import { upDoc, upFlags } from './up-flags.js';
 
@@ -23,4 +24,5 @@ export const flagPages: readonly FlagPage[] = [
   { file: 'docs/flags/svc-controller-manager.md', doc: controllerManagerDoc, table: controllerManagerFlags },
   { file: 'docs/flags/nodeagent.md', doc: nodeAgentDoc, table: nodeAgentFlags },
   { file: 'docs/flags/svc-scheduler.md', doc: schedulerDoc, table: schedulerFlags },
+  { file: 'docs/flags/svc-proxy.md', doc: proxyDoc, table: proxyFlags },
 ];

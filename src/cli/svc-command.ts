@@ -23,6 +23,10 @@ const subcommands: Readonly<Record<string, Subcommand>> = {
     summary: 'Run a node agent against an API server, or standalone (same as nodeagent)',
     run: async (argv, io) => (await import('./nodeagent-command.js')).main(argv, io),
   },
+  proxy: {
+    summary: 'Route Service traffic on this node (iptables) and, with --dns-address, serve the cluster DNS',
+    run: async (argv, io) => (await import('./proxy-command.js')).proxy(argv, io),
+  },
   crd: {
     summary: 'Print the CustomResourceDefinitions a module defines, as YAML (svc crd MODULE[#EXPORT])',
     run: async (argv, io) => (await import('./crd-command.js')).crd(argv, io),
@@ -34,6 +38,10 @@ const subcommands: Readonly<Record<string, Subcommand>> = {
   record: {
     summary: 'Record a running cluster\'s watch streams as an NDJSON corpus (svc record --resource pods --duration 10m --out day.ndjson)',
     run: async (argv, io) => (await import('./record-command.js')).record(argv, io),
+  },
+  dashboard: {
+    summary: 'Serve the web dashboard on 127.0.0.1 (live resource tables, watch inspector), reading with your svcconfig',
+    run: async (argv, io) => (await import('./dashboard-command.js')).dashboard(argv, io),
   },
   image: {
     summary: 'Manage the images of the running cluster (svc image import FILE...)',

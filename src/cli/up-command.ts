@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ensureClientCertificate } from '../pki/index.js';
 import { isStatusError } from '../api/index.js';
-import { builtin, Client, loadSvcconfig } from '../client/index.js';
+import { builtin, Client, loadSvcconfig, resolveEnvConfig } from '../client/index.js';
+import { startDashboard } from '../dashboard/index.js';
 import { markNodeStatusUnknown, nodeName, readRegistryConfig, thisHost, type RegistryConfig } from '../nodeagent/index.js';
 import { startForCommand } from './apiserver-command.js';
 import { apiServerConfig } from './apiserver-flags.js';
@@ -16,8 +17,9 @@ import { startScheduler } from './scheduler-command.js';
 import { schedulerFlags } from './scheduler-flags.js';
 import { publishClusterInfo } from './up-cluster-info.js';
 import { upDoc, upFlags } from './up-flags.js';
-import { startUpNode, upPodCidr, type UpNode } from './up-node.js';
-import { defaultRegistryConfigPath } from './up-paths.js';
+import { choosePodCidr, startUpNode, type UpNode } from './up-node.js';
+import { gatewayOf } from './up-networking.js';
+import { agentRootDir, defaultRegistryConfigPath } from './up-paths.js';
 
 /**
  * `svc up`: a whole local cluster in one process on the embedded store: the API server, the
@@ -34,9 +36,10 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   const read = readCommandLine(upDoc, upFlags, argv, io, (values) => ({
     server: apiServerConfig(values),
     node: { enabled: !values.disableAgent, podCidr: values.podCidr, port: values.nodeAgentPort, registryConfig: values.registryConfig, bootstrapToken: values.nodeBootstrapToken },
+    dashboardPort: values.disableDashboard ? undefined : values.dashboardPort,
   }));
   if (isExit(read)) return read.exitCode;
-  const { node: nodeConfig } = read;
+  const { node: nodeConfig, dashboardPort } = read;
   let config = read.server;
   // Read before anything starts: a broken registries.yaml is the operator's to fix, not a node to start without.
   let registries: RegistryConfig | undefined;
@@ -65,6 +68,15 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   // CertificateSigningRequests, so the API server must trust that CA's client certificates.
   const bootstrapToken = nodeConfig.enabled && nodeConfig.bootstrapToken;
   if (bootstrapToken && config.clientCaFile === undefined) config = { ...config, clientCaFile: join(pkiDir, 'ca.crt') };
+  // Pods reach the API server at their bridge's gateway (the `kubernetes` Service's endpoint), so
+  // the pod network is chosen before the server starts (up-networking.ts).
+  let podCidr = nodeConfig.podCidr;
+  if (nodeConfig.enabled) {
+    const agentDir = agentRootDir(resolve(config.dataDir));
+    mkdirSync(agentDir, { recursive: true });
+    podCidr = choosePodCidr(agentDir, nodeConfig.podCidr);
+    if (config.advertiseAddress === undefined) config = { ...config, advertiseAddress: gatewayOf(podCidr).address };
+  }
   // Armed before anything starts: a signal during start-up closes what has started (containerd
   // above all) instead of ending the process with it left running.
   const shutdown = new Shutdown(io, 30_000);
@@ -97,13 +109,13 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   // Its secure port stays off: run svc-controller-manager on its own for /metrics and /healthz.
   // node-ipam hands the node the range its bridge uses (a free /24 chosen here, before the node
   // starts): the whole cluster CIDR is that one block, so a node that joins keeps its own range.
-  const podCidr = nodeConfig.enabled ? upPodCidr(resolve(config.dataDir), nodeConfig.podCidr) : undefined;
+  const nodePodCidr = nodeConfig.enabled ? podCidr : undefined;
   try {
     const manager = await startControllerManagerFromArgs(
       [
         `--svcconfig=${server.svcconfigPath}`,
         '--secure-port=0',
-        ...(podCidr ? ['--allocate-node-cidrs', `--cluster-cidr=${podCidr}`, `--node-cidr-mask-size=${podCidr.split('/')[1]}`] : []),
+        ...(nodePodCidr ? ['--allocate-node-cidrs', `--cluster-cidr=${nodePodCidr}`, `--node-cidr-mask-size=${nodePodCidr.split('/')[1]}`] : []),
         // As kubeadm: the bootstrap-token pair on beside the defaults.
         '--controllers=*,bootstrap-signer-controller,token-cleaner-controller',
         // The API server's own signing key (it trusts its public half): legacy token secrets work.
@@ -144,8 +156,10 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
         ...(joinToken ? { bootstrapToken: joinToken } : {}),
         dataDir: resolve(config.dataDir),
         svcconfigPath: server.svcconfigPath,
-        podCidr: podCidr ?? nodeConfig.podCidr,
+        podCidr,
         port: nodeConfig.port,
+        apiServer: { bindAddress: config.bindAddress, port: server.port },
+        nodeName: nodeName({}, thisHost),
         pkiDir: join(resolve(config.dataDir), 'pki'),
         io,
         verbose: (config.verbosity ?? 0) >= 2,
@@ -170,8 +184,21 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
     if (shutdown.stopping) return stopEarly();
     io.err(`${upDoc.name}: the default ServiceAccount of namespace default is not there yet (another controller manager leads?); pods there are refused until it is`);
   }
+  // The dashboard reads as the admin through its proxy; a taken port costs the dashboard, not the cluster.
+  let dashboardUrl: string | undefined;
+  if (dashboardPort !== undefined) {
+    try {
+      const { connection } = await resolveEnvConfig({ path: server.svcconfigPath });
+      const dashboard = await startDashboard({ connection, port: dashboardPort });
+      shutdown.add(() => dashboard.close());
+      dashboardUrl = dashboard.url;
+    } catch (error) {
+      io.err(`${upDoc.name}: dashboard not started: ${(error as Error).message}`);
+    }
+  }
   const elapsed = Math.round(performance.now() - (options.startedAt ?? 0));
   io.out(`svcconfig: ${server.svcconfigPath}`);
+  if (dashboardUrl !== undefined) io.out(`dashboard: ${dashboardUrl}`);
   io.out(`ready in ${elapsed} ms`);
   io.out('');
   io.out('Use it with:');

@@ -30,6 +30,12 @@ export const upFlags = defineFlags({
     default: 10250,
     meaning: "The node agent's HTTPS port (logs, exec, attach, port-forward; the API server proxies to it). 0 picks a free port.",
   }),
+  'dashboard-port': flag.int({
+    default: 8001,
+    meaning: "The web dashboard's port on 127.0.0.1 (svc dashboard, reading as the admin; docs/dashboard.md). 0 picks a free port. A port in use is reported and the cluster runs without it.",
+    validate: (port) => (port >= 0 && port <= 65535 ? undefined : 'must be a port number (0-65535)'),
+  }),
+  'disable-dashboard': flag.bool({ meaning: 'Do not serve the web dashboard.' }),
 });
 
 export const upDoc: CommandDoc = {

@@ -25,6 +25,9 @@ import { prepareNodeAgent } from './nodeagent-command.js';
 import { startNodeAgent, type RunningNodeAgent } from './nodeagent-run.js';
 import { agentRootDir, containerdSocketPath } from './up-paths.js';
 import { readHostFacts } from './nodeagent-validate.js';
+import { startUpNetworking, type UpNetworking } from './up-networking.js';
+
+const CLUSTER_DOMAIN = 'cluster.local';
 
 /**
  * The node of `svc up`, the way k3s runs its agent: a containerd of its own under
@@ -62,6 +65,10 @@ export interface UpNodeOptions {
   readonly bootstrapToken?: string;
   /** The node's registries.yaml, read: containerd's hosts.toml and auth, and the agent's `registryConfig` (rewrites). */
   readonly registries?: { readonly config: RegistryConfig; readonly path: string };
+  /** Where the API server listens: pods reach it through a relay on the bridge (up-networking.ts). */
+  readonly apiServer: { readonly bindAddress: string; readonly port: number };
+  /** The Node's name, for the service proxy's Local traffic policies. */
+  readonly nodeName: string;
 }
 
 export interface UpNode {
@@ -87,7 +94,8 @@ export function upPodCidr(dataDir: string, preferred: string): string {
   return choosePodCidr(agentDir, preferred);
 }
 
-function choosePodCidr(agentDir: string, preferred: string): string {
+/** The pod CIDR the node used last time, kept so pod IPs stay in one range across restarts. */
+export function choosePodCidr(agentDir: string, preferred: string): string {
   const file = join(agentDir, 'pod-cidr');
   const previous = existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
   const cidr = freePodCidr(previous || preferred);
@@ -105,7 +113,7 @@ async function freePort(): Promise<number> {
 }
 
 /** The agent's generated configuration: what `svc up` chooses for its node, each for a reason. */
-function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: number, serving: ClientCertificateFiles): Record<string, unknown> {
+function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: number, serving: ClientCertificateFiles, clusterDns: string | undefined): Record<string, unknown> {
   return {
     apiVersion: CONFIG_API_VERSION,
     kind: CONFIG_KIND,
@@ -123,7 +131,9 @@ function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: 
     failCgroupV1: false,
     // Laptops and CI machines often have swap on.
     failSwapOn: false,
-    clusterDomain: 'cluster.local',
+    clusterDomain: CLUSTER_DOMAIN,
+    // The cluster DNS svc up runs on the bridge's gateway (up-networking.ts).
+    ...(clusterDns ? { clusterDNS: [clusterDns] } : {}),
     // Only the API server's proxy (a client certificate from the cluster CA) and tokens the API
     // server vouches for get in; what they may do is the API server's RBAC decision.
     authentication: { anonymous: { enabled: false }, x509: { clientCAFile: join(o.pkiDir, 'ca.crt') }, webhook: { enabled: true } },
@@ -172,9 +182,12 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
     ...(o.verbose ? { onLog: (line: string) => o.io.err(`containerd: ${line}`) } : {}),
   });
   let agent: RunningNodeAgent | undefined;
+  let networking: UpNetworking | undefined;
   // One way down for a node that started and for one whose start failed or was cut short.
   const teardown = async (): Promise<void> => {
     await agent?.close();
+    // The service rules and the DNS go before containerd takes the bridge down.
+    await networking?.close();
     await containerd.stop();
     // The agent made its root dir a shared bind mount, and memory-backed volumes are tmpfs
     // mounts under it: the node is gone, so are they (deepest first).
@@ -191,12 +204,22 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
     const host = readHostFacts();
     if (host.cgroupVersion === 1) o.io.err('svc up: this host has cgroup v1: the node agent runs with failCgroupV1: false (set in <data-dir>/agent/config.yaml)');
     if (host.swapDevices > 0) o.io.err('svc up: swap is on: the node agent runs with failSwapOn: false');
+    networking = await startUpNetworking({
+      svcconfigPath: o.svcconfigPath,
+      bridge: bridgeName(o.dataDir),
+      podCidr,
+      nodeName: o.nodeName,
+      apiServer: o.apiServer,
+      clusterDomain: CLUSTER_DOMAIN,
+      warn: (message) => o.io.err(`svc up: ${message}`),
+    });
+    o.signal?.throwIfAborted();
     const configPath = join(agentDir, 'config.yaml');
     const serving = await ensureServingCertificateFiles(o.pkiDir, 'node-agent-serving', `system:node:${hostname().toLowerCase()}`, {
       dns: ['localhost', hostname().toLowerCase()],
       ips: ['127.0.0.1', '::1', ...internalIps(undefined)],
     });
-    writeFileSync(configPath, stringify(agentConfig(o, containerd.endpoint, podCidr, o.port === 0 ? await freePort() : o.port, serving)));
+    writeFileSync(configPath, stringify(agentConfig(o, containerd.endpoint, podCidr, o.port === 0 ? await freePort() : o.port, serving, networking.dns ? networking.gateway : undefined)));
     const identity = o.bootstrapToken ? await bootstrapArgs(o, agentDir, o.bootstrapToken) : ['--svcconfig', o.svcconfigPath];
     const startup = prepareNodeAgent(['--config', configPath, ...identity, '--root-dir', agentDir, '--cert-dir', join(agentDir, 'pki')], o.io);
     if (typeof startup === 'number') throw new Error('the generated node agent configuration was refused (see above)');

@@ -334,6 +334,8 @@ describe('svc-apiserver flags', () => {
       etcdPrefix: '/registry/',
       bindAddress: '0.0.0.0',
       securePort: 6443,
+      endpointReconcilerType: 'lease',
+      serviceNetwork: { clusterIpRange: '10.0.0.0/24', nodePortRange: '30000-32767' },
       authorization: ['RBAC'],
       featureGates: {
         APIResponseCompression: true,

@@ -69,7 +69,7 @@ describe('svc', () => {
 describe('svc up as a process', () => {
   it('starts, prints where its config is and how long it took, serves, and stops on SIGINT', async () => {
     const dir = tempDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--storage=memory'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--storage=memory', '--dashboard-port=0'], {
       cwd: join(import.meta.dirname, '..', '..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -89,6 +89,12 @@ describe('svc up as a process', () => {
       expect(text).toContain(`svcconfig: ${svcconfig}`);
       expect(text).toContain(`export KUBECONFIG=${svcconfig}`);
       expect(text).toContain(`kubectl --kubeconfig ${svcconfig} get ns`);
+      // The dashboard on its own port, reading as the admin through its proxy.
+      const dashboard = /^dashboard: (http:\/\/127\.0\.0\.1:\d+\/)$/m.exec(text)?.[1];
+      expect(dashboard).toBeDefined();
+      const namespaces = await request(`${dashboard!}api/v1/namespaces`);
+      expect(namespaces.statusCode).toBe(200);
+      expect(JSON.stringify(await namespaces.body.json())).toContain('"name":"default"');
 
       const target = await loadSvcconfig(svcconfig);
       const agent = new Agent({ connect: { ca: target.caData } });

@@ -15,7 +15,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('svc up with the controller manager and the scheduler', () => {
   it('takes the controller manager Lease and stops cleanly on SIGINT', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--storage=sqlite', '--disable-agent'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--storage=sqlite', '--disable-agent', '--disable-dashboard'], {
       cwd: join(import.meta.dirname, '..', '..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -19,7 +19,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('svc up: cluster-info and the policy loops', () => {
   it('publishes a signed cluster-info anyone may read, and runs clusterrole-aggregation and resourcequota', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--storage=sqlite', '--disable-agent'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--storage=sqlite', '--disable-agent', '--disable-dashboard'], {
       cwd: join(import.meta.dirname, '..', '..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -31,7 +31,7 @@ const job = (name: string, script: string, spec: Record<string, unknown>) =>
 
 beforeAll(async () => {
   requireKubectl();
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--node-agent-port=0'], {
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--node-agent-port=0', '--disable-dashboard'], {
     cwd: join(import.meta.dirname, '..', '..'),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -52,7 +52,7 @@ beforeAll(async () => {
   await vault.push('private/app', '1.0', markedBusybox('pulled-with-a-pull-secret'));
   // <data-dir>/registries.yaml is read when --registry-config is not given.
   writeFileSync(join(dir, 'registries.yaml'), `mirrors:\n  docker.io:\n    endpoint:\n      - "http://${hub.host}"\n`);
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--node-agent-port=0'], {
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--node-agent-port=0', '--disable-dashboard'], {
     cwd: join(import.meta.dirname, '..', '..'),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

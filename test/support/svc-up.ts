@@ -23,7 +23,7 @@ export interface UpProcess {
 const REPO = join(import.meta.dirname, '..', '..');
 
 export function spawnUp(dataDir: string, args: readonly string[] = []): UpProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dataDir}`, '--secure-port=0', '--node-agent-port=0', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dataDir}`, '--secure-port=0', '--node-agent-port=0', '--dashboard-port=0', ...args], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -8,6 +8,7 @@ import type { RequestInfo } from '../request-info.js';
 import type { ResourceCaches } from '../resource-caches.js';
 import type { Renamer } from '../upstream-names.js';
 import type { WatchSettings } from './settings.js';
+import type { ServiceAllocator } from '../services/index.js';
 
 /** Everything a verb handler needs, resolved once per request by the resource router. */
 export interface HandlerContext {
@@ -21,6 +22,8 @@ export interface HandlerContext {
   readonly admission: Admission;
   /** Enabled feature gates (absent: the gate's default). */
   readonly featureGates: Readonly<Record<string, boolean>>;
+  /** Cluster IPs and NodePorts of Services (every write of a Service goes through it). */
+  readonly services?: ServiceAllocator | undefined;
   readonly type: ResourceType;
   readonly info: RequestInfo;
   readonly request: FastifyRequest;

@@ -53,6 +53,12 @@ export async function createObject(
     manager.operation === 'Apply'
       ? withDefaults(type, managedFieldsAfterCreate(type, object, manager))
       : managedFieldsAfterCreate(type, withDefaults(type, object), manager);
+  // A Service's cluster IPs and NodePorts are reserved last, once nothing else can refuse it.
+  const service = ctx.services?.serves(type) ? await ctx.services.prepare(object, undefined, dryRun).catch(async (error: unknown) => {
+    await abandonAdmission(ctx);
+    throw error;
+  }) : undefined;
+  if (service) object = service.object;
   if (dryRun) return sendObject(ctx, 201, object);
 
   for (let attempt = 1; ; attempt++) {
@@ -62,7 +68,8 @@ export async function createObject(
     } catch (error) {
       const taken = isStorageError(error, 'AlreadyExists');
       if (!taken || !generated || attempt >= GENERATE_NAME_ATTEMPTS) {
-        // Not stored: what admission charged for it (quota) is given back.
+        // Not stored: what admission charged for it (quota) is given back, and the Service's addresses and ports.
+        await service?.rollback();
         await abandonAdmission(ctx);
         throw taken ? alreadyExists({ group: type.group, resource: type.resource }, object.metadata.name!) : error;
       }

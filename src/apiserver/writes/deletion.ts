@@ -88,6 +88,9 @@ export async function deleteOne(ctx: HandlerContext, current: ApiObject, options
 }
 
 async function remove(ctx: HandlerContext, key: string, revision: number, current: ApiObject, options: DeleteOptions): Promise<DeleteOutcome> {
-  if (!options.dryRun) await ctx.store.delete(key, revision);
+  if (!options.dryRun) {
+    await ctx.store.delete(key, revision);
+    if (ctx.services?.serves(ctx.type)) await ctx.services.released(current);
+  }
   return { removed: true, object: current };
 }

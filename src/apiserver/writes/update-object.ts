@@ -49,13 +49,26 @@ export async function updateObject(
   if (isRemovable(ctx, object)) {
     if (dryRun) return object;
     const kv = await ctx.store.delete(key, revision);
+    if (ctx.services?.serves(type)) await ctx.services.released(current);
     return stamped(object, kv.modRevision);
   }
-  const bytes = bytesToStore(type, object, current);
-  if (bytes === undefined) return current;
-  if (dryRun) return object;
-  const kv = await ctx.store.update(key, bytes, revision);
-  return stamped(object, kv.modRevision);
+  const service = ctx.services?.serves(type) ? await ctx.services.prepare(object, current, dryRun) : undefined;
+  const stored = service ? service.object : object;
+  const bytes = bytesToStore(type, stored, current);
+  if (bytes === undefined) {
+    await service?.rollback();
+    return current;
+  }
+  if (dryRun) return stored;
+  let kv;
+  try {
+    kv = await ctx.store.update(key, bytes, revision);
+  } catch (error) {
+    await service?.rollback();
+    throw error;
+  }
+  await service?.commit();
+  return stamped(stored, kv.modRevision);
 }
 
 /** Terminating, with no finalizer left and no grace period running: storage may let it go. */

@@ -30,7 +30,8 @@ const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
  * skipped, as Kubernetes does (it reports them in an event; `skippedKeys` lists them for that).
  * Service links come last, each only when no variable of its name is defined: the variables of
  * the Services of the pod's namespace (unless `enableServiceLinks: false`) and of the API server's
- * `default/kubernetes` Service; `$(VAR)` can refer to them.
+ * `default/kubernetes` Service (also as `SVC_SERVICE_HOST`/`SVC_SERVICE_PORT`, svc's spelling);
+ * `$(VAR)` can refer to them.
  *
  * A missing ConfigMap, Secret or key that is not `optional` fails with a StatusError whose reason
  * is `CreateContainerConfigError` (`configmap "x" not found`, `couldn't find key k in Secret ns/x`);
@@ -45,6 +46,11 @@ export async function resolveEnvReporting(ctx: EnvContext): Promise<{ env: { key
   const namespace = ctx.pod.metadata.namespace ?? 'default';
   const sources = sourceCache(ctx.objects, namespace);
   const links = serviceEnvVars(await linkedServices(ctx.objects, namespace, ctx.pod.spec.enableServiceLinks !== false));
+  // svc's own spelling of the API server's address (Client.fromEnv reads it first), beside Kubernetes'.
+  for (const suffix of ['HOST', 'PORT']) {
+    const value = links.get(`KUBERNETES_SERVICE_${suffix}`);
+    if (value !== undefined && !links.has(`SVC_SERVICE_${suffix}`)) links.set(`SVC_SERVICE_${suffix}`, value);
+  }
   const vars = new Map<string, string>();
   const skippedKeys: string[] = [];
 

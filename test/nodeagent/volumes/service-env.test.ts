@@ -53,6 +53,9 @@ describe('service links', () => {
       KUBERNETES_PORT_443_TCP_PROTO: 'tcp',
       KUBERNETES_PORT_443_TCP_PORT: '443',
       KUBERNETES_PORT_443_TCP_ADDR: master,
+      // svc's spelling of the API server's address, which Client.fromEnv reads first.
+      SVC_SERVICE_HOST: master,
+      SVC_SERVICE_PORT: '443',
       WEB_API_SERVICE_HOST: web,
       WEB_API_SERVICE_PORT: '80',
       WEB_API_SERVICE_PORT_HTTP: '80',
@@ -70,7 +73,7 @@ describe('service links', () => {
   });
 
   it('enableServiceLinks: false keeps only the master Service', async () => {
-    expect(Object.keys(await envOf(pod('apps', { enableServiceLinks: false }))).every((k) => k.startsWith('KUBERNETES_'))).toBe(true);
+    expect(Object.keys(await envOf(pod('apps', { enableServiceLinks: false }))).every((k) => k.startsWith('KUBERNETES_') || k.startsWith('SVC_SERVICE_'))).toBe(true);
   });
 
   it('come after the container variables, never replace them, and expand in values', async () => {

@@ -1,0 +1,149 @@
+// A Service selecting PODS pods while FLIP_RATE pod readiness flips per second hit it for SECONDS
+// (issue #24): slice updates per second, the loop's writes per flip, and how long a flip takes to
+// be visible in a slice (patch answered → slice event showing it, read by a watch of its own),
+// once with --endpointslice-updates-batch-period 0 and once with BATCH_MS. The cluster is
+// svc/testing's (in-process API server, memory store, HTTPS loopback); the load generator, the
+// loop and the server share one process, so the flip rate reached is reported, not assumed.
+//   npm run bench:endpointslice          (PODS=5000, FLIP_RATE=1000, SECONDS=10, BATCH_MS=1000)
+import { Subject } from 'rxjs';
+import type { EndpointSlice } from '../../src/api/index.js';
+import { builtin, EventRecorder, InformerFactory, type Client } from '../../src/client/index.js';
+import { endpointSliceController } from '../../controllers/index.js';
+import { startTestCluster } from '../../src/testing/index.js';
+import { quantile } from './fill.js';
+
+const PODS = Number(process.env['PODS'] ?? 5_000);
+const FLIP_RATE = Number(process.env['FLIP_RATE'] ?? 1_000);
+const SECONDS = Number(process.env['SECONDS'] ?? 10);
+const BATCH_MS = Number(process.env['BATCH_MS'] ?? 1_000);
+const IN_FLIGHT = 32;
+const NS = 'bench';
+
+const cluster = await startTestCluster({ namespaces: [NS] });
+const admin = cluster.newClient({ userAgent: 'bench-setup' });
+console.log(`node ${process.version}, ${process.platform}/${process.arch}; svc/testing cluster (memory store, HTTPS loopback, in-process); ${PODS} pods, ${FLIP_RATE} flips/s asked for ${SECONDS} s\n`);
+
+/** Resolves when `check` holds, looking every 100 ms (a poll of 5,000 endpoints is not free on a busy machine). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+const ipOf = (i: number) => `10.${64 + Math.floor(i / 65_536)}.${Math.floor(i / 256) % 256}.${i % 256}`;
+const ready = new Array<boolean>(PODS).fill(true);
+
+async function inParallel(count: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (next < count) await work(next++);
+  }));
+}
+
+await admin.create(builtin.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'big', namespace: NS }, spec: { selector: { app: 'big' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] } }, { namespace: NS });
+const setupStart = performance.now();
+await inParallel(PODS, async (i) => {
+  await admin.create(builtin.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${i}`, namespace: NS, labels: { app: 'big' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } }, { namespace: NS });
+  await admin.patchStatus(builtin.pods, `p-${i}`, { status: { phase: 'Running', podIP: ipOf(i), podIPs: [{ ip: ipOf(i) }], conditions: [{ type: 'Ready', status: 'True' }] } }, { namespace: NS });
+});
+console.log(`setup: ${PODS} pods created and Running in ${((performance.now() - setupStart) / 1000).toFixed(1)} s\n`);
+
+interface Phase {
+  readonly batchMs: number;
+  readonly flips: number;
+  readonly seconds: number;
+  readonly writes: number;
+  readonly latencies: number[];
+  readonly unseen: number;
+  readonly convergeMs: number;
+}
+
+async function phase(batchMs: number): Promise<Phase> {
+  const userAgent = `endpointslice-${batchMs}`;
+  const client: Client = cluster.newClient({ userAgent });
+  const stop$ = new Subject<void>();
+  const informers = new InformerFactory(client);
+  const events = new EventRecorder({ client, component: 'endpointslice-controller' });
+  const outcomes = new Map<string, number>();
+  const loop = endpointSliceController({ name: 'endpointslice-controller', client, informers, events, stop$, controllerDefaults: () => ({}) }, { concurrency: 5, batchPeriodMs: batchMs }).subscribe((result) => {
+    const what = result.type === 'retry' ? `retry (${(result.error as { code?: number }).code ?? String(result.error)})` : result.type;
+    outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
+  });
+
+  // The observer: its own watch of the slices; a flip is seen when a slice shows the pod's IP with the flipped condition.
+  const observer = new InformerFactory(cluster.newClient({ userAgent: 'observer' }));
+  // Decoded once per event: the bench's own reads of the slices cost it no decoding.
+  const slices = observer.informer(builtin.endpointSlices, { decode: 'eager' });
+  const pending = new Map<string, { at: number; ready: boolean }>();
+  const latencies: number[] = [];
+  const seen = (slice: EndpointSlice) => {
+    const now = performance.now();
+    for (const endpoint of slice.endpoints ?? []) {
+      const ip = endpoint.addresses[0]!;
+      const wait = pending.get(ip);
+      if (wait && endpoint.conditions?.ready === wait.ready) {
+        latencies.push(now - wait.at);
+        pending.delete(ip);
+      }
+    }
+  };
+  const watching = slices.events$.subscribe((event) => {
+    if (event.type !== 'deleted') seen(event.object);
+  });
+  slices.start();
+  await slices.waitForSync();
+  const total = () => slices.store.list().reduce((n, s) => n + (s.endpoints?.length ?? 0), 0);
+  const readyCount = () => slices.store.list().reduce((n, s) => n + (s.endpoints ?? []).filter((e) => e.conditions?.ready === true).length, 0);
+  const wantReady = () => ready.filter(Boolean).length;
+  const syncGuard = setInterval(() => process.stderr.write(`waiting: ${total()} endpoints, ${readyCount()} ready of ${wantReady()}\n`), 5_000);
+  await until(() => total() === PODS && readyCount() === wantReady());
+  clearInterval(syncGuard);
+
+  const writesBefore = cluster.writes(userAgent);
+  const flipper = cluster.newClient({ userAgent: 'flipper' });
+  const started = performance.now();
+  const count = FLIP_RATE * SECONDS;
+  const busy = new Set<number>();
+  let next = 0;
+  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
+    while (next < count) {
+      const n = next++;
+      const due = started + (n * 1000) / FLIP_RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      // A pod with a flip in flight is not flipped again: two patches of one pod may land in either order.
+      let i = Math.floor(Math.random() * PODS);
+      while (busy.has(i)) i = Math.floor(Math.random() * PODS);
+      busy.add(i);
+      const value = !ready[i];
+      ready[i] = value;
+      await flipper.patchStatus(builtin.pods, `p-${i}`, { status: { conditions: [{ type: 'Ready', status: value ? 'True' : 'False' }] } }, { namespace: NS });
+      // Answered: from now on a reader of the pod sees the flip; a later flip of the same pod supersedes it.
+      pending.set(ipOf(i), { at: performance.now(), ready: value });
+      busy.delete(i);
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  const settleStart = performance.now();
+  await until(() => readyCount() === wantReady() && pending.size === 0 || performance.now() - settleStart > 30_000);
+  const convergeMs = performance.now() - settleStart;
+  const writes = cluster.writes(userAgent) - writesBefore;
+  const unseen = pending.size;
+  stop$.next();
+  loop.unsubscribe();
+  watching.unsubscribe();
+  informers.stop();
+  observer.stop();
+  events.stop();
+  console.log(`batch ${batchMs} ms: syncs ${[...outcomes].map(([what, n]) => `${what} ${n}`).join(', ')}`);
+  return { batchMs, flips: count, seconds, writes, latencies: latencies.sort((a, b) => a - b), unseen, convergeMs };
+}
+
+const results = [await phase(0), await phase(BATCH_MS)];
+await cluster.stop();
+
+console.log('| batch period | flips | flips/s reached | slice writes | slice writes/s | writes per flip | flip → slice p50 (ms) | p99 (ms) | max (ms) | not seen | settle after load (ms) |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+for (const r of results) {
+  console.log(
+    `| ${r.batchMs} ms | ${r.flips} | ${(r.flips / r.seconds).toFixed(0)} | ${r.writes} | ${(r.writes / r.seconds).toFixed(0)} | ${(r.writes / r.flips).toFixed(3)} | ${quantile(r.latencies, 0.5).toFixed(0)} | ${quantile(r.latencies, 0.99).toFixed(0)} | ${(r.latencies.at(-1) ?? 0).toFixed(0)} | ${r.unseen} | ${r.convergeMs.toFixed(0)} |`,
+  );
+}

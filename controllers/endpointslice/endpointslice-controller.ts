@@ -1,0 +1,109 @@
+import { filter, type Observable, type SchedulerLike } from 'rxjs';
+import {
+  ENDPOINTSLICE_CONTROLLER_MANAGER,
+  ENDPOINTSLICE_MANAGED_BY_LABEL,
+  ENDPOINTSLICE_MANAGED_BY_SVC_LABEL,
+  SERVICE_NAME_LABELS,
+  type EndpointSlice,
+  type Node,
+  type Pod,
+  type Service,
+} from '../../src/api/index.js';
+import { builtin, type Informer } from '../../src/client/index.js';
+import { cacheOnly } from '../cache-only.js';
+import type { ControllerContext } from '../context.js';
+import { controller, type ControllerResult } from '../controller.js';
+import { controllerRef } from '../controller-ref.js';
+import { applySlices, hasPodSelector, labelsFromService, podServiceTriggers, selectedPods, serviceFamilies, SliceTracker, type SliceWrites } from '../service-endpoints/index.js';
+import { desiredGroups } from './desired-endpoints.js';
+
+export interface EndpointSliceControllerOptions {
+  /** Services synced at once (`--concurrent-service-endpoint-syncs`, 5). */
+  readonly concurrency?: number;
+  /** `--max-endpoints-per-slice` (100). */
+  readonly maxEndpointsPerSlice?: number;
+  /** `--endpointslice-updates-batch-period` (ms, 0: none). */
+  readonly batchPeriodMs?: number;
+  readonly scheduler?: SchedulerLike;
+  /** Called with the writes of each sync that made some (the bench counts them). */
+  readonly onWrites?: (key: string, writes: SliceWrites) => void;
+}
+
+const SERVICE_TYPE = { group: '', version: 'v1', kind: 'Service' } as const;
+
+/** Whether this loop manages the slice (either spelling of the managed-by label). */
+export const managedByEndpointSliceController = (slice: EndpointSlice): boolean =>
+  slice.metadata.labels?.[ENDPOINTSLICE_MANAGED_BY_LABEL] === ENDPOINTSLICE_CONTROLLER_MANAGER.upstream ||
+  slice.metadata.labels?.[ENDPOINTSLICE_MANAGED_BY_SVC_LABEL] === ENDPOINTSLICE_CONTROLLER_MANAGER.svc;
+
+/**
+ * The EndpointSlice controller (kube-controller-manager's `endpointslice-controller`): the
+ * EndpointSlices of every Service with a selector, per address family and port set, at most
+ * `--max-endpoints-per-slice` endpoints each, with the ready/serving/terminating conditions,
+ * node, zone and hints; rewritten with upstream's minimal churn (docs/controller-manager.md#endpointslice-controller).
+ */
+export function endpointSliceController(ctx: ControllerContext, options: EndpointSliceControllerOptions = {}): Observable<ControllerResult<unknown>> {
+  const services = ctx.informers.informer(builtin.services);
+  const pods = ctx.informers.informer(builtin.pods);
+  const nodes = ctx.informers.informer(builtin.nodes);
+  const slices = ctx.informers.informer(builtin.endpointSlices, { ownerIndex: true });
+  const tracker = new SliceTracker();
+  const scheduler = options.scheduler;
+  const max = options.maxEndpointsPerSlice ?? 100;
+  return controller<unknown>({
+    ...ctx.controllerDefaults(ctx.name),
+    name: ctx.name,
+    for: services,
+    // A slice changed by someone else (or deleted) is put back; the loop's own writes trigger nothing.
+    owns: [{ events: { events$: slices.events$.pipe(filter((event) => !tracker.observed(event.type, event.object))), synced$: slices.synced$ }, group: '', kind: 'Service' }],
+    watches: [podServiceTriggers(pods, services, { batchPeriodMs: options.batchPeriodMs ?? 0, ...(scheduler ? { scheduler } : {}) }), cacheOnly(nodes)],
+    concurrency: options.concurrency ?? 5,
+    ...(scheduler ? { scheduler } : {}),
+    reconcile: async (key) => {
+      const writes = await syncSlices(ctx, key, { services, pods, nodes, slices, tracker, max });
+      if (writes && options.onWrites && writes.created + writes.updated + writes.deleted > 0) options.onWrites(key, writes);
+    },
+  });
+}
+
+interface SyncInput {
+  readonly services: Informer<Service>;
+  readonly pods: Informer<Pod>;
+  readonly nodes: Informer<Node>;
+  readonly slices: Informer<EndpointSlice>;
+  readonly tracker: SliceTracker;
+  readonly max: number;
+}
+
+async function syncSlices(ctx: ControllerContext, key: string, input: SyncInput): Promise<SliceWrites | undefined> {
+  const service = input.services.store.get(key);
+  // A deleted Service's slices go with it (the garbage collector follows their owner reference).
+  if (!service || service.metadata.deletionTimestamp !== undefined || !hasPodSelector(service)) return undefined;
+  const uid = service.metadata.uid!;
+  const namespace = service.metadata.namespace!;
+  const name = service.metadata.name!;
+  const owned = input.slices.byOwner(uid).filter(managedByEndpointSliceController);
+  const existing = input.tracker.current(owned, uid);
+  const pods = selectedPods(service, input.pods);
+  return applySlices({
+    client: ctx.client,
+    tracker: input.tracker,
+    namespace,
+    owner: controllerRef(service, SERVICE_TYPE),
+    namePrefix: `${name.slice(0, 57)}-`,
+    existing,
+    desired: desiredGroups(service, pods, (node) => input.nodes.store.get(node)),
+    labels: sliceLabels(service),
+    maxPerSlice: input.max,
+    placeholder: serviceFamilies(service)[0],
+  });
+}
+
+/** A slice's labels: the Service's own, the Service's name and the manager, each in both spellings. */
+function sliceLabels(service: Service): Record<string, string> {
+  const labels = labelsFromService(service);
+  for (const label of SERVICE_NAME_LABELS) labels[label] = service.metadata.name!;
+  labels[ENDPOINTSLICE_MANAGED_BY_LABEL] = ENDPOINTSLICE_CONTROLLER_MANAGER.upstream;
+  labels[ENDPOINTSLICE_MANAGED_BY_SVC_LABEL] = ENDPOINTSLICE_CONTROLLER_MANAGER.svc;
+  return labels;
+}

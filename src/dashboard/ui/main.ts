@@ -1,0 +1,92 @@
+// The dashboard page: discovery (kept live by a CustomResourceDefinition watch), the resource
+// tables and the watch inspector. Everything on it is a watch; nothing polls.
+import { listAndWatch, type KubeObject } from './api.js';
+import { discover } from './discovery.js';
+import { FrameBatcher } from './frame-batcher.js';
+import { InspectorView } from './inspector-view.js';
+import { OverviewView } from './overview-view.js';
+import { ResourceView } from './resource-view.js';
+
+const app = document.getElementById('app')!;
+const connection = document.getElementById('connection')!;
+const setState = (state: string): void => {
+  connection.textContent = state;
+  connection.dataset['state'] = state.split(':')[0]!;
+};
+
+const life = new AbortController();
+window.addEventListener('pagehide', () => life.abort());
+
+const resources = new ResourceView(setState);
+const inspector = new InspectorView();
+const overview = new OverviewView();
+// Only the view on screen holds watches. A browser opens at most six HTTP/1.1 connections to one
+// origin and each open watch holds one: the two page-wide watches (namespaces, definitions) and
+// the busiest view (the overview's three) leave one for the reads in between. Several views live
+// at once need one connection carrying many watches (not built: docs/dashboard.md).
+const views = { resources, inspector, overview } as const;
+let shown: keyof typeof views = 'resources';
+app.append(resources.element);
+
+for (const button of document.querySelectorAll<HTMLButtonElement>('nav button[data-view]')) {
+  button.addEventListener('click', () => {
+    const name = button.dataset['view'] as keyof typeof views;
+    if (name === shown) return;
+    views[shown].hide();
+    shown = name;
+    views[name].show();
+    app.replaceChildren(views[name].element);
+    for (const other of document.querySelectorAll('nav button')) other.classList.toggle('active', other === button);
+  });
+}
+
+async function refreshTypes(): Promise<void> {
+  try {
+    const types = await discover();
+    resources.setTypes(types);
+    inspector.setTypes(types);
+  } catch (error) {
+    setState(`discovery failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+await refreshTypes();
+
+// Namespaces for the filter, live.
+const namespaces = new Set<string>();
+const namespaceBatch = new FrameBatcher<void>(() => resources.setNamespaces([...namespaces].sort()));
+void listAndWatch<{ items?: KubeObject[]; metadata?: { resourceVersion?: string } }>({
+  path: '/api/v1/namespaces',
+  query: {},
+  accept: 'application/json',
+  signal: life.signal,
+  onList: (list) => {
+    namespaces.clear();
+    for (const item of list.items ?? []) if (item.metadata?.name !== undefined) namespaces.add(item.metadata.name);
+    namespaceBatch.push();
+  },
+  onEvent: ({ event }) => {
+    const name = event.object.metadata?.name;
+    if (name === undefined || event.type === 'BOOKMARK') return;
+    if (event.type === 'DELETED') namespaces.delete(name);
+    else namespaces.add(name);
+    namespaceBatch.push();
+  },
+});
+
+// A CustomResourceDefinition created, changed or gone changes what discovery says: ask again.
+let seenFirstList = false;
+const discoveryBatch = new FrameBatcher<void>(() => void refreshTypes());
+void listAndWatch({
+  path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+  query: {},
+  accept: 'application/json',
+  signal: life.signal,
+  onList: () => {
+    if (seenFirstList) discoveryBatch.push();
+    seenFirstList = true;
+  },
+  onEvent: ({ event }) => {
+    if (event.type !== 'BOOKMARK') discoveryBatch.push();
+  },
+});
