@@ -35,3 +35,5 @@ export { boundedSink, WatcherTooSlowError } from './watch/bounded-sink.js';
 export type { BoundedSinkOptions } from './watch/bounded-sink.js';
 export { routeUpgrades, upgradeOf } from './upgrade-routing.js';
 export type { UpgradeConnection } from './upgrade-routing.js';
+// RFC 7386 merge patch, for answers made outside a request (svc/bench answering a replayed loop's writes).
+export { applyMergePatch } from './writes/merge-patch.js';

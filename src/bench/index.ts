@@ -7,3 +7,6 @@ export { benchOperator } from './operator-bench.js';
 export type { Baseline, BenchResult, OperatorBench, Percentiles } from './operator-bench.js';
 export { compareReports, defineBenchmarks, formatComparison, formatReport, operatorBenchmark, runBenchmarks } from './runs.js';
 export type { Benchmark, BenchList, BenchSummary, Comparison, RunReport } from './runs.js';
+export { benchController, controllerBenchmark } from './controller-bench.js';
+export type { ControllerBench, ControllerBenchResult, ReplayPace } from './controller-bench.js';
+export type { ControllerFigures } from './controller-figures.js';

@@ -1,5 +1,6 @@
 import { measure } from 'mitata';
 import { Observable, VirtualAction, VirtualTimeScheduler, asyncScheduler, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import type { ControllerFigures } from './controller-figures.js';
 import type { BenchInput, Timed } from './input.js';
 
 /** What a pipeline is compared against. */
@@ -68,6 +69,8 @@ export interface BenchResult {
   readonly spanMs: number;
   /** The highest heap in use seen during the latency run, bytes. */
   readonly peakHeapBytes: number;
+  /** A controller replay's own figures (benchController): reconciles, writes, their rates. */
+  readonly controller?: ControllerFigures | undefined;
 }
 
 const DEFAULT_MIN_CPU_MS = Number(process.env['BENCH_MS'] ?? 400);

@@ -109,6 +109,8 @@ export function compareReports(before: RunReport, after: RunReport, minNoise = 0
 const fmt = (n: number | undefined, digits = 1): string =>
   n === undefined || Number.isNaN(n) ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
+const medianRun = (b: BenchSummary): BenchResult => [...b.runs].sort((x, y) => x.nsPerItem.avg - y.nsPerItem.avg)[b.runs.length >> 1]!;
+
 /** A report as a Markdown table (what `svc bench` prints). */
 export function formatReport(report: RunReport): string {
   const lines = [
@@ -118,11 +120,26 @@ export function formatReport(report: RunReport): string {
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const b of report.benches) {
-    const r = [...b.runs].sort((x, y) => x.nsPerItem.avg - y.nsPerItem.avg)[b.runs.length >> 1]!;
+    const r = medianRun(b);
     const latency = r.latencyMs ? `${fmt(r.latencyMs.p50, 2)} / ${fmt(r.latencyMs.p99, 2)}${r.clock === 'virtual' ? ' virtual' : ''}` : '–';
     lines.push(
       `| ${b.name} | ${r.input} | ${fmt(b.nsPerItem)} | ${fmt(r.baseline?.nsPerItem)} | ${fmt(b.overheadNsPerItem)} | ${fmt(b.spread * 100, 1)} % | ${fmt(r.itemsPerSecond, 0)} | ${fmt(r.bytesPerItem, 0)} | ${latency} | ${r.outputs} |`,
     );
+  }
+  const replays = report.benches.map((b) => [b, medianRun(b)] as const).filter(([, r]) => r.controller !== undefined);
+  if (replays.length > 0) {
+    lines.push(
+      '',
+      'controller replays (the median run; ns/item above is CPU per recorded event, the answering server included):',
+      '',
+      '| bench | events | reconciles | reconciles/s | writes | writes/event | event → reconcile p50 / p99 (ms) | wall (ms) |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    );
+    for (const [b, r] of replays) {
+      const c = r.controller!;
+      const latency = r.latencyMs ? `${fmt(r.latencyMs.p50, 2)} / ${fmt(r.latencyMs.p99, 2)}` : '–';
+      lines.push(`| ${b.name} | ${c.events} | ${c.reconciles} | ${fmt(c.reconcilesPerSecond, 0)} | ${c.writes} | ${fmt(c.writesPerEvent, 2)} | ${latency} | ${fmt(c.wallMs, 0)} |`);
+    }
   }
   return lines.join('\n');
 }
