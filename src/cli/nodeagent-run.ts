@@ -12,6 +12,11 @@ import {
   CertificateRotator,
   readCredentials,
   configuredSources,
+  evictionThresholds,
+  isStaticPod,
+  observeEviction,
+  startEvictionManager,
+  type EvictionPassResult,
   ContainerGarbageCollector,
   CriClient,
   criRuntimeInfo,
@@ -48,6 +53,7 @@ import {
 import type { CommandIO } from './command.js';
 import type { ResolvedOptions } from './nodeagent-config.js';
 import { effectiveRates } from './nodeagent-validate.js';
+import { parseDuration } from './duration.js';
 
 /** What the command checked and resolved before the agent starts. */
 export interface NodeAgentStartup {
@@ -73,6 +79,10 @@ export interface NodeAgentRunOptions {
   readonly onRuntimeCall?: (call: CriCallRecord) => void;
   /** More route modules for the agent's HTTPS port, beside its own and the streaming routes. */
   readonly routes?: readonly AgentRouteModule[];
+  /** The eviction manager's housekeeping interval (the kubelet's 10 s, which no flag sets); tests and the bench shorten it. */
+  readonly evictionMonitoringIntervalMs?: number;
+  /** Every eviction manager pass (tests and the bench watch what it decided). */
+  readonly onEvictionPass?: (result: EvictionPassResult) => void;
 }
 
 /** Where container logs go under the root dir (the kubelet's `/var/log/pods`). */
@@ -304,23 +314,56 @@ async function startWithRuntime(
   const rotator = new LogRotator({ cri, maxSizeBytes: parseLogMaxSize(values.containerLogMaxSize), maxFiles: values.containerLogMaxFiles, onError: (error) => warn(`log rotation: ${(error as Error).message}`) });
   rotator.start();
   stops.push(() => rotator.stop());
-  const gc = startGarbageCollection({
-    containers: new ContainerGarbageCollector({
+  const containerGc = new ContainerGarbageCollector({
       cri,
       podExists: (uid) => workers.state(uid) !== undefined,
       podLogsDir,
       policy: { minimumAgeMs: values.minimumContainerTtlDuration ?? 0, maxPerPodContainer: values.maximumDeadContainersPerContainer, maxContainers: values.maximumDeadContainers },
-    }),
-    images: new ImageGarbageCollector({
-      cri,
-      policy: { highThresholdPercent: values.imageGcHighThreshold, lowThresholdPercent: values.imageGcLowThreshold, minimumAgeMs: values.minimumImageTtlDuration },
-      events,
-      node: { apiVersion: 'v1', kind: 'Node', name },
-    }),
+  });
+  const imageGc = new ImageGarbageCollector({
+    cri,
+    policy: { highThresholdPercent: values.imageGcHighThreshold, lowThresholdPercent: values.imageGcLowThreshold, minimumAgeMs: values.minimumImageTtlDuration },
+    events,
+    node: { apiVersion: 'v1', kind: 'Node', name },
+  });
+  const gc = startGarbageCollection({
+    containers: containerGc,
+    images: imageGc,
     allSourcesReady: () => readiness.allReady(),
     onError: (what, error) => warn(`${what} garbage collection: ${(error as Error).message}`),
   });
   stops.push(() => gc.stop());
+
+  const eviction = startEvictionManager({
+    thresholds: evictionThresholds({
+      evictionHard: values.evictionHard,
+      evictionSoft: values.evictionSoft,
+      evictionSoftGracePeriodMs: Object.fromEntries(Object.entries(values.evictionSoftGracePeriod).map(([signal, text]) => [signal, parseDuration(text) ?? -1])),
+      evictionMinimumReclaim: values.evictionMinimumReclaim,
+    }),
+    maxPodGracePeriodSeconds: values.evictionMaxPodGracePeriod,
+    intervalMs: options.evictionMonitoringIntervalMs,
+    observe: () => observeEviction({ cri, host: thisHost, rootDir }),
+    // Running ones only: not terminating, not ended (a Failed pod has nothing left to reclaim).
+    activePods: () =>
+      workers.view
+        .pods()
+        .filter((pod) => workers.state(pod.metadata.uid ?? '') === 'syncing' && pod.metadata.deletionTimestamp === undefined && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed'),
+    isStaticPod,
+    evict: (pod, grace, message) => workers.evict(pod.metadata.uid ?? '', grace, message),
+    reclaimDisk: async () => {
+      await containerGc.collect(readiness.allReady());
+      await imageGc.deleteUnusedImages();
+    },
+    events,
+    nodeRef: { apiVersion: 'v1', kind: 'Node', name },
+    onPass: (result) => {
+      if (result.type === 'evicted') warn(`evicted pod ${result.pod.metadata.namespace}/${result.pod.metadata.name}: ${result.message}`);
+      options.onEvictionPass?.(result);
+    },
+    onError: (error) => warn(`eviction manager: ${(error as Error).message}`),
+  });
+  stops.push(() => eviction.stop());
 
   const subscriptions: Subscription[] = [];
   stops.push(() => subscriptions.forEach((subscription) => subscription.unsubscribe()));
@@ -332,6 +375,7 @@ async function startWithRuntime(
       runtime: criRuntimeInfo(cri),
       version: startup.version,
       images: nodeImagesReader({ cri, maxImages: values.nodeStatusMaxImages }).read,
+      pressures: () => eviction.pressures(),
       onError: (what, error) => warn(`${what}: ${(error as Error).message}`),
     });
     stops.push(() => nodeStatus.stop());

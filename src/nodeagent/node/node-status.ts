@@ -31,6 +31,8 @@ export interface StatusSourceOptions {
   readonly node: Node;
   /** status.images; left out of the status when not given. */
   readonly images?: (() => Promise<OwnedStatus['images']>) | undefined;
+  /** The eviction manager's pressures (all thresholds, soft ones too); without it, the hard thresholds against the host. */
+  readonly pressures?: (() => ReadonlySet<'MemoryPressure' | 'DiskPressure' | 'PIDPressure'>) | undefined;
 }
 
 /**
@@ -65,7 +67,7 @@ export class StatusSource {
     return {
       capacity: resources.capacity,
       allocatable: resources.allocatable,
-      conditions: this.#conditions.next(now, readiness, observedPressures(host, options.rootDir, thresholds)),
+      conditions: this.#conditions.next(now, readiness, this.#s.pressures ? new Set(this.#s.pressures()) : observedPressures(host, options.rootDir, thresholds)),
       addresses: this.#s.addresses,
       daemonEndpoints: { kubeletEndpoint: { Port: options.port } },
       nodeInfo: {

@@ -1,10 +1,13 @@
 import { asyncScheduler, defer, ignoreElements, merge, repeat, Subject, switchMap, takeUntil, tap, type Observable, type SchedulerLike } from 'rxjs';
-import type { Node } from '../../api/index.js';
+import { isStatusError, type Node } from '../../api/index.js';
+import { builtin } from '../../client/index.js';
 import type { Client } from '../../client/index.js';
 import { internalIps, nodeAddresses, type AddressSources } from './addresses.js';
 import { nodeResources } from './capacity.js';
 import { nodeAgentEvents } from './node-events.js';
 import { hardThresholds } from './eviction-thresholds.js';
+import type { NodeCondition } from './conditions.js';
+import { withPressureTaints, type NodeTaint } from './pressure-taints.js';
 import { thisHost, type HostInfo } from './host.js';
 import { NODE_LEASE_RENEW_INTERVAL_MS, nodeLeaseRenewals } from './node-lease.js';
 import { newNode, nodeLabels, nodeName, parseTaints } from './node-object.js';
@@ -33,6 +36,8 @@ export interface StartNodeStatusOptions {
   readonly onError?: (what: 'registration' | 'status' | 'lease', error: unknown) => void;
   /** status.images (src/nodeagent/images `nodeImagesReader(...).read`); left out when not given. */
   readonly images?: StatusSourceOptions['images'];
+  /** The eviction manager's pressures (src/nodeagent/eviction); without it the hard thresholds are checked here. */
+  readonly pressures?: StatusSourceOptions['pressures'];
 }
 
 export interface NodeStatusHandle {
@@ -42,6 +47,22 @@ export interface NodeStatusHandle {
   /** The events the agent has written, dropped and still holds. */
   eventStats(): { written: number; dropped: number; pending: number };
   stop(): Promise<void>;
+}
+
+/**
+ * Puts the pressure taints on the Node to match its conditions (the kubelet's node lifecycle
+ * companion does this upstream; here the agent that sets the conditions sets the taints). The
+ * patch carries the Node's resourceVersion: a taint someone else wrote meanwhile is a Conflict,
+ * and the next posted status tries again from the newer Node.
+ */
+async function syncPressureTaints(client: Client, node: Node, conditions: readonly NodeCondition[]): Promise<void> {
+  const taints = withPressureTaints((node.spec?.taints ?? []) as NodeTaint[], conditions);
+  if (!taints) return;
+  try {
+    await client.patch(builtin.nodes, node.metadata.name ?? '', { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints } });
+  } catch (error) {
+    if (!isStatusError(error, 'Conflict')) throw error;
+  }
 }
 
 /**
@@ -76,7 +97,7 @@ export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle
       onCreated: (node) => events.record(involved(node), 'Normal', 'RegisteredNode', `Node ${name} event: Registered Node ${name} in Controller`),
     }).pipe(
       switchMap((node) => {
-        const source = new StatusSource({ options, host, runtime, thresholds, addresses, version: start.version, node, images: start.images });
+        const source = new StatusSource({ options, host, runtime, thresholds, addresses, version: start.version, node, images: start.images, pressures: start.pressures });
         const status$ = statusUpdates({
           client,
           nodeName: name,
@@ -93,6 +114,7 @@ export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle
           },
         }).pipe(
           tap((check) => {
+            if (check.posted) void syncPressureTaints(client, check.node, check.status.conditions).catch((e: unknown) => start.onError?.('status', e));
             checks.next(check);
             if ('error' in check) start.onError?.('status', check.error);
             if (options.registerNode && nodeGone(check)) reregister.next();

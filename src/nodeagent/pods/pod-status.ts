@@ -155,6 +155,9 @@ export function computePodStatus(inputs: PodStatusInputs): PodStatus {
   condition('Ready', containersReady, notReadyReason);
   condition('ContainersReady', containersReady, notReadyReason);
   condition('PodScheduled', true);
+  // A pod that ended by eviction keeps saying so (the agent may have restarted since).
+  const disruption = terminal ? previous?.conditions?.find((c) => c.type === 'DisruptionTarget') : undefined;
+  if (disruption) conditions.push(disruption as Condition);
 
   const podIP = pod.spec.hostNetwork ? inputs.hostIPs[0] : ready ? runtime.sandbox?.network?.ip || undefined : undefined;
   const podIPs = pod.spec.hostNetwork
@@ -164,6 +167,7 @@ export function computePodStatus(inputs: PodStatusInputs): PodStatus {
       : [];
   const status: PodStatus = {
     phase,
+    ...(terminal && previous?.reason !== undefined ? { reason: previous.reason, ...(previous.message !== undefined ? { message: previous.message } : {}) } : {}),
     conditions,
     hostIP: inputs.hostIPs[0],
     hostIPs: inputs.hostIPs.map((ip) => ({ ip })),

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { totalmem } from 'node:os';
-import { EMPTY, filter, interval, map, merge, mergeMap, share, type Observable, type SchedulerLike } from 'rxjs';
-import { isStatusError, type Pod } from '../../api/index.js';
+import { EMPTY, filter, interval, map, merge, mergeMap, share, Subject, type Observable, type SchedulerLike } from 'rxjs';
+import { isStatusError, rfc3339, type Pod, type PodStatus } from '../../api/index.js';
 import { builtin, type Client, type EventRecorder } from '../../client/index.js';
 import { awaitChange, requeueAfter, workqueue, type Outcome, type WorkResult } from '../../../operators/index.js';
 import type { CriClient } from '../cri/index.js';
@@ -15,7 +15,7 @@ import { relist } from './relister.js';
 import { StatusWriter } from './status-writer.js';
 import { stopContainer, syncPod } from './sync-pod.js';
 import { removeOrphan, terminatePod } from './terminate-pod.js';
-import type { PodEntry, PodWorkerState, WorkerContext } from './worker-context.js';
+import { podEvent, type PodEntry, type PodWorkerState, type WorkerContext } from './worker-context.js';
 
 /** The pods the agent runs now, each with the latest status it computed (the contract with the agent's server). */
 export interface AgentPodView {
@@ -76,6 +76,12 @@ export interface PodWorkersHandle {
   readonly results$: Observable<WorkResult<string>>;
   /** The worker state of a pod, or undefined when the agent does not know it. */
   state(uid: string): PodWorkerState | undefined;
+  /**
+   * Evicts a pod (node-pressure eviction): its containers are stopped with `gracePeriodSeconds`,
+   * its status becomes phase Failed, reason Evicted, with `message` and a DisruptionTarget
+   * condition, and its object stays. Resolves once that is done (at once for a pod not running).
+   */
+  evict(uid: string, gracePeriodSeconds: number, message: string): Promise<void>;
   /** Stops the workers and the relisting; containers keep running (a restarted agent adopts them). */
   stop(): void;
 }
@@ -129,6 +135,7 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
     events: options.events,
   };
   const entries = new Map<string, PodEntry>();
+  const evictions = new Subject<string>();
   const onError = options.onError ?? logError;
   const lister = relist({ cri: options.cri, periodMs: options.relistPeriodMs, scheduler: options.scheduler });
   const sourcesSeen = () => options.readiness?.allReady() ?? false;
@@ -143,7 +150,9 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
         entry.pod = update.pod;
         if (update.type === 'REMOVE') entry.removed = true;
       } else if (update.type !== 'REMOVE') {
-        entries.set(uid, { pod: update.pod, state: 'syncing', removed: false, status: undefined, apiStatus: undefined, failures: 0 });
+        // A pod the API server shows Succeeded or Failed (an eviction before an agent restart) is never run again.
+        const ended = update.pod.status?.phase === 'Succeeded' || update.pod.status?.phase === 'Failed' ? update.pod.status : undefined;
+        entries.set(uid, { pod: update.pod, state: 'syncing', removed: false, status: ended, apiStatus: undefined, failures: 0 });
       }
       return uid;
     }),
@@ -176,27 +185,35 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
       return awaitChange();
     }
     const pod = entry.pod;
-    const wanted = !entry.removed && pod.metadata.deletionTimestamp === undefined;
+    const wanted = !entry.removed && pod.metadata.deletionTimestamp === undefined && entry.eviction === undefined;
     if (wanted && entry.state === 'syncing') {
       const outcome = await syncPod(context, entry);
       return outcome.type === 'awaitChange' ? resync() : outcome;
     }
     if (entry.state !== 'terminated') {
       entry.state = 'terminating';
-      entry.status = await terminatePod(context, pod, entry.status ?? pod.status);
+      const eviction = entry.eviction;
+      const final = await terminatePod(context, pod, entry.status ?? pod.status, eviction?.gracePeriodSeconds);
+      entry.status = eviction ? evictedStatus(final, eviction.message) : final;
       entry.state = 'terminated';
       if (!entry.removed && context.statusWriter) await context.statusWriter.write(pod, entry.status);
+      if (eviction) {
+        podEvent(context, pod, 'Warning', 'Evicted', eviction.message);
+        eviction.done();
+      }
     }
     if (entry.removed) {
       entries.delete(uid);
       context.statusWriter?.forget(uid);
       return awaitChange();
     }
+    // An evicted pod's object stays, Failed, until someone deletes it.
+    if (entry.eviction && pod.metadata.deletionTimestamp === undefined) return awaitChange();
     if (options.client && !isStaticPod(pod)) await deleteForGood(options.client, pod);
     return awaitChange();
   };
 
-  const results$ = merge(fromUpdates, lister.changes$, orphanSweep, onSourcesSeen, fromProbes).pipe(
+  const results$ = merge(fromUpdates, lister.changes$, orphanSweep, onSourcesSeen, fromProbes, evictions).pipe(
     workqueue<string>({
       work: (uid) =>
         work(uid).catch((error: unknown) => {
@@ -220,11 +237,26 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
     },
     results$,
     state: (uid) => entries.get(uid)?.state,
+    evict: (uid, gracePeriodSeconds, message) =>
+      new Promise<void>((resolve) => {
+        const entry = entries.get(uid);
+        if (!entry || entry.state !== 'syncing' || entry.eviction) return resolve();
+        entry.eviction = { gracePeriodSeconds, message, done: resolve };
+        evictions.next(uid);
+      }),
     stop: () => {
       subscription.unsubscribe();
       abort.abort();
     },
   };
+}
+
+/** A stopped pod's final status after an eviction (upstream's fields and DisruptionTarget condition). */
+function evictedStatus(status: PodStatus, message: string): PodStatus {
+  const now = rfc3339(Date.now());
+  const conditions = (status.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget');
+  conditions.push({ type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message, lastTransitionTime: now });
+  return { ...status, phase: 'Failed', reason: 'Evicted', message, conditions };
 }
 
 /** The last step of a graceful deletion: the containers are gone, so the object may go now. */

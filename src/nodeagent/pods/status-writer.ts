@@ -4,10 +4,10 @@ import { isCurrentMirrorOf } from '../mirror/index.js';
 import { canonicalJson, isStaticPod } from '../sources/index.js';
 
 /** The status fields the agent owns; a merge patch sets each (null removes one it no longer reports). */
-const OWNED = ['phase', 'conditions', 'hostIP', 'hostIPs', 'podIP', 'podIPs', 'startTime', 'qosClass', 'initContainerStatuses', 'containerStatuses'] as const;
+const OWNED = ['phase', 'reason', 'message', 'conditions', 'hostIP', 'hostIPs', 'podIP', 'podIPs', 'startTime', 'qosClass', 'initContainerStatuses', 'containerStatuses'] as const;
 
-/** Conditions others own (readiness gates, DisruptionTarget, …) are kept; these four are the agent's. */
-const OWN_CONDITIONS = new Set(['PodScheduled', 'Initialized', 'ContainersReady', 'Ready']);
+/** Conditions others own (readiness gates, …) are kept; these are the agent's (DisruptionTarget: its evictions). */
+const OWN_CONDITIONS = new Set(['PodScheduled', 'Initialized', 'ContainersReady', 'Ready', 'DisruptionTarget']);
 
 const owned = (status: PodStatus | undefined): Record<string, unknown> => {
   const out: Record<string, unknown> = {};

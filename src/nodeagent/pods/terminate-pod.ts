@@ -28,10 +28,11 @@ async function removeSandboxes(context: WorkerContext, runtime: PodRuntime): Pro
  * preStop hook, then StopContainer with what is left of the grace period (SIGTERM, then SIGKILL
  * when it runs out; at least 2 s after a hook); then every sandbox stopped and removed, and the
  * volumes torn down. Returns the pod's final status, computed before the sandboxes went.
+ * `graceOverride`: an eviction's grace period instead of the pod's.
  */
-export async function terminatePod(context: WorkerContext, pod: Pod, previous: PodStatus | undefined): Promise<PodStatus> {
+export async function terminatePod(context: WorkerContext, pod: Pod, previous: PodStatus | undefined, graceOverride?: number): Promise<PodStatus> {
   const uid = pod.metadata.uid ?? '';
-  const grace = gracePeriodOf(pod);
+  const grace = graceOverride ?? gracePeriodOf(pod);
   const started = Date.now();
   context.probes?.stop(uid);
   let runtime = await readPodRuntime(context.cri, uid, context.exited, { signal: context.signal });

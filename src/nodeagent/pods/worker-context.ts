@@ -25,6 +25,16 @@ export interface PodEntry {
   apiStatus: PodStatus | undefined;
   /** Failed syncs in a row (a container that could not be created), for the retry delay. */
   failures: number;
+  /** Set by the eviction manager: kill with this grace, then Failed with reason Evicted. */
+  eviction?: PodEviction | undefined;
+}
+
+/** An eviction the worker carries out: the pod is stopped for good and its object kept, Failed. */
+export interface PodEviction {
+  readonly gracePeriodSeconds: number;
+  readonly message: string;
+  /** Resolved once the pod's containers are stopped and its status written. */
+  readonly done: () => void;
 }
 
 /** Everything a sync needs besides the pod. */

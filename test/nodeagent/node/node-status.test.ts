@@ -261,6 +261,18 @@ describe('node status updates', () => {
     expect(statusPatches()).toBe(1);
     const node = await t.client.get(builtin.nodes, 'test-host');
     expect(node.status?.conditions?.find((c) => c.type === 'DiskPressure')?.status).toBe('True');
+    // The condition's NoSchedule taint is on the Node with it.
+    expect(node.spec?.taints).toEqual([{ key: 'node.kubernetes.io/disk-pressure', effect: 'NoSchedule' }]);
+  });
+
+  it('puts the pressure taint on the Node while the condition is True and takes it off after, keeping other taints', async () => {
+    const fixed = fixedHost({ fsAvailable: 1 * 2 ** 30 });
+    start({ evictionPressureTransitionPeriod: 0, registerWithTaints: ['dedicated=db:NoSchedule'] }, { host: fixed.host });
+    const taintKeys = (n: { spec?: { taints?: { key: string }[] } }) => (n.spec?.taints ?? []).map((x) => x.key);
+    await nodeWhen('test-host', (n) => taintKeys(n).includes('node.kubernetes.io/disk-pressure'), 'the disk-pressure taint');
+    fixed.figures.fsAvailable = 60 * 2 ** 30;
+    const node = await nodeWhen('test-host', (n) => !taintKeys(n).includes('node.kubernetes.io/disk-pressure'), 'the disk-pressure taint gone');
+    expect(node.spec?.taints).toEqual([{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }]);
   });
 
   it('registers the Node again when it is deleted (found at the next write)', async () => {
