@@ -4,12 +4,12 @@ import { connectable, distinctUntilChanged, filter, map, Subject, type Subscript
 import { apiThrottle } from '../../operators/index.js';
 import { PROTOBUF_MEDIA_TYPE } from '../encoding/index.js';
 import { Client, InformerFactory, jsonCodec, loadProtobufCodec, loadSvcconfig, type Codec } from '../client/index.js';
-import { NODE_CLIENT_SIGNER, NODE_SERVING_SIGNER, NODE_USER_PREFIX, NODES_GROUP } from '../pki/index.js';
 import {
   applyPodCidrToBridge,
   bridgeConflistPath,
   bootstrapClientCredentials,
   CertificateRotator,
+  loadPki,
   readCredentials,
   configuredSources,
   evictionThresholds,
@@ -135,6 +135,7 @@ async function clientRotator(values: NodeAgentStartup['options']['values'], node
   const fromConfig = target.clientCertificate && target.clientKey ? { cert: target.clientCertificate, key: target.clientKey } : undefined;
   const current = (await readCredentials(values.certDir, 'client')) ?? fromConfig;
   if (!current) return undefined;
+  const { NODE_CLIENT_SIGNER, NODE_USER_PREFIX, NODES_GROUP } = await loadPki();
   return new CertificateRotator({
     client,
     kind: 'client',
@@ -286,6 +287,7 @@ async function startWithRuntime(
     if (values.rotateServerCertificates && client) {
       const current = await readCredentials(values.certDir, 'server');
       if (current) running.setServingCertificate(current);
+      const { NODE_SERVING_SIGNER, NODE_USER_PREFIX, NODES_GROUP } = await loadPki();
       const serving = new CertificateRotator({
         client: () => client!,
         kind: 'server',

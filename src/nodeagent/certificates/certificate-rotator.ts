@@ -1,5 +1,5 @@
 import type { Client } from '../../client/index.js';
-import { certificateValidity } from '../../pki/index.js';
+import { X509Certificate } from 'node:crypto';
 import { writeCredentials, type CredentialKind } from './credential-files.js';
 import { requestCertificate, type CertificateAsk, type IssuedPair } from './request-certificate.js';
 
@@ -65,7 +65,10 @@ export class CertificateRotator {
   #waitMs(): number {
     if (!this.#current) return 0;
     const now = (this.options.now ?? Date.now)();
-    const { notBefore, notAfter } = certificateValidity(this.#current.cert);
+    // node's own parser: the validity is all the rotator reads (src/pki would load @peculiar/x509).
+    const certificate = new X509Certificate(this.#current.cert);
+    const notBefore = Date.parse(certificate.validFrom);
+    const notAfter = Date.parse(certificate.validTo);
     return Math.max(0, rotationDeadline(notBefore, notAfter, (this.options.random ?? Math.random)()) - now);
   }
 

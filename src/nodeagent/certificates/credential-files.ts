@@ -1,7 +1,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writePrivateFile, writePublicFile } from '../../pki/index.js';
+import { loadPki } from './lazy-pki.js';
 import type { IssuedPair } from './request-certificate.js';
 
 /**
@@ -35,6 +35,7 @@ export async function readCredentials(certDir: string, kind: CredentialKind, now
 export async function writeCredentials(certDir: string, kind: CredentialKind, pair: IssuedPair): Promise<void> {
   const paths = credentialPaths(certDir, kind);
   await mkdir(certDir, { recursive: true, mode: 0o700 });
+  const { writePrivateFile, writePublicFile } = await loadPki();
   await writePrivateFile(paths.keyFile, pair.key);
   await writePublicFile(paths.certFile, pair.cert);
 }

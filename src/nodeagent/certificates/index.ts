@@ -4,3 +4,4 @@ export { CertificateRequestRefused, requestCertificate, type CertificateAsk, typ
 export { credentialPaths, readCredentials, writeCredentials, type CredentialKind } from './credential-files.js';
 export { CertificateRotator, rotationDeadline, type CertificateRotatorOptions } from './certificate-rotator.js';
 export { bootstrapClientCredentials, type TlsBootstrapOptions } from './tls-bootstrap.js';
+export { loadPki } from './lazy-pki.js';

@@ -1,6 +1,6 @@
 import type { CertificateSigningRequest } from '../../api/index.js';
 import { builtin, type Client } from '../../client/index.js';
-import { createCertificateRequest, csrState, issuedCertificate, trueCondition } from '../../pki/index.js';
+import { loadPki } from './lazy-pki.js';
 
 /**
  * Asks the cluster for a certificate, as the kubelet does: a fresh key, a CertificateSigningRequest
@@ -50,6 +50,7 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
   });
 
 export async function requestCertificate(client: Client, ask: CertificateAsk): Promise<IssuedPair> {
+  const { createCertificateRequest, csrState, issuedCertificate, trueCondition } = await loadPki();
   const { requestPem, keyPem } = await createCertificateRequest({
     commonName: ask.commonName,
     organizations: ask.organizations,

@@ -1,7 +1,7 @@
 import { access, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Client, loadSvcconfig, writeSvcconfig } from '../../client/index.js';
-import { NODE_CLIENT_SIGNER, NODE_USER_PREFIX, NODES_GROUP } from '../../pki/index.js';
+import { loadPki } from './lazy-pki.js';
 import { credentialPaths, readCredentials, writeCredentials } from './credential-files.js';
 import { requestCertificate } from './request-certificate.js';
 
@@ -40,6 +40,7 @@ export async function bootstrapClientCredentials(o: TlsBootstrapOptions): Promis
       userAgent: 'nodeagent/bootstrap',
     });
     try {
+      const { NODE_CLIENT_SIGNER, NODE_USER_PREFIX, NODES_GROUP } = await loadPki();
       pair = await requestCertificate(client, {
         signerName: NODE_CLIENT_SIGNER,
         usages: ['digital signature', 'client auth'],
