@@ -40,6 +40,8 @@ function sampleValue(field: protobuf.Field, depth: number): unknown {
         return '2026-11-23T10:20:30Z';
       case '.svc.meta.v1.MicroTime':
         return '2026-11-23T10:20:30.123456Z';
+      case '.svc.meta.v1.Duration':
+        return '1m30s';
       case '.svc.util.Quantity':
         return '250m';
       case '.svc.util.IntOrString':

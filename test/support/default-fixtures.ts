@@ -336,4 +336,7 @@ export const VIRTUAL_KINDS = [
   'authorization.svc.io/LocalSubjectAccessReview',
   'authorization.svc.io/SelfSubjectAccessReview',
   'authorization.svc.io/SelfSubjectRulesReview',
+  // The resource metrics API: computed from the node agents' figures, never stored or defaulted.
+  'metrics.svc.io/NodeMetrics',
+  'metrics.svc.io/PodMetrics',
 ];

@@ -1,4 +1,5 @@
 import protobuf from 'protobufjs';
+import { durationToNanos, nanosToDuration } from './go-duration.js';
 import { isObject, type JsonObject } from '../json-value.js';
 import { setField } from '../../api/index.js';
 
@@ -119,6 +120,11 @@ function fieldValue(field: protobuf.Field, value: unknown, path: string): unknow
       case '.svc.meta.v1.Time':
       case '.svc.meta.v1.MicroTime':
         return timeToMessage(value, path);
+      case '.svc.meta.v1.Duration': {
+        const nanos = durationToNanos(value);
+        if (nanos === undefined) throw new ConversionError(`${path}: ${JSON.stringify(value)} is not a duration`);
+        return { duration: nanos };
+      }
       case '.svc.util.Quantity':
         if (typeof value !== 'string' && typeof value !== 'number') throw new ConversionError(`${path}: expected a quantity`);
         return { string: String(value) };
@@ -191,6 +197,8 @@ function jsonValue(field: protobuf.Field, value: unknown): unknown {
         return timeFromMessage(m, false);
       case '.svc.meta.v1.MicroTime':
         return timeFromMessage(m, true);
+      case '.svc.meta.v1.Duration':
+        return nanosToDuration(toNumber(m['duration']));
       case '.svc.util.Quantity':
         return typeof m['string'] === 'string' ? m['string'] : '';
       case '.svc.util.IntOrString':

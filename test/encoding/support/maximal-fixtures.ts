@@ -56,6 +56,25 @@ export const MODEL_OF_KIND: Readonly<Record<string, string>> = {
   'apiregistration/v1/APIService': 'V1APIService',
 };
 
+/**
+ * Kinds client-node has no model of (the resource metrics API's types live in k8s.io/metrics, not
+ * k8s.io/api): every field of upstream's v1beta1 types, written out by hand.
+ */
+export const MAXIMAL_BY_HAND: Readonly<Record<string, () => JsonObject>> = {
+  'metrics/v1beta1/NodeMetrics': () => ({
+    metadata: maximalObject('V1ObjectMeta'),
+    timestamp: '2026-01-02T03:04:05Z',
+    window: '1m30.5s',
+    usage: { cpu: '250m', memory: '128Mi' },
+  }),
+  'metrics/v1beta1/PodMetrics': () => ({
+    metadata: maximalObject('V1ObjectMeta'),
+    timestamp: '2026-01-02T03:04:05Z',
+    window: '15s',
+    containers: [{ name: 'c', usage: { cpu: '1', memory: '64Mi' } }],
+  }),
+};
+
 /** `apps/v1/Deployment`, with svc's group names shortened to their first label (`rbac.authorization.svc.io` → `rbac`). */
 export const kindKey = (t: Pick<ResourceType, 'group' | 'version' | 'kind'>): string =>
   t.group ? `${t.group.split('.')[0]}/${t.version}/${t.kind}` : `${t.version}/${t.kind}`;
