@@ -137,7 +137,9 @@ describe('horizontal pod autoscaler: conditions', () => {
     }, 'the CRD served');
     await client.create(builtin.horizontalPodAutoscalers, hpa('widget', { apiVersion: 'example.com/v1', kind: 'Widget', name: 'w' }, { maxReplicas: 2 }));
     await eventually(async () => ((await client.get(widgets, 'w', { namespace: ns })) as { spec?: { size?: number } }).spec?.size === 2, 'the Widget scaled to maxReplicas');
-    expect((await condition('widget', 'AbleToScale'))?.reason).toBe('SucceededRescale');
+    // The status is written after the scale: a sync before the CRD was discovered may have left
+    // FailedGetScale there until this sync's status lands.
+    await eventually(async () => (await condition('widget', 'AbleToScale'))?.reason === 'SucceededRescale', 'AbleToScale SucceededRescale');
   });
 
   it('a target scaled to zero: ScalingActive False (ScalingDisabled)', async () => {
