@@ -13,7 +13,6 @@ export interface CsrApprovingOptions {
 
 // Kubernetes' canonical controller name (`--controllers` also accepts `csrapproving`).
 const NAME = 'certificatesigningrequest-approving-controller';
-const CSR_PATH = '/apis/certificates.svc.io/v1/certificatesigningrequests';
 
 /**
  * Approves node client certificate requests as Kubernetes' csrapproving does: a pending request
@@ -65,7 +64,7 @@ export function csrApprovingController(ctx: ControllerContext, options: CsrAppro
       };
       const body = { ...csr, status: { ...csr.status, conditions: [...(csr.status?.conditions ?? []), approved] } };
       try {
-        await ctx.client.transport.request({ method: 'PUT', path: `${CSR_PATH}/${encodeURIComponent(name)}/approval`, body });
+        await ctx.client.updateApproval(builtin.certificateSigningRequests, body);
       } catch (error) {
         // Decided meanwhile (approved or denied by someone else), or gone: its own event judges it again.
         if (isStatusError(error) && (error.code === 404 || error.code === 409)) return;

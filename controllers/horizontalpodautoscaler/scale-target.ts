@@ -1,4 +1,4 @@
-import { resource, type Client, type Resource } from '../../src/client/index.js';
+import { groupVersionResources, resource, type Client, type GroupVersionEntry, type Resource } from '../../src/client/index.js';
 
 /**
  * The resource behind an autoscaler's `scaleTargetRef` (`apiVersion` + `kind`), found through
@@ -16,17 +16,9 @@ export interface ScaleTarget {
 /** Why a target cannot be scaled: the message goes into AbleToScale=False. */
 export class ScaleTargetError extends Error {}
 
-interface ResourceEntry {
-  readonly name: string;
-  readonly kind: string;
-  readonly namespaced: boolean;
-}
-
-type Json = Record<string, unknown>;
-const isRecord = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 export class ScaleTargets {
-  readonly #lists = new Map<string, { readonly atMs: number; readonly entries: Promise<readonly ResourceEntry[] | undefined> }>();
+  readonly #lists = new Map<string, { readonly atMs: number; readonly entries: Promise<readonly GroupVersionEntry[] | undefined> }>();
 
   constructor(
     private readonly client: Client,
@@ -48,27 +40,18 @@ export class ScaleTargets {
     return { kind, resource: resource({ group, version, resource: entry.name, namespaced: entry.namespaced, kind }) };
   }
 
-  #entries(group: string, version: string): Promise<readonly ResourceEntry[] | undefined> {
+  #entries(group: string, version: string): Promise<readonly GroupVersionEntry[] | undefined> {
     const key = `${group}/${version}`;
     const cached = this.#lists.get(key);
     if (cached && this.now() - cached.atMs < this.ttlMs) return cached.entries;
-    const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-    const entries = this.client.transport.request({ method: 'GET', path }).then(
-      (doc) => (isRecord(doc) && Array.isArray(doc['resources']) ? doc['resources'].filter(isRecord).map(entryOf) : []),
-      (error: unknown) => {
-        // Not served is an answer; anything else (the server away) is retried on the next sync.
-        if ((error as { code?: number }).code === 404) return undefined;
-        this.#lists.delete(key);
-        throw error;
-      },
-    );
+    const entries = groupVersionResources(this.client, group, version).catch((error: unknown) => {
+      // Not served is an answer (undefined); anything else (the server away) is retried on the next sync.
+      this.#lists.delete(key);
+      throw error;
+    });
     this.#lists.set(key, { atMs: this.now(), entries });
     return entries;
   }
-}
-
-function entryOf(entry: Json): ResourceEntry {
-  return { name: String(entry['name'] ?? ''), kind: String(entry['kind'] ?? ''), namespaced: entry['namespaced'] === true };
 }
 
 /** `apps/v1` → [apps, v1]; `v1` → ['', v1]. */

@@ -197,6 +197,16 @@ export class Client {
     return this.patchStatus(res, name, object, { namespace: object.metadata.namespace, ...options, type: 'apply' });
   }
 
+  /**
+   * Writes a CertificateSigningRequest's approval conditions (Approved, Denied) through its
+   * `approval` subresource, as `kubectl certificate approve` does; the rest of `object` is ignored.
+   */
+  async updateApproval<T extends KubeObject>(res: Resource<T>, object: T, options: WriteOptions = {}): Promise<T> {
+    const name = object.metadata.name;
+    if (name === undefined) throw new TypeError('updateApproval needs metadata.name');
+    return (await this.transport.request({ method: 'PUT', path: this.#sub(res, undefined, name, 'approval'), query: writeQuery(options), body: object })) as T;
+  }
+
   /** The `scale` subresource (autoscaling/v1 Scale). */
   async getScale(res: Resource<KubeObject>, name: string, options: { namespace?: string | undefined } = {}): Promise<Scale> {
     return (await this.transport.request({ method: 'GET', path: this.#sub(res, options.namespace, name, 'scale') })) as Scale;

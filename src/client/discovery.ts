@@ -72,6 +72,36 @@ export async function discoverResources(client: Client): Promise<Discovery> {
   return { resources, failures };
 }
 
+/** One entry of a group version's resource list, subresources (`deployments/scale`) included. */
+export interface GroupVersionEntry {
+  readonly name: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  readonly verbs: readonly string[];
+}
+
+/**
+ * The resource list of one group version (`/api/v1`, `/apis/apps/v1`), subresources included —
+ * what a loop reads to learn whether a kind has a `scale` subresource, say. Undefined when the
+ * server does not serve that group version (404); any other failure rejects.
+ */
+export async function groupVersionResources(client: Client, group: string, version: string): Promise<readonly GroupVersionEntry[] | undefined> {
+  let doc: unknown;
+  try {
+    doc = await client.transport.request({ method: 'GET', path: group === '' ? `/api/${version}` : `/apis/${group}/${version}` });
+  } catch (error) {
+    if ((error as { code?: number }).code === 404) return undefined;
+    throw error;
+  }
+  const list = isRecord(doc) && Array.isArray(doc['resources']) ? doc['resources'] : [];
+  return list.filter(isRecord).map((entry) => ({
+    name: String(entry['name'] ?? ''),
+    kind: String(entry['kind'] ?? ''),
+    namespaced: entry['namespaced'] === true,
+    verbs: stringsOf(entry['verbs']),
+  }));
+}
+
 /** Whether a discovered type supports every one of `verbs`. */
 export const supports = (type: ApiResource, ...verbs: string[]): boolean => verbs.every((verb) => type.verbs.includes(verb));
 

@@ -50,7 +50,8 @@ export type { CacheChange, CacheReader, CacheWrites, IndexFunc } from './cache.j
 export { OWNER_INDEX, ownerIndex } from './owner-index.js';
 export { Informer, InformerFactory, stripManagedFields } from './informer.js';
 export type { InformerEvent, InformerFactoryOptions, InformerOptions } from './informer.js';
-export { discoverResources, supports } from './discovery.js';
+export { discoverResources, groupVersionResources, supports } from './discovery.js';
+export type { GroupVersionEntry } from './discovery.js';
 export type { ApiResource, Discovery, DiscoveryFailure } from './discovery.js';
 export { customResourceDefinitions, defineCustomResource, isCustomResource } from './custom-resource.js';
 export type { CustomObject, CustomObjectOf, CustomResource, CustomResourceInit, CustomResourceNames, CustomResourcePrinterColumn } from './custom-resource.js';
