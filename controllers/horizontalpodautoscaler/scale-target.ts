@@ -16,7 +16,6 @@ export interface ScaleTarget {
 /** Why a target cannot be scaled: the message goes into AbleToScale=False. */
 export class ScaleTargetError extends Error {}
 
-
 export class ScaleTargets {
   readonly #lists = new Map<string, { readonly atMs: number; readonly entries: Promise<readonly GroupVersionEntry[] | undefined> }>();
 
