@@ -1,16 +1,16 @@
 /**
- * meta/v1 Duration: in JSON a Go duration string (`15s`, `1m30s`, `1.5s`, `500ms`), in protobuf
+ * meta/v1 Duration: in JSON a Go duration string (`15s`, `1m30s`, `1.5s`, `500ms`; micro as `us`, U+00B5 or U+03BC then `s`), in protobuf
  * int64 nanoseconds. Written back as Go's `time.Duration.String()` writes it, so a value that
  * came in as Go writes it round-trips unchanged.
  */
-const UNITS: Readonly<Record<string, number>> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+const UNITS: Readonly<Record<string, number>> = { ns: 1, us: 1e3, '\u00b5s': 1e3, '\u03bcs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 
 /** The nanoseconds of a Go duration string; undefined when it is none. */
 export function durationToNanos(value: unknown): number | undefined {
   if (typeof value !== 'string') return undefined;
   const text = value.startsWith('-') || value.startsWith('+') ? value.slice(1) : value;
   if (text === '0') return 0;
-  const parts = /^(?:(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$/.test(text) ? text.match(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g) : null;
+  const parts = /^(?:(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h))+$/.test(text) ? text.match(/(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/g) : null;
   if (!parts) return undefined;
   let nanos = 0;
   for (const part of parts) {
@@ -27,7 +27,7 @@ export function nanosToDuration(nanos: number): string {
   const sign = nanos < 0 ? '-' : '';
   let rest = Math.abs(nanos);
   if (rest < 1e3) return `${sign}${rest}ns`;
-  if (rest < 1e6) return `${sign}${trimmed(rest / 1e3)}µs`;
+  if (rest < 1e6) return `${sign}${trimmed(rest / 1e3)}\u00b5s`;
   if (rest < 1e9) return `${sign}${trimmed(rest / 1e6)}ms`;
   const hours = Math.floor(rest / 3600e9);
   rest -= hours * 3600e9;
