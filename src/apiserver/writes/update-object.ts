@@ -53,7 +53,9 @@ export async function updateObject(
     return stamped(object, kv.modRevision);
   }
   const service = ctx.services?.serves(type) ? await ctx.services.prepare(object, current, dryRun) : undefined;
-  const stored = service ? service.object : object;
+  // The allocator carries the stored cluster IPs and node ports into a body that left them out:
+  // the generation is judged again on that spec (a PUT without them changes nothing).
+  const stored = service ? prepareForUpdate(service.object, current) : object;
   const bytes = bytesToStore(type, stored, current);
   if (bytes === undefined) {
     await service?.rollback();
