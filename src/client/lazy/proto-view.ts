@@ -24,6 +24,7 @@ import { ViewHandler } from './view-handler.js';
 const VALUE_MESSAGES = new Set([
   '.svc.meta.v1.Time',
   '.svc.meta.v1.MicroTime',
+  '.svc.meta.v1.Duration',
   '.svc.util.Quantity',
   '.svc.util.IntOrString',
   '.svc.runtime.RawExtension',

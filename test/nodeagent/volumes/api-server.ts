@@ -43,6 +43,8 @@ export async function startVolumesApiServer(): Promise<VolumesApiServer> {
     authenticate: authentication.authenticate,
     authenticateToken: authentication.authenticateToken,
     serviceAccountTokens: tokens,
+    // Dual stack, holding the cluster IPs the Service fixtures name (the default range is 10.0.0.0/24 alone).
+    serviceNetwork: { clusterIpRange: '10.96.0.0/16,fd00::/108' },
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
