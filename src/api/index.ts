@@ -357,6 +357,9 @@ export {
   ENDPOINTSLICE_CONTROLLER_MANAGER,
   ENDPOINTSLICE_MIRRORING_MANAGER,
   SKIP_MIRROR_LABEL,
+  SIMULATED_NODE_ANNOTATION,
+  SIMULATED_NODE_LABEL,
+  SIMULATED_RUNTIME_NAME,
 } from './well-known-keys.js';
 // batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
 export * from './batch/index.js';
