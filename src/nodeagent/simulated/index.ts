@@ -5,3 +5,4 @@ export { InProcessTransport } from './in-process-transport.js';
 export { serveSimulatedRuntime, type SimulatedRuntimeServer } from './runtime-server.js';
 export { simulatedAddressSources, simulatedHost, type SimulatedHostShape } from './simulated-host.js';
 export { SIMULATED_NODE_NOTICE, startHollowNode, type HollowNode, type HollowNodeOptions } from './hollow-node.js';
+export { fleetAddresses, hollowNodeName, startHollowFleet, type HollowFleetOptions } from './hollow-fleet.js';

@@ -39,6 +39,13 @@ function hollowNode(name: string, index: number, simulation: Partial<SimulationS
 }
 
 const isReady = (node: Node) => node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+interface ContainerStatusView {
+  readonly containerID?: string;
+  readonly restartCount?: number;
+  readonly state?: { readonly terminated?: { readonly exitCode?: number; readonly reason?: string } };
+  readonly lastState?: { readonly terminated?: { readonly exitCode?: number; readonly reason?: string } };
+}
+const containerStatus = (pod: Pod): ContainerStatusView | undefined => pod.status?.containerStatuses?.[0] as ContainerStatusView | undefined;
 const podReady = (pod: Pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
 function deployment(name: string, replicas: number, pool: string, container: Record<string, unknown> = {}): Deployment {
@@ -57,7 +64,7 @@ function deployment(name: string, replicas: number, pool: string, container: Rec
   } as Deployment;
 }
 
-async function podsOf(client: Client, app: string): Promise<Pod[]> {
+async function podsOf(client: Client, app: string): Promise<readonly Pod[]> {
   return (await client.list(builtin.pods, { namespace: 'default', labelSelector: `app=${app}` })).items;
 }
 
@@ -104,7 +111,7 @@ describe('hollow nodes', () => {
     const pods = await podsOf(cluster.client, 'web');
     expect(new Set(pods.map((pod) => pod.spec.nodeName))).toEqual(new Set(['hollow-a', 'hollow-b']));
     for (const pod of pods) {
-      expect(pod.status?.containerStatuses?.[0]?.containerID).toMatch(/^svc-simulated:\/\/[0-9a-f]{64}$/);
+      expect(containerStatus(pod)?.containerID).toMatch(/^svc-simulated:\/\/[0-9a-f]{64}$/);
       expect(pod.status?.podIP).toMatch(/^10\.88\./);
       expect(pod.status?.hostIP).toBe(pod.spec.nodeName === 'hollow-a' ? '10.250.0.1' : '10.250.0.2');
     }
@@ -120,12 +127,12 @@ describe('hollow nodes', () => {
     await cluster.client.create(builtin.deployments, deployment('broken', 2, 'fails'));
     await eventually(async () => {
       const pods = await podsOf(cluster.client, 'broken');
-      return pods.length === 2 && pods.every((pod) => (pod.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1);
+      return pods.length === 2 && pods.every((pod) => (containerStatus(pod)?.restartCount ?? 0) >= 1);
     }, 'the containers restarted after failing to start');
     for (const pod of await podsOf(cluster.client, 'broken')) {
       expect(pod.spec.nodeName).toBe('hollow-fails');
       expect(podReady(pod)).toBe(false);
-      const status = pod.status!.containerStatuses![0]!;
+      const status = containerStatus(pod)!;
       const terminated = status.state?.terminated ?? status.lastState?.terminated;
       expect(terminated?.exitCode).toBe(128);
       expect(terminated?.reason).toBe('StartError');
