@@ -175,6 +175,7 @@ const nodesReadyS = (Math.max(...nodesReadyAt.values()) - hollowStart) / 1000;
 log(`${NODES} nodes Ready in ${nodesReadyS.toFixed(1)}s; load ${load()}`);
 
 const added = new Map<string, number>();
+const bound = new Map<string, number>();
 const running = new Map<string, number>();
 const podInformer = new Informer(client, builtin.pods, { namespace: NAMESPACE });
 podInformer.events$.subscribe(({ object }) => {
@@ -183,6 +184,7 @@ podInformer.events$.subscribe(({ object }) => {
   const uid = pod.metadata.uid!;
   const now = performance.now();
   if (!added.has(uid)) added.set(uid, now);
+  if (pod.spec?.nodeName && !bound.has(uid)) bound.set(uid, now);
   if (pod.status?.phase === 'Running' && !running.has(uid)) running.set(uid, now);
 });
 await new Promise<void>((resolve) => podInformer.synced$.subscribe((synced) => synced && resolve()));
@@ -212,7 +214,7 @@ while (running.size < TOTAL) {
   const elapsed = performance.now() - runStart;
   if (elapsed - lastReport > 15_000) {
     lastReport = elapsed;
-    log(`${(elapsed / 1000).toFixed(0)}s: ${added.size} pods created, ${running.size} Running; load ${load()}`);
+    log(`${(elapsed / 1000).toFixed(0)}s: ${added.size} pods created, ${bound.size} bound, ${running.size} Running; load ${load()}`);
   }
   if (elapsed > TIMEOUT_MS) {
     log(`TIMEOUT: ${running.size} of ${TOTAL} Running after ${TIMEOUT_MS / 1000}s`);
@@ -232,6 +234,9 @@ clearInterval(sampler);
 sampleRss();
 
 const latencies = [...running].map(([uid, at]) => at - (added.get(uid) ?? at)).sort((a, b) => a - b);
+const toBind = [...bound].map(([uid, at]) => at - (added.get(uid) ?? at)).sort((a, b) => a - b);
+const boundToRunning = [...running].map(([uid, at]) => at - (bound.get(uid) ?? at)).sort((a, b) => a - b);
+const ms = (sorted: readonly number[]) => ({ p50: Math.round(quantile(sorted, 0.5)), p99: Math.round(quantile(sorted, 0.99)) });
 const firstAdded = Math.min(...added.values());
 const lastRunning = Math.max(...running.values());
 const report = {
@@ -242,6 +247,8 @@ const report = {
   nodesReadyS: Number(nodesReadyS.toFixed(1)),
   runS: Number(((runEnd - runStart) / 1000).toFixed(1)),
   podStartupMs: { p50: Math.round(quantile(latencies, 0.5)), p99: Math.round(quantile(latencies, 0.99)), max: Math.round(latencies.at(-1) ?? NaN) },
+  createdToBoundMs: ms(toBind),
+  boundToRunningMs: ms(boundToRunning),
   podsRunningPerS: Number((running.size / ((lastRunning - firstAdded) / 1000)).toFixed(1)),
   cpuPercentDuringRun: Object.fromEntries((Object.keys(processes) as ProcName[]).map((n) => [n, cpuPercent(usageBefore, usageRun, n)])),
   cpuPercentSteady: Object.fromEntries((Object.keys(processes) as ProcName[]).map((n) => [n, cpuPercent(steadyFrom, steadyTo, n)])),

@@ -20,7 +20,8 @@ import type { Client, InformerFactory } from '../../client/index.js';
 import { CriClient, type CriCallRecord } from '../cri/index.js';
 import { ImageManager } from '../images/index.js';
 import { criRuntimeInfo, hardThresholds, nodeAgentEvents, nodeResources, nodeStatusDefaults, startNodeStatus, type NodeStatusHandle, type NodeStatusOptions } from '../node/index.js';
-import { startPodWorkers, type PodWorkersHandle } from '../pods/index.js';
+import { podVolumesAccess, startPodWorkers, type PodWorkersHandle } from '../pods/index.js';
+import { podObjectReader } from '../volumes/index.js';
 import { parseProbeAction, ProbeManager, runProbe } from '../probes/index.js';
 import { configuredSources, podSources, SourcesReadiness, type PodUpdate } from '../sources/index.js';
 import { InProcessTransport } from './in-process-transport.js';
@@ -124,6 +125,8 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     nodeAllocatable: allocatable,
     nodeMemoryBytes: host.memory().totalBytes,
     runtimeName: SIMULATED_RUNTIME_NAME,
+    // The volumes are the agent's own, written under the root dir, but no tmpfs is mounted for secrets and tokens: thousands of mounts for containers that never read them.
+    volumes: podVolumesAccess({ rootDir: options.rootDir, nodeName: name, hostIP: options.nodeIp, objects: podObjectReader(options.client), nodeAllocatable: allocatable, memoryBacked: false }),
     images,
     probes,
     events,
