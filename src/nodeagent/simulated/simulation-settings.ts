@@ -4,6 +4,7 @@
  * behaviour for certain sets 0 or 1.
  */
 import { badRequest } from '../../api/index.js';
+import { parseIpv4Cidr } from '../cri/index.js';
 
 export interface SimulationSettings {
   /** How long RunPodSandbox and StartContainer each take, ms (the pod's start delay is about twice this). Default 0. */
@@ -31,7 +32,7 @@ export const simulationDefaults: SimulationSettings = Object.freeze({
 
 const RATES = ['sandboxFailureRate', 'startFailureRate', 'probeFailureRate'] as const;
 
-/** The settings with their defaults filled in; a rate outside [0, 1] or a negative delay is a 400. */
+/** The settings with their defaults filled in; a rate outside [0, 1], a negative delay or a bad network is a 400. */
 export function simulationSettings(given: Partial<SimulationSettings> = {}): SimulationSettings {
   const settings = { ...simulationDefaults, ...given };
   for (const rate of RATES) {
@@ -39,5 +40,10 @@ export function simulationSettings(given: Partial<SimulationSettings> = {}): Sim
     if (!Number.isFinite(value) || value < 0 || value > 1) throw badRequest(`${rate}: ${value} is not a probability between 0 and 1`);
   }
   if (!Number.isFinite(settings.startDelayMs) || settings.startDelayMs < 0) throw badRequest(`startDelayMs: ${settings.startDelayMs} is not a duration of 0 ms or more`);
+  try {
+    parseIpv4Cidr(settings.podNetwork);
+  } catch (error) {
+    throw badRequest(`podNetwork: ${(error as Error).message}`);
+  }
   return settings;
 }
