@@ -8,7 +8,8 @@ import { startHollowFleet, type HollowNode } from '../nodeagent/index.js';
 import { EXIT_FAILED, isExit, readCommandLine, Shutdown, type CommandIO } from './command.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag } from './flag-spec.js';
-import { defineFlags } from './flags.js';
+import { defineFlags, parseFlags } from './flags.js';
+import type { FlagValues } from './flag-spec.js';
 
 const rate = (value: number): string | undefined => (value >= 0 && value <= 1 ? undefined : 'must be between 0 and 1');
 const cidr = (value: string): string | undefined => {
@@ -78,65 +79,99 @@ function errorLog(io: CommandIO): { report: (node: string, what: string, error: 
   };
 }
 
+type HollowNodesValues = FlagValues<typeof hollowNodesFlags>;
+
+/** A running fleet of hollow nodes and what it holds (clients, informers, its root dir). */
+export interface RunningHollowNodes {
+  readonly nodes: readonly HollowNode[];
+  close(): Promise<void>;
+}
+
+/** The line every process that runs hollow nodes prints: their containers are not real. */
+export function simulatedNotice(count: number): string {
+  return `starting ${count} hollow nodes: the node agent is real, the containers are SIMULATED (${SIMULATED_RUNTIME_NAME} runtime; no process runs)`;
+}
+
+/**
+ * Starts the fleet `values` describe (the flags of `svc hollow-nodes`, which `svc up
+ * --hollow-nodes` passes too) and resolves once every node is started; `signal` stops the start
+ * between nodes. Throws when the API server's config cannot be read.
+ */
+export async function startHollowNodes(values: HollowNodesValues, io: CommandIO, signal?: AbortSignal): Promise<RunningHollowNodes> {
+  const closers: (() => Promise<void>)[] = [];
+  const close = async (): Promise<void> => {
+    for (const closer of closers.splice(0).reverse()) await closer();
+  };
+  try {
+    const rootDir = values.rootDir ?? join(tmpdir(), `svc-hollow-nodes-${process.pid}`);
+    mkdirSync(rootDir, { recursive: true });
+    if (values.rootDir === undefined) closers.push(async () => rmSync(rootDir, { recursive: true, force: true }));
+    const codec = await loadProtobufCodec();
+    // Two clients, as one agent has: pods (throttled by the agent's bucket in the daemon) and status.
+    const connect = async (userAgent: string): Promise<Client> => (values.svcconfig !== undefined ? Client.fromSvcconfig(values.svcconfig, { userAgent, codec }) : Client.fromEnv({ userAgent, codec }));
+    const client = await connect('nodeagent/hollow');
+    closers.push(() => client.close());
+    const statusClient = await connect('nodeagent/hollow-status');
+    closers.push(() => statusClient.close());
+    const informers = new InformerFactory(client);
+    closers.push(async () => informers.stop());
+    const errors = errorLog(io);
+    closers.push(async () => errors.stop());
+    io.err(`${hollowNodesDoc.name}: ${simulatedNotice(values.count)}`);
+    const nodes: HollowNode[] = [];
+    closers.push(async () => {
+      for (const node of nodes) await node.close();
+    });
+    nodes.push(
+      ...(await startHollowFleet({
+        count: values.count,
+        namePrefix: values.namePrefix,
+        client,
+        statusClient,
+        informers,
+        rootDir,
+        nodeCidr: values.nodeCidr,
+        podCidr: values.podCidr,
+        simulation: { startDelayMs: values.podStartDelay, sandboxFailureRate: values.sandboxFailureRate, startFailureRate: values.startFailureRate, probeFailureRate: values.probeFailureRate },
+        host: { cpus: values.cpus, memoryBytes: quantityBytes(values.memory)! },
+        version: SVC_VERSION,
+        nodeOptions: { nodeLabels: values.nodeLabels, maxPods: values.maxPods, nodeStatusUpdateFrequency: values.nodeStatusUpdateFrequency },
+        syncFrequencyMs: values.syncFrequency,
+        clusterDNS: values.clusterDns,
+        clusterDomain: values.clusterDomain,
+        startRate: values.startRate,
+        signal,
+        onError: errors.report,
+      })),
+    );
+    return { nodes, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** `svc up --hollow-nodes N`: the fleet with the command's defaults, on the cluster's admin svcconfig. */
+export function startHollowNodesOf(svcconfig: string, count: number, io: CommandIO, signal?: AbortSignal): Promise<RunningHollowNodes> {
+  const parsed = parseFlags(hollowNodesFlags, [`--svcconfig=${svcconfig}`, `--count=${count}`]);
+  if (parsed.help) throw new Error('unreachable: no --help given');
+  return startHollowNodes(parsed.values, io, signal);
+}
+
 export async function hollowNodes(argv: readonly string[], io: CommandIO): Promise<number> {
   const values = readCommandLine(hollowNodesDoc, hollowNodesFlags, argv, io, (v) => v);
   if (isExit(values)) return values.exitCode;
   const shutdown = new Shutdown(io);
-  const rootDir = values.rootDir ?? join(tmpdir(), `svc-hollow-nodes-${process.pid}`);
-  mkdirSync(rootDir, { recursive: true });
-  if (values.rootDir === undefined) shutdown.add(async () => rmSync(rootDir, { recursive: true, force: true }));
-  const codec = await loadProtobufCodec();
-  // Two clients, as one agent has: pods (throttled by the agent's bucket in the daemon) and status.
-  const connect = async (userAgent: string): Promise<Client> => (values.svcconfig !== undefined ? Client.fromSvcconfig(values.svcconfig, { userAgent, codec }) : Client.fromEnv({ userAgent, codec }));
-  let client: Client;
-  let statusClient: Client;
+  let running: RunningHollowNodes;
   try {
-    client = await connect('nodeagent/hollow');
-    statusClient = await connect('nodeagent/hollow-status');
+    running = await startHollowNodes(values, io, shutdown.signal);
   } catch (error) {
     io.err(`${hollowNodesDoc.name}: ${(error as Error).message}`);
     await shutdown.close();
     return EXIT_FAILED;
   }
-  shutdown.add(async () => {
-    await client.close();
-    await statusClient.close();
-  });
-  const informers = new InformerFactory(client);
-  shutdown.add(async () => informers.stop());
-  const errors = errorLog(io);
-  shutdown.add(async () => errors.stop());
-  io.err(`${hollowNodesDoc.name}: starting ${values.count} hollow nodes: the node agent is real, the containers are SIMULATED (${SIMULATED_RUNTIME_NAME} runtime; no process runs)`);
-  let nodes: HollowNode[] = [];
-  shutdown.add(async () => {
-    for (const node of nodes) await node.close();
-  });
-  try {
-    nodes = await startHollowFleet({
-      count: values.count,
-      namePrefix: values.namePrefix,
-      client,
-      statusClient,
-      informers,
-      rootDir,
-      nodeCidr: values.nodeCidr,
-      podCidr: values.podCidr,
-      simulation: { startDelayMs: values.podStartDelay, sandboxFailureRate: values.sandboxFailureRate, startFailureRate: values.startFailureRate, probeFailureRate: values.probeFailureRate },
-      host: { cpus: values.cpus, memoryBytes: quantityBytes(values.memory)! },
-      version: SVC_VERSION,
-      nodeOptions: { nodeLabels: values.nodeLabels, maxPods: values.maxPods, nodeStatusUpdateFrequency: values.nodeStatusUpdateFrequency },
-      syncFrequencyMs: values.syncFrequency,
-      clusterDNS: values.clusterDns,
-      clusterDomain: values.clusterDomain,
-      startRate: values.startRate,
-      signal: shutdown.signal,
-      onError: errors.report,
-    });
-  } catch (error) {
-    io.err(`${hollowNodesDoc.name}: ${(error as Error).message}`);
-    await shutdown.close();
-    return EXIT_FAILED;
-  }
+  shutdown.add(() => running.close());
+  const { nodes } = running;
   if (!shutdown.stopping) io.out(`${hollowNodesDoc.name}: ${nodes.length} hollow nodes started (${nodes[0]?.nodeName ?? ''} .. ${nodes.at(-1)?.nodeName ?? ''}), containers simulated`);
   await shutdown.requested;
   return shutdown.close();

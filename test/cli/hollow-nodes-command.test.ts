@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIMULATED_NODE_LABEL } from '../../src/api/index.js';
 import { hollowNodes } from '../../src/cli/hollow-nodes-command.js';
-import { builtin, writeSvcconfig } from '../../src/client/index.js';
+import { builtin, Client, writeSvcconfig } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../controllers/support.js';
+import { spawnUp } from '../support/svc-up.js';
 
 const SVC = join(import.meta.dirname, '../../src/cli/svc.ts');
 let cluster: TestCluster;
@@ -74,4 +75,26 @@ describe('svc hollow-nodes', () => {
     }
     expect(await exited).toBe(0);
   }, 90_000);
+
+  it('runs in svc up with --hollow-nodes, which says the containers are simulated', async () => {
+    const data = join(dir, 'up');
+    const up = spawnUp(data, ['--disable-agent', '--disable-dashboard', '--hollow-nodes=2']);
+    try {
+      const line = await up.line((l) => l.startsWith('hollow nodes:'));
+      expect(line).toBe('hollow nodes: 2 (hollow-00000 .. hollow-00001), containers SIMULATED (svc-simulated runtime)');
+      await up.line((l) => l.startsWith('ready in'));
+      const admin = await Client.fromSvcconfig(join(data, 'admin.svcconfig'));
+      try {
+        await eventually(async () => {
+          const nodes = (await admin.list(builtin.nodes, { labelSelector: `${SIMULATED_NODE_LABEL}=true` })).items;
+          return nodes.length === 2 && nodes.every((node) => node.status?.nodeInfo?.containerRuntimeVersion?.startsWith('svc-simulated://'));
+        }, 'two hollow nodes in svc up', 60_000);
+      } finally {
+        await admin.close();
+      }
+    } finally {
+      up.child.kill('SIGTERM');
+    }
+    expect(await up.exited).toBe(0);
+  }, 180_000);
 });
