@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import type { Deployment, Pod } from '../../src/api/index.js';
 import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index.js';
-import { cpuTicks, MS_PER_TICK, residentMb } from '../support/proc.js';
+import { cpuTicks, MS_PER_TICK, openSockets, residentMb } from '../support/proc.js';
 
 const NODES = Number(process.env['NODES'] ?? 100);
 const PODS_PER_NODE = Number(process.env['PODS_PER_NODE'] ?? 30);
@@ -103,8 +103,13 @@ function usage(): Record<ProcName, Usage> {
   for (const [name, pid] of Object.entries(processes) as [ProcName, number][]) out[name] = { cpuTicks: pid ? cpuTicks(pid) : 0, at: performance.now() };
   return out;
 }
+const peakSockets: Record<ProcName, number> = { apiserver: 0, 'controller-manager': 0, scheduler: 0, 'hollow-nodes': 0 };
 function sampleRss(): void {
-  for (const [name, pid] of Object.entries(processes) as [ProcName, number][]) if (pid) peakRss[name] = Math.max(peakRss[name], residentMb(pid).rss);
+  for (const [name, pid] of Object.entries(processes) as [ProcName, number][]) {
+    if (!pid) continue;
+    peakRss[name] = Math.max(peakRss[name], residentMb(pid).rss);
+    peakSockets[name] = Math.max(peakSockets[name], openSockets(pid));
+  }
 }
 const cpuPercent = (from: Record<ProcName, Usage>, to: Record<ProcName, Usage>, name: ProcName) =>
   Math.round(((to[name].cpuTicks - from[name].cpuTicks) * MS_PER_TICK * 100) / (to[name].at - from[name].at));
@@ -253,6 +258,7 @@ const report = {
   cpuPercentDuringRun: Object.fromEntries((Object.keys(processes) as ProcName[]).map((n) => [n, cpuPercent(usageBefore, usageRun, n)])),
   cpuPercentSteady: Object.fromEntries((Object.keys(processes) as ProcName[]).map((n) => [n, cpuPercent(steadyFrom, steadyTo, n)])),
   peakRssMb: peakRss,
+  peakSockets,
   rssMbAtEnd: Object.fromEntries((Object.entries(processes) as [ProcName, number][]).map(([n, pid]) => [n, residentMb(pid).rss])),
   apiP99ByVerb: p99ByVerb(metricsBefore, metricsAfter),
   settings: { replicasPerDeployment: REPLICAS, cmQps: `${CM_QPS}/${CM_BURST}`, schedulerQps: `${SCHED_QPS}/${SCHED_BURST}`, startRate: START_RATE },

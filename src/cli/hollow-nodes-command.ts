@@ -44,6 +44,12 @@ export const hollowNodesFlags = defineFlags({
   'sandbox-failure-rate': flag.float({ default: 0, valueName: '0..1', meaning: 'The chance that starting a pod sandbox fails (the agent retries).', validate: rate }),
   'start-failure-rate': flag.float({ default: 0, valueName: '0..1', meaning: 'The chance that starting a container fails (exit code 128, StartError; then crash-loop back-off).', validate: rate }),
   'probe-failure-rate': flag.float({ default: 0, valueName: '0..1', meaning: 'The chance that one probe attempt fails (exec, httpGet, tcpSocket, grpc alike).', validate: rate }),
+  'api-connections': flag.int({
+    default: 64,
+    valueName: 'n',
+    meaning: "Sockets to the API server each of the fleet's two request clients (pods, status) keeps at most; the nodes' pod watches have a client of their own, one socket each.",
+    validate: (n) => (n >= 1 ? undefined : 'must be 1 or more'),
+  }),
   'cluster-dns': flag.stringSlice({ valueName: 'ip,...', meaning: "The pods' DNS servers (the agent's flag; written to their resolv.conf only)." }),
   'cluster-domain': flag.string({ default: 'cluster.local', valueName: 'domain', meaning: "The pods' DNS search domain (the agent's flag)." }),
 });
@@ -107,13 +113,21 @@ export async function startHollowNodes(values: HollowNodesValues, io: CommandIO,
     mkdirSync(rootDir, { recursive: true });
     if (values.rootDir === undefined) closers.push(async () => rmSync(rootDir, { recursive: true, force: true }));
     const codec = await loadProtobufCodec();
-    // Two clients, as one agent has: pods (throttled by the agent's bucket in the daemon) and status.
-    const connect = async (userAgent: string): Promise<Client> => (values.svcconfig !== undefined ? Client.fromSvcconfig(values.svcconfig, { userAgent, codec }) : Client.fromEnv({ userAgent, codec }));
-    const client = await connect('nodeagent/hollow');
+    // Two request clients, as one agent has (pods, throttled by the agent's bucket in the daemon;
+    // status), each with a bounded pool: unbounded, a thousand nodes' syncs opened a socket each and
+    // filled the API server's accept queue (docs/benchmarks.md). The watches, one long-lived socket
+    // per node, have their own client so that they never hold a request's socket.
+    const connect = async (userAgent: string, connections?: number): Promise<Client> => {
+      const options = { userAgent, codec, ...(connections === undefined ? {} : { connections }) };
+      return values.svcconfig !== undefined ? Client.fromSvcconfig(values.svcconfig, options) : Client.fromEnv(options);
+    };
+    const client = await connect('nodeagent/hollow', values.apiConnections);
     closers.push(() => client.close());
-    const statusClient = await connect('nodeagent/hollow-status');
+    const statusClient = await connect('nodeagent/hollow-status', values.apiConnections);
     closers.push(() => statusClient.close());
-    const informers = new InformerFactory(client);
+    const watchClient = await connect('nodeagent/hollow-watch');
+    closers.push(() => watchClient.close());
+    const informers = new InformerFactory(watchClient);
     closers.push(async () => informers.stop());
     const errors = errorLog(io);
     closers.push(async () => errors.stop());

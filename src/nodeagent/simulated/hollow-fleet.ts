@@ -1,12 +1,12 @@
 /**
  * Many hollow nodes in one process (`svc hollow-nodes`). What they share, to keep a node's cost
  * low, and where that differs from N node agents on N machines:
- * - one API client for pods and one for status (each its own connection pool, as an agent has
- *   two): every node's pod watch is still its own request (a field selector on its name), so the
- *   API server serves N watches as for N agents; the agents' `--svc-api-qps` buckets are not
- *   applied per node (there is none: the API server's flow control is what limits them);
- * - one informer factory: each node's informer is its own (its own field selector), only the
- *   factory object is shared;
+ * - one API client for pods and one for status (each a bounded connection pool, as an agent has
+ *   two clients), and one for the watches: every node's pod watch is still its own request (a
+ *   field selector on its name), so the API server serves N watches as for N agents; the agents'
+ *   `--svc-api-qps` buckets are not applied per node (the API server's flow control limits them);
+ * - one informer factory (on the watch client): each node's informer is its own (its own field
+ *   selector), only the factory object is shared;
  * - one Node.js event loop and heap: timers of every node (status checks, Lease renewals, relists)
  *   run on it, so a busy process delays all nodes at once where machines would not.
  * Each node keeps its own simulated runtime, pod workers, probes, images, event recorder and
