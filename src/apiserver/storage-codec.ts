@@ -28,12 +28,25 @@ function storedMetadata(meta: ObjectMeta): Record<string, unknown> {
 }
 
 export function encodeForStorage(object: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion'>): Uint8Array {
+  return storageBytes(storageText(object, type));
+}
+
+/**
+ * The JSON text `encodeForStorage` stores. A create keeps it to answer with (the stored text with
+ * the version spliced in: `spliceResourceVersion`) instead of encoding the object a second time.
+ */
+export function storageText(object: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion'>): string {
   const metadata = storedMetadata(object.metadata);
   const { kind, apiVersion: sent, metadata: _meta, ...rest } = object;
   // A type served in several versions stores one of them (conversion None: only apiVersion differs).
   const apiVersion = type?.storageVersion !== undefined ? apiVersionOf({ group: type.group, version: type.storageVersion }) : sent;
   // kind, apiVersion, metadata lead, always: `spliceResourceVersion` relies on where metadata starts.
-  const bytes = encoder.encode(JSON.stringify({ kind, apiVersion, metadata, ...rest }));
+  return JSON.stringify({ kind, apiVersion, metadata, ...rest });
+}
+
+/** The bytes of a `storageText`, refused when larger than any backend takes. */
+export function storageBytes(text: string): Uint8Array {
+  const bytes = encoder.encode(text);
   // Every backend refuses what etcd would: one object of many megabytes would slow every list,
   // watch and relist that carries it.
   if (bytes.length > MAX_OBJECT_BYTES) throw objectTooLarge(bytes.length);
