@@ -119,7 +119,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
   private readonly walPath: string | undefined;
   private walFd: number | undefined;
   /** Commits waiting for the next fsync, and whether one is running. */
-  private unsynced: { events: StoreEvent<V>[]; settle: () => void; rev: number }[] = [];
+  private unsynced: { events: StoreEvent<V>[]; settle: (failure?: StorageError) => void; rev: number }[] = [];
   private syncing: Promise<void> | undefined;
   private pending: Pending<V>[] = [];
   private flushScheduled = false;
