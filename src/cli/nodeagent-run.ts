@@ -49,6 +49,11 @@ import {
   type PodUpdate,
   type RegistryConfig,
   type RunningAgentServer,
+  agentLog,
+  procSysctls,
+  setupKernelTunables,
+  type AgentLog,
+  type SysctlAccess,
 } from '../nodeagent/index.js';
 import type { CommandIO } from './command.js';
 import type { ResolvedOptions } from './nodeagent-config.js';
@@ -83,6 +88,35 @@ export interface NodeAgentRunOptions {
   readonly evictionMonitoringIntervalMs?: number;
   /** Every eviction manager pass (tests and the bench watch what it decided). */
   readonly onEvictionPass?: (result: EvictionPassResult) => void;
+  /** How long to wait for the container runtime to answer at start (default 30 s). */
+  readonly runtimeWaitMs?: number;
+  /** The kernel's tunables (default: /proc/sys, or the directory {@link SYSCTL_ROOT_ENV} names). */
+  readonly sysctls?: SysctlAccess;
+}
+
+/**
+ * An environment variable naming a directory the agent reads and writes its kernel tunables in
+ * instead of /proc/sys: the test suites set it (test/setup/global.ts) so that agents they start
+ * never change the host's kernel.
+ */
+export const SYSCTL_ROOT_ENV = 'SVC_NODEAGENT_SYSCTL_ROOT';
+
+/** The file names the agent's own lines carry (--vmodule patterns match them). */
+const RUN_LOG_FILE = 'cli/nodeagent-run';
+const TUNABLES_LOG_FILE = 'nodeagent/node/kernel-tunables';
+
+/**
+ * `--protect-kernel-defaults`: refuse to start when a tunable differs; without it, set each one
+ * as the kubelet does (each change logged at -v 2, as upstream).
+ */
+function kernelTunables(values: NodeAgentStartup['options']['values'], sysctls: SysctlAccess, log: AgentLog): void {
+  const result = setupKernelTunables(sysctls, values.protectKernelDefaults);
+  const file = log.forFile(TUNABLES_LOG_FILE);
+  for (const change of result.updated) file.info(2, `updating kernel flag ${change.name} from ${change.from} to ${change.to}`);
+  if (result.problems.length > 0) {
+    const hint = values.protectKernelDefaults ? ' (--protect-kernel-defaults: set them with sysctl, or run without the option to let the agent set them)' : '';
+    throw new Error(`the kernel's tunables are not as the node agent needs them${hint}: ${result.problems.join('; ')}`);
+  }
 }
 
 /** Where container logs go under the root dir (the kubelet's `/var/log/pods`). */
@@ -91,14 +125,14 @@ export const POD_LOGS_DIR_NAME = 'pod-logs';
 /** How long to wait for the container runtime to answer before giving up. */
 const RUNTIME_WAIT_MS = 30_000;
 
-async function connectRuntime(values: NodeAgentStartup['options']['values'], onCall: ((call: CriCallRecord) => void) | undefined): Promise<CriClient> {
+async function connectRuntime(values: NodeAgentStartup['options']['values'], onCall: ((call: CriCallRecord) => void) | undefined, waitMs = RUNTIME_WAIT_MS): Promise<CriClient> {
   const cri = new CriClient({
     endpoint: values.containerRuntimeEndpoint,
     ...(values.imageServiceEndpoint ? { imageEndpoint: values.imageServiceEndpoint } : {}),
     timeoutMs: values.runtimeRequestTimeout,
     ...(onCall ? { onCall } : {}),
   });
-  const deadline = Date.now() + RUNTIME_WAIT_MS;
+  const deadline = Date.now() + waitMs;
   for (;;) {
     try {
       await cri.version({ version: 'v1' }, { timeoutMs: 2_000 });
@@ -156,13 +190,15 @@ async function clientRotator(values: NodeAgentStartup['options']['values'], node
 export async function startNodeAgent(startup: NodeAgentStartup, io: CommandIO, options: NodeAgentRunOptions = {}): Promise<RunningNodeAgent> {
   const values = startup.options.values;
   const rates = effectiveRates(values);
-  const cri = await connectRuntime(values, options.onRuntimeCall);
+  const log = agentLog({ verbosity: values.v, vmodule: values.vmodule, write: (line) => io.err(line) });
+  kernelTunables(values, options.sysctls ?? procSysctls(process.env[SYSCTL_ROOT_ENV] || '/proc/sys'), log);
+  const cri = await connectRuntime(values, options.onRuntimeCall, options.runtimeWaitMs);
   const stops: (() => Promise<void> | void)[] = [() => cri.close()];
   const stopAll = async (): Promise<void> => {
     for (const stop of stops.reverse()) await stop();
   };
   try {
-    return await startWithRuntime(startup, io, options, cri, rates, stops, stopAll);
+    return await startWithRuntime(startup, io, options, cri, rates, stops, stopAll, log);
   } catch (error) {
     await stopAll();
     throw error;
@@ -177,6 +213,7 @@ async function startWithRuntime(
   rates: ReturnType<typeof effectiveRates>,
   stops: (() => Promise<void> | void)[],
   stopAll: () => Promise<void>,
+  log: AgentLog,
 ): Promise<RunningNodeAgent> {
   const values = startup.options.values;
   const warn = (message: string): void => io.err(`nodeagent: ${message}`);
@@ -363,6 +400,7 @@ async function startWithRuntime(
       if (result.type === 'evicted') warn(`evicted pod ${result.pod.metadata.namespace}/${result.pod.metadata.name}: ${result.message}`);
       options.onEvictionPass?.(result);
     },
+    log: log.forFile('nodeagent/eviction/eviction-manager'),
     onError: (error) => warn(`eviction manager: ${(error as Error).message}`),
   });
   stops.push(() => eviction.stop());
@@ -392,6 +430,7 @@ async function startWithRuntime(
 
   const sources = updates$.connect();
   stops.push(() => sources.unsubscribe());
+  log.forFile(RUN_LOG_FILE).info(1, `node agent ${name} started: runtime ${values.containerRuntimeEndpoint}, root dir ${rootDir}${apiMode ? '' : ', standalone'}`);
   return { nodeName: name, pods: () => workers.view.pods(), close: stopAll };
 }
 

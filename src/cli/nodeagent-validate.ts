@@ -171,10 +171,8 @@ export function notBuiltNotices(o: NodeAgentFlags): string[] {
     note('--image-credential-provider-*', 'credential provider plugins are not built; pulls use the pods\' imagePullSecrets');
   }
   if (o.cloudProvider === 'external') note('--cloud-provider=external', 'no cloud provider runs; the node is not tainted uninitialized');
-  if (o.protectKernelDefaults) note('--protect-kernel-defaults', 'kernel tunables are neither checked nor set');
   if (o.kernelMemcgNotification) note('--kernel-memcg-notification', 'memory thresholds are polled');
   if (o.cpuManagerReconcilePeriod !== undefined && o.cpuManagerPolicy === 'none') note('--cpu-manager-reconcile-period', 'has no effect without a CPU manager');
-  if (Object.keys(o.vmodule).length > 0) note('--vmodule', 'per-file verbosity is not built; -v applies everywhere');
   if (o.reservedMemory.length > 0) note('--reserved-memory', 'per-NUMA memory reservation is not built; the total counts against allocatable only through --svc-reserved/--system-reserved');
   return notices;
 }

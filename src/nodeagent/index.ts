@@ -16,3 +16,4 @@ export * from './pods/index.js';
 export * from './eviction/index.js';
 export * from './streaming/index.js';
 export * from './certificates/index.js';
+export * from './log/index.js';
