@@ -159,8 +159,12 @@ export const nodeAgentFlags = defineFlags({
   'protect-kernel-defaults': viaConfig('protectKernelDefaults', flag.bool({ meaning: "Fail when the kernel's tunables differ from the agent's defaults, instead of setting them." })),
   'seccomp-default': alsoInConfig('seccompDefault', flag.bool({ meaning: 'Use the RuntimeDefault seccomp profile for every workload that names none.' })),
   'serialize-image-pulls': viaConfig('serializeImagePulls', flag.bool({ default: true, meaning: 'Pull one image at a time.' })),
-  'image-credential-provider-bin-dir': flag.string({ valueName: 'path', meaning: 'The directory of image credential provider plugins (not built in svc: pull secrets are used).' }),
-  'image-credential-provider-config': flag.string({ valueName: 'path', meaning: 'The credential provider config file or directory (not built in svc: pull secrets are used).' }),
+  'image-credential-provider-bin-dir': flag.string({ valueName: 'path', meaning: 'The directory of the image credential provider plugins --image-credential-provider-config names.' }),
+  'image-credential-provider-config': flag.string({
+    valueName: 'path',
+    meaning:
+      'A CredentialProviderConfig (kubelet.config.k8s.io/v1, YAML or JSON), or a directory of them joined in lexical order: the exec plugins asked for the credentials of the images their matchImages name (docs/node-agent.md#image-credential-provider-plugins).',
+  }),
   'registry-config': alsoInConfig(
     'registryConfig',
     flag.string({

@@ -54,6 +54,8 @@ import {
   setupKernelTunables,
   type AgentLog,
   type SysctlAccess,
+  CredentialProviders,
+  type CredentialProvider,
 } from '../nodeagent/index.js';
 import type { CommandIO } from './command.js';
 import type { ResolvedOptions } from './nodeagent-config.js';
@@ -67,6 +69,8 @@ export interface NodeAgentStartup {
   readonly version: string;
   /** `--registry-config`, read and checked. */
   readonly registries?: RegistryConfig;
+  /** `--image-credential-provider-config`, read and checked against the bin dir. */
+  readonly credentialProviders?: readonly CredentialProvider[];
 }
 /** A node agent running in this process (the `nodeagent` daemon, or the node of `svc up`). */
 export interface RunningNodeAgent {
@@ -280,6 +284,15 @@ async function startWithRuntime(
     registryBurst: values.registryBurst,
     events,
     registries: startup.registries,
+    credentialProviders:
+      startup.credentialProviders && values.imageCredentialProviderBinDir
+        ? new CredentialProviders({
+            providers: startup.credentialProviders,
+            binDir: values.imageCredentialProviderBinDir,
+            log: log.forFile('nodeagent/images/credential-providers'),
+            onError: (provider, image, error) => warn(`credential provider ${provider} for ${image}: ${error.message}`),
+          })
+        : undefined,
   });
   const probes = new ProbeManager({ cri, events });
   stops.push(() => probes.close());
