@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Pod } from '../api/index.js';
+import { quantityValue, type Pod } from '../api/index.js';
 import { connectable, distinctUntilChanged, filter, map, Subject, type Subscription } from 'rxjs';
 import { apiThrottle } from '../../operators/index.js';
 import { PROTOBUF_MEDIA_TYPE } from '../encoding/index.js';
@@ -56,6 +56,7 @@ import {
   type SysctlAccess,
   CredentialProviders,
   type CredentialProvider,
+  QosCgroupManager,
 } from '../nodeagent/index.js';
 import type { CommandIO } from './command.js';
 import type { ResolvedOptions } from './nodeagent-config.js';
@@ -294,6 +295,13 @@ async function startWithRuntime(
           })
         : undefined,
   });
+  // The pods that hold resources: running ones, not terminating or ended.
+  let activePods: () => Pod[] = () => [];
+  const qos = qosCgroups(values, allocatable, () => activePods(), log, warn);
+  if (qos) {
+    qos.start();
+    stops.push(() => qos.stop());
+  }
   const probes = new ProbeManager({ cri, events });
   stops.push(() => probes.close());
   const workers = startPodWorkers({
@@ -312,12 +320,17 @@ async function startWithRuntime(
     cpuCfsQuota: values.cpuCfsQuota,
     cpuCfsQuotaPeriodUs: values.cpuCfsQuotaPeriod * 1000,
     nodeAllocatable: allocatable,
+    ...(qos ? { cgroupParent: (pod: Pod) => qos.parentOf(pod) } : {}),
     images,
     probes,
     events,
     onError: (uid, error) => warn(`sync of pod ${uid} failed: ${(error as Error).message}`),
   });
   stops.push(() => workers.stop());
+  activePods = () =>
+    workers.view
+      .pods()
+      .filter((pod) => workers.state(pod.metadata.uid ?? '') === 'syncing' && pod.metadata.deletionTimestamp === undefined && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed');
 
   let server: RunningAgentServer | undefined;
   if (values.enableServer && !values.runonce) {
@@ -397,10 +410,7 @@ async function startWithRuntime(
     intervalMs: options.evictionMonitoringIntervalMs,
     observe: () => observeEviction({ cri, host: thisHost, rootDir }),
     // Running ones only: not terminating, not ended (a Failed pod has nothing left to reclaim).
-    activePods: () =>
-      workers.view
-        .pods()
-        .filter((pod) => workers.state(pod.metadata.uid ?? '') === 'syncing' && pod.metadata.deletionTimestamp === undefined && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed'),
+    activePods: () => activePods(),
     isStaticPod,
     evict: (pod, grace, message) => workers.evict(pod.metadata.uid ?? '', grace, message),
     reclaimDisk: async () => {
@@ -445,6 +455,29 @@ async function startWithRuntime(
   stops.push(() => sources.unsubscribe());
   log.forFile(RUN_LOG_FILE).info(1, `node agent ${name} started: runtime ${values.containerRuntimeEndpoint}, root dir ${rootDir}${apiMode ? '' : ', standalone'}`);
   return { nodeName: name, pods: () => workers.view.pods(), close: stopAll };
+}
+
+/**
+ * `--qos-reserved` (with `--cgroups-per-qos`): the QoS cgroups and their memory limits; the pods
+ * then run under them. Without it the runtime places pods as it chooses.
+ */
+function qosCgroups(
+  values: NodeAgentStartup['options']['values'],
+  allocatable: Readonly<Record<string, string>>,
+  activePods: () => readonly Pod[],
+  log: AgentLog,
+  warn: (message: string) => void,
+): QosCgroupManager | undefined {
+  const reserve = values.qosReserved['memory'];
+  if (reserve === undefined || !values.cgroupsPerQos) return undefined;
+  return new QosCgroupManager({
+    cgroupRoot: values.cgroupRoot ?? '/',
+    memoryReservePercent: Number(reserve.replace('%', '')),
+    allocatableMemoryBytes: quantityValue(allocatable['memory']) ?? 0,
+    activePods,
+    log: log.forFile('nodeagent/cgroups/qos-cgroups'),
+    onError: (error) => warn(`QoS cgroups: ${error.message}`),
+  });
 }
 
 /**

@@ -17,3 +17,4 @@ export * from './eviction/index.js';
 export * from './streaming/index.js';
 export * from './certificates/index.js';
 export * from './log/index.js';
+export * from './cgroups/index.js';

@@ -1,0 +1,63 @@
+/**
+ * The few cgroup operations the QoS manager needs, on either hierarchy, with the cgroupfs driver's
+ * naming (a cgroup `/kubepods/burstable` is that path under each controller's mount): make a
+ * cgroup, set and read its memory limit, read its memory usage. cgroup v1 keeps memory in its own
+ * mount (`memory.limit_in_bytes`, `memory.usage_in_bytes`); v2 has one tree (`memory.max`,
+ * `memory.current`) where a parent must delegate the memory controller to its children
+ * (`cgroup.subtree_control`) before they have memory files.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface CgroupFiles {
+  readonly version: 1 | 2;
+  /** Makes `name` (and its parents) with the memory controller. */
+  ensure(name: string): void;
+  /** Sets the memory limit in bytes (throws as the kernel refuses, e.g. EBUSY under usage on v1). */
+  setMemoryLimit(name: string, bytes: number): void;
+  /** The memory limit in bytes; undefined for none (`max`, or v1's page-rounded "unlimited"). */
+  memoryLimit(name: string): number | undefined;
+  memoryUsage(name: string): number;
+  /** The directory of `name` in the memory hierarchy. */
+  memoryDir(name: string): string;
+}
+
+/** v1 reports "no limit" as the largest page-aligned signed 64-bit number. */
+const V1_UNLIMITED = 2 ** 63 - 4096;
+
+const segments = (name: string) => name.split('/').filter((part) => part !== '');
+
+/** This host's cgroups under `mount` (default /sys/fs/cgroup), v2 when it is a unified hierarchy. */
+export function hostCgroups(mount = '/sys/fs/cgroup'): CgroupFiles {
+  const version: 1 | 2 = existsSync(join(mount, 'cgroup.controllers')) ? 2 : 1;
+  const memoryRoot = version === 2 ? mount : join(mount, 'memory');
+  const dir = (name: string) => join(memoryRoot, ...segments(name));
+  const limitFile = version === 2 ? 'memory.max' : 'memory.limit_in_bytes';
+  const usageFile = version === 2 ? 'memory.current' : 'memory.usage_in_bytes';
+  return {
+    version,
+    memoryDir: dir,
+    ensure(name) {
+      if (version === 1) {
+        mkdirSync(dir(name), { recursive: true });
+        return;
+      }
+      // Each ancestor delegates memory to its children, from the root down.
+      let path = memoryRoot;
+      for (const part of segments(name)) {
+        const controllers = readFileSync(join(path, 'cgroup.subtree_control'), 'utf8');
+        if (!controllers.split(/\s+/).includes('memory')) writeFileSync(join(path, 'cgroup.subtree_control'), '+memory');
+        path = join(path, part);
+        mkdirSync(path, { recursive: true });
+      }
+    },
+    setMemoryLimit: (name, bytes) => writeFileSync(join(dir(name), limitFile), String(Math.max(0, Math.floor(bytes)))),
+    memoryLimit(name) {
+      const text = readFileSync(join(dir(name), limitFile), 'utf8').trim();
+      if (text === 'max') return undefined;
+      const value = Number(text);
+      return value >= V1_UNLIMITED ? undefined : value;
+    },
+    memoryUsage: (name) => Number(readFileSync(join(dir(name), usageFile), 'utf8').trim()),
+  };
+}
