@@ -93,6 +93,8 @@ export interface NodeAgentRunOptions {
   readonly evictionMonitoringIntervalMs?: number;
   /** Every eviction manager pass (tests and the bench watch what it decided). */
   readonly onEvictionPass?: (result: EvictionPassResult) => void;
+  /** The QoS cgroup limits' update period (the kubelet's minute); tests shorten it. */
+  readonly qosUpdateIntervalMs?: number;
   /** How long to wait for the container runtime to answer at start (default 30 s). */
   readonly runtimeWaitMs?: number;
   /** The kernel's tunables (default: /proc/sys, or the directory {@link SYSCTL_ROOT_ENV} names). */
@@ -297,7 +299,7 @@ async function startWithRuntime(
   });
   // The pods that hold resources: running ones, not terminating or ended.
   let activePods: () => Pod[] = () => [];
-  const qos = qosCgroups(values, allocatable, () => activePods(), log, warn);
+  const qos = qosCgroups(values, allocatable, () => activePods(), log, warn, options.qosUpdateIntervalMs);
   if (qos) {
     qos.start();
     stops.push(() => qos.stop());
@@ -467,6 +469,7 @@ function qosCgroups(
   activePods: () => readonly Pod[],
   log: AgentLog,
   warn: (message: string) => void,
+  intervalMs: number | undefined,
 ): QosCgroupManager | undefined {
   const reserve = values.qosReserved['memory'];
   if (reserve === undefined || !values.cgroupsPerQos) return undefined;
@@ -475,6 +478,7 @@ function qosCgroups(
     memoryReservePercent: Number(reserve.replace('%', '')),
     allocatableMemoryBytes: quantityValue(allocatable['memory']) ?? 0,
     activePods,
+    intervalMs,
     log: log.forFile('nodeagent/cgroups/qos-cgroups'),
     onError: (error) => warn(`QoS cgroups: ${error.message}`),
   });
