@@ -17,6 +17,9 @@ import {
   observeEviction,
   startEvictionManager,
   type EvictionPassResult,
+  type EvictionObservation,
+  type EvictionThreshold,
+  type EvictionManagerHandle,
   ContainerGarbageCollector,
   CriClient,
   criRuntimeInfo,
@@ -57,6 +60,8 @@ import {
   CredentialProviders,
   type CredentialProvider,
   QosCgroupManager,
+  MemoryThresholdNotifiers,
+  memcgNotificationSupport,
 } from '../nodeagent/index.js';
 import type { CommandIO } from './command.js';
 import type { ResolvedOptions } from './nodeagent-config.js';
@@ -93,6 +98,8 @@ export interface NodeAgentRunOptions {
   readonly evictionMonitoringIntervalMs?: number;
   /** Every eviction manager pass (tests and the bench watch what it decided). */
   readonly onEvictionPass?: (result: EvictionPassResult) => void;
+  /** `--kernel-memcg-notification`'s memory cgroup (default: the node's, cgroup v1's root); tests give one of their own. */
+  readonly memcgNotificationDir?: string;
   /** The QoS cgroup limits' update period (the kubelet's minute); tests shorten it. */
   readonly qosUpdateIntervalMs?: number;
   /** How long to wait for the container runtime to answer at start (default 30 s). */
@@ -401,13 +408,16 @@ async function startWithRuntime(
   });
   stops.push(() => gc.stop());
 
-  const eviction = startEvictionManager({
-    thresholds: evictionThresholds({
+  const thresholds = evictionThresholds({
       evictionHard: values.evictionHard,
       evictionSoft: values.evictionSoft,
       evictionSoftGracePeriodMs: Object.fromEntries(Object.entries(values.evictionSoftGracePeriod).map(([signal, text]) => [signal, parseDuration(text) ?? -1])),
       evictionMinimumReclaim: values.evictionMinimumReclaim,
-    }),
+  });
+  const memcg = values.kernelMemcgNotification ? memcgNotifiers(thresholds, options.memcgNotificationDir, () => eviction, log, warn) : undefined;
+  if (memcg) stops.push(() => memcg.stop());
+  const eviction = startEvictionManager({
+    thresholds,
     maxPodGracePeriodSeconds: values.evictionMaxPodGracePeriod,
     intervalMs: options.evictionMonitoringIntervalMs,
     observe: () => observeEviction({ cri, host: thisHost, rootDir }),
@@ -426,6 +436,7 @@ async function startWithRuntime(
       options.onEvictionPass?.(result);
     },
     log: log.forFile('nodeagent/eviction/eviction-manager'),
+    ...(memcg ? { onObserved: (observation: EvictionObservation) => memcg.update(observation) } : {}),
     onError: (error) => warn(`eviction manager: ${(error as Error).message}`),
   });
   stops.push(() => eviction.stop());
@@ -457,6 +468,31 @@ async function startWithRuntime(
   stops.push(() => sources.unsubscribe());
   log.forFile(RUN_LOG_FILE).info(1, `node agent ${name} started: runtime ${values.containerRuntimeEndpoint}, root dir ${rootDir}${apiMode ? '' : ', standalone'}`);
   return { nodeName: name, pods: () => workers.view.pods(), close: stopAll };
+}
+
+/**
+ * `--kernel-memcg-notification`: kernel notifications of memory thresholds that bring an eviction
+ * pass forward, where the cgroup version has them (v1); otherwise a warning, and polling.
+ */
+function memcgNotifiers(
+  thresholds: readonly EvictionThreshold[],
+  dir: string | undefined,
+  eviction: () => EvictionManagerHandle,
+  log: AgentLog,
+  warn: (message: string) => void,
+): MemoryThresholdNotifiers | undefined {
+  const support = dir === undefined ? memcgNotificationSupport() : ({ available: true, dir } as const);
+  if (!support.available) {
+    warn(`--kernel-memcg-notification: ${support.reason}; memory thresholds are polled`);
+    return undefined;
+  }
+  return new MemoryThresholdNotifiers({
+    thresholds,
+    dir: support.dir,
+    onCrossed: () => void eviction().pass('memcg notification').catch((error: unknown) => warn(`eviction manager: ${(error as Error).message}`)),
+    onError: (error) => warn(`--kernel-memcg-notification: ${error.message}; memory thresholds are polled until the next pass registers again`),
+    log: log.forFile('nodeagent/eviction/memcg-notifier'),
+  });
 }
 
 /**

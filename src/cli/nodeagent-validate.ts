@@ -168,7 +168,6 @@ export function notBuiltNotices(o: NodeAgentFlags): string[] {
   if (o.memoryManagerPolicy === 'Static') note('--memory-manager-policy=Static', 'the memory manager is not built; no NUMA memory pinning is done');
   if (o.topologyManagerPolicy !== 'none') note(`--topology-manager-policy=${o.topologyManagerPolicy}`, 'the topology manager is not built; no NUMA alignment is done');
   if (o.cloudProvider === 'external') note('--cloud-provider=external', 'no cloud provider runs; the node is not tainted uninitialized');
-  if (o.kernelMemcgNotification) note('--kernel-memcg-notification', 'memory thresholds are polled');
   if (o.cpuManagerReconcilePeriod !== undefined && o.cpuManagerPolicy === 'none') note('--cpu-manager-reconcile-period', 'has no effect without a CPU manager');
   if (o.reservedMemory.length > 0) note('--reserved-memory', 'per-NUMA memory reservation is not built; the total counts against allocatable only through --svc-reserved/--system-reserved');
   return notices;

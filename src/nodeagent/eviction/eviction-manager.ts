@@ -41,6 +41,8 @@ export interface EvictionManagerOptions {
   readonly scheduler?: SchedulerLike | undefined;
   readonly now?: () => number;
   readonly onPass?: ((result: EvictionPassResult) => void) | undefined;
+  /** Each pass's first observation (the memcg notifiers move their thresholds with it). */
+  readonly onObserved?: ((observation: EvictionObservation) => void) | undefined;
   /** This file's log: each pass's outcome at -v 4, its trigger at -v 5. */
   readonly log?: FileLog | undefined;
   readonly onError?: ((error: unknown) => void) | undefined;
@@ -71,6 +73,7 @@ export function startEvictionManager(o: EvictionManagerOptions): EvictionManager
 
   const synchronize = async (): Promise<EvictionPassResult> => {
     const seen = await o.observe();
+    o.onObserved?.(seen);
     const decision = state.observe(seen.signals, now());
     pressures = decision.pressures;
     if (decision.toReclaim.length === 0) {

@@ -111,7 +111,7 @@ describe('--qos-reserved=memory=100% on real cgroups', () => {
 
 describe('the reserve', () => {
   const p = (qos: 'g' | 'b' | 'be', memory: string) => {
-    const resources = qos === 'g' ? { requests: { memory, cpu: '1' }, limits: { memory, cpu: '1' } } : qos === 'b' ? { requests: { memory } } : undefined;
+    const resources: { requests: Record<string, string>; limits?: Record<string, string> } | undefined = qos === 'g' ? { requests: { memory, cpu: '1' }, limits: { memory, cpu: '1' } } : qos === 'b' ? { requests: { memory } } : undefined;
     return pod(`${qos}-${memory}`, resources);
   };
   it('is the percentage of the higher classes\' requests, rounded down', () => {
