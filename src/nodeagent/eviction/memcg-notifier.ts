@@ -46,11 +46,14 @@ export interface ThresholdNotifier {
   stop(): void;
 }
 
-/** Registers `usageBytes` on the memory cgroup at `dir`; `onCrossed` runs each time usage crosses it (either way). */
-export type NotifierFactory = (dir: string, usageBytes: number, onCrossed: () => void, onError: (error: Error) => void) => ThresholdNotifier;
+/**
+ * Registers `usageBytes` on the memory cgroup at `dir`; `onReady` runs once the kernel has the
+ * registration, `onCrossed` each time usage crosses it (either way).
+ */
+export type NotifierFactory = (dir: string, usageBytes: number, handlers: { onReady: () => void; onCrossed: () => void; onError: (error: Error) => void }) => ThresholdNotifier;
 
 /** The kernel's cgroup v1 threshold notification, through the Perl helper. */
-export const cgroupV1Notifier: NotifierFactory = (dir, usageBytes, onCrossed, onError) => {
+export const cgroupV1Notifier: NotifierFactory = (dir, usageBytes, { onReady, onCrossed, onError }) => {
   const nr = EVENTFD2[process.arch];
   if (nr === undefined) {
     onError(new Error(`no eventfd2 system call number known for ${process.arch}`));
@@ -64,7 +67,10 @@ export const cgroupV1Notifier: NotifierFactory = (dir, usageBytes, onCrossed, on
     pending += chunk;
     const lines = pending.split('\n');
     pending = lines.pop()!;
-    for (const line of lines) if (line === 'crossed') onCrossed();
+    for (const line of lines) {
+      if (line === 'ready') onReady();
+      else if (line === 'crossed') onCrossed();
+    }
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     if (stderr.length < 2048) stderr += chunk;
@@ -107,6 +113,8 @@ export interface MemoryThresholdNotifiersOptions {
   /** A threshold was crossed: run an eviction pass. */
   readonly onCrossed: (threshold: EvictionThreshold) => void;
   readonly onError: (error: Error) => void;
+  /** The kernel holds a registration (tests wait for it). */
+  readonly onReady?: ((threshold: EvictionThreshold, usageBytes: number) => void) | undefined;
   /** Registrations at -v 3, crossings at -v 4. */
   readonly log?: FileLog | undefined;
 }
@@ -140,22 +148,24 @@ export class MemoryThresholdNotifiers {
       const current = this.#current.get(threshold);
       if (current && Math.abs(current.usageBytes - usageBytes) <= memory.capacity * MOVE_FRACTION) continue;
       current?.notifier.stop();
-      this.#o.log?.info(3, `memory threshold notification at usage ${usageBytes} of ${this.#o.dir} (${threshold.hard ? 'hard' : 'soft'} memory.available)`);
+      const what = `memory threshold notification at usage ${usageBytes} of ${this.#o.dir} (${threshold.hard ? 'hard' : 'soft'} memory.available)`;
       const entry: { usageBytes: number; notifier: ThresholdNotifier } = { usageBytes, notifier: { stop: () => undefined } };
       this.#current.set(threshold, entry);
-      entry.notifier = (this.#o.factory ?? cgroupV1Notifier)(
-        this.#o.dir,
-        usageBytes,
-        () => {
+      entry.notifier = (this.#o.factory ?? cgroupV1Notifier)(this.#o.dir, usageBytes, {
+        onReady: () => {
+          this.#o.log?.info(3, `${what}: registered`);
+          this.#o.onReady?.(threshold, usageBytes);
+        },
+        onCrossed: () => {
           this.#o.log?.info(4, `memory usage of ${this.#o.dir} crossed ${usageBytes}`);
           this.#o.onCrossed(threshold);
         },
-        (error) => {
+        onError: (error) => {
           // A dead helper is dropped, so the next observation registers again.
           if (this.#current.get(threshold) === entry) this.#current.delete(threshold);
           this.#o.onError(error);
         },
-      );
+      });
     }
   }
 
