@@ -1,23 +1,27 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-
-// The kernel tunables a node agent sets at start (src/nodeagent/node/kernel-tunables.ts; the
-// names as in KERNEL_TUNABLES, which this file must not import: global setup runs before suites).
-const TUNABLES = ['vm.overcommit_memory', 'vm.panic_on_oom', 'kernel.panic', 'kernel.panic_on_oops', 'kernel.keys.root_maxkeys', 'kernel.keys.root_maxbytes'];
+import { KERNEL_TUNABLES } from '../../src/nodeagent/node/kernel-tunables.js';
 
 /**
  * Runs once before every suite. Every node agent a suite starts (in process, the bin, `svc up`)
  * reads and writes its kernel tunables in a copy of the host's values instead of /proc/sys
  * (SVC_NODEAGENT_SYSCTL_ROOT, inherited by the workers and their children): no test changes this
- * host's kernel.
+ * host's kernel. A tunable this host does not show (a container's /proc/sys) gets the agent's value.
  */
 export default function setup(): () => void {
   const root = mkdtempSync(join(tmpdir(), 'svc-sysctl-'));
-  for (const name of TUNABLES) {
-    const file = join(root, ...name.split('.'));
+  for (const [name, expected] of Object.entries(KERNEL_TUNABLES)) {
+    const path = name.split('.');
+    const file = join(root, ...path);
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, readFileSync(join('/proc/sys', ...name.split('.')), 'utf8'));
+    let value: string;
+    try {
+      value = readFileSync(join('/proc/sys', ...path), 'utf8');
+    } catch {
+      value = `${expected}\n`;
+    }
+    writeFileSync(file, value);
   }
   process.env['SVC_NODEAGENT_SYSCTL_ROOT'] = root;
   return () => rmSync(root, { recursive: true, force: true });
