@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { badRequest, type StatusError } from '../../api/index.js';
+import { badRequest, parseGoDuration, type StatusError } from '../../api/index.js';
 
 export const CREDENTIAL_PROVIDER_CONFIG_KIND = 'CredentialProviderConfig';
 /** The config's API versions the kubelet reads (v1 and its older spellings, same fields). */
@@ -50,12 +50,8 @@ function problem(source: string, message: string): StatusError {
 
 /** A Go duration (`12h`, `1m30s`, `0`) in milliseconds; undefined when it is none or negative. */
 export function goDurationMs(text: string): number | undefined {
-  if (text === '0') return 0;
-  if (!/^(?:(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h))+$/.test(text)) return undefined;
-  const unit: Record<string, number> = { ns: 1e-6, us: 1e-3, '\u00b5s': 1e-3, '\u03bcs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  let ms = 0;
-  for (const [, number, u] of text.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/g)) ms += Number(number) * unit[u!]!;
-  return ms;
+  const nanos = parseGoDuration(text);
+  return nanos === undefined || nanos < 0 ? undefined : nanos / 1e6;
 }
 
 /**
