@@ -9,12 +9,11 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isStatusError, type StatusError } from '../../../src/api/index.js';
 import { CredentialProviders, ImageManager, parseCredentialProviderConfig, parseImageName, readCredentialProviderConfig, registryKeyMatches } from '../../../src/nodeagent/index.js';
 import { prepareNodeAgent } from '../../../src/cli/nodeagent-command.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { markedBusybox, startRegistry, type RunningRegistry } from '../../support/registry.js';
-import { EventLog, podWith } from './support.js';
+import { EventLog, podWith, rejection } from './support.js';
 
 let registry: RunningRegistry;
 let containerd: RunningContainerd;
@@ -79,16 +78,6 @@ let clock = 0;
 const providers = (o: ProviderOptions = {}, errors: string[] = []) =>
   new CredentialProviders({ providers: parseCredentialProviderConfig(config(o)), binDir, now: () => clock, onError: (name, image, error) => errors.push(`${name} ${image}: ${error.message}`) });
 const manager = (credentialProviders?: CredentialProviders) => new ImageManager({ cri: containerd.cri, serializeImagePulls: true, registryQps: 0, registryBurst: 0, events: new EventLog(), credentialProviders });
-
-async function rejection(promise: Promise<unknown>): Promise<StatusError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isStatusError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 let uid = 0;
 /** Pulls `image` (policy Always, so every call pulls) for a new pod. */
