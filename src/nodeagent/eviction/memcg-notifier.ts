@@ -24,11 +24,15 @@ import type { EvictionObservation } from './observe.js';
 
 /** eventfd2's system call number on the architectures the helper knows. */
 const EVENTFD2: Readonly<Partial<Record<string, number>>> = { x64: 290, arm64: 19, riscv64: 19 };
+/** prctl's, for PR_SET_PDEATHSIG: a helper outlives no agent, however the agent ends. */
+const PRCTL: Readonly<Partial<Record<string, number>>> = { x64: 157, arm64: 167, riscv64: 167 };
 
-/** The helper: eventfd2, registration on `<dir>/memory.usage_in_bytes`, one "crossed" line per signal. */
+/** The helper: killed with its parent (PR_SET_PDEATHSIG, SIGKILL), eventfd2, registration on `<dir>/memory.usage_in_bytes`, one "crossed" line per signal. */
 const HELPER = [
   'use strict;',
-  'my ($nr, $dir, $threshold) = @ARGV;',
+  'my ($nr, $prctl, $parent, $dir, $threshold) = @ARGV;',
+  'syscall($prctl, 1, 9);',
+  'exit 0 if getppid() != $parent;',
   'my $efd = syscall($nr, 0, 0);',
   'die "eventfd2: $!\\n" if $efd < 0;',
   'open(my $usage, "<", "$dir/memory.usage_in_bytes") or die "$dir/memory.usage_in_bytes: $!\\n";',
@@ -55,12 +59,13 @@ export type NotifierFactory = (dir: string, usageBytes: number, handlers: { onRe
 /** The kernel's cgroup v1 threshold notification, through the Perl helper. */
 export const cgroupV1Notifier: NotifierFactory = (dir, usageBytes, { onReady, onCrossed, onError }) => {
   const nr = EVENTFD2[process.arch];
-  if (nr === undefined) {
+  const prctl = PRCTL[process.arch];
+  if (nr === undefined || prctl === undefined) {
     onError(new Error(`no eventfd2 system call number known for ${process.arch}`));
     return { stop: () => undefined };
   }
   let stopped = false;
-  const child = spawn('perl', ['-e', HELPER, String(nr), dir, String(Math.max(0, Math.floor(usageBytes)))], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('perl', ['-e', HELPER, String(nr), String(prctl), String(process.pid), dir, String(Math.max(0, Math.floor(usageBytes)))], { stdio: ['ignore', 'pipe', 'pipe'] });
   let pending = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
