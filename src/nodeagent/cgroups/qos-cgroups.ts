@@ -11,9 +11,11 @@
  * manager writes its `Memory` parameter. When a class already uses more than its new limit (v1
  * refuses the write), the limit is set to the usage instead, so the class cannot grow, as upstream
  * retries. The limits follow the pods: recomputed before each new pod's sandbox is made, and on a
- * period (the kubelet's minute) for pods that went.
+ * period (the kubelet's minute) for pods that went. The CPU weights are the QoS manager's too:
+ * burstable gets the shares of its pods' CPU requests, besteffort the minimum (2), so a BestEffort
+ * pod under the hierarchy competes as it would on its own.
  */
-import { podQosClass, quantityValue, type Pod, type QosClass } from '../../api/index.js';
+import { milliValue, podQosClass, quantityValue, type Pod, type QosClass } from '../../api/index.js';
 import type { FileLog } from '../log/index.js';
 import { hostCgroups, type CgroupFiles } from './cgroup-files.js';
 
@@ -28,6 +30,28 @@ export function podMemoryRequest(pod: Pod): number {
   const main = pod.spec.containers.reduce((sum, c) => sum + of(c), 0);
   const init = (pod.spec.initContainers ?? []).reduce((max, c) => Math.max(max, of(c)), 0);
   return Math.max(main, init) + (quantityValue(pod.spec.overhead?.['memory']) ?? 0);
+}
+
+/** The kubelet's CPU shares of a CPU request in millicores: 1024 a CPU, between 2 and 262144. */
+export const MIN_CPU_SHARES = 2;
+const MAX_CPU_SHARES = 262_144;
+export function milliCpuToShares(milli: number): number {
+  if (milli <= 0) return MIN_CPU_SHARES;
+  return Math.min(MAX_CPU_SHARES, Math.max(MIN_CPU_SHARES, Math.floor((milli * 1024) / 1000)));
+}
+
+/** The Burstable pods' CPU requests, in millicores (as a pod's memory request: sum or largest init container, plus overhead). */
+export function burstableCpuMillis(pods: readonly Pod[]): number {
+  const of = (c: { resources?: { requests?: Record<string, unknown>; limits?: Record<string, unknown> } }) =>
+    milliValue(c.resources?.requests?.['cpu'] ?? c.resources?.limits?.['cpu']);
+  let total = 0;
+  for (const pod of pods) {
+    if (podQosClass(pod.spec) !== 'Burstable') continue;
+    const main = pod.spec.containers.reduce((sum, c) => sum + of(c), 0);
+    const init = (pod.spec.initContainers ?? []).reduce((max, c) => Math.max(max, of(c)), 0);
+    total += Math.max(main, init) + milliValue(pod.spec.overhead?.['cpu']);
+  }
+  return total;
 }
 
 export interface QosMemoryLimits {
@@ -112,6 +136,8 @@ export class QosCgroupManager {
       const pods = [...this.#o.activePods(), ...extra];
       this.#counted = new Set(pods.map((p) => p.metadata.uid ?? ''));
       const limits = qosMemoryLimits(pods, this.#o.allocatableMemoryBytes, this.#o.memoryReservePercent);
+      this.#cgroups.setCpuShares(this.#names.burstable, milliCpuToShares(burstableCpuMillis(pods)));
+      this.#cgroups.setCpuShares(this.#names.besteffort, MIN_CPU_SHARES);
       const written = { burstable: this.#write(this.#names.burstable, limits.burstable), besteffort: this.#write(this.#names.besteffort, limits.besteffort) };
       this.#o.log?.info(2, `QoS memory limits: burstable ${written.burstable}, besteffort ${written.besteffort} (reserve ${this.#o.memoryReservePercent}%)`);
       return written;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pod } from '../../../src/api/index.js';
 import { prepareNodeAgent } from '../../../src/cli/nodeagent-command.js';
 import { startNodeAgent, type RunningNodeAgent } from '../../../src/cli/nodeagent-run.js';
-import { hardThresholds, hostCgroups, nodeResources, POD_NAME_LABEL, qosCgroupNames, qosMemoryLimits, quantityValueOf, thisHost } from './support.js';
+import { hardThresholds, hostCgroups, milliCpuToShares, sharesToWeight, nodeResources, POD_NAME_LABEL, qosCgroupNames, qosMemoryLimits, quantityValueOf, thisHost } from './support.js';
 import { eventually } from '../../controllers/support.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { agentDirs, freePort, sleeper, uniqueNodeName, unmountUnder, writeAgentConfig } from '../daemon/support.js';
@@ -48,7 +48,7 @@ beforeAll(async () => {
   containerd = await startContainerd();
   mkdirSync(manifests, { recursive: true });
   writeFileSync(join(manifests, 'guaranteed.yaml'), stringify(pod('guaranteed', { requests: { memory: '64Mi', cpu: '10m' }, limits: { memory: '64Mi', cpu: '10m' } })));
-  writeFileSync(join(manifests, 'burstable.yaml'), stringify(pod('burstable', { requests: { memory: '32Mi' } })));
+  writeFileSync(join(manifests, 'burstable.yaml'), stringify(pod('burstable', { requests: { memory: '32Mi', cpu: '100m' } })));
   writeFileSync(join(manifests, 'besteffort.yaml'), stringify(pod('besteffort')));
   const dirs = agentDirs(join(dir, 'node'));
   writeAgentConfig(dirs.config, { endpoint: containerd.endpoint, port: await freePort(), extra: { qosReserved: { memory: '100%' }, featureGates: { QOSReserved: true }, cgroupRoot } });
@@ -102,6 +102,12 @@ describe('--qos-reserved=memory=100% on real cgroups', () => {
     expect(log.some((line) => line.includes('qos-cgroups] QoS memory limits:'))).toBe(true);
   }, 60_000);
 
+  it('weighs burstable by its pods\' CPU requests and besteffort at the minimum, as the kubelet', () => {
+    const weight = (shares: number) => (cgroups.version === 2 ? sharesToWeight(shares) : shares);
+    expect(cgroups.cpuWeight(names.burstable)).toBe(weight(102));
+    expect(cgroups.cpuWeight(names.besteffort)).toBe(weight(2));
+  });
+
   it('gives the reserve back when a pod goes', async () => {
     unlinkSync(join(manifests, 'guaranteed.yaml'));
     await eventually(() => cgroups.memoryLimit(names.burstable) === allocatable, `burstable limit ${cgroups.memoryLimit(names.burstable)} to be ${allocatable}`, 60_000);
@@ -118,6 +124,11 @@ describe('the reserve', () => {
     expect(qosMemoryLimits([p('g', '100Mi'), p('b', '50Mi'), p('be', '0')], 1000 * MI, 50)).toEqual({ burstable: 950 * MI, besteffort: 925 * MI });
     expect(qosMemoryLimits([p('g', '3'), p('b', '3')], 1000, 50)).toEqual({ burstable: 999, besteffort: 998 });
     expect(qosMemoryLimits([], 1000, 100)).toEqual({ burstable: 1000, besteffort: 1000 });
+  });
+
+  it('gives CPU shares as the kubelet: 1024 a CPU, at least 2, at most 262144', () => {
+    expect([0, 1, 100, 1000, 2500, 1_000_000].map(milliCpuToShares)).toEqual([2, 2, 102, 1024, 2560, 262144]);
+    expect([2, 1024, 262144].map(sharesToWeight)).toEqual([1, 39, 10000]);
   });
 
   it('refuses --qos-reserved without the gate, without --cgroups-per-qos, or above 100%', () => {
