@@ -131,6 +131,8 @@ const MOVE_FRACTION = 0.01;
 export class MemoryThresholdNotifiers {
   readonly #o: MemoryThresholdNotifiersOptions;
   readonly #current = new Map<EvictionThreshold, { usageBytes: number; notifier: ThresholdNotifier }>();
+  /** Stopped: a pass still in flight registers nothing more. */
+  #stopped = false;
 
   constructor(options: MemoryThresholdNotifiersOptions) {
     this.#o = options;
@@ -138,6 +140,7 @@ export class MemoryThresholdNotifiers {
 
   /** Called with each pass's observation (the kubelet's UpdateThreshold). */
   update(observation: EvictionObservation): void {
+    if (this.#stopped) return;
     const memory = observation.signals.get('memory.available');
     if (!memory) return;
     let inactive: number;
@@ -175,6 +178,7 @@ export class MemoryThresholdNotifiers {
   }
 
   stop(): void {
+    this.#stopped = true;
     for (const { notifier } of this.#current.values()) notifier.stop();
     this.#current.clear();
   }

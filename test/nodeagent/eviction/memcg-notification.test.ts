@@ -66,6 +66,42 @@ describe('memory threshold notifications', () => {
     }
   });
 
+  it('move a registration only when its threshold moved by more than 1% of capacity, and register nothing once stopped', () => {
+    // The factory records registrations; the cgroup read is a directory with a memory.stat of the test's.
+    const dir = mkdtempSync('/tmp/svc-memstat-');
+    try {
+      const registered: number[] = [];
+      const stopped: number[] = [];
+      const notifiers = new MemoryThresholdNotifiers({
+        thresholds: [hard(100 * MI)],
+        dir,
+        factory: (_dir, usageBytes) => {
+          registered.push(usageBytes);
+          return { stop: () => stopped.push(usageBytes) };
+        },
+        onCrossed: () => undefined,
+        onError: (error) => {
+          throw error;
+        },
+      });
+      const observe = (inactive: number) => {
+        writeFileSync(join(dir, 'memory.stat'), `inactive_file 1\ntotal_inactive_file ${inactive}\n`);
+        notifiers.update({ signals: new Map([['memory.available', { available: 500 * MI, capacity: 1000 * MI }]]), usage: new Map() });
+      };
+      observe(0);
+      observe(5 * MI); // 0.5% of capacity: kept
+      observe(20 * MI); // 2%: moved
+      expect(registered).toEqual([900 * MI, 920 * MI]);
+      expect(stopped).toEqual([900 * MI]);
+      notifiers.stop();
+      observe(200 * MI);
+      expect(registered).toHaveLength(2);
+      expect(stopped).toEqual([900 * MI, 920 * MI]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('says why on a cgroup v2 hierarchy', () => {
     const v2 = mkdtempSync('/tmp/svc-cgroup2-');
     try {
