@@ -64,7 +64,7 @@ function matchImageProblem(pattern: string): string | undefined {
   const match = /^([^/:]+)(?::(\d+))?(\/.*)?$/.exec(pattern);
   if (!match) return 'is not a host with an optional port and path';
   const labels = match[1]!.split('.');
-  if (labels.some((label) => label === '' || !/^[a-zA-Z0-9*-]+$/.test(label))) return 'has a host label that is empty or holds characters other than letters, digits, "-" and "*"';
+  if (labels.some((label) => label === '' || !/^[a-zA-Z0-9*?-]+$/.test(label))) return 'has a host label that is empty or holds characters other than letters, digits, "-", "*" and "?"';
   if (match[2] !== undefined && Number(match[2]) > 65535) return 'has a port above 65535';
   return undefined;
 }

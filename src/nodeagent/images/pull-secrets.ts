@@ -80,14 +80,15 @@ function parseKey(key: string): ParsedKey | undefined {
   return { host, port: match[2] ?? '', path };
 }
 
+/** Host labels compared one by one; a label may glob (`*` any run, `?` one character), as Go's filepath.Match in the kubelet's keyring. */
 function hostMatches(pattern: string, host: string): boolean {
   const patternLabels = pattern.split('.');
   const hostLabels = host.split('.');
   if (patternLabels.length !== hostLabels.length) return false;
   return patternLabels.every((label, i) => {
-    if (!label.includes('*')) return label === hostLabels[i];
-    const re = new RegExp(`^${label.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^.]*')}$`);
-    return re.test(hostLabels[i]!);
+    if (!/[*?]/.test(label)) return label === hostLabels[i];
+    const source = [...label].map((c) => (c === '*' ? '[^.]*' : c === '?' ? '[^.]' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
+    return new RegExp(`^${source}$`).test(hostLabels[i]!);
   });
 }
 

@@ -183,6 +183,9 @@ describe('matchImages', () => {
     expect(matches('registry.io/team', 'registry.io/team/app')).toBe(true);
     expect(matches('registry.io/team', 'registry.io/other/app')).toBe(false);
     expect(matches('docker.io', 'busybox')).toBe(true);
+    expect(matches('registry-?.io', 'registry-1.io/x')).toBe(true);
+    expect(matches('registry-?.io', 'registry-12.io/x')).toBe(false);
+    expect(matches('reg*.io', 'registry.io/x')).toBe(true);
   });
 });
 
