@@ -57,7 +57,12 @@ export function hostCgroups(mount = '/sys/fs/cgroup'): CgroupFiles {
       let path = memoryRoot;
       for (const part of segments(name)) {
         const delegated = readFileSync(join(path, 'cgroup.subtree_control'), 'utf8').split(/\s+/);
-        for (const controller of ['memory', 'cpu']) if (!delegated.includes(controller)) writeFileSync(join(path, 'cgroup.subtree_control'), `+${controller}`);
+        const available = readFileSync(join(path, 'cgroup.controllers'), 'utf8').split(/\s+/);
+        // memory is required (the write fails without it); cpu only where the host offers it.
+        for (const controller of ['memory', 'cpu']) {
+          if (delegated.includes(controller) || (controller === 'cpu' && !available.includes('cpu'))) continue;
+          writeFileSync(join(path, 'cgroup.subtree_control'), `+${controller}`);
+        }
         path = join(path, part);
         mkdirSync(path, { recursive: true });
       }

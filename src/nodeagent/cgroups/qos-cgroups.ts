@@ -136,10 +136,15 @@ export class QosCgroupManager {
       const pods = [...this.#o.activePods(), ...extra];
       this.#counted = new Set(pods.map((p) => p.metadata.uid ?? ''));
       const limits = qosMemoryLimits(pods, this.#o.allocatableMemoryBytes, this.#o.memoryReservePercent);
-      this.#cgroups.setCpuShares(this.#names.burstable, milliCpuToShares(burstableCpuMillis(pods)));
-      this.#cgroups.setCpuShares(this.#names.besteffort, MIN_CPU_SHARES);
       const written = { burstable: this.#write(this.#names.burstable, limits.burstable), besteffort: this.#write(this.#names.besteffort, limits.besteffort) };
       this.#o.log?.info(2, `QoS memory limits: burstable ${written.burstable}, besteffort ${written.besteffort} (reserve ${this.#o.memoryReservePercent}%)`);
+      // The weights after the limits: a host without the cpu controller still gets the reserve.
+      try {
+        this.#cgroups.setCpuShares(this.#names.burstable, milliCpuToShares(burstableCpuMillis(pods)));
+        this.#cgroups.setCpuShares(this.#names.besteffort, MIN_CPU_SHARES);
+      } catch (error) {
+        this.#o.onError?.(error as Error);
+      }
       return written;
     } catch (error) {
       this.#o.onError?.(error as Error);
