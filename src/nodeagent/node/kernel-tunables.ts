@@ -4,8 +4,8 @@
  * without it the agent writes the expected value. Every difference is reported, not just the
  * first, so an operator fixes them in one go.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /**
  * The tunables and the values the kubelet expects: overcommit always (the agent's memory
@@ -77,4 +77,25 @@ export function setupKernelTunables(sysctls: SysctlAccess, protect: boolean): Ke
     }
   }
   return { updated, problems };
+}
+
+/**
+ * A copy of this host's tunables under `root` (a tunable the host does not show gets the agent's
+ * value), for agents that must leave the host's kernel alone: the test suites and the benchmarks
+ * give it to the agents they start. Returns `root`.
+ */
+export function copyKernelTunables(root: string, from = '/proc/sys'): string {
+  for (const [name, expected] of Object.entries(KERNEL_TUNABLES)) {
+    const path = name.split('.');
+    const file = join(root, ...path);
+    mkdirSync(dirname(file), { recursive: true });
+    let value: string;
+    try {
+      value = readFileSync(join(from, ...path), 'utf8');
+    } catch {
+      value = `${expected}\n`;
+    }
+    writeFileSync(file, value);
+  }
+  return root;
 }

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { KERNEL_TUNABLES, procSysctls, setupKernelTunables, type SysctlAccess } from '../../../src/nodeagent/index.js';
+import { copyKernelTunables, KERNEL_TUNABLES, procSysctls, setupKernelTunables, type SysctlAccess } from '../../../src/nodeagent/index.js';
 import { prepareNodeAgent } from '../../../src/cli/nodeagent-command.js';
 import { startNodeAgent } from '../../../src/cli/nodeagent-run.js';
 
@@ -60,6 +60,15 @@ describe('the kernel tunables', () => {
     expect(writes).toEqual(['vm.overcommit_memory', 'kernel.panic']);
     expect(read(root, 'vm.overcommit_memory')).toBe('1');
     expect(read(root, 'kernel.panic')).toBe('10');
+  });
+
+  it("are copied for agents that must leave the host alone: the host's values, the agent's where the host has none", () => {
+    const from = kernel({ 'kernel.panic': 0 });
+    rmSync(join(from, 'kernel', 'keys', 'root_maxkeys'));
+    const copy = copyKernelTunables(join(from, 'copy'), from);
+    expect(read(copy, 'kernel.panic')).toBe('0');
+    expect(read(copy, 'kernel.keys.root_maxkeys')).toBe('1000000');
+    expect(read(copy, 'vm.overcommit_memory')).toBe('1');
   });
 
   it('a tunable that cannot be set is a problem', () => {
