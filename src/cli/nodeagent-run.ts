@@ -308,7 +308,11 @@ async function startWithRuntime(
   let activePods: () => Pod[] = () => [];
   const qos = qosCgroups(values, allocatable, () => activePods(), log, warn, options.qosUpdateIntervalMs);
   if (qos) {
-    qos.start();
+    try {
+      qos.start();
+    } catch (error) {
+      throw new Error(`--qos-reserved: cannot make the QoS cgroups: ${(error as Error).message}`);
+    }
     stops.push(() => qos.stop());
   }
   const probes = new ProbeManager({ cri, events });
@@ -409,10 +413,10 @@ async function startWithRuntime(
   stops.push(() => gc.stop());
 
   const thresholds = evictionThresholds({
-      evictionHard: values.evictionHard,
-      evictionSoft: values.evictionSoft,
-      evictionSoftGracePeriodMs: Object.fromEntries(Object.entries(values.evictionSoftGracePeriod).map(([signal, text]) => [signal, parseDuration(text) ?? -1])),
-      evictionMinimumReclaim: values.evictionMinimumReclaim,
+    evictionHard: values.evictionHard,
+    evictionSoft: values.evictionSoft,
+    evictionSoftGracePeriodMs: Object.fromEntries(Object.entries(values.evictionSoftGracePeriod).map(([signal, text]) => [signal, parseDuration(text) ?? -1])),
+    evictionMinimumReclaim: values.evictionMinimumReclaim,
   });
   const memcg = values.kernelMemcgNotification ? memcgNotifiers(thresholds, options.memcgNotificationDir, () => eviction, log, warn) : undefined;
   if (memcg) stops.push(() => memcg.stop());
