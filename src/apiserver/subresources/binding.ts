@@ -97,7 +97,7 @@ export async function bindPod(ctx: HandlerContext): Promise<unknown> {
     try {
       // The pod is written as a whole (spec and status), not through one endpoint's part of it.
       const next = bound(pod, binding, now);
-      if (!dryRun) await ctx.store.update(key, encodeForStorage(next, ctx.type), Number(pod.metadata.resourceVersion));
+      if (!dryRun) await ctx.store.update(key, encodeForStorage(next, ctx.type, true), Number(pod.metadata.resourceVersion));
       return sendObject(ctx, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     } catch (error) {
       if (isStorageError(error, 'NotFound')) throw notFound(pods, binding.name);

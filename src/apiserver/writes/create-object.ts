@@ -65,7 +65,7 @@ export async function createObject(
   for (let attempt = 1; ; attempt++) {
     try {
       const text = storageText(object, type);
-      const kv = await ctx.store.create(objectKey(ctx.store, type, info.namespace, object.metadata.name!), storageBytes(text));
+      const kv = await ctx.store.create(objectKey(ctx.store, type, info.namespace, object.metadata.name!), storageBytes(text, object));
       const stored = { ...object, metadata: { ...object.metadata, resourceVersion: String(kv.modRevision) } };
       // The answer is the stored text with its version, as a GET sends it: encoded once. A type
       // stored in another version than the request's answers in the request's, so is encoded again.
