@@ -209,6 +209,8 @@ async function connection(flags: ControllerManagerSettings['flags']): Promise<Co
   const target = await loadSvcconfig(flags.svcconfig);
   return {
     server: flags.master || target.server,
+    // --master names one server: the config's further servers are not its.
+    ...(flags.master ? {} : { servers: target.servers }),
     token: target.token,
     caData: target.caData,
     clientCertificate: target.clientCertificate,
