@@ -71,7 +71,7 @@ export { DEPLOYMENT_ANNOTATIONS, DEPLOYMENT_REASONS, deploymentController, maxSu
 export type { DeploymentControllerOptions } from './deployment/index.js';
 export { disruptionController } from './disruption/index.js';
 export type { DisruptionControllerOptions } from './disruption/index.js';
-export { KUBERNETES_SERVICE, kubernetesService, startKubernetesService, withdrawApiServer } from './apiserver-service/index.js';
+export { KUBERNETES_SERVICE, kubernetesService, masterCountAddresses, startKubernetesService, withdrawApiServer } from './apiserver-service/index.js';
 export type { KubernetesServiceOptions, RunningKubernetesService, StartKubernetesServiceOptions } from './apiserver-service/index.js';
 export { Iptables, removeAll, restoreInput, ruleDelta, serviceRules, stableOrder, startServiceProxy } from './service-proxy/index.js';
 export type { ProxyNode, ProxySync, ServiceProxy, ServiceProxyOptions, ServiceRules } from './service-proxy/index.js';

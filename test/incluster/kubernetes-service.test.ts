@@ -3,7 +3,7 @@
 // API server (one Lease each in svc-system), repaired when deleted, a stopped server withdrawn.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtin, type Client } from '../../src/client/index.js';
-import { startKubernetesService, type RunningKubernetesService } from '../../controllers/index.js';
+import { masterCountAddresses, startKubernetesService, type RunningKubernetesService } from '../../controllers/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../controllers/support.js';
 
@@ -11,8 +11,9 @@ let cluster: TestCluster;
 let client: Client;
 const running: RunningKubernetesService[] = [];
 
-const start = (advertiseAddress: string, identity: string, now?: () => number) => {
+const start = (advertiseAddress: string, identity: string, now?: () => number, masterCount?: number) => {
   const loop = startKubernetesService({
+    ...(masterCount !== undefined ? { masterCount } : {}),
     client: cluster.newClient({ userAgent: identity }),
     serviceCidr: '10.0.0.0/24',
     advertiseAddress,
@@ -102,5 +103,31 @@ describe('the kubernetes Service', () => {
     );
     await eventually(async () => same(await endpointIps(), ['192.0.2.10', '192.0.2.13']), 'the other server listed');
     await eventually(async () => same(await endpointIps(), ['192.0.2.10']) && same(await sliceIps(), ['192.0.2.10']), 'its lapsed Lease dropped');
+  });
+
+  it('with the master-count reconciler, each server adds itself and trims the list to --apiserver-count', async () => {
+    for (const loop of running.splice(0)) await loop.stop();
+    await eventually(async () => same(await endpointIps(), []), 'every lease server withdrawn');
+    start('192.0.2.21', 'apiserver-m1', undefined, 2);
+    start('192.0.2.22', 'apiserver-m2', undefined, 2);
+    await eventually(async () => same(await endpointIps(), ['192.0.2.21', '192.0.2.22']) && same(await sliceIps(), ['192.0.2.21', '192.0.2.22']), 'two of two');
+    // No Leases in this mode.
+    const leases = await client.list(builtin.leases, { namespace: 'svc-system', labelSelector: 'apiserver.svc.io/identity' });
+    expect(leases.items.map((l) => l.metadata.name).filter((n) => n.startsWith('apiserver-m'))).toEqual([]);
+    // A third with a count of 2: it puts itself in and takes out the address after its own.
+    start('192.0.2.20', 'apiserver-m0', undefined, 2);
+    await eventually(async () => (await endpointIps()).length === 2 && (await endpointIps()).includes('192.0.2.20'), 'the newcomer listed, two in all');
+  });
+});
+
+describe('masterCountAddresses (upstream\'s master-count rule)', () => {
+  it('keeps a list that holds this server within the count, else adds it and removes its successors', () => {
+    expect(masterCountAddresses(['10.0.0.1', '10.0.0.2'], '10.0.0.2', 2)).toEqual(['10.0.0.1', '10.0.0.2']);
+    expect(masterCountAddresses(['10.0.0.1'], '10.0.0.2', 2)).toEqual(['10.0.0.1', '10.0.0.2']);
+    expect(masterCountAddresses(['10.0.0.1', '10.0.0.3'], '10.0.0.2', 2)).toEqual(['10.0.0.1', '10.0.0.2']);
+    // Wraps round: the last one's successor is the first.
+    expect(masterCountAddresses(['10.0.0.1', '10.0.0.2'], '10.0.0.3', 2)).toEqual(['10.0.0.2', '10.0.0.3']);
+    expect(masterCountAddresses(['10.0.0.1', '10.0.0.2', '10.0.0.3'], '10.0.0.2', 1)).toEqual(['10.0.0.2']);
+    expect(masterCountAddresses([], '10.0.0.9', 1)).toEqual(['10.0.0.9']);
   });
 });
