@@ -127,7 +127,7 @@ describe('leader election of controller managers and schedulers across API serve
       for (const e of events) {
         if (e.type !== 'ADDED') continue;
         const rs = e.object.metadata.labels?.['rs'] ?? '';
-        added.set(rs, (added.get(rs) ?? new Set()).add(e.object.metadata.name));
+        added.set(rs, (added.get(rs) ?? new Set<string>()).add(e.object.metadata.name ?? ''));
       }
       expect(new Map([...added].map(([rs, names]) => [rs, names.size]))).toEqual(new Map(Array.from({ length: REPLICA_SETS }, (_, i) => [`rs-${i}`, REPLICAS])));
       expect(events.filter((e) => e.type === 'DELETED')).toEqual([]);
@@ -140,7 +140,7 @@ describe('leader election of controller managers and schedulers across API serve
         if (e.type !== 'ADDED' && e.type !== 'MODIFIED') continue;
         const bound = e.object.spec.nodeName;
         if (!bound) continue;
-        const name = e.object.metadata.name;
+        const name = e.object.metadata.name ?? '';
         expect(nodeOf.get(name) ?? bound, `${name}'s node`).toBe(bound);
         nodeOf.set(name, bound);
       }

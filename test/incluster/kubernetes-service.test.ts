@@ -113,7 +113,7 @@ describe('the kubernetes Service', () => {
     await eventually(async () => same(await endpointIps(), ['192.0.2.21', '192.0.2.22']) && same(await sliceIps(), ['192.0.2.21', '192.0.2.22']), 'two of two');
     // No Leases in this mode.
     const leases = await client.list(builtin.leases, { namespace: 'svc-system', labelSelector: 'apiserver.svc.io/identity' });
-    expect(leases.items.map((l) => l.metadata.name).filter((n) => n.startsWith('apiserver-m'))).toEqual([]);
+    expect(leases.items.map((l) => l.metadata.name).filter((n) => n?.startsWith('apiserver-m'))).toEqual([]);
     // A third with a count of 2: it puts itself in and takes out the address after its own.
     start('192.0.2.20', 'apiserver-m0', undefined, 2);
     await eventually(async () => (await endpointIps()).length === 2 && (await endpointIps()).includes('192.0.2.20'), 'the newcomer listed, two in all');
