@@ -17,8 +17,8 @@ import { killAllApiServers } from './apiserver-process.js';
 import { spawnDaemon, startHaControlPlane, type Daemon, type HaControlPlane } from './ha-control-plane.js';
 
 const NS = 'ha-load';
-const LEASE_SECONDS = 6;
-const ELECTION = [`--leader-elect-lease-duration=${LEASE_SECONDS}s`, '--leader-elect-renew-deadline=4s', '--leader-elect-retry-period=1s'];
+const LEASE_SECONDS = 8;
+const ELECTION = [`--leader-elect-lease-duration=${LEASE_SECONDS}s`, '--leader-elect-renew-deadline=6s', '--leader-elect-retry-period=2s'];
 /** Generous: a takeover needs the old Lease to lapse and the next retry; the test's wait is bounded by this, nothing is measured. */
 const TAKEOVER_GUARD_MS = 10 * LEASE_SECONDS * 1000;
 const REPLICA_SETS = 8;
@@ -92,14 +92,16 @@ describe('leader election of controller managers and schedulers across API serve
     const watch = client.watch$(builtin.pods, { namespace: NS }).subscribe((e) => events.push(e));
     try {
       await eventually(() => events.some((e) => e.type === 'INIT_DONE'), 'the pod watch to list');
-      const managerBefore = await leaderOf('svc-controller-manager', 'controller-manager');
-      const schedulerBefore = await leaderOf('svc-scheduler', 'scheduler');
+      await leaderOf('svc-controller-manager', 'controller-manager');
+      await leaderOf('svc-scheduler', 'scheduler');
       // The namespace's default ServiceAccount (the serviceaccount loop's): pods need it to be admitted.
       await eventually(async () => (await client.get(builtin.serviceAccounts, 'default', { namespace: NS }).catch(() => undefined)) !== undefined, 'the default ServiceAccount');
 
       for (let i = 0; i < BEFORE_KILL; i++) await client.create(builtin.replicaSets, replicaSet(i), { namespace: NS });
       // Under load: the first pods are being created and bound.
       await eventually(() => events.some((e) => e.type === 'MODIFIED' && e.object.spec.nodeName), 'the first pod bound');
+      // Who leads now, read at the kill (a loaded machine may have moved a Lease since the start).
+      const [managerBefore, schedulerBefore] = await Promise.all([leaderOf('svc-controller-manager', 'controller-manager'), leaderOf('svc-scheduler', 'scheduler')]);
       await Promise.all([managerBefore.daemon.kill(), schedulerBefore.daemon.kill()]);
       for (let i = BEFORE_KILL; i < REPLICA_SETS; i++) await client.create(builtin.replicaSets, replicaSet(i), { namespace: NS });
 
