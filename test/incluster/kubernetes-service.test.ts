@@ -1,8 +1,12 @@
 // The `kubernetes` Service in `default`, kept by each API server as upstream: the first IP of the
 // service range, port 443 to the secure port, Endpoints and an EndpointSlice listing every live
 // API server (one Lease each in svc-system), repaired when deleted, a stopped server withdrawn.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtin, type Client } from '../../src/client/index.js';
+import { startApiServer } from '../../src/cli/apiserver-command.js';
+import { builtin, Client } from '../../src/client/index.js';
 import { masterCountAddresses, startKubernetesService, type RunningKubernetesService } from '../../controllers/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../controllers/support.js';
@@ -129,5 +133,22 @@ describe('masterCountAddresses (upstream\'s master-count rule)', () => {
     expect(masterCountAddresses(['10.0.0.1', '10.0.0.2'], '10.0.0.3', 2)).toEqual(['10.0.0.2', '10.0.0.3']);
     expect(masterCountAddresses(['10.0.0.1', '10.0.0.2', '10.0.0.3'], '10.0.0.2', 1)).toEqual(['10.0.0.2']);
     expect(masterCountAddresses([], '10.0.0.9', 1)).toEqual(['10.0.0.9']);
+  });
+});
+
+describe('svc-apiserver --endpoint-reconciler-type=master-count --apiserver-count', () => {
+  it('runs the master-count rule: its address in the Endpoints, no Lease', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-master-count-'));
+    const server = await startApiServer(['--storage=memory', '--secure-port=0', '--bind-address=127.0.0.1', '--advertise-address=127.0.0.9', '--endpoint-reconciler-type=master-count', '--apiserver-count=2', `--data-dir=${dir}`]);
+    const admin = await Client.fromSvcconfig(server.svcconfigPath);
+    try {
+      const ips = async () => ((await admin.get(builtin.endpoints, 'kubernetes', { namespace: 'default' }).catch(() => undefined))?.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((a) => a.ip));
+      await eventually(async () => same(await ips(), ['127.0.0.9']), 'its address listed');
+      expect((await admin.list(builtin.leases, { namespace: 'svc-system', labelSelector: 'apiserver.svc.io/identity' })).items).toEqual([]);
+    } finally {
+      await admin.destroy();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
