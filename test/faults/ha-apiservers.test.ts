@@ -64,6 +64,40 @@ describe('several API servers on one etcd cluster', () => {
     }
   });
 
+  it('gives every server\'s watches the same sequence when all three are written through at once', async () => {
+    const start = await call(plane.servers[0]!, 'GET', CONFIGMAPS);
+    const streams = [];
+    for (const server of plane.servers) {
+      const stream = await openWatch(`${server.url}${CONFIGMAPS}?watch=1&resourceVersion=${start.body.metadata.resourceVersion}`, { token: server.token, ca: server.ca });
+      if (!isStream(stream)) throw new Error(`watch refused: ${stream.status} ${JSON.stringify(stream.body)}`);
+      streams.push(stream);
+    }
+    const acked: string[] = [];
+    await Promise.all(
+      plane.servers.map(async (server, s) => {
+        for (let i = 0; i < 15; i++) {
+          const created = await call(server, 'POST', CONFIGMAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `all-${s}-${i}` } });
+          expect(created.status, JSON.stringify(created.body)).toBe(201);
+          acked.push(`all-${s}-${i}@${created.body.metadata.resourceVersion}`);
+        }
+      }),
+    );
+    const sentinel = await call(plane.servers[1]!, 'POST', CONFIGMAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'all-end' } });
+    expect(sentinel.status).toBe(201);
+    const sequences: string[][] = [];
+    for (const stream of streams) {
+      const events = await stream.until((e) => e.type === 'ADDED' && e.object.metadata.name === 'all-end', 'all-end');
+      sequences.push(events.filter((e) => e.type === 'ADDED' && e.object.metadata.name.startsWith('all-')).map((e) => `${e.object.metadata.name}@${e.object.metadata.resourceVersion}`));
+      stream.abort();
+    }
+    const rvs = sequences[0]!.map((e) => Number(e.split('@')[1]));
+    expect(rvs).toEqual([...rvs].sort((a, b) => a - b));
+    expect(new Set(rvs).size).toBe(rvs.length);
+    expect([...sequences[0]!.slice(0, -1)].sort()).toEqual([...acked].sort());
+    expect(sequences[1]).toEqual(sequences[0]);
+    expect(sequences[2]).toEqual(sequences[0]);
+  });
+
   const endpointsOf = async (server: HaControlPlane['servers'][number]) => {
     const endpoints = await call(server, 'GET', '/api/v1/namespaces/default/endpoints/kubernetes');
     const slice = await call(server, 'GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes');
