@@ -1,6 +1,6 @@
 // Two svc-controller-managers and two svc-schedulers (the real bins) elect a leader each across
 // two API servers on a 3-member etcd cluster, every daemon configured with a svcconfig that lists
-// both servers. While ReplicaSets are being created, the leader of each is killed with SIGKILL:
+// both servers (one replica of each through the first, the other through the second). While ReplicaSets are being created, the leader of each is killed with SIGKILL:
 // the other replica takes its Lease over (a new holder, bounded by a deadline made of the
 // configured lease, not a measured latency) and finishes the work — every ReplicaSet gets exactly
 // its replicas (no pod created twice, none deleted as surplus), every pod is bound, and no pod is
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/api/index.js';
-import { builtin, Client, type WatcherEvent } from '../../src/client/index.js';
+import { builtin, Client, writeSvcconfig, type WatcherEvent } from '../../src/client/index.js';
 import { eventually } from '../controllers/support.js';
 import { node } from '../controllers/scheduler/support.js';
 import { killAllApiServers } from './apiserver-process.js';
@@ -41,9 +41,13 @@ describe('leader election of controller managers and schedulers across API serve
       const created = await client.create(builtin.nodes, node(`node-${i}`));
       await client.updateStatus(builtin.nodes, { ...created, status: node(`node-${i}`).status });
     }
-    for (const name of ['a', 'b']) {
-      daemons.push(spawnDaemon(`controller-manager-${name}`, 'svc-controller-manager', [`--svcconfig=${plane.svcconfig}`, '--secure-port=0', '--controllers=replicaset,serviceaccount', ...ELECTION]));
-      daemons.push(spawnDaemon(`scheduler-${name}`, 'svc-scheduler', [`--svcconfig=${plane.svcconfig}`, '--secure-port=0', '-v=2', ...ELECTION]));
+    // Replica b lists the servers the other way round: the replicas of each daemon campaign through different API servers.
+    const reversed = join(dir, 'reversed.svcconfig');
+    const [first, second] = plane.servers;
+    await writeSvcconfig(reversed, { name: 'svc-ha', server: second!.url, servers: [first!.url], caData: plane.ca, token: plane.token });
+    for (const [name, svcconfig] of [['a', plane.svcconfig], ['b', reversed]] as const) {
+      daemons.push(spawnDaemon(`controller-manager-${name}`, 'svc-controller-manager', [`--svcconfig=${svcconfig}`, '--secure-port=0', '--controllers=replicaset,serviceaccount', ...ELECTION]));
+      daemons.push(spawnDaemon(`scheduler-${name}`, 'svc-scheduler', [`--svcconfig=${svcconfig}`, '--secure-port=0', '-v=2', ...ELECTION]));
     }
   }, 180_000);
   afterAll(async () => {
