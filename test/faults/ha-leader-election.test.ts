@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Subscription } from 'rxjs';
 import type { Pod } from '../../src/api/index.js';
 import { builtin, Client, writeSvcconfig, type WatcherEvent } from '../../src/client/index.js';
 import { eventually } from '../controllers/support.js';
@@ -91,74 +92,92 @@ describe('leader election of controller managers and schedulers across API serve
     },
   });
 
-  it('hands each Lease to the other replica when its leader is killed under load, and no work is lost or done twice', async () => {
-    const events: WatcherEvent<Pod>[] = [];
-    const watch = client.watch$(builtin.pods, { namespace: NS }).subscribe((e) => events.push(e));
-    try {
-      await eventually(() => events.some((e) => e.type === 'INIT_DONE'), 'the pod watch to list');
-      await leaderOf('svc-controller-manager', 'controller-manager');
-      await leaderOf('svc-scheduler', 'scheduler');
-      // The namespace's default ServiceAccount (the serviceaccount loop's): pods need it to be admitted.
-      await eventually(async () => (await client.get(builtin.serviceAccounts, 'default', { namespace: NS }).catch(() => undefined)) !== undefined, 'the default ServiceAccount');
+  const events: WatcherEvent<Pod>[] = [];
+  let watch: Subscription | undefined;
+  afterAll(() => watch?.unsubscribe());
 
-      for (let i = 0; i < BEFORE_KILL; i++) await client.create(builtin.replicaSets, replicaSet(i), { namespace: NS });
-      // Under load: the first pods are being created and bound.
-      await eventually(() => events.some((e) => e.type === 'MODIFIED' && e.object.spec.nodeName), 'the first pod bound');
-      // Who leads now, read at the kill (a loaded machine may have moved a Lease since the start).
-      const [managerBefore, schedulerBefore] = await Promise.all([leaderOf('svc-controller-manager', 'controller-manager'), leaderOf('svc-scheduler', 'scheduler')]);
-      await Promise.all([managerBefore.daemon.kill(), schedulerBefore.daemon.kill()]);
-      for (let i = BEFORE_KILL; i < REPLICA_SETS; i++) await client.create(builtin.replicaSets, replicaSet(i), { namespace: NS });
-
-      const managerAfter = await leaderOf('svc-controller-manager', 'controller-manager');
-      const schedulerAfter = await leaderOf('svc-scheduler', 'scheduler');
-      expect(managerAfter.identity).not.toBe(managerBefore.identity);
-      expect(managerAfter.daemon).not.toBe(managerBefore.daemon);
-      expect(schedulerAfter.identity).not.toBe(schedulerBefore.identity);
-      expect(schedulerAfter.daemon).not.toBe(schedulerBefore.daemon);
-
-      const total = REPLICA_SETS * REPLICAS;
-      await eventually(
-        async () => {
-          const pods = await client.list(builtin.pods, { namespace: NS });
-          return pods.items.length >= total && pods.items.every((p) => p.spec.nodeName);
-        },
-        `${total} pods, all bound`,
-        TAKEOVER_GUARD_MS + 120_000,
-      );
-      for (let i = 0; i < REPLICA_SETS; i++) {
-        await eventually(async () => (await client.get(builtin.replicaSets, `rs-${i}`, { namespace: NS })).status?.replicas === REPLICAS, `rs-${i}'s status to count its pods`);
-      }
-      // Every pod the watch ever saw added, per ReplicaSet: exactly the replicas — none made twice, none removed as surplus.
-      const added = new Map<string, Set<string>>();
-      for (const e of events) {
-        if (e.type !== 'ADDED') continue;
-        const rs = e.object.metadata.labels?.['rs'] ?? '';
-        added.set(rs, (added.get(rs) ?? new Set<string>()).add(e.object.metadata.name ?? ''));
-      }
-      expect(new Map([...added].map(([rs, names]) => [rs, names.size]))).toEqual(new Map(Array.from({ length: REPLICA_SETS }, (_, i) => [`rs-${i}`, REPLICAS])));
-      expect(events.filter((e) => e.type === 'DELETED')).toEqual([]);
-      const pods = await client.list(builtin.pods, { namespace: NS });
-      expect(pods.items).toHaveLength(total);
-
-      // Bound once: a pod's node never changes once set, and no two schedulers report binding the same pod.
-      const nodeOf = new Map<string, string>();
-      for (const e of events) {
-        if (e.type !== 'ADDED' && e.type !== 'MODIFIED') continue;
-        const bound = e.object.spec.nodeName;
-        if (!bound) continue;
-        const name = e.object.metadata.name ?? '';
-        expect(nodeOf.get(name) ?? bound, `${name}'s node`).toBe(bound);
-        nodeOf.set(name, bound);
-      }
-      const bindings = new Map<string, number>();
-      for (const d of daemons.filter((d) => d.name.startsWith('scheduler'))) {
-        for (const match of d.output().matchAll(/^bound (\S+) to \S+$/gm)) bindings.set(match[1]!, (bindings.get(match[1]!) ?? 0) + 1);
-      }
-      expect([...bindings].filter(([, count]) => count > 1)).toEqual([]);
-      // The new leader did its share: the pods made after the kill were bound by it.
-      expect(schedulerAfter.daemon.output()).toMatch(new RegExp(`^bound ${NS}/rs-${REPLICA_SETS - 1}-\\S+ to `, 'm'));
-    } finally {
-      watch.unsubscribe();
+  /**
+   * The work of `count` ReplicaSets is done, once: every one has exactly its replicas, every pod
+   * the watch ever saw added (per ReplicaSet: none made twice, none removed as surplus), every pod
+   * bound, to one node for good, and no pod reported bound by two schedulers.
+   */
+  const checkWorkDoneOnce = async (count: number, guardMs: number): Promise<void> => {
+    const total = count * REPLICAS;
+    await eventually(
+      async () => {
+        const pods = await client.list(builtin.pods, { namespace: NS });
+        return pods.items.length >= total && pods.items.every((p) => p.spec.nodeName);
+      },
+      `${total} pods, all bound`,
+      guardMs,
+    );
+    for (let i = 0; i < count; i++) {
+      await eventually(async () => (await client.get(builtin.replicaSets, `rs-${i}`, { namespace: NS })).status?.replicas === REPLICAS, `rs-${i}'s status to count its pods`);
     }
+    const added = new Map<string, Set<string>>();
+    for (const e of events) {
+      if (e.type !== 'ADDED' && e.type !== 'INIT_APPLY') continue;
+      const rs = e.object.metadata.labels?.['rs'] ?? '';
+      added.set(rs, (added.get(rs) ?? new Set<string>()).add(e.object.metadata.name ?? ''));
+    }
+    expect(new Map([...added].map(([rs, names]) => [rs, names.size]))).toEqual(new Map(Array.from({ length: count }, (_, i) => [`rs-${i}`, REPLICAS])));
+    expect(events.filter((e) => e.type === 'DELETED')).toEqual([]);
+    expect((await client.list(builtin.pods, { namespace: NS })).items).toHaveLength(total);
+
+    const nodeOf = new Map<string, string>();
+    for (const e of events) {
+      if (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'INIT_APPLY') continue;
+      const bound = e.object.spec.nodeName;
+      if (!bound) continue;
+      const name = e.object.metadata.name ?? '';
+      expect(nodeOf.get(name) ?? bound, `${name}'s node`).toBe(bound);
+      nodeOf.set(name, bound);
+    }
+    const bindings = new Map<string, number>();
+    for (const d of daemons.filter((d) => d.name.startsWith('scheduler'))) {
+      for (const match of d.output().matchAll(/^bound (\S+) to \S+$/gm)) bindings.set(match[1]!, (bindings.get(match[1]!) ?? 0) + 1);
+    }
+    expect([...bindings].filter(([, n]) => n > 1)).toEqual([]);
+  };
+
+  it('hands each Lease to the other replica when its leader is killed under load, and no work is lost or done twice', async () => {
+    watch = client.watch$(builtin.pods, { namespace: NS }).subscribe((e) => events.push(e));
+    await eventually(() => events.some((e) => e.type === 'INIT_DONE'), 'the pod watch to list');
+    await leaderOf('svc-controller-manager', 'controller-manager');
+    await leaderOf('svc-scheduler', 'scheduler');
+    // The namespace's default ServiceAccount (the serviceaccount loop's): pods need it to be admitted.
+    await eventually(async () => (await client.get(builtin.serviceAccounts, 'default', { namespace: NS }).catch(() => undefined)) !== undefined, 'the default ServiceAccount');
+
+    for (let i = 0; i < BEFORE_KILL; i++) await client.create(builtin.replicaSets, replicaSet(i), { namespace: NS });
+    // Under load: the first pods are being created and bound.
+    await eventually(() => events.some((e) => e.type === 'MODIFIED' && e.object.spec.nodeName), 'the first pod bound');
+    // Who leads now, read at the kill (a loaded machine may have moved a Lease since the start).
+    const [managerBefore, schedulerBefore] = await Promise.all([leaderOf('svc-controller-manager', 'controller-manager'), leaderOf('svc-scheduler', 'scheduler')]);
+    await Promise.all([managerBefore.daemon.kill(), schedulerBefore.daemon.kill()]);
+    for (let i = BEFORE_KILL; i < REPLICA_SETS; i++) await client.create(builtin.replicaSets, replicaSet(i), { namespace: NS });
+
+    const managerAfter = await leaderOf('svc-controller-manager', 'controller-manager');
+    const schedulerAfter = await leaderOf('svc-scheduler', 'scheduler');
+    expect(managerAfter.identity).not.toBe(managerBefore.identity);
+    expect(managerAfter.daemon).not.toBe(managerBefore.daemon);
+    expect(schedulerAfter.identity).not.toBe(schedulerBefore.identity);
+    expect(schedulerAfter.daemon).not.toBe(schedulerBefore.daemon);
+
+    await checkWorkDoneOnce(REPLICA_SETS, TAKEOVER_GUARD_MS + 120_000);
+    // The new leader did its share: the pods made after the kill were bound by it.
+    expect(schedulerAfter.daemon.output()).toMatch(new RegExp(`^bound ${NS}/rs-${REPLICA_SETS - 1}-\\S+ to `, 'm'));
+  }, 400_000);
+
+  it('goes on when an API server dies under the daemons: their clients fail over, the work is done once', async () => {
+    // The server the leading controller manager sends to: replica a's svcconfig names the first server first, b's the second.
+    const manager = await leaderOf('svc-controller-manager', 'controller-manager');
+    const victim = plane.servers[manager.daemon.name.endsWith('-a') ? 0 : 1]!;
+    for (let i = REPLICA_SETS; i < REPLICA_SETS + 2; i++) await client.create(builtin.replicaSets, replicaSet(i), { namespace: NS });
+    await victim.kill();
+    for (let i = REPLICA_SETS + 2; i < REPLICA_SETS + 4; i++) await client.create(builtin.replicaSets, replicaSet(i), { namespace: NS });
+    // Whoever leads now (leadership may or may not have moved while a renewal found its server gone).
+    await leaderOf('svc-controller-manager', 'controller-manager');
+    await leaderOf('svc-scheduler', 'scheduler');
+    await checkWorkDoneOnce(REPLICA_SETS + 4, TAKEOVER_GUARD_MS + 120_000);
   }, 400_000);
 });
