@@ -125,14 +125,13 @@ export async function startHaControlPlane(dir: string, count: number, extraArgs:
   };
 }
 
-/** A daemon (svc-controller-manager, svc-scheduler) spawned from its bin, its stderr kept for the test to read. */
+/** A daemon (svc-controller-manager, svc-scheduler) spawned from its bin, its output kept for the test to read. */
 export interface Daemon {
   readonly name: string;
   readonly pid: number;
-  /** Everything it wrote to stderr and stdout so far. */
+  /** Its last lines of stderr and stdout (bounded). */
   output(): string;
-  /** Resolves with the first line matching `pattern` (already written or to come); rejects if the daemon exits first. */
-  line(pattern: RegExp, guardMs?: number): Promise<RegExpExecArray>;
+  /** SIGKILL, then waits for the process to be gone. */
   kill(): Promise<void>;
   readonly exited: boolean;
 }
@@ -149,18 +148,10 @@ export function spawnDaemon(name: string, bin: string, args: readonly string[]):
   let exited = false;
   const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), daemons.delete(child), resolve())));
   const lines: string[] = [];
-  const waiters = new Set<{ pattern: RegExp; resolve: (m: RegExpExecArray) => void }>();
   for (const stream of [child.stdout!, child.stderr!]) {
     createInterface({ input: stream }).on('line', (line) => {
       lines.push(line);
-      if (lines.length > 5000) lines.shift();
-      for (const waiter of waiters) {
-        const match = waiter.pattern.exec(line);
-        if (match) {
-          waiters.delete(waiter);
-          waiter.resolve(match);
-        }
-      }
+      if (lines.length > 20_000) lines.shift();
     });
   }
   return {
@@ -170,28 +161,6 @@ export function spawnDaemon(name: string, bin: string, args: readonly string[]):
     get exited() {
       return exited;
     },
-    line: (pattern, guardMs = 120_000) =>
-      new Promise<RegExpExecArray>((resolve, reject) => {
-        for (const line of lines) {
-          const match = pattern.exec(line);
-          if (match) return resolve(match);
-        }
-        const guard = setTimeout(() => (waiters.delete(waiter), reject(new Error(`${name}: no line ${pattern} in time:\n${lines.slice(-30).join('\n')}`))), guardMs);
-        const waiter = {
-          pattern,
-          resolve: (m: RegExpExecArray) => {
-            clearTimeout(guard);
-            resolve(m);
-          },
-        };
-        waiters.add(waiter);
-        void exit.then(() => {
-          if (!waiters.has(waiter)) return;
-          waiters.delete(waiter);
-          clearTimeout(guard);
-          reject(new Error(`${name} exited before ${pattern}:\n${lines.slice(-30).join('\n')}`));
-        });
-      }),
     kill: async () => {
       if (!exited) child.kill('SIGKILL');
       await exit;
