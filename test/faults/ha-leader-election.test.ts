@@ -173,7 +173,14 @@ describe('leader election of controller managers and schedulers across API serve
     const manager = await leaderOf('svc-controller-manager', 'controller-manager');
     const victim = plane.servers[manager.daemon.name.endsWith('-a') ? 0 : 1]!;
     for (let i = REPLICA_SETS; i < REPLICA_SETS + 2; i++) await client.create(builtin.replicaSets, replicaSet(i), { namespace: NS });
+    // Killed between writes: a pod create whose answer the kill swallowed would leave the manager
+    // not knowing whether it was made (upstream's ReplicaSet controller has the same window);
+    // this case is about the clients going on, the leader kill above is the one under load.
+    await checkWorkDoneOnce(REPLICA_SETS + 2, TAKEOVER_GUARD_MS + 120_000);
     await victim.kill();
+    // A read first: sent again on the next server whatever broke, it moves the test's client on
+    // (a write on a connection the kill broke would be the caller's error, by design).
+    await client.list(builtin.replicaSets, { namespace: NS });
     for (let i = REPLICA_SETS + 2; i < REPLICA_SETS + 4; i++) await client.create(builtin.replicaSets, replicaSet(i), { namespace: NS });
     // Whoever leads now (leadership may or may not have moved while a renewal found its server gone).
     await leaderOf('svc-controller-manager', 'controller-manager');
