@@ -19,6 +19,7 @@ export const PAGE_HTML = `<!doctype html>
     <button type="button" data-view="resources" class="active">Resources</button>
     <button type="button" data-view="inspector">Watch inspector</button>
     <button type="button" data-view="overview">Overview</button>
+    <button type="button" data-view="controllers">Controllers</button>
   </nav>
   <span id="connection" class="connection">connecting…</span>
 </header>
@@ -67,5 +68,17 @@ tr.flash { animation: flash 1s; }
 .phase-Running { background: #dcf5e3; } .phase-Failed { background: #fde2e1; } .phase-Pending { background: #fff1c7; }
 .ok { color: #1a7f37; } .bad { color: #cf222e; }
 td.message { white-space: normal; max-width: 480px; }
+.controllers { overflow: auto; }
+.controllers .toolbar span { color: #4a5262; }
+.plots { display: flex; gap: 12px; padding: 8px 12px; background: #fff; border-bottom: 1px solid #d8dce3; }
+.plot { flex: 1; min-width: 0; }
+.split { display: flex; flex: 1; min-height: 240px; }
+.split .loops { flex: 0 0 420px; border-right: 1px solid #d8dce3; }
+tr.selected { background: #e3ecff; }
+.outcome-retry, .outcome-terminal { color: #cf222e; } .outcome-requeueAfter { color: #9a6700; } .outcome-awaitChange { color: #1a7f37; }
+.tree { margin: 0; padding: 4px 12px 4px 28px; font: 12px/1.6 ui-monospace, monospace; }
+.tree li.self > span { font-weight: bold; }
+.detail h4 { margin: 8px 12px 2px; font-size: 12px; color: #4a5262; }
+.detail pre.log { background: #1d2330; color: #e8ebf0; min-height: 120px; }
 .error { color: #cf222e; padding: 8px 12px; }
 `;
