@@ -210,6 +210,7 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   }
   const elapsed = Math.round(performance.now() - (options.startedAt ?? 0));
   io.out(`svcconfig: ${server.svcconfigPath}`);
+  if (managerUrl !== undefined) io.out(`controller manager: ${managerUrl} (loopback; /metrics, /healthz, /live/controllers with the admin's credential)`);
   if (dashboardUrl !== undefined) io.out(`dashboard: ${dashboardUrl}`);
   io.out(`ready in ${elapsed} ms`);
   io.out('');

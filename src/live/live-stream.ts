@@ -115,11 +115,13 @@ function pipeToOutput<T>(source: Observable<T>, output: LiveOutput, options: Liv
   output.onClose(() => sink.unsubscribe());
 }
 
-function eventStreamOutput(res: ServerResponse | Http2ServerResponse, extraHeaders: Record<string, string>, heartbeatMs: number): LiveOutput {
+function eventStreamOutput(raw: ServerResponse | Http2ServerResponse, extraHeaders: Record<string, string>, heartbeatMs: number): LiveOutput {
   const headers: Record<string, string> = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, private', 'x-accel-buffering': 'no', ...extraHeaders };
-  (res as ServerResponse).writeHead(200, headers);
+  // Both kinds of response write, drain and close alike; typed as one so the calls below resolve.
+  const res = raw as ServerResponse;
+  res.writeHead(200, headers);
   // The headers leave now, not with the first event: a quiet stream is open at once.
-  if ('flushHeaders' in res) res.flushHeaders();
+  if (typeof (raw as { flushHeaders?: unknown }).flushHeaders === 'function') res.flushHeaders();
   else res.write(': open\n\n');
   // Heartbeats go around the bounded sink: a comment is tiny, and a full socket skips them.
   const beats = heartbeatMs > 0 ? timer(heartbeatMs, heartbeatMs).subscribe(() => void (res.writableNeedDrain || res.write(': ping\n\n'))) : undefined;
