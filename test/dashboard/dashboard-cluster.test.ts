@@ -137,7 +137,7 @@ describe('the dashboard against svc up', () => {
     // Selecting a loop narrows the list to its results.
     const controller = cells[1]!;
     await page.locator(`#controllers-loops tr[data-loop="${controller}"]`).click();
-    await expect.poll(async () => new Set(await page.locator('#controllers-results tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset['controller'])))).toEqual(new Set([controller]));
+    await expect.poll(async () => new Set(await page.locator('#controllers-results tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-controller'))))).toEqual(new Set([controller]));
     // A scale is one more reconcile of the same key, seen live.
     const before = await page.locator('#controllers-results tr[data-key="dash/web"]').count();
     expect((await k(['scale', '-n', 'dash', 'deployment/web', '--replicas=2'])).code).toBe(0);

@@ -1,5 +1,5 @@
 import { stringify as toYaml } from 'yaml';
-import { getJson, listAndWatch, TABLE_ACCEPT, type KubeObject, type RawWatchLine } from './api.js';
+import { getJson, listAndWatch, TABLE_ACCEPT, versionOf, type KubeObject, type RawWatchLine } from './api.js';
 import { collectionPath, typeId, type ResourceType } from './discovery.js';
 import { el } from './dom.js';
 import { FrameBatcher } from './frame-batcher.js';
@@ -140,6 +140,9 @@ export class ResourceView {
       this.#table.apply(changes);
       this.#count.textContent = `${this.#table.size} ${type.name}`;
       this.#refreshDetail(changes);
+      // A measuring hook (bench/dashboard/browser.ts: store to DOM): the versions now in the DOM.
+      const applied = (globalThis as { svcDashboardApplied?: (versions: string[]) => void }).svcDashboardApplied;
+      if (applied !== undefined) applied(lines.map((line) => versionOf(line.event.object) ?? ''));
     });
     void listAndWatch<Table>({
       path: collectionPath(type, namespace),
