@@ -79,6 +79,7 @@ tr.selected { background: #e3ecff; }
 .tree { margin: 0; padding: 4px 12px 4px 28px; font: 12px/1.6 ui-monospace, monospace; }
 .tree li.self > span { font-weight: bold; }
 .detail h4 { margin: 8px 12px 2px; font-size: 12px; color: #4a5262; }
+.detail .log-state { padding: 4px 12px; color: #4a5262; }
 .detail pre.log { background: #1d2330; color: #e8ebf0; min-height: 120px; }
 .error { color: #cf222e; padding: 8px 12px; }
 `;

@@ -33,6 +33,8 @@ export class InspectorView {
   #types: ResourceType[] = [];
   #events: Seen[] = [];
   #dropped = 0;
+  /** Why the watch is over, when it is: said after the counts (a later render keeps it). */
+  #ended: string | undefined;
   #bytes = 0;
   #rate: { at: number; bytes: number }[] = [];
   #paused = false;
@@ -70,7 +72,8 @@ export class InspectorView {
   hide(): void {
     if (this.#watch === undefined || this.#watch.signal.aborted) return;
     this.#watch.abort();
-    this.#stats.textContent += ' · stopped (view left)';
+    this.#ended = 'stopped (view left)';
+    this.#render();
   }
 
   start(): void {
@@ -83,6 +86,7 @@ export class InspectorView {
     this.#dropped = 0;
     this.#bytes = 0;
     this.#rate = [];
+    this.#ended = undefined;
     this.#source = typeId(type);
     this.#render();
     const url = withQuery(collectionPath(type, this.#namespace.value.trim()), { watch: 'true', allowWatchBookmarks: this.#bookmarks.checked ? 'true' : undefined, labelSelector: this.#selector.value.trim() });
@@ -99,9 +103,15 @@ export class InspectorView {
           this.#rate.push({ at: seen.at, bytes: line.bytes });
           this.#batcher.push(seen);
         }
-        if (!watch.signal.aborted) this.#stats.textContent += ' · ended by the server';
+        if (!watch.signal.aborted) {
+          this.#ended = 'ended by the server';
+          this.#render();
+        }
       } catch (error) {
-        if (!watch.signal.aborted) this.#stats.textContent = `watch failed: ${error instanceof Error ? error.message : String(error)}`;
+        if (!watch.signal.aborted) {
+          this.#ended = `watch failed: ${error instanceof Error ? error.message : String(error)}`;
+          this.#render();
+        }
       }
     })();
   }
@@ -110,7 +120,7 @@ export class InspectorView {
     const now = Date.now();
     while (this.#rate.length > 0 && this.#rate[0]!.at < now - 1000) this.#rate.shift();
     const perSecond = this.#rate.reduce((sum, r) => sum + r.bytes, 0);
-    this.#stats.textContent = `${this.#events.length + this.#dropped} events · ${this.#bytes} bytes · ${perSecond} B/s${this.#paused ? ' · paused' : ''}${this.#dropped > 0 ? ` · ${this.#dropped} dropped` : ''}`;
+    this.#stats.textContent = `${this.#events.length + this.#dropped} events · ${this.#bytes} bytes · ${perSecond} B/s${this.#paused ? ' · paused' : ''}${this.#dropped > 0 ? ` · ${this.#dropped} dropped` : ''}${this.#ended === undefined ? '' : ` · ${this.#ended}`}`;
     if (this.#paused) return;
     const rows = this.#events.slice(-DRAWN).reverse().map(({ at, line }) => {
       const meta = line.event.object.metadata ?? {};

@@ -11,7 +11,7 @@ const KEPT_LINES = 5_000;
  */
 export function followLog(namespace: string, pod: string, container: string, signal: AbortSignal): HTMLElement {
   const pre = el('pre', { class: 'log', id: 'pod-log', 'data-state': 'opening' });
-  const status = el('div', { class: 'bar', id: 'pod-log-state' }, `following ${container}…`);
+  const status = el('div', { class: 'log-state', id: 'pod-log-state' }, `following ${container}…`);
   const element = el('div', {}, status, pre);
   const path = withQuery(`/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`, { follow: 'true', tailLines: '1000', container });
   void (async () => {
