@@ -57,9 +57,12 @@ tr.row { cursor: pointer; }
 tr.row:hover { background: #f3f6fc; }
 tr.flash { animation: flash 1s; }
 @keyframes flash { from { background: #fff6c8; } to { background: transparent; } }
-.detail { height: 40%; overflow: auto; border-top: 1px solid #d8dce3; background: #fff; display: none; }
-.detail.open { display: block; }
-.detail .bar { display: flex; gap: 8px; padding: 4px 12px; background: #f0f2f5; position: sticky; top: 0; }
+.detail { height: 55%; overflow: hidden; border-top: 1px solid #d8dce3; background: #fff; display: none; }
+.detail.open { display: flex; flex-direction: column; }
+.detail .bar { display: flex; gap: 8px; padding: 4px 12px; background: #f0f2f5; }
+.detail .panes { display: flex; flex: 1; min-height: 0; }
+.object-main { flex: 1; min-width: 0; overflow: auto; }
+.object-side { flex: 0 0 48%; overflow: auto; border-left: 1px solid #d8dce3; }
 .detail pre { margin: 0; padding: 8px 12px; font: 12px/1.4 ui-monospace, monospace; }
 .type-ADDED { color: #1a7f37; } .type-MODIFIED { color: #9a6700; } .type-DELETED { color: #cf222e; } .type-ERROR { color: #cf222e; font-weight: bold; } .type-BOOKMARK { color: #7a8494; }
 .overview h3 { margin: 12px 12px 4px; font-size: 14px; }
@@ -73,7 +76,7 @@ td.message { white-space: normal; max-width: 480px; }
 .plots { display: flex; gap: 12px; padding: 8px 12px; background: #fff; border-bottom: 1px solid #d8dce3; }
 .plot { flex: 1; min-width: 0; }
 .split { display: flex; flex: 1; min-height: 240px; }
-.split .loops { flex: 0 0 420px; border-right: 1px solid #d8dce3; }
+.split .loops { flex: 0 0 560px; border-right: 1px solid #d8dce3; }
 tr.selected { background: #e3ecff; }
 .outcome-retry, .outcome-terminal { color: #cf222e; } .outcome-requeueAfter { color: #9a6700; } .outcome-awaitChange { color: #1a7f37; }
 .tree { margin: 0; padding: 4px 12px 4px 28px; font: 12px/1.6 ui-monospace, monospace; }

@@ -67,7 +67,7 @@ export class ControllersView {
 
   constructor() {
     const loopsTable = el('table', {}, el('thead', {}, el('tr', {}, ...['Controller', 'Queue depth', 'Adds', 'Retries', 'Results'].map((h) => el('th', {}, h)))), this.#loops);
-    const resultsTable = el('table', {}, el('thead', {}, el('tr', {}, ...['Time', 'Controller', 'Key', 'Outcome', 'Duration (ms)', 'Attempts', 'Error'].map((h) => el('th', {}, h)))), this.#results);
+    const resultsTable = el('table', {}, el('thead', {}, el('tr', {}, ...['Time', 'Controller', 'Outcome', 'Duration (ms)', 'Attempts', 'Key', 'Error'].map((h) => el('th', {}, h)))), this.#results);
     const clear = el('button', { type: 'button', id: 'controllers-all' }, 'All controllers');
     clear.addEventListener('click', () => this.#select(undefined));
     this.element = el(
@@ -165,10 +165,10 @@ export class ControllersView {
           { 'data-key': r.key, 'data-controller': r.controller },
           el('td', {}, new Date(r.at).toLocaleTimeString()),
           el('td', {}, r.controller),
-          el('td', {}, r.key),
           el('td', { class: `outcome-${r.outcome}` }, r.outcome === 'requeueAfter' || r.outcome === 'retry' ? `${r.outcome} ${r.afterMs ?? 0} ms` : r.outcome),
           el('td', {}, r.durationMs === undefined ? '' : r.durationMs.toFixed(1)),
           el('td', {}, String(r.attempts)),
+          el('td', {}, r.key),
           el('td', { class: 'message' }, r.error ?? ''),
         ),
       );

@@ -41,7 +41,7 @@ export function followLog(namespace: string, pod: string, container: string, sig
           lines -= (pre.firstChild.textContent ?? '').split('\n').length - 1;
           pre.firstChild.remove();
         }
-        const scroller = pre.closest('.detail');
+        const scroller = pre.closest('.object-main');
         if (scroller !== null) scroller.scrollTop = scroller.scrollHeight;
       }
       pre.dataset['state'] = 'ended';

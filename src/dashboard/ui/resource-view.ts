@@ -230,7 +230,9 @@ export class ResourceView {
       this.#closePanel();
       this.#detail.classList.remove('open');
     });
-    this.#detail.replaceChildren(el('div', { class: 'bar' }, el('strong', {}, key), ...buttons, close), main, ...(panel === undefined ? [] : [panel.extras]));
+    // Side by side, each scrolling on its own: the text (or the log) and the tree with the Events.
+    const panes = el('div', { class: 'panes' }, el('div', { class: 'object-main' }, main), ...(panel === undefined ? [] : [el('div', { class: 'object-side' }, panel.extras)]));
+    this.#detail.replaceChildren(el('div', { class: 'bar' }, el('strong', {}, key), ...buttons, close), panes);
     this.#detail.classList.add('open');
   }
 
