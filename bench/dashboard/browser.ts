@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { chromium } from 'playwright-core';
+import { request } from 'undici';
 import { builtin } from '../../src/client/index.js';
 import { startDashboard } from '../../src/dashboard/index.js';
 import { startTestCluster } from '../../src/testing/index.js';
@@ -78,6 +79,33 @@ const heapMB = async (): Promise<number> => {
 await page.evaluate('window.frames_ = []; window.applied_ = []');
 const heap: { atSecond: number; mb: number }[] = [{ atSecond: 0, mb: await heapMB() }];
 
+// A reader beside the page: the same Table watch through the same proxy, read by this process
+// (undici, one line at a time). Its latency against the page's tells where time is spent: in
+// the server and proxy (both) or in chromium (the page's alone).
+const shadowArrived = new Map<string, number>();
+const answeredAt = new Map<string, number>();
+const shadowAbort = new AbortController();
+const shadow = (async () => {
+  const res = await request(`${dashboard.url}api/v1/namespaces/bench/pods?watch=true&allowWatchBookmarks=true`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }, signal: shadowAbort.signal, bodyTimeout: 0 });
+  let buffered = '';
+  try {
+    for await (const chunk of res.body) {
+      const at = Date.now();
+      buffered += (chunk as Buffer).toString();
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        const event = JSON.parse(line) as { type: string; object: { rows?: { object?: { metadata?: { resourceVersion?: string } } }[] } };
+        const version = event.object.rows?.[0]?.object?.metadata?.resourceVersion;
+        if (event.type === 'MODIFIED' && version !== undefined) shadowArrived.set(version, at);
+      }
+    }
+  } catch {
+    // aborted at the end
+  }
+})();
+
 // By resourceVersion, when its patch was sent and when the API server answered it (epoch ms): the
 // store's commit lies between, so the two give the latency's upper and lower bound. Matched to the
 // page's applied times at each harvest, then forgotten; an applied version whose answer is not in
@@ -124,7 +152,10 @@ const writers = await Promise.all(
       worker.on('message', (message: WriterMessage) => {
         if (message.kind === 'done') failed += message.failed;
         if (message.kind !== 'answered') return;
-        for (let i = 0; i < message.batch.length; i += 3) committed.set(message.batch[i] as string, { sent: message.batch[i + 1] as number, answered: message.batch[i + 2] as number });
+        for (let i = 0; i < message.batch.length; i += 3) {
+          committed.set(message.batch[i] as string, { sent: message.batch[i + 1] as number, answered: message.batch[i + 2] as number });
+          answeredAt.set(message.batch[i] as string, message.batch[i + 2] as number);
+        }
         done += message.batch.length / 3;
       });
       worker.on('error', reject);
@@ -163,6 +194,13 @@ frames.sort((a, b) => a - b);
 latencies.sort((a, b) => a - b);
 fromSend.sort((a, b) => a - b);
 const q = (values: number[], p: number) => +(values[Math.min(values.length - 1, Math.floor(p * values.length))] ?? 0).toFixed(1);
+shadowAbort.abort();
+await shadow;
+const shadowLatencies = [...shadowArrived].flatMap(([version, at]) => {
+  const answered = answeredAt.get(version);
+  return answered === undefined ? [] : [Math.max(0, at - answered)];
+});
+shadowLatencies.sort((a, b) => a - b);
 console.log(
   JSON.stringify(
     {
@@ -173,6 +211,7 @@ console.log(
       rowsInDom: await page.locator('tr.row').count(),
       writesPerSecond: Math.round(done / streamSeconds),
       writesFailed: failed,
+      storeToNodeReaderMs: { events: shadowLatencies.length, p50: q(shadowLatencies, 0.5), p99: q(shadowLatencies, 0.99), max: q(shadowLatencies, 1) },
       storeToDomMs: { events: latencies.length, unmatched: unmatched + waiting.length / 2, fromAnswer: { p50: q(latencies, 0.5), p99: q(latencies, 0.99), max: q(latencies, 1) }, fromSend: { p50: q(fromSend, 0.5), p99: q(fromSend, 0.99), max: q(fromSend, 1) } },
       frames: frames.length,
       frameGapMs: { p50: q(frames, 0.5), p99: q(frames, 0.99), max: q(frames, 1), over50: frames.filter((f) => f > 50).length },
