@@ -76,7 +76,7 @@ td.message { white-space: normal; max-width: 480px; }
 .plots { display: flex; gap: 12px; padding: 8px 12px; background: #fff; border-bottom: 1px solid #d8dce3; }
 .plot { flex: 1; min-width: 0; }
 .split { display: flex; flex: 1; min-height: 240px; }
-.split .loops { flex: 0 0 560px; border-right: 1px solid #d8dce3; }
+.split .loops { flex: 0 0 640px; border-right: 1px solid #d8dce3; }
 tr.selected { background: #e3ecff; }
 .outcome-retry, .outcome-terminal { color: #cf222e; } .outcome-requeueAfter { color: #9a6700; } .outcome-awaitChange { color: #1a7f37; }
 .tree { margin: 0; padding: 4px 12px 4px 28px; font: 12px/1.6 ui-monospace, monospace; }
