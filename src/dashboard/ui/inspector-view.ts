@@ -2,6 +2,7 @@ import { watchLines, withQuery, type RawWatchLine } from './api.js';
 import { collectionPath, typeId, type ResourceType } from './discovery.js';
 import { el } from './dom.js';
 import { FrameBatcher } from './frame-batcher.js';
+import { TimeSeriesPlot } from './time-series.js';
 
 /** Events kept for the view and the export; older ones are dropped (and counted). */
 const KEPT = 10_000;
@@ -41,6 +42,9 @@ export class InspectorView {
   #watch: AbortController | undefined;
   #source = '';
   readonly #batcher = new FrameBatcher<Seen>(() => this.#render());
+  readonly #plot = new TimeSeriesPlot('plot-watch-rate', 'Watch events per second', '/s', [{ label: 'events', stroke: '#4f8cff' }]);
+  /** The second being counted (epoch s) and its events; a second is drawn once the next begins. */
+  #second = { at: 0, events: 0 };
 
   constructor() {
     const head = el('tr', {}, ...['Time', 'Type', 'resourceVersion', 'Namespace/Name', 'Bytes'].map((h) => el('th', {}, h)));
@@ -48,6 +52,7 @@ export class InspectorView {
       'section',
       { class: 'content' },
       el('div', { class: 'toolbar' }, this.#type, this.#namespace, this.#selector, el('label', {}, this.#bookmarks, ' bookmarks'), this.#start, this.#pause, this.#export, this.#stats),
+      el('div', { class: 'plots' }, this.#plot.element),
       el('div', { class: 'scroller' }, el('table', {}, el('thead', {}, head), this.#body)),
     );
     this.#start.addEventListener('click', () => this.start());
@@ -87,6 +92,8 @@ export class InspectorView {
     this.#bytes = 0;
     this.#rate = [];
     this.#ended = undefined;
+    this.#second = { at: 0, events: 0 };
+    this.#plot.clear();
     this.#source = typeId(type);
     this.#render();
     const url = withQuery(collectionPath(type, this.#namespace.value.trim()), { watch: 'true', allowWatchBookmarks: this.#bookmarks.checked ? 'true' : undefined, labelSelector: this.#selector.value.trim() });
@@ -100,6 +107,7 @@ export class InspectorView {
             this.#dropped++;
           }
           this.#bytes += line.bytes;
+          this.#count(seen.at);
           this.#rate.push({ at: seen.at, bytes: line.bytes });
           this.#batcher.push(seen);
         }
@@ -114,6 +122,21 @@ export class InspectorView {
         }
       }
     })();
+  }
+
+  /**
+   * Counts an event into its second; the seconds before it that have ended are drawn (quiet ones
+   * as 0, up to a minute of them). Driven by the events themselves: no timer.
+   */
+  #count(at: number): void {
+    const second = Math.floor(at / 1000);
+    if (this.#second.at === 0) this.#second = { at: second, events: 0 };
+    if (second > this.#second.at) {
+      this.#plot.push(this.#second.at, [this.#second.events]);
+      for (let quiet = Math.max(this.#second.at + 1, second - 60); quiet < second; quiet++) this.#plot.push(quiet, [0]);
+      this.#second = { at: second, events: 0 };
+    }
+    this.#second.events++;
   }
 
   #render(): void {
