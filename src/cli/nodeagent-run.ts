@@ -40,11 +40,14 @@ import {
   startAgentServer,
   startGarbageCollection,
   startNodeStatus,
+  startCpusetReconciler,
   startPodWorkers,
   streamingRoutes,
   thisHost,
   type AgentRouteModule,
+  type CpusetReconcilePass,
   type CriCallRecord,
+  type MachineTopology,
   type NodeStatusHandle,
   type PodUpdate,
   type RegistryConfig,
@@ -54,6 +57,7 @@ import type { CommandIO } from './command.js';
 import type { ResolvedOptions } from './nodeagent-config.js';
 import { effectiveRates } from './nodeagent-validate.js';
 import { parseDuration } from './duration.js';
+import { resourceManagersFrom } from './nodeagent-resource-managers.js';
 
 /** What the command checked and resolved before the agent starts. */
 export interface NodeAgentStartup {
@@ -83,6 +87,10 @@ export interface NodeAgentRunOptions {
   readonly evictionMonitoringIntervalMs?: number;
   /** Every eviction manager pass (tests and the bench watch what it decided). */
   readonly onEvictionPass?: (result: EvictionPassResult) => void;
+  /** The machine the resource managers place pods on; default: this host's, read from sysfs (tests describe others). */
+  readonly machine?: MachineTopology;
+  /** Every pass of the CPU manager's cpuset reconciler (tests watch the shared pool follow the pods). */
+  readonly onCpusetReconcile?: (pass: CpusetReconcilePass) => void;
 }
 
 /** Where container logs go under the root dir (the kubelet's `/var/log/pods`). */
@@ -246,6 +254,8 @@ async function startWithRuntime(
   });
   const probes = new ProbeManager({ cri, events });
   stops.push(() => probes.close());
+  const resources = resourceManagersFrom(values, options.machine);
+  let reconcileCpusets = (): void => {};
   const workers = startPodWorkers({
     cri,
     client,
@@ -265,9 +275,26 @@ async function startWithRuntime(
     images,
     probes,
     events,
+    resources: resources.inactive ? undefined : resources,
+    onResourcesChanged: () => reconcileCpusets(),
     onError: (uid, error) => warn(`sync of pod ${uid} failed: ${(error as Error).message}`),
   });
   stops.push(() => workers.stop());
+  if (!resources.inactive) {
+    const reconciler = startCpusetReconciler({
+      managers: resources,
+      cri,
+      // Pods not terminated: an ended pod (Succeeded, Failed, rejected) gives its CPUs and memory back.
+      activePods: () => workers.view.pods().filter((pod) => workers.state(pod.metadata.uid ?? '') !== 'terminated' && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed'),
+      sourcesReady: () => readiness.allReady(),
+      periodMs: values.cpuManagerReconcilePeriod ?? values.nodeStatusUpdateFrequency,
+      onError: (error) => warn(`cpuset reconcile: ${(error as Error).message}`),
+    });
+    stops.push(() => reconciler.stop());
+    const onPass = options.onCpusetReconcile;
+    if (onPass) reconciler.passes$.subscribe(onPass);
+    reconcileCpusets = () => reconciler.trigger();
+  }
 
   let server: RunningAgentServer | undefined;
   if (values.enableServer && !values.runonce) {
