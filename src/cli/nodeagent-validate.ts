@@ -163,9 +163,6 @@ export function effectiveRates(o: NodeAgentFlags) {
 export function notBuiltNotices(o: NodeAgentFlags): string[] {
   const notices: string[] = [];
   const note = (flag: string, what: string) => notices.push(`${flag}: ${what}`);
-  if (o.cpuManagerPolicy === 'static') note('--cpu-manager-policy=static', 'the static CPU manager is not built; containers share all CPUs as with "none"');
-  if (o.memoryManagerPolicy === 'Static') note('--memory-manager-policy=Static', 'the memory manager is not built; no NUMA memory pinning is done');
-  if (o.topologyManagerPolicy !== 'none') note(`--topology-manager-policy=${o.topologyManagerPolicy}`, 'the topology manager is not built; no NUMA alignment is done');
   if (Object.keys(o.qosReserved).length > 0) note('--qos-reserved', 'QoS memory reservation is not built; QoS cgroups get no reserve');
   if (o.imageCredentialProviderBinDir !== undefined || o.imageCredentialProviderConfig !== undefined) {
     note('--image-credential-provider-*', 'credential provider plugins are not built; pulls use the pods\' imagePullSecrets');
@@ -175,7 +172,6 @@ export function notBuiltNotices(o: NodeAgentFlags): string[] {
   if (o.kernelMemcgNotification) note('--kernel-memcg-notification', 'memory thresholds are polled');
   if (o.cpuManagerReconcilePeriod !== undefined && o.cpuManagerPolicy === 'none') note('--cpu-manager-reconcile-period', 'has no effect without a CPU manager');
   if (Object.keys(o.vmodule).length > 0) note('--vmodule', 'per-file verbosity is not built; -v applies everywhere');
-  if (o.reservedMemory.length > 0) note('--reserved-memory', 'per-NUMA memory reservation is not built; the total counts against allocatable only through --svc-reserved/--system-reserved');
   return notices;
 }
 

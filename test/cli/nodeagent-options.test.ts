@@ -279,13 +279,11 @@ describe('nodeagent options: rules across options', () => {
     invalid(['--tls-cert-file=/c.pem'], /--tls-private-key-file: is required/);
   });
 
-  it('accepts options of subsystems svc does not build, with a notice each', () => {
-    const o = values(['--cpu-manager-policy=static', '--memory-manager-policy=Static', '--topology-manager-policy=best-effort', '--rotate-certificates']);
+  it('gives no notice for the resource managers (CPU, memory, topology), which are built', () => {
+    const o = values(['--cpu-manager-policy=static', '--memory-manager-policy=Static', '--topology-manager-policy=best-effort', '--reserved-memory=0:memory=100Mi', '--rotate-certificates']);
     validateNodeAgentOptions(o);
-    const notices = notBuiltNotices(o);
-    // Certificate rotation is built (docs/node-agent.md): no notice for it.
-    expect(notices).toHaveLength(3);
-    expect(notices[0]).toMatch(/^--cpu-manager-policy=static: the static CPU manager is not built/);
+    // Certificate rotation is built (docs/node-agent.md): no notice for it either.
+    expect(notBuiltNotices(o)).toEqual([]);
     expect(notBuiltNotices(values())).toEqual([]);
   });
 });
@@ -407,10 +405,12 @@ describe('nodeagent command: exit codes, version and host checks', () => {
   });
 
   it('warns about deprecated and not-built options on stderr and goes on', () => {
-    const { result, err } = run(['--max-pods=20', '--cpu-manager-policy=static']);
+    const { result, err } = run(['--max-pods=20', '--cloud-provider=external', '--cpu-manager-policy=static']);
     expect(typeof result).toBe('object');
     expect(err).toContain('warning: Flag --max-pods has been deprecated, set "maxPods" in the file given by --config instead (this flag still works and overrides the file)');
-    expect(err.some((line) => line.startsWith('warning: --cpu-manager-policy=static: the static CPU manager is not built'))).toBe(true);
+    expect(err.some((line) => line.startsWith('warning: --cloud-provider=external: no cloud provider runs'))).toBe(true);
+    // The CPU manager is built: its policy draws no notice.
+    expect(err.some((line) => line.includes('--cpu-manager-policy'))).toBe(false);
   });
 
   it('refuses swap and cgroup v1 unless told not to', () => {
