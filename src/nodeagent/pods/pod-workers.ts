@@ -169,7 +169,7 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
     if (!context.resources) return;
     const result = context.resources.admit(entry.pod);
     if (result.admit) {
-      options.onResourcesChanged?.();
+      if (result.sharedPoolChanged !== false) options.onResourcesChanged?.();
       return;
     }
     const reason = result.reason ?? 'UnexpectedAdmissionError';

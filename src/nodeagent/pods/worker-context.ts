@@ -44,7 +44,7 @@ export interface PodEviction {
  * a new pod, the cpuset a container is created with, and the release of a stopped pod.
  */
 export interface PodResources {
-  admit(pod: Pod): { readonly admit: boolean; readonly reason?: string | undefined; readonly message?: string | undefined };
+  admit(pod: Pod): { readonly admit: boolean; readonly reason?: string | undefined; readonly message?: string | undefined; readonly sharedPoolChanged?: boolean };
   containerCpuset(pod: Pod, container: Container): { readonly cpusetCpus?: string; readonly cpusetMems?: string };
   removePod(uid: string): void;
 }

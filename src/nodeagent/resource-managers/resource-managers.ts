@@ -49,10 +49,12 @@ export class ResourceManagers {
     this.inactive = options.cpu.policy === 'none' && options.memory.policy === 'None' && options.topology.policy === 'none';
   }
 
-  /** Admission of a pod that is to run: refused pods hold nothing. */
-  admit(pod: Pod): AdmitResult {
-    if (this.inactive) return { admit: true };
-    return this.topology.admit(pod);
+  /** Admission of a pod that is to run: refused pods hold nothing. `sharedPoolChanged`: running containers need new cpusets. */
+  admit(pod: Pod): AdmitResult & { readonly sharedPoolChanged: boolean } {
+    if (this.inactive) return { admit: true, sharedPoolChanged: false };
+    const before = formatCpuSet(this.cpu.sharedPool());
+    const result = this.topology.admit(pod);
+    return { ...result, sharedPoolChanged: formatCpuSet(this.cpu.sharedPool()) !== before };
   }
 
   /** What a container is created with: its CPUs (own or the shared pool) and its memory's NUMA nodes. */

@@ -28,7 +28,7 @@ describe('topology manager admission', () => {
   it('single-numa-node puts CPUs and memory of a container on one node, and its cpuset says so', () => {
     const m = managers('single-numa-node');
     const pod = podOf('p1', [{ name: 'a', cpu: '2', memory: '1Gi' }]);
-    expect(m.admit(pod)).toEqual({ admit: true });
+    expect(m.admit(pod)).toMatchObject({ admit: true });
     const cpus = m.cpu.assignment('p1', 'a')!;
     const nodes = new Set(cpus.map((cpu) => machine.cpus[cpu]!.numaNode));
     expect(nodes.size).toBe(1);
@@ -38,28 +38,28 @@ describe('topology manager admission', () => {
   it('single-numa-node refuses a container whose CPUs fit no single node (TopologyAffinityError); the pod keeps nothing', () => {
     const m = managers('single-numa-node');
     const pod = podOf('p2', [{ name: 'a', cpu: '5', memory: '1Gi' }]);
-    expect(m.admit(pod)).toEqual(rejected);
+    expect(m.admit(pod)).toMatchObject(rejected);
     expect(m.cpu.assignment('p2', 'a')).toBeUndefined();
     expect(m.memory.memsOf('p2', 'a')).toBeUndefined();
     // best-effort admits it across both nodes.
-    expect(managers('best-effort').admit(pod)).toEqual({ admit: true });
+    expect(managers('best-effort').admit(pod)).toMatchObject({ admit: true });
   });
 
   it('restricted refuses when the CPU and memory managers can only use different nodes', () => {
     const m = managers('restricted');
     // Node 1's CPUs (4-7) all go to one pod; node 0's memory to another (it asks no whole CPU).
-    expect(m.admit(podOf('cpus', [{ name: 'a', cpu: '4', memory: '100Mi' }]))).toEqual({ admit: true });
+    expect(m.admit(podOf('cpus', [{ name: 'a', cpu: '4', memory: '100Mi' }]))).toMatchObject({ admit: true });
     expect(m.cpu.assignment('cpus', 'a')).toEqual([4, 5, 6, 7]);
-    expect(m.admit(podOf('memory', [{ name: 'a', cpu: '500m', memory: '3584Mi' }]))).toEqual({ admit: true });
+    expect(m.admit(podOf('memory', [{ name: 'a', cpu: '500m', memory: '3584Mi' }]))).toMatchObject({ admit: true });
     expect(m.memory.memsOf('memory', 'a')).toEqual([0]);
     // CPUs only on node 0 now, memory only on node 1: no preferred placement.
     const pod = podOf('p3', [{ name: 'a', cpu: '2', memory: '1Gi' }]);
-    expect(m.admit(pod)).toEqual(rejected);
+    expect(m.admit(pod)).toMatchObject(rejected);
     // best-effort admits it anyway, split.
     const split = managers('best-effort');
     split.admit(podOf('cpus', [{ name: 'a', cpu: '4', memory: '100Mi' }]));
     split.admit(podOf('memory', [{ name: 'a', cpu: '500m', memory: '3584Mi' }]));
-    expect(split.admit(pod)).toEqual({ admit: true });
+    expect(split.admit(pod)).toMatchObject({ admit: true });
   });
 
   it('scope pod aligns all containers of a pod together; scope container may split them', () => {
@@ -68,24 +68,26 @@ describe('topology manager admission', () => {
       { name: 'b', cpu: '3', memory: '1Gi' },
     ]);
     // Six CPUs fit no single node: refused for the pod as a whole.
-    expect(managers('single-numa-node', 'pod').admit(pod)).toEqual(rejected);
+    expect(managers('single-numa-node', 'pod').admit(pod)).toMatchObject(rejected);
     // Per container each fits a node of its own.
     const m = managers('single-numa-node', 'container');
-    expect(m.admit(pod)).toEqual({ admit: true });
+    expect(m.admit(pod)).toMatchObject({ admit: true });
     expect(m.topology.affinity('p4', 'a')?.affinity).not.toBe(m.topology.affinity('p4', 'b')?.affinity);
   });
 
   it('with topology policy none, a static CPU manager out of CPUs refuses with UnexpectedAdmissionError, as upstream', () => {
     const m = managers('none');
-    expect(m.admit(podOf('big', [{ name: 'a', cpu: '7', memory: '1Gi' }]))).toEqual({ admit: true });
-    expect(m.admit(podOf('more', [{ name: 'a', cpu: '1', memory: '1Gi' }]))).toEqual({
+    expect(m.admit(podOf('big', [{ name: 'a', cpu: '7', memory: '1Gi' }]))).toEqual({ admit: true, sharedPoolChanged: true });
+    expect(m.admit(podOf('more', [{ name: 'a', cpu: '1', memory: '1Gi' }]))).toMatchObject({
       admit: false,
       reason: 'UnexpectedAdmissionError',
       message: 'Allocate failed due to not enough cpus available to satisfy request: requested=1, available=0, which is unexpected',
     });
+    // A pod that takes no CPU of its own leaves the shared pool alone.
+    expect(m.admit(podOf('shared', [{ name: 'a', cpu: '500m', memory: '1Gi' }], { guaranteed: false }))).toEqual({ admit: true, sharedPoolChanged: false });
     // Released: the CPUs are there again.
     m.removePod('big');
-    expect(m.admit(podOf('more', [{ name: 'a', cpu: '1', memory: '1Gi' }]))).toEqual({ admit: true });
+    expect(m.admit(podOf('more', [{ name: 'a', cpu: '1', memory: '1Gi' }]))).toMatchObject({ admit: true });
   });
 
   it('knows its policy options and refuses hosts with more NUMA nodes than allowed', () => {
