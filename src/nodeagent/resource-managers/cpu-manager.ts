@@ -60,11 +60,24 @@ export function exclusiveCpuRequest(pod: Pod, container: Container): number {
   return request !== undefined && Number.isInteger(request) && request > 0 ? request : 0;
 }
 
-/** The whole pod's exclusive CPUs: the larger of the biggest init container and the sum of the app containers. */
+/** A sidecar: an init container that keeps running beside the app containers (restartPolicy Always). */
+const isSidecar = (container: Container): boolean => container.restartPolicy === 'Always';
+
+/**
+ * The whole pod's exclusive CPUs, as upstream counts them: sidecars hold theirs for the pod's life,
+ * so they add to the app containers and to every init container started after them; a plain init
+ * container's CPUs are free again once it exits.
+ */
 function podExclusiveCpus(pod: Pod): number {
-  const init = Math.max(0, ...(pod.spec.initContainers ?? []).map((c) => exclusiveCpuRequest(pod, c)));
+  let sidecars = 0;
+  let init = 0;
+  for (const container of pod.spec.initContainers ?? []) {
+    const cpus = exclusiveCpuRequest(pod, container);
+    if (isSidecar(container)) sidecars += cpus;
+    else init = Math.max(init, sidecars + cpus);
+  }
   const app = pod.spec.containers.reduce((sum, c) => sum + exclusiveCpuRequest(pod, c), 0);
-  return Math.max(init, app);
+  return Math.max(init, app + sidecars);
 }
 
 export interface CpuManagerOptions {
@@ -239,7 +252,8 @@ export class CpuManager implements HintProvider {
     containers.set(container.name, chosen);
     this.state.assignments.set(uid, containers);
     this.state.defaultCpuSet = difference(this.state.defaultCpuSet, chosen);
-    const isInit = (pod.spec.initContainers ?? []).some((c) => c.name === container.name);
+    // A plain init container's CPUs go to the pod's later containers; a sidecar keeps its own.
+    const isInit = (pod.spec.initContainers ?? []).some((c) => c.name === container.name && !isSidecar(c));
     this.reusable.set(uid, isInit ? union(reusable, chosen) : difference(reusable, chosen));
     this.save();
   }

@@ -88,6 +88,23 @@ describe('the static policy', () => {
     expect(m.assignment('p2', 'a')).toBeUndefined();
   });
 
+  it('lets app containers take an init container\'s CPUs again, but never a sidecar\'s', () => {
+    const m = manager();
+    const pod = podOf('p9', [{ name: 'app', cpu: '2' }], { init: [{ name: 'setup', cpu: '2' }] });
+    m.allocate(pod, pod.spec.initContainers![0]!, anyHint);
+    m.allocate(pod, pod.spec.containers[0]!, anyHint);
+    expect(m.assignment('p9', 'app')).toEqual(m.assignment('p9', 'setup'));
+    const withSidecar = podOf('p10', [{ name: 'app', cpu: '2' }], { init: [{ name: 'proxy', cpu: '2' }] });
+    withSidecar.spec.initContainers![0]!.restartPolicy = 'Always';
+    m.allocate(withSidecar, withSidecar.spec.initContainers![0]!, anyHint);
+    m.allocate(withSidecar, withSidecar.spec.containers[0]!, anyHint);
+    expect(m.assignment('p10', 'app')!.some((cpu) => m.assignment('p10', 'proxy')!.includes(cpu))).toBe(false);
+    // Pod scope counts a sidecar beside the app containers: 4 + 4 CPUs fit only node 1 (node 0 keeps 2 reserved).
+    const big = podOf('p11', [{ name: 'app', cpu: '4' }], { init: [{ name: 'proxy', cpu: '4' }] });
+    big.spec.initContainers![0]!.restartPolicy = 'Always';
+    expect(manager().podHints(big)).toEqual({ cpu: [{ affinity: maskOf([1]), preferred: true }, { affinity: maskOf([0, 1]), preferred: false }] });
+  });
+
   it('takes CPUs on the NUMA node the topology manager chose', () => {
     const m = manager();
     const pod = podOf('p3', [{ name: 'a', cpu: '2' }]);
