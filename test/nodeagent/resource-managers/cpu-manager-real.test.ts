@@ -68,6 +68,13 @@ async function cgroupCpuset(cri: CriClient, containerId: string, file: 'cpuset.c
   return readFileSync(path, 'utf8').trim();
 }
 
+/** The cpuset the runtime was told: the OCI spec containerd keeps for the container. */
+async function runtimeSpecCpu(cri: CriClient, containerId: string): Promise<{ cpus?: string; mems?: string } | undefined> {
+  const status = await cri.containerStatus({ containerId, verbose: true });
+  const info = JSON.parse(status.info['info'] ?? '{}') as { runtimeSpec?: { linux?: { resources?: { cpu?: { cpus?: string; mems?: string } } } } };
+  return info.runtimeSpec?.linux?.resources?.cpu;
+}
+
 async function runningContainer(name: string): Promise<string> {
   const pod = await client.get(builtin.pods, name, { namespace: 'default' });
   const running = (await containersOf(containerd.cri, pod.metadata.uid!)).find((c) => c.state === 'CONTAINER_RUNNING');
@@ -106,8 +113,10 @@ describe('the static CPU manager with real containers', () => {
     await eventually(async () => (await phaseOf('exclusive')) === 'Running', `exclusive Running:\n${log.slice(-10).join('\n')}`, 90_000);
     const exclusive = await runningContainer('exclusive');
     expect(await cgroupCpuset(containerd.cri, exclusive, 'cpuset.cpus')).toBe(exclusiveCpus);
-    // The memory manager pinned its memory to NUMA node 0 (the only one here).
+    // The memory manager pinned its memory to NUMA node 0 (the only one here): in the cgroup, and
+    // asked of the runtime (a one-node host's cgroup would say 0 anyway).
     expect(await cgroupCpuset(containerd.cri, exclusive, 'cpuset.mems')).toBe('0');
+    expect(await runtimeSpecCpu(containerd.cri, exclusive)).toMatchObject({ cpus: exclusiveCpus, mems: '0' });
     // The running BestEffort container was moved off CPU 1 by the reconciler (UpdateContainerResources).
     await eventually(async () => (await cgroupCpuset(containerd.cri, await runningContainer('shared'), 'cpuset.cpus')) === '0', 'the shared container on CPU 0 only', 30_000);
 
