@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Pod } from '../api/index.js';
+import { Registry } from 'prom-client';
 import { connectable, distinctUntilChanged, filter, map, Subject, type Subscription } from 'rxjs';
 import { apiThrottle } from '../../operators/index.js';
 import { PROTOBUF_MEDIA_TYPE } from '../encoding/index.js';
@@ -40,6 +41,7 @@ import {
   startAgentServer,
   startGarbageCollection,
   startNodeStatus,
+  registerResourceManagerMetrics,
   startCpusetReconciler,
   startPodWorkers,
   streamingRoutes,
@@ -255,6 +257,8 @@ async function startWithRuntime(
   const probes = new ProbeManager({ cri, events });
   stops.push(() => probes.close());
   const resources = resourceManagersFrom(values, options.machine);
+  const managerMetrics = new Registry();
+  registerResourceManagerMetrics(resources, managerMetrics);
   let reconcileCpusets = (): void => {};
   const workers = startPodWorkers({
     cri,
@@ -307,6 +311,7 @@ async function startWithRuntime(
       client,
       config: startup.options.values,
       routes: [streamingRoutes(), ...(options.routes ?? [])],
+      metrics: managerMetrics,
       warn,
     });
     const running = server;

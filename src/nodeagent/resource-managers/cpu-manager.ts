@@ -99,6 +99,8 @@ export class CpuManager implements HintProvider {
   private readonly state: CpuManagerState;
   private readonly stateFile: string;
   private readonly numaNodes: readonly number[];
+  /** Exclusive allocations asked (containers of Guaranteed pods with whole CPUs) and those that failed: /metrics. */
+  readonly pinning = { requests: 0, errors: 0 };
   /** CPUs a pod's init containers held, which its app containers may take again. */
   private readonly reusable = new Map<string, CpuSet>();
 
@@ -171,6 +173,11 @@ export class CpuManager implements HintProvider {
     return this.assignment(podUid, containerName) ?? this.sharedPool();
   }
 
+  /** CPUs held by containers (each once). */
+  exclusiveCpus(): CpuSet {
+    return cpuSetOf([...this.state.assignments.values()].flatMap((containers) => [...containers.values()].flat()));
+  }
+
   /** Pod UIDs that hold CPUs. */
   assignedPods(): string[] {
     return [...this.state.assignments.keys()];
@@ -231,6 +238,17 @@ export class CpuManager implements HintProvider {
     const request = exclusiveCpuRequest(pod, container);
     const uid = pod.metadata.uid ?? '';
     if (request === 0 || this.assignment(uid, container.name)) return;
+    this.pinning.requests++;
+    try {
+      this.allocateExclusive(pod, container, request, hint);
+    } catch (error) {
+      this.pinning.errors++;
+      throw error;
+    }
+  }
+
+  private allocateExclusive(pod: Pod, container: Container, request: number, hint: TopologyHint): void {
+    const uid = pod.metadata.uid ?? '';
     const reusable = this.reusable.get(uid) ?? [];
     const pool = union(this.availableCpus(), reusable);
     if (this.options.fullPcpusOnly) {

@@ -3,6 +3,7 @@
 export { ResourceManagers } from './resource-managers.js';
 export type { ContainerCpuset, ResourceManagersOptions } from './resource-managers.js';
 export { startCpusetReconciler } from './cpuset-reconciler.js';
+export { registerResourceManagerMetrics } from './resource-manager-metrics.js';
 export type { CpusetReconcilePass, CpusetReconciler, CpusetReconcilerOptions } from './cpuset-reconciler.js';
 export { CpuManager, exclusiveCpuRequest, parseCpuPolicyOptions, NO_CPU_POLICY_OPTIONS } from './cpu-manager.js';
 export type { CpuManagerOptions, CpuManagerPolicy, CpuPolicyOptions } from './cpu-manager.js';

@@ -69,6 +69,8 @@ export class MemoryManager implements HintProvider {
   private readonly state: MemoryManagerState;
   private readonly stateFile: string;
   private readonly numaNodes: readonly number[];
+  /** Allocations asked (containers of Guaranteed pods) and those that failed: /metrics. */
+  readonly pinning = { requests: 0, errors: 0 };
 
   constructor(options: MemoryManagerOptions) {
     this.policy = options.policy;
@@ -177,6 +179,16 @@ export class MemoryManager implements HintProvider {
     const uid = pod.metadata.uid ?? '';
     const requests = memoryRequests(pod, container);
     if (Object.keys(requests).length === 0 || this.state.assignments.get(uid)?.has(container.name)) return;
+    this.pinning.requests++;
+    try {
+      this.charge(uid, container, requests, hint);
+    } catch (error) {
+      this.pinning.errors++;
+      throw error;
+    }
+  }
+
+  private charge(uid: string, container: Container, requests: Record<string, number>, hint: TopologyHint): void {
     let mask = hint.affinity;
     if (mask === undefined) {
       // No hint (topology policy none): the narrowest set of nodes that holds every request.

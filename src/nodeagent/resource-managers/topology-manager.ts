@@ -49,6 +49,8 @@ export class TopologyManager {
   readonly scope: TopologyScope;
   private readonly providers: readonly HintProvider[];
   private readonly merge: MergeOptions;
+  /** Pods admitted or refused, and the refusals: /metrics. */
+  readonly admissions = { requests: 0, errors: 0 };
   /** The hint each admitted container was given, by pod UID then container name. */
   private readonly affinities = new Map<string, Map<string, TopologyHint>>();
 
@@ -76,6 +78,7 @@ export class TopologyManager {
   admit(pod: Pod): AdmitResult {
     const uid = pod.metadata.uid ?? '';
     const given = new Map<string, TopologyHint>();
+    this.admissions.requests++;
     try {
       let podHint: TopologyHint | undefined;
       if (this.scope === 'pod') {
@@ -95,6 +98,7 @@ export class TopologyManager {
       }
     } catch (error) {
       this.removePod(uid);
+      this.admissions.errors++;
       return admitResultOf(error);
     }
     this.affinities.set(uid, given);

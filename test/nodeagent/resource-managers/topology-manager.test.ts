@@ -2,8 +2,9 @@
 // two NUMA nodes (4 CPUs and 4 GiB each): scopes, policies and TopologyAffinityError.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { Registry } from 'prom-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeMachine, formatCpuSet, parseReservedMemory, parseTopologyPolicyOptions, ResourceManagers, type TopologyPolicyName, type TopologyScope } from '../../../src/nodeagent/index.js';
+import { describeMachine, formatCpuSet, parseReservedMemory, registerResourceManagerMetrics, parseTopologyPolicyOptions, ResourceManagers, type TopologyPolicyName, type TopologyScope } from '../../../src/nodeagent/index.js';
 import { podOf } from './support.js';
 
 const dir = mkdtempSync('/tmp/svc-topology-manager-');
@@ -99,5 +100,21 @@ describe('topology manager admission', () => {
       new ResourceManagers({ machine: wide, stateDir: join(dir, String(dirs++)), cpu: { policy: 'none', reserved: { count: 0 } }, memory: { policy: 'None', reserved: new Map() }, topology: { policy: 'best-effort', scope: 'container', options } });
     expect(() => make()).toThrow(/more than 8 NUMA nodes/);
     expect(() => make({ preferClosestNuma: false, maxAllowableNumaNodes: 10 })).not.toThrow();
+  });
+
+  it('counts admissions, refusals and pinnings, and reports the shared pool on /metrics', async () => {
+    const m = managers('single-numa-node');
+    const registry = new Registry();
+    registerResourceManagerMetrics(m, registry);
+    m.admit(podOf('ok', [{ name: 'a', cpu: '2', memory: '1Gi' }]));
+    m.admit(podOf('too-wide', [{ name: 'a', cpu: '5', memory: '1Gi' }]));
+    const text = await registry.metrics();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('nodeagent_topology_manager_admission_requests_total')).toBe(2);
+    expect(value('nodeagent_topology_manager_admission_errors_total')).toBe(1);
+    expect(value('nodeagent_cpu_manager_pinning_requests_total')).toBe(1);
+    expect(value('nodeagent_memory_manager_pinning_requests_total')).toBe(1);
+    expect(value('nodeagent_cpu_manager_exclusive_cpu_allocation_count')).toBe(2);
+    expect(value('nodeagent_cpu_manager_shared_pool_size_millicores')).toBe(6000);
   });
 });
