@@ -59,36 +59,66 @@ function meanDistance(mask: NumaMask, distances: ReadonlyMap<number, readonly nu
   return count === 0 ? 0 : sum / count;
 }
 
-function better(current: TopologyHint | undefined, candidate: TopologyHint, options: MergeOptions): TopologyHint | undefined {
-  if (candidate.affinity === undefined || countOf(candidate.affinity) === 0) return current;
-  if (!current || current.affinity === undefined) return candidate;
-  if (!current.preferred && candidate.preferred) return candidate;
-  if (current.preferred && !candidate.preferred) return current;
-  if (options.preferClosestNuma && options.distances && countOf(candidate.affinity) === countOf(current.affinity)) {
-    const a = meanDistance(candidate.affinity, options.distances);
-    const b = meanDistance(current.affinity, options.distances);
+/** Of two masks, the fitter: the narrower; with prefer-closest-numa-nodes, of equal width the closer (then the lower). */
+function fitter(current: NumaMask, candidate: NumaMask, options: MergeOptions): NumaMask {
+  if (current === candidate) return current;
+  if (options.preferClosestNuma && options.distances && countOf(candidate) === countOf(current)) {
+    const a = meanDistance(candidate, options.distances);
+    const b = meanDistance(current, options.distances);
     if (a !== b) return a < b ? candidate : current;
   }
-  return isNarrower(candidate.affinity, current.affinity) ? candidate : current;
+  return isNarrower(candidate, current) ? candidate : current;
+}
+
+/**
+ * Upstream's choice between the best merged hint so far and a candidate: any placement beats
+ * none, preferred beats not preferred, of two preferred the fitter mask. Of two not preferred,
+ * the one whose width is closest to `wanted` without passing it (the widest of the providers'
+ * narrowest hints: a placement that holds what the most demanding provider needs), else the fitter.
+ */
+function better(current: TopologyHint | undefined, candidate: TopologyHint, wanted: number, options: MergeOptions): TopologyHint | undefined {
+  if (candidate.affinity === undefined || countOf(candidate.affinity) === 0) return current;
+  if (!current || current.affinity === undefined) return candidate;
+  if (current.preferred !== candidate.preferred) return candidate.preferred ? candidate : current;
+  const pick = () => (fitter(current.affinity!, candidate.affinity!, options) === current.affinity ? current : candidate);
+  if (current.preferred) return pick();
+  const now = countOf(current.affinity);
+  const next = countOf(candidate.affinity);
+  if (now > wanted) return pick();
+  if (now === wanted) return next === wanted ? pick() : current;
+  if (next > wanted) return current;
+  if (next === wanted) return candidate;
+  if (next !== now) return next > now ? candidate : current;
+  return pick();
 }
 
 /**
  * The best hint of every combination that takes one hint from each list: a combination's
- * affinity is the intersection of its hints' (any = every node), preferred when all of them
- * are; an empty intersection is no candidate. Preferred beats not preferred, then the narrower
- * affinity wins (fewer nodes, then lower ones). Nothing fits: every node, not preferred.
+ * affinity is the intersection of its hints' (any = every node); it is preferred when every hint
+ * is and all that name nodes name the same ones. An empty intersection is no candidate; the
+ * candidates are compared by {@link better}. Nothing fits: every node, not preferred.
  */
 export function mergeHints(lists: readonly (readonly TopologyHint[])[], options: MergeOptions): TopologyHint {
   const all = maskOf(options.numaNodes);
+  let wanted = 0;
+  for (const list of lists) {
+    let narrowest: NumaMask | undefined;
+    for (const hint of list) if (hint.affinity !== undefined && (narrowest === undefined || isNarrower(hint.affinity, narrowest))) narrowest = hint.affinity;
+    if (narrowest !== undefined) wanted = Math.max(wanted, countOf(narrowest));
+  }
   let best: TopologyHint | undefined;
-  const walk = (index: number, affinity: NumaMask, preferred: boolean): void => {
+  const walk = (index: number, affinity: NumaMask, first: NumaMask | undefined, preferred: boolean): void => {
     if (index === lists.length) {
-      best = better(best, { affinity, preferred }, options);
+      best = better(best, { affinity, preferred }, wanted, options);
       return;
     }
-    for (const hint of lists[index]!) walk(index + 1, affinity & (hint.affinity ?? all), preferred && hint.preferred);
+    for (const hint of lists[index]!) {
+      const named = hint.affinity;
+      const same = named === undefined || first === undefined || named === first;
+      walk(index + 1, affinity & (named ?? all), first ?? named, preferred && hint.preferred && same);
+    }
   };
-  walk(0, all, true);
+  walk(0, all, undefined, true);
   return best ?? { affinity: all, preferred: false };
 }
 

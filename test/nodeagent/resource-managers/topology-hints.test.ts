@@ -17,6 +17,18 @@ describe('merging topology hints', () => {
     expect(mergeHints([[hint([0], false), hint([0, 1], true)]], two)).toEqual(hint([0, 1], true));
   });
 
+  it('is preferred only when the hints name the same nodes (upstream: a narrower intersection of preferred hints is not)', () => {
+    expect(mergeHints([[hint([0], true)], [hint([0, 1], true)]], two)).toEqual(hint([0], false));
+    expect(mergeHints([[hint([0], true)], [{ affinity: undefined, preferred: true }]], two)).toEqual(hint([0], true));
+  });
+
+  it('among placements that are not preferred, takes the one closest to the width the most demanding provider needs', () => {
+    // CPU could use one node, memory needs at least two of four: two nodes, not one.
+    const cpu = [hint([0], true), hint([0, 1], false), hint([0, 1, 2, 3], false)];
+    const memory = [hint([0, 1], true), hint([2, 3], true), hint([0, 1, 2, 3], false)];
+    expect(mergeHints([cpu, memory], four)).toEqual(hint([0, 1], false));
+  });
+
   it('skips combinations that share no node; nothing left is every node, not preferred', () => {
     expect(mergeHints([[hint([0], true)], [hint([1], true)]], two)).toEqual(hint([0, 1], false));
   });
@@ -48,8 +60,9 @@ describe('topology manager policies', () => {
     const split = decide('best-effort', [cpuOnNode1, memoryOnNode0], two);
     expect(split.admit).toBe(true);
     expect(split.hint.preferred).toBe(false);
-    // A preferred hint spanning both nodes narrows to the node both can use.
-    expect(decide('best-effort', [cpuOnNode1, memoryAcross], two)).toEqual({ hint: hint([1], true), admit: true });
+    // Preferred hints of different nodes merge to one that is not preferred; of those, the one as
+    // wide as the most demanding provider needs (memory: both nodes) wins over the narrower one.
+    expect(decide('best-effort', [cpuOnNode1, memoryAcross], two)).toEqual({ hint: hint([0, 1], false), admit: true });
     expect(decide('best-effort', [cpuOnNode1, undefined], two)).toEqual({ hint: hint([1], true), admit: true });
   });
 
