@@ -139,17 +139,21 @@ export class MemoryManager implements HintProvider {
     return true;
   }
 
+  /**
+   * Upstream's hints: the node sets that hold every requested type at once (free amounts, not
+   * cutting through a group), the same sets for each type; preferred are those of the fewest nodes
+   * whose allocatable amounts could hold all of them.
+   */
   private hintsFor(requests: Record<string, number>): ProviderHints {
-    const hints: Record<string, TopologyHint[]> = {};
-    for (const [type, bytes] of Object.entries(requests)) {
-      hints[type] = hintsForAmount(
-        this.numaNodes,
-        bytes,
-        (mask) => this.sum(mask, type, 'allocatable'),
-        (mask) => (this.respectsGroups(mask) ? this.sum(mask, type, 'free') : -1),
-      );
-    }
-    return hints;
+    const types = Object.entries(requests);
+    const all = (mask: NumaMask, field: 'allocatable' | 'free') => types.every(([type, bytes]) => this.sum(mask, type, field) >= bytes);
+    const masks = hintsForAmount(
+      this.numaNodes,
+      1,
+      (mask) => (all(mask, 'allocatable') ? 1 : 0),
+      (mask) => (this.respectsGroups(mask) && all(mask, 'free') ? 1 : 0),
+    );
+    return Object.fromEntries(types.map(([type]) => [type, masks]));
   }
 
   private hintsOfAssigned(blocks: readonly MemoryBlock[]): ProviderHints {

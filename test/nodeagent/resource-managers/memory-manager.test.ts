@@ -58,6 +58,16 @@ describe('the Static memory manager', () => {
     expect(m.hints(small, small.spec.containers[0]!)).toEqual({ memory: [{ affinity: maskOf([0, 1]), preferred: false }] });
   });
 
+  it('hints the same node sets for every type a container asks: memory anywhere, hugepages only where they are', () => {
+    const withHugepages = { ...machine, numaNodes: machine.numaNodes.map((n) => (n.id === 1 ? { ...n, hugepages: { 'hugepages-2Mi': 64 * 1024 ** 2 } } : n)) };
+    const m = new MemoryManager({ machine: withHugepages, policy: 'Static', reserved, allocatableReservedMemory: 2 * Gi, stateFile: stateFile() });
+    const pod = podOf('p9', [{ name: 'a', memory: '1Gi', hugepages2Mi: '32Mi' }]);
+    const expected = [{ affinity: maskOf([1]), preferred: true }, { affinity: maskOf([0, 1]), preferred: false }];
+    expect(m.hints(pod, pod.spec.containers[0]!)).toEqual({ memory: expected, 'hugepages-2Mi': expected });
+    m.allocate(pod, pod.spec.containers[0]!, { affinity: maskOf([1]), preferred: true });
+    expect(m.table(1, 'hugepages-2Mi')).toMatchObject({ total: 64 * 1024 ** 2, reserved: 32 * 1024 ** 2, free: 32 * 1024 ** 2 });
+  });
+
   it('refuses an allocation the hint\'s nodes cannot hold', () => {
     const m = manager();
     const pod = podOf('p8', [{ name: 'a', memory: '4Gi' }]);
