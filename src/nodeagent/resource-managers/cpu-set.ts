@@ -1,6 +1,6 @@
 // CPU sets as the kernel writes them (cpuset.cpus, /sys lists, --reserved-cpus): "0-3,8".
 // A set is a sorted array of distinct CPU ids; every operation returns a new one.
-import { badRequest } from '../../api/index.js';
+import { badRequest, formatIndexIntervals } from '../../api/index.js';
 
 export type CpuSet = readonly number[];
 
@@ -17,18 +17,8 @@ export function parseCpuSet(text: string, what = 'CPU list'): CpuSet {
   return [...cpus].sort((a, b) => a - b);
 }
 
-/** The kernel's list format: consecutive ids become ranges. */
-export function formatCpuSet(cpus: Iterable<number>): string {
-  const sorted = [...new Set(cpus)].sort((a, b) => a - b);
-  const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
-    parts.push(i === j ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);
-    i = j + 1;
-  }
-  return parts.join(',');
-}
+/** The kernel's list format, consecutive ids as ranges: the same short form as a Job's index sets. */
+export const formatCpuSet = (cpus: Iterable<number>): string => formatIndexIntervals(cpus);
 
 export const cpuSetOf = (cpus: Iterable<number>): CpuSet => [...new Set(cpus)].sort((a, b) => a - b);
 export const union = (a: CpuSet, b: Iterable<number>): CpuSet => cpuSetOf([...a, ...b]);
