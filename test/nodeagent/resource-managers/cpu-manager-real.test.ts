@@ -13,7 +13,7 @@ import type { Pod } from '../../../src/api/index.js';
 import { builtin, Client } from '../../../src/client/index.js';
 import { prepareNodeAgent } from '../../../src/cli/nodeagent-command.js';
 import { startNodeAgent, type RunningNodeAgent } from '../../../src/cli/nodeagent-run.js';
-import { readMachineTopology, type CriClient } from '../../../src/nodeagent/index.js';
+import { formatCpuSet, readMachineTopology, type CriClient } from '../../../src/nodeagent/index.js';
 import { eventually } from '../../controllers/support.js';
 import { startApiServer, type RunningApiServer } from '../../support/api-server.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
@@ -28,10 +28,12 @@ let agent: RunningNodeAgent | undefined;
 let dirs: ReturnType<typeof agentDirs>;
 const log: string[] = [];
 const io = { out: (line: string) => log.push(line), err: (line: string) => log.push(line) };
-const cpuCount = readMachineTopology().cpus.length;
-/** What the exclusive pod asks and gets: every CPU but the reserved CPU 0 (CPU 1 on this host). */
-const exclusiveCpus = cpuCount === 2 ? '1' : `1-${cpuCount - 1}`;
-const allCpus = `0-${cpuCount - 1}`;
+const cpuIds = readMachineTopology().cpus.map((c) => c.id);
+const cpuCount = cpuIds.length;
+/** The reserved CPU (0 here); the exclusive pod asks for and gets every other one (CPU 1 on this host). */
+const reservedCpu = String(cpuIds[0] ?? 0);
+const exclusiveCpus = formatCpuSet(cpuIds.slice(1));
+const allCpus = formatCpuSet(cpuIds);
 
 function guaranteed(name: string, cpu: string): Pod {
   const base = sleeper(name, nodeName);
@@ -45,7 +47,7 @@ async function startAgent(topologyPolicy: string): Promise<void> {
     port: await freePort(),
     extra: {
       cpuManagerPolicy: 'static',
-      reservedSystemCPUs: '0',
+      reservedSystemCPUs: reservedCpu,
       cpuManagerReconcilePeriod: '1s',
       memoryManagerPolicy: 'Static',
       reservedMemory: [{ numaNode: 0, limits: { memory: '100Mi' } }],
@@ -118,10 +120,10 @@ describe('the static CPU manager with real containers', () => {
     expect(await cgroupCpuset(containerd.cri, exclusive, 'cpuset.mems')).toBe('0');
     expect(await runtimeSpecCpu(containerd.cri, exclusive)).toMatchObject({ cpus: exclusiveCpus, mems: '0' });
     // The running BestEffort container was moved off CPU 1 by the reconciler (UpdateContainerResources).
-    await eventually(async () => (await cgroupCpuset(containerd.cri, await runningContainer('shared'), 'cpuset.cpus')) === '0', 'the shared container on CPU 0 only', 30_000);
+    await eventually(async () => (await cgroupCpuset(containerd.cri, await runningContainer('shared'), 'cpuset.cpus')) === reservedCpu, 'the shared container on the reserved CPU only', 30_000);
 
     const uid = (await client.get(builtin.pods, 'exclusive', { namespace: 'default' })).metadata.uid!;
-    expect(checkpoint()).toMatchObject({ policyName: 'static', defaultCpuSet: '0', entries: { [uid]: { main: exclusiveCpus } } });
+    expect(checkpoint()).toMatchObject({ policyName: 'static', defaultCpuSet: reservedCpu, entries: { [uid]: { main: exclusiveCpus } } });
     expect(checkpoint().checksum).toBeGreaterThan(0);
   }, 200_000);
 
@@ -148,7 +150,7 @@ describe('the static CPU manager with real containers', () => {
     await startAgent('restricted');
     await eventually(async () => (await phaseOf('exclusive')) === 'Running', 'exclusive still Running', 30_000);
     expect(await cgroupCpuset(containerd.cri, await runningContainer('exclusive'), 'cpuset.cpus')).toBe(exclusiveCpus);
-    expect(checkpoint()).toMatchObject({ defaultCpuSet: '0' });
+    expect(checkpoint()).toMatchObject({ defaultCpuSet: reservedCpu });
 
     await client.create(builtin.pods, guaranteed('unaligned', '1'), { namespace: 'default' });
     await eventually(async () => (await phaseOf('unaligned')) === 'Failed', 'unaligned Failed', 30_000);
