@@ -1,5 +1,5 @@
 import { badRequest } from '../../api/index.js';
-import { parseCpuSet } from '../resource-managers/cpu-set.js';
+import { parseCpuSet } from '../resource-managers/index.js';
 import { thresholdAmount, type PressureSignal, type Threshold } from './eviction-thresholds.js';
 import type { HostInfo } from './host.js';
 import type { NodeStatusOptions } from './options.js';
