@@ -167,7 +167,13 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
   /** The kubelet's admission of a pod it is to run: the resource managers decide, a refused pod ends Failed at once. */
   const admit = (entry: PodEntry): void => {
     if (!context.resources) return;
-    const result = context.resources.admit(entry.pod);
+    let result: ReturnType<PodResources['admit']>;
+    try {
+      result = context.resources.admit(entry.pod);
+    } catch (error) {
+      // A manager that cannot even say (its checkpoint unwritable): the pod is refused, the stream of updates goes on.
+      result = { admit: false, reason: 'UnexpectedAdmissionError', message: `Allocate failed due to ${error instanceof Error ? error.message : String(error)}, which is unexpected` };
+    }
     if (result.admit) {
       if (result.sharedPoolChanged !== false) options.onResourcesChanged?.();
       return;
