@@ -124,6 +124,7 @@ export function validateNodeAgentOptions(o: NodeAgentFlags): void {
     if (!pct || Number(pct[1]) > 100) fail('--qos-reserved', `memory=${value}: must be a percentage between 0% and 100%`);
   }
   if (Object.keys(o.qosReserved).length > 0 && o.featureGates['QOSReserved'] !== true) fail('--qos-reserved', 'needs the QOSReserved feature gate');
+  if (Object.keys(o.qosReserved).length > 0 && !o.cgroupsPerQos) fail('--qos-reserved', 'needs --cgroups-per-qos: the reserve is a limit on the QoS cgroups');
   if ((o.logTextSplitStream || o.logTextInfoBufferSize !== undefined) && o.featureGates['LoggingAlphaOptions'] !== true) {
     fail(o.logTextSplitStream ? '--log-text-split-stream' : '--log-text-info-buffer-size', 'needs the LoggingAlphaOptions feature gate');
   }
@@ -180,15 +181,8 @@ export function effectiveRates(o: NodeAgentFlags) {
 export function notBuiltNotices(o: NodeAgentFlags): string[] {
   const notices: string[] = [];
   const note = (flag: string, what: string) => notices.push(`${flag}: ${what}`);
-  if (Object.keys(o.qosReserved).length > 0) note('--qos-reserved', 'QoS memory reservation is not built; QoS cgroups get no reserve');
-  if (o.imageCredentialProviderBinDir !== undefined || o.imageCredentialProviderConfig !== undefined) {
-    note('--image-credential-provider-*', 'credential provider plugins are not built; pulls use the pods\' imagePullSecrets');
-  }
   if (o.cloudProvider === 'external') note('--cloud-provider=external', 'no cloud provider runs; the node is not tainted uninitialized');
-  if (o.protectKernelDefaults) note('--protect-kernel-defaults', 'kernel tunables are neither checked nor set');
-  if (o.kernelMemcgNotification) note('--kernel-memcg-notification', 'memory thresholds are polled');
   if (o.cpuManagerReconcilePeriod !== undefined && o.cpuManagerPolicy === 'none') note('--cpu-manager-reconcile-period', 'has no effect without a CPU manager');
-  if (Object.keys(o.vmodule).length > 0) note('--vmodule', 'per-file verbosity is not built; -v applies everywhere');
   return notices;
 }
 

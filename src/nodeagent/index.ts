@@ -17,3 +17,5 @@ export * from './eviction/index.js';
 export * from './resource-managers/index.js';
 export * from './streaming/index.js';
 export * from './certificates/index.js';
+export * from './log/index.js';
+export * from './cgroups/index.js';
