@@ -1,6 +1,7 @@
 import { defaultTolerationSeconds } from './default-toleration-seconds.js';
 import { claimResize } from './claim-resize.js';
 import { defaultStorageClass } from './default-storage-class.js';
+import { storageObjectInUseProtection } from './storage-object-in-use-protection.js';
 import { limitRanger } from './limit-ranger.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
@@ -21,6 +22,7 @@ export const ADMISSION_PLUGINS = [
   'ServiceAccount',
   'DefaultTolerationSeconds',
   'DefaultStorageClass',
+  'StorageObjectInUseProtection',
   'PersistentVolumeClaimResize',
   'MutatingAdmissionWebhook',
   'ValidatingAdmissionPolicy',
@@ -53,6 +55,8 @@ export function createPlugin(name: AdmissionPluginName, env: AdmissionEnv, clien
       return defaultTolerationSeconds();
     case 'DefaultStorageClass':
       return defaultStorageClass(env);
+    case 'StorageObjectInUseProtection':
+      return storageObjectInUseProtection();
     case 'PersistentVolumeClaimResize':
       return claimResize(env);
     case 'MutatingAdmissionWebhook':
