@@ -45,7 +45,7 @@ describe('volume binding', () => {
   beforeAll(async () => {
     bed = await startBed();
     await createNodes(bed.client, node('n1'), node('n2'));
-    const storageClass = (name: string, provisioner: string, volumeBindingMode?: string) =>
+    const storageClass = (name: string, provisioner: string, volumeBindingMode?: 'Immediate' | 'WaitForFirstConsumer') =>
       bed.client.create(builtin.storageClasses, { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner, ...(volumeBindingMode ? { volumeBindingMode } : {}) });
     // An external provisioner (the test plays it) for the dynamic cases; local volumes for the static ones.
     await storageClass('later', 'example.com/external', 'WaitForFirstConsumer');
