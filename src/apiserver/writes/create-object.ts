@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { alreadyExists, generateName, withDefaults, type ObjectMeta } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { namespaceType, prepareNamespace } from '../namespaces.js';
-import { encodeForStorage } from '../storage-codec.js';
+import { asServed, encodeForStorage } from '../storage-codec.js';
 import { objectKey } from '../object-keys.js';
 import { prepareForCreate } from './prepare.js';
 import { type ApiObject } from '../api-object.js';
@@ -59,6 +59,7 @@ export async function createObject(
     throw error;
   }) : undefined;
   if (service) object = service.object;
+  object = asServed(object, type);
   if (dryRun) return sendObject(ctx, 201, object);
 
   for (let attempt = 1; ; attempt++) {
