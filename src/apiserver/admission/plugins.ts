@@ -1,5 +1,6 @@
 import { defaultTolerationSeconds } from './default-toleration-seconds.js';
 import { claimResize } from './claim-resize.js';
+import { certificateApproval, certificateSigning } from './certificate-signers.js';
 import { defaultStorageClass } from './default-storage-class.js';
 import { storageObjectInUseProtection } from './storage-object-in-use-protection.js';
 import { limitRanger } from './limit-ranger.js';
@@ -24,6 +25,8 @@ export const ADMISSION_PLUGINS = [
   'DefaultStorageClass',
   'StorageObjectInUseProtection',
   'PersistentVolumeClaimResize',
+  'CertificateApproval',
+  'CertificateSigning',
   'MutatingAdmissionWebhook',
   'ValidatingAdmissionPolicy',
   'ValidatingAdmissionWebhook',
@@ -59,6 +62,10 @@ export function createPlugin(name: AdmissionPluginName, env: AdmissionEnv, clien
       return storageObjectInUseProtection();
     case 'PersistentVolumeClaimResize':
       return claimResize(env);
+    case 'CertificateApproval':
+      return certificateApproval(env);
+    case 'CertificateSigning':
+      return certificateSigning(env);
     case 'MutatingAdmissionWebhook':
       return mutatingWebhooks(env, client);
     case 'ValidatingAdmissionPolicy':
