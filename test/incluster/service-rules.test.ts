@@ -173,7 +173,7 @@ describe('dual stack, external destinations, UDP', () => {
     const [, svc] = onlyChain(rules, 'SVC');
     expect(svc.lines.filter((l) => l.includes('--mask ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'))).toHaveLength(3);
     const targets = [...rules.chains.entries()].filter(([n]) => n.startsWith('STEST-SEP-')).map(([n]) => n);
-    const order = svc.lines.filter((l) => l.includes('statistic') || (!l.includes('recent') && l.includes('-j STEST-SEP-'))).map((l) => /-j (STEST-SEP-\S+)/.exec(l)![1]);
+    const order = svc.lines.filter((l) => l.includes('statistic') || (!l.includes('recent') && l.includes('-j STEST-SEP-'))).map((l) => /-j (STEST-SEP-\S+)/.exec(l)![1]!);
     expect(new Set(order)).toEqual(new Set(targets));
     const dnatOf = (chain: string) => /--to-destination (\S+)/.exec(rules.chains.get(chain)!.lines[1]!)![1];
     expect(order.map(dnatOf)).toEqual(['[fd00:42::9]:8080', '[fd00:42::10]:8080', '[fd00:42::1:0]:8080']);

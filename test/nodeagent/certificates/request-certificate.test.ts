@@ -27,7 +27,7 @@ const ask = (extra: Partial<CertificateAsk> = {}) => {
 
 async function setConditions(name: string, type: 'Approved' | 'Denied' | 'Failed', reason: string): Promise<void> {
   const csr = await client.get(builtin.certificateSigningRequests, name);
-  const condition = { type, status: 'True', reason, message: `by the test: ${reason}` };
+  const condition = { type, status: 'True' as const, reason, message: `by the test: ${reason}` };
   const next = { ...csr, status: { ...csr.status, conditions: [...(csr.status?.conditions ?? []), condition] } };
   // Approvals and denials through /approval (kubectl certificate approve), a signer's failure through /status.
   if (type === 'Failed') await client.updateStatus(builtin.certificateSigningRequests, next);
