@@ -123,6 +123,7 @@ export function validateNodeAgentOptions(o: NodeAgentFlags): void {
     if (!pct || Number(pct[1]) > 100) fail('--qos-reserved', `memory=${value}: must be a percentage between 0% and 100%`);
   }
   if (Object.keys(o.qosReserved).length > 0 && o.featureGates['QOSReserved'] !== true) fail('--qos-reserved', 'needs the QOSReserved feature gate');
+  if (Object.keys(o.qosReserved).length > 0 && !o.cgroupsPerQos) fail('--qos-reserved', 'needs --cgroups-per-qos: the reserve is a limit on the QoS cgroups');
   if ((o.logTextSplitStream || o.logTextInfoBufferSize !== undefined) && o.featureGates['LoggingAlphaOptions'] !== true) {
     fail(o.logTextSplitStream ? '--log-text-split-stream' : '--log-text-info-buffer-size', 'needs the LoggingAlphaOptions feature gate');
   }
@@ -166,15 +167,8 @@ export function notBuiltNotices(o: NodeAgentFlags): string[] {
   if (o.cpuManagerPolicy === 'static') note('--cpu-manager-policy=static', 'the static CPU manager is not built; containers share all CPUs as with "none"');
   if (o.memoryManagerPolicy === 'Static') note('--memory-manager-policy=Static', 'the memory manager is not built; no NUMA memory pinning is done');
   if (o.topologyManagerPolicy !== 'none') note(`--topology-manager-policy=${o.topologyManagerPolicy}`, 'the topology manager is not built; no NUMA alignment is done');
-  if (Object.keys(o.qosReserved).length > 0) note('--qos-reserved', 'QoS memory reservation is not built; QoS cgroups get no reserve');
-  if (o.imageCredentialProviderBinDir !== undefined || o.imageCredentialProviderConfig !== undefined) {
-    note('--image-credential-provider-*', 'credential provider plugins are not built; pulls use the pods\' imagePullSecrets');
-  }
   if (o.cloudProvider === 'external') note('--cloud-provider=external', 'no cloud provider runs; the node is not tainted uninitialized');
-  if (o.protectKernelDefaults) note('--protect-kernel-defaults', 'kernel tunables are neither checked nor set');
-  if (o.kernelMemcgNotification) note('--kernel-memcg-notification', 'memory thresholds are polled');
   if (o.cpuManagerReconcilePeriod !== undefined && o.cpuManagerPolicy === 'none') note('--cpu-manager-reconcile-period', 'has no effect without a CPU manager');
-  if (Object.keys(o.vmodule).length > 0) note('--vmodule', 'per-file verbosity is not built; -v applies everywhere');
   if (o.reservedMemory.length > 0) note('--reserved-memory', 'per-NUMA memory reservation is not built; the total counts against allocatable only through --svc-reserved/--system-reserved');
   return notices;
 }

@@ -16,3 +16,5 @@ export * from './pods/index.js';
 export * from './eviction/index.js';
 export * from './streaming/index.js';
 export * from './certificates/index.js';
+export * from './log/index.js';
+export * from './cgroups/index.js';

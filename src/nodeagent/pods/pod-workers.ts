@@ -49,7 +49,8 @@ export interface PodWorkersOptions {
   readonly concurrency?: number | undefined;
   readonly cpuCfsQuota?: boolean | undefined;
   readonly cpuCfsQuotaPeriodUs?: number | undefined;
-  readonly cgroupParent?: string | undefined;
+  /** The sandbox's cgroup parent, or a pod's (the QoS manager's `parentOf`). */
+  readonly cgroupParent?: string | ((pod: Pod) => string) | undefined;
   /** The node's memory in bytes (OOM scores of Burstable containers). Default: this host's. */
   readonly nodeMemoryBytes?: number | undefined;
   /** Scheme of containerIDs in the status. Default `containerd`. */
