@@ -22,6 +22,11 @@ const node = (name: string, zone: string | undefined, cpu: string, ready = true,
   metadata: { name, labels: { ...(zone ? { 'topology.kubernetes.io/zone': zone } : {}), ...labels } },
   status: { allocatable: { cpu }, conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
 });
+/** The zones an endpoint's hints name, comma-separated, or `-` without hints. */
+const zonesOf = (hints: unknown): string => {
+  const zones = (hints as { forZones?: { name: string }[] } | undefined)?.forZones;
+  return zones ? zones.map((z) => z.name).join(',') : '-';
+};
 const endpoint = (ip: string, zone?: string, ready = true) => ({ addresses: [ip], conditions: { ready, serving: ready, terminating: false }, ...(zone ? { zone } : {}) });
 
 describe('the allocation', () => {
@@ -70,7 +75,7 @@ describe('the endpointslice loop with topology-mode Auto', () => {
   let client: Client;
   const slicesOf = async () => (await client.list(builtin.endpointSlices, { namespace: 'topo', labelSelector: 'kubernetes.io/service-name=web' })).items;
   const hintsOf = (slices: readonly EndpointSlice[]) =>
-    Object.fromEntries(slices.flatMap((s) => s.endpoints).map((e) => [e.addresses[0]!, e.hints?.forZones?.map((z) => z.name).join(',') ?? '-']));
+    Object.fromEntries(slices.flatMap((s) => s.endpoints).map((e) => [e.addresses[0]!, zonesOf(e.hints)]));
 
   beforeAll(async () => {
     cluster = await startTestCluster({ controllers: { controllers: ['endpointslice-controller'] } });
