@@ -108,7 +108,8 @@ async function syncSlices(ctx: ControllerContext, key: string, input: SyncInput)
     desired = applied.groups;
     // An Event when hints come or go (not at every sync: a restart at steady state records nothing).
     for (const { addressType, outcome } of applied.families) {
-      const had = existing.some((slice) => slice.addressType === addressType && slice.endpoints.some((e) => e.hints !== undefined));
+      // The loop's own last write (a placeholder) may carry no endpoints field.
+      const had = existing.some((slice) => slice.addressType === addressType && (slice.endpoints ?? []).some((e) => e.hints !== undefined));
       const involved = { apiVersion: 'v1', kind: 'Service', name, namespace, uid };
       if ('hints' in outcome && outcome.hints.size > 0 && !had) ctx.events.record(involved, 'Normal', 'TopologyAwareHintsEnabled', `Topology Aware Hints has been enabled, addressType: ${addressType}`);
       if ('disabled' in outcome && had) ctx.events.record(involved, 'Warning', 'TopologyAwareHintsDisabled', `${outcome.disabled}, addressType: ${addressType}`);
