@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeProtobuf, encodeProtobuf } from '../../src/encoding/index.js';
 import { kubectl, useKubectlServer } from '../support/kubectl.js';
+import { isStream, openWatch } from '../support/watch-client.js';
 import { startTestServer, TOKEN, type TestServer } from './harness.js';
 
 let s: TestServer;
@@ -173,6 +174,29 @@ describe('autoscaling/v1 HorizontalPodAutoscaler', () => {
     const res = await s.call('POST', V1, v1Hpa('bad-annotation', {}, { 'autoscaling.alpha.kubernetes.io/metrics': JSON.stringify([{ type: 'Pods', pods: { metricName: 'qps' } }]) }));
     expect(res.status).toBe(422);
     expect(res.body.reason).toBe('Invalid');
+  });
+});
+
+describe('watching autoscaling/v1', () => {
+  it('sends each version of an HPA as v1, whichever version wrote it', async () => {
+    const w = await startTestServer('memory', { listen: true });
+    try {
+      const watch = await openWatch(`${w.url}${V1}?watch=1`, { token: TOKEN });
+      if (!isStream(watch)) throw new Error('the watch was refused');
+      try {
+        expect((await w.call('POST', V2, { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'seen' }, spec: { scaleTargetRef: target, maxReplicas: 3, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 45 } } }] } })).status).toBe(201);
+        expect((await w.call('PATCH', `${V1}/seen`, { spec: { targetCPUUtilizationPercentage: 55 } }, { headers: { 'content-type': 'application/merge-patch+json' } })).status).toBe(200);
+        const events = await watch.next(2);
+        expect(events.map((e) => [e.type, e.object.apiVersion, e.object.spec.targetCPUUtilizationPercentage, e.object.spec.metrics])).toEqual([
+          ['ADDED', 'autoscaling/v1', 45, undefined],
+          ['MODIFIED', 'autoscaling/v1', 55, undefined],
+        ]);
+      } finally {
+        watch.abort();
+      }
+    } finally {
+      await w.close();
+    }
   });
 });
 
