@@ -24,9 +24,16 @@ const childEntry = fileURLToPath(new URL(`./bench-child${extname(fileURLToPath(i
  * process per run starts every run from the same state, so what still varies from run to run is
  * the noise, and shows in the spread.
  */
-export async function runIsolated(files: readonly string[], options: { repeat?: number; onResult?: (result: BenchResult, run: number) => void } = {}): Promise<RunReport> {
+export async function runIsolated(
+  files: readonly string[],
+  options: { repeat?: number; onResult?: (result: BenchResult, run: number) => void; only?: (name: string) => boolean } = {},
+): Promise<RunReport> {
   const benches: FileBench[] = [];
-  for (const file of files) (await loadBenchFile(file)).forEach((bench, index) => benches.push({ file, index, name: bench.name }));
+  for (const file of files) {
+    (await loadBenchFile(file)).forEach((bench, index) => {
+      if (options.only?.(bench.name) ?? true) benches.push({ file, index, name: bench.name });
+    });
+  }
   return runRounds(
     benches.map((b) => b.name),
     (index) => runInChild(benches[index]!),

@@ -73,7 +73,8 @@ export interface BenchResult {
   readonly controller?: ControllerFigures | undefined;
 }
 
-const DEFAULT_MIN_CPU_MS = Number(process.env['BENCH_MS'] ?? 400);
+// Read when a bench runs, not when this module loads: a test may set BENCH_MS first.
+const defaultMinCpuMs = (): number => Number(process.env['BENCH_MS'] ?? 400);
 
 /**
  * The input as an Observable on `scheduler`: one scheduled action per distinct arrival time
@@ -189,7 +190,7 @@ export async function benchOperator<T, R>(bench: OperatorBench<T, R>): Promise<B
   const items = bench.input.items;
   const values = items.map((item) => item.value);
   const drainMs = bench.drainMs ?? 60_000;
-  const options = { min_cpu_time: (bench.minCpuMs ?? DEFAULT_MIN_CPU_MS) * 1e6, heap: heapUsed, now: cpuNow };
+  const options = { min_cpu_time: (bench.minCpuMs ?? defaultMinCpuMs()) * 1e6, heap: heapUsed, now: cpuNow };
   const run = () => virtualRun(items, bench.operator, drainMs, () => {});
   warmUp(run, options.min_cpu_time / 2);
   const stats = await measure(run, options);
