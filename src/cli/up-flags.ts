@@ -36,6 +36,15 @@ export const upFlags = defineFlags({
     validate: (port) => (port >= 0 && port <= 65535 ? undefined : 'must be a port number (0-65535)'),
   }),
   'disable-dashboard': flag.bool({ meaning: 'Do not serve the web dashboard.' }),
+  'controller-manager-arg': flag.stringArray({
+    valueName: 'flag',
+    meaning:
+      "A flag for the controller manager svc up runs, as k3s's --kube-controller-manager-arg: --controller-manager-arg=--svc-api-qps=500 (repeat it for more). Given after svc up's own, so it wins over them. See svc-controller-manager's flags.",
+  }),
+  'scheduler-arg': flag.stringArray({
+    valueName: 'flag',
+    meaning: "A flag for the scheduler svc up runs, as k3s's --kube-scheduler-arg (repeat it for more); after svc up's own. See svc-scheduler's flags.",
+  }),
 });
 
 export const upDoc: CommandDoc = {
