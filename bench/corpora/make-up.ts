@@ -31,7 +31,7 @@ const micro = (ms = Date.now()): string => new Date(ms).toISOString().replace('Z
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * `svc up` on a fresh data dir, control plane only, its manager and scheduler allowed 300 requests/s
+ * `svc up` on a fresh data dir, control plane only, its manager and scheduler allowed 100 requests/s
  * (the default 20/s would take half an hour over 10,000 pods; much more and the one process
  * serving the API, the manager and the scheduler stalls on a loaded machine).
  */
@@ -47,10 +47,10 @@ async function startUp(dataDir: string): Promise<ChildProcess> {
       '--secure-port=0',
       '--disable-agent',
       '--disable-dashboard',
-      '--controller-manager-arg=--svc-api-qps=300',
-      '--controller-manager-arg=--svc-api-burst=600',
-      '--scheduler-arg=--svc-api-qps=300',
-      '--scheduler-arg=--svc-api-burst=600',
+      '--controller-manager-arg=--svc-api-qps=100',
+      '--controller-manager-arg=--svc-api-burst=200',
+      '--scheduler-arg=--svc-api-qps=100',
+      '--scheduler-arg=--svc-api-burst=200',
     ],
     { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] },
   );
