@@ -221,7 +221,8 @@ const svcconfig = join(dataDir, 'admin.svcconfig');
 const nodes: SimulatedNode[] = [];
 try {
   const client = await Client.fromSvcconfig(svcconfig, { userAgent: 'svc-corpora/workload' });
-  const only = process.env['CORPORA'] ?? 'node-going-away,pod-churn';
+  // pod-churn only when asked: on a shared 2-core machine svc up makes about 200 pods a minute.
+  const only = process.env['CORPORA'] ?? 'node-going-away';
   // Where node agents keep their Leases (a node agent makes it when it registers; none runs here).
   await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-node-lease' } }).catch((error: { code?: number }) => {
     if (error.code !== 409) throw error;
@@ -270,13 +271,15 @@ try {
     await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'churn' } });
     // 10 Deployments, one after another: each scaled to 1,000 and back to 0 (10,000 pods made
     // and deleted), judged by its status (listing thousands of pods each time would be a load of its own).
-    const DEPLOYMENTS = 10;
-    const PEAK = 1_000;
+    // CHURN_PODS=1000 for a smaller churn (Deployments of 500 each): what a loaded machine can make.
+    const pods = Number(process.env['CHURN_PODS'] ?? 10_000);
+    const PEAK = Math.min(1_000, pods / 2);
+    const DEPLOYMENTS = Math.ceil(pods / PEAK);
     for (let d = 0; d < DEPLOYMENTS; d++) await client.create(builtin.deployments, deployment('churn', `churn-${d}`, 0));
     const replicasOf = async (name: string) => (await client.get(builtin.deployments, name, { namespace: 'churn' })).status?.replicas ?? 0;
     await recording(
       svcconfig,
-      join(outDir, 'pod-churn.ndjson.gz'),
+      join(outDir, pods === 10_000 ? 'pod-churn.ndjson.gz' : `pod-churn-${pods}.ndjson.gz`),
       ['--resource', 'pods', '--resource', 'replicasets.apps', '--resource', 'deployments.apps', '--namespace', 'churn'],
       async () => {
         for (let d = 0; d < DEPLOYMENTS; d++) {
