@@ -17,7 +17,7 @@ import type { Pod } from '../../src/api/index.js';
 import { prepareNodeAgent } from '../../src/cli/nodeagent-command.js';
 import { startNodeAgent } from '../../src/cli/nodeagent-run.js';
 import { builtin, Client } from '../../src/client/index.js';
-import { buildLocalImages, defaultImageCacheDir, freePodCidr, importImageArchive, mountsUnder, startContainerdProcess, type ContainerdProcess } from '../../src/nodeagent/index.js';
+import { buildLocalImages, copyKernelTunables, defaultImageCacheDir, freePodCidr, importImageArchive, mountsUnder, procSysctls, startContainerdProcess, type ContainerdProcess } from '../../src/nodeagent/index.js';
 
 const SAMPLES = Number(process.env['SAMPLES'] ?? 5);
 const INTERVAL_MS = Number(process.env['INTERVAL_MS'] ?? 10_000);
@@ -105,7 +105,8 @@ async function main(): Promise<void> {
     );
     const startup = prepareNodeAgent(['--config', config, '--svcconfig', svcconfig, '--root-dir', join(dir, 'agent'), '--cert-dir', join(dir, 'agent', 'pki'), '--hostname-override', NODE], quiet);
     if (typeof startup === 'number') throw new Error('agent options refused');
-    const agent = await startNodeAgent(startup, quiet, { evictionMonitoringIntervalMs: INTERVAL_MS });
+    // The agent's kernel tunables in a copy: a benchmark leaves the host's kernel alone.
+    const agent = await startNodeAgent(startup, quiet, { evictionMonitoringIntervalMs: INTERVAL_MS, sysctls: procSysctls(copyKernelTunables(join(dir, 'sysctl'))) });
     const moments$ = podMoments(client);
     const keep = moments$.subscribe();
 

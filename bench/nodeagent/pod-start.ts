@@ -24,6 +24,7 @@ import { startNodeAgent } from '../../src/cli/nodeagent-run.js';
 import { builtin, Client } from '../../src/client/index.js';
 import {
   buildLocalImages,
+  copyKernelTunables,
   defaultImageCacheDir,
   freePodCidr,
   importImageArchive,
@@ -31,6 +32,7 @@ import {
   startContainerdProcess,
   type ContainerdProcess,
   type CriCallRecord,
+  procSysctls,
 } from '../../src/nodeagent/index.js';
 
 const SINGLE = Number(process.env['SINGLE'] ?? 30);
@@ -160,7 +162,9 @@ async function main(): Promise<void> {
     const calls: { start: number; end: number }[] = [];
     const startup = prepareNodeAgent(flags, quiet);
     if (typeof startup === 'number') throw new Error('agent options refused');
-    const agent = await startNodeAgent(startup, quiet, { onRuntimeCall: (call: CriCallRecord) => calls.push({ start: call.startedAt, end: call.startedAt + call.durationMs }) });
+    // The agent's kernel tunables in a copy: a benchmark leaves the host's kernel alone.
+    const sysctls = procSysctls(copyKernelTunables(join(dir, 'sysctl')));
+    const agent = await startNodeAgent(startup, quiet, { sysctls, onRuntimeCall: (call: CriCallRecord) => calls.push({ start: call.startedAt, end: call.startedAt + call.durationMs }) });
     const watch = runningSeen(client);
     const subscription = watch.changes$.subscribe();
     // Wait for the Node to be Ready before the first pod.

@@ -399,7 +399,9 @@ class DeploymentSync {
       if (cleaned >= maxScaledDown) break;
       const replicas = rs.spec.replicas ?? 1;
       const available = rs.status?.availableReplicas ?? 0;
-      if (replicas === 0 || replicas === available) continue;
+      // A status that lags a scale-down counts more available pods than the spec keeps: the set
+      // has nothing unhealthy to clean, and "scaling down" by a negative count would grow it.
+      if (replicas === 0 || available >= replicas) continue;
       const down = Math.min(maxScaledDown - cleaned, replicas - available);
       sorted[i] = (await this.#scaleSetIfResized(rs, replicas - down)).rs;
       cleaned += down;

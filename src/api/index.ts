@@ -316,6 +316,7 @@ export { listTypeOf, type ListType } from './list-types.js';
 export { SVC_VERSION } from './svc-version.js';
 export { zodToOpenApi, type OpenApiSchema } from './zod-to-openapi.js';
 export { microTime, rfc3339 } from './timestamps.js';
+export { formatGoDuration, parseGoDuration } from './go-duration.js';
 export { podQosClass, type QosClass } from './pod-qos-class.js';
 export { FOREGROUND_FINALIZER, NAMESPACE_FINALIZER, ORPHAN_FINALIZER } from './finalizers.js';
 export {

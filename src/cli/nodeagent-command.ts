@@ -1,5 +1,5 @@
 import { SVC_VERSION } from '../api/index.js';
-import { readRegistryConfig, type RegistryConfig } from '../nodeagent/index.js';
+import { readCredentialProviderConfig, readRegistryConfig, type CredentialProvider, type RegistryConfig } from '../nodeagent/index.js';
 import { closeOnSignal, EXIT_FAILED, EXIT_OK, processIO, type CommandIO } from './command.js';
 import { renderHelp } from './flag-docs.js';
 import { FlagError } from './flags.js';
@@ -36,6 +36,17 @@ function readRegistries(path: string | undefined): RegistryConfig | undefined {
   }
 }
 
+/** Reads `--image-credential-provider-config` against `--image-credential-provider-bin-dir`; a problem is an option error. */
+function readCredentialProviders(config: string | undefined, binDir: string | undefined): CredentialProvider[] | undefined {
+  if (config === undefined || config === '') return undefined;
+  if (binDir === undefined || binDir === '') throw new FlagError('--image-credential-provider-config: needs --image-credential-provider-bin-dir, the directory of the plugins it names', '--image-credential-provider-bin-dir');
+  try {
+    return readCredentialProviderConfig(config, binDir);
+  } catch (error) {
+    throw new FlagError((error as Error).message, '--image-credential-provider-config');
+  }
+}
+
 /**
  * Everything before the agent starts: options from every source, their checks, the notices of
  * deprecated and not-built options, and the host checks. Returns an exit code when the command
@@ -59,7 +70,13 @@ export function prepareNodeAgent(argv: readonly string[], io: CommandIO, host: H
     for (const notice of notBuiltNotices(options.values)) io.err(`warning: ${notice}`);
     checkHost(options.values, host);
     const registries = readRegistries(options.values.registryConfig);
-    return { options, version: version && 'report' in version ? version.report : SVC_VERSION, ...(registries ? { registries } : {}) };
+    const credentialProviders = readCredentialProviders(options.values.imageCredentialProviderConfig, options.values.imageCredentialProviderBinDir);
+    return {
+      options,
+      version: version && 'report' in version ? version.report : SVC_VERSION,
+      ...(registries ? { registries } : {}),
+      ...(credentialProviders ? { credentialProviders } : {}),
+    };
   } catch (error) {
     if (!(error instanceof FlagError)) throw error;
     // The spec's daemons end with status 1 on a bad option, a bad config file or a failed host check.

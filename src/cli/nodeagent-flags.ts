@@ -138,29 +138,33 @@ export const nodeAgentFlags = defineFlags({
   ),
   'cpu-cfs-quota': viaConfig('cpuCFSQuota', flag.bool({ default: true, meaning: 'Enforce CPU limits with CFS quota.' })),
   'cpu-cfs-quota-period': viaConfig('cpuCFSQuotaPeriod', flag.duration({ default: 100, meaning: 'The CFS quota period.', validate: positiveDuration })),
-  'cpu-manager-policy': viaConfig('cpuManagerPolicy', flag.enum(['none', 'static'], { default: 'none', meaning: 'The CPU manager policy: none, or static (exclusive CPUs; not built in svc: accepted with a warning).' })),
-  'cpu-manager-policy-options': viaConfig('cpuManagerPolicyOptions', flag.map('string', { meaning: 'Options of the CPU manager policy.' })),
+  'cpu-manager-policy': viaConfig('cpuManagerPolicy', flag.enum(['none', 'static'], { default: 'none', meaning: 'The CPU manager policy: none (every container on every CPU), or static (Guaranteed containers with whole CPU requests get CPUs to themselves; needs reserved CPUs).' })),
+  'cpu-manager-policy-options': viaConfig('cpuManagerPolicyOptions', flag.map('string', { meaning: 'Options of the static CPU manager policy, as name=true|false: full-pcpus-only; strict-cpu-reservation, distribute-cpus-across-cores and align-by-socket with the CPUManagerPolicyAlphaOptions feature gate.' })),
   'cpu-manager-reconcile-period': viaConfig(
     'cpuManagerReconcilePeriod',
     flag.duration({ meaning: '(alpha) The CPU manager reconcile period; unset: --node-status-update-frequency.', validate: positiveDuration }),
   ),
-  'memory-manager-policy': viaConfig('memoryManagerPolicy', flag.enum(['None', 'Static'], { default: 'None', meaning: 'The memory manager policy: None, or Static (not built in svc: accepted with a warning).' })),
+  'memory-manager-policy': viaConfig('memoryManagerPolicy', flag.enum(['None', 'Static'], { default: 'None', meaning: 'The memory manager policy: None, or Static (Guaranteed containers get their memory and hugepages from chosen NUMA nodes, pinned with cpuset.mems; needs --reserved-memory).' })),
   'topology-manager-policy': viaConfig(
     'topologyManagerPolicy',
-    flag.enum(['none', 'best-effort', 'restricted', 'single-numa-node'], { default: 'none', meaning: 'The topology manager policy (only none is built in svc; the others are accepted with a warning).' }),
+    flag.enum(['none', 'best-effort', 'restricted', 'single-numa-node'], { default: 'none', meaning: 'The topology manager policy: how the CPU and memory managers\' NUMA hints are merged at admission: none, best-effort, restricted (refuse a pod without a preferred placement) or single-numa-node (refuse a pod that does not fit one NUMA node).' }),
   ),
-  'topology-manager-policy-options': viaConfig('topologyManagerPolicyOptions', flag.map('string', { meaning: 'Options of the topology manager policy.' })),
-  'topology-manager-scope': viaConfig('topologyManagerScope', flag.enum(['container', 'pod'], { default: 'container', meaning: 'The scope of topology hints: container or pod.' })),
+  'topology-manager-policy-options': viaConfig('topologyManagerPolicyOptions', flag.map('string', { meaning: 'Options of the topology manager policy: prefer-closest-numa-nodes=true|false, max-allowable-numa-nodes=<n> (8 by default).' })),
+  'topology-manager-scope': viaConfig('topologyManagerScope', flag.enum(['container', 'pod'], { default: 'container', meaning: 'The scope of topology hints: container (each container aligned on its own) or pod (all containers of a pod on one placement).' })),
   'qos-reserved': viaConfig(
     'qosReserved',
-    flag.map('string', { valueName: 'resource=percentage', meaning: '(alpha) Resources reserved for higher QoS classes, as memory=<percentage>. Only memory; needs the QOSReserved feature gate.' }),
+    flag.map('string', { valueName: 'resource=percentage', meaning: '(alpha) The share of the higher QoS classes\' memory requests kept from the lower ones (memory=<percentage>, on the burstable and besteffort cgroups\' limits). Only memory; needs the QOSReserved feature gate and --cgroups-per-qos.' }),
   ),
   'allowed-unsafe-sysctls': viaConfig('allowedUnsafeSysctls', flag.stringSlice({ meaning: 'Unsafe sysctls (or patterns ending in *) pods may set.' })),
-  'protect-kernel-defaults': viaConfig('protectKernelDefaults', flag.bool({ meaning: "Fail when the kernel's tunables differ from the agent's defaults, instead of setting them." })),
+  'protect-kernel-defaults': viaConfig('protectKernelDefaults', flag.bool({ meaning: "Refuse to start when a kernel tunable differs from the kubelet's value (vm.overcommit_memory=1, vm.panic_on_oom=0, kernel.panic=10, kernel.panic_on_oops=1, kernel.keys.root_maxkeys, kernel.keys.root_maxbytes); without it the agent sets them." })),
   'seccomp-default': alsoInConfig('seccompDefault', flag.bool({ meaning: 'Use the RuntimeDefault seccomp profile for every workload that names none.' })),
   'serialize-image-pulls': viaConfig('serializeImagePulls', flag.bool({ default: true, meaning: 'Pull one image at a time.' })),
-  'image-credential-provider-bin-dir': flag.string({ valueName: 'path', meaning: 'The directory of image credential provider plugins (not built in svc: pull secrets are used).' }),
-  'image-credential-provider-config': flag.string({ valueName: 'path', meaning: 'The credential provider config file or directory (not built in svc: pull secrets are used).' }),
+  'image-credential-provider-bin-dir': flag.string({ valueName: 'path', meaning: 'The directory of the image credential provider plugins --image-credential-provider-config names.' }),
+  'image-credential-provider-config': flag.string({
+    valueName: 'path',
+    meaning:
+      'A CredentialProviderConfig (kubelet.config.k8s.io/v1, YAML or JSON), or a directory of them joined in lexical order: the exec plugins asked for the credentials of the images their matchImages name (docs/node-agent.md#image-credential-provider-plugins).',
+  }),
   'registry-config': alsoInConfig(
     'registryConfig',
     flag.string({
@@ -195,7 +199,7 @@ export const nodeAgentFlags = defineFlags({
     meaning: 'Ignore the hard eviction thresholds when computing node allocatable (deprecated: removal in 1.25 or later).',
   }),
   'local-storage-capacity-isolation': viaConfig('localStorageCapacityIsolation', flag.bool({ default: true, meaning: 'Isolate local ephemeral storage (requests, limits, eviction).' })),
-  'kernel-memcg-notification': viaConfig('kernelMemcgNotification', flag.bool({ meaning: 'Use kernel memcg notifications rather than polling for the memory eviction thresholds.' })),
+  'kernel-memcg-notification': viaConfig('kernelMemcgNotification', flag.bool({ meaning: 'Have the kernel signal memory.available thresholds (cgroup v1 memory threshold notifications) so an eviction pass runs at once; polling stays, and is all there is on cgroup v2.' })),
   'make-iptables-util-chains': viaConfig('makeIPTablesUtilChains', flag.bool({ default: true, meaning: 'Make sure the iptables utility chains exist.' })),
   'hairpin-mode': viaConfig(
     'hairpinMode',
@@ -243,7 +247,10 @@ export const nodeAgentFlags = defineFlags({
     meaning: 'Print the version and exit (`--version`, `--version=true`, or `--version=raw` for the build details); any other value is reported as the node agent version instead.',
   }),
   v: flag.int({ short: 'v', default: 0, valueName: 'level', meaning: 'Log verbosity.', validate: nonNegative }),
-  vmodule: flag.map('int', { valueName: 'pattern=N', meaning: 'Per-file log verbosity (text format only).' }),
+  vmodule: flag.map('int', {
+    valueName: 'pattern=N',
+    meaning: "Per-file log verbosity (text format only), raising -v for the files a glob names: the base name without /, the path under src/ with it (eviction-*=4, nodeagent/images/*=5).",
+  }),
   'log-flush-frequency': flag.duration({ default: 5000, meaning: 'The longest time between log flushes.', validate: positiveDuration }),
   'logging-format': viaConfig('logging.format', flag.enum(['text'], { default: 'text', meaning: 'The log format; only text.' })),
   'log-text-info-buffer-size': viaConfig(

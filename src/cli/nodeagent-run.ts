@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import type { Pod } from '../api/index.js';
+import { quantityValue, type Pod } from '../api/index.js';
+import { Registry } from 'prom-client';
 import { connectable, distinctUntilChanged, filter, map, Subject, type Subscription } from 'rxjs';
 import { apiThrottle } from '../../operators/index.js';
 import { PROTOBUF_MEDIA_TYPE } from '../encoding/index.js';
@@ -17,6 +18,9 @@ import {
   observeEviction,
   startEvictionManager,
   type EvictionPassResult,
+  type EvictionObservation,
+  type EvictionThreshold,
+  type EvictionManagerHandle,
   ContainerGarbageCollector,
   CriClient,
   criRuntimeInfo,
@@ -40,20 +44,35 @@ import {
   startAgentServer,
   startGarbageCollection,
   startNodeStatus,
+  registerResourceManagerMetrics,
+  startCpusetReconciler,
   startPodWorkers,
   streamingRoutes,
   thisHost,
   type AgentRouteModule,
+  type CpusetReconcilePass,
   type CriCallRecord,
+  type MachineTopology,
   type NodeStatusHandle,
   type PodUpdate,
   type RegistryConfig,
   type RunningAgentServer,
+  agentLog,
+  procSysctls,
+  setupKernelTunables,
+  type AgentLog,
+  type SysctlAccess,
+  CredentialProviders,
+  type CredentialProvider,
+  QosCgroupManager,
+  MemoryThresholdNotifiers,
+  memcgNotificationSupport,
 } from '../nodeagent/index.js';
 import type { CommandIO } from './command.js';
 import type { ResolvedOptions } from './nodeagent-config.js';
 import { effectiveRates } from './nodeagent-validate.js';
 import { parseDuration } from './duration.js';
+import { resourceManagersFrom } from './nodeagent-resource-managers.js';
 
 /** What the command checked and resolved before the agent starts. */
 export interface NodeAgentStartup {
@@ -62,6 +81,8 @@ export interface NodeAgentStartup {
   readonly version: string;
   /** `--registry-config`, read and checked. */
   readonly registries?: RegistryConfig;
+  /** `--image-credential-provider-config`, read and checked against the bin dir. */
+  readonly credentialProviders?: readonly CredentialProvider[];
 }
 /** A node agent running in this process (the `nodeagent` daemon, or the node of `svc up`). */
 export interface RunningNodeAgent {
@@ -83,6 +104,43 @@ export interface NodeAgentRunOptions {
   readonly evictionMonitoringIntervalMs?: number;
   /** Every eviction manager pass (tests and the bench watch what it decided). */
   readonly onEvictionPass?: (result: EvictionPassResult) => void;
+  /** The machine the resource managers place pods on; default: this host's, read from sysfs (tests describe others). */
+  readonly machine?: MachineTopology;
+  /** Every pass of the CPU manager's cpuset reconciler (tests watch the shared pool follow the pods). */
+  readonly onCpusetReconcile?: (pass: CpusetReconcilePass) => void;
+  /** `--kernel-memcg-notification`'s memory cgroup (default: the node's, cgroup v1's root); tests give one of their own. */
+  readonly memcgNotificationDir?: string;
+  /** The QoS cgroup limits' update period (the kubelet's minute); tests shorten it. */
+  readonly qosUpdateIntervalMs?: number;
+  /** How long to wait for the container runtime to answer at start (default 30 s). */
+  readonly runtimeWaitMs?: number;
+  /** The kernel's tunables (default: /proc/sys, or the directory {@link SYSCTL_ROOT_ENV} names). */
+  readonly sysctls?: SysctlAccess;
+}
+
+/**
+ * An environment variable naming a directory the agent reads and writes its kernel tunables in
+ * instead of /proc/sys: the test suites set it (test/setup/global.ts) so that agents they start
+ * never change the host's kernel.
+ */
+export const SYSCTL_ROOT_ENV = 'SVC_NODEAGENT_SYSCTL_ROOT';
+
+/** The file names the agent's own lines carry (--vmodule patterns match them). */
+const RUN_LOG_FILE = 'cli/nodeagent-run';
+const TUNABLES_LOG_FILE = 'nodeagent/node/kernel-tunables';
+
+/**
+ * `--protect-kernel-defaults`: refuse to start when a tunable differs; without it, set each one
+ * as the kubelet does (each change logged at -v 2, as upstream).
+ */
+function kernelTunables(values: NodeAgentStartup['options']['values'], sysctls: SysctlAccess, log: AgentLog): void {
+  const result = setupKernelTunables(sysctls, values.protectKernelDefaults);
+  const file = log.forFile(TUNABLES_LOG_FILE);
+  for (const change of result.updated) file.info(2, `updating kernel flag ${change.name} from ${change.from} to ${change.to}`);
+  if (result.problems.length > 0) {
+    const hint = values.protectKernelDefaults ? ' (--protect-kernel-defaults: set them with sysctl, or run without the option to let the agent set them)' : '';
+    throw new Error(`the kernel's tunables are not as the node agent needs them${hint}: ${result.problems.join('; ')}`);
+  }
 }
 
 /** Where container logs go under the root dir (the kubelet's `/var/log/pods`). */
@@ -91,14 +149,14 @@ export const POD_LOGS_DIR_NAME = 'pod-logs';
 /** How long to wait for the container runtime to answer before giving up. */
 const RUNTIME_WAIT_MS = 30_000;
 
-async function connectRuntime(values: NodeAgentStartup['options']['values'], onCall: ((call: CriCallRecord) => void) | undefined): Promise<CriClient> {
+async function connectRuntime(values: NodeAgentStartup['options']['values'], onCall: ((call: CriCallRecord) => void) | undefined, waitMs = RUNTIME_WAIT_MS): Promise<CriClient> {
   const cri = new CriClient({
     endpoint: values.containerRuntimeEndpoint,
     ...(values.imageServiceEndpoint ? { imageEndpoint: values.imageServiceEndpoint } : {}),
     timeoutMs: values.runtimeRequestTimeout,
     ...(onCall ? { onCall } : {}),
   });
-  const deadline = Date.now() + RUNTIME_WAIT_MS;
+  const deadline = Date.now() + waitMs;
   for (;;) {
     try {
       await cri.version({ version: 'v1' }, { timeoutMs: 2_000 });
@@ -156,13 +214,15 @@ async function clientRotator(values: NodeAgentStartup['options']['values'], node
 export async function startNodeAgent(startup: NodeAgentStartup, io: CommandIO, options: NodeAgentRunOptions = {}): Promise<RunningNodeAgent> {
   const values = startup.options.values;
   const rates = effectiveRates(values);
-  const cri = await connectRuntime(values, options.onRuntimeCall);
+  const log = agentLog({ verbosity: values.v, vmodule: values.vmodule, write: (line) => io.err(line) });
+  kernelTunables(values, options.sysctls ?? procSysctls(process.env[SYSCTL_ROOT_ENV] || '/proc/sys'), log);
+  const cri = await connectRuntime(values, options.onRuntimeCall, options.runtimeWaitMs);
   const stops: (() => Promise<void> | void)[] = [() => cri.close()];
   const stopAll = async (): Promise<void> => {
     for (const stop of stops.reverse()) await stop();
   };
   try {
-    return await startWithRuntime(startup, io, options, cri, rates, stops, stopAll);
+    return await startWithRuntime(startup, io, options, cri, rates, stops, stopAll, log);
   } catch (error) {
     await stopAll();
     throw error;
@@ -177,6 +237,7 @@ async function startWithRuntime(
   rates: ReturnType<typeof effectiveRates>,
   stops: (() => Promise<void> | void)[],
   stopAll: () => Promise<void>,
+  log: AgentLog,
 ): Promise<RunningNodeAgent> {
   const values = startup.options.values;
   const warn = (message: string): void => io.err(`nodeagent: ${message}`);
@@ -243,9 +304,33 @@ async function startWithRuntime(
     registryBurst: values.registryBurst,
     events,
     registries: startup.registries,
+    credentialProviders:
+      startup.credentialProviders && values.imageCredentialProviderBinDir
+        ? new CredentialProviders({
+            providers: startup.credentialProviders,
+            binDir: values.imageCredentialProviderBinDir,
+            log: log.forFile('nodeagent/images/credential-providers'),
+            onError: (provider, image, error) => warn(`credential provider ${provider} for ${image}: ${error.message}`),
+          })
+        : undefined,
   });
+  // The pods that hold resources: running ones, not terminating or ended.
+  let activePods: () => Pod[] = () => [];
+  const qos = qosCgroups(values, allocatable, () => activePods(), log, warn, options.qosUpdateIntervalMs);
+  if (qos) {
+    try {
+      qos.start();
+    } catch (error) {
+      throw new Error(`--qos-reserved: cannot make the QoS cgroups: ${(error as Error).message}`);
+    }
+    stops.push(() => qos.stop());
+  }
   const probes = new ProbeManager({ cri, events });
   stops.push(() => probes.close());
+  const resources = resourceManagersFrom(values, options.machine);
+  const managerMetrics = new Registry();
+  registerResourceManagerMetrics(resources, managerMetrics);
+  let reconcileCpusets = (): void => {};
   const workers = startPodWorkers({
     cri,
     client,
@@ -262,12 +347,34 @@ async function startWithRuntime(
     cpuCfsQuota: values.cpuCfsQuota,
     cpuCfsQuotaPeriodUs: values.cpuCfsQuotaPeriod * 1000,
     nodeAllocatable: allocatable,
+    ...(qos ? { cgroupParent: (pod: Pod) => qos.parentOf(pod) } : {}),
     images,
     probes,
     events,
+    resources: resources.inactive ? undefined : resources,
+    onResourcesChanged: () => reconcileCpusets(),
     onError: (uid, error) => warn(`sync of pod ${uid} failed: ${(error as Error).message}`),
   });
   stops.push(() => workers.stop());
+  if (!resources.inactive) {
+    const reconciler = startCpusetReconciler({
+      managers: resources,
+      cri,
+      // Pods not terminated: an ended pod (Succeeded, Failed, rejected) gives its CPUs and memory back.
+      activePods: () => workers.view.pods().filter((pod) => workers.state(pod.metadata.uid ?? '') !== 'terminated' && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed'),
+      sourcesReady: () => readiness.allReady(),
+      periodMs: values.cpuManagerReconcilePeriod ?? values.nodeStatusUpdateFrequency,
+      onError: (error) => warn(`cpuset reconcile: ${(error as Error).message}`),
+    });
+    stops.push(() => reconciler.stop());
+    const onPass = options.onCpusetReconcile;
+    if (onPass) reconciler.passes$.subscribe(onPass);
+    reconcileCpusets = () => reconciler.trigger();
+  }
+  activePods = () =>
+    workers.view
+      .pods()
+      .filter((pod) => workers.state(pod.metadata.uid ?? '') === 'syncing' && pod.metadata.deletionTimestamp === undefined && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed');
 
   let server: RunningAgentServer | undefined;
   if (values.enableServer && !values.runonce) {
@@ -280,6 +387,7 @@ async function startWithRuntime(
       client,
       config: startup.options.values,
       routes: [streamingRoutes(), ...(options.routes ?? [])],
+      metrics: managerMetrics,
       warn,
     });
     const running = server;
@@ -336,21 +444,21 @@ async function startWithRuntime(
   });
   stops.push(() => gc.stop());
 
+  const thresholds = evictionThresholds({
+    evictionHard: values.evictionHard,
+    evictionSoft: values.evictionSoft,
+    evictionSoftGracePeriodMs: Object.fromEntries(Object.entries(values.evictionSoftGracePeriod).map(([signal, text]) => [signal, parseDuration(text) ?? -1])),
+    evictionMinimumReclaim: values.evictionMinimumReclaim,
+  });
+  const memcg = values.kernelMemcgNotification ? memcgNotifiers(thresholds, options.memcgNotificationDir, () => eviction, log, warn) : undefined;
+  if (memcg) stops.push(() => memcg.stop());
   const eviction = startEvictionManager({
-    thresholds: evictionThresholds({
-      evictionHard: values.evictionHard,
-      evictionSoft: values.evictionSoft,
-      evictionSoftGracePeriodMs: Object.fromEntries(Object.entries(values.evictionSoftGracePeriod).map(([signal, text]) => [signal, parseDuration(text) ?? -1])),
-      evictionMinimumReclaim: values.evictionMinimumReclaim,
-    }),
+    thresholds,
     maxPodGracePeriodSeconds: values.evictionMaxPodGracePeriod,
     intervalMs: options.evictionMonitoringIntervalMs,
     observe: () => observeEviction({ cri, host: thisHost, rootDir }),
     // Running ones only: not terminating, not ended (a Failed pod has nothing left to reclaim).
-    activePods: () =>
-      workers.view
-        .pods()
-        .filter((pod) => workers.state(pod.metadata.uid ?? '') === 'syncing' && pod.metadata.deletionTimestamp === undefined && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed'),
+    activePods: () => activePods(),
     isStaticPod,
     evict: (pod, grace, message) => workers.evict(pod.metadata.uid ?? '', grace, message),
     reclaimDisk: async () => {
@@ -363,6 +471,8 @@ async function startWithRuntime(
       if (result.type === 'evicted') warn(`evicted pod ${result.pod.metadata.namespace}/${result.pod.metadata.name}: ${result.message}`);
       options.onEvictionPass?.(result);
     },
+    log: log.forFile('nodeagent/eviction/eviction-manager'),
+    ...(memcg ? { onObserved: (observation: EvictionObservation) => memcg.update(observation) } : {}),
     onError: (error) => warn(`eviction manager: ${(error as Error).message}`),
   });
   stops.push(() => eviction.stop());
@@ -392,7 +502,58 @@ async function startWithRuntime(
 
   const sources = updates$.connect();
   stops.push(() => sources.unsubscribe());
+  log.forFile(RUN_LOG_FILE).info(1, `node agent ${name} started: runtime ${values.containerRuntimeEndpoint}, root dir ${rootDir}${apiMode ? '' : ', standalone'}`);
   return { nodeName: name, pods: () => workers.view.pods(), close: stopAll };
+}
+
+/**
+ * `--kernel-memcg-notification`: kernel notifications of memory thresholds that bring an eviction
+ * pass forward, where the cgroup version has them (v1); otherwise a warning, and polling.
+ */
+function memcgNotifiers(
+  thresholds: readonly EvictionThreshold[],
+  dir: string | undefined,
+  eviction: () => EvictionManagerHandle,
+  log: AgentLog,
+  warn: (message: string) => void,
+): MemoryThresholdNotifiers | undefined {
+  const support = dir === undefined ? memcgNotificationSupport() : ({ available: true, dir } as const);
+  if (!support.available) {
+    warn(`--kernel-memcg-notification: ${support.reason}; memory thresholds are polled`);
+    return undefined;
+  }
+  return new MemoryThresholdNotifiers({
+    thresholds,
+    dir: support.dir,
+    onCrossed: () => void eviction().pass('memcg notification').catch((error: unknown) => warn(`eviction manager: ${(error as Error).message}`)),
+    onError: (error) => warn(`--kernel-memcg-notification: ${error.message}; memory thresholds are polled until the next pass registers again`),
+    log: log.forFile('nodeagent/eviction/memcg-notifier'),
+  });
+}
+
+/**
+ * `--qos-reserved` (with `--cgroups-per-qos`): the QoS cgroups and their memory limits; the pods
+ * then run under them. Without it the runtime places pods as it chooses.
+ */
+function qosCgroups(
+  values: NodeAgentStartup['options']['values'],
+  allocatable: Readonly<Record<string, string>>,
+  activePods: () => readonly Pod[],
+  log: AgentLog,
+  warn: (message: string) => void,
+  intervalMs: number | undefined,
+): QosCgroupManager | undefined {
+  const reserve = values.qosReserved['memory'];
+  if (reserve === undefined || !values.cgroupsPerQos) return undefined;
+  return new QosCgroupManager({
+    cgroupRoot: values.cgroupRoot ?? '/',
+    memoryReservePercent: Number(reserve.replace('%', '')),
+    allocatableMemoryBytes: quantityValue(allocatable['memory']) ?? 0,
+    activePods,
+    intervalMs,
+    log: log.forFile('nodeagent/cgroups/qos-cgroups'),
+    onError: (error) => warn(`QoS cgroups: ${error.message}`),
+  });
 }
 
 /**

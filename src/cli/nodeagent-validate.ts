@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { quantityValue } from '../api/index.js';
+import { parseCpuPolicyOptions, parseReservedMemory, parseTopologyPolicyOptions } from '../nodeagent/index.js';
 import { FlagError } from './flags.js';
 import type { NodeAgentFlags } from './nodeagent-flags.js';
 
@@ -123,6 +124,7 @@ export function validateNodeAgentOptions(o: NodeAgentFlags): void {
     if (!pct || Number(pct[1]) > 100) fail('--qos-reserved', `memory=${value}: must be a percentage between 0% and 100%`);
   }
   if (Object.keys(o.qosReserved).length > 0 && o.featureGates['QOSReserved'] !== true) fail('--qos-reserved', 'needs the QOSReserved feature gate');
+  if (Object.keys(o.qosReserved).length > 0 && !o.cgroupsPerQos) fail('--qos-reserved', 'needs --cgroups-per-qos: the reserve is a limit on the QoS cgroups');
   if ((o.logTextSplitStream || o.logTextInfoBufferSize !== undefined) && o.featureGates['LoggingAlphaOptions'] !== true) {
     fail(o.logTextSplitStream ? '--log-text-split-stream' : '--log-text-info-buffer-size', 'needs the LoggingAlphaOptions feature gate');
   }
@@ -135,6 +137,22 @@ export function validateNodeAgentOptions(o: NodeAgentFlags): void {
     if (!/^\d+:[a-z0-9.-]+=[^,=]+(,[a-z0-9.-]+=[^,=]+)*$/i.test(entry)) fail('--reserved-memory', `${JSON.stringify(entry)} is not of the form <numa-node>:<type>=<quantity>[,...]`);
   }
   if (o.reservedCpus !== undefined && !/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(o.reservedCpus)) fail('--reserved-cpus', `${JSON.stringify(o.reservedCpus)} is not a CPU list such as 0-3,8`);
+
+  // The resource managers' rules the kubelet checks at start (docs/node-agent.md, "Resource managers").
+  const reservesCpu = (o.reservedCpus ?? '').trim() !== '' || [o.svcReserved['cpu'], o.systemReserved['cpu']].some((q) => (quantityValue(q ?? '0') ?? 0) > 0);
+  if (o.cpuManagerPolicy === 'static' && !reservesCpu) fail('--cpu-manager-policy', 'static needs reserved CPUs: --reserved-cpus, or a cpu in --svc-reserved or --system-reserved');
+  for (const [flag, check] of [
+    ['--cpu-manager-policy-options', () => parseCpuPolicyOptions(o.cpuManagerPolicyOptions, o.featureGates)],
+    ['--topology-manager-policy-options', () => parseTopologyPolicyOptions(o.topologyManagerPolicyOptions, o.featureGates)],
+    ['--reserved-memory', () => parseReservedMemory(o.reservedMemory)],
+  ] as const) {
+    try {
+      check();
+    } catch (error) {
+      fail(flag, (error as Error).message.replace(/^--reserved-memory: /, ''));
+    }
+  }
+  if (o.memoryManagerPolicy === 'Static' && o.reservedMemory.length === 0) fail('--memory-manager-policy', 'Static needs --reserved-memory: the memory reserved for the system on each NUMA node');
 
   if (o.cloudProvider !== undefined && o.cloudProvider !== '' && o.cloudProvider !== 'external') {
     fail('--cloud-provider', `${JSON.stringify(o.cloudProvider)}: only empty (no provider) or "external" are supported`);
@@ -163,19 +181,8 @@ export function effectiveRates(o: NodeAgentFlags) {
 export function notBuiltNotices(o: NodeAgentFlags): string[] {
   const notices: string[] = [];
   const note = (flag: string, what: string) => notices.push(`${flag}: ${what}`);
-  if (o.cpuManagerPolicy === 'static') note('--cpu-manager-policy=static', 'the static CPU manager is not built; containers share all CPUs as with "none"');
-  if (o.memoryManagerPolicy === 'Static') note('--memory-manager-policy=Static', 'the memory manager is not built; no NUMA memory pinning is done');
-  if (o.topologyManagerPolicy !== 'none') note(`--topology-manager-policy=${o.topologyManagerPolicy}`, 'the topology manager is not built; no NUMA alignment is done');
-  if (Object.keys(o.qosReserved).length > 0) note('--qos-reserved', 'QoS memory reservation is not built; QoS cgroups get no reserve');
-  if (o.imageCredentialProviderBinDir !== undefined || o.imageCredentialProviderConfig !== undefined) {
-    note('--image-credential-provider-*', 'credential provider plugins are not built; pulls use the pods\' imagePullSecrets');
-  }
   if (o.cloudProvider === 'external') note('--cloud-provider=external', 'no cloud provider runs; the node is not tainted uninitialized');
-  if (o.protectKernelDefaults) note('--protect-kernel-defaults', 'kernel tunables are neither checked nor set');
-  if (o.kernelMemcgNotification) note('--kernel-memcg-notification', 'memory thresholds are polled');
   if (o.cpuManagerReconcilePeriod !== undefined && o.cpuManagerPolicy === 'none') note('--cpu-manager-reconcile-period', 'has no effect without a CPU manager');
-  if (Object.keys(o.vmodule).length > 0) note('--vmodule', 'per-file verbosity is not built; -v applies everywhere');
-  if (o.reservedMemory.length > 0) note('--reserved-memory', 'per-NUMA memory reservation is not built; the total counts against allocatable only through --svc-reserved/--system-reserved');
   return notices;
 }
 

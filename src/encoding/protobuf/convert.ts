@@ -1,7 +1,6 @@
 import protobuf from 'protobufjs';
-import { durationToNanos, nanosToDuration } from './go-duration.js';
 import { isObject, type JsonObject } from '../json-value.js';
-import { setField } from '../../api/index.js';
+import { formatGoDuration, parseGoDuration, setField } from '../../api/index.js';
 
 /**
  * JSON objects ↔ protobuf messages, by walking the message's reflection. The value types whose
@@ -121,7 +120,7 @@ function fieldValue(field: protobuf.Field, value: unknown, path: string): unknow
       case '.svc.meta.v1.MicroTime':
         return timeToMessage(value, path);
       case '.svc.meta.v1.Duration': {
-        const nanos = durationToNanos(value);
+        const nanos = typeof value === 'string' ? parseGoDuration(value) : undefined;
         if (nanos === undefined) throw new ConversionError(`${path}: ${JSON.stringify(value)} is not a duration`);
         return { duration: nanos };
       }
@@ -198,7 +197,7 @@ function jsonValue(field: protobuf.Field, value: unknown): unknown {
       case '.svc.meta.v1.MicroTime':
         return timeFromMessage(m, true);
       case '.svc.meta.v1.Duration':
-        return nanosToDuration(toNumber(m['duration']));
+        return formatGoDuration(toNumber(m['duration']));
       case '.svc.util.Quantity':
         return typeof m['string'] === 'string' ? m['string'] : '';
       case '.svc.util.IntOrString':

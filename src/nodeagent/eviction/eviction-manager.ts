@@ -5,6 +5,7 @@ import { EvictionState, thresholdMet, type NodePressure } from './eviction-state
 import { evictionMessage } from './eviction-message.js';
 import type { EvictionThreshold } from './eviction-thresholds.js';
 import type { EvictionObservation } from './observe.js';
+import type { FileLog } from '../log/index.js';
 import { isCriticalPod, rankForEviction, RESOURCE_OF, type PodCandidate } from './pod-ranking.js';
 
 /** The kubelet's eviction monitoring period. */
@@ -40,14 +41,18 @@ export interface EvictionManagerOptions {
   readonly scheduler?: SchedulerLike | undefined;
   readonly now?: () => number;
   readonly onPass?: ((result: EvictionPassResult) => void) | undefined;
+  /** Each pass's first observation (the memcg notifiers move their thresholds with it). */
+  readonly onObserved?: ((observation: EvictionObservation) => void) | undefined;
+  /** This file's log: each pass's outcome at -v 4, its trigger at -v 5. */
+  readonly log?: FileLog | undefined;
   readonly onError?: ((error: unknown) => void) | undefined;
 }
 
 export interface EvictionManagerHandle {
   /** The pressures of the thresholds met at the last pass (the node conditions read them). */
   pressures(): ReadonlySet<NodePressure>;
-  /** One pass now (tests drive it directly); passes never overlap. */
-  pass(): Promise<EvictionPassResult>;
+  /** One pass now (tests and the memcg notifier drive it; `trigger` names why, for the log); passes never overlap. */
+  pass(trigger?: string): Promise<EvictionPassResult>;
   stop(): void;
 }
 
@@ -68,6 +73,7 @@ export function startEvictionManager(o: EvictionManagerOptions): EvictionManager
 
   const synchronize = async (): Promise<EvictionPassResult> => {
     const seen = await o.observe();
+    o.onObserved?.(seen);
     const decision = state.observe(seen.signals, now());
     pressures = decision.pressures;
     if (decision.toReclaim.length === 0) {
@@ -97,9 +103,12 @@ export function startEvictionManager(o: EvictionManagerOptions): EvictionManager
     return { type: 'evicted', signal: threshold.signal, pod: victim.pod, message, gracePeriodSeconds };
   };
 
-  const pass = (): Promise<EvictionPassResult> => {
-    running ??= synchronize()
+  const pass = (trigger = 'housekeeping'): Promise<EvictionPassResult> => {
+    if (running) return running;
+    o.log?.info(5, `eviction pass (${trigger})`);
+    running = synchronize()
       .then((result) => {
+        if (o.log?.v(4)) o.log.info(4, `eviction pass: ${result.type}${'signal' in result ? ` ${result.signal}` : ''}${'signals' in result ? ` ${result.signals.join(',')}` : ''}`);
         o.onPass?.(result);
         return result;
       })
@@ -110,7 +119,7 @@ export function startEvictionManager(o: EvictionManagerOptions): EvictionManager
   };
 
   const subscription = defer(() =>
-    pass().catch((error: unknown) => {
+    pass('housekeeping').catch((error: unknown) => {
       o.onError?.(error);
     }),
   )

@@ -11,3 +11,5 @@ export { observeEviction } from './observe.js';
 export type { EvictionObservation } from './observe.js';
 export { startEvictionManager, EVICTION_MONITORING_INTERVAL_MS, IMMEDIATE_EVICTION_GRACE_SECONDS } from './eviction-manager.js';
 export type { EvictionManagerHandle, EvictionManagerOptions, EvictionPassResult } from './eviction-manager.js';
+export { cgroupV1Notifier, memcgNotificationSupport, MemoryThresholdNotifiers } from './memcg-notifier.js';
+export type { MemoryThresholdNotifiersOptions, NotifierFactory, ThresholdNotifier } from './memcg-notifier.js';

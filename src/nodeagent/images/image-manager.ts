@@ -15,6 +15,7 @@ import { PullBackOff } from './pull-backoff.js';
 import { effectivePullPolicy, type PullPolicy } from './pull-policy.js';
 import { credentialsForImage } from './pull-secrets.js';
 import { rewriteImage } from './image-rewrite.js';
+import type { CredentialProviders } from './credential-providers.js';
 
 /** The registry of svc's locally built images (`svc.local/busybox`): it exists on no network. */
 export const LOCAL_REGISTRY = 'svc.local';
@@ -42,6 +43,8 @@ export interface ImageManagerOptions {
   readonly sleep?: ((ms: number) => Promise<void>) | undefined;
   /** The node's registries.yaml: its mirrors' rewrites are applied to pulls (`rewriteImage`). */
   readonly registries?: RegistryConfig | undefined;
+  /** `--image-credential-provider-config`'s plugins: their credentials follow the pull secrets'. */
+  readonly credentialProviders?: Pick<CredentialProviders, 'lookup'> | undefined;
 }
 
 export interface EnsuredImage {
@@ -60,10 +63,12 @@ export class ImageManager {
   readonly #puller: ImagePuller;
   readonly #backOff: PullBackOff;
   readonly #registries: RegistryConfig | undefined;
+  readonly #credentialProviders: Pick<CredentialProviders, 'lookup'> | undefined;
 
   constructor(options: ImageManagerOptions) {
     this.#cri = options.cri;
     this.#registries = options.registries;
+    this.#credentialProviders = options.credentialProviders;
     this.#events = options.events;
     this.#puller = new ImagePuller({
       cri: options.cri,
@@ -164,6 +169,8 @@ export class ImageManager {
         message: `${LOCAL_REGISTRY} images are never pulled: import the archive with \`svc image import\` or put it in the agent's images directory`,
       });
     }
-    return this.#puller.pull(spec, credentialsForImage(name, pullSecrets));
+    // The kubelet's order: the pod's pull secrets, then the node's credentials (the plugins').
+    const fromPlugins = this.#credentialProviders ? await this.#credentialProviders.lookup(name) : [];
+    return this.#puller.pull(spec, [...credentialsForImage(name, pullSecrets), ...fromPlugins]);
   }
 }

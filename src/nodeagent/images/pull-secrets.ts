@@ -16,7 +16,7 @@ export const DOCKER_CFG_TYPE = 'kubernetes.io/dockercfg';
 /** Every name Docker Hub's credentials are stored under. */
 const DOCKER_HUB_HOSTS = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
 
-interface DockerConfigEntry {
+export interface DockerConfigEntry {
   username?: unknown;
   password?: unknown;
   auth?: unknown;
@@ -80,14 +80,15 @@ function parseKey(key: string): ParsedKey | undefined {
   return { host, port: match[2] ?? '', path };
 }
 
+/** Host labels compared one by one; a label may glob (`*` any run, `?` one character), as Go's filepath.Match in the kubelet's keyring. */
 function hostMatches(pattern: string, host: string): boolean {
   const patternLabels = pattern.split('.');
   const hostLabels = host.split('.');
   if (patternLabels.length !== hostLabels.length) return false;
   return patternLabels.every((label, i) => {
-    if (!label.includes('*')) return label === hostLabels[i];
-    const re = new RegExp(`^${label.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^.]*')}$`);
-    return re.test(hostLabels[i]!);
+    if (!/[*?]/.test(label)) return label === hostLabels[i];
+    const source = [...label].map((c) => (c === '*' ? '[^.]*' : c === '?' ? '[^.]' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
+    return new RegExp(`^${source}$`).test(hostLabels[i]!);
   });
 }
 
@@ -137,20 +138,37 @@ function toAuth(entry: DockerConfigEntry): T.AuthConfig {
 }
 
 /**
- * The credentials of `secrets` that apply to `image`, most specific key first (a longer path
- * prefix, then an exact host before a glob); secrets earlier in the list win ties.
+ * Does a registry key (a Docker config key, a credential provider's `matchImages` entry or the key
+ * of its response's `auth`) name `image`? Host labels may be `*` globs, the port must be the same,
+ * the key's path a prefix of the repository's.
  */
-export function credentialsForImage(image: ImageName, secrets: readonly Secret[]): T.AuthConfig[] {
+export function registryKeyMatches(key: string, image: ImageName): boolean {
+  const parsed = parseKey(key);
+  return parsed !== undefined && keyMatches(parsed, registryOf(image));
+}
+
+/**
+ * The credentials of Docker config entries (key → username, password, auth, tokens) that apply to
+ * `image`, most specific key first (a longer path prefix, then an exact host before a glob);
+ * earlier entries win ties.
+ */
+export function credentialsForEntries(image: ImageName, entries: Iterable<readonly [string, DockerConfigEntry]>): T.AuthConfig[] {
   const target = registryOf(image);
   const found: { auth: T.AuthConfig; pathLength: number; exact: boolean; order: number }[] = [];
   let order = 0;
-  for (const secret of secrets) {
-    for (const [key, entry] of dockerConfigEntries(secret)) {
-      const parsed = parseKey(key);
-      if (!parsed || !keyMatches(parsed, target)) continue;
-      found.push({ auth: toAuth(entry), pathLength: parsed.path.length, exact: !parsed.host.includes('*'), order: order++ });
-    }
+  for (const [key, entry] of entries) {
+    const parsed = parseKey(key);
+    if (!parsed || !keyMatches(parsed, target)) continue;
+    found.push({ auth: toAuth(entry), pathLength: parsed.path.length, exact: !parsed.host.includes('*'), order: order++ });
   }
   found.sort((a, b) => b.pathLength - a.pathLength || Number(b.exact) - Number(a.exact) || a.order - b.order);
   return found.map((f) => f.auth);
+}
+
+/** The credentials of `secrets` that apply to `image` (see {@link credentialsForEntries}); secrets earlier in the list win ties. */
+export function credentialsForImage(image: ImageName, secrets: readonly Secret[]): T.AuthConfig[] {
+  return credentialsForEntries(
+    image,
+    secrets.flatMap((secret) => dockerConfigEntries(secret)),
+  );
 }

@@ -30,3 +30,5 @@ export type { StatusCheck } from './status-updates.js';
 export { markNodeStatusUnknown, NODE_STATUS_UNKNOWN_MESSAGE, NODE_STATUS_UNKNOWN_REASON } from './node-status-unknown.js';
 export { PRESSURE_TAINTS, withPressureTaints } from './pressure-taints.js';
 export type { NodeTaint } from './pressure-taints.js';
+export { copyKernelTunables, KERNEL_TUNABLES, procSysctls, setupKernelTunables } from './kernel-tunables.js';
+export type { KernelTunablesResult, SysctlAccess } from './kernel-tunables.js';

@@ -14,8 +14,8 @@ export interface SandboxConfigOptions {
   readonly clusterDomain: string;
   /** `--resolv-conf`: the node's resolver configuration (`Default` pods); '' for none. */
   readonly resolvConf: string;
-  /** `--cgroup-root` + the pod's cgroup, when the agent manages cgroups; '' leaves it to the runtime. */
-  readonly cgroupParent?: string | undefined;
+  /** `--cgroup-root` + the pod's cgroup, when the agent manages cgroups (per pod: its QoS cgroup's `pod<uid>`); '' leaves it to the runtime. */
+  readonly cgroupParent?: string | ((pod: Pod) => string) | undefined;
 }
 
 const HOSTNAME_MAX = 63;
@@ -47,7 +47,7 @@ export function sandboxConfig(pod: Pod, attempt: number, options: SandboxConfigO
     labels: { ...pod.metadata.labels, ...podLabels(pod) },
     annotations: { ...pod.metadata.annotations },
     linux: {
-      cgroupParent: options.cgroupParent ?? '',
+      cgroupParent: typeof options.cgroupParent === 'function' ? options.cgroupParent(pod) : (options.cgroupParent ?? ''),
       sysctls,
       securityContext: {
         namespaceOptions: { network: hostNetwork ? 'NODE' : 'POD', pid, ipc: spec.hostIPC ? 'NODE' : 'POD' },

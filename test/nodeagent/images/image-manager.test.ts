@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isStatusError, type CoreEvent, type Secret, type StatusError } from '../../../src/api/index.js';
+import { type CoreEvent, type Secret, type StatusError } from '../../../src/api/index.js';
 import { builtin } from '../../../src/client/index.js';
 import { BUSYBOX_IMAGE, CriClient, nodeAgentEvents, ImageManager, type ImageEventSink, PAUSE_IMAGE, importImageArchive, type CallOptions, type Input, type PullImageRequest, type PullImageResponse } from '../../../src/nodeagent/index.js';
 import { startClientTestServer } from '../../client/support.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
-import { EventLog, podWith, writeTinyImage } from './support.js';
+import { EventLog, podWith, writeTinyImage, rejection } from './support.js';
 
 let containerd: RunningContainerd;
 const scratch = mkdtempSync(join(tmpdir(), 'svc-image-manager-'));
@@ -35,16 +35,6 @@ afterAll(async () => {
   await containerd?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
-
-async function rejection(promise: Promise<unknown>): Promise<StatusError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isStatusError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 function manager(events: ImageEventSink, extra: { now?: () => number; serialize?: boolean; cri?: CriClient; qps?: number; burst?: number; sleep?: (ms: number) => Promise<void> } = {}): ImageManager {
   return new ImageManager({

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureServingCertificateFiles } from '../../../src/pki/index.js';
-import { isStatusError, type Secret, type StatusError } from '../../../src/api/index.js';
+import type { Secret } from '../../../src/api/index.js';
 import { ImageManager, type RegistryConfig } from '../../../src/nodeagent/index.js';
 import { startContainerd, type RunningContainerd } from '../../support/containerd.js';
 import { markedBusybox, startRegistry, type RunningRegistry } from '../../support/registry.js';
-import { EventLog, podWith } from './support.js';
+import { EventLog, podWith, rejection } from './support.js';
 
 let hub: RunningRegistry; // stands in for Docker Hub: open, reached as a mirror
 let locked: RunningRegistry; // htpasswd; credentials only from pull secrets
@@ -61,16 +61,6 @@ const dockerConfigSecret = (registry: string, username: string, password: string
   type: 'kubernetes.io/dockerconfigjson',
   data: { '.dockerconfigjson': Buffer.from(JSON.stringify({ auths: { [registry]: { username, password, auth: Buffer.from(`${username}:${password}`).toString('base64') } } })).toString('base64') },
 });
-
-async function rejection(promise: Promise<unknown>): Promise<StatusError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isStatusError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 const manager = (events = new EventLog()) => new ImageManager({ cri: containerd.cri, serializeImagePulls: true, registryQps: 0, registryBurst: 0, events, registries });
 

@@ -1,7 +1,7 @@
 /** Helpers of the image tests: small distinct image archives and pods that use them. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Container, Pod } from '../../../src/api/index.js';
+import { isStatusError, type Container, type Pod, type StatusError } from '../../../src/api/index.js';
 import type { InvolvedObject } from '../../../src/client/index.js';
 import { buildOciArchive } from '../../../src/nodeagent/index.js';
 
@@ -38,4 +38,15 @@ export class EventLog {
   clear(): void {
     this.events.length = 0;
   }
+}
+
+/** The StatusError a promise rejects with (anything else, or a resolution, fails the test). */
+export async function rejection(promise: Promise<unknown>): Promise<StatusError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isStatusError(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
 }
