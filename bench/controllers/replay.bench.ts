@@ -21,6 +21,8 @@ const teardown = corpus('namespace-teardown.ndjson');
 // A StatefulSet, a ReplicationController, a DaemonSet on two nodes, a Job and a CronJob's firing.
 const workloads = corpus('workloads.ndjson.gz');
 const nodeGone = corpus('node-going-away.ndjson.gz');
+// 1,000 pods made and deleted by two Deployments scaled to 500 and back, on svc up.
+const churn = corpus('pod-churn-1000.ndjson.gz');
 
 export default defineBenchmarks([
   controllerBenchmark({ name: 'replicaset over a rollout', loop: (ctx, now) => replicaSetController(ctx, { now }), corpus: rollout, corpusName: 'deployment-rollout' }),
@@ -29,6 +31,8 @@ export default defineBenchmarks([
   controllerBenchmark({ name: 'deployment over a rollout', loop: (ctx, now) => deploymentController(ctx, { now }), corpus: rollout, corpusName: 'deployment-rollout' }),
   controllerBenchmark({ name: 'replicaset over a namespace teardown', loop: (ctx, now) => replicaSetController(ctx, { now }), corpus: teardown, corpusName: 'namespace-teardown' }),
   controllerBenchmark({ name: 'replicaset over a node going away', loop: (ctx, now) => replicaSetController(ctx, { now }), corpus: nodeGone, corpusName: 'node-going-away' }),
+  controllerBenchmark({ name: 'replicaset over a pod churn', loop: (ctx, now) => replicaSetController(ctx, { now }), corpus: churn, corpusName: 'pod-churn-1000' }),
+  controllerBenchmark({ name: 'deployment over a pod churn', loop: (ctx, now) => deploymentController(ctx, { now }), corpus: churn, corpusName: 'pod-churn-1000' }),
   controllerBenchmark({ name: 'statefulset over the workloads', loop: (ctx, now) => statefulSetController(ctx, { concurrency: 5, now }), corpus: workloads, corpusName: 'workloads' }),
   controllerBenchmark({ name: 'replicationcontroller over the workloads', loop: (ctx, now) => replicationControllerController(ctx, { now }), corpus: workloads, corpusName: 'workloads' }),
   controllerBenchmark({ name: 'daemonset over the workloads', loop: (ctx, now) => daemonSetController(ctx, { concurrency: 5, now }), corpus: workloads, corpusName: 'workloads' }),

@@ -93,6 +93,7 @@ class SimulatedNode {
   #timers: NodeJS.Timeout[] = [];
   #pods: Informer<Pod> | undefined;
   #marked = new Set<string>();
+  #confirming = new Set<string>();
   readonly name: string;
 
   constructor(
@@ -120,17 +121,15 @@ class SimulatedNode {
     });
     this.#timers.push(setInterval(() => void this.renew().catch((e: Error) => console.error(`${name}: lease: ${e.message}`)), 2_000));
     this.#timers.push(setInterval(() => void this.heartbeat().catch((e: Error) => console.error(`${name}: status: ${e.message}`)), 5_000));
+    // Deletions whose confirmation failed (the server too busy to answer in time) are tried again.
+    this.#timers.push(setInterval(() => this.#pods?.store.list().forEach((pod) => pod.metadata.deletionTimestamp !== undefined && this.confirmDeletion(pod)), 3_000));
     const pods = new Informer<Pod>(client, builtin.pods, { fieldSelector: `spec.nodeName=${name}` });
     this.#pods = pods;
     pods.events$.subscribe((event) => {
       if (event.type === 'deleted') return;
       const pod = event.object;
       const { namespace, name: podName, uid } = pod.metadata;
-      if (pod.metadata.deletionTimestamp !== undefined) {
-        // The kubelet's confirmation that the containers are gone.
-        void client.delete(builtin.pods, podName!, { namespace, gracePeriodSeconds: 0, preconditions: { uid: uid! } }).catch(() => {});
-        return;
-      }
+      if (pod.metadata.deletionTimestamp !== undefined) return this.confirmDeletion(pod);
       if (!this.options.markRunning || this.#marked.has(uid!)) return;
       this.#marked.add(uid!);
       const now = rfc3339();
@@ -138,6 +137,17 @@ class SimulatedNode {
         .patchStatus(builtin.pods, podName!, { status: { phase: 'Running', hostIP: '10.0.0.1', startTime: now, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }, { type: 'ContainersReady', status: 'True', lastTransitionTime: now }] } }, { namespace })
         .catch(() => this.#marked.delete(uid!));
     });
+  }
+
+  /** The kubelet's confirmation that a deleted pod's containers are gone: the delete with grace 0. */
+  private confirmDeletion(pod: Pod): void {
+    const { namespace, name, uid } = pod.metadata;
+    if (this.#confirming.has(uid!)) return;
+    this.#confirming.add(uid!);
+    void this.client
+      .delete(builtin.pods, name!, { namespace, gracePeriodSeconds: 0, preconditions: { uid: uid! } })
+      .catch(() => {})
+      .finally(() => this.#confirming.delete(uid!));
   }
 
   private async renew(): Promise<void> {
