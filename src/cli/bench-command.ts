@@ -22,7 +22,7 @@ export const benchDoc: CommandDoc = {
   name: 'svc bench',
   usage: 'svc bench [flags] FILE...',
   summary:
-    'Runs the benchmarks each FILE exports by default (made with defineBenchmarks from svc/bench: an operator or a controller pipeline over synthetic or recorded input, against a baseline, on the virtual clock), REPEAT times each, and prints a table of CPU time, allocations, throughput and latency per item with the run-to-run spread. FILE is a JavaScript module (TypeScript when node runs with a loader such as tsx). docs/benchmarking.md.',
+    'Runs the benchmarks each FILE exports by default (made with defineBenchmarks from svc/bench: an operator or a controller pipeline over synthetic or recorded input, against a baseline, on the virtual clock), REPEAT times each (each run a fresh Node process, round by round, unless --isolate=false), and prints a table of CPU time, allocations, throughput and latency per item with the run-to-run spread. FILE is a JavaScript module (TypeScript when node runs with a loader such as tsx). docs/benchmarking.md.',
   source: 'src/cli/bench-command.ts',
 };
 
