@@ -1,9 +1,10 @@
 // leaderElection and whileLeader: the cost of one election (get, create, emit true, release) on a
 // synchronous in-memory Lease store against the same calls by hand, and whileLeader's per-item
 // pass-through cost while leading against a plain subscription.
-import { BehaviorSubject, of, throwError } from 'rxjs';
+import { BehaviorSubject, map, of, throwError } from 'rxjs';
+import { operatorBenchmark, type Benchmark } from '../../src/bench/index.js';
 import { leaderElection, whileLeader, type LeaseClient, type LeaseLike } from '../../operators/index.js';
-import { fromArray, perItem, sink, type PerItemRow } from './support.js';
+import { atOnce, sink } from './support.js';
 
 /** One Lease in memory, answering synchronously; `reset()` empties it. */
 function memoryLeases() {
@@ -19,42 +20,39 @@ function memoryLeases() {
   return { client, write, get: () => stored, reset: () => (stored = undefined) };
 }
 
-export async function run(): Promise<PerItemRow[]> {
-  const N = 1_000;
-  const store = memoryLeases();
-  const election = leaderElection({ client: store.client, resource: 'leases', lease: { namespace: 'default', name: 'bench' }, identity: 'a' });
-  const elections = await perItem(
-    'leaderElection',
-    'elect and release, in-memory Lease',
-    N,
-    () => {
-      for (let i = 0; i < N; i++) {
+const N = 1_000;
+const M = 10_000;
+const store = memoryLeases();
+const election = leaderElection({ client: store.client, resource: 'leases', lease: { namespace: 'default', name: 'bench' }, identity: 'a' });
+
+export const benches: Benchmark[] = [
+  operatorBenchmark({
+    name: 'leaderElection',
+    input: atOnce('elect and release, in-memory Lease', Array.from({ length: N }, (_, i) => i)),
+    // One election per item: subscribing elects, unsubscribing releases.
+    operator: () =>
+      map(() => {
         store.reset();
         election.subscribe(sink).unsubscribe();
-      }
+      }),
+    baseline: {
+      name: 'the calls by hand',
+      loop: (items) => {
+        const now = () => new Date().toISOString();
+        for (let i = 0; i < items.length; i++) {
+          store.reset();
+          if (store.get() !== undefined) throw new Error('unexpected Lease');
+          const spec = { holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: now(), renewTime: now(), leaseTransitions: 0 };
+          const lease = store.write({ metadata: { name: 'bench', namespace: 'default' }, spec });
+          sink(true);
+          sink(store.write({ ...lease, spec: { leaseDurationSeconds: 1, acquireTime: now(), renewTime: now(), leaseTransitions: 0 } }));
+        }
+      },
     },
-    () => {
-      const now = () => new Date().toISOString();
-      for (let i = 0; i < N; i++) {
-        store.reset();
-        if (store.get() !== undefined) throw new Error('unexpected Lease');
-        const spec = { holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: now(), renewTime: now(), leaseTransitions: 0 };
-        const lease = store.write({ metadata: { name: 'bench', namespace: 'default' }, spec });
-        sink(true);
-        sink(store.write({ ...lease, spec: { leaseDurationSeconds: 1, acquireTime: now(), renewTime: now(), leaseTransitions: 0 } }));
-      }
-    },
-  );
-
-  const M = 10_000;
-  const items = Array.from({ length: M }, (_, i) => i);
-  const leading = new BehaviorSubject(true);
-  const passThrough = await perItem(
-    'whileLeader',
-    'pass-through while leading',
-    M,
-    () => fromArray(items).pipe(whileLeader(leading)).subscribe(sink),
-    () => fromArray(items).subscribe(sink),
-  );
-  return [elections, passThrough];
-}
+  }),
+  operatorBenchmark({
+    name: 'whileLeader',
+    input: atOnce('pass-through while leading', Array.from({ length: M }, (_, i) => i)),
+    operator: () => whileLeader<number>(new BehaviorSubject(true)),
+  }),
+];

@@ -1,10 +1,18 @@
-// The project's per-item operator benches on svc/bench (docs/benchmarking.md): each operator
-// against the hand-written loop doing the same, with the harness's repeat runs and spread.
-// `npm run bench:operators` runs these (and the benches not moved yet, bench/operators/run.ts);
-// alone: node --import tsx src/cli/svc.ts bench bench/operators/operators.bench.ts [--json | --compare base.json]
+// The project's operator benches on svc/bench (docs/benchmarking.md): each operator against the
+// hand-written loop doing the same, with the harness's repeat runs and spread; the ones with
+// timers (rateLimit, batch) also over ten virtual minutes.
+// `npm run bench:operators` runs them (bench/operators/run.ts); alone:
+//   node --import tsx src/cli/svc.ts bench bench/operators/operators.bench.ts [--json | --compare base.json]
 import { defineBenchmarks, operatorBenchmark, type BenchInput } from '../../src/bench/index.js';
 import { annotationsChanged, generationChanged, labelsChanged, resourceVersionChanged, toKey, toOwnerKey, type ObjectLike } from '../../operators/index.js';
+import { benches as batch } from './batch.js';
 import { predicateBench, sameMap } from './changed.js';
+import { benches as concurrency } from './concurrency.js';
+import { benches as leaderElection } from './leaderElection.js';
+import { benches as mergeByKey } from './mergeByKey.js';
+import { benches as rateLimit } from './rateLimit.js';
+import { benches as resync } from './resync.js';
+import { benches as workqueue } from './workqueue.js';
 
 const N = 10_000;
 let sunk = 0;
@@ -86,4 +94,11 @@ export default defineBenchmarks([
     (i, changed) => [{ metadata: { name: `p${i}`, resourceVersion: '7' } }, { metadata: { name: `p${i}`, resourceVersion: changed ? '8' : '7' } }],
     (e) => e.old?.metadata?.resourceVersion !== e.object.metadata?.resourceVersion,
   ),
+  ...workqueue,
+  ...rateLimit,
+  ...batch,
+  ...concurrency,
+  ...resync,
+  ...leaderElection,
+  ...mergeByKey,
 ]);

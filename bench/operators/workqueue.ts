@@ -1,32 +1,30 @@
 // workqueue: per-item cost of the queue against a hand-written loop that keys each item, calls the
-// work and builds the result; and throughput (add → get → done cycles per second) with 10k keys.
-import { Subject, lastValueFrom } from 'rxjs';
+// work and builds the result; and throughput (add → get → done cycles) with 10k keys, the work
+// synchronous (virtual clock) or a resolved promise (real clock: the queue waits for it).
+import { map, type Observable } from 'rxjs';
+import { operatorBenchmark, type Benchmark } from '../../src/bench/index.js';
 import { workqueue, type WorkResult } from '../../operators/index.js';
-import { fromArray, perItem, sink, time, type PerItemRow } from './support.js';
-
-export interface ThroughputRow {
-  case: string;
-  adds: number;
-  runs: number;
-  ms: number;
-}
+import { atOnce, sink } from './support.js';
 
 const KEYS = 10_000;
+const N = 10_000;
+const ADDS = 100_000;
 
-export async function run(): Promise<PerItemRow[]> {
-  const N = 10_000;
-  const items = Array.from({ length: N }, (_, i) => `default/pod-${i % KEYS}`);
-  const work = (key: string): void => sink(key);
-  const queued = fromArray(items).pipe(workqueue({ work }));
-  return [
-    await perItem(
-      'workqueue',
-      'synchronous work, 10k keys',
-      N,
-      () => queued.subscribe(sink),
-      () => {
+const items = Array.from({ length: N }, (_, i) => `default/pod-${i % KEYS}`);
+const work = (key: string): void => sink(key);
+// 100k adds over 10k keys, in an order that spreads each key's adds.
+const adds = Array.from({ length: ADDS }, (_, i) => `default/pod-${(i * 7919) % KEYS}`);
+
+export const benches: Benchmark[] = [
+  operatorBenchmark({
+    name: 'workqueue',
+    input: atOnce('10k keys, synchronous work', items),
+    operator: (scheduler) => workqueue({ work, scheduler }),
+    baseline: {
+      name: 'by hand',
+      loop: (keys) => {
         const running = new Set<string>();
-        for (const item of items) {
+        for (const item of keys) {
           const key = String(item);
           running.add(key);
           work(item);
@@ -35,43 +33,20 @@ export async function run(): Promise<PerItemRow[]> {
           sink(result);
         }
       },
-    ),
-  ];
-}
-
-/** add/get/done cycles per second: 100k adds over 10k keys, work synchronous or a resolved promise. */
-export async function throughput(): Promise<ThroughputRow[]> {
-  const ADDS = 100_000;
-  const keys = Array.from({ length: ADDS }, (_, i) => `default/pod-${(i * 7919) % KEYS}`);
-  const rows: ThroughputRow[] = [];
-
-  let runs = 0;
-  const syncMs =
-    (await time(() => {
-      runs = 0;
-      const adds = new Subject<string>();
-      adds.pipe(workqueue({ work: () => void runs++ })).subscribe();
-      for (const key of keys) adds.next(key);
-      adds.complete();
-    })) / 1e6;
-  rows.push({ case: 'synchronous work, concurrency 1', adds: ADDS, runs, ms: syncMs });
-
-  for (const concurrency of [1, 8]) {
-    let asyncRuns = 0;
-    const ms =
-      (await time(async () => {
-        asyncRuns = 0;
-        const adds = new Subject<string>();
-        const done = lastValueFrom(adds.pipe(workqueue({ concurrency, work: () => (asyncRuns++, Promise.resolve()) })), { defaultValue: undefined });
-        // Adds arrive in slices of 1,000 between the promise turns, so keys are added while others run.
-        for (let i = 0; i < ADDS; i += 1000) {
-          for (let j = i; j < i + 1000; j++) adds.next(keys[j]!);
-          await Promise.resolve();
-        }
-        adds.complete();
-        await done;
-      })) / 1e6;
-    rows.push({ case: `promise work, concurrency ${concurrency}`, adds: ADDS, runs: asyncRuns, ms });
-  }
-  return rows;
-}
+    },
+  }),
+  operatorBenchmark({
+    name: 'workqueue throughput, synchronous work',
+    input: atOnce(`${ADDS / 1000}k adds over ${KEYS / 1000}k keys`, adds),
+    operator: (scheduler) => workqueue({ work, scheduler }),
+  }),
+  ...[1, 8].map((concurrency) =>
+    operatorBenchmark({
+      name: `workqueue throughput, promise work, concurrency ${concurrency}`,
+      input: atOnce(`${ADDS / 1000}k adds over ${KEYS / 1000}k keys`, adds),
+      // Promise work runs between the adds only on the real clock (a virtual run is synchronous).
+      clock: 'real',
+      operator: () => (source: Observable<string>) => source.pipe(workqueue({ concurrency, work: (key: string) => Promise.resolve(sink(key)) }), map(() => undefined)),
+    }),
+  ),
+];

@@ -3,9 +3,7 @@ import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { EventSink } from '../client/index.js';
 import type { ControllerContext, ControllerDefaults, ControllerResult } from '../../controllers/index.js';
 import type { WorkqueueMetrics } from '../../operators/index.js';
-import { parseRecording, startTestCluster, type EventLine, type TestCluster } from '../testing/index.js';
-import { CorpusAnswers } from './corpus-answers.js';
-import { CorpusWatches } from './corpus-watches.js';
+import type { EventLine, TestCluster } from '../testing/index.js';
 import type { ControllerFigures } from './controller-figures.js';
 import type { BenchResult, Percentiles } from './operator-bench.js';
 import type { Benchmark } from './runs.js';
@@ -70,6 +68,9 @@ export async function benchController(bench: ControllerBench): Promise<Controlle
   const pace = bench.pace ?? 'settle';
   if (typeof pace === 'object' && !(pace.speed > 0)) throw new RangeError(`${bench.name}: pace.speed must be positive, not ${pace.speed}`);
   const paceName = typeof pace === 'object' ? `recorded ×${pace.speed}` : pace;
+  // Loaded here, not at the top: the test kit is an API server and its whole stack, which an
+  // operator benchmark's process (svc bench forks one per run) has no need to load.
+  const [{ parseRecording, startTestCluster }, { CorpusAnswers }, { CorpusWatches }] = await Promise.all([import('../testing/index.js'), import('./corpus-answers.js'), import('./corpus-watches.js')]);
   const lines = parseRecording(bench.corpus).filter((line): line is EventLine => 'source' in line);
   const recordingStart = recordingStartOf(lines);
   let currentAt = lines[0]?.at ?? 0;

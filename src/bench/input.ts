@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import type { KubeObject } from '../api/index.js';
-import { parseRecording, type EventLine } from '../testing/index.js';
+import type { EventLine } from '../testing/index.js';
 
 /** One item of a benchmark's input and when it arrives, in ms from the start of the run. */
 export interface Timed<T> {
@@ -93,12 +95,30 @@ export interface RecordedOptions {
  */
 export function recordedEvents(ndjson: string, options: RecordedOptions = {}): BenchInput<WatchEvent> {
   const items: Timed<WatchEvent>[] = [];
-  for (const line of parseRecording(ndjson)) {
-    if (!('source' in line)) continue;
-    const event = line as EventLine;
+  // The recording's event lines only (the test kit's parseRecording reads writes and results too,
+  // but would load the whole test kit into every benchmark's process for it).
+  const lines = ndjson.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]!.trim() === '') continue;
+    let event: EventLine;
+    try {
+      event = JSON.parse(lines[i]!) as EventLine;
+    } catch (error) {
+      throw new SyntaxError(`recording line ${i + 1}: ${(error as Error).message}`);
+    }
+    if (typeof event !== 'object' || event === null || !('source' in event)) continue;
     if (options.source !== undefined && event.source !== options.source) continue;
     if (event.type === 'SYNCED') for (const object of event.objects ?? []) items.push({ at: event.at, value: { type: 'ADDED', object } });
     else if (event.type !== 'RESYNC' && event.object) items.push({ at: event.at, value: { type: event.type, object: event.object } });
   }
   return { name: options.name ?? 'recorded', items };
+}
+
+/**
+ * A corpus file's NDJSON: `svc record`'s `.ndjson`, or the same gzipped (`.ndjson.gz`, as the
+ * corpora svc ships are), for `recordedEvents` and `controllerBenchmark`.
+ */
+export function readCorpus(path: string): string {
+  const bytes = readFileSync(path);
+  return (path.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
 }

@@ -73,7 +73,8 @@ export interface BenchResult {
   readonly controller?: ControllerFigures | undefined;
 }
 
-const DEFAULT_MIN_CPU_MS = Number(process.env['BENCH_MS'] ?? 400);
+// Read when a bench runs, not when this module loads: a test may set BENCH_MS first.
+const defaultMinCpuMs = (): number => Number(process.env['BENCH_MS'] ?? 400);
 
 /**
  * The input as an Observable on `scheduler`: one scheduled action per distinct arrival time
@@ -162,6 +163,17 @@ const cpuNow = (): number => {
 };
 
 /**
+ * Runs `fn` untimed for `cpuNs` of CPU time (at least twice): the JIT's tiers (and its
+ * optimising compiler, which works on another thread and is late on a loaded machine) settle
+ * before mitata's samples start, instead of the first samples' slow code weighing in the mean —
+ * a short bench measured from a cold start reads up to several times slower, by chance.
+ */
+function warmUp(fn: () => void, cpuNs: number): void {
+  const start = cpuNow();
+  for (let i = 0; i < 2 || cpuNow() - start < cpuNs; i++) fn();
+}
+
+/**
  * Measures a pipeline over an input against a baseline, with mitata: CPU time and heap per item,
  * throughput, the pipeline's latency from item to output on the run's clock, and peak heap.
  *
@@ -178,13 +190,15 @@ export async function benchOperator<T, R>(bench: OperatorBench<T, R>): Promise<B
   const items = bench.input.items;
   const values = items.map((item) => item.value);
   const drainMs = bench.drainMs ?? 60_000;
-  const options = { min_cpu_time: (bench.minCpuMs ?? DEFAULT_MIN_CPU_MS) * 1e6, heap: heapUsed, now: cpuNow };
-  const stats = await measure(() => virtualRun(items, bench.operator, drainMs, () => {}), options);
+  const options = { min_cpu_time: (bench.minCpuMs ?? defaultMinCpuMs()) * 1e6, heap: heapUsed, now: cpuNow };
+  const run = () => virtualRun(items, bench.operator, drainMs, () => {});
+  warmUp(run, options.min_cpu_time / 2);
+  const stats = await measure(run, options);
 
   const baseline = bench.baseline ?? { name: 'fed through nothing', operator: () => (source: Observable<T>) => source };
-  const base = baseline.loop
-    ? await measure(() => baseline.loop!(values), options)
-    : await measure(() => virtualRun(items, baseline.operator!, drainMs, () => {}), options);
+  const baseRun = baseline.loop ? () => baseline.loop!(values) : () => virtualRun(items, baseline.operator!, drainMs, () => {});
+  warmUp(baseRun, options.min_cpu_time / 2);
+  const base = await measure(baseRun, options);
 
   // One more run, untimed, for latency and peak heap.
   const tracker = latencyTracker(bench);

@@ -45,29 +45,54 @@ const median = (values: readonly number[]): number => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-/** Runs every bench `repeat` times (default 3; the spread needs at least 2) and summarises each. */
+/**
+ * Runs every bench `repeat` times (default 3; the spread needs at least 2) and summarises each.
+ * The runs go round by round (every bench's first run, then every bench's second, …), so a change
+ * in the machine's state during the whole invocation lands in each bench's spread instead of
+ * shifting one bench's runs together. In this process: benches share its JIT state (a bench run
+ * after another may find shared code optimised for the other's types); `runIsolated` gives each run
+ * a fresh process.
+ */
 export async function runBenchmarks(benches: BenchList, options: { repeat?: number; onResult?: (result: BenchResult, run: number) => void } = {}): Promise<RunReport> {
+  return runRounds(
+    benches.map((b) => b.name),
+    (index) => benches[index]!.run(),
+    options,
+  );
+}
+
+/**
+ * `repeat` rounds of `run(index)` for each named bench, round by round, summarised: what
+ * `runBenchmarks` and `runIsolated` share.
+ */
+export async function runRounds(
+  names: readonly string[],
+  run: (index: number) => Promise<BenchResult>,
+  options: { repeat?: number; onResult?: (result: BenchResult, run: number) => void },
+): Promise<RunReport> {
   const repeat = Math.max(1, options.repeat ?? 3);
-  const summaries: BenchSummary[] = [];
-  for (const bench of benches) {
-    const runs: BenchResult[] = [];
-    for (let run = 0; run < repeat; run++) {
-      const result = await bench.run();
-      runs.push(result);
-      options.onResult?.(result, run);
+  const runs: BenchResult[][] = names.map(() => []);
+  for (let round = 0; round < repeat; round++) {
+    for (let index = 0; index < names.length; index++) {
+      const result = await run(index);
+      runs[index]!.push(result);
+      options.onResult?.(result, round);
     }
-    const ns = runs.map((r) => r.nsPerItem.avg);
-    const mid = median(ns);
-    const overheads = runs.map((r) => r.overheadNsPerItem).filter((v): v is number => v !== undefined);
-    summaries.push({
-      name: bench.name,
-      runs,
-      nsPerItem: mid,
-      overheadNsPerItem: overheads.length > 0 ? median(overheads) : undefined,
-      spread: mid > 0 ? (Math.max(...ns) - Math.min(...ns)) / mid : 0,
-    });
   }
-  return { node: process.version, date: new Date().toISOString(), repeat, benches: summaries };
+  return { node: process.version, date: new Date().toISOString(), repeat, benches: names.map((name, index) => summarise(name, runs[index]!)) };
+}
+
+function summarise(name: string, runs: readonly BenchResult[]): BenchSummary {
+  const ns = runs.map((r) => r.nsPerItem.avg);
+  const mid = median(ns);
+  const overheads = runs.map((r) => r.overheadNsPerItem).filter((v): v is number => v !== undefined);
+  return {
+    name,
+    runs,
+    nsPerItem: mid,
+    overheadNsPerItem: overheads.length > 0 ? median(overheads) : undefined,
+    spread: mid > 0 ? (Math.max(...ns) - Math.min(...ns)) / mid : 0,
+  };
 }
 
 /** One bench's change against an earlier run. */
@@ -77,19 +102,27 @@ export interface Comparison {
   readonly after: number;
   /** (after − before) / before. */
   readonly change: number;
-  /** The larger of the two runs' spreads (and at least `minNoise`): changes within it are noise. */
+  /** Both runs' spreads added (and at least `minNoise`): changes within it are noise. */
   readonly noise: number;
   readonly verdict: 'slower' | 'faster' | 'within noise' | 'new' | 'gone';
 }
 
 /**
- * Each bench of `after` against the same-named one of `before`: a change is flagged only when it
- * is beyond both runs' own spread (and beyond `minNoise`, default 5 %, so three identical runs
- * with no spread still need a real change).
+ * Each bench of `after` against the same-named one of `before`. The noise of a change between two
+ * medians is what each side's runs left uncertain: the sum of both spreads (at least `minNoise`,
+ * default 5 %, so identical runs with no spread still need a real change). A change is flagged
+ * only beyond it, and only when the runs do not overlap (every run of one side slower than every
+ * run of the other). The runs must be independent for their spread to be the noise: a fresh
+ * process each (`runIsolated`, what `svc bench` does), round by round; runs sharing one process's
+ * JIT state can all be slow together, and their small spread then says nothing.
  */
 export function compareReports(before: RunReport, after: RunReport, minNoise = 0.05): Comparison[] {
   const out: Comparison[] = [];
   const old = new Map(before.benches.map((b) => [b.name, b]));
+  const range = (b: BenchSummary): [number, number] => {
+    const ns = b.runs.length > 0 ? b.runs.map((r) => r.nsPerItem.avg) : [b.nsPerItem];
+    return [Math.min(...ns), Math.max(...ns)];
+  };
   for (const bench of after.benches) {
     const base = old.get(bench.name);
     old.delete(bench.name);
@@ -98,8 +131,10 @@ export function compareReports(before: RunReport, after: RunReport, minNoise = 0
       continue;
     }
     const change = (bench.nsPerItem - base.nsPerItem) / base.nsPerItem;
-    const noise = Math.max(base.spread, bench.spread, minNoise);
-    const verdict = change > noise ? 'slower' : change < -noise ? 'faster' : 'within noise';
+    const noise = Math.max(base.spread + bench.spread, minNoise);
+    const [baseLow, baseHigh] = range(base);
+    const [low, high] = range(bench);
+    const verdict = change > noise && low > baseHigh ? 'slower' : change < -noise && high < baseLow ? 'faster' : 'within noise';
     out.push({ name: bench.name, before: base.nsPerItem, after: bench.nsPerItem, change, noise, verdict });
   }
   for (const base of old.values()) out.push({ name: base.name, before: base.nsPerItem, after: NaN, change: NaN, noise: NaN, verdict: 'gone' });

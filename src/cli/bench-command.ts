@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { compareReports, formatComparison, formatReport, runBenchmarks, type Benchmark, type RunReport } from '../bench/index.js';
+import { compareReports, formatComparison, formatReport, loadBenchFile, runBenchmarks, runIsolated, type Benchmark, type BenchResult, type RunReport } from '../bench/index.js';
 import { EXIT_FAILED, EXIT_OK, reportFlagError, type CommandIO } from './command.js';
 import { renderHelp, type CommandDoc } from './flag-docs.js';
 import { flag } from './flag-spec.js';
@@ -16,6 +14,7 @@ export const benchFlags = defineFlags({
   json: flag.bool({ default: false, meaning: 'Print the report as JSON (what --compare reads) instead of a table.' }),
   compare: flag.string({ valueName: 'file', meaning: 'An earlier --json report: print each benchmark\'s change against it, flagged only beyond both runs\' spread (and 5 %).' }),
   repeat: flag.int({ default: 3, meaning: 'Runs of each benchmark; the median is reported and the spread is their noise (at least 2 for a spread).', validate: (n) => (n >= 1 ? undefined : 'must be at least 1') }),
+  isolate: flag.bool({ default: true, meaning: 'Run each run of each benchmark in a fresh Node process (forked with this one\'s flags), so runs are independent: none inherits another\'s JIT state. --isolate=false runs them all in this process (faster; the figures then depend on what ran before).' }),
   'fail-on-slower': flag.bool({ default: false, meaning: 'With --compare: exit 1 when a benchmark got slower beyond the noise (for CI).' }),
 });
 
@@ -23,7 +22,7 @@ export const benchDoc: CommandDoc = {
   name: 'svc bench',
   usage: 'svc bench [flags] FILE...',
   summary:
-    'Runs the benchmarks each FILE exports by default (made with defineBenchmarks from svc/bench: an operator or a controller pipeline over synthetic or recorded input, against a baseline, on the virtual clock), REPEAT times each, and prints a table of CPU time, allocations, throughput and latency per item with the run-to-run spread. FILE is a JavaScript module (TypeScript when node runs with a loader such as tsx). docs/benchmarking.md.',
+    'Runs the benchmarks each FILE exports by default (made with defineBenchmarks from svc/bench: an operator or a controller pipeline over synthetic or recorded input, against a baseline, on the virtual clock), REPEAT times each (each run a fresh Node process, round by round, unless --isolate=false), and prints a table of CPU time, allocations, throughput and latency per item with the run-to-run spread. FILE is a JavaScript module (TypeScript when node runs with a loader such as tsx). docs/benchmarking.md.',
   source: 'src/cli/bench-command.ts',
 };
 
@@ -51,25 +50,21 @@ export async function bench(argv: readonly string[], io: CommandIO): Promise<num
       return EXIT_FAILED;
     }
   }
-  const benches: Benchmark[] = [];
-  for (const file of parsed.args) {
-    let exported: unknown;
-    try {
-      exported = ((await import(pathToFileURL(resolve(file)).href)) as { default?: unknown }).default;
-    } catch (error) {
-      io.err(`${benchDoc.name}: cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`);
-      return EXIT_FAILED;
+  const onResult = values.json ? undefined : (result: BenchResult, run: number) => io.err(`${result.name}: run ${run + 1}: ${result.nsPerItem.avg.toFixed(1)} ns/item`);
+  let report: RunReport;
+  try {
+    if (values.isolate) report = await runIsolated(parsed.args, { repeat: values.repeat, ...(onResult ? { onResult } : {}) });
+    else {
+      const benches: Benchmark[] = [];
+      for (const file of parsed.args) benches.push(...(await loadBenchFile(file)));
+      report = await runBenchmarks(benches, { repeat: values.repeat, ...(onResult ? { onResult } : {}) });
     }
-    if (!Array.isArray(exported) || !exported.every((b): b is Benchmark => typeof b === 'object' && b !== null && typeof (b as Benchmark).run === 'function')) {
-      io.err(`${benchDoc.name}: ${file} has no default export made with defineBenchmarks`);
-      return EXIT_FAILED;
-    }
-    benches.push(...exported);
+  } catch (error) {
+    // A file that cannot be used, or a run whose process failed: said, not thrown.
+    if (!(error instanceof Error)) throw error;
+    io.err(`${benchDoc.name}: ${error.message}`);
+    return EXIT_FAILED;
   }
-  const report = await runBenchmarks(benches, {
-    repeat: values.repeat,
-    ...(values.json ? {} : { onResult: (result, run) => io.err(`${result.name}: run ${run + 1}: ${result.nsPerItem.avg.toFixed(1)} ns/item`) }),
-  });
   if (values.json) io.out(JSON.stringify(report, null, 2));
   else io.out(formatReport(report));
   if (before) {

@@ -32,7 +32,11 @@ export const recordDoc: CommandDoc = {
   source: 'src/cli/record-command.ts',
 };
 
-export async function record(argv: readonly string[], io: CommandIO): Promise<number> {
+/**
+ * `svc record`. `options.signal` ends the recording early, as the duration's end would (a script
+ * recording while it drives a workload stops when the workload is done).
+ */
+export async function record(argv: readonly string[], io: CommandIO, options: { signal?: AbortSignal } = {}): Promise<number> {
   let parsed: ReturnType<typeof parseFlags<typeof recordFlags>>;
   try {
     parsed = parseFlags(recordFlags, argv);
@@ -105,7 +109,10 @@ export async function record(argv: readonly string[], io: CommandIO): Promise<nu
     }
     await Promise.all(synced);
     io.err(`${recordDoc.name}: recording ${chosen.length} resource(s) for ${values.duration / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, values.duration));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, values.duration);
+      options.signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
     subscriptions.unsubscribe();
     for (const informer of informers) informer.stop();
     if (out !== process.stdout) await new Promise<void>((resolve) => out.end(resolve));

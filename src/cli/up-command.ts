@@ -40,9 +40,11 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
     node: { enabled: !values.disableAgent, podCidr: values.podCidr, port: values.nodeAgentPort, registryConfig: values.registryConfig, bootstrapToken: values.nodeBootstrapToken },
     dashboardPort: values.disableDashboard ? undefined : values.dashboardPort,
     hollowNodes: values.hollowNodes,
+    controllerManagerArgs: values.controllerManagerArg,
+    schedulerArgs: values.schedulerArg,
   }));
   if (isExit(read)) return read.exitCode;
-  const { node: nodeConfig, dashboardPort, hollowNodes } = read;
+  const { node: nodeConfig, dashboardPort, hollowNodes, controllerManagerArgs, schedulerArgs } = read;
   let config = read.server;
   // Read before anything starts: a broken registries.yaml is the operator's to fix, not a node to start without.
   let registries: RegistryConfig | undefined;
@@ -138,6 +140,7 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
         // csrsigning issues with the cluster CA (the node's certificates when it joins with a token).
         `--cluster-signing-cert-file=${join(pkiDir, 'ca.crt')}`,
         `--cluster-signing-key-file=${join(pkiDir, 'ca.key')}`,
+        ...controllerManagerArgs,
       ],
       textLog(io, { verbosity: config.verbosity ?? 0, splitStream: false }),
       { freeSecurePort: true },
@@ -151,8 +154,8 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   if (shutdown.stopping) return stopEarly();
   // The scheduler too: in this process, as the admin, leader-elected, without its health port.
   try {
-    const parsed = parseFlags(schedulerFlags, [`--svcconfig=${server.svcconfigPath}`, '--secure-port=0']);
-    if (parsed.help) throw new Error('unreachable: no --help given');
+    const parsed = parseFlags(schedulerFlags, [`--svcconfig=${server.svcconfigPath}`, '--secure-port=0', ...schedulerArgs]);
+    if (parsed.help) throw new Error('--scheduler-arg=--help: see svc-scheduler --help');
     const scheduler = await startScheduler(parsed.values, { io });
     shutdown.add(() => scheduler.close());
   } catch (error) {

@@ -42,6 +42,15 @@ export const upFlags = defineFlags({
     meaning: "Also run this many hollow nodes in this process: the node agent's code on svc's simulated container runtime, labelled svc.io/simulated=true (their containers are simulated; docs/hollow-nodes.md). For trying scale on a laptop.",
     validate: (n) => (n >= 0 && n <= 100_000 ? undefined : 'must be between 0 and 100000'),
   }),
+  'controller-manager-arg': flag.stringArray({
+    valueName: 'flag',
+    meaning:
+      "A flag for the controller manager svc up runs, as k3s's --kube-controller-manager-arg: --controller-manager-arg=--svc-api-qps=500 (repeat it for more). Given after svc up's own, so it wins over them. See svc-controller-manager's flags.",
+  }),
+  'scheduler-arg': flag.stringArray({
+    valueName: 'flag',
+    meaning: "A flag for the scheduler svc up runs, as k3s's --kube-scheduler-arg (repeat it for more); after svc up's own. See svc-scheduler's flags.",
+  }),
 });
 
 export const upDoc: CommandDoc = {

@@ -102,20 +102,25 @@ describe('svc bench and --compare', () => {
   };
 
   it('flags a deliberately slowed operator as slower, and leaves an unchanged one within noise', async () => {
+    // Each run in a fresh process (svc bench's default), four a side: the unchanged bench's runs
+    // vary by chance from process to process, and four a side keep a chance shift of all of them
+    // beyond both spreads out of reach (about 1 in 1,000 with 20 % noise); the slowed one is about
+    // seven times the work.
     const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
     const first = io();
-    expect(await bench(['--json', '--repeat=3', join(fixtures, 'busy.bench.ts')], first.io)).toBe(0);
+    expect(await bench(['--json', '--repeat=4', join(fixtures, 'busy.bench.ts')], first.io)).toBe(0);
     const base = JSON.parse(first.out.join('\n')) as RunReport;
     expect(base.benches.map((b) => b.name)).toEqual(['busy 2000', 'busy 200']);
     writeFileSync(join(dir, 'base.json'), JSON.stringify(base));
 
     const second = io();
-    const code = await bench(['--repeat=3', `--compare=${join(dir, 'base.json')}`, '--fail-on-slower', join(fixtures, 'busy-slowed.bench.ts')], second.io);
+    const code = await bench(['--repeat=4', `--compare=${join(dir, 'base.json')}`, '--fail-on-slower', join(fixtures, 'busy-slowed.bench.ts')], second.io);
     const printed = second.out.join('\n');
     expect(printed).toMatch(/\| busy 2000 \|[^\n]*\| slower \|/);
     expect(printed).not.toMatch(/\| busy 200 \|[^\n]*\| slower \|/);
     expect(code).toBe(1);
-  });
+    // 16 processes (2 benches × 4 runs × 2 invocations), each loading TypeScript through tsx.
+  }, 180_000);
 
   it('needs a noise estimate before it flags: identical reports are within noise', async () => {
     const report = await runBenchmarks([{ name: 'same', run: () => benchOperator({ name: 'same', operator: () => busyOperator(500), input: syntheticEvents({ keys: 10, events: 500 }), minCpuMs: 50 }) }], { repeat: 2 });
