@@ -209,8 +209,17 @@ describe('dashboard in chromium', () => {
     } as never);
     await expect.poll(() => cpu.textContent()).toBe('1250m (32%)');
     expect(await memory.textContent()).toBe('1Gi (14%)');
+    // A finished pod no longer counts, as kubectl counts it.
+    await cluster.client.patchStatus(builtin.pods, 'p2', { status: { phase: 'Succeeded' } }, { namespace: 'browser' });
+    await expect.poll(() => cpu.textContent()).toBe('0 (0%)');
+    await cluster.client.create(builtin.pods, {
+      metadata: { name: 'p3', namespace: 'browser' },
+      spec: { nodeName: 'node-a', containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '500m', memory: '256Mi' } } }] },
+    } as never);
+    await expect.poll(() => cpu.textContent()).toBe('500m (13%)');
+    expect(await memory.textContent()).toBe('256Mi (3%)');
     // At once: no node agent runs here to end it gracefully.
-    await cluster.client.delete(builtin.pods, 'p2', { namespace: 'browser', gracePeriodSeconds: 0 });
+    await cluster.client.delete(builtin.pods, 'p3', { namespace: 'browser', gracePeriodSeconds: 0 });
     await expect.poll(() => cpu.textContent()).toBe('0 (0%)');
     expect(await memory.textContent()).toBe('0 (0%)');
     const events = resource({ group: '', version: 'v1', resource: 'events', namespaced: true, kind: 'Event' });
