@@ -73,8 +73,8 @@ export { disruptionController } from './disruption/index.js';
 export type { DisruptionControllerOptions } from './disruption/index.js';
 export { KUBERNETES_SERVICE, kubernetesService, masterCountAddresses, startKubernetesService, withdrawApiServer } from './apiserver-service/index.js';
 export type { KubernetesServiceOptions, RunningKubernetesService, StartKubernetesServiceOptions } from './apiserver-service/index.js';
-export { Iptables, removeAll, restoreInput, ruleDelta, serviceRules, stableOrder, startServiceProxy } from './service-proxy/index.js';
-export type { ProxyNode, ProxySync, ServiceProxy, ServiceProxyOptions, ServiceRules } from './service-proxy/index.js';
+export { Conntrack, Iptables, removeAll, restoreInput, ruleDelta, serviceRules, stableOrder, staleUdpFilters, startServiceProxy } from './service-proxy/index.js';
+export type { IpFamily, ProxyNode, ProxySync, ServiceProxy, ServiceProxyOptions, ServiceRules, UdpPort } from './service-proxy/index.js';
 export { answerQuery, hostResolvers, resolveClusterName, startClusterDns } from './cluster-dns/index.js';
 export type { ClusterDns, ClusterDnsOptions, ClusterView } from './cluster-dns/index.js';
 // Service endpoints: the endpoints, endpointslice, endpointslice-mirroring and service-lb loops, and what they share (docs/controller-manager.md).

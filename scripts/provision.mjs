@@ -40,6 +40,8 @@ const NODE_PACKAGES = [
   // The bridge plugin's portmap and masquerade rules, and `ip` for the test helper.
   { pkg: 'iptables', present: () => has('iptables') },
   { pkg: 'iproute2', present: () => has('ip') },
+  // The service proxy flushes UDP conntrack entries of removed endpoints (test/incluster).
+  { pkg: 'conntrack', present: () => has('conntrack') },
 ];
 
 function provisionEtcd() {

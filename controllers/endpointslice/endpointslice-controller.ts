@@ -1,4 +1,4 @@
-import { filter, type Observable, type SchedulerLike } from 'rxjs';
+import { distinctUntilChanged, filter, map, mergeMap, type Observable, type SchedulerLike } from 'rxjs';
 import {
   ENDPOINTSLICE_CONTROLLER_MANAGER,
   ENDPOINTSLICE_MANAGED_BY_LABEL,
@@ -10,12 +10,12 @@ import {
   type Service,
 } from '../../src/api/index.js';
 import { builtin, type Informer } from '../../src/client/index.js';
-import { cacheOnly } from '../cache-only.js';
 import type { ControllerContext } from '../context.js';
-import { controller, type ControllerResult } from '../controller.js';
+import { controller, type ControllerResult, type SyncedSource } from '../controller.js';
 import { controllerRef } from '../controller-ref.js';
 import { applySlices, hasPodSelector, labelsFromService, podServiceTriggers, selectedPods, serviceFamilies, SliceTracker, type SliceWrites } from '../service-endpoints/index.js';
 import { desiredGroups } from './desired-endpoints.js';
+import { applyTopologyHints, topologyModeAuto, zoneCpuRatios } from './topology-hints.js';
 
 export interface EndpointSliceControllerOptions {
   /** Services synced at once (`--concurrent-service-endpoint-syncs`, 5). */
@@ -56,7 +56,7 @@ export function endpointSliceController(ctx: ControllerContext, options: Endpoin
     for: services,
     // A slice changed by someone else (or deleted) is put back; the loop's own writes trigger nothing.
     owns: [{ events: { events$: slices.events$.pipe(filter((event) => !tracker.observed(event.type, event.object))), synced$: slices.synced$ }, group: '', kind: 'Service' }],
-    watches: [podServiceTriggers(pods, services, { batchPeriodMs: options.batchPeriodMs ?? 0, ...(scheduler ? { scheduler } : {}) }), cacheOnly(nodes)],
+    watches: [podServiceTriggers(pods, services, { batchPeriodMs: options.batchPeriodMs ?? 0, ...(scheduler ? { scheduler } : {}) }), zoneShareTriggers(nodes, services)],
     concurrency: options.concurrency ?? 5,
     ...(scheduler ? { scheduler } : {}),
     reconcile: async (key) => {
@@ -64,6 +64,23 @@ export function endpointSliceController(ctx: ControllerContext, options: Endpoin
       if (writes && options.onWrites && writes.created + writes.updated + writes.deleted > 0) options.onWrites(key, writes);
     },
   });
+}
+
+/**
+ * Nodes are read from the cache at each sync; only a change of the zones' CPU shares (a node
+ * joining, leaving, becoming ready, relabelled, resized) resyncs something: the Services with
+ * topology-mode Auto, whose hints follow the shares. Heartbeats change nothing.
+ */
+function zoneShareTriggers(nodes: Informer<Node>, services: Informer<Service>): SyncedSource<string> {
+  return {
+    events$: nodes.events$.pipe(
+      filter((event) => event.type !== 'resync'),
+      map(() => JSON.stringify([...(zoneCpuRatios(nodes.store.list()) ?? [])])),
+      distinctUntilChanged(),
+      mergeMap(() => services.store.list().filter(topologyModeAuto).map((service) => `${service.metadata.namespace}/${service.metadata.name}`)),
+    ),
+    synced$: nodes.synced$,
+  };
 }
 
 interface SyncInput {
@@ -85,6 +102,19 @@ async function syncSlices(ctx: ControllerContext, key: string, input: SyncInput)
   const owned = input.slices.byOwner(uid).filter(managedByEndpointSliceController);
   const existing = input.tracker.current(owned, uid);
   const pods = selectedPods(service, input.pods);
+  let desired = desiredGroups(service, pods, (node) => input.nodes.store.get(node));
+  if (topologyModeAuto(service)) {
+    const applied = applyTopologyHints(desired, zoneCpuRatios(input.nodes.store.list()));
+    desired = applied.groups;
+    // An Event when hints come or go (not at every sync: a restart at steady state records nothing).
+    for (const { addressType, outcome } of applied.families) {
+      // The loop's own last write (a placeholder) may carry no endpoints field.
+      const had = existing.some((slice) => slice.addressType === addressType && (slice.endpoints ?? []).some((e) => e.hints !== undefined));
+      const involved = { apiVersion: 'v1', kind: 'Service', name, namespace, uid };
+      if ('hints' in outcome && outcome.hints.size > 0 && !had) ctx.events.record(involved, 'Normal', 'TopologyAwareHintsEnabled', `Topology Aware Hints has been enabled, addressType: ${addressType}`);
+      if ('disabled' in outcome && had) ctx.events.record(involved, 'Warning', 'TopologyAwareHintsDisabled', `${outcome.disabled}, addressType: ${addressType}`);
+    }
+  }
   return applySlices({
     client: ctx.client,
     tracker: input.tracker,
@@ -92,7 +122,7 @@ async function syncSlices(ctx: ControllerContext, key: string, input: SyncInput)
     owner: controllerRef(service, SERVICE_TYPE),
     namePrefix: `${name.slice(0, 57)}-`,
     existing,
-    desired: desiredGroups(service, pods, (node) => input.nodes.store.get(node)),
+    desired,
     labels: sliceLabels(service),
     maxPerSlice: input.max,
     placeholder: serviceFamilies(service)[0],

@@ -51,8 +51,9 @@ const volumeAbout = (volume: PersistentVolume): InvolvedObject => ({ apiVersion:
  *
  * - A claim binds to the volume `bestVolume` picks (pre-bound first, else the smallest that
  *   fits); the volume's `claimRef` is written first, then the claim's `volumeName`, then both
- *   phases `Bound`. A claim of a `WaitForFirstConsumer` class waits until the scheduler has written
- *   `volume.kubernetes.io/selected-node`, and binds to a volume that suits that node.
+ *   phases `Bound`. A claim of a `WaitForFirstConsumer` class waits for the scheduler: it binds
+ *   to the volume the scheduler wrote its `claimRef` on, or, once the scheduler has written
+ *   `volume.kubernetes.io/selected-node`, to a volume that suits that node (else it is provisioned there).
  * - With no volume that fits, a class with a provisioner provisions: the host-path provisioner
  *   in-process, any other is left to its external provisioner (the claim annotated with its name).
  * - A volume whose claim is gone is `Released` and reclaimed by its policy: Retain keeps it,
@@ -183,6 +184,12 @@ export function persistentVolumeBinder(ctx: ControllerContext, options: Persiste
     const selectedNode = claim.metadata.annotations?.[SELECTED_NODE_ANNOTATION];
     const delayed = waitsForFirstConsumer(storageClass);
     if (delayed && !selectedNode) {
+      // The scheduler binds a waiting claim by writing a volume's claimRef: that one is bound now.
+      const chosen = volumes.store.list().find((v) => preBoundTo(v, claim) && v.spec.claimRef?.uid !== undefined);
+      if (chosen) {
+        await bind(claim, chosen);
+        return;
+      }
       claimEvent(claim, 'Normal', 'WaitForFirstConsumer', 'waiting for first consumer to be created before binding');
       await setClaimPending(claim);
       return;

@@ -48,6 +48,10 @@ export class NodeFinder {
     const infos = nodes.nodeInfos();
     const total = infos.length;
     if (total === 0) return { error: new FitError(0, new Map()) };
+    for (const plugin of this.options.filters) {
+      const reason = plugin.preFilter?.(pod);
+      if (reason !== undefined) return { error: new FitError(total, new Map(), reason) };
+    }
     const wanted = feasibleNodesToFind(total, this.options.percentageOfNodesToScore);
     const feasible: NodeInfo[] = [];
     const reasons = new Map<string, number>();

@@ -9,10 +9,13 @@ export class FitError {
     readonly nodeCount: number,
     /** Reason → number of nodes it applied to. */
     readonly reasons: ReadonlyMap<string, number>,
+    /** A PreFilter's reason (no node was looked at): `0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.` */
+    readonly preFilterReason?: string,
   ) {}
 
   get message(): string {
     if (this.nodeCount === 0) return 'no nodes available to schedule pods';
+    if (this.preFilterReason !== undefined) return `0/${this.nodeCount} nodes are available: ${this.preFilterReason}.`;
     const entries = [...this.reasons].map(([reason, count]) => `${count} ${reason}`).sort();
     return `0/${this.nodeCount} nodes are available: ${entries.join(', ')}.`;
   }

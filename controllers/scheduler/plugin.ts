@@ -9,6 +9,11 @@ import type { PodInfo } from './pod-info.js';
  */
 export interface FilterPlugin {
   readonly name: string;
+  /**
+   * Looked at once per attempt, before any node: a reason here makes the pod unschedulable on
+   * every node at once (kube-scheduler's PreFilter), and the message says it without a count.
+   */
+  preFilter?(pod: PodInfo): string | undefined;
   filter(pod: PodInfo, node: NodeInfo): readonly string[] | undefined;
 }
 

@@ -6,7 +6,7 @@ import type { TokenBucketOptions } from '../../operators/index.js';
 import { SchedulerApi } from './api-calls.js';
 import { SchedulerCache } from './cache.js';
 import { DEFAULT_FILTERS } from './filters/index.js';
-import { VolumeBinding } from './volume-binding.js';
+import { VolumeBinding, VolumeBindingError } from './volume-binding.js';
 import { NodeFinder } from './find-node.js';
 import type { FilterPlugin, ScorePlugin } from './plugin.js';
 import { podInfo, podKey } from './pod-info.js';
@@ -40,6 +40,8 @@ export interface SchedulerOptions {
   /** This instance, in Events. Default the host name. */
   readonly identity?: string;
   readonly random?: () => number;
+  /** How long binding a pod waits for its claims to be bound (kube-scheduler's `bindTimeoutSeconds`). Default 600 s. */
+  readonly bindTimeoutMs?: number;
 }
 
 /** What became of one scheduling attempt. */
@@ -108,7 +110,8 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
     const claims = informers.informer(builtin.persistentVolumeClaims);
     const volumes = informers.informer(builtin.persistentVolumes);
     const classes = informers.informer(builtin.storageClasses);
-    const volumeBinding = new VolumeBinding({ claims: claims.store, volumes: volumes.store, classes: classes.store }, options.client);
+    const nodes = informers.informer(builtin.nodes);
+    const volumeBinding = new VolumeBinding({ claims: claims.store, volumes: volumes.store, classes: classes.store, nodes: nodes.store }, options.client, options.bindTimeoutMs);
     const finder = new NodeFinder({
       filters: [...(options.filters ?? DEFAULT_FILTERS), volumeBinding.filter],
       scores: options.scores ?? DEFAULT_SCORES,
@@ -124,7 +127,6 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
     onState?.({ cache, queue, events });
     let stopped = false;
 
-    const nodes = informers.informer(builtin.nodes);
     // One watch of the pods that are not finished, as kube-scheduler keeps, split here by
     // spec.nodeName. Two watches (pending, bound) would cost every binding two watch events — the
     // pod leaving one and joining the other — on the API server and here; one costs one.
@@ -170,7 +172,9 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
       new Observable<void>((s) =>
         merge(claims.events$, volumes.events$, classes.events$).subscribe({
           next: (event: { readonly type: string }) => {
-            if (event.type !== 'resync') queue.moveAllToActive();
+            if (event.type === 'resync') return;
+            volumeBinding.changed();
+            queue.moveAllToActive();
           },
           error: (e: unknown) => s.error(e),
         }),
@@ -186,7 +190,15 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
         if (options.scheduledEvents ?? true) events.record(involved(pod), 'Normal', 'Scheduled', `Successfully assigned ${key} to ${nodeName}`);
       } catch (error) {
         cache.forget(key);
-        if (isStatusError(error) && error.code === 404) queue.delete(key);
+        if (error instanceof VolumeBindingError) {
+          // As kube-scheduler's failed PreBind: the pod says why, and is scheduled again after its back-off.
+          queue.requeueFailed(key, cycle, false);
+          const message = `running PreBind plugin "VolumeBinding": ${error.message}`;
+          api
+            .markUnschedulable(pod, 'SchedulerError', message)
+            .then((changed) => changed && events.record(involved(pod), 'Warning', 'FailedScheduling', message))
+            .catch(() => undefined);
+        } else if (isStatusError(error) && error.code === 404) queue.delete(key);
         else if (isStatusError(error) && error.code === 409) queue.done(key); // bound by someone else: its watch event follows
         else queue.requeueFailed(key, cycle, false);
         results.next({ type: 'error', pod: key, error });
@@ -236,6 +248,7 @@ export function scheduler(options: SchedulerOptions, onState?: (state: Scheduler
     return () => {
       stopped = true;
       queue.close();
+      volumeBinding.close();
       watching.unsubscribe();
       events.stop();
       resultSub.unsubscribe();

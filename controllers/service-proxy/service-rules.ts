@@ -19,6 +19,12 @@ import type { EndpointSlice, Service, ServicePort } from '../../src/api/index.js
  *
  * Endpoints: the ready ones; when none is ready, the serving terminating ones (upstream's
  * terminating-endpoints fallback). `internalTrafficPolicy: Local` uses only this node's.
+ *
+ * One address family at a time (`family`): IPv4 for iptables, IPv6 for ip6tables, each with the
+ * Service's cluster IP, external IPs, load-balancer ingress IPs and the slices of that family.
+ * External IPs and load-balancer ingress IPs are external destinations like the node port: their
+ * lines in `<p>SERVICES` jump to the external chain (externalTrafficPolicy applies), or, with no
+ * endpoint, REJECT in `<p>REJECT`.
  */
 
 export interface ProxyNode {
@@ -27,6 +33,28 @@ export interface ProxyNode {
   readonly nodeName: string;
   /** The pod network: traffic from elsewhere to a cluster IP is masqueraded. */
   readonly podCidr: string;
+  /** The pod network's IPv6 range (dual stack); without it, IPv6 traffic to a cluster IP is masqueraded whatever its source. */
+  readonly podCidrV6?: string | undefined;
+}
+
+export type IpFamily = 4 | 6;
+export const familyOf = (ip: string): IpFamily => (ip.includes(':') ? 6 : 4);
+
+/** What differs between iptables and ip6tables rules. */
+const FAMILY = {
+  4: { host: '/32', mask: '255.255.255.255', reject: 'icmp-port-unreachable', addressType: 'IPv4', target: (ip: string, port: number) => `${ip}:${port}` },
+  6: { host: '/128', mask: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', reject: 'icmp6-port-unreachable', addressType: 'IPv6', target: (ip: string, port: number) => `[${ip}]:${port}` },
+} as const;
+
+/** A UDP port's destinations and endpoints: what the proxy flushes conntrack entries for when endpoints go. */
+export interface UdpPort {
+  /** The Service port (`namespace/name:port`). */
+  readonly key: string;
+  /** The addresses the port is reached at (cluster IP, external IPs, load-balancer IPs). */
+  readonly destinations: readonly string[];
+  readonly nodePort?: number | undefined;
+  /** The addresses traffic is sent to (the cluster-wide and the local endpoints). */
+  readonly endpoints: readonly string[];
 }
 
 export type Table = 'nat' | 'filter';
@@ -47,6 +75,8 @@ export interface SharedLine {
 export interface ServiceRules {
   readonly chains: ReadonlyMap<string, OwnedChain>;
   readonly shared: readonly SharedLine[];
+  /** The Service's UDP ports (none for a Service without one). */
+  readonly udp?: readonly UdpPort[];
 }
 
 export const EMPTY_RULES: ServiceRules = { chains: new Map(), shared: [] };
@@ -83,10 +113,22 @@ const hash = (text: string): string => {
   return name;
 };
 
-/** Whether the proxy routes this Service at all: a cluster IP (not headless, not ExternalName). */
-export function isProxied(service: Service): boolean {
-  const ip = service.spec?.clusterIP;
-  return service.spec?.type !== 'ExternalName' && ip !== undefined && ip !== '' && ip !== 'None' && !ip.includes(':');
+/** The Service's cluster IP of `family`, if the proxy routes it: not headless, not ExternalName. */
+export function clusterIpOf(service: Service, family: IpFamily = 4): string | undefined {
+  const spec = service.spec;
+  if (!spec || spec.type === 'ExternalName' || !spec.clusterIP || spec.clusterIP === 'None') return undefined;
+  const ips = spec.clusterIPs && spec.clusterIPs.length > 0 ? spec.clusterIPs : [spec.clusterIP];
+  return ips.find((ip) => ip !== '' && ip !== 'None' && familyOf(ip) === family);
+}
+
+/** Whether the proxy routes this Service in `family` at all. */
+export const isProxied = (service: Service, family: IpFamily = 4): boolean => clusterIpOf(service, family) !== undefined;
+
+/** External IPs and load-balancer ingress IPs of `family`: destinations treated like the node port. */
+function externalDestinations(service: Service, family: IpFamily): string[] {
+  const external = (service.spec?.externalIPs ?? []).filter((ip) => familyOf(ip) === family);
+  const ingress = service.spec?.type === 'LoadBalancer' ? (service.status?.loadBalancer?.ingress ?? []).map((i) => i.ip).filter((ip): ip is string => typeof ip === 'string' && ip !== '' && familyOf(ip) === family) : [];
+  return [...new Set([...external, ...ingress])];
 }
 
 /**
@@ -95,15 +137,19 @@ export function isProxied(service: Service): boolean {
  */
 export type EndpointOrders = Map<string, readonly string[]>;
 
-export function serviceRules(service: Service, slices: readonly EndpointSlice[], node: ProxyNode, orders: EndpointOrders = new Map()): ServiceRules {
-  if (!isProxied(service)) return EMPTY_RULES;
+export function serviceRules(service: Service, slices: readonly EndpointSlice[], node: ProxyNode, orders: EndpointOrders = new Map(), family: IpFamily = 4): ServiceRules {
+  const clusterIp = clusterIpOf(service, family);
+  if (clusterIp === undefined) return EMPTY_RULES;
+  const f = FAMILY[family];
+  const podCidr = family === 4 ? node.podCidr : node.podCidrV6;
   const spec = service.spec!;
   const namespace = service.metadata.namespace ?? '';
   const name = service.metadata.name ?? '';
-  const clusterIp = spec.clusterIP!;
+  const externals = externalDestinations(service, family);
   const shared = sharedChains(node.prefix);
   const chains = new Map<string, OwnedChain>();
   const lines: SharedLine[] = [];
+  const udp: UdpPort[] = [];
   const affinitySeconds = spec.sessionAffinity === 'ClientIP' ? affinityTimeout(spec.sessionAffinityConfig) : 0;
   for (const port of spec.ports ?? []) {
     const protocol = (port.protocol ?? 'TCP').toLowerCase();
@@ -112,7 +158,7 @@ export function serviceRules(service: Service, slices: readonly EndpointSlice[],
     const id = hash(`${portName}/${protocol}`);
     const svcChain = `${node.prefix}SVC-${id}`;
     const extChain = `${node.prefix}EXT-${id}`;
-    const all = endpointsOf(slices, port);
+    const all = endpointsOf(slices, port, family);
     const clusterEndpoints = usable(spec.internalTrafficPolicy === 'Local' ? all.filter((e) => e.nodeName === node.nodeName) : all);
     const byKey = new Map(clusterEndpoints.map((e) => [endpointKey(e), e]));
     const order = stableOrder(orders.get(svcChain), [...byKey.keys()]);
@@ -120,8 +166,11 @@ export function serviceRules(service: Service, slices: readonly EndpointSlice[],
     clusterEndpoints.splice(0, clusterEndpoints.length, ...order.map((key) => byKey.get(key)!));
     const localEndpoints = usable(all.filter((e) => e.nodeName === node.nodeName));
     const comment = `-m comment --comment "${portName}"`;
-    const match = `-d ${clusterIp}/32 -p ${protocol} -m ${protocol} --dport ${port.port}`;
+    const toPort = `-p ${protocol} -m ${protocol} --dport ${port.port}`;
+    const match = `-d ${clusterIp}${f.host} ${toPort}`;
     const nodePort = (spec.type === 'NodePort' || spec.type === 'LoadBalancer') && port.nodePort ? port.nodePort : undefined;
+    const external = nodePort !== undefined || externals.length > 0;
+    const local = spec.externalTrafficPolicy === 'Local';
 
     // Endpoint chains, shared by the cluster-wide and the local distributions.
     const sepNames = new Map<Endpoint, string>();
@@ -130,18 +179,20 @@ export function serviceRules(service: Service, slices: readonly EndpointSlice[],
       if (chain === undefined) sepNames.set(e, (chain = `${node.prefix}SEP-${hash(`${portName}/${protocol}/${e.ip}:${e.port}`)}`));
       return chain;
     };
-    for (const e of new Set([...clusterEndpoints, ...(nodePort && spec.externalTrafficPolicy === 'Local' ? localEndpoints : [])])) {
+    const routed = new Set([...clusterEndpoints, ...(external && local ? localEndpoints : [])]);
+    for (const e of routed) {
       const chain = sepChain(e);
-      const recent = affinitySeconds > 0 ? ` -m recent --set --name ${chain} --mask 255.255.255.255 --rsource` : '';
+      const recent = affinitySeconds > 0 ? ` -m recent --set --name ${chain} --mask ${f.mask} --rsource` : '';
       chains.set(chain, {
         table: 'nat',
-        lines: [`-s ${e.ip}/32 ${comment} -j ${shared.markMasq}`, `-p ${protocol} ${comment}${recent} -m ${protocol} -j DNAT --to-destination ${e.ip}:${e.port}`],
+        lines: [`-s ${e.ip}${f.host} ${comment} -j ${shared.markMasq}`, `-p ${protocol} ${comment}${recent} -m ${protocol} -j DNAT --to-destination ${f.target(e.ip, e.port)}`],
       });
     }
+    if (protocol === 'udp') udp.push({ key: portName, destinations: [clusterIp, ...externals], nodePort, endpoints: [...new Set([...routed].map((e) => e.ip))].sort() });
     const distribute = (endpoints: readonly Endpoint[]): string[] => {
       const out: string[] = [];
       if (affinitySeconds > 0) {
-        for (const e of endpoints) out.push(`${comment} -m recent --rcheck --seconds ${affinitySeconds} --reap --name ${sepChain(e)} --mask 255.255.255.255 --rsource -j ${sepChain(e)}`);
+        for (const e of endpoints) out.push(`${comment} -m recent --rcheck --seconds ${affinitySeconds} --reap --name ${sepChain(e)} --mask ${f.mask} --rsource -j ${sepChain(e)}`);
       }
       endpoints.forEach((e, i) => {
         const left = endpoints.length - i;
@@ -150,23 +201,25 @@ export function serviceRules(service: Service, slices: readonly EndpointSlice[],
       return out;
     };
 
+    const reject = `-j REJECT --reject-with ${f.reject}`;
     if (clusterEndpoints.length > 0) {
-      chains.set(svcChain, { table: 'nat', lines: [`! -s ${node.podCidr} ${match} ${comment} -j ${shared.markMasq}`, ...distribute(clusterEndpoints)] });
+      // Without a pod network of this family every source is outside it.
+      const outside = podCidr ? `! -s ${podCidr} ` : '';
+      chains.set(svcChain, { table: 'nat', lines: [`${outside}${match} ${comment} -j ${shared.markMasq}`, ...distribute(clusterEndpoints)] });
       lines.push({ table: 'nat', chain: shared.services, line: `${match} ${comment} -j ${svcChain}` });
     } else {
-      lines.push({ table: 'filter', chain: shared.reject, line: `${match} ${comment} -j REJECT --reject-with icmp-port-unreachable` });
+      lines.push({ table: 'filter', chain: shared.reject, line: `${match} ${comment} ${reject}` });
     }
 
-    if (nodePort) {
-      const nodeMatch = `-p ${protocol} -m ${protocol} --dport ${nodePort}`;
-      const local = spec.externalTrafficPolicy === 'Local';
+    if (external) {
+      const nodeMatch = nodePort !== undefined ? `-p ${protocol} -m ${protocol} --dport ${nodePort}` : undefined;
       const reachable = local ? localEndpoints.length > 0 || clusterEndpoints.length > 0 : clusterEndpoints.length > 0;
       if (reachable) {
         const ext: string[] = [];
         if (local) {
           // Pods and the node itself are inside the cluster: they keep the cluster-wide distribution.
           if (clusterEndpoints.length > 0) {
-            ext.push(`-s ${node.podCidr} ${comment} -j ${svcChain}`);
+            if (podCidr) ext.push(`-s ${podCidr} ${comment} -j ${svcChain}`);
             ext.push(`-m addrtype --src-type LOCAL ${comment} -j ${shared.markMasq}`);
             ext.push(`-m addrtype --src-type LOCAL ${comment} -j ${svcChain}`);
           }
@@ -175,13 +228,15 @@ export function serviceRules(service: Service, slices: readonly EndpointSlice[],
           ext.push(`${comment} -j ${shared.markMasq}`, `${comment} -j ${svcChain}`);
         }
         chains.set(extChain, { table: 'nat', lines: ext });
-        lines.push({ table: 'nat', chain: shared.nodePorts, line: `${nodeMatch} ${comment} -j ${extChain}` });
+        if (nodeMatch) lines.push({ table: 'nat', chain: shared.nodePorts, line: `${nodeMatch} ${comment} -j ${extChain}` });
+        for (const ip of externals) lines.push({ table: 'nat', chain: shared.services, line: `-d ${ip}${f.host} ${toPort} ${comment} -j ${extChain}` });
       } else {
-        lines.push({ table: 'filter', chain: shared.reject, line: `-m addrtype --dst-type LOCAL ${nodeMatch} ${comment} -j REJECT --reject-with icmp-port-unreachable` });
+        if (nodeMatch) lines.push({ table: 'filter', chain: shared.reject, line: `-m addrtype --dst-type LOCAL ${nodeMatch} ${comment} ${reject}` });
+        for (const ip of externals) lines.push({ table: 'filter', chain: shared.reject, line: `-d ${ip}${f.host} ${toPort} ${comment} ${reject}` });
       }
     }
   }
-  return { chains, shared: lines };
+  return udp.length > 0 ? { chains, shared: lines, udp } : { chains, shared: lines };
 }
 
 const endpointKey = (e: Endpoint): string => `${e.ip}:${e.port}`;
@@ -226,11 +281,11 @@ function usable(endpoints: readonly Endpoint[]): Endpoint[] {
 }
 
 /** The endpoints of one Service port, from every slice, deduplicated and sorted (a stable order: unchanged endpoints keep their rules). */
-function endpointsOf(slices: readonly EndpointSlice[], port: ServicePort): Endpoint[] {
+function endpointsOf(slices: readonly EndpointSlice[], port: ServicePort, family: IpFamily): Endpoint[] {
   const byKey = new Map<string, Endpoint>();
   const protocol = port.protocol ?? 'TCP';
   for (const slice of slices) {
-    if (slice.addressType !== 'IPv4') continue;
+    if (slice.addressType !== FAMILY[family].addressType) continue;
     const slicePort = (slice.ports ?? []).find((p) => (p.name ?? '') === (port.name ?? '') && (p.protocol ?? 'TCP') === protocol);
     if (!slicePort?.port) continue;
     for (const endpoint of slice.endpoints ?? []) {
@@ -243,6 +298,9 @@ function endpointsOf(slices: readonly EndpointSlice[], port: ServicePort): Endpo
       byKey.set(`${ip}:${slicePort.port}`, e);
     }
   }
+  if (family === 6) {
+    return [...byKey.values()].map((e) => ({ e, k: `${ipv6Key(e.ip)}:${String(e.port).padStart(5, '0')}` })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).map(({ e }) => e);
+  }
   // Sorted by address, each read once into a number (comparing split strings costs more than the rest).
   return [...byKey.values()]
     .map((e) => ({ e, n: ipNumber(e.ip) * 65536 + e.port }))
@@ -254,4 +312,14 @@ function ipNumber(ip: string): number {
   let n = 0;
   for (const part of ip.split('.')) n = n * 256 + Number(part);
   return n;
+}
+
+/** An IPv6 address as 32 hex digits, so that addresses sort as numbers. */
+function ipv6Key(ip: string): string {
+  const [head = '', tail = ''] = ip.toLowerCase().split('::');
+  const groups = (part: string) => (part === '' ? [] : part.split(':'));
+  const h = groups(head);
+  const t = groups(tail);
+  const all = ip.includes('::') ? [...h, ...Array<string>(Math.max(0, 8 - h.length - t.length)).fill('0'), ...t] : h;
+  return all.map((g) => g.padStart(4, '0')).join('');
 }

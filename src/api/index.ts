@@ -243,12 +243,21 @@ export {
   type ResourceType,
   type ResourceTypeInit,
   type ScalePaths,
+  type VersionConversion,
   type WriteStrategy,
 } from './resource-type.js';
 export { formatMilliQuantity, milliQuantity, milliValue, quantityBytes, quantityValue } from './quantity.js';
 export { ResourceRegistry, type ApiGroupVersions, type RegistryChange } from './registry.js';
 export { builtinRegistry, builtinTypes } from './builtin/index.js';
 export { reviewTypes } from './builtin/review-groups.js';
+export {
+  BEHAVIOR_ANNOTATION,
+  CONDITIONS_ANNOTATION,
+  METRIC_SPECS_ANNOTATION,
+  METRIC_STATUSES_ANNOTATION,
+  horizontalPodAutoscalerFromV1,
+  horizontalPodAutoscalerToV1,
+} from './builtin/autoscaling-v1-conversion.js';
 export { customResourceDefinitionType } from './builtin/apiextensions.js';
 export { apiServiceType } from './builtin/apiregistration.js';
 export { apiServiceSchema, type APIService, type APIServiceCondition, type APIServiceSpec } from './kinds/index.js';
@@ -358,6 +367,9 @@ export {
   ENDPOINTSLICE_CONTROLLER_MANAGER,
   ENDPOINTSLICE_MIRRORING_MANAGER,
   SKIP_MIRROR_LABEL,
+  SIMULATED_NODE_ANNOTATION,
+  SIMULATED_NODE_LABEL,
+  SIMULATED_RUNTIME_NAME,
 } from './well-known-keys.js';
 // batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
 export * from './batch/index.js';

@@ -84,6 +84,18 @@ export interface ResourceType {
    * writes store `apiVersion` as `<group>/<storageVersion>`, reads answer in `version`.
    */
   readonly storageVersion?: string;
+  /**
+   * A built-in type served in a version whose objects differ from the stored ones (autoscaling/v1
+   * HorizontalPodAutoscalers, stored as v2): each object is converted on its way to and from the
+   * store. Without it, versions differ only in `apiVersion` (conversion None).
+   */
+  readonly conversion?: VersionConversion;
+}
+
+/** Converts one type's objects between the version served and `storageVersion`. */
+export interface VersionConversion {
+  toStorage(object: KubeObject): KubeObject;
+  fromStorage(object: KubeObject): KubeObject;
 }
 
 /** The verbs of a Kubernetes object type that lacks none. */
@@ -108,6 +120,7 @@ export interface ResourceTypeInit {
   readonly printerColumns?: readonly PrinterColumn[];
   readonly strategy?: WriteStrategy;
   readonly storageVersion?: string;
+  readonly conversion?: VersionConversion;
 }
 
 /** A ResourceType with Kubernetes' defaults: `<Kind>List`, lowercase singular, every verb. */

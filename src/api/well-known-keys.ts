@@ -63,3 +63,13 @@ export const LEGACY_TOKEN_INVALID_SINCE_LABEL = 'kubernetes.io/legacy-token-inva
 export const BOOTSTRAP_TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
 export const CLUSTER_INFO_CONFIGMAP = 'cluster-info';
 export const BOOTSTRAP_SIGNATURE_PREFIX = 'jws-kubeconfig-';
+
+/**
+ * On a Node whose containers are simulated (a hollow node: the real node agent on svc's simulated
+ * CRI runtime, `svc hollow-nodes`): the label `svc.io/simulated=true`, so that selectors and
+ * `kubectl get nodes -l` find them, and an annotation that says so in words.
+ */
+export const SIMULATED_NODE_LABEL = 'svc.io/simulated';
+export const SIMULATED_NODE_ANNOTATION = 'svc.io/simulated-runtime';
+/** The CRI runtime name of the simulation: nodeInfo.containerRuntimeVersion is `svc-simulated://<version>`. */
+export const SIMULATED_RUNTIME_NAME = 'svc-simulated';

@@ -57,6 +57,11 @@ export class ResourceCaches {
     for (const type of options.registry.all()) {
       if (type.virtual) continue; // never stored: nothing to cache
       const prefix = collectionPrefix(options.store, type);
+      if (type.conversion) {
+        // A converted version (autoscaling/v1 HPAs) caches its own view of the shared prefix.
+        this.add(type);
+        continue;
+      }
       if (this.caches.has(prefix)) continue;
       const decode = servedObjectDecoder(type);
       this.decoders.set(type, decode);

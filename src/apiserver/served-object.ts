@@ -1,6 +1,6 @@
 import { storageReadError, type Labels, type ResourceType } from '../api/index.js';
 import type { KeyValue } from '../storage/index.js';
-import type { ApiObject } from './api-object.js';
+import { apiVersionOf, type ApiObject } from './api-object.js';
 import { StringPool, ValuePool } from './value-pool.js';
 import { takeEncodedSource } from './storage-codec.js';
 
@@ -53,7 +53,8 @@ export function servedObjectDecoder(type: ResourceType): (kv: KeyValue, revision
   const EMPTY: Labels = Object.freeze({});
   return (kv, revision) => {
     // A write of this server: its object and text are at hand, the bytes need no parse.
-    const source = takeEncodedSource(kv.value);
+    // Not for a converted version: the text is the stored version's (the stored version's cache takes it).
+    const source = type.conversion ? undefined : takeEncodedSource(kv.value);
     const spliced = source && spliceResourceVersion(source.text, revision);
     if (source && spliced !== undefined) {
       const meta = source.object.metadata;
@@ -73,8 +74,14 @@ export function servedObjectDecoder(type: ResourceType): (kv: KeyValue, revision
       const name = kv.key.slice(kv.key.lastIndexOf('/') + 1);
       throw storageReadError(`the object stored at ${kv.key} cannot be decoded: ${String(error)}`, { group: type.group, resource: type.resource }, name);
     }
+    // A version whose objects differ from the stored ones: converted, and its JSON written anew.
+    if (type.conversion) {
+      object = type.conversion.fromStorage({ ...object, metadata: { ...object.metadata, resourceVersion: String(revision) } }) as ApiObject;
+      const { kind, apiVersion: _v, metadata, ...rest } = object;
+      object = { kind, apiVersion: apiVersionOf(type), metadata, ...rest } as ApiObject;
+    }
     const meta = object.metadata ?? {};
-    let json = spliceResourceVersion(text, revision);
+    let json = type.conversion ? JSON.stringify(object) : spliceResourceVersion(text, revision);
     if (json === undefined) {
       object.metadata = { ...meta, resourceVersion: String(revision) };
       json = JSON.stringify(object);

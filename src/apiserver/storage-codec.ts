@@ -28,7 +28,7 @@ function storedMetadata(meta: ObjectMeta): Record<string, unknown> {
 }
 
 /** `remember`: the bytes are a write's to a cached type (see `storageBytes`). */
-export function encodeForStorage(object: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion'>, remember = false): Uint8Array {
+export function encodeForStorage(object: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion' | 'conversion'>, remember = false): Uint8Array {
   return storageBytes(storageText(object, type), remember ? object : undefined);
 }
 
@@ -36,7 +36,9 @@ export function encodeForStorage(object: ApiObject, type?: Pick<ResourceType, 'g
  * The JSON text `encodeForStorage` stores. A create keeps it to answer with (the stored text with
  * the version spliced in: `spliceResourceVersion`) instead of encoding the object a second time.
  */
-export function storageText(object: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion'>): string {
+export function storageText(served: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion' | 'conversion'>): string {
+  // A version whose objects differ from the stored ones is converted (the other fields are kept as sent).
+  const object = type?.conversion ? (type.conversion.toStorage(served) as ApiObject) : served;
   const metadata = storedMetadata(object.metadata);
   const { kind, apiVersion: sent, metadata: _meta, ...rest } = object;
   // A type served in several versions stores one of them (conversion None: only apiVersion differs).
@@ -79,7 +81,7 @@ export function takeEncodedSource(bytes: Uint8Array): EncodedSource | undefined 
 // new bytes with them to find that it changes nothing, without encoding the stored object again.
 const storedBytes = new WeakMap<ApiObject, Uint8Array>();
 
-export function decodeStored(kv: KeyValue, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion'>): ApiObject {
+export function decodeStored(kv: KeyValue, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion' | 'conversion'>): ApiObject {
   let object: ApiObject;
   try {
     object = JSON.parse(decoder.decode(kv.value)) as ApiObject;
@@ -87,6 +89,7 @@ export function decodeStored(kv: KeyValue, type?: Pick<ResourceType, 'group' | '
     throw storageReadError(`the object stored at ${kv.key} cannot be decoded: ${String(error)}`);
   }
   object.metadata = { ...object.metadata, resourceVersion: String(kv.modRevision) };
+  if (type?.conversion) object = type.conversion.fromStorage(object) as ApiObject;
   if (type?.storageVersion !== undefined) object.apiVersion = apiVersionOf(type);
   storedBytes.set(object, kv.value);
   return object;
@@ -95,4 +98,15 @@ export function decodeStored(kv: KeyValue, type?: Pick<ResourceType, 'group' | '
 /** The stored bytes `object` was decoded from (`decodeStored`); undefined for any other object. */
 export function storedBytesOf(object: ApiObject): Uint8Array | undefined {
   return storedBytes.get(object);
+}
+
+/**
+ * The object as a read of it will answer: for a version whose objects are converted (autoscaling/v1
+ * HPAs), to the stored form and back, so a write's response shows what was stored (a dropped
+ * annotation, a defaulted target), as upstream's round trip through its internal version does.
+ */
+export function asServed(object: ApiObject, type: Pick<ResourceType, 'group' | 'version' | 'conversion'>): ApiObject {
+  if (!type.conversion) return object;
+  const converted = type.conversion.fromStorage(type.conversion.toStorage(object)) as ApiObject;
+  return { ...converted, apiVersion: apiVersionOf(type) };
 }

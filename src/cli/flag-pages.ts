@@ -4,6 +4,7 @@ import type { CommandDoc } from './flag-docs.js';
 import type { FlagTable } from './flag-spec.js';
 import { nodeAgentDoc, nodeAgentFlags } from './nodeagent-flags.js';
 import { proxyDoc, proxyFlags } from './proxy-command.js';
+import { hollowNodesDoc, hollowNodesFlags } from './hollow-nodes-command.js';
 import { schedulerDoc, schedulerFlags } from './scheduler-flags.js';
 import { upDoc, upFlags } from './up-flags.js';
 
@@ -25,4 +26,5 @@ export const flagPages: readonly FlagPage[] = [
   { file: 'docs/flags/nodeagent.md', doc: nodeAgentDoc, table: nodeAgentFlags },
   { file: 'docs/flags/svc-scheduler.md', doc: schedulerDoc, table: schedulerFlags },
   { file: 'docs/flags/svc-proxy.md', doc: proxyDoc, table: proxyFlags },
+  { file: 'docs/flags/svc-hollow-nodes.md', doc: hollowNodesDoc, table: hollowNodesFlags },
 ];

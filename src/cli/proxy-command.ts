@@ -16,8 +16,8 @@ export const proxyFlags = defineFlags({
   'hostname-override': flag.string({ valueName: 'name', meaning: "This node's name, for internalTrafficPolicy and externalTrafficPolicy Local (default: the host name, lower-cased)." }),
   'cluster-cidr': flag.string({
     valueName: 'cidr',
-    meaning: "This node's pod network: its traffic to cluster IPs is routed, traffic from elsewhere to them is masqueraded. Required unless --cleanup.",
-    validate: (cidr) => (/^\d+\.\d+\.\d+\.\d+\/\d+$/.test(cidr) && isIP(cidr.split('/')[0]!) === 4 ? undefined : 'not an IPv4 CIDR'),
+    meaning: "This node's pod network: its traffic to cluster IPs is routed, traffic from elsewhere to them is masqueraded. An IPv4 CIDR, or an IPv4 and an IPv6 one separated by a comma (dual stack: IPv6 Services get ip6tables rules). Required unless --cleanup.",
+    validate: clusterCidrProblem,
   }),
   'chain-prefix': flag.string({
     default: 'SVC-',
@@ -39,13 +39,33 @@ export const proxyDoc: CommandDoc = {
   source: 'src/cli/proxy-command.ts',
 };
 
+/** An IPv4 CIDR, or IPv4 and IPv6 ones separated by a comma; what is wrong otherwise. */
+function clusterCidrProblem(value: string): string | undefined {
+  const cidrs = value.split(',').map((c) => c.trim());
+  const family = (cidr: string) => {
+    const [ip, bits, ...rest] = cidr.split('/');
+    const f = isIP(ip ?? '');
+    if (rest.length > 0 || bits === undefined || !/^\d+$/.test(bits) || f === 0 || Number(bits) > (f === 4 ? 32 : 128)) return 0;
+    return f;
+  };
+  const families = cidrs.map(family);
+  if (families.includes(0)) return 'not a CIDR';
+  if (families[0] !== 4 || families.length > 2 || (families.length === 2 && families[1] !== 6)) return 'an IPv4 CIDR, optionally followed by an IPv6 one';
+  return undefined;
+}
+
 export async function proxy(argv: readonly string[], io: CommandIO): Promise<number> {
   const values = readCommandLine(proxyDoc, proxyFlags, argv, io, (v) => v);
   if (isExit(values)) return values.exitCode;
-  const node = { prefix: values.chainPrefix, nodeName: values.hostnameOverride ?? hostname().toLowerCase(), podCidr: values.clusterCidr ?? '' };
+  // kube-proxy's --cluster-cidr: one range, or an IPv4 and an IPv6 one (dual stack: ip6tables too).
+  const cidrs = (values.clusterCidr ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '');
+  const podCidrV6 = cidrs.find((c) => c.includes(':'));
+  const node = { prefix: values.chainPrefix, nodeName: values.hostnameOverride ?? hostname().toLowerCase(), podCidr: cidrs.find((c) => !c.includes(':')) ?? '', podCidrV6 };
   const iptables = new Iptables();
+  const ip6tables = podCidrV6 !== undefined ? new Iptables([], 6) : undefined;
   if (values.cleanup) {
     await removeAll(iptables, node);
+    if (ip6tables) await removeAll(ip6tables, node);
     return EXIT_OK;
   }
   if (values.clusterCidr === undefined) {
@@ -67,7 +87,7 @@ export async function proxy(argv: readonly string[], io: CommandIO): Promise<num
       return EXIT_FAILED;
     }
   }
-  const running = startServiceProxy({ client, informers, ...node, iptables, onError: (error) => io.err(`${proxyDoc.name}: ${(error as Error).message}`) });
+  const running = startServiceProxy({ client, informers, ...node, iptables, ip6tables, onError: (error) => io.err(`${proxyDoc.name}: ${(error as Error).message}`) });
   void running.ready.then(() => io.out(`service rules synced (chains ${node.prefix}*)`));
   return closeOnSignal(async () => {
     await running.stop({ cleanup: true });

@@ -23,6 +23,10 @@ const subcommands: Readonly<Record<string, Subcommand>> = {
     summary: 'Run a node agent against an API server, or standalone (same as nodeagent)',
     run: async (argv, io) => (await import('./nodeagent-command.js')).main(argv, io),
   },
+  'hollow-nodes': {
+    summary: 'Run N hollow nodes: the real node agent on a simulated container runtime (scale tests; svc hollow-nodes --count 100)',
+    run: async (argv, io) => (await import('./hollow-nodes-command.js')).hollowNodes(argv, io),
+  },
   proxy: {
     summary: 'Route Service traffic on this node (iptables) and, with --dns-address, serve the cluster DNS',
     run: async (argv, io) => (await import('./proxy-command.js')).proxy(argv, io),

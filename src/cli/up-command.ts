@@ -19,6 +19,7 @@ import { schedulerFlags } from './scheduler-flags.js';
 import { publishClusterInfo } from './up-cluster-info.js';
 import { upDoc, upFlags } from './up-flags.js';
 import { choosePodCidr, startUpNode, type UpNode } from './up-node.js';
+import { startHollowNodesOf } from './hollow-nodes-command.js';
 import { gatewayOf } from './up-networking.js';
 import { agentRootDir, defaultRegistryConfigPath } from './up-paths.js';
 
@@ -38,9 +39,10 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
     server: apiServerConfig(values),
     node: { enabled: !values.disableAgent, podCidr: values.podCidr, port: values.nodeAgentPort, registryConfig: values.registryConfig, bootstrapToken: values.nodeBootstrapToken },
     dashboardPort: values.disableDashboard ? undefined : values.dashboardPort,
+    hollowNodes: values.hollowNodes,
   }));
   if (isExit(read)) return read.exitCode;
-  const { node: nodeConfig, dashboardPort } = read;
+  const { node: nodeConfig, dashboardPort, hollowNodes } = read;
   let config = read.server;
   // Read before anything starts: a broken registries.yaml is the operator's to fix, not a node to start without.
   let registries: RegistryConfig | undefined;
@@ -187,6 +189,18 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
       const started = node;
       shutdown.add(() => started.close());
       io.out(`node ${node.nodeName}: pods on ${node.podCidr}`);
+    }
+  }
+  if (shutdown.stopping) return stopEarly();
+  // Hollow nodes: the agent's code on the simulated runtime, saying so in the log and on each Node.
+  if (hollowNodes > 0) {
+    try {
+      const fleet = await startHollowNodesOf(server.svcconfigPath, hollowNodes, io, shutdown.signal);
+      shutdown.add(() => fleet.close());
+      io.out(`hollow nodes: ${fleet.nodes.length} (${fleet.nodes[0]?.nodeName ?? ''} .. ${fleet.nodes.at(-1)?.nodeName ?? ''}), containers SIMULATED (svc-simulated runtime)`);
+    } catch (error) {
+      if (!shutdown.stopping) io.err(`${upDoc.name}: hollow nodes: ${(error as Error).message}`);
+      return stopEarly();
     }
   }
   if (shutdown.stopping) return stopEarly();

@@ -36,6 +36,12 @@ export const upFlags = defineFlags({
     validate: (port) => (port >= 0 && port <= 65535 ? undefined : 'must be a port number (0-65535)'),
   }),
   'disable-dashboard': flag.bool({ meaning: 'Do not serve the web dashboard.' }),
+  'hollow-nodes': flag.int({
+    default: 0,
+    valueName: 'n',
+    meaning: "Also run this many hollow nodes in this process: the node agent's code on svc's simulated container runtime, labelled svc.io/simulated=true (their containers are simulated; docs/hollow-nodes.md). For trying scale on a laptop.",
+    validate: (n) => (n >= 0 && n <= 100_000 ? undefined : 'must be between 0 and 100000'),
+  }),
 });
 
 export const upDoc: CommandDoc = {

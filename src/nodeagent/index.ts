@@ -19,3 +19,4 @@ export * from './streaming/index.js';
 export * from './certificates/index.js';
 export * from './log/index.js';
 export * from './cgroups/index.js';
+export * from './simulated/index.js';

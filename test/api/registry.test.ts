@@ -35,6 +35,7 @@ const EXPECTED: [string, string, string, boolean, string[]][] = [
   ['batch/v1', 'Job', 'jobs', true, []],
   ['batch/v1', 'CronJob', 'cronjobs', true, ['cj']],
   ['autoscaling/v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', true, ['hpa']],
+  ['autoscaling/v1', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', true, ['hpa']],
   ['policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true, ['pdb']],
   ['coordination.svc.io/v1', 'Lease', 'leases', true, []],
   ['discovery.svc.io/v1', 'EndpointSlice', 'endpointslices', true, []],
@@ -70,7 +71,10 @@ describe('builtinRegistry', () => {
       expect(type).toBeDefined();
       expect(type).toMatchObject({ group, version, kind, resource, namespaced, listKind: `${kind}List`, singular: kind.toLowerCase() });
       expect(type!.shortNames).toEqual(shortNames);
-      expect(registry.byKind(group, kind)).toBe(type);
+      // A kind served in two versions is found in its preferred one (autoscaling/v1 HPAs: v2).
+      const preferred = registry.groups().find((g) => g.name === group)!.preferredVersion;
+      if (version === preferred) expect(registry.byKind(group, kind)).toBe(type);
+      else expect(registry.byKind(group, kind)?.version).toBe(preferred);
     });
   }
 
@@ -84,7 +88,7 @@ describe('builtinRegistry', () => {
     expect(groups.map((g) => g.name).sort()).toEqual(
       ['', 'admissionregistration.svc.io', 'apiregistration.svc.io', 'apps', 'authentication.svc.io', 'authorization.svc.io', 'autoscaling', 'batch', 'certificates.svc.io', 'coordination.svc.io', 'discovery.svc.io', 'events.svc.io', 'metrics.svc.io', 'policy', 'rbac.authorization.svc.io', 'storage.svc.io'].sort(),
     );
-    expect(groups.find((g) => g.name === 'autoscaling')).toEqual({ name: 'autoscaling', versions: ['v2'], preferredVersion: 'v2' });
+    expect(groups.find((g) => g.name === 'autoscaling')).toEqual({ name: 'autoscaling', versions: ['v2', 'v1'], preferredVersion: 'v2' });
   });
 
   it('lists the resources of one group version', () => {
@@ -116,7 +120,7 @@ describe('builtinRegistry', () => {
   });
 
   it('puts the workloads in the all category', () => {
-    const all = registry.all().filter((t) => t.categories?.includes('all')).map((t) => t.resource).sort();
+    const all = [...new Set(registry.all().filter((t) => t.categories?.includes('all')).map((t) => t.resource))].sort();
     expect(all).toEqual(
       ['cronjobs', 'daemonsets', 'deployments', 'horizontalpodautoscalers', 'jobs', 'pods', 'replicasets', 'replicationcontrollers', 'services', 'statefulsets'],
     );

@@ -24,11 +24,14 @@ export function renderResourcesPage(registry: ResourceRegistry): string {
     '`deletecollection`, `get`, `list`, `patch`, `update` and `watch`, except that `namespaces` has no',
     '`deletecollection`. Every type accepts the field selector `metadata.name`, and namespaced types',
     '`metadata.namespace`; the last column lists the others. The kinds in the `all` category are:',
-    `${registry
-      .all()
-      .filter((t) => t.categories?.includes('all'))
-      .map((t) => `\`${t.resource}\``)
-      .join(', ')}.`,
+    `${[
+      ...new Set(
+        registry
+          .all()
+          .filter((t) => t.categories?.includes('all'))
+          .map((t) => `\`${t.resource}\``),
+      ),
+    ].join(', ')}.`,
     '',
     '| Group/Version | Kind | Resource | Short names | Scope | Subresources | Field selectors |',
     '| --- | --- | --- | --- | --- | --- | --- |',

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinTypes, ResourceRegistry, type KubeObject } from '../../src/api/index.js';
 import { builtin, Client, type Resource } from '../../src/client/index.js';
 import { namespaceController } from '../../controllers/index.js';
+import { pvcProtectionController } from '../../controllers/pvc-protection/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { createDefaultAccount } from '../support/namespace-with-account.js';
 import { eventually, isGone, loopHarness, type LoopHarness } from './support.js';
@@ -65,6 +66,8 @@ describe('namespace controller against a real API server (svc/testing: HTTPS, me
     client = cluster.client;
     loop = loopHarness(client);
     loop.run(namespaceController(loop.ctx, { concurrency: 10, resyncPeriodMs: 300_000, contentRecheckMs: 100 }));
+    // Claims are created with their protection finalizer (admission): the loop that removes it runs too.
+    loop.run(pvcProtectionController(loop.ctx));
   });
   afterAll(async () => {
     loop.stop();

@@ -53,4 +53,15 @@ describe('svc proxy', () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--chain-prefix');
   }, 60_000);
+
+  it('takes an IPv4 and an IPv6 --cluster-cidr (dual stack) and refuses anything else with exit 2', () => {
+    const run = (cidr: string) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'proxy', '--cleanup', `--chain-prefix=${prefix}`, `--cluster-cidr=${cidr}`], { cwd: REPO, encoding: 'utf8' });
+    const dual = run('10.251.7.0/24,fd00:251:7::/64');
+    expect(dual.status, dual.stderr).toBe(0);
+    for (const bad of ['fd00:251:7::/64', '10.251.7.0/24,10.252.0.0/24', '10.251.7.0/33', '10.251.7.0/24,fd00::/64,fd01::/64', 'nonsense']) {
+      const refused = run(bad);
+      expect(refused.status, bad).toBe(2);
+      expect(refused.stderr, bad).toContain('--cluster-cidr');
+    }
+  }, 60_000);
 });

@@ -2,7 +2,7 @@
 // and how small the delta between two versions is.
 import { describe, expect, it } from 'vitest';
 import type { EndpointSlice, Service } from '../../src/api/index.js';
-import { restoreInput, ruleDelta, serviceRules, stableOrder, type ProxyNode } from '../../controllers/index.js';
+import { restoreInput, ruleDelta, serviceRules, stableOrder, staleUdpFilters, type ProxyNode } from '../../controllers/index.js';
 
 const node: ProxyNode = { prefix: 'STEST-', nodeName: 'n1', podCidr: '10.42.0.0/24' };
 
@@ -140,5 +140,89 @@ describe('deltas', () => {
     const chainGone = lines.findIndex((l) => l.startsWith('-X STEST-SVC-'));
     expect(jumpGone).toBeGreaterThanOrEqual(0);
     expect(chainGone).toBeGreaterThan(jumpGone);
+  });
+});
+
+describe('dual stack, external destinations, UDP', () => {
+  const dual = (spec: Partial<NonNullable<Service['spec']>> = {}) =>
+    service({ clusterIP: '10.43.0.20', clusterIPs: ['10.43.0.20', 'fd00:43::20'], ipFamilies: ['IPv4', 'IPv6'], ipFamilyPolicy: 'PreferDualStack', ...spec });
+  const v6Slice = (ips: string[]): EndpointSlice => ({ ...slice(ips.map((ip) => ({ ip }))), metadata: { name: 'web-v6', namespace: 'ns', labels: { 'kubernetes.io/service-name': 'web' } }, addressType: 'IPv6' });
+  const v6Node: ProxyNode = { ...node, podCidrV6: 'fd00:42::/64' };
+
+  it('IPv6: the IPv6 cluster IP and the IPv6 slices only, /128 matches, bracketed DNAT targets, icmp6 rejects', () => {
+    const slices = [slice([{ ip: '10.42.0.5' }]), v6Slice(['fd00:42::5', 'fd00:42::a'])];
+    const v6 = serviceRules(dual(), slices, v6Node, new Map(), 6);
+    expect(dnatTargets(v6)).toEqual(['[fd00:42::5]:8080', '[fd00:42::a]:8080']);
+    expect(v6.shared).toEqual([{ table: 'nat', chain: 'STEST-SERVICES', line: expect.stringMatching(/^-d fd00:43::20\/128 -p tcp -m tcp --dport 80 .* -j STEST-SVC-/) }]);
+    const [, svc] = onlyChain(v6, 'SVC');
+    expect(svc.lines[0]).toMatch(/^! -s fd00:42::\/64 -d fd00:43::20\/128 /);
+    for (const [, sep] of chainNamed(v6, 'SEP')) expect(sep.lines[0]).toMatch(/^-s fd00:42::[5a]\/128 /);
+    // The IPv4 rules of the same Service see only the IPv4 slice.
+    expect(dnatTargets(serviceRules(dual(), slices, v6Node, new Map(), 4))).toEqual(['10.42.0.5:8080']);
+    // No IPv6 endpoint: an icmp6 REJECT.
+    expect(serviceRules(dual(), [slice([{ ip: '10.42.0.5' }])], v6Node, new Map(), 6).shared).toEqual([
+      { table: 'filter', chain: 'STEST-REJECT', line: expect.stringMatching(/^-d fd00:43::20\/128 .* -j REJECT --reject-with icmp6-port-unreachable$/) },
+    ]);
+    // A single-stack IPv4 Service has no IPv6 rules; without an IPv6 pod network every source is masqueraded.
+    expect(serviceRules(service(), slices, v6Node, new Map(), 6)).toEqual({ chains: new Map(), shared: [] });
+    expect(onlyChain(serviceRules(dual(), slices, node, new Map(), 6), 'SVC')[1].lines[0]).toMatch(/^-d fd00:43::20\/128 /);
+  });
+
+  it('IPv6 endpoints sort as numbers (a stable order), and sessionAffinity masks whole addresses', () => {
+    const rules = serviceRules(dual({ sessionAffinity: 'ClientIP' }), [v6Slice(['fd00:42::10', 'fd00:42::9', 'fd00:42::1:0'])], v6Node, new Map(), 6);
+    const [, svc] = onlyChain(rules, 'SVC');
+    expect(svc.lines.filter((l) => l.includes('--mask ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'))).toHaveLength(3);
+    const targets = [...rules.chains.entries()].filter(([n]) => n.startsWith('STEST-SEP-')).map(([n]) => n);
+    const order = svc.lines.filter((l) => l.includes('statistic') || (!l.includes('recent') && l.includes('-j STEST-SEP-'))).map((l) => /-j (STEST-SEP-\S+)/.exec(l)![1]!);
+    expect(new Set(order)).toEqual(new Set(targets));
+    const dnatOf = (chain: string) => /--to-destination (\S+)/.exec(rules.chains.get(chain)!.lines[1]!)![1];
+    expect(order.map(dnatOf)).toEqual(['[fd00:42::9]:8080', '[fd00:42::10]:8080', '[fd00:42::1:0]:8080']);
+  });
+
+  it('externalIPs and load-balancer ingress IPs jump to the external chain; without endpoints they REJECT', () => {
+    const lb: Service = {
+      ...service({ type: 'LoadBalancer', externalIPs: ['192.0.2.10', '2001:db8::10'], ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080, nodePort: 30080 }] }),
+      status: { loadBalancer: { ingress: [{ ip: '198.51.100.7' }, { hostname: 'lb.example.com' }] } },
+    };
+    const rules = serviceRules(lb, [slice([{ ip: '10.42.0.5', node: 'n1' }])], node);
+    const [ext] = onlyChain(rules, 'EXT');
+    const services = rules.shared.filter((l) => l.chain === 'STEST-SERVICES').map((l) => l.line);
+    expect(services).toEqual([
+      expect.stringMatching(/^-d 10\.43\.0\.20\/32 .* -j STEST-SVC-/),
+      expect.stringMatching(new RegExp(`^-d 192\\.0\\.2\\.10/32 -p tcp -m tcp --dport 80 .* -j ${ext}$`)),
+      expect.stringMatching(new RegExp(`^-d 198\\.51\\.100\\.7/32 -p tcp -m tcp --dport 80 .* -j ${ext}$`)),
+    ]);
+    expect(rules.shared.some((l) => l.chain === 'STEST-NODEPORTS' && l.line.includes('--dport 30080'))).toBe(true);
+    // externalTrafficPolicy Local applies to them too: this node's endpoints only.
+    const local = serviceRules({ ...lb, spec: { ...lb.spec!, externalTrafficPolicy: 'Local' } }, [slice([{ ip: '10.42.0.5', node: 'n1' }, { ip: '10.42.0.6', node: 'n2' }])], node);
+    expect(onlyChain(local, 'EXT')[1].lines.filter((l) => l.includes('-j STEST-SEP-'))).toHaveLength(1);
+    // An ExternalIP-only ClusterIP Service gets the external chain too.
+    expect(chainNamed(serviceRules(service({ externalIPs: ['192.0.2.11'] }), [slice([{ ip: '10.42.0.5' }])], node), 'EXT')).toHaveLength(1);
+    const none = serviceRules(lb, [], node).shared.filter((l) => l.chain === 'STEST-REJECT').map((l) => l.line);
+    expect(none).toEqual([
+      expect.stringMatching(/^-d 10\.43\.0\.20\/32 .* -j REJECT/),
+      expect.stringMatching(/^-m addrtype --dst-type LOCAL -p tcp -m tcp --dport 30080 .* -j REJECT/),
+      expect.stringMatching(/^-d 192\.0\.2\.10\/32 -p tcp -m tcp --dport 80 .* -j REJECT/),
+      expect.stringMatching(/^-d 198\.51\.100\.7\/32 -p tcp -m tcp --dport 80 .* -j REJECT/),
+    ]);
+  });
+
+  it('UDP ports list their destinations and endpoints; the stale conntrack filters of a change', () => {
+    const dns = service({ type: 'NodePort', externalIPs: ['192.0.2.53'], ports: [{ name: 'dns', port: 53, protocol: 'UDP', targetPort: 5353, nodePort: 30053 }] });
+    const udpSlice = (ips: string[]): EndpointSlice => ({ ...slice(ips.map((ip) => ({ ip }))), ports: [{ name: 'dns', port: 5353, protocol: 'UDP' }] });
+    const before = serviceRules(dns, [udpSlice(['10.42.0.5', '10.42.0.6'])], node);
+    expect(before.udp).toEqual([{ key: 'ns/web:dns', destinations: ['10.43.0.20', '192.0.2.53'], nodePort: 30053, endpoints: ['10.42.0.5', '10.42.0.6'] }]);
+    const after = serviceRules(dns, [udpSlice(['10.42.0.6'])], node);
+    expect(staleUdpFilters(before.udp, after.udp)).toEqual([
+      ['--orig-dst', '10.43.0.20', '--reply-src', '10.42.0.5'],
+      ['--orig-dst', '192.0.2.53', '--reply-src', '10.42.0.5'],
+      ['--orig-port-dst', '30053', '--reply-src', '10.42.0.5'],
+    ]);
+    // From no endpoint to one: the entries that hit the REJECT go.
+    const empty = serviceRules(dns, [], node);
+    expect(staleUdpFilters(empty.udp, after.udp)).toEqual([['--orig-dst', '10.43.0.20'], ['--orig-dst', '192.0.2.53'], ['--orig-port-dst', '30053']]);
+    expect(staleUdpFilters(after.udp, after.udp)).toEqual([]);
+    // TCP ports have nothing to flush.
+    expect(serviceRules(service(), [slice([{ ip: '10.42.0.5' }])], node).udp).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+import { horizontalPodAutoscalerFromV1 } from './autoscaling-v1-conversion.js';
 import type { HorizontalPodAutoscaler } from '../kinds/index.js';
 import type { KubeObject } from '../meta.js';
 import { quantityValue } from '../quantity.js';
@@ -111,4 +112,12 @@ export function validateHorizontalPodAutoscaler(object: KubeObject): FieldCause[
 
 export const horizontalPodAutoscalerStrategy: WriteStrategy = {
   validate: (object) => validateHorizontalPodAutoscaler(object),
+};
+
+/**
+ * autoscaling/v1: checked as upstream checks it, on the object converted to v2 (so causes name the
+ * v2 fields, `spec.metrics[0].resource.target.averageUtilization`, as kube-apiserver's do).
+ */
+export const horizontalPodAutoscalerV1Strategy: WriteStrategy = {
+  validate: (object) => validateHorizontalPodAutoscaler(horizontalPodAutoscalerFromV1(object)),
 };

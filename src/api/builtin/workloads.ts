@@ -5,6 +5,7 @@ import {
   daemonSetSchema,
   deploymentSchema,
   horizontalPodAutoscalerSchema,
+  horizontalPodAutoscalerV1Schema,
   jobSchema,
   podDisruptionBudgetSchema,
   replicaSetSchema,
@@ -13,7 +14,8 @@ import {
 import { defineResourceType, integerAt, type ResourceType } from '../resource-type.js';
 import { cronJobStrategy, jobStrategy } from '../batch/job-strategy.js';
 import { deploymentStrategy, replicaSetStrategy } from './replicated-validation.js';
-import { horizontalPodAutoscalerStrategy } from './autoscaling-validation.js';
+import { horizontalPodAutoscalerStrategy, horizontalPodAutoscalerV1Strategy } from './autoscaling-validation.js';
+import { horizontalPodAutoscalerFromV1, horizontalPodAutoscalerToV1 } from './autoscaling-v1-conversion.js';
 import { daemonSetStrategy, podDisruptionBudgetStrategy, statefulSetStrategy } from './node-workload-validation.js';
 
 /** apps, batch, autoscaling and policy: the groups Kubernetes leaves unsuffixed. */
@@ -78,6 +80,21 @@ export const autoscalingTypes: readonly ResourceType[] = [
     schema: horizontalPodAutoscalerSchema,
     subresources: ['status'],
     strategy: horizontalPodAutoscalerStrategy,
+  }),
+  // After v2: v2 stays the preferred version and the one a kind lookup finds.
+  defineResourceType({
+    group: AUTOSCALING_GROUP,
+    version: 'v1',
+    namespaced: true,
+    kind: 'HorizontalPodAutoscaler',
+    resource: 'horizontalpodautoscalers',
+    shortNames: ['hpa'],
+    categories: ['all'],
+    schema: horizontalPodAutoscalerV1Schema,
+    subresources: ['status'],
+    strategy: horizontalPodAutoscalerV1Strategy,
+    storageVersion: 'v2',
+    conversion: { toStorage: horizontalPodAutoscalerFromV1, fromStorage: horizontalPodAutoscalerToV1 },
   }),
 ];
 

@@ -40,3 +40,26 @@ export const horizontalPodAutoscalerSchema = kindSchema({
 });
 
 export type HorizontalPodAutoscaler = z.infer<typeof horizontalPodAutoscalerSchema>;
+
+/** autoscaling/v1: HorizontalPodAutoscaler (CPU only; served by conversion from the stored v2). */
+export const horizontalPodAutoscalerV1Schema = kindSchema({
+  spec: requiredPart(
+    z.looseObject({
+      scaleTargetRef: horizontalPodAutoscalerSpecSchema.shape.scaleTargetRef,
+      minReplicas: z.int().min(1).optional(),
+      maxReplicas: z.int().min(1),
+      targetCPUUtilizationPercentage: z.int().optional(),
+    }),
+  ),
+  status: z
+    .looseObject({
+      observedGeneration: z.int().optional(),
+      lastScaleTime: timeSchema.optional(),
+      currentReplicas: nonNegativeInt.optional(),
+      desiredReplicas: nonNegativeInt.optional(),
+      currentCPUUtilizationPercentage: z.int().optional(),
+    })
+    .optional(),
+});
+
+export type HorizontalPodAutoscalerV1 = z.infer<typeof horizontalPodAutoscalerV1Schema>;

@@ -73,7 +73,7 @@ export {
   type StatefulSet,
 } from './apps.js';
 export { cronJobSchema, jobSchema, jobSpecSchema, type CronJob, type Job, type JobSpec } from './batch.js';
-export { horizontalPodAutoscalerSchema, type HorizontalPodAutoscaler } from './autoscaling.js';
+export { horizontalPodAutoscalerSchema, horizontalPodAutoscalerV1Schema, type HorizontalPodAutoscaler, type HorizontalPodAutoscalerV1 } from './autoscaling.js';
 export { containerMetricsSchema, nodeMetricsSchema, podMetricsSchema, type ContainerMetrics, type NodeMetrics, type PodMetrics } from './metrics.js';
 export { podDisruptionBudgetSchema, type PodDisruptionBudget } from './policy.js';
 export { leaseSchema, leaseSpecSchema, type Lease, type LeaseSpec } from './coordination.js';

@@ -1,6 +1,8 @@
 import { defaultTolerationSeconds } from './default-toleration-seconds.js';
 import { claimResize } from './claim-resize.js';
+import { certificateApproval, certificateSigning } from './certificate-signers.js';
 import { defaultStorageClass } from './default-storage-class.js';
+import { storageObjectInUseProtection } from './storage-object-in-use-protection.js';
 import { limitRanger } from './limit-ranger.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
@@ -21,7 +23,10 @@ export const ADMISSION_PLUGINS = [
   'ServiceAccount',
   'DefaultTolerationSeconds',
   'DefaultStorageClass',
+  'StorageObjectInUseProtection',
   'PersistentVolumeClaimResize',
+  'CertificateApproval',
+  'CertificateSigning',
   'MutatingAdmissionWebhook',
   'ValidatingAdmissionPolicy',
   'ValidatingAdmissionWebhook',
@@ -53,8 +58,14 @@ export function createPlugin(name: AdmissionPluginName, env: AdmissionEnv, clien
       return defaultTolerationSeconds();
     case 'DefaultStorageClass':
       return defaultStorageClass(env);
+    case 'StorageObjectInUseProtection':
+      return storageObjectInUseProtection();
     case 'PersistentVolumeClaimResize':
       return claimResize(env);
+    case 'CertificateApproval':
+      return certificateApproval(env);
+    case 'CertificateSigning':
+      return certificateSigning(env);
     case 'MutatingAdmissionWebhook':
       return mutatingWebhooks(env, client);
     case 'ValidatingAdmissionPolicy':

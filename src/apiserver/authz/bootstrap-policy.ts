@@ -148,7 +148,9 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly ClusterRole[] = [
   // One controller manager runs every control loop under one identity, and the garbage collector
   // and the namespace controller must read, update and delete objects of every type (custom ones
   // included): so it may do any object verb on anything, but not bind, escalate or impersonate.
-  clusterRole(CONTROLLER_MANAGER_USER, [rule(['*'], ['*'], ALL_OBJECT_VERBS)]),
+  // csrapproving and csrsigning approve and sign for the built-in signers (CertificateApproval and
+  // CertificateSigning ask for these verbs), as upstream's certificate controllers may.
+  clusterRole(CONTROLLER_MANAGER_USER, [rule(['*'], ['*'], ALL_OBJECT_VERBS), rule(['certificates.k8s.io'], ['signers'], ['approve', 'sign'])]),
   clusterRole(SCHEDULER_USER, [
     rule([''], ['events'], ['create', 'patch', 'update']),
     rule(['events.k8s.io'], ['events'], ['create', 'patch', 'update']),

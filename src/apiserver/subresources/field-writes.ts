@@ -1,7 +1,8 @@
 import { badRequest, conflict, notFound, optimisticLockMessage } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { dryRunOf, nameFromUrl, objectFromBody, sendObject, type HandlerContext } from '../request/index.js';
-import { validateForWrite } from '../writes/validate.js';
+import { admitWrite } from '../writes/admit.js';
+import { revalidate, validateForWrite } from '../writes/validate.js';
 import { fieldValidationOf } from '../writes/field-validation.js';
 import { updateObject } from '../writes/update-object.js';
 import { writeManagerOf } from '../writes/write-options.js';
@@ -35,8 +36,10 @@ export async function updateThroughSubresource(ctx: HandlerContext): Promise<unk
     if (conditional && sent !== current.metadata.resourceVersion) throw conflict(gr, name, optimisticLockMessage);
     // What the endpoint does not write is not checked either: it is the stored object's, as in Kubernetes.
     const object = validateForWrite(ctx, splitWrite(ctx, body, current), fields);
+    // Admission sees subresource writes as PATCH on them already does (CertificateApproval, webhooks matching `x/status`).
+    const admitted = (await admitWrite(ctx, { operation: 'UPDATE', object, oldObject: current, dryRun, optionsKind: 'UpdateOptions', revalidate: (o) => revalidate(ctx, o) }))!;
     try {
-      return sendObject(ctx, 200, await updateObject(ctx, object, current, manager, dryRun));
+      return sendObject(ctx, 200, await updateObject(ctx, admitted, current, manager, dryRun));
     } catch (error) {
       if (isStorageError(error, 'NotFound')) throw notFound(gr, name);
       if (!isStorageError(error, 'Conflict')) throw error;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { alreadyExists, generateName, withDefaults, type ObjectMeta } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { namespaceType, prepareNamespace } from '../namespaces.js';
-import { storageBytes, storageText } from '../storage-codec.js';
+import { asServed, storageBytes, storageText } from '../storage-codec.js';
 import { spliceResourceVersion } from '../served-object.js';
 import { objectKey } from '../object-keys.js';
 import { prepareForCreate } from './prepare.js';
@@ -60,6 +60,7 @@ export async function createObject(
     throw error;
   }) : undefined;
   if (service) object = service.object;
+  object = asServed(object, type);
   if (dryRun) return sendObject(ctx, 201, object);
 
   for (let attempt = 1; ; attempt++) {

@@ -9,6 +9,7 @@ import { splitWrite } from '../subresources/write-scope.js';
 import { strategyForUpdate } from './strategy.js';
 import { certificateSigningRequestOnUpdate, isCertificateSigningRequests } from './certificate-signing-requests.js';
 import { bytesToStore } from './unchanged.js';
+import { asServed } from '../storage-codec.js';
 import { yieldIfLarge } from '../request/index.js';
 
 /**
@@ -55,7 +56,7 @@ export async function updateObject(
   const service = ctx.services?.serves(type) ? await ctx.services.prepare(object, current, dryRun) : undefined;
   // The allocator carries the stored cluster IPs and node ports into a body that left them out:
   // the generation is judged again on that spec (a PUT without them changes nothing).
-  const stored = service ? prepareForUpdate(service.object, current) : object;
+  const stored = asServed(service ? prepareForUpdate(service.object, current) : object, type);
   const bytes = bytesToStore(type, stored, current);
   if (bytes === undefined) {
     await service?.rollback();

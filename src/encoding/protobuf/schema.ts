@@ -37,9 +37,14 @@ export function messageOf(apiVersion: string, kind: string): protobuf.Type | und
 }
 const byKind = new Map<string, protobuf.Type | undefined>();
 
+/** Group versions whose kinds have a package of their own (their names are taken by another version's). */
+const VERSION_PACKAGES: Readonly<Record<string, string>> = { 'autoscaling/v1': 'svc.autoscaling.v1' };
+
 function lookupMessage(apiVersion: string, kind: string): protobuf.Type | undefined {
   const group = groupOf(apiVersion);
-  const name = kind === 'Status' && group === '' ? 'svc.meta.v1.Status' : `${packageOf(group)}.${kind}`;
+  const version = apiVersion.slice(apiVersion.lastIndexOf('/') + 1);
+  const pkg = VERSION_PACKAGES[`${group}/${version}`] ?? packageOf(group);
+  const name = kind === 'Status' && group === '' ? 'svc.meta.v1.Status' : `${pkg}.${kind}`;
   return protoRoot.type(name);
 }
 

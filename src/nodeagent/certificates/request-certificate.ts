@@ -1,3 +1,4 @@
+import { concat, concatMap, defer, filter, firstValueFrom, fromEvent, map, merge, NEVER, of, startWith, type Observable } from 'rxjs';
 import type { CertificateSigningRequest } from '../../api/index.js';
 import { builtin, type Client } from '../../client/index.js';
 import { loadPki } from './lazy-pki.js';
@@ -32,22 +33,53 @@ export class CertificateRequestRefused extends Error {
   override readonly name = 'CertificateRequestRefused';
 }
 
-// How often the request is read while it waits: approval by hand may take minutes, signing a moment.
-const POLL_MS = 500;
-
-const sleep = (ms: number, signal: AbortSignal | undefined) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason as Error);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
+/**
+ * The request's versions as the server writes them, by a watch of that one object from its
+ * creation (no polling: approval by hand may take minutes, signing a moment, and either is seen at
+ * once). A relist after the watch expired hands the object again; a request deleted meanwhile, or
+ * gone from a relist, is an error.
+ */
+function requestVersions(client: Client, created: CertificateSigningRequest): Observable<CertificateSigningRequest> {
+  const name = created.metadata.name!;
+  const gone = () => new CertificateRequestRefused(`certificate signing request ${name} was deleted before it was issued`);
+  return defer(() => {
+    let seenInList = false;
+    return client.watch$(builtin.certificateSigningRequests, { fieldSelector: `metadata.name=${name}`, resourceVersion: created.metadata.resourceVersion }).pipe(
+      concatMap((event): CertificateSigningRequest[] => {
+        switch (event.type) {
+          case 'INIT':
+            seenInList = false;
+            return [];
+          case 'INIT_APPLY':
+            seenInList = true;
+            return [event.object];
+          case 'INIT_DONE':
+            if (!seenInList) throw gone();
+            return [];
+          case 'ADDED':
+          case 'MODIFIED':
+            return [event.object];
+          case 'DELETED':
+            throw gone();
+          default:
+            return [];
+        }
+      }),
+    );
   });
+}
+
+/** Rejects with the signal's reason once it aborts (the agent is stopping). */
+const aborted = (signal: AbortSignal | undefined): Observable<never> =>
+  signal
+    ? fromEvent(signal, 'abort').pipe(
+        startWith(undefined),
+        filter(() => signal.aborted),
+        map(() => {
+          throw signal.reason as Error;
+        }),
+      )
+    : NEVER;
 
 export async function requestCertificate(client: Client, ask: CertificateAsk): Promise<IssuedPair> {
   const { createCertificateRequest, csrState, issuedCertificate, trueCondition } = await loadPki();
@@ -71,13 +103,10 @@ export async function requestCertificate(client: Client, ask: CertificateAsk): P
   const created = await client.create(builtin.certificateSigningRequests, body);
   const name = created.metadata.name!;
   ask.onCreated?.(name);
-  for (let csr = created; ; csr = await client.get(builtin.certificateSigningRequests, name)) {
-    const state = csrState(csr);
-    if (state === 'issued') return { cert: issuedCertificate(csr)!, key: keyPem };
-    if (state === 'denied' || state === 'failed') {
-      const condition = trueCondition(csr, state === 'denied' ? 'Denied' : 'Failed')!;
-      throw new CertificateRequestRefused(`certificate signing request ${name} was ${state}: ${condition.reason ?? ''} ${condition.message ?? ''}`.trim());
-    }
-    await sleep(POLL_MS, ask.signal);
-  }
+  const settled = (csr: CertificateSigningRequest): boolean => ['issued', 'denied', 'failed'].includes(csrState(csr));
+  const csr = await firstValueFrom(merge(concat(of(created), requestVersions(client, created)).pipe(filter(settled)), aborted(ask.signal)));
+  const state = csrState(csr);
+  if (state === 'issued') return { cert: issuedCertificate(csr)!, key: keyPem };
+  const condition = trueCondition(csr, state === 'denied' ? 'Denied' : 'Failed')!;
+  throw new CertificateRequestRefused(`certificate signing request ${name} was ${state}: ${condition.reason ?? ''} ${condition.message ?? ''}`.trim());
 }

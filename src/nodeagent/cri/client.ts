@@ -1,13 +1,13 @@
 /**
  * A typed client of a container runtime's CRI (`runtime.v1` RuntimeService and ImageService)
  * over gRPC, as the node agent uses it. Each method is one unary call with a deadline; failures
- * reject with a CriError carrying the gRPC code.
+ * reject with a CriError carrying the gRPC code. The calls go through a {@link CriTransport}:
+ * gRPC to `endpoint` unless another one is given (an in-process runtime).
  */
-import * as grpc from '@grpc/grpc-js';
-import type protobuf from 'protobufjs';
 import { CriError, GrpcStatus } from './cri-error.js';
+import { GrpcTransport } from './grpc-transport.js';
+import type { CriService, CriTransport } from './transport.js';
 import type * as T from './types.js';
-import { decodeMessage, encodeMessage, messageType, serviceMethods } from './wire.js';
 
 export interface CriClientOptions {
   /** `unix:///run/containerd/containerd.sock`, a bare socket path, or `host:port`. */
@@ -24,6 +24,11 @@ export interface CriClientOptions {
    * benchmarks that split a pod's start into runtime time and the agent's own.
    */
   readonly onCall?: (call: CriCallRecord) => void;
+  /**
+   * Where the calls go instead of gRPC to `endpoint` (which then only names the runtime in
+   * messages): svc's simulated runtime in this process, for hollow nodes.
+   */
+  readonly transport?: CriTransport;
 }
 
 /** One settled CRI call, as {@link CriClientOptions.onCall} reports it. */
@@ -40,9 +45,6 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
 }
 
-/** The CRI allows messages up to 16 MiB (ExecSync output is capped there); gRPC's default is 4. */
-const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-
 /** gRPC wants `unix:///abs/path`; kubelet-style flags may give a bare path or `unix:/path`. */
 export function grpcTarget(endpoint: string): string {
   if (endpoint.startsWith('/')) return `unix://${endpoint}`;
@@ -50,86 +52,41 @@ export function grpcTarget(endpoint: string): string {
   return endpoint;
 }
 
-interface MethodCodec {
-  readonly path: string;
-  readonly request: protobuf.Type;
-  readonly response: protobuf.Type;
-}
-
-function codecs(service: 'RuntimeService' | 'ImageService'): Map<string, MethodCodec> {
-  const out = new Map<string, MethodCodec>();
-  for (const method of serviceMethods(service)) {
-    out.set(method.name, {
-      path: `/runtime.v1.${service}/${method.name}`,
-      request: messageType(method.requestType),
-      response: messageType(method.responseType),
-    });
-  }
-  return out;
-}
-
-const RUNTIME = codecs('RuntimeService');
-const IMAGE = codecs('ImageService');
-
 export class CriClient {
-  private readonly runtime: grpc.Client;
-  private readonly image: grpc.Client;
+  private readonly transport: CriTransport;
   private readonly timeoutMs: number;
   private readonly pullTimeoutMs: number | undefined;
   private readonly onCall: ((call: CriCallRecord) => void) | undefined;
 
   constructor(options: CriClientOptions) {
-    const channelOptions: grpc.ChannelOptions = {
-      'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
-      'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
-    };
-    const runtimeTarget = grpcTarget(options.endpoint);
-    const imageTarget = grpcTarget(options.imageEndpoint ?? options.endpoint);
-    this.runtime = new grpc.Client(runtimeTarget, grpc.credentials.createInsecure(), channelOptions);
-    this.image = imageTarget === runtimeTarget ? this.runtime : new grpc.Client(imageTarget, grpc.credentials.createInsecure(), channelOptions);
+    this.transport =
+      options.transport ?? new GrpcTransport(grpcTarget(options.endpoint), grpcTarget(options.imageEndpoint ?? options.endpoint));
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.pullTimeoutMs = options.pullTimeoutMs;
     this.onCall = options.onCall;
   }
 
   close(): void {
-    this.runtime.close();
-    if (this.image !== this.runtime) this.image.close();
+    this.transport.close();
   }
 
-  private call<Req extends object, Res>(service: 'RuntimeService' | 'ImageService', name: string, request: T.Input<Req>, options: CallOptions = {}, defaultTimeout: number | undefined = this.timeoutMs): Promise<Res> {
-    const codec = (service === 'RuntimeService' ? RUNTIME : IMAGE).get(name);
-    if (!codec) throw new Error(`CRI ${service}/${name} is not in svc's proto`);
-    const client = service === 'RuntimeService' ? this.runtime : this.image;
+  private call<Req extends object, Res>(service: CriService, name: string, request: T.Input<Req>, options: CallOptions = {}, defaultTimeout: number | undefined = this.timeoutMs): Promise<Res> {
     const method = `${service}/${name}`;
     const timeout = options.timeoutMs ?? defaultTimeout;
     const startedAt = performance.now();
     const settled = (error?: CriError): void => this.onCall?.({ method, startedAt, durationMs: performance.now() - startedAt, error });
-    return new Promise<Res>((resolve, reject) => {
-      if (options.signal?.aborted) {
-        reject(new CriError(method, GrpcStatus.CANCELLED, 'aborted before the call'));
-        return;
-      }
-      const call = client.makeUnaryRequest(
-        codec.path,
-        (value: T.Input<Req>) => encodeMessage(codec.request, value),
-        (bytes: Buffer) => decodeMessage<Res>(codec.response, bytes),
-        request,
-        new grpc.Metadata(),
-        timeout === undefined ? {} : { deadline: Date.now() + timeout },
-        (error, response) => {
-          options.signal?.removeEventListener('abort', onAbort);
-          let failure: CriError | undefined;
-          if (error) failure = new CriError(method, error.code, error.details || error.message, error);
-          else if (response === undefined) failure = new CriError(method, GrpcStatus.INTERNAL, 'empty response');
-          settled(failure);
-          if (failure) reject(failure);
-          else resolve(response!);
-        },
-      );
-      const onAbort = (): void => call.cancel();
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    if (options.signal?.aborted) return Promise.reject(new CriError(method, GrpcStatus.CANCELLED, 'aborted before the call'));
+    return this.transport.unary({ service, method: name, request, deadline: timeout === undefined ? undefined : Date.now() + timeout, signal: options.signal }).then(
+      (response) => {
+        settled();
+        return response as Res;
+      },
+      (error: unknown) => {
+        const failure = error instanceof CriError ? error : new CriError(method, GrpcStatus.INTERNAL, (error as Error).message);
+        settled(failure);
+        throw failure;
+      },
+    );
   }
 
   // ---- RuntimeService ----

@@ -1,5 +1,9 @@
 /** The node agent's container runtime layer: the CRI client, local images, runtime configuration. */
 export { CriClient, grpcTarget, type CallOptions, type CriCallRecord, type CriClientOptions } from './client.js';
+export type { CriService, CriTransport, CriUnaryCall } from './transport.js';
+export { GrpcTransport, MAX_CRI_MESSAGE_BYTES } from './grpc-transport.js';
+export { CRI_PROTO } from './api-proto.js';
+export { decodeMessage, encodeMessage, messageType, serviceMethods, shapeMessage } from './wire.js';
 export { CriError, GrpcStatus, isCriError } from './cri-error.js';
 export type * from './types.js';
 export { importImageArchive, type ImportImageOptions } from './image-import.js';

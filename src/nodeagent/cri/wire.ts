@@ -69,3 +69,14 @@ export function decodeMessage<T>(type: protobuf.Type, bytes: Uint8Array): T {
   longsToBigInt(type, object);
   return object as T;
 }
+
+/**
+ * A message value in the shape `decodeMessage` gives, without the bytes in between: every field
+ * present, enum names, bigints. For a runtime in the same process (the simulated one), whose
+ * answers must look exactly like ones that came over the wire.
+ */
+export function shapeMessage<T>(type: protobuf.Type, value: object): T {
+  const object = type.toObject(type.fromObject(toWireValues(value) as Record<string, unknown>), { longs: String, enums: String, defaults: true, arrays: true, objects: true });
+  longsToBigInt(type, object);
+  return object as T;
+}

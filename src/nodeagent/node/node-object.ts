@@ -33,12 +33,15 @@ export function nodeLabels(name: string, options: Pick<NodeStatusOptions, 'nodeL
   return { 'svc.io/hostname': name, 'svc.io/os': host.os, 'svc.io/arch': host.arch, ...options.nodeLabels };
 }
 
-/** The Node the agent creates: metadata and spec; the status follows through the status subresource. */
-export function newNode(name: string, labels: Record<string, string>, taints: readonly Taint[], providerId: string | undefined): Node {
+/**
+ * The Node the agent creates: metadata and spec; the status follows through the status
+ * subresource. `annotations` are the agent's own (a hollow node's simulated-runtime notice).
+ */
+export function newNode(name: string, labels: Record<string, string>, taints: readonly Taint[], providerId: string | undefined, annotations?: Readonly<Record<string, string>>): Node {
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name, labels },
+    metadata: { name, labels, ...(annotations && Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}) },
     spec: { ...(taints.length > 0 ? { taints: [...taints] } : {}), ...(providerId ? { providerID: providerId } : {}) },
   };
 }
@@ -47,15 +50,18 @@ const sameTaint = (a: Taint, b: Taint) => a.key === b.key && a.effect === b.effe
 
 /**
  * What an existing Node lacks of what the agent registers: a merge patch, or undefined when it
- * has it all. Labels the agent sets are brought to its values and others are kept; taints the
- * agent registers are added if missing (never removed: an administrator or controller may have
- * changed the rest); providerID is set only while empty (it cannot change once set).
+ * has it all. Labels and annotations the agent sets are brought to its values and others are
+ * kept; taints the agent registers are added if missing (never removed: an administrator or
+ * controller may have changed the rest); providerID is set only while empty (it cannot change once set).
  */
 export function reconcilePatch(existing: Node, wanted: Node): Record<string, unknown> | undefined {
-  const patch: { metadata?: { labels: Record<string, string> }; spec?: Record<string, unknown> } = {};
+  const patch: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> } = {};
   const labels = existing.metadata.labels ?? {};
   const changed = Object.entries(wanted.metadata.labels ?? {}).filter(([k, v]) => labels[k] !== v);
   if (changed.length > 0) patch.metadata = { labels: Object.fromEntries(changed) };
+  const annotations = existing.metadata.annotations ?? {};
+  const changedAnnotations = Object.entries(wanted.metadata.annotations ?? {}).filter(([k, v]) => annotations[k] !== v);
+  if (changedAnnotations.length > 0) patch.metadata = { ...patch.metadata, annotations: Object.fromEntries(changedAnnotations) };
   const taints = existing.spec?.taints ?? [];
   const missing = (wanted.spec?.taints ?? []).filter((t) => !taints.some((e) => sameTaint(e, t)));
   if (missing.length > 0) patch.spec = { taints: [...taints, ...missing] };

@@ -38,6 +38,8 @@ export interface StartNodeStatusOptions {
   readonly images?: StatusSourceOptions['images'];
   /** The eviction manager's pressures (src/nodeagent/eviction); without it the hard thresholds are checked here. */
   readonly pressures?: StatusSourceOptions['pressures'];
+  /** Annotations the agent keeps on its Node (a hollow node's notice that its runtime is simulated). */
+  readonly annotations?: Readonly<Record<string, string>>;
 }
 
 export interface NodeStatusHandle {
@@ -81,7 +83,7 @@ export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle
   const taints = parseTaints(options.registerWithTaints);
   nodeResources(options, host, thresholds); // checks the reservations
   const addresses = nodeAddresses(internalIps(options.nodeIp, start.addressSources), host.hostname());
-  const wanted = newNode(name, nodeLabels(name, options, host), taints, options.providerId);
+  const wanted = newNode(name, nodeLabels(name, options, host), taints, options.providerId, start.annotations);
   const events = nodeAgentEvents({ client, qps: options.eventQps, burst: options.eventBurst, host: name, scheduler });
   const involved = (node: Node) => ({ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata.uid });
   const checks = new Subject<StatusCheck>();

@@ -31,10 +31,13 @@ export function podVolumesAccess(options: {
   readonly hostIP: string;
   readonly objects: PodObjectReader;
   readonly nodeAllocatable: Readonly<Record<string, string>>;
+  /** false: no tmpfs for memory-backed volumes (a hollow node's); default true. */
+  readonly memoryBacked?: boolean | undefined;
 }): PodVolumesAccess {
   const { rootDir, nodeName, hostIP, objects, nodeAllocatable } = options;
+  const memoryBacked = options.memoryBacked ?? true;
   return {
-    setUp: (pod) => setUpPodVolumes(pod, { rootDir, nodeName, objects, nodeAllocatable }),
+    setUp: (pod) => setUpPodVolumes(pod, { rootDir, nodeName, objects, nodeAllocatable, memoryBacked }),
     tearDown: (uid) => tearDownPodVolumes(rootDir, uid),
     resolveEnv: (pod, container, podIP, podIPs) => resolveEnv({ pod, container, nodeName, hostIP, podIP, podIPs, nodeAllocatable, objects }),
     pullSecrets: async (pod) => {

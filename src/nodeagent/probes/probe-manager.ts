@@ -4,8 +4,8 @@ import type { EventRecorder, InvolvedObject } from '../../client/index.js';
 import type { Probe } from './actions.js';
 import { containerProbe, probeSettings, type ProbeKind, type ProbeSettings } from './probe-settings.js';
 import { ProbeThreshold } from './probe-threshold.js';
-import { runProbe } from './run-probe.js';
-import type { ProbeTarget } from './target.js';
+import { runProbe, type RunProbeOptions } from './run-probe.js';
+import type { ActionOutcome, ProbeTarget } from './target.js';
 
 /** A change of a probe's result, once its threshold was reached. */
 export interface ProbeResult {
@@ -38,6 +38,12 @@ export interface ProbeManagerOptions {
   readonly events?: Pick<EventRecorder, 'record'> | undefined;
   /** Clock and timers of every probe (periods, delays, timeouts); tests pass a virtual one. */
   readonly scheduler?: SchedulerLike | undefined;
+  /**
+   * Runs one attempt of a probe's action; default `runProbe` (exec through the CRI, the network
+   * actions against the pod's address). A hollow node's simulated runtime answers the network
+   * actions itself, since no socket listens at a simulated pod's address.
+   */
+  readonly runAction?: ((probe: Probe, target: ProbeTarget, options: RunProbeOptions) => Promise<ActionOutcome>) | undefined;
 }
 
 type Outcome = 'success' | 'failure' | undefined;
@@ -181,7 +187,7 @@ export class ProbeManager {
         subscriber.complete();
       };
       const timeout = this.#scheduler.schedule(() => finish('failure', `probe timed out after ${settings.timeoutMs / 1000}s`, true), settings.timeoutMs);
-      runProbe(probe, target, { cri: this.#options.cri, timeoutSeconds: settings.timeoutMs / 1000, signal: abort.signal }).then(
+      (this.#options.runAction ?? runProbe)(probe, target, { cri: this.#options.cri, timeoutSeconds: settings.timeoutMs / 1000, signal: abort.signal }).then(
         (outcome) => finish(outcome.result, outcome.message, false),
         (error: unknown) => finish('failure', error instanceof Error ? error.message : String(error), true),
       );

@@ -26,6 +26,12 @@ export interface PodVolumesContext {
   nodeAllocatable?: Readonly<Record<string, string>>;
   /** The clock that decides when a projected token is due (ms since the epoch). Default: Date.now. */
   now?: () => number;
+  /**
+   * false: memory-backed volumes (secrets, projected tokens, emptyDir Memory) are plain directories,
+   * never a tmpfs. A hollow node's (thousands of pods of simulated containers need no mount each);
+   * default true, the kubelet's way.
+   */
+  memoryBacked?: boolean;
 }
 
 /**
@@ -46,6 +52,7 @@ export async function setUpPodVolumes(pod: Pod, ctx: PodVolumesContext): Promise
     nodeAllocatable: ctx.nodeAllocatable ?? {},
     now: (ctx.now ?? Date.now)(),
     fsGroup: fsGroupOf(pod),
+    memoryBacked: ctx.memoryBacked ?? true,
   };
   const prepared = new Map<string, PreparedVolume>();
   let failure: unknown;

@@ -30,6 +30,8 @@ export interface VolumeContext {
   readonly now: number;
   /** The pod's `securityContext.fsGroup`, applied to every volume but hostPath. */
   readonly fsGroup?: number | undefined;
+  /** false: no tmpfs for memory-backed volumes (`PodVolumesContext.memoryBacked`); default true. */
+  readonly memoryBacked?: boolean | undefined;
 }
 
 /** A volume once set up: the host path containers mount, and whether it is API data (always read-only). */
@@ -71,7 +73,7 @@ async function setUp(volume: Volume, ctx: VolumeContext): Promise<PreparedVolume
   if (volume.emptyDir !== undefined) {
     const source = parsed(emptyDirVolumeSourceSchema, volume.emptyDir, 'emptyDir');
     const dir = volumeDirOf(ctx.podDir, 'emptyDir', volume.name);
-    const memory = source.medium === 'Memory';
+    const memory = source.medium === 'Memory' && ctx.memoryBacked !== false;
     const sizeBytes = memory ? memoryVolumeSize(ctx.pod, ctx.nodeAllocatable, source.sizeLimit) : undefined;
     await ensureVolumeDir(dir, { memory, sizeBytes, mode: EMPTY_DIR_MODE, fsGroup: ctx.fsGroup });
     return { hostPath: dir, apiData: false };
@@ -132,7 +134,8 @@ async function setUp(volume: Volume, ctx: VolumeContext): Promise<PreparedVolume
   throw new Error(kind ? `volume type ${kind} is not supported by this node agent` : 'the volume names no source');
 }
 
-async function written(dir: string, payload: ReadonlyMap<string, FileProjection>, memory: boolean, ctx: VolumeContext): Promise<PreparedVolume> {
+async function written(dir: string, payload: ReadonlyMap<string, FileProjection>, wantsMemory: boolean, ctx: VolumeContext): Promise<PreparedVolume> {
+  const memory = wantsMemory && ctx.memoryBacked !== false;
   const { fsGroup } = ctx;
   await ensureVolumeDir(dir, {
     memory,

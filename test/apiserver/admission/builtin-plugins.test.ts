@@ -299,6 +299,57 @@ describe('ResourceQuota', () => {
   });
 });
 
+describe('StorageObjectInUseProtection', () => {
+  const claim = (name: string, finalizers?: string[]) => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name, ...(finalizers ? { finalizers } : {}) },
+    spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'none', resources: { requests: { storage: '1Gi' } } },
+  });
+  const volume = (name: string) => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name },
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/x' } },
+  });
+
+  it('creates claims and volumes with their protection finalizers (no loop runs here)', async () => {
+    const pvc = await s.call('POST', '/api/v1/namespaces/default/persistentvolumeclaims', claim('protected'));
+    expect(pvc.status, JSON.stringify(pvc.body)).toBe(201);
+    expect(pvc.body.metadata.finalizers).toEqual(['kubernetes.io/pvc-protection']);
+    const pv = await s.call('POST', '/api/v1/persistentvolumes', volume('protected-pv'));
+    expect(pv.status, JSON.stringify(pv.body)).toBe(201);
+    expect(pv.body.metadata.finalizers).toEqual(['kubernetes.io/pv-protection']);
+    // A deleted claim therefore stays Terminating until the finalizer goes.
+    expect((await s.call('DELETE', '/api/v1/namespaces/default/persistentvolumeclaims/protected')).status).toBe(200);
+    const kept = await s.call('GET', '/api/v1/namespaces/default/persistentvolumeclaims/protected');
+    expect(kept.body.metadata.deletionTimestamp).toBeDefined();
+  });
+
+  it('keeps the client\'s finalizers, adds its own once, and never puts it back on update', async () => {
+    const pvc = await s.call('POST', '/api/v1/namespaces/default/persistentvolumeclaims', claim('mine', ['example.com/keep', 'kubernetes.io/pvc-protection']));
+    expect(pvc.body.metadata.finalizers).toEqual(['example.com/keep', 'kubernetes.io/pvc-protection']);
+    const other = await s.call('POST', '/api/v1/namespaces/default/persistentvolumeclaims', claim('theirs', ['example.com/keep']));
+    expect(other.body.metadata.finalizers).toEqual(['example.com/keep', 'kubernetes.io/pvc-protection']);
+    const patched = await s.call('PATCH', '/api/v1/namespaces/default/persistentvolumeclaims/theirs', { metadata: { finalizers: [] } }, { headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.metadata.finalizers ?? []).toEqual([]);
+  });
+
+  it('leaves other kinds alone, and adds nothing when turned off', async () => {
+    const cm = await s.call('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'not-storage' } });
+    expect(cm.body.metadata.finalizers).toBeUndefined();
+    const bare = await startTestServer('memory', { admissionPlugins: { disable: ['StorageObjectInUseProtection'] } });
+    try {
+      const pvc = await bare.call('POST', '/api/v1/namespaces/default/persistentvolumeclaims', claim('plain'));
+      expect(pvc.status).toBe(201);
+      expect(pvc.body.metadata.finalizers).toBeUndefined();
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
 describe('turning plugins off', () => {
   it('skips a disabled plugin', async () => {
     const bare = await startTestServer('memory', { admissionPlugins: { disable: ['ServiceAccount', 'NamespaceLifecycle'] } });

@@ -93,8 +93,8 @@ describe('admission plugin flags', () => {
     return apiServerConfig(parsed.values);
   };
   it('turns every plugin on by default, in their fixed order', () => {
-    expect(enabledPlugins()).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'PersistentVolumeClaimResize', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
-    expect(enabledPlugins(['ResourceQuota'], ['LimitRanger', 'NamespaceLifecycle'])).toEqual(['ServiceAccount', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'PersistentVolumeClaimResize', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
+    expect(enabledPlugins()).toEqual(['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'CertificateApproval', 'CertificateSigning', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
+    expect(enabledPlugins(['ResourceQuota'], ['LimitRanger', 'NamespaceLifecycle'])).toEqual(['ServiceAccount', 'DefaultTolerationSeconds', 'DefaultStorageClass', 'StorageObjectInUseProtection', 'PersistentVolumeClaimResize', 'CertificateApproval', 'CertificateSigning', 'MutatingAdmissionWebhook', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
   });
   it('reads the lists', () => {
     expect(config(['--disable-admission-plugins=LimitRanger,ResourceQuota']).admissionPlugins).toEqual({ enable: [], disable: ['LimitRanger', 'ResourceQuota'] });

@@ -89,6 +89,10 @@ describe('the default policy', () => {
       expect(await can('system:node:n1', ['system:nodes'], { verb: 'create', group: 'apps', resource: 'deployments', namespace: 'x' })).toBe(false);
       expect(await can('system:svc-controller-manager', [], { verb: 'update', group: 'apps', resource: 'replicasets', subresource: 'status', namespace: 'x', name: 'r' })).toBe(true);
       expect(await can('system:svc-controller-manager', [], { verb: 'escalate', group: 'rbac.authorization.k8s.io', resource: 'clusterroles' })).toBe(false);
+      // csrapproving and csrsigning: approve and sign for a signer (CertificateApproval, CertificateSigning).
+      expect(await can('system:svc-controller-manager', [], { verb: 'approve', group: 'certificates.k8s.io', resource: 'signers', name: 'kubernetes.io/kube-apiserver-client-kubelet' })).toBe(true);
+      expect(await can('system:svc-controller-manager', [], { verb: 'sign', group: 'certificates.k8s.io', resource: 'signers', name: 'svc.io/nodeagent-serving' })).toBe(true);
+      expect(await can('system:svc-scheduler', [], { verb: 'approve', group: 'certificates.k8s.io', resource: 'signers', name: 'kubernetes.io/kube-apiserver-client-kubelet' })).toBe(false);
     } finally {
       await server.close();
     }

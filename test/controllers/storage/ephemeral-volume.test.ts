@@ -31,7 +31,7 @@ const podWithEphemeral = (name: string) => ({
 });
 
 beforeAll(async () => {
-  cluster = await startTestCluster({ controllers: { controllers: ['ephemeral-volume-controller', 'garbage-collector-controller', 'serviceaccount-controller'] } });
+  cluster = await startTestCluster({ controllers: { controllers: ['ephemeral-volume-controller', 'garbage-collector-controller', 'persistentvolumeclaim-protection-controller', 'serviceaccount-controller'] } });
   client = cluster.client;
   await eventually(async () => (await client.get(builtin.serviceAccounts, 'default', { namespace: NS }).catch(() => undefined)) !== undefined, 'the default ServiceAccount');
 });

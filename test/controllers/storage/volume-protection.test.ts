@@ -1,5 +1,7 @@
 // pvc-protection and pv-protection: every claim and volume carries its finalizer; a deleted claim
 // stays while a pod that is not finished uses it, a deleted volume while its claim is bound to it.
+// The StorageObjectInUseProtection admission plugin is off here, so the finalizers seen are the
+// loops' own (builtin-plugins.test.ts tests the plugin).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtin, type Client } from '../../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../../src/testing/index.js';
@@ -18,6 +20,7 @@ const podUsing = (name: string, claimName: string) => ({
 
 beforeAll(async () => {
   cluster = await startTestCluster({
+    apiServer: { admissionPlugins: { disable: ['StorageObjectInUseProtection'] } },
     controllers: { controllers: ['persistentvolume-protection-controller', 'persistentvolumeclaim-protection-controller', 'persistentvolume-binder-controller', 'serviceaccount-controller'], loopSettings: { pvClaimBinderSyncPeriodMs: 0 } },
   });
   client = cluster.client;

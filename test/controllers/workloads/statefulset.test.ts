@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pod, StatefulSet } from '../../../src/api/index.js';
 import { builtin, Client, Informer } from '../../../src/client/index.js';
 import { garbageCollector, statefulSetController } from '../../../controllers/index.js';
+import { pvcProtectionController } from '../../../controllers/pvc-protection/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../../apiserver/harness.js';
 import { eventually, isGone, loopHarness, type LoopHarness } from '../support.js';
 import { createNamespace, eventsAbout, isReady, livePods, readyAll, setPodReady, updateWith } from '../workload-support.js';
@@ -25,6 +26,8 @@ beforeAll(async () => {
   loop.run(statefulSetController(loop.ctx, { concurrency: 5, now: clock }));
   gc = loopHarness(client);
   gc.run(garbageCollector(gc.ctx, { concurrency: 5 }));
+  // Claims are created with their protection finalizer (admission): the loop that removes it runs too.
+  gc.run(pvcProtectionController(gc.ctx));
 });
 afterAll(async () => {
   loop.stop();

@@ -32,6 +32,7 @@ export const MODEL_OF_KIND: Readonly<Record<string, string>> = {
   'apps/v1/StatefulSet': 'V1StatefulSet',
   'events/v1/Event': 'EventsV1Event',
   'autoscaling/v2/HorizontalPodAutoscaler': 'V2HorizontalPodAutoscaler',
+  'autoscaling/v1/HorizontalPodAutoscaler': 'V1HorizontalPodAutoscaler',
   'batch/v1/CronJob': 'V1CronJob',
   'batch/v1/Job': 'V1Job',
   'certificates/v1/CertificateSigningRequest': 'V1CertificateSigningRequest',

@@ -1,0 +1,275 @@
+// Density run (issue #26): NODES hollow nodes (`svc hollow-nodes`: the real node agent on the
+// simulated CRI runtime) and PODS_PER_NODE pods per node created through Deployments, against
+// the real daemons, each a child process started from sources with tsx: svc-apiserver (HTTPS,
+// sqlite in a temp dir), svc-controller-manager (every default loop), svc-scheduler. Reported:
+// time to every node Ready; pod startup latency p50/p99 (the bench's own watch: ADDED seen →
+// phase Running seen); pods Running per second end to end; RSS (peak) and CPU of the four
+// processes during the run and in the steady state after it; API request latency p99 by verb
+// (the server's apiserver_request_duration_seconds, the run's delta).
+//   npm run bench:density                     (NODES=100 PODS_PER_NODE=30)
+//   NODES=1000 npm run bench:density
+// Knobs: REPLICAS (per Deployment, 100), CM_QPS/CM_BURST (controller manager, 500/1000),
+// SCHED_QPS/SCHED_BURST (scheduler, 1000/2000), START_RATE (hollow nodes/s, 100),
+// TIMEOUT_S (wait for all Running, 1800), STEADY_S (steady-state window, 30), DAEMON_LOGS=1 (the
+// daemons' output on stderr).
+import { spawn, fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import type { Deployment, Pod } from '../../src/api/index.js';
+import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index.js';
+import { cpuTicks, MS_PER_TICK, openSockets, residentMb } from '../support/proc.js';
+
+const NODES = Number(process.env['NODES'] ?? 100);
+const PODS_PER_NODE = Number(process.env['PODS_PER_NODE'] ?? 30);
+const REPLICAS = Number(process.env['REPLICAS'] ?? 100);
+const CM_QPS = process.env['CM_QPS'] ?? '500';
+const CM_BURST = process.env['CM_BURST'] ?? '1000';
+const SCHED_QPS = process.env['SCHED_QPS'] ?? '1000';
+const SCHED_BURST = process.env['SCHED_BURST'] ?? '2000';
+const START_RATE = process.env['START_RATE'] ?? '100';
+const TIMEOUT_MS = Number(process.env['TIMEOUT_S'] ?? 1800) * 1000;
+const STEADY_MS = Number(process.env['STEADY_S'] ?? 30) * 1000;
+const TOTAL = NODES * PODS_PER_NODE;
+const NAMESPACE = 'density';
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'svc-bench-density-'));
+const children: ChildProcess[] = [];
+const log = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
+// ---- the daemons ----
+
+const apiserver = fork(join(repo, 'bench/controllers/server.ts'), [join(dir, 'data')], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+children.push(apiserver);
+const { svcconfig } = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: apiserver.stdout! }).once('line', resolve))) as { svcconfig: string };
+log(`svc-apiserver pid ${apiserver.pid} (sqlite)`);
+
+function daemon(name: string, script: string, args: string[]): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repo, script), ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: repo });
+  children.push(child);
+  let last = '';
+  const keep = (chunk: Buffer) => {
+    last = (last + chunk.toString()).slice(-4000);
+    if (process.env['DAEMON_LOGS']) process.stderr.write(chunk.toString().replace(/^(?=.)/gm, `  ${name}| `));
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  child.once('exit', (code, signal) => {
+    if (!stopping) {
+      log(`${name} exited (${code ?? signal}); its last output:\n${last}`);
+      process.exit(1);
+    }
+  });
+  log(`${name} pid ${child.pid}`);
+  return child;
+}
+let stopping = false;
+
+const manager = daemon('svc-controller-manager', 'src/cli/svc-controller-manager.ts', [
+  `--svcconfig=${svcconfig}`,
+  '--secure-port=0',
+  '--leader-elect=false',
+  `--svc-api-qps=${CM_QPS}`,
+  `--svc-api-burst=${CM_BURST}`,
+  `--service-account-private-key-file=${join(dir, 'data', 'service-account.key')}`,
+]);
+const schedulerProc = daemon('svc-scheduler', 'src/cli/svc-scheduler.ts', [`--svcconfig=${svcconfig}`, '--secure-port=0', '--leader-elect=false', `--svc-api-qps=${SCHED_QPS}`, `--svc-api-burst=${SCHED_BURST}`]);
+
+const client = await Client.fromSvcconfig(svcconfig, { userAgent: 'bench-density' });
+const target = await loadSvcconfig(svcconfig);
+const metricsAgent = new Agent({ connect: { ca: target.caData } });
+
+// ---- measurement helpers ----
+
+interface Usage {
+  readonly cpuTicks: number;
+  readonly at: number;
+}
+const processes = { apiserver: apiserver.pid!, 'controller-manager': manager.pid!, scheduler: schedulerProc.pid!, 'hollow-nodes': 0 };
+type ProcName = keyof typeof processes;
+const peakRss: Record<ProcName, number> = { apiserver: 0, 'controller-manager': 0, scheduler: 0, 'hollow-nodes': 0 };
+function usage(): Record<ProcName, Usage> {
+  const out = {} as Record<ProcName, Usage>;
+  for (const [name, pid] of Object.entries(processes) as [ProcName, number][]) out[name] = { cpuTicks: pid ? cpuTicks(pid) : 0, at: performance.now() };
+  return out;
+}
+const peakSockets: Record<ProcName, number> = { apiserver: 0, 'controller-manager': 0, scheduler: 0, 'hollow-nodes': 0 };
+function sampleRss(): void {
+  for (const [name, pid] of Object.entries(processes) as [ProcName, number][]) {
+    if (!pid) continue;
+    peakRss[name] = Math.max(peakRss[name], residentMb(pid).rss);
+    peakSockets[name] = Math.max(peakSockets[name], openSockets(pid));
+  }
+}
+const cpuPercent = (from: Record<ProcName, Usage>, to: Record<ProcName, Usage>, name: ProcName) =>
+  Math.round(((to[name].cpuTicks - from[name].cpuTicks) * MS_PER_TICK * 100) / (to[name].at - from[name].at));
+
+/** apiserver_request_duration_seconds buckets by verb, summed over the other labels. */
+async function latencyBuckets(): Promise<Map<string, Map<number, number>>> {
+  const res = await request(new URL('/metrics', target.server), { dispatcher: metricsAgent, headers: { authorization: `Bearer ${target.token}` } });
+  const text = await res.body.text();
+  const out = new Map<string, Map<number, number>>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('apiserver_request_duration_seconds_bucket{')) continue;
+    const verb = /verb="([^"]+)"/.exec(line)?.[1] ?? '?';
+    const le = /le="([^"]+)"/.exec(line)?.[1] ?? '+Inf';
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    const bound = le === '+Inf' ? Infinity : Number(le);
+    const byLe = out.get(verb) ?? new Map<number, number>();
+    byLe.set(bound, (byLe.get(bound) ?? 0) + value);
+    out.set(verb, byLe);
+  }
+  return out;
+}
+/** The p99 bucket bound of each verb between two scrapes (Prometheus' histogram_quantile without interpolation: an upper bound). */
+function p99ByVerb(before: Map<string, Map<number, number>>, after: Map<string, Map<number, number>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [verb, buckets] of after) {
+    const bounds = [...buckets.keys()].sort((a, b) => a - b);
+    const count = (le: number) => (buckets.get(le) ?? 0) - (before.get(verb)?.get(le) ?? 0);
+    const total = count(Infinity);
+    if (total === 0) continue;
+    const bound = bounds.find((le) => count(le) >= total * 0.99) ?? Infinity;
+    out[verb] = `≤${bound === Infinity ? '+Inf' : `${bound * 1000}ms`} (n=${total})`;
+  }
+  return out;
+}
+const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+
+// ---- the run ----
+
+log(`load average at start: ${load()}`);
+await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
+// Wait for the namespace's default ServiceAccount (the ServiceAccount admission plugin needs it for pods).
+for (;;) {
+  try {
+    await client.get(builtin.serviceAccounts, 'default', { namespace: NAMESPACE });
+    break;
+  } catch {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const nodesReadyAt = new Map<string, number>();
+const nodeInformer = new Informer(client, builtin.nodes);
+nodeInformer.events$.subscribe(({ object }) => {
+  if (!object) return;
+  const node = object as { metadata: { name?: string }; status?: { conditions?: { type: string; status: string }[] } };
+  if (node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') && !nodesReadyAt.has(node.metadata.name!)) nodesReadyAt.set(node.metadata.name!, performance.now());
+});
+
+const hollowStart = performance.now();
+const hollow = daemon('svc hollow-nodes', 'src/cli/svc.ts', ['hollow-nodes', `--svcconfig=${svcconfig}`, `--count=${NODES}`, `--start-rate=${START_RATE}`, `--root-dir=${join(dir, 'hollow')}`]);
+processes['hollow-nodes'] = hollow.pid!;
+const sampler = setInterval(sampleRss, 2000);
+while (nodesReadyAt.size < NODES) {
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  if (performance.now() - hollowStart > TIMEOUT_MS) throw new Error(`only ${nodesReadyAt.size} of ${NODES} nodes Ready after ${TIMEOUT_MS / 1000}s`);
+}
+const nodesReadyS = (Math.max(...nodesReadyAt.values()) - hollowStart) / 1000;
+log(`${NODES} nodes Ready in ${nodesReadyS.toFixed(1)}s; load ${load()}`);
+
+const added = new Map<string, number>();
+const bound = new Map<string, number>();
+const running = new Map<string, number>();
+const podInformer = new Informer(client, builtin.pods, { namespace: NAMESPACE });
+podInformer.events$.subscribe(({ object }) => {
+  if (!object) return;
+  const pod = object as Pod;
+  const uid = pod.metadata.uid!;
+  const now = performance.now();
+  if (!added.has(uid)) added.set(uid, now);
+  if (pod.spec?.nodeName && !bound.has(uid)) bound.set(uid, now);
+  if (pod.status?.phase === 'Running' && !running.has(uid)) running.set(uid, now);
+});
+await new Promise<void>((resolve) => podInformer.synced$.subscribe((synced) => synced && resolve()));
+
+const metricsBefore = await latencyBuckets();
+const usageBefore = usage();
+const runStart = performance.now();
+const deployments = Math.ceil(TOTAL / REPLICAS);
+for (let i = 0; i < deployments; i++) {
+  const replicas = Math.min(REPLICAS, TOTAL - i * REPLICAS);
+  const name = `density-${i}`;
+  await client.create(builtin.deployments, {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: NAMESPACE },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.example/pause:1', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] } },
+    },
+  } as Deployment);
+}
+log(`${deployments} Deployments of ≤${REPLICAS} created; waiting for ${TOTAL} pods Running`);
+let lastReport = 0;
+while (running.size < TOTAL) {
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const elapsed = performance.now() - runStart;
+  if (elapsed - lastReport > 15_000) {
+    lastReport = elapsed;
+    log(`${(elapsed / 1000).toFixed(0)}s: ${added.size} pods created, ${bound.size} bound, ${running.size} Running; load ${load()}`);
+  }
+  if (elapsed > TIMEOUT_MS) {
+    log(`TIMEOUT: ${running.size} of ${TOTAL} Running after ${TIMEOUT_MS / 1000}s`);
+    break;
+  }
+}
+const runEnd = performance.now();
+const usageRun = usage();
+const metricsAfter = await latencyBuckets();
+const loadAfterRun = load();
+
+log(`steady state: ${STEADY_MS / 1000}s without changes`);
+const steadyFrom = usage();
+await new Promise((resolve) => setTimeout(resolve, STEADY_MS));
+const steadyTo = usage();
+clearInterval(sampler);
+sampleRss();
+
+const latencies = [...running].map(([uid, at]) => at - (added.get(uid) ?? at)).sort((a, b) => a - b);
+const toBind = [...bound].map(([uid, at]) => at - (added.get(uid) ?? at)).sort((a, b) => a - b);
+const boundToRunning = [...running].map(([uid, at]) => at - (bound.get(uid) ?? at)).sort((a, b) => a - b);
+const ms = (sorted: readonly number[]) => ({ p50: Math.round(quantile(sorted, 0.5)), p99: Math.round(quantile(sorted, 0.99)) });
+const firstAdded = Math.min(...added.values());
+const lastRunning = Math.max(...running.values());
+const report = {
+  nodes: NODES,
+  podsPerNode: PODS_PER_NODE,
+  pods: TOTAL,
+  running: running.size,
+  nodesReadyS: Number(nodesReadyS.toFixed(1)),
+  runS: Number(((runEnd - runStart) / 1000).toFixed(1)),
+  podStartupMs: { p50: Math.round(quantile(latencies, 0.5)), p99: Math.round(quantile(latencies, 0.99)), max: Math.round(latencies.at(-1) ?? NaN) },
+  createdToBoundMs: ms(toBind),
+  boundToRunningMs: ms(boundToRunning),
+  podsRunningPerS: Number((running.size / ((lastRunning - firstAdded) / 1000)).toFixed(1)),
+  cpuPercentDuringRun: Object.fromEntries((Object.keys(processes) as ProcName[]).map((n) => [n, cpuPercent(usageBefore, usageRun, n)])),
+  cpuPercentSteady: Object.fromEntries((Object.keys(processes) as ProcName[]).map((n) => [n, cpuPercent(steadyFrom, steadyTo, n)])),
+  peakRssMb: peakRss,
+  peakSockets,
+  rssMbAtEnd: Object.fromEntries((Object.entries(processes) as [ProcName, number][]).map(([n, pid]) => [n, residentMb(pid).rss])),
+  apiP99ByVerb: p99ByVerb(metricsBefore, metricsAfter),
+  settings: { replicasPerDeployment: REPLICAS, cmQps: `${CM_QPS}/${CM_BURST}`, schedulerQps: `${SCHED_QPS}/${SCHED_BURST}`, startRate: START_RATE },
+  loadAverage: { afterRun: loadAfterRun, end: load() },
+};
+console.log(JSON.stringify(report, null, 2));
+stopping = true;
+nodeInformer.stop();
+podInformer.stop();
+await client.close();
+for (const child of [hollow, schedulerProc, manager]) child.kill('SIGTERM');
+apiserver.send('stop');
+await new Promise((resolve) => setTimeout(resolve, 2000));
+process.exit(running.size === TOTAL ? 0 : 1);

@@ -1,0 +1,100 @@
+// `svc hollow-nodes` (issue #26): the command as a user runs it — a child process from a svcconfig
+// against the test kit's API server — registers its nodes with the simulated marker, says in its
+// log that the containers are simulated, and leaves on SIGTERM with status 0; bad flags are usage
+// errors that start nothing.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIMULATED_NODE_LABEL } from '../../src/api/index.js';
+import { hollowNodes } from '../../src/cli/hollow-nodes-command.js';
+import { builtin, Client, writeSvcconfig } from '../../src/client/index.js';
+import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
+import { eventually } from '../controllers/support.js';
+import { spawnUp } from '../support/svc-up.js';
+
+const SVC = join(import.meta.dirname, '../../src/cli/svc.ts');
+let cluster: TestCluster;
+let dir: string;
+let svcconfig: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-hollow-cli-'));
+  cluster = await startTestCluster();
+  svcconfig = join(dir, 'admin.svcconfig');
+  await writeSvcconfig(svcconfig, { server: cluster.url, caData: cluster.caPem, token: cluster.token, name: 'test' });
+}, 60_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
+}
+
+describe('svc hollow-nodes', () => {
+  it.each([
+    [['--count', '0'], 'must be between 1 and 100000'],
+    [['--start-failure-rate', '1.5'], 'must be between 0 and 1'],
+    [['--node-cidr', '10.0.0.0/31'], 'not an IPv4 CIDR'],
+    [['--memory', 'lots'], 'not a quantity of bytes'],
+  ])('rejects %j as a usage error', async (argv, message) => {
+    const c = capture();
+    expect(await hollowNodes(argv, c.io)).toBe(2);
+    expect(c.err.join('\n')).toContain(message);
+    expect((await cluster.client.list(builtin.nodes)).items).toHaveLength(0);
+  });
+
+  it('runs its nodes until SIGTERM, each labelled simulated, and says so in its log', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', SVC, 'hollow-nodes', '--svcconfig', svcconfig, '--count', '3', '--name-prefix', 'cli-', '--start-rate', '0', '--root-dir', join(dir, 'nodes')],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await eventually(async () => {
+        const nodes = (await cluster.client.list(builtin.nodes, { labelSelector: `${SIMULATED_NODE_LABEL}=true` })).items;
+        return nodes.length === 3 && nodes.every((node) => node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      }, 'three Ready hollow nodes', 60_000);
+      const names = (await cluster.client.list(builtin.nodes)).items.map((node) => node.metadata.name).sort();
+      expect(names).toEqual(['cli-00000', 'cli-00001', 'cli-00002']);
+      await eventually(() => stdout.includes('3 hollow nodes started'), 'the started line');
+      expect(stderr).toMatch(/containers are SIMULATED \(svc-simulated runtime/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  }, 90_000);
+
+  it('runs in svc up with --hollow-nodes, which says the containers are simulated', async () => {
+    const data = join(dir, 'up');
+    const up = spawnUp(data, ['--disable-agent', '--disable-dashboard', '--hollow-nodes=2']);
+    try {
+      const line = await up.line((l) => l.startsWith('hollow nodes:'));
+      expect(line).toBe('hollow nodes: 2 (hollow-00000 .. hollow-00001), containers SIMULATED (svc-simulated runtime)');
+      await up.line((l) => l.startsWith('ready in'));
+      const admin = await Client.fromSvcconfig(join(data, 'admin.svcconfig'));
+      try {
+        await eventually(async () => {
+          const nodes = (await admin.list(builtin.nodes, { labelSelector: `${SIMULATED_NODE_LABEL}=true` })).items;
+          return nodes.length === 2 && nodes.every((node) => node.status?.nodeInfo?.containerRuntimeVersion?.startsWith('svc-simulated://'));
+        }, 'two hollow nodes in svc up', 60_000);
+      } finally {
+        await admin.close();
+      }
+    } finally {
+      up.child.kill('SIGTERM');
+    }
+    expect(await up.exited).toBe(0);
+  }, 180_000);
+});

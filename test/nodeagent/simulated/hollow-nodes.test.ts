@@ -1,0 +1,163 @@
+// Issue #26, hollow nodes: the real node agent's parts on svc's simulated CRI runtime, against the
+// test kit's API server (HTTPS, memory store) with the deployment and replicaset loops and the real
+// scheduler in this process. Nodes register and turn Ready, a Deployment's pods are bound by the
+// scheduler and run to Running on them; the start failure and probe failure rates make pods behave
+// as set; the Node says it is simulated everywhere it can.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Subscription } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIMULATED_NODE_ANNOTATION, SIMULATED_NODE_LABEL, type Deployment, type Node, type Pod } from '../../../src/api/index.js';
+import { builtin, InformerFactory, type Client } from '../../../src/client/index.js';
+import { scheduler } from '../../../controllers/index.js';
+import { startHollowNode, type HollowNode, type SimulationSettings } from '../../../src/nodeagent/index.js';
+import { startTestCluster, type TestCluster } from '../../../src/testing/index.js';
+import { eventually } from '../../controllers/support.js';
+
+let cluster: TestCluster;
+let schedulerRun: Subscription;
+let root: string;
+let informers: InformerFactory;
+const nodes: HollowNode[] = [];
+const errors: string[] = [];
+
+function hollowNode(name: string, index: number, simulation: Partial<SimulationSettings> = {}, labels: Record<string, string> = {}): HollowNode {
+  const node = startHollowNode({
+    name,
+    client: cluster.client,
+    informers,
+    simulation,
+    rootDir: join(root, name),
+    nodeIp: `10.250.0.${index + 1}`,
+    version: 'test',
+    nodeOptions: { nodeLabels: labels, nodeStatusUpdateFrequency: 1_000 },
+    onError: (what, error) => errors.push(`${name} ${what}: ${(error as Error).message}`),
+  });
+  nodes.push(node);
+  return node;
+}
+
+const isReady = (node: Node) => node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+interface ContainerStatusView {
+  readonly containerID?: string;
+  readonly restartCount?: number;
+  readonly state?: { readonly terminated?: { readonly exitCode?: number; readonly reason?: string } };
+  readonly lastState?: { readonly terminated?: { readonly exitCode?: number; readonly reason?: string } };
+}
+const containerStatus = (pod: Pod): ContainerStatusView | undefined => pod.status?.containerStatuses?.[0] as ContainerStatusView | undefined;
+const podReady = (pod: Pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+
+function deployment(name: string, replicas: number, pool: string, container: Record<string, unknown> = {}): Deployment {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { nodeSelector: { pool }, automountServiceAccountToken: false, containers: [{ name: 'app', image: 'registry.example/app:1', ...container }] },
+      },
+    },
+  } as Deployment;
+}
+
+async function podsOf(client: Client, app: string): Promise<readonly Pod[]> {
+  return (await client.list(builtin.pods, { namespace: 'default', labelSelector: `app=${app}` })).items;
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'svc-hollow-test-'));
+  cluster = await startTestCluster({ controllers: { controllers: ['deployment-controller', 'replicaset-controller', 'serviceaccount-controller'] } });
+  informers = new InformerFactory(cluster.client);
+  schedulerRun = scheduler({ client: cluster.client, scheduledEvents: false }).subscribe();
+  hollowNode('hollow-a', 0, {}, { pool: 'plain' });
+  hollowNode('hollow-b', 1, {}, { pool: 'plain' });
+  hollowNode('hollow-fails', 2, { startFailureRate: 1 }, { pool: 'fails' });
+  hollowNode('hollow-probes-fail', 3, { probeFailureRate: 1 }, { pool: 'probes-fail' });
+}, 60_000);
+
+afterAll(async () => {
+  schedulerRun?.unsubscribe();
+  for (const node of nodes) await node.close();
+  informers?.stop();
+  await cluster?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('hollow nodes', () => {
+  it('register, turn Ready and say that their containers are simulated', async () => {
+    await eventually(async () => {
+      const list = await cluster.client.list(builtin.nodes, { labelSelector: `${SIMULATED_NODE_LABEL}=true` });
+      return list.items.length === nodes.length && list.items.every(isReady);
+    }, 'every hollow node Ready');
+    const node = await cluster.client.get(builtin.nodes, 'hollow-a');
+    expect(node.metadata.labels?.[SIMULATED_NODE_LABEL]).toBe('true');
+    expect(node.metadata.annotations?.[SIMULATED_NODE_ANNOTATION]).toMatch(/simulated/);
+    expect(node.status?.nodeInfo?.containerRuntimeVersion).toMatch(/^svc-simulated:\/\//);
+    expect(node.status?.addresses).toContainEqual({ type: 'InternalIP', address: '10.250.0.1' });
+    const lease = await cluster.client.get(builtin.leases, 'hollow-a', { namespace: 'svc-node-lease' });
+    expect(lease.spec?.holderIdentity).toBe('hollow-a');
+  });
+
+  it("run a Deployment's pods to Running through the real scheduler", async () => {
+    await cluster.client.create(builtin.deployments, deployment('web', 6, 'plain'));
+    await eventually(async () => {
+      const pods = await podsOf(cluster.client, 'web');
+      return pods.length === 6 && pods.every((pod) => pod.status?.phase === 'Running' && podReady(pod));
+    }, 'six Running and Ready pods');
+    const pods = await podsOf(cluster.client, 'web');
+    expect(new Set(pods.map((pod) => pod.spec.nodeName))).toEqual(new Set(['hollow-a', 'hollow-b']));
+    for (const pod of pods) {
+      expect(containerStatus(pod)?.containerID).toMatch(/^svc-simulated:\/\/[0-9a-f]{64}$/);
+      expect(pod.status?.podIP).toMatch(/^10\.88\./);
+      expect(pod.status?.hostIP).toBe(pod.spec.nodeName === 'hollow-a' ? '10.250.0.1' : '10.250.0.2');
+    }
+    const counts = nodes[0]!.runtime.counts().running + nodes[1]!.runtime.counts().running;
+    expect(counts).toBe(6);
+    await eventually(async () => {
+      const deployment = await cluster.client.get(builtin.deployments, 'web', { namespace: 'default' });
+      return deployment.status?.availableReplicas === 6;
+    }, 'the Deployment available');
+  });
+
+  it('give up on pods whose containers fail to start, at the start failure rate', async () => {
+    await cluster.client.create(builtin.deployments, deployment('broken', 2, 'fails'));
+    await eventually(async () => {
+      const pods = await podsOf(cluster.client, 'broken');
+      return pods.length === 2 && pods.every((pod) => (containerStatus(pod)?.restartCount ?? 0) >= 1);
+    }, 'the containers restarted after failing to start');
+    for (const pod of await podsOf(cluster.client, 'broken')) {
+      expect(pod.spec.nodeName).toBe('hollow-fails');
+      expect(podReady(pod)).toBe(false);
+      const status = containerStatus(pod)!;
+      const terminated = status.state?.terminated ?? status.lastState?.terminated;
+      expect(terminated?.exitCode).toBe(128);
+      expect(terminated?.reason).toBe('StartError');
+    }
+  });
+
+  it('keep pods whose readiness probes fail Running but not Ready, at the probe failure rate', async () => {
+    const probe = { readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 1 } };
+    await cluster.client.create(builtin.deployments, deployment('unready', 2, 'probes-fail', probe));
+    await cluster.client.create(builtin.deployments, deployment('ready', 2, 'plain', { readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } }));
+    await eventually(async () => {
+      const pods = await podsOf(cluster.client, 'ready');
+      return pods.length === 2 && pods.every(podReady);
+    }, 'the pods whose probes pass are Ready');
+    await eventually(async () => {
+      const pods = await podsOf(cluster.client, 'unready');
+      return pods.length === 2 && pods.every((pod) => pod.status?.phase === 'Running');
+    }, 'the pods whose probes fail run');
+    await eventually(async () => {
+      const events = (await cluster.client.list(builtin.coreEvents, { namespace: 'default' })).items;
+      return events.some((event) => event.reason === 'Unhealthy' && event.involvedObject.name?.startsWith('unready-') && /simulated probe failure/.test(event.message ?? ''));
+    }, 'an Unhealthy event of a failing readiness probe');
+    for (const pod of await podsOf(cluster.client, 'unready')) {
+      expect(pod.spec.nodeName).toBe('hollow-probes-fail');
+      expect(podReady(pod)).toBe(false);
+    }
+  });
+});

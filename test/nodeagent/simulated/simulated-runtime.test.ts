@@ -1,0 +1,143 @@
+// svc's simulated CRI runtime (issue #26): served over gRPC on a unix socket, the node agent's
+// CriClient drives a pod's whole life through it as through containerd; the in-process transport
+// gives answers of the same shape as the socket's; the settings' rates and bad settings.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isStatusError } from '../../../src/api/index.js';
+import { CriClient, GrpcStatus, InProcessTransport, isCriError, serveSimulatedRuntime, SimulatedRuntime, type SimulatedRuntimeServer } from '../../../src/nodeagent/index.js';
+
+let dir: string;
+let runtime: SimulatedRuntime;
+let server: SimulatedRuntimeServer;
+let overSocket: CriClient;
+let inProcess: CriClient;
+
+const sandboxConfig = (uid: string) => ({
+  metadata: { name: `pod-${uid}`, uid, namespace: 'default', attempt: 0 },
+  hostname: `pod-${uid}`,
+  logDirectory: `/var/log/pods/${uid}`,
+  labels: { 'svc.io/pod.uid': uid },
+  annotations: { note: 'simulated' },
+});
+const containerConfig = (uid: string) => ({ metadata: { name: 'app', attempt: 0 }, image: { image: 'registry.example/app:1' }, labels: { 'svc.io/pod.uid': uid, 'svc.io/container.name': 'app' }, logPath: 'app/0.log' });
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-simulated-runtime-'));
+  runtime = new SimulatedRuntime({ podNetwork: '10.77.0.0/24' });
+  server = await serveSimulatedRuntime(runtime, join(dir, 'cri.sock'));
+  overSocket = new CriClient({ endpoint: server.endpoint, timeoutMs: 10_000 });
+  inProcess = new CriClient({ endpoint: 'svc-simulated://in-process', transport: new InProcessTransport(runtime) });
+});
+
+afterAll(async () => {
+  overSocket?.close();
+  inProcess?.close();
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the simulated runtime over its unix socket', () => {
+  it('names itself svc-simulated and is ready', async () => {
+    const version = await overSocket.version();
+    expect(version.runtimeName).toBe('svc-simulated');
+    expect(version.runtimeApiVersion).toBe('v1');
+    const status = await overSocket.status();
+    expect(status.status?.conditions.map((c) => [c.type, c.status])).toEqual([
+      ['RuntimeReady', true],
+      ['NetworkReady', true],
+    ]);
+  });
+
+  it("runs a pod's sandbox and container from creation to removal", async () => {
+    const { podSandboxId } = await overSocket.runPodSandbox({ config: sandboxConfig('u1') });
+    const sandbox = await overSocket.podSandboxStatus({ podSandboxId });
+    expect(sandbox.status?.state).toBe('SANDBOX_READY');
+    expect(sandbox.status?.network?.ip).toMatch(/^10\.77\.0\.\d+$/);
+    expect(sandbox.status?.annotations).toEqual({ note: 'simulated' });
+    expect(typeof sandbox.status?.createdAt).toBe('bigint');
+
+    const pulled = await overSocket.pullImage({ image: { image: 'registry.example/app:1' } });
+    expect(pulled.imageRef).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect((await overSocket.imageStatus({ image: { image: 'registry.example/app:1' } })).image?.id).toBe(pulled.imageRef);
+    expect((await overSocket.imageStatus({ image: { image: 'registry.example/other:1' } })).image).toBeNull();
+
+    const { containerId } = await overSocket.createContainer({ podSandboxId, config: containerConfig('u1'), sandboxConfig: sandboxConfig('u1') });
+    expect((await overSocket.containerStatus({ containerId })).status?.state).toBe('CONTAINER_CREATED');
+    await overSocket.startContainer({ containerId });
+    const running = (await overSocket.containerStatus({ containerId })).status!;
+    expect(running.state).toBe('CONTAINER_RUNNING');
+    expect(running.imageRef).toBe(pulled.imageRef);
+    expect(running.logPath).toBe('/var/log/pods/u1/app/0.log');
+    expect(running.startedAt > 0n).toBe(true);
+
+    const byLabel = await overSocket.listContainers({ filter: { labelSelector: { 'svc.io/pod.uid': 'u1' } } });
+    expect(byLabel.containers.map((c) => c.id)).toEqual([containerId]);
+    expect((await overSocket.listContainers({ filter: { labelSelector: { 'svc.io/pod.uid': 'nobody' } } })).containers).toEqual([]);
+    expect((await overSocket.listPodSandbox({ filter: { state: { state: 'SANDBOX_READY' } } })).items.map((s) => s.id)).toContain(podSandboxId);
+
+    expect((await overSocket.execSync({ containerId, cmd: ['true'], timeout: 1 })).exitCode).toBe(0);
+
+    await overSocket.stopContainer({ containerId, timeout: 30 });
+    const stopped = (await overSocket.containerStatus({ containerId })).status!;
+    expect(stopped.state).toBe('CONTAINER_EXITED');
+    expect(stopped.exitCode).toBe(0);
+    await overSocket.stopPodSandbox({ podSandboxId });
+    await overSocket.stopPodSandbox({ podSandboxId }); // idempotent
+    expect((await overSocket.podSandboxStatus({ podSandboxId })).status?.state).toBe('SANDBOX_NOTREADY');
+    await overSocket.removeContainer({ containerId });
+    await overSocket.removePodSandbox({ podSandboxId });
+    await overSocket.removePodSandbox({ podSandboxId }); // idempotent
+    const gone = await overSocket.podSandboxStatus({ podSandboxId }).catch((error: unknown) => error);
+    expect(isCriError(gone, GrpcStatus.NOT_FOUND)).toBe(true);
+  });
+
+  it('answers the streaming calls UNIMPLEMENTED, and an unknown container NOT_FOUND', async () => {
+    const exec = await overSocket.exec({ containerId: 'x', cmd: ['sh'] }).catch((error: unknown) => error);
+    expect(isCriError(exec, GrpcStatus.UNIMPLEMENTED)).toBe(true);
+    const status = await overSocket.containerStatus({ containerId: 'missing' }).catch((error: unknown) => error);
+    expect(isCriError(status, GrpcStatus.NOT_FOUND)).toBe(true);
+  });
+
+  it('answers in process exactly what it answers over the socket', async () => {
+    const { podSandboxId } = await inProcess.runPodSandbox({ config: sandboxConfig('u2') });
+    const { containerId } = await inProcess.createContainer({ podSandboxId, config: containerConfig('u2'), sandboxConfig: sandboxConfig('u2') });
+    await inProcess.startContainer({ containerId });
+    expect(await inProcess.containerStatus({ containerId })).toEqual(await overSocket.containerStatus({ containerId }));
+    expect(await inProcess.podSandboxStatus({ podSandboxId }).then((r) => r.status)).toEqual(await overSocket.podSandboxStatus({ podSandboxId }).then((r) => r.status));
+    expect(await inProcess.listContainers({ filter: { podSandboxId } })).toEqual(await overSocket.listContainers({ filter: { podSandboxId } }));
+  });
+});
+
+describe('the simulation settings', () => {
+  it('fail every start and every exec probe at rate 1', async () => {
+    const failing = new SimulatedRuntime({ startFailureRate: 1, probeFailureRate: 1 });
+    const cri = new CriClient({ endpoint: 'svc-simulated://in-process', transport: new InProcessTransport(failing) });
+    const { podSandboxId } = await cri.runPodSandbox({ config: sandboxConfig('u3') });
+    const { containerId } = await cri.createContainer({ podSandboxId, config: containerConfig('u3') });
+    const start = await cri.startContainer({ containerId }).catch((error: unknown) => error);
+    expect(isCriError(start, GrpcStatus.UNKNOWN)).toBe(true);
+    const status = (await cri.containerStatus({ containerId })).status!;
+    expect([status.state, status.exitCode, status.reason]).toEqual(['CONTAINER_EXITED', 128, 'StartError']);
+    const { containerId: second } = await cri.createContainer({ podSandboxId, config: { ...containerConfig('u3'), metadata: { name: 'app', attempt: 1 } } });
+    expect(isCriError(await cri.startContainer({ containerId: second }).catch((e: unknown) => e), GrpcStatus.UNKNOWN)).toBe(true);
+    const probeOnly = new SimulatedRuntime({ probeFailureRate: 1 });
+    const probeCri = new CriClient({ endpoint: 'svc-simulated://in-process', transport: new InProcessTransport(probeOnly) });
+    const sandbox = await probeCri.runPodSandbox({ config: sandboxConfig('u4') });
+    const container = await probeCri.createContainer({ podSandboxId: sandbox.podSandboxId, config: containerConfig('u4') });
+    await probeCri.startContainer({ containerId: container.containerId });
+    expect((await probeCri.execSync({ containerId: container.containerId, cmd: ['true'] })).exitCode).toBe(1);
+    expect(probeOnly.probe(container.containerId).result).toBe('failure');
+  });
+
+  it.each([[{ startFailureRate: 2 }], [{ probeFailureRate: -0.1 }], [{ startDelayMs: -1 }], [{ podNetwork: '10.0.0.0/31' }]])('refuses %j', (settings) => {
+    let error: unknown;
+    try {
+      new SimulatedRuntime(settings);
+    } catch (e) {
+      error = e;
+    }
+    expect(isStatusError(error, 'BadRequest')).toBe(true);
+  });
+});
