@@ -194,12 +194,34 @@ describe('dashboard in chromium', () => {
     await page.locator('nav button[data-view="overview"]').click();
     const node = page.locator('#overview-nodes tr[data-node="node-a"]');
     await node.waitFor();
-    expect(await node.locator('td').allTextContents()).toEqual(['node-a', 'Ready ', '4 / 3800m', '8Gi / 7Gi', '0 / 110']);
+    expect(await node.locator('td').allTextContents()).toEqual(['node-a', 'Ready ', '4 / 3800m', '8Gi / 7Gi', '0 / 110', '0 (0%)', '0 (0%)']);
     const running = page.locator('#overview-phases [data-phase="Pending"]');
     const before = Number((await running.textContent())!.split(' ')[1]);
     await cluster.client.create(builtin.pods, { metadata: { name: 'p1', namespace: 'browser' }, spec: { nodeName: 'node-a', containers: [{ name: 'c', image: 'busybox' }] } } as never);
     await expect.poll(() => running.textContent()).toBe(`Pending ${before + 1}`);
     await expect.poll(() => node.locator('td').nth(4).textContent()).toBe('1 / 110');
+    // Allocated: the requests of the node's unfinished pods, with their share of allocatable.
+    const cpu = node.locator('td[data-allocated="cpu"]');
+    const memory = node.locator('td[data-allocated="memory"]');
+    await cluster.client.create(builtin.pods, {
+      metadata: { name: 'p2', namespace: 'browser' },
+      spec: { nodeName: 'node-a', containers: [{ name: 'a', image: 'busybox', resources: { requests: { cpu: '250m', memory: '512Mi' } } }, { name: 'b', image: 'busybox', resources: { requests: { cpu: '1', memory: '512Mi' } } }] },
+    } as never);
+    await expect.poll(() => cpu.textContent()).toBe('1250m (32%)');
+    expect(await memory.textContent()).toBe('1Gi (14%)');
+    // A finished pod no longer counts, as kubectl counts it.
+    await cluster.client.patchStatus(builtin.pods, 'p2', { status: { phase: 'Succeeded' } }, { namespace: 'browser' });
+    await expect.poll(() => cpu.textContent()).toBe('0 (0%)');
+    await cluster.client.create(builtin.pods, {
+      metadata: { name: 'p3', namespace: 'browser' },
+      spec: { nodeName: 'node-a', containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '500m', memory: '256Mi' } } }] },
+    } as never);
+    await expect.poll(() => cpu.textContent()).toBe('500m (13%)');
+    expect(await memory.textContent()).toBe('256Mi (3%)');
+    // At once: no node agent runs here to end it gracefully.
+    await cluster.client.delete(builtin.pods, 'p3', { namespace: 'browser', gracePeriodSeconds: 0 });
+    await expect.poll(() => cpu.textContent()).toBe('0 (0%)');
+    expect(await memory.textContent()).toBe('0 (0%)');
     const events = resource({ group: '', version: 'v1', resource: 'events', namespaced: true, kind: 'Event' });
     await cluster.client.create(events, {
       apiVersion: 'v1',

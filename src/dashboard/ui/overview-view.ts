@@ -1,6 +1,8 @@
 import { listAndWatch, type KubeObject } from './api.js';
 import { el } from './dom.js';
 import { FrameBatcher } from './frame-batcher.js';
+import { podRequest, type PodRequestsSpec } from './pod-requests.js';
+import { formatMilli, milliValue } from './quantity.js';
 
 interface Condition {
   readonly type: string;
@@ -12,7 +14,7 @@ interface Node extends KubeObject {
 }
 
 interface Pod extends KubeObject {
-  readonly spec?: { nodeName?: string };
+  readonly spec?: PodRequestsSpec & { nodeName?: string };
   readonly status?: { phase?: string };
 }
 
@@ -31,9 +33,14 @@ interface Event extends KubeObject {
 const RECENT_EVENTS = 30;
 const PHASES = ['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const;
 
+/** Summed per node: what `kubectl describe node` shows as "Allocated resources". */
+const ALLOCATED = ['cpu', 'memory'] as const;
+
 /**
  * The cluster at a glance, from three watches: nodes with their conditions, capacity and
- * allocatable and how many pods each runs; pods by phase; the newest Events.
+ * allocatable, how many pods each runs and what they request (allocated: the requests of the
+ * pods bound to it that have not finished, with their share of allocatable); pods by phase; the
+ * newest Events. Allocated is summed from the pod watch the view holds anyway, on each frame.
  */
 export class OverviewView {
   readonly element: HTMLElement;
@@ -53,7 +60,7 @@ export class OverviewView {
       { class: 'content overview' },
       el('div', { class: 'scroller' },
         el('h3', {}, 'Nodes'),
-        table('overview-nodes-table', ['Name', 'Conditions', 'CPU (capacity / allocatable)', 'Memory (capacity / allocatable)', 'Pods'], this.#nodes),
+        table('overview-nodes-table', ['Name', 'Conditions', 'CPU (capacity / allocatable)', 'Memory (capacity / allocatable)', 'Pods', 'CPU requests', 'Memory requests'], this.#nodes),
         el('h3', {}, 'Pods by phase'),
         this.#phases,
         el('h3', {}, 'Recent events'),
@@ -101,12 +108,17 @@ export class OverviewView {
 
   #render(): void {
     const podsOnNode = new Map<string, number>();
+    const allocated = new Map<string, Record<(typeof ALLOCATED)[number], number>>();
     const phases = new Map<string, number>(PHASES.map((p) => [p, 0]));
     for (const pod of this.#podMap.values()) {
       const phase = pod.status?.phase ?? 'Pending';
       phases.set(phase, (phases.get(phase) ?? 0) + 1);
       const node = pod.spec?.nodeName;
-      if (node !== undefined && phase !== 'Succeeded' && phase !== 'Failed') podsOnNode.set(node, (podsOnNode.get(node) ?? 0) + 1);
+      if (node === undefined || phase === 'Succeeded' || phase === 'Failed') continue;
+      podsOnNode.set(node, (podsOnNode.get(node) ?? 0) + 1);
+      const sums = allocated.get(node) ?? { cpu: 0, memory: 0 };
+      for (const resource of ALLOCATED) sums[resource] += podRequest(pod.spec, resource);
+      allocated.set(node, sums);
     }
     this.#nodes.replaceChildren(
       ...[...this.#nodeMap.values()]
@@ -115,6 +127,13 @@ export class OverviewView {
           const name = node.metadata?.name ?? '';
           const conditions = (node.status?.conditions ?? []).filter((c) => (c.type === 'Ready' ? true : c.status === 'True'));
           const s = node.status ?? {};
+          const requested = (resource: (typeof ALLOCATED)[number]) => {
+            const milli = allocated.get(name)?.[resource] ?? 0;
+            const of = milliValue(s.allocatable?.[resource]);
+            // Truncated, as kubectl prints it.
+            const percent = of > 0 ? Math.trunc((milli / of) * 100) : 0;
+            return el('td', { 'data-allocated': resource }, `${formatMilli(milli)} (${percent}%)`);
+          };
           return el(
             'tr',
             { 'data-node': name },
@@ -123,6 +142,7 @@ export class OverviewView {
             el('td', {}, `${s.capacity?.['cpu'] ?? '?'} / ${s.allocatable?.['cpu'] ?? '?'}`),
             el('td', {}, `${s.capacity?.['memory'] ?? '?'} / ${s.allocatable?.['memory'] ?? '?'}`),
             el('td', {}, `${podsOnNode.get(name) ?? 0} / ${s.allocatable?.['pods'] ?? '?'}`),
+            ...ALLOCATED.map(requested),
           );
         }),
     );
