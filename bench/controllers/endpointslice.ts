@@ -17,6 +17,8 @@ const FLIP_RATE = Number(process.env['FLIP_RATE'] ?? 1_000);
 const SECONDS = Number(process.env['SECONDS'] ?? 10);
 const BATCH_MS = Number(process.env['BATCH_MS'] ?? 1_000);
 const IN_FLIGHT = 32;
+/** How long after the load the slices may take to agree with the pods before the phase is called unconverged. */
+const SETTLE_S = Number(process.env['SETTLE_S'] ?? 30);
 const NS = 'bench';
 
 const cluster = await startTestCluster({ namespaces: [NS] });
@@ -60,7 +62,8 @@ async function phase(batchMs: number): Promise<Phase> {
   const userAgent = `endpointslice-${batchMs}`;
   const client: Client = cluster.newClient({ userAgent });
   const stop$ = new Subject<void>();
-  const informers = new InformerFactory(client);
+  const watchErrors = { loop: 0, observer: 0 };
+  const informers = new InformerFactory(client, { onError: () => watchErrors.loop++ });
   const events = new EventRecorder({ client, component: 'endpointslice-controller' });
   const outcomes = new Map<string, number>();
   const loop = endpointSliceController({ name: 'endpointslice-controller', client, informers, events, stop$, controllerDefaults: () => ({}) }, { concurrency: 5, batchPeriodMs: batchMs }).subscribe((result) => {
@@ -69,7 +72,7 @@ async function phase(batchMs: number): Promise<Phase> {
   });
 
   // The observer: its own watch of the slices; a flip is seen when a slice shows the pod's IP with the flipped condition.
-  const observer = new InformerFactory(cluster.newClient({ userAgent: 'observer' }));
+  const observer = new InformerFactory(cluster.newClient({ userAgent: 'observer' }), { onError: () => watchErrors.observer++ });
   // Decoded once per event: the bench's own reads of the slices cost it no decoding.
   const slices = observer.informer(builtin.endpointSlices, { decode: 'eager' });
   const pending = new Map<string, { at: number; ready: boolean }>();
@@ -123,8 +126,9 @@ async function phase(batchMs: number): Promise<Phase> {
   }));
   const seconds = (performance.now() - started) / 1000;
   const settleStart = performance.now();
-  await until(() => readyCount() === wantReady() && pending.size === 0 || performance.now() - settleStart > 30_000);
+  await until(() => (readyCount() === wantReady() && pending.size === 0) || performance.now() - settleStart > SETTLE_S * 1000);
   const convergeMs = performance.now() - settleStart;
+  if (pending.size > 0) await diagnose(informers, slices.store.list(), pending.size, watchErrors);
   const writes = cluster.writes(userAgent) - writesBefore;
   const unseen = pending.size;
   stop$.next();
@@ -135,6 +139,27 @@ async function phase(batchMs: number): Promise<Phase> {
   events.stop();
   console.log(`batch ${batchMs} ms: syncs ${[...outcomes].map(([what, n]) => `${what} ${n}`).join(', ')}`);
   return { batchMs, flips: count, seconds, writes, latencies: latencies.sort((a, b) => a - b), unseen, convergeMs };
+}
+
+/**
+ * Where an unconverged phase disagrees with the pods: the server's slices (a list), the loop's
+ * pod and slice caches, the observer's cache; and whether the server's slices catch up later.
+ */
+async function diagnose(informers: InformerFactory, observed: readonly EndpointSlice[], unseen: number, watchErrors: { loop: number; observer: number }): Promise<void> {
+  const wrong = (list: readonly EndpointSlice[]) => {
+    let n = 0;
+    for (const slice of list) for (const e of slice.endpoints ?? []) if (e.conditions?.ready !== ready[Number(e.targetRef!.name!.slice(2))]) n++;
+    return n;
+  };
+  const server = async () => wrong((await admin.list(builtin.endpointSlices, { namespace: NS })).items);
+  const loopPods = informers.informer(builtin.pods).store.list();
+  const podsWrong = loopPods.filter((p) => (p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True') !== ready[Number(p.metadata.name!.slice(2))]).length;
+  const loopSlices = informers.informer(builtin.endpointSlices).store.list();
+  console.log(`unconverged: ${unseen} flips not seen; endpoints disagreeing with the pods: server ${await server()}, loop's slice cache ${wrong(loopSlices)}, observer's cache ${wrong(observed)}; loop's pod cache: ${podsWrong} pods stale; watch errors: loop ${watchErrors.loop}, observer ${watchErrors.observer}`);
+  for (let i = 0; i < 12; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    console.log(`  +${(i + 1) * 10} s: server ${await server()} disagreeing`);
+  }
 }
 
 const results = [await phase(0), await phase(BATCH_MS)];
