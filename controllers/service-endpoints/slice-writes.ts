@@ -47,7 +47,7 @@ interface Rewrite {
  * `planSlices`, the slices of groups no longer wanted deleted — except that a slice to delete and
  * a slice to create of one address type become one update of the old slice (one write, not two,
  * and readers see no gap). Creates go first, then updates, then deletions, so an endpoint moving
- * between slices is never missing from all of them.
+ * between slices is never missing from all of them; the writes of one phase go at once.
  */
 export async function applySlices(input: ApplySlicesInput): Promise<SliceWrites> {
   const { existing, labels, maxPerSlice } = input;
@@ -100,8 +100,14 @@ export async function applySlices(input: ApplySlicesInput): Promise<SliceWrites>
 
   const writes: SliceWrites = { created: 0, updated: 0, deleted: 0 };
   const { client, tracker, namespace, owner } = input;
+  // Each phase's writes go at once (a sync that flips endpoints in five slices waits for one round
+  // trip, not five); the phases stay in order.
+  const phase = async <T>(items: readonly T[], write: (item: T) => Promise<void>): Promise<void> => {
+    const failed = (await Promise.allSettled(items.map(write))).find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+  };
   try {
-    for (const create of creates) {
+    await phase(creates, async (create) => {
       const slice: EndpointSlice = {
         apiVersion: `${DISCOVERY_GROUP}/v1`,
         kind: 'EndpointSlice',
@@ -112,16 +118,16 @@ export async function applySlices(input: ApplySlicesInput): Promise<SliceWrites>
       };
       tracker.wrote(await client.create(builtin.endpointSlices, slice, { namespace }));
       writes.created++;
-    }
-    for (const update of updates) {
+    });
+    await phase(updates, async (update) => {
       const metadata = { ...update.slice.metadata, labels: { ...labels }, ownerReferences: [owner] };
       if (Object.keys(annotations).length > 0) metadata.annotations = { ...annotations };
       else delete metadata.annotations;
       const slice: EndpointSlice = { ...update.slice, metadata, endpoints: [...update.endpoints], ports: [...update.ports] };
       tracker.wrote(await client.update(builtin.endpointSlices, slice, { namespace }));
       writes.updated++;
-    }
-    for (const slice of deletes) {
+    });
+    await phase(deletes, async (slice) => {
       try {
         await client.delete(builtin.endpointSlices, slice.metadata.name!, { namespace, preconditions: { uid: slice.metadata.uid! } });
       } catch (error) {
@@ -129,7 +135,7 @@ export async function applySlices(input: ApplySlicesInput): Promise<SliceWrites>
       }
       tracker.deleted(slice);
       writes.deleted++;
-    }
+    });
   } catch (error) {
     // What the loop wrote may no longer be the truth (a conflict, a slice deleted by someone else): start again from the informer.
     tracker.forget(owner.uid);
