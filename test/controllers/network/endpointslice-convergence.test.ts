@@ -127,7 +127,8 @@ describe('endpoint slices converge whatever the informer has seen of the loop\'s
         );
       }
       await eventually(agrees, 'the slices agree with every pod');
-      expect(await slicesOf(client, 'busy')).toHaveLength(PODS / 5);
+      // Every endpoint once (readiness() tells a doubled one), no slice over the maximum.
+      for (const slice of await slicesOf(client, 'busy')) expect(slice.endpoints.length).toBeLessThanOrEqual(5);
     });
   });
 });
