@@ -25,9 +25,9 @@ export type { TokenCleanerOptions } from './token-cleaner/index.js';
 export type { LegacyTokenCleanerOptions } from './legacy-serviceaccount-token-cleaner/index.js';
 export type { GarbageCollectorOptions } from './garbage-collector/index.js';
 // The controller runtime: one call runs named loops with one Lease, signals, drain and a secure port.
-export { runControllers } from './runtime/index.js';
+export { LIVE_CONTROLLERS_PATH, LoopActivity, runControllers } from './runtime/index.js';
 export { CONTROLLER_MODULE_EXPORT, loadControllerModule, loadControllerModules } from './manager/index.js';
-export type { ControllerRuntime, ControllerRuntimeOptions, ElectionOptions, RuntimeServingOptions } from './runtime/index.js';
+export type { ControllerRuntime, ControllerRuntimeOptions, ControllersSnapshot, ControllersUpdate, ElectionOptions, QueueStats, ReconcileRecord, RuntimeServingOptions } from './runtime/index.js';
 export { builtinLoops, CONTROLLER_NAMES, selectControllers, startControllerManager } from './manager/index.js';
 export type { ControllerManagerOptions, ControllerName, LoopFactory, LoopRegistry, LoopSettings, RunningControllerManager } from './manager/index.js';
 // svc-scheduler's pipeline (docs/scheduler.md).
@@ -71,7 +71,7 @@ export { DEPLOYMENT_ANNOTATIONS, DEPLOYMENT_REASONS, deploymentController, maxSu
 export type { DeploymentControllerOptions } from './deployment/index.js';
 export { disruptionController } from './disruption/index.js';
 export type { DisruptionControllerOptions } from './disruption/index.js';
-export { KUBERNETES_SERVICE, kubernetesService, startKubernetesService, withdrawApiServer } from './apiserver-service/index.js';
+export { KUBERNETES_SERVICE, kubernetesService, masterCountAddresses, startKubernetesService, withdrawApiServer } from './apiserver-service/index.js';
 export type { KubernetesServiceOptions, RunningKubernetesService, StartKubernetesServiceOptions } from './apiserver-service/index.js';
 export { Iptables, removeAll, restoreInput, ruleDelta, serviceRules, stableOrder, startServiceProxy } from './service-proxy/index.js';
 export type { ProxyNode, ProxySync, ServiceProxy, ServiceProxyOptions, ServiceRules } from './service-proxy/index.js';

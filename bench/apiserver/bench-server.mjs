@@ -5,13 +5,48 @@
 import { unauthorized } from '../../dist/src/api/index.js';
 import { buildApp } from '../../dist/src/apiserver/index.js';
 import { MemoryStore, SqliteStore } from '../../dist/src/storage/index.js';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { statSync } from 'node:fs';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 const TOKEN = 'bench-token';
 const path = process.argv[2];
 if (!path) throw new Error('usage: bench-server.mjs <state.db>');
 // BENCH_STORE=memory measures the same server without the disk (to tell the two apart).
 const store = process.env.BENCH_STORE === 'memory' ? new MemoryStore() : new SqliteStore({ path });
+// BENCH_TRACE=1: every stall of the event loop over 50 ms on stderr, with what took the time: a
+// garbage collection (with the heap after it), or a sqlite group commit (its duration and batch
+// size, and whether it checkpointed: in WAL mode only a checkpoint writes the main database file).
+if (process.env.BENCH_TRACE) {
+  const t0 = performance.now();
+  const at = () => `${((performance.now() - t0) / 1000).toFixed(3)} s`;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if (e.duration > 20) {
+        const m = process.memoryUsage();
+        console.error(`[trace ${at()}] gc kind ${e.detail?.kind} ${e.duration.toFixed(1)} ms; heap ${(m.heapUsed / 2 ** 20).toFixed(0)} MB, external ${(m.external / 2 ** 20).toFixed(0)} MB, array buffers ${(m.arrayBuffers / 2 ** 20).toFixed(0)} MB`);
+      }
+    }
+  }).observe({ entryTypes: ['gc'] });
+  let last = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    if (now - last > 60) console.error(`[trace ${at()}] event loop stalled ${(now - last - 10).toFixed(0)} ms`);
+    last = now;
+  }, 10).unref();
+  if (typeof store.flush === 'function') {
+    const flush = store.flush.bind(store);
+    const written = () => statSync(path).mtimeMs;
+    store.flush = () => {
+      const n = store.pending.length;
+      const before = written();
+      const start = performance.now();
+      flush();
+      const ms = performance.now() - start;
+      const checkpointed = written() !== before;
+      if (ms > 30 || checkpointed) console.error(`[trace ${at()}] sqlite commit of ${n} writes took ${ms.toFixed(1)} ms${checkpointed ? ', with a checkpoint' : ''}`);
+    };
+  }
+}
 const loopDelay = monitorEventLoopDelay({ resolution: 5 });
 loopDelay.enable();
 const started = performance.now();

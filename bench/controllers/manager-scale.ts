@@ -17,7 +17,7 @@
 // informer's decode and the owner lookup) nor the reconcile itself (workqueue_work_duration_seconds).
 // MANAGER=dist runs the built CLI (dist/src/cli/svc-controller-manager.js, `npm run build` first)
 // with plain node, as installed: tsx's loader thread and the source maps it keeps are not in its RSS.
-//   npm run bench:controller-manager-scale            (SETS=1000 PODS_PER_SET=10 IDLE_SECONDS=30 LOAD_RATE=1000 LOAD_SECONDS=10 MANAGER=tsx)
+//   npm run bench:controller-manager-scale            (SETS=1000 PODS_PER_SET=10 IDLE_SECONDS=30 LOAD_RATE=1000 LOAD_SECONDS=10 MANAGER=tsx CONTROLLERS='*' MANAGER_NODE_FLAGS='')
 import { spawn } from 'node:child_process';
 import { get } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
@@ -47,6 +47,8 @@ await driver.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', m
 await driver.create(builtin.serviceAccounts, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: NS } }, { namespace: NS });
 
 const BUILT = process.env['MANAGER'] === 'dist';
+// CONTROLLERS=…: the manager's --controllers (default every loop), to compare loop sets' memory.
+const CONTROLLERS = process.env['CONTROLLERS'] ?? '*';
 // HEAPSNAPSHOT=1: a heap snapshot of the manager at the end of the idle window, in the data dir.
 const HEAPSNAPSHOT = process.env['HEAPSNAPSHOT'] === '1';
 const cli = BUILT ? new URL('../../dist/src/cli/svc-controller-manager.js', import.meta.url).pathname : new URL('../../src/cli/svc-controller-manager.ts', import.meta.url).pathname;
@@ -57,7 +59,9 @@ const port = await new Promise<number>((resolve) => {
     probe.close(() => resolve(port));
   });
 });
-const manager = spawn(process.execPath, [...(BUILT ? [] : ['--import', 'tsx']), ...(HEAPSNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`] : []), cli, `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false', '--controllers=*', '--svc-api-qps=2000', '--svc-api-burst=2000', '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics'], {
+// MANAGER_NODE_FLAGS='…': V8/Node flags for the manager process (the bin's shebang does not apply: it is run through process.execPath).
+const NODE_FLAGS = (process.env['MANAGER_NODE_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
+const manager = spawn(process.execPath, [...NODE_FLAGS, ...(BUILT ? [] : ['--import', 'tsx']), ...(HEAPSNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`] : []), cli, `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false', `--controllers=${CONTROLLERS}`, '--svc-api-qps=2000', '--svc-api-burst=2000', '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics'], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 process.once('exit', () => manager.kill());
@@ -90,7 +94,23 @@ const queueBuckets = (text: string, name: string): Map<number, number> => {
   }
   return buckets;
 };
-console.log(`node ${process.version}, ${process.platform}/${process.arch}; ${SETS} ReplicaSets × ${PER_SET} = ${PODS} pods; svc-controller-manager --controllers=* in its own process (CLI ${BUILT ? 'built, plain node' : 'under tsx'}), svc-apiserver on sqlite in another; pods stay Pending (no node runs them)\n`);
+console.log(`node ${process.version}, ${process.platform}/${process.arch}; ${SETS} ReplicaSets × ${PER_SET} = ${PODS} pods; svc-controller-manager --controllers=${CONTROLLERS} in its own process (CLI ${BUILT ? 'built, plain node' : 'under tsx'}), svc-apiserver on sqlite in another; pods stay Pending (no node runs them)\n`);
+
+/**
+ * `request`, again while it fails to connect: on a loaded 2-core machine the sqlite server can
+ * take longer than undici's 10 s connect timeout to accept a new connection, which is the
+ * machine's state and not what this bench measures. Answers from the server are not retried.
+ */
+async function patiently<R>(request: () => Promise<R>): Promise<R> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await request();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (attempt >= 10 || (code !== 'UND_ERR_CONNECT_TIMEOUT' && code !== 'ECONNRESET' && code !== 'ECONNREFUSED')) throw error;
+    }
+  }
+}
 
 const t0 = performance.now();
 let next = 0;
@@ -104,13 +124,16 @@ await Promise.all(
         metadata: { name, namespace: NS },
         spec: { replicas: PER_SET, selector: { matchLabels: { set: name } }, template: { metadata: { labels: { set: name } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } },
       };
-      await driver.create(builtin.replicaSets, rs, { namespace: NS });
+      await patiently(() => driver.create(builtin.replicaSets, rs, { namespace: NS }).catch((error: unknown) => {
+        if ((error as { code?: unknown }).code === 409) return undefined; // a retried create that had landed
+        throw error;
+      }));
     }
   }),
 );
 // Steady: every ReplicaSet reports its pods (the manager made them all and wrote its status).
 for (;;) {
-  const sets = (await driver.list(builtin.replicaSets, { namespace: NS })).items;
+  const sets = (await patiently(() => driver.list(builtin.replicaSets, { namespace: NS }))).items;
   if (sets.length === SETS && sets.every((rs) => rs.status?.replicas === PER_SET && rs.status.observedGeneration === rs.metadata.generation)) break;
   await new Promise((resolve) => setTimeout(resolve, 1_000));
 }
@@ -134,6 +157,16 @@ const idleS = (performance.now() - idle0) / 1000;
 const cpuPercent = ((cpuTicks() - ticks0) / TICKS_PER_S / idleS) * 100;
 const rssAfter = rssMb();
 const load = loadavg().map((n) => n.toFixed(1)).join(', ');
+// Where the RSS is: V8's heap (committed and live, per space) against the rest (code, malloc, buffers).
+const heapText = await scrape();
+const gauge = (name: string, space?: string): number => {
+  const pattern = new RegExp(`^${name}${space === undefined ? '' : `\\{space="${space}"\\}`} (\\S+)$`, 'm');
+  return Number(pattern.exec(heapText)?.[1] ?? NaN) / 1048576;
+};
+const spaces = [...heapText.matchAll(/^nodejs_heap_space_size_total_bytes\{space="([^"]+)"\}/gm)].map((m) => m[1]!);
+const heapLine = `V8 heap: total ${gauge('nodejs_heap_size_total_bytes').toFixed(0)} MB, used ${gauge('nodejs_heap_size_used_bytes').toFixed(0)} MB, external ${gauge('nodejs_external_memory_bytes').toFixed(0)} MB; per space (committed/used MB): ${spaces
+  .map((space) => `${space} ${gauge('nodejs_heap_space_size_total_bytes', space).toFixed(0)}/${gauge('nodejs_heap_space_size_used_bytes', space).toFixed(0)}`)
+  .join(', ')}`;
 if (HEAPSNAPSHOT) {
   manager.kill('SIGUSR2');
   // The snapshot is written synchronously by the manager: done once its size stops growing.
@@ -143,7 +176,8 @@ if (HEAPSNAPSHOT) {
     const file = readdirSync(dir).find((name) => name.endsWith('.heapsnapshot'));
     if (file === undefined) continue;
     const now = statSync(join(dir, file)).size;
-    if (now === size) {
+    // The file exists (empty) before V8 starts writing it.
+    if (now > 0 && now === size) {
       const kept = join(tmpdir(), `svc-manager-${Date.now()}.heapsnapshot`);
       copyFileSync(join(dir, file), kept);
       console.log(`heap snapshot: ${kept}`);
@@ -188,6 +222,7 @@ await new Promise((resolve) => server.once('exit', resolve));
 console.log('| ReplicaSets | pods | fill to steady (s) | manager RSS at steady, after idle (MB) | manager idle CPU over the window (% of a core) | idle window (s) | load average (1, 5, 15 min) |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 console.log(`| ${SETS} | ${pods} | ${fillS.toFixed(1)} | ${rssAtSteady.toFixed(0)}, ${rssAfter.toFixed(0)} | ${cpuPercent.toFixed(2)} | ${idleS.toFixed(0)} | ${load} |`);
+console.log(heapLine);
 console.log('');
 console.log(`| pod updates asked (/s × s) | pod updates done (/s; failed) | ${QUEUE} reconciles started in the window | queue wait p99 (bucket bound) | share within 10 ms | load average at the window's end (1, 5, 15 min) |`);
 console.log('| --- | --- | --- | --- | --- | --- |');

@@ -4,6 +4,7 @@ export {
   APISERVER_LEASE_NAMESPACE,
   KUBERNETES_SERVICE,
   kubernetesService,
+  masterCountAddresses,
   withdrawApiServer,
   type KubernetesServiceOptions,
 } from './kubernetes-service.js';

@@ -35,6 +35,12 @@ export interface KubernetesServiceOptions {
   readonly advertiseAddress: string;
   /** The secure port (the Service's targetPort and the endpoints' port). */
   readonly securePort: number;
+  /**
+   * Upstream's master-count reconciler (`--endpoint-reconciler-type=master-count`,
+   * `--apiserver-count`) in place of the Leases: each server adds its address to the Endpoints
+   * and trims the list to this many. Unset: the lease reconciler.
+   */
+  readonly masterCount?: number | undefined;
   /** This server's identity: its Lease's name and holder. */
   readonly identity: string;
   /** Lease renewal period (upstream: 10 s). */
@@ -74,14 +80,19 @@ export function kubernetesService(options: KubernetesServiceOptions): Observable
     stop$: options.stop$,
     drainTimeoutMs: 5_000,
     reconcile: async () => {
-      if (now() - renewedAt >= intervalMs * 0.8) {
-        await renewLease(client, leases.store.get(`${APISERVER_LEASE_NAMESPACE}/${options.identity}`), options, leaseSeconds, now());
-        renewedAt = now();
+      let live: string[];
+      if (options.masterCount !== undefined) {
+        live = masterCountAddresses(listedAddresses(endpoints.store.get(KEY)), options.advertiseAddress, options.masterCount);
+      } else {
+        if (now() - renewedAt >= intervalMs * 0.8) {
+          await renewLease(client, leases.store.get(`${APISERVER_LEASE_NAMESPACE}/${options.identity}`), options, leaseSeconds, now());
+          renewedAt = now();
+        }
+        live = liveAddresses(leases.store.list(), now());
+        // Our own Lease may not be in the cache yet: we are live.
+        if (!live.includes(options.advertiseAddress)) live.push(options.advertiseAddress);
+        live.sort();
       }
-      const live = liveAddresses(leases.store.list(), now());
-      // Our own Lease may not be in the cache yet: we are live.
-      if (!live.includes(options.advertiseAddress)) live.push(options.advertiseAddress);
-      live.sort();
       await ensureService(client, services.store.get(KEY), clusterIp, options.securePort);
       await ensureEndpoints(client, endpoints.store.get(KEY), live, options.securePort);
       await ensureSlice(client, slices.store.get(KEY), live, options.securePort, options.advertiseAddress.includes(':') ? 'IPv6' : 'IPv4');
@@ -99,6 +110,21 @@ export async function withdrawApiServer(client: Client, identity: string, advert
   await ensureEndpoints(client, current, others, securePort).catch(() => undefined);
   const slice = await ignoreNotFound(client.get(builtin.endpointSlices, KUBERNETES_SERVICE.name, ns));
   if (slice) await ensureSlice(client, slice, others, securePort, slice.addressType).catch(() => undefined);
+}
+
+const listedAddresses = (endpoints: Endpoints | undefined): string[] => (endpoints?.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((a) => a.ip));
+
+/**
+ * Upstream's master-count rule: the list is right when it holds this server and at most `count`
+ * addresses; else this server adds itself and, while there are too many, removes the address
+ * after its own (wrapping round). Each server removing its successor converges on `count` live
+ * ones; a dead server stays until another's turn removes it.
+ */
+export function masterCountAddresses(listed: readonly string[], own: string, count: number): string[] {
+  const addresses = [...new Set([...listed, own])].sort();
+  if (listed.includes(own) && new Set(listed).size <= count) return addresses;
+  while (addresses.length > count) addresses.splice((addresses.indexOf(own) + 1) % addresses.length, 1);
+  return addresses;
 }
 
 function liveAddresses(leases: readonly Lease[], nowMs: number): string[] {

@@ -3,7 +3,7 @@ import { Client, EventRecorder, jsonCodec, loadProtobufCodec, type Codec, type C
 import { PROTOBUF_MEDIA_TYPE } from '../../src/encoding/index.js';
 import type { RequestAuth, Serving, ServingTls } from '../../src/serving/index.js';
 import type { ControlLoop } from '../context.js';
-import { ManagerMetrics, runControllers, silentLog, type ControllerRuntime, type ElectionSettings, type ManagerLog, type MetricsOptions } from '../runtime/index.js';
+import { ManagerMetrics, runControllers, type LoopActivity, silentLog, type ControllerRuntime, type ElectionSettings, type ManagerLog, type MetricsOptions } from '../runtime/index.js';
 import { builtinLoops, type LoopRegistry, type LoopSettings } from './loop-registry.js';
 
 /**
@@ -50,6 +50,8 @@ export interface ControllerManagerOptions {
 
 export interface RunningControllerManager {
   readonly metrics: ManagerMetrics;
+  /** Each reconcile's result and each queue's counters as they happen (the secure port's `/live/controllers`). */
+  readonly activity: LoopActivity;
   /** The client the loops use (throttled). */
   readonly client: Client;
   readonly serving: Serving | undefined;
@@ -139,6 +141,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
   let closing: Promise<void> | undefined;
   return {
     metrics,
+    activity: runtime.activity,
     client,
     serving: runtime.serving,
     identity: runtime.identity,

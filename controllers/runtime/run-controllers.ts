@@ -5,6 +5,7 @@ import { selfSignedCertificate } from '../../src/encoding/index.js';
 import { RequestAuth, startServing, type HealthCheck, type Serving, type ServingTls } from '../../src/serving/index.js';
 import type { ControlLoop } from '../context.js';
 import { runLeadership, type Leadership } from './leadership.js';
+import { LoopActivity } from './loop-activity.js';
 import { silentLog, type ManagerLog } from './log.js';
 import { ManagerMetrics, type MetricsOptions } from './metrics.js';
 import { startTerm, type Term } from './term.js';
@@ -21,7 +22,9 @@ import { startTerm, type Term } from './term.js';
  *   released and that write awaited, so a successor leads at once; a second signal exits at once;
  * - a secure port with /healthz, /livez, /readyz (ready once the caches of the running loops have
  *   synced) and Prometheus /metrics (each loop's work queue, the leader status);
- * - Events: each loop's context has a recorder reporting as the loop's name.
+ * - Events: each loop's context has a recorder reporting as the loop's name;
+ * - a live view for people: `activity` (every reconcile's result, each queue's depth, retries and
+ *   the leadership), served as Server-Sent Events on the secure port's `/live/controllers`.
  */
 
 export interface ElectionOptions {
@@ -82,6 +85,8 @@ export interface ControllerRuntimeOptions {
 export interface ControllerRuntime {
   readonly client: Client;
   readonly metrics: ManagerMetrics;
+  /** Results and queue counters as they happen (`/live/controllers` on the secure port). */
+  readonly activity: LoopActivity;
   readonly serving: Serving | undefined;
   /** The candidate identity in the Lease. */
   readonly identity: string;
@@ -98,6 +103,9 @@ export interface ControllerRuntime {
   /** Drains the loops (bounded), releases the Lease (awaited), stops serving and the owned client. Idempotent. */
   close(): Promise<void>;
 }
+
+/** The secure port's live stream of the loops (Server-Sent Events: `snapshot` and `result` events). */
+export const LIVE_CONTROLLERS_PATH = '/live/controllers';
 
 const DEFAULT_ALLOWED = ['/healthz', '/healthz/*', '/livez', '/livez/*', '/readyz', '/readyz/*', '/metrics'];
 
@@ -119,6 +127,13 @@ export async function runControllers(options: ControllerRuntimeOptions): Promise
   let currentTerm: Term | undefined;
   let leadership: Leadership | undefined;
   metrics.leading(leaderLabel, false);
+  const activity = new LoopActivity(() => ({
+    identity,
+    ...(election ? { lease: `${lease.namespace}/${lease.name}` } : {}),
+    leading: leadership?.leading() ?? false,
+    loops: [...loops.keys()],
+    failed: Object.fromEntries(leadership?.leading() && currentTerm ? currentTerm.failed : []),
+  }));
 
   let serving: Serving | undefined;
   if (options.serving) {
@@ -151,6 +166,17 @@ export async function runControllers(options: ControllerRuntimeOptions): Promise
           readyz: new Map([['ping', ping], ['controllers', controllers], ['informer-sync', informerSync], ['shutdown', shutdown]]),
         },
         metrics: () => metrics.render(),
+        // svc/live (and the API server's bounded sink under it) is loaded by the first watcher:
+        // a manager nobody watches never holds that code.
+        streams: new Map([
+          [
+            LIVE_CONTROLLERS_PATH,
+            async (res) => {
+              const { serveEventStream } = await import('../../src/live/index.js');
+              serveEventStream(res, activity.updates$(), { frame: (update) => (update.kind === 'snapshot' ? { event: 'snapshot', data: update.snapshot } : { event: 'result', data: update.result }) });
+            },
+          ],
+        ]),
       });
     } catch (error) {
       if (ownClient) await client.destroy();
@@ -181,7 +207,8 @@ export async function runControllers(options: ControllerRuntimeOptions): Promise
         drainTimeoutMs,
         startIntervalMs: options.startIntervalMs ?? 0,
         ...(options.informerOptions ? { informerOptions: options.informerOptions } : {}),
-        metrics: (loop) => metrics.queue(loop),
+        metrics: (loop) => activity.instrument(loop, metrics.queue(loop)),
+        onResult: (loop, result) => activity.record(loop, result),
         events,
         log,
       })),
@@ -228,6 +255,7 @@ export async function runControllers(options: ControllerRuntimeOptions): Promise
   return {
     client,
     metrics,
+    activity,
     serving,
     identity,
     running: [...loops.keys()],

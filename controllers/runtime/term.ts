@@ -1,6 +1,7 @@
 import { ReplaySubject, timer, type Subscription } from 'rxjs';
 import { InformerFactory, type Client, type EventRecorder, type InformerFactoryOptions } from '../../src/client/index.js';
 import type { ControllerContext, ControlLoop } from '../context.js';
+import type { ControllerResult } from '../controller.js';
 import type { WorkqueueMetrics } from '../../operators/index.js';
 import type { ManagerLog } from './log.js';
 
@@ -23,6 +24,8 @@ export interface TermOptions {
   /** The runtime's recorder: each loop gets a view of it reporting as the loop's name. */
   readonly events: EventRecorder;
   readonly log: ManagerLog;
+  /** Each result of each loop, as it comes (the runtime's live view: loop-activity.ts). */
+  readonly onResult?: (loop: string, result: ControllerResult<unknown>) => void;
 }
 
 export interface Term {
@@ -64,6 +67,7 @@ export function startTerm(options: TermOptions): Term {
     try {
       subscription = loop(contextOf(name)).subscribe({
         next: (result) => {
+          options.onResult?.(name, result);
           if (result.type === 'terminal') options.log.warn(`${name}: gave up on ${result.key}: ${String(result.error)}`);
         },
         error: (error: unknown) => {

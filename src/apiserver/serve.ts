@@ -48,7 +48,9 @@ export interface ApiServerConfig {
   /** `--advertise-address`: the `kubernetes` Service's endpoint, in the serving certificate. */
   readonly advertiseAddress?: string | undefined;
   /** `--endpoint-reconciler-type` (default lease; the CLI layer runs the loop). */
-  readonly endpointReconcilerType?: 'lease' | 'none' | undefined;
+  readonly endpointReconcilerType?: 'master-count' | 'lease' | 'none' | undefined;
+  /** `--apiserver-count`: how many servers the master-count reconciler keeps listed (default 1). */
+  readonly apiserverCount?: number | undefined;
   /** The serving certificate and key; without them the server uses its own CA in `<dataDir>/pki`. */
   readonly tls?: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly tokenAuthFile?: string | undefined;

@@ -2,6 +2,7 @@ import { storageReadError, type Labels, type ResourceType } from '../api/index.j
 import type { KeyValue } from '../storage/index.js';
 import type { ApiObject } from './api-object.js';
 import { StringPool, ValuePool } from './value-pool.js';
+import { takeEncodedSource } from './storage-codec.js';
 
 /**
  * One object version as the read path holds it: its response bytes (the stored JSON with
@@ -51,6 +52,19 @@ export function servedObjectDecoder(type: ResourceType): (kv: KeyValue, revision
   const labelSets = new ValuePool<Labels>();
   const EMPTY: Labels = Object.freeze({});
   return (kv, revision) => {
+    // A write of this server: its object and text are at hand, the bytes need no parse.
+    const source = takeEncodedSource(kv.value);
+    const spliced = source && spliceResourceVersion(source.text, revision);
+    if (source && spliced !== undefined) {
+      const meta = source.object.metadata;
+      return {
+        json: ownBytes(spliced),
+        namespace: strings.intern(meta.namespace ?? ''),
+        name: meta.name ?? '',
+        labels: meta.labels ? labelSets.share(JSON.stringify(meta.labels), Object.freeze({ ...meta.labels })) : EMPTY,
+        fields: accessors.map((read) => strings.intern(read(source.object) ?? '')),
+      };
+    }
     const text = Buffer.from(kv.value.buffer, kv.value.byteOffset, kv.value.byteLength).toString('utf8');
     let object: ApiObject;
     try {

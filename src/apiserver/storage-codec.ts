@@ -27,17 +27,52 @@ function storedMetadata(meta: ObjectMeta): Record<string, unknown> {
   return out;
 }
 
-export function encodeForStorage(object: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion'>): Uint8Array {
+/** `remember`: the bytes are a write's to a cached type (see `storageBytes`). */
+export function encodeForStorage(object: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion'>, remember = false): Uint8Array {
+  return storageBytes(storageText(object, type), remember ? object : undefined);
+}
+
+/**
+ * The JSON text `encodeForStorage` stores. A create keeps it to answer with (the stored text with
+ * the version spliced in: `spliceResourceVersion`) instead of encoding the object a second time.
+ */
+export function storageText(object: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion'>): string {
   const metadata = storedMetadata(object.metadata);
   const { kind, apiVersion: sent, metadata: _meta, ...rest } = object;
   // A type served in several versions stores one of them (conversion None: only apiVersion differs).
   const apiVersion = type?.storageVersion !== undefined ? apiVersionOf({ group: type.group, version: type.storageVersion }) : sent;
   // kind, apiVersion, metadata lead, always: `spliceResourceVersion` relies on where metadata starts.
-  const bytes = encoder.encode(JSON.stringify({ kind, apiVersion, metadata, ...rest }));
+  return JSON.stringify({ kind, apiVersion, metadata, ...rest });
+}
+
+/**
+ * The bytes of a `storageText`, refused when larger than any backend takes. With `object` (the
+ * object the text encodes), the bytes remember it until this server's watch cache takes the write's
+ * event (`takeEncodedSource`), so the cache need not parse the bytes the writer has just encoded.
+ */
+export function storageBytes(text: string, object?: ApiObject): Uint8Array {
+  const bytes = encoder.encode(text);
   // Every backend refuses what etcd would: one object of many megabytes would slow every list,
   // watch and relist that carries it.
   if (bytes.length > MAX_OBJECT_BYTES) throw objectTooLarge(bytes.length);
+  if (object) encodedSources.set(bytes, { object, text });
   return bytes;
+}
+
+/** What a write encoded, by the very bytes it handed the store (in-process stores pass them on in their events). */
+export interface EncodedSource {
+  readonly object: ApiObject;
+  readonly text: string;
+}
+// Weak: bytes of a write that failed take their entry with them; taken entries are deleted, so a
+// store that keeps the bytes (the memory store) does not keep the object too.
+const encodedSources = new WeakMap<Uint8Array, EncodedSource>();
+
+/** The object and text `bytes` were encoded from by this process's write path, once; undefined for any other bytes. */
+export function takeEncodedSource(bytes: Uint8Array): EncodedSource | undefined {
+  const source = encodedSources.get(bytes);
+  if (source) encodedSources.delete(bytes);
+  return source;
 }
 
 // The bytes each decoded object came from, for as long as the object lives: a write compares its

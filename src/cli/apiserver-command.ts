@@ -40,6 +40,7 @@ export async function startApiServer(options: readonly string[] | ApiServerConfi
     serviceCidr: config.serviceNetwork?.clusterIpRange ?? DEFAULT_SERVICE_CIDR,
     advertiseAddress,
     securePort: server.port,
+    ...(config.endpointReconcilerType === 'master-count' ? { masterCount: config.apiserverCount ?? 1 } : {}),
     identity: `apiserver-${createHash('sha256').update(`${hostname()}/${advertiseAddress}:${server.port}`).digest('hex').slice(0, 16)}`,
   });
   const close = async (): Promise<void> => {

@@ -303,9 +303,16 @@ export const apiServerFlags = defineFlags({
       'The address pods reach this server at: the endpoint of the `kubernetes` Service. Default --bind-address, or, when that is 0.0.0.0, :: or a loopback address, the first address of the host\'s interfaces.',
     validate: (ip) => (isIP(ip) ? undefined : 'not an IP address'),
   }),
-  'endpoint-reconciler-type': flag.enum(['lease', 'none'], {
+  'endpoint-reconciler-type': flag.enum(['master-count', 'lease', 'none'], {
     default: 'lease',
-    meaning: 'How the `kubernetes` Service and its endpoints are kept: lease (each API server renews a Lease in svc-system and lists every live one) or none (not at all).',
+    meaning:
+      'How the `kubernetes` Service and its endpoints are kept: lease (each API server renews a Lease in svc-system and lists every live one), master-count (each server adds itself and trims the list to --apiserver-count; a dead server stays listed until another takes its place, as upstream) or none (not at all).',
+  }),
+  'apiserver-count': flag.int({
+    default: 1,
+    valueName: 'n',
+    meaning: 'The number of API servers in the cluster, read with --endpoint-reconciler-type=master-count only (the lease reconciler counts live servers itself).',
+    validate: (n) => (n >= 1 ? undefined : 'must be a positive number'),
   }),
   v: flag.int({
     short: 'v',
@@ -374,6 +381,7 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     securePort: flags.securePort,
     ...(flags.advertiseAddress !== undefined ? { advertiseAddress: flags.advertiseAddress } : {}),
     endpointReconcilerType: flags.endpointReconcilerType,
+    ...(flags.endpointReconcilerType === 'master-count' ? { apiserverCount: flags.apiserverCount } : {}),
     ...(flags.tlsCertFile !== undefined && flags.tlsPrivateKeyFile !== undefined
       ? { tls: { certFile: flags.tlsCertFile, keyFile: flags.tlsPrivateKeyFile } }
       : {}),

@@ -209,6 +209,8 @@ async function connection(flags: ControllerManagerSettings['flags']): Promise<Co
   const target = await loadSvcconfig(flags.svcconfig);
   return {
     server: flags.master || target.server,
+    // --master names one server: the config's further servers are not its.
+    ...(flags.master ? {} : { servers: target.servers }),
     token: target.token,
     caData: target.caData,
     clientCertificate: target.clientCertificate,
@@ -406,10 +408,15 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
   };
 }
 
-/** Starts the manager from a command line (tests, `svc up`). Throws `FlagError` or `Error`. */
-export async function startControllerManagerFromArgs(argv: readonly string[], log: ManagerLog): Promise<RunningControllerManager> {
+/**
+ * Starts the manager from a command line (tests, `svc up`). Throws `FlagError` or `Error`.
+ * `freeSecurePort`: serve on a port the system picks (the flag cannot say it: 0 turns serving
+ * off), as `svc up` does so that its dashboard can reach the manager's live view.
+ */
+export async function startControllerManagerFromArgs(argv: readonly string[], log: ManagerLog, extra: { readonly freeSecurePort?: boolean } = {}): Promise<RunningControllerManager> {
   const settings = parseControllerManagerArgs(argv);
-  return startControllerManager(await controllerManagerOptions(settings, log));
+  const options = await controllerManagerOptions(extra.freeSecurePort ? { ...settings, flags: { ...settings.flags, securePort: 1 } } : settings, log);
+  return startControllerManager(extra.freeSecurePort && options.serving ? { ...options, serving: { ...options.serving, port: 0 } } : options);
 }
 
 /** svc-controller-manager: runs until SIGINT/SIGTERM. Returns the exit code. */

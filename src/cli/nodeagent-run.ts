@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { quantityValue, type Pod } from '../api/index.js';
+import { Registry } from 'prom-client';
 import { connectable, distinctUntilChanged, filter, map, Subject, type Subscription } from 'rxjs';
 import { apiThrottle } from '../../operators/index.js';
 import { PROTOBUF_MEDIA_TYPE } from '../encoding/index.js';
@@ -43,11 +44,15 @@ import {
   startAgentServer,
   startGarbageCollection,
   startNodeStatus,
+  registerResourceManagerMetrics,
+  startCpusetReconciler,
   startPodWorkers,
   streamingRoutes,
   thisHost,
   type AgentRouteModule,
+  type CpusetReconcilePass,
   type CriCallRecord,
+  type MachineTopology,
   type NodeStatusHandle,
   type PodUpdate,
   type RegistryConfig,
@@ -67,6 +72,7 @@ import type { CommandIO } from './command.js';
 import type { ResolvedOptions } from './nodeagent-config.js';
 import { effectiveRates } from './nodeagent-validate.js';
 import { parseDuration } from './duration.js';
+import { resourceManagersFrom } from './nodeagent-resource-managers.js';
 
 /** What the command checked and resolved before the agent starts. */
 export interface NodeAgentStartup {
@@ -98,6 +104,10 @@ export interface NodeAgentRunOptions {
   readonly evictionMonitoringIntervalMs?: number;
   /** Every eviction manager pass (tests and the bench watch what it decided). */
   readonly onEvictionPass?: (result: EvictionPassResult) => void;
+  /** The machine the resource managers place pods on; default: this host's, read from sysfs (tests describe others). */
+  readonly machine?: MachineTopology;
+  /** Every pass of the CPU manager's cpuset reconciler (tests watch the shared pool follow the pods). */
+  readonly onCpusetReconcile?: (pass: CpusetReconcilePass) => void;
   /** `--kernel-memcg-notification`'s memory cgroup (default: the node's, cgroup v1's root); tests give one of their own. */
   readonly memcgNotificationDir?: string;
   /** The QoS cgroup limits' update period (the kubelet's minute); tests shorten it. */
@@ -317,6 +327,10 @@ async function startWithRuntime(
   }
   const probes = new ProbeManager({ cri, events });
   stops.push(() => probes.close());
+  const resources = resourceManagersFrom(values, options.machine);
+  const managerMetrics = new Registry();
+  registerResourceManagerMetrics(resources, managerMetrics);
+  let reconcileCpusets = (): void => {};
   const workers = startPodWorkers({
     cri,
     client,
@@ -337,9 +351,26 @@ async function startWithRuntime(
     images,
     probes,
     events,
+    resources: resources.inactive ? undefined : resources,
+    onResourcesChanged: () => reconcileCpusets(),
     onError: (uid, error) => warn(`sync of pod ${uid} failed: ${(error as Error).message}`),
   });
   stops.push(() => workers.stop());
+  if (!resources.inactive) {
+    const reconciler = startCpusetReconciler({
+      managers: resources,
+      cri,
+      // Pods not terminated: an ended pod (Succeeded, Failed, rejected) gives its CPUs and memory back.
+      activePods: () => workers.view.pods().filter((pod) => workers.state(pod.metadata.uid ?? '') !== 'terminated' && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed'),
+      sourcesReady: () => readiness.allReady(),
+      periodMs: values.cpuManagerReconcilePeriod ?? values.nodeStatusUpdateFrequency,
+      onError: (error) => warn(`cpuset reconcile: ${(error as Error).message}`),
+    });
+    stops.push(() => reconciler.stop());
+    const onPass = options.onCpusetReconcile;
+    if (onPass) reconciler.passes$.subscribe(onPass);
+    reconcileCpusets = () => reconciler.trigger();
+  }
   activePods = () =>
     workers.view
       .pods()
@@ -356,6 +387,7 @@ async function startWithRuntime(
       client,
       config: startup.options.values,
       routes: [streamingRoutes(), ...(options.routes ?? [])],
+      metrics: managerMetrics,
       warn,
     });
     const running = server;

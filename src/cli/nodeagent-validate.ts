@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { quantityValue } from '../api/index.js';
+import { parseCpuPolicyOptions, parseReservedMemory, parseTopologyPolicyOptions } from '../nodeagent/index.js';
 import { FlagError } from './flags.js';
 import type { NodeAgentFlags } from './nodeagent-flags.js';
 
@@ -137,6 +138,22 @@ export function validateNodeAgentOptions(o: NodeAgentFlags): void {
   }
   if (o.reservedCpus !== undefined && !/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(o.reservedCpus)) fail('--reserved-cpus', `${JSON.stringify(o.reservedCpus)} is not a CPU list such as 0-3,8`);
 
+  // The resource managers' rules the kubelet checks at start (docs/node-agent.md, "Resource managers").
+  const reservesCpu = (o.reservedCpus ?? '').trim() !== '' || [o.svcReserved['cpu'], o.systemReserved['cpu']].some((q) => (quantityValue(q ?? '0') ?? 0) > 0);
+  if (o.cpuManagerPolicy === 'static' && !reservesCpu) fail('--cpu-manager-policy', 'static needs reserved CPUs: --reserved-cpus, or a cpu in --svc-reserved or --system-reserved');
+  for (const [flag, check] of [
+    ['--cpu-manager-policy-options', () => parseCpuPolicyOptions(o.cpuManagerPolicyOptions, o.featureGates)],
+    ['--topology-manager-policy-options', () => parseTopologyPolicyOptions(o.topologyManagerPolicyOptions, o.featureGates)],
+    ['--reserved-memory', () => parseReservedMemory(o.reservedMemory)],
+  ] as const) {
+    try {
+      check();
+    } catch (error) {
+      fail(flag, (error as Error).message.replace(/^--reserved-memory: /, ''));
+    }
+  }
+  if (o.memoryManagerPolicy === 'Static' && o.reservedMemory.length === 0) fail('--memory-manager-policy', 'Static needs --reserved-memory: the memory reserved for the system on each NUMA node');
+
   if (o.cloudProvider !== undefined && o.cloudProvider !== '' && o.cloudProvider !== 'external') {
     fail('--cloud-provider', `${JSON.stringify(o.cloudProvider)}: only empty (no provider) or "external" are supported`);
   }
@@ -164,12 +181,8 @@ export function effectiveRates(o: NodeAgentFlags) {
 export function notBuiltNotices(o: NodeAgentFlags): string[] {
   const notices: string[] = [];
   const note = (flag: string, what: string) => notices.push(`${flag}: ${what}`);
-  if (o.cpuManagerPolicy === 'static') note('--cpu-manager-policy=static', 'the static CPU manager is not built; containers share all CPUs as with "none"');
-  if (o.memoryManagerPolicy === 'Static') note('--memory-manager-policy=Static', 'the memory manager is not built; no NUMA memory pinning is done');
-  if (o.topologyManagerPolicy !== 'none') note(`--topology-manager-policy=${o.topologyManagerPolicy}`, 'the topology manager is not built; no NUMA alignment is done');
   if (o.cloudProvider === 'external') note('--cloud-provider=external', 'no cloud provider runs; the node is not tainted uninitialized');
   if (o.cpuManagerReconcilePeriod !== undefined && o.cpuManagerPolicy === 'none') note('--cpu-manager-reconcile-period', 'has no effect without a CPU manager');
-  if (o.reservedMemory.length > 0) note('--reserved-memory', 'per-NUMA memory reservation is not built; the total counts against allocatable only through --svc-reserved/--system-reserved');
   return notices;
 }
 

@@ -29,7 +29,7 @@ export interface SchedulerStartOptions {
 async function clientFor(flags: SchedulerFlags): Promise<Client> {
   const extra: Partial<ClientOptions> = { userAgent: 'svc-scheduler' };
   if (flags.svcconfig !== undefined) {
-    return Client.fromSvcconfig(flags.svcconfig, { ...extra, ...(flags.master !== undefined ? { server: flags.master } : {}) } as Omit<ClientOptions, 'server'>);
+    return Client.fromSvcconfig(flags.svcconfig, { ...extra, ...(flags.master !== undefined ? { server: flags.master, servers: [] } : {}) } as Omit<ClientOptions, 'server'>);
   }
   return new Client({ server: flags.master!, ...extra });
 }

@@ -6,6 +6,7 @@ import { ensureClientCertificate } from '../pki/index.js';
 import { isStatusError } from '../api/index.js';
 import { builtin, Client, loadSvcconfig, resolveEnvConfig } from '../client/index.js';
 import { startDashboard } from '../dashboard/index.js';
+import { ensureServingCertificateFiles } from '../pki/index.js';
 import { markNodeStatusUnknown, nodeName, readRegistryConfig, thisHost, type RegistryConfig } from '../nodeagent/index.js';
 import { startForCommand } from './apiserver-command.js';
 import { apiServerConfig } from './apiserver-flags.js';
@@ -106,15 +107,24 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   }
   // The controller manager runs in this process, as the admin, with leader election on (a second
   // `svc up` or an svc-controller-manager on the same cluster then waits instead of racing).
-  // Its secure port stays off: run svc-controller-manager on its own for /metrics and /healthz.
+  // Its secure port listens on loopback only, on a free port, for the dashboard's Controllers view
+  // (`/live/controllers`): a certificate of the cluster CA, which the dashboard already trusts,
+  // and every request authenticated (TokenReview) and authorized (SubjectAccessReview) by the API
+  // server, as the admin's svcconfig asks them.
   // node-ipam hands the node the range its bridge uses (a free /24 chosen here, before the node
   // starts): the whole cluster CIDR is that one block, so a node that joins keeps its own range.
   const nodePodCidr = nodeConfig.enabled ? podCidr : undefined;
+  let managerUrl: string | undefined;
   try {
+    const managerServing = await ensureServingCertificateFiles(pkiDir, 'controller-manager-serving', 'svc-controller-manager', { dns: ['localhost'], ips: ['127.0.0.1'] });
     const manager = await startControllerManagerFromArgs(
       [
         `--svcconfig=${server.svcconfigPath}`,
-        '--secure-port=0',
+        '--bind-address=127.0.0.1',
+        `--tls-cert-file=${managerServing.certFile}`,
+        `--tls-private-key-file=${managerServing.keyFile}`,
+        `--authentication-svcconfig=${server.svcconfigPath}`,
+        `--authorization-svcconfig=${server.svcconfigPath}`,
         ...(nodePodCidr ? ['--allocate-node-cidrs', `--cluster-cidr=${nodePodCidr}`, `--node-cidr-mask-size=${nodePodCidr.split('/')[1]}`] : []),
         // As kubeadm: the bootstrap-token pair on beside the defaults.
         '--controllers=*,bootstrap-signer-controller,token-cleaner-controller',
@@ -128,8 +138,10 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
         `--cluster-signing-key-file=${join(pkiDir, 'ca.key')}`,
       ],
       textLog(io, { verbosity: config.verbosity ?? 0, splitStream: false }),
+      { freeSecurePort: true },
     );
     shutdown.add(() => manager.close());
+    managerUrl = manager.serving?.url;
   } catch (error) {
     io.err(`${upDoc.name}: controller manager: ${(error as Error).message}`);
     return stopEarly();
@@ -189,7 +201,7 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   if (dashboardPort !== undefined) {
     try {
       const { connection } = await resolveEnvConfig({ path: server.svcconfigPath });
-      const dashboard = await startDashboard({ connection, port: dashboardPort });
+      const dashboard = await startDashboard({ connection, port: dashboardPort, ...(managerUrl ? { controllerManager: managerUrl } : {}) });
       shutdown.add(() => dashboard.close());
       dashboardUrl = dashboard.url;
     } catch (error) {
@@ -198,6 +210,7 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   }
   const elapsed = Math.round(performance.now() - (options.startedAt ?? 0));
   io.out(`svcconfig: ${server.svcconfigPath}`);
+  if (managerUrl !== undefined) io.out(`controller manager: ${managerUrl} (loopback; /metrics, /healthz, /live/controllers with the admin's credential)`);
   if (dashboardUrl !== undefined) io.out(`dashboard: ${dashboardUrl}`);
   io.out(`ready in ${elapsed} ms`);
   io.out('');

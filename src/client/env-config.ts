@@ -42,6 +42,7 @@ const exists = (path: string) =>
 export function fromTarget(target: SvcconfigTarget): EnvConfig['connection'] {
   return {
     server: target.server,
+    ...(target.servers.length > 0 ? { servers: target.servers } : {}),
     token: target.token,
     caData: target.caData,
     clientCertificate: target.clientCertificate,

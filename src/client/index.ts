@@ -1,6 +1,6 @@
 // The client of svc-apiserver: svcconfig loading, CRUD, paged lists, the resuming watcher and informers.
 
-export { SvcconfigError, loadSvcconfig, readSvcconfigFile, resolveSvcconfig, writeSvcconfig } from './svcconfig.js';
+export { SERVERS_EXTENSION, SvcconfigError, loadSvcconfig, readSvcconfigFile, resolveSvcconfig, writeSvcconfig } from './svcconfig.js';
 export type { SvcconfigEntry, SvcconfigFile, SvcconfigTarget } from './svcconfig.js';
 export { IN_CLUSTER_DIR, resolveEnvConfig } from './env-config.js';
 export type { EnvConfig, EnvConfigOptions } from './env-config.js';

@@ -12,6 +12,11 @@ import { z } from 'zod';
 export interface SvcconfigEntry {
   /** The base URL, e.g. `https://127.0.0.1:6443`. */
   readonly server: string;
+  /**
+   * Further servers of the same cluster (several API servers on one store), written as the
+   * cluster extension `servers.svc.io`: svc's client fails over to them, kubectl uses `server`.
+   */
+  readonly servers?: readonly string[] | undefined;
   /** PEM of the CA that signed the server's certificate; omitted: the system's CAs. */
   readonly caData?: string | Uint8Array | undefined;
   /** Bearer token. */
@@ -30,6 +35,8 @@ export interface SvcconfigTarget {
   readonly cluster: string;
   readonly user: string | undefined;
   readonly server: string;
+  /** The cluster's further servers (extension `servers.svc.io`), tried in order after `server`; empty for one. */
+  readonly servers: readonly string[];
   /** PEM, from `certificate-authority-data` or the file `certificate-authority` names. */
   readonly caData: string | undefined;
   readonly insecureSkipTlsVerify: boolean;
@@ -52,6 +59,7 @@ export async function writeSvcconfig(path: string, entry: SvcconfigEntry): Promi
   const cluster: Record<string, unknown> = { server: entry.server };
   if (entry.caData !== undefined) cluster['certificate-authority-data'] = Buffer.from(entry.caData).toString('base64');
   if (entry.insecureSkipTlsVerify) cluster['insecure-skip-tls-verify'] = true;
+  if (entry.servers !== undefined && entry.servers.length > 0) cluster['extensions'] = [{ name: SERVERS_EXTENSION, extension: { servers: [...entry.servers] } }];
   const user: Record<string, string> = {};
   if (entry.token !== undefined) user['token'] = entry.token;
   if (entry.clientCertificateFile !== undefined) user['client-certificate'] = entry.clientCertificateFile;
@@ -71,11 +79,21 @@ export async function writeSvcconfig(path: string, entry: SvcconfigEntry): Promi
   await rename(temp, path);
 }
 
+/**
+ * The name of the cluster extension that lists a cluster's further API servers. kubeconfig has
+ * one `server` a cluster; extensions are the format's place for what one client adds, and other
+ * clients (kubectl) keep and ignore them.
+ */
+export const SERVERS_EXTENSION = 'servers.svc.io';
+
+const ServersExtensionSchema = z.object({ servers: z.array(z.string().url()) });
+
 const ClusterSchema = z.object({
   server: z.string(),
   'certificate-authority-data': z.string().optional(),
   'certificate-authority': z.string().optional(),
   'insecure-skip-tls-verify': z.boolean().optional(),
+  extensions: z.array(z.object({ name: z.string(), extension: z.unknown() })).nullish(),
 });
 const UserSchema = z.object({
   token: z.string().optional(),
@@ -156,6 +174,7 @@ export async function resolveSvcconfig(files: readonly SvcconfigFile[], options:
   const clusterEntry = firstNamed(files, (f) => f.config.clusters, context.cluster);
   if (!clusterEntry) throw new SvcconfigError(`${path}: cluster ${JSON.stringify(context.cluster)} not found`);
   const cluster = clusterEntry.entry.cluster;
+  const servers = furtherServers(cluster, clusterEntry.file.path, context.cluster);
   const userEntry = context.user === undefined ? undefined : firstNamed(files, (f) => f.config.users, context.user);
   if (context.user !== undefined && !userEntry) throw new SvcconfigError(`${path}: user ${JSON.stringify(context.user)} not found`);
   const user = userEntry?.entry;
@@ -183,6 +202,7 @@ export async function resolveSvcconfig(files: readonly SvcconfigFile[], options:
     cluster: context.cluster,
     user: context.user,
     server: cluster.server,
+    servers,
     caData,
     insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] ?? false,
     token,
@@ -190,6 +210,15 @@ export async function resolveSvcconfig(files: readonly SvcconfigFile[], options:
     clientKey,
     namespace: context.namespace,
   };
+}
+
+/** The `servers.svc.io` extension's URLs, without `server` itself; a malformed extension is an error, not ignored. */
+function furtherServers(cluster: z.infer<typeof ClusterSchema>, path: string, name: string): readonly string[] {
+  const entry = cluster.extensions?.find((e) => e.name === SERVERS_EXTENSION);
+  if (!entry) return [];
+  const parsed = ServersExtensionSchema.safeParse(entry.extension);
+  if (!parsed.success) throw new SvcconfigError(`${path}: cluster ${JSON.stringify(name)}: extension ${SERVERS_EXTENSION} must be {servers: [URL, ...]}`);
+  return parsed.data.servers.filter((url) => url !== cluster.server);
 }
 
 /** A PEM given inline (base64, `*-data`) or by a file name relative to the config's folder. */

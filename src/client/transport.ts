@@ -2,12 +2,19 @@ import type { SecureContextOptions } from 'node:tls';
 import { Agent, type Dispatcher } from 'undici';
 import type WebSocket from 'ws';
 import type { Codec } from './wire-codec.js';
+import { ServerList } from './server-list.js';
 import { statusErrorFrom } from './status.js';
 
 /** Where and as whom to connect; a resolved svcconfig context is one (see `Client.fromSvcconfig`). */
 export interface ConnectionOptions {
   /** Base URL, `https://host:port` (plain `http://` works too, for tests). */
   readonly server: string;
+  /**
+   * Further servers of the same cluster (API servers on one store), tried in order when a
+   * connection to the current one fails: the client moves on and stays on the server that
+   * answers ([client.md](../../docs/client.md#several-servers-failover)).
+   */
+  readonly servers?: readonly string[] | undefined;
   /** Bearer token sent on every request. */
   readonly token?: string | undefined;
   /** Asked for the bearer token before every request, in place of `token` (a rotating service-account token: `fileTokenSource`). */
@@ -64,14 +71,13 @@ export interface StreamResponse {
   readonly body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown };
 }
 
-/** Keep-alive HTTPS to one server through an undici Agent, with the credentials of a svcconfig. */
+/** Keep-alive HTTPS to one server (or the first of several that answers) through an undici Agent, with the credentials of a svcconfig. */
 export class Transport {
   #agent: Agent;
   readonly #agentOptions: Agent.Options;
   readonly #certificateSource: ConnectionOptions['clientCertificateSource'];
   #pair: { readonly cert: string; readonly key: string } | undefined;
-  readonly #origin: string;
-  readonly #base: string;
+  readonly #servers: ServerList;
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
   readonly #throttle: RequestThrottle | undefined;
@@ -83,9 +89,7 @@ export class Transport {
     options: ConnectionOptions,
     readonly codec: Codec,
   ) {
-    const url = new URL(options.server);
-    this.#origin = url.origin;
-    this.#base = url.pathname.replace(/\/+$/, '');
+    this.#servers = new ServerList([options.server, ...(options.servers ?? [])]);
     this.#timeoutMs = options.requestTimeoutMs ?? 60_000;
     this.#throttle = options.throttle;
     this.#tokenSource = options.tokenSource;
@@ -145,17 +149,19 @@ export class Transport {
         headers['content-type'] = encoded.contentType;
       }
     }
-    return this.#current().request({
-      origin: this.#origin,
-      path: this.#base + req.path + queryString(req.query),
-      method: req.method,
-      headers,
-      ...(body !== undefined ? { body } : {}),
-      ...(req.signal ? { signal: req.signal } : {}),
-      headersTimeout: this.#timeoutMs,
-      // A watch may be quiet for minutes: its own stall timer watches it instead.
-      bodyTimeout: streaming ? 0 : this.#timeoutMs,
-    });
+    return this.#servers.send(req.method === 'GET', (server) =>
+      this.#current().request({
+        origin: server.origin,
+        path: server.base + req.path + queryString(req.query),
+        method: req.method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        ...(req.signal ? { signal: req.signal } : {}),
+        headersTimeout: this.#timeoutMs,
+        // A watch may be quiet for minutes: its own stall timer watches it instead.
+        bodyTimeout: streaming ? 0 : this.#timeoutMs,
+      }),
+    );
   }
 
   /** One request; resolves to the decoded 2xx body, rejects with a StatusError otherwise. */
@@ -189,7 +195,8 @@ export class Transport {
     const authorization = this.#tokenSource !== undefined ? `Bearer ${await this.#tokenSource()}` : this.#headers['authorization'];
     if (authorization !== undefined) headers['authorization'] = authorization;
     const text = query.toString();
-    const url = `${this.#origin.replace(/^http/, 'ws')}${this.#base}${path}${text ? `?${text}` : ''}`;
+    const server = this.#servers.current;
+    const url = `${server.origin.replace(/^http/, 'ws')}${server.base}${path}${text ? `?${text}` : ''}`;
     const socket = new WebSocket(url, [...protocols], { ...this.#tls, headers, handshakeTimeout: this.#timeoutMs });
     return new Promise<WebSocket>((resolve, reject) => {
       socket.once('open', () => {
@@ -199,7 +206,10 @@ export class Transport {
         socket.pause();
         resolve(socket);
       });
-      socket.once('error', reject);
+      socket.once('error', (error) => {
+        this.#servers.failed(server, error);
+        reject(error);
+      });
       socket.once('unexpected-response', (_req, res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -14,7 +14,16 @@ export interface DashboardOptions {
   readonly port?: number | undefined;
   /** Address to listen on. Default 127.0.0.1: the proxy reads with the user's credential. */
   readonly host?: string | undefined;
+  /**
+   * The controller manager's secure port (`https://127.0.0.1:<port>`), for the Controllers view:
+   * `/controllers/live` is its `/live/controllers` stream, read with the same credential. Without
+   * it that path is a 404 Status and the view says the manager is not known.
+   */
+  readonly controllerManager?: string | undefined;
 }
+
+/** The dashboard's path of the controller manager's live stream. */
+export const CONTROLLERS_LIVE_PATH = '/controllers/live';
 
 export interface Dashboard {
   /** `http://127.0.0.1:<port>/` */
@@ -36,6 +45,9 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   const script = await loadUiBundle();
   const proxy = new ReadOnlyProxy(options.connection);
+  // The manager's port is reached as the API server is: its certificate is the cluster CA's (svc
+  // up), the credential the user's, and only its live stream is forwarded.
+  const managerProxy = options.controllerManager !== undefined ? new ReadOnlyProxy({ ...options.connection, server: options.controllerManager }) : undefined;
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => sendStatus(res, new StatusError({ reason: 'InternalError', message: error instanceof Error ? error.message : String(error) })));
   });
@@ -60,6 +72,11 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD');
       sendStatus(res, new StatusError({ reason: 'MethodNotAllowed', message: `the dashboard is read-only: ${req.method ?? ''} is not allowed` }));
+      return;
+    }
+    if (url.pathname === CONTROLLERS_LIVE_PATH) {
+      if (managerProxy === undefined) sendStatus(res, new StatusError({ reason: 'NotFound', message: 'this dashboard was not told where the controller manager serves (svc up tells it; svc dashboard has no such flag)' }));
+      else await managerProxy.forward(req, res, '/live/controllers');
       return;
     }
     if (ReadOnlyProxy.serves(url.pathname)) {
@@ -102,7 +119,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
-      await proxy.close();
+      await Promise.all([proxy.close(), managerProxy?.close()]);
     },
   };
 }

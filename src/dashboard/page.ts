@@ -19,6 +19,7 @@ export const PAGE_HTML = `<!doctype html>
     <button type="button" data-view="resources" class="active">Resources</button>
     <button type="button" data-view="inspector">Watch inspector</button>
     <button type="button" data-view="overview">Overview</button>
+    <button type="button" data-view="controllers">Controllers</button>
   </nav>
   <span id="connection" class="connection">connecting…</span>
 </header>
@@ -56,9 +57,12 @@ tr.row { cursor: pointer; }
 tr.row:hover { background: #f3f6fc; }
 tr.flash { animation: flash 1s; }
 @keyframes flash { from { background: #fff6c8; } to { background: transparent; } }
-.detail { height: 40%; overflow: auto; border-top: 1px solid #d8dce3; background: #fff; display: none; }
-.detail.open { display: block; }
-.detail .bar { display: flex; gap: 8px; padding: 4px 12px; background: #f0f2f5; position: sticky; top: 0; }
+.detail { height: 55%; overflow: hidden; border-top: 1px solid #d8dce3; background: #fff; display: none; }
+.detail.open { display: flex; flex-direction: column; }
+.detail .bar { display: flex; gap: 8px; padding: 4px 12px; background: #f0f2f5; }
+.detail .panes { display: flex; flex: 1; min-height: 0; }
+.object-main { flex: 1; min-width: 0; overflow: auto; }
+.object-side { flex: 0 0 48%; overflow: auto; border-left: 1px solid #d8dce3; }
 .detail pre { margin: 0; padding: 8px 12px; font: 12px/1.4 ui-monospace, monospace; }
 .type-ADDED { color: #1a7f37; } .type-MODIFIED { color: #9a6700; } .type-DELETED { color: #cf222e; } .type-ERROR { color: #cf222e; font-weight: bold; } .type-BOOKMARK { color: #7a8494; }
 .overview h3 { margin: 12px 12px 4px; font-size: 14px; }
@@ -67,5 +71,18 @@ tr.flash { animation: flash 1s; }
 .phase-Running { background: #dcf5e3; } .phase-Failed { background: #fde2e1; } .phase-Pending { background: #fff1c7; }
 .ok { color: #1a7f37; } .bad { color: #cf222e; }
 td.message { white-space: normal; max-width: 480px; }
+.controllers { overflow: auto; }
+.controllers .toolbar span { color: #4a5262; }
+.plots { display: flex; gap: 12px; padding: 8px 12px; background: #fff; border-bottom: 1px solid #d8dce3; }
+.plot { flex: 1; min-width: 0; }
+.split { display: flex; flex: 1; min-height: 240px; }
+.split .loops { flex: 0 0 640px; border-right: 1px solid #d8dce3; }
+tr.selected { background: #e3ecff; }
+.outcome-retry, .outcome-terminal { color: #cf222e; } .outcome-requeueAfter { color: #9a6700; } .outcome-awaitChange { color: #1a7f37; }
+.tree { margin: 0; padding: 4px 12px 4px 28px; font: 12px/1.6 ui-monospace, monospace; }
+.tree li.self > span { font-weight: bold; }
+.detail h4 { margin: 8px 12px 2px; font-size: 12px; color: #4a5262; }
+.detail .log-state { padding: 4px 12px; color: #4a5262; }
+.detail pre.log { background: #1d2330; color: #e8ebf0; min-height: 120px; }
 .error { color: #cf222e; padding: 8px 12px; }
 `;

@@ -27,6 +27,8 @@ export async function bundleUi(entry: string): Promise<string> {
     platform: 'browser',
     write: false,
     legalComments: 'none',
+    // uPlot's stylesheet, as text the page adopts (time-series.ts).
+    loader: { '.css': 'text' },
   });
   const file = result.outputFiles[0];
   if (file === undefined) throw new Error('esbuild wrote no dashboard bundle');

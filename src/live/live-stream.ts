@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { Http2ServerResponse } from 'node:http2';
 import { map, timer, type Observable, type OperatorFunction } from 'rxjs';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { boundedSink, routeUpgrades, upgradeOf, WatcherTooSlowError, type UpgradeConnection } from '../apiserver/index.js';
@@ -85,25 +87,42 @@ interface LiveOutput {
  * than `limit` frames wait is dropped with the reason, never buffered without bound.
  */
 export async function serveLiveStream<T>(request: FastifyRequest, reply: FastifyReply, source: Observable<T>, options: LiveStreamOptions<T> = {}): Promise<FastifyReply> {
-  const frameOf = options.frame ?? (defaultFrame as (item: T) => LiveFrame);
   const upgrade = request.headers.upgrade?.toLowerCase() === 'websocket' ? upgradeOf(request) : undefined;
   reply.hijack();
-  const output = upgrade ? await webSocketOutput(request, upgrade) : eventStreamOutput(reply, options.heartbeatMs ?? 15_000);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = String(value);
+  const output = upgrade ? await webSocketOutput(request, upgrade) : eventStreamOutput(reply.raw, headers, options.heartbeatMs ?? 15_000);
   if (output === undefined) return reply;
+  pipeToOutput(source, output, options);
+  return reply;
+}
+
+/**
+ * Serves `source` as Server-Sent Events on a plain Node response (HTTP/1.1 or HTTP/2, as a
+ * daemon's secure port answers without Fastify), with the same bound as `serveLiveStream`: a
+ * client that lets more than `limit` frames wait gets an `ERROR` event and the end.
+ */
+export function serveEventStream<T>(res: ServerResponse | Http2ServerResponse, source: Observable<T>, options: LiveStreamOptions<T> = {}): void {
+  pipeToOutput(source, eventStreamOutput(res, {}, options.heartbeatMs ?? 15_000), options);
+}
+
+function pipeToOutput<T>(source: Observable<T>, output: LiveOutput, options: LiveStreamOptions<T>): void {
+  const frameOf = options.frame ?? (defaultFrame as (item: T) => LiveFrame);
   const sink = boundedSink(source.pipe(map(frameOf)), { limit: options.limit ?? 1_000, write: output.write, onDrain: output.onDrain }).subscribe({
     error: (error: unknown) => output.end(error instanceof WatcherTooSlowError ? error : undefined, error instanceof WatcherTooSlowError ? undefined : error),
     complete: () => output.end(),
   });
   output.onClose(() => sink.unsubscribe());
-  return reply;
 }
 
-function eventStreamOutput(reply: FastifyReply, heartbeatMs: number): LiveOutput {
-  const res = reply.raw;
-  const headers: Record<string, string> = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, private', 'x-accel-buffering': 'no' };
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = String(value);
+function eventStreamOutput(raw: ServerResponse | Http2ServerResponse, extraHeaders: Record<string, string>, heartbeatMs: number): LiveOutput {
+  const headers: Record<string, string> = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, private', 'x-accel-buffering': 'no', ...extraHeaders };
+  // Both kinds of response write, drain and close alike; typed as one so the calls below resolve.
+  const res = raw as ServerResponse;
   res.writeHead(200, headers);
-  res.flushHeaders();
+  // The headers leave now, not with the first event: a quiet stream is open at once.
+  if (typeof (raw as { flushHeaders?: unknown }).flushHeaders === 'function') res.flushHeaders();
+  else res.write(': open\n\n');
   // Heartbeats go around the bounded sink: a comment is tiny, and a full socket skips them.
   const beats = heartbeatMs > 0 ? timer(heartbeatMs, heartbeatMs).subscribe(() => void (res.writableNeedDrain || res.write(': ping\n\n'))) : undefined;
   return {

@@ -42,6 +42,11 @@ export interface ServingOptions {
   /** The Prometheus exposition; without it `/metrics` is 404. */
   readonly metrics?: () => Promise<{ body: string; contentType: string }>;
   readonly profiling: boolean;
+  /**
+   * Long-lived GET streams by path (the controller runtime's `/live/controllers`), answered after
+   * the same authentication and authorization as every other path.
+   */
+  readonly streams?: ReadonlyMap<string, (res: ServerResponse | Http2ServerResponse) => void | Promise<void>>;
 }
 
 export interface Serving {
@@ -80,6 +85,11 @@ async function route(req: AnyRequest, res: AnyResponse, options: ServingOptions,
       sendText(res, answer.status, answer.body);
       return;
     }
+  }
+  const stream = options.streams?.get(path);
+  if (stream !== undefined && req.method === 'GET') {
+    await stream(res);
+    return;
   }
   if (path === '/metrics' && options.metrics) {
     const { body, contentType } = await options.metrics();

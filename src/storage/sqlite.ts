@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fdatasync, openSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { Subject, type Observable } from 'rxjs';
 import { bytesCodec, decodeStored, tryDecodeStored, type ValueCodec } from './value-codec.js';
@@ -34,9 +34,12 @@ export interface SqliteStoreOptions<V> {
   prefix?: string;
   codec?: ValueCodec<V>;
   /**
-   * SQLite's `synchronous` setting. `FULL` (the default) fsyncs the WAL at every commit, so an
-   * acknowledged write survives a crash of the process *and* of the machine. `NORMAL` survives a
-   * process crash only.
+   * `FULL` (the default): the WAL is on disk before a write is acknowledged or seen, so it
+   * survives a crash of the process *and* of the machine. The fsync of each group commit runs on
+   * libuv's thread pool, not in SQLite's commit (SQLite itself runs with `synchronous = NORMAL`),
+   * so the event loop serves requests and watches while the disk syncs. `NORMAL` survives a
+   * process crash only. A database that is not a plain file (`:memory:`, `file:` URIs) lets
+   * SQLite sync inside the commit.
    */
   synchronous?: 'FULL' | 'NORMAL';
   /** Revisions compacted per transaction, so a large compaction never blocks writers for long. */
@@ -104,8 +107,20 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
   private readonly fanout = new EventFanout<V>();
   private readonly closing = new Subject<never>();
   private readonly chunk: number;
+  /** The last revision committed to SQLite (what the next write follows). */
   private rev: number;
+  /**
+   * The last revision on disk and published: what reads, watches and `revision()` see. It trails
+   * `rev` while a group commit's fsync runs off the event loop.
+   */
+  private durableRev: number;
   private compactRev: number;
+  /** The WAL's path when this store syncs it itself (see `synchronous`), and its descriptor once opened. */
+  private readonly walPath: string | undefined;
+  private walFd: number | undefined;
+  /** Commits waiting for the next fsync, and whether one is running. */
+  private unsynced: { events: StoreEvent<V>[]; settle: (failure?: StorageError) => void; rev: number }[] = [];
+  private syncing: Promise<void> | undefined;
   private pending: Pending<V>[] = [];
   private flushScheduled = false;
   private isClosed = false;
@@ -119,7 +134,9 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
       ownerOnly(options.path);
       this.db = new (sqliteDatabase())(options.path);
       this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+      const plainFile = options.path !== '' && options.path !== ':memory:' && !options.path.startsWith('file:');
+      this.walPath = (options.synchronous ?? 'FULL') === 'FULL' && plainFile ? `${options.path}-wal` : undefined;
+      this.db.pragma(`synchronous = ${this.walPath ? 'NORMAL' : (options.synchronous ?? 'FULL')}`);
       this.db.pragma('locking_mode = EXCLUSIVE');
       // 16 MiB of pages: enough for the B-tree interiors and recent writes. Reads of whole
       // collections come from the API server's watch cache, so a bigger page cache would hold
@@ -191,12 +208,14 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
     this.compactRev = this.sql.getMeta.get('compact_rev')?.value ?? 0;
     // Compaction never removes the newest row, so the log's last rowid is the current revision.
     this.rev = Math.max(this.sql.maxRev.get()?.rev ?? 0, this.compactRev);
+    this.durableRev = this.rev;
   }
 
   async get(key: string, options: GetOptions = {}): Promise<KeyValue<V> | undefined> {
     checkOpen(this.isClosed);
     checkKey(key, this.prefix);
     const at = this.readRevision(options.revision);
+    // The live table holds commits not yet on disk while an fsync runs: then read at the revision.
     const row = at === this.rev ? this.sql.live.get(key) : this.sql.at.get(key, at);
     return row && !row.deleted ? this.toKeyValue(row) : undefined;
   }
@@ -264,9 +283,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
           checkOpen(this.isClosed);
           if (from + 1 < this.compactRev) throw compacted(from, this.compactRev);
         },
-        replay: function* (p: string, after: number) {
-          for (const row of replay.iterate(after, p, prefixEnd(p))) yield toEvent(row);
-        },
+        replay: (p: string, after: number) => this.replayRows(replay, toEvent, p, after),
         fanout: this.fanout,
         closing: this.closing,
       },
@@ -278,7 +295,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
   async compact(revision: number): Promise<void> {
     checkOpen(this.isClosed);
     checkRevision(revision);
-    if (revision > this.rev) throw futureRevision(revision, this.rev);
+    if (revision > this.durableRev) throw futureRevision(revision, this.durableRev);
     if (revision <= this.compactRev) return;
     const from = this.compactRev;
     // Reads below `revision` fail from now on, so rows may vanish underneath no reader.
@@ -300,15 +317,27 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
 
   async revision(): Promise<number> {
     checkOpen(this.isClosed);
-    return this.rev;
+    return this.durableRev;
   }
 
   async close(): Promise<void> {
     if (this.isClosed) return;
     if (this.pending.length > 0) this.flush();
     this.isClosed = true;
+    // Writes already committed are synced, published and acknowledged before the file closes.
+    while (this.syncing) await this.syncing;
+    if (this.walFd !== undefined) closeSync(this.walFd);
     this.db.close();
     this.closing.error(closed());
+  }
+
+  /** Retained events after `after`, up to what is on disk (a commit still syncing is published when synced). */
+  private *replayRows(replay: Database.Statement<[number, string, string], ReplayRow>, toEvent: (row: ReplayRow) => StoreEvent<V>, p: string, after: number): Generator<StoreEvent<V>> {
+    const upTo = this.durableRev;
+    for (const row of replay.iterate(after, p, prefixEnd(p))) {
+      if (row.rev > upTo) return;
+      yield toEvent(row);
+    }
   }
 
   private enqueue(prepare: () => WriteOp<V>): Promise<KeyValue<V> | number> {
@@ -357,12 +386,52 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
       for (const p of batch) p.reject(failure);
       return;
     }
-    this.fanout.publish(events);
-    batch.forEach((p, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) p.resolve(outcome.result);
-      else p.reject(outcome.error);
-    });
+    const settle = (failure?: StorageError) =>
+      batch.forEach((p, i) => {
+        const outcome = outcomes[i]!;
+        if (failure && outcome.ok) p.reject(failure);
+        else if (outcome.ok) p.resolve(outcome.result);
+        else p.reject(outcome.error);
+      });
+    if (!this.walPath || (this.rev === startRev && !this.syncing)) {
+      // SQLite synced inside the commit, or nothing was written and nothing waits for a sync: done now.
+      // (A write refused while an earlier commit syncs is answered after it: a writer that lost a
+      // race must find the winner when it reads again.)
+      this.durableRev = this.rev;
+      this.fanout.publish(events);
+      settle();
+      return;
+    }
+    this.unsynced.push({ events, settle, rev: this.rev });
+    this.syncing ??= this.syncWal();
+  }
+
+  /**
+   * fsyncs the WAL on the thread pool, then publishes and acknowledges every commit it covers, in
+   * commit order; commits made meanwhile wait for the next fsync, which covers them all (one fsync
+   * for any number of group commits). A failed fsync still publishes (SQLite holds the writes, and
+   * the watch caches must follow the store) but answers the writers Unavailable: they cannot know
+   * whether their write is on disk.
+   */
+  private async syncWal(): Promise<void> {
+    while (this.unsynced.length > 0) {
+      const covered = this.unsynced;
+      this.unsynced = [];
+      let failure: StorageError | undefined;
+      try {
+        this.walFd ??= openSync(this.walPath!, 'r');
+        const fd = this.walFd;
+        await new Promise<void>((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+      } catch (error) {
+        failure = new StorageError('Unavailable', `sqlite WAL sync failed: ${String(error)}`, {}, { cause: error });
+      }
+      this.durableRev = covered[covered.length - 1]!.rev;
+      for (const commit of covered) {
+        this.fanout.publish(commit.events);
+        commit.settle(failure);
+      }
+    }
+    this.syncing = undefined;
   }
 
   /** One write inside the group transaction; a StorageError fails only this write. */
@@ -402,9 +471,9 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
   }
 
   private readRevision(revision: number | undefined): number {
-    if (revision === undefined || checkRevision(revision) === 0) return this.rev;
+    if (revision === undefined || checkRevision(revision) === 0) return this.durableRev;
     if (revision < this.compactRev) throw compacted(revision, this.compactRev);
-    if (revision > this.rev) throw futureRevision(revision, this.rev);
+    if (revision > this.durableRev) throw futureRevision(revision, this.durableRev);
     return revision;
   }
 

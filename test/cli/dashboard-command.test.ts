@@ -48,6 +48,14 @@ describe('svc dashboard', () => {
     expect(io.errText()).toContain('--port');
   });
 
+  it('exits 2 naming the flag when --controller-manager is not an https URL', async () => {
+    for (const bad of ['http://127.0.0.1:10257', 'not a url']) {
+      const io = capture();
+      expect(await main(['dashboard', `--controller-manager=${bad}`, '--port=0'], io)).toBe(2);
+      expect(io.errText()).toContain('--controller-manager');
+    }
+  });
+
   it('exits 1 naming the file when the svcconfig does not exist', async () => {
     const io = capture();
     expect(await main(['dashboard', `--svcconfig=${join(dir, 'missing')}`, '--port=0'], io)).toBe(1);

@@ -387,6 +387,14 @@ describe('svc-apiserver flags', () => {
     expect(() => config(['--proxy-client-cert-file=p.crt'])).toThrow('--proxy-client-key-file is required');
   });
 
+  it('reads --apiserver-count with the master-count reconciler only, and wants it positive', () => {
+    expect(config(['--endpoint-reconciler-type=master-count', '--apiserver-count=3'])).toMatchObject({ endpointReconcilerType: 'master-count', apiserverCount: 3 });
+    expect(config(['--endpoint-reconciler-type=master-count'])).toMatchObject({ apiserverCount: 1 });
+    expect(config(['--apiserver-count=3'])).not.toHaveProperty('apiserverCount');
+    expect(() => config(['--apiserver-count=0'])).toThrow(/positive/);
+    expect(() => config(['--endpoint-reconciler-type=masters'])).toThrow();
+  });
+
   it('reads the node agent client options', () => {
     expect(
       config(['--node-agent-client-certificate=c.crt', '--node-agent-client-key=c.key', '--node-agent-certificate-authority=ca.crt', '--node-agent-timeout=30s']).nodeAgent,

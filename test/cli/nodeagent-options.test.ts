@@ -275,17 +275,20 @@ describe('nodeagent options: rules across options', () => {
     invalid(['--log-text-split-stream'], /LoggingAlphaOptions/);
     invalid(['--reserved-cpus=all'], /not a CPU list/);
     invalid(['--reserved-memory=zero'], /<numa-node>:<type>=<quantity>/);
+    invalid(['--cpu-manager-policy=static'], /--cpu-manager-policy: static needs reserved CPUs/);
+    invalid(['--cpu-manager-policy=static', '--reserved-cpus=0', '--cpu-manager-policy-options=bogus=true'], /--cpu-manager-policy-options: unsupported CPU manager policy option "bogus"/);
+    invalid(['--topology-manager-policy-options=max-allowable-numa-nodes=2'], /--topology-manager-policy-options: .*at least 8/);
+    invalid(['--memory-manager-policy=Static'], /--memory-manager-policy: Static needs --reserved-memory/);
+    invalid(['--reserved-memory=0:cpu=1'], /--reserved-memory: .*not memory or a hugepages size/);
     invalid(['--cloud-provider=aws'], /only empty/);
     invalid(['--tls-cert-file=/c.pem'], /--tls-private-key-file: is required/);
   });
 
-  it('accepts options of subsystems svc does not build, with a notice each', () => {
-    const o = values(['--cpu-manager-policy=static', '--memory-manager-policy=Static', '--topology-manager-policy=best-effort', '--rotate-certificates']);
+  it('gives no notice for the resource managers (CPU, memory, topology), which are built', () => {
+    const o = values(['--cpu-manager-policy=static', '--reserved-cpus=0', '--memory-manager-policy=Static', '--topology-manager-policy=best-effort', '--reserved-memory=0:memory=100Mi', '--rotate-certificates']);
     validateNodeAgentOptions(o);
-    const notices = notBuiltNotices(o);
-    // Certificate rotation is built (docs/node-agent.md): no notice for it.
-    expect(notices).toHaveLength(3);
-    expect(notices[0]).toMatch(/^--cpu-manager-policy=static: the static CPU manager is not built/);
+    // Certificate rotation is built (docs/node-agent.md): no notice for it either.
+    expect(notBuiltNotices(o)).toEqual([]);
     expect(notBuiltNotices(values())).toEqual([]);
   });
 });
@@ -407,10 +410,12 @@ describe('nodeagent command: exit codes, version and host checks', () => {
   });
 
   it('warns about deprecated and not-built options on stderr and goes on', () => {
-    const { result, err } = run(['--max-pods=20', '--cpu-manager-policy=static']);
+    const { result, err } = run(['--max-pods=20', '--cloud-provider=external', '--cpu-manager-policy=static', '--reserved-cpus=0']);
     expect(typeof result).toBe('object');
     expect(err).toContain('warning: Flag --max-pods has been deprecated, set "maxPods" in the file given by --config instead (this flag still works and overrides the file)');
-    expect(err.some((line) => line.startsWith('warning: --cpu-manager-policy=static: the static CPU manager is not built'))).toBe(true);
+    expect(err.some((line) => line.startsWith('warning: --cloud-provider=external: no cloud provider runs'))).toBe(true);
+    // The CPU manager is built: its policy draws no notice.
+    expect(err.some((line) => line.startsWith('warning: --cpu-manager-policy'))).toBe(false);
   });
 
   it('refuses swap and cgroup v1 unless told not to', () => {

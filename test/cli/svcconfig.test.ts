@@ -48,6 +48,7 @@ describe('loadSvcconfig', () => {
       cluster: 'svc',
       user: 'svc',
       server: 'https://127.0.0.1:6443',
+      servers: [],
       caData: CA,
       insecureSkipTlsVerify: false,
       token: 's3cret',

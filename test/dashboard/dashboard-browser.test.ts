@@ -172,6 +172,17 @@ describe('dashboard in chromium', () => {
     const lines = (await readFile(path, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as { at: number; source: string; type: string; object: { metadata: { name: string } } });
     expect(lines.map((l) => `${l.type} ${l.object.metadata.name}`)).toEqual(['ADDED elsewhere', 'ADDED epsilon', 'MODIFIED epsilon', 'DELETED epsilon', 'ADDED zeta']);
     expect(lines.every((l) => l.source === 'configmaps' && typeof l.at === 'number')).toBe(true);
+
+    // The rate plot: a second's count is drawn once an event of a later second comes, so events
+    // are made until one has (each poll makes one more).
+    let made = 0;
+    await expect
+      .poll(async () => {
+        await cluster.client.create(builtin.configMaps, { metadata: { name: `rate-${made++}`, namespace: 'other' } });
+        return Number(await page.locator('#plot-watch-rate').getAttribute('data-samples'));
+      })
+      .toBeGreaterThan(0);
+    await page.locator('#plot-watch-rate canvas').waitFor();
   });
 
   it('shows nodes, pods by phase and recent events on the overview, live', async () => {

@@ -54,6 +54,15 @@ describe('svc dashboard server', () => {
     expect(script.body).toContain('/apis'); // the discovery call, bundled
   });
 
+  it("answers the Controllers view's stream with a 404 Status when no controller manager was named, and refuses writes to it", async () => {
+    const missing = await send('GET', '/controllers/live');
+    expect(missing.status).toBe(404);
+    expect(JSON.parse(missing.body)).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 });
+    expect(JSON.parse(missing.body).message).toContain('controller manager');
+    const post = await send('POST', '/controllers/live', {}, '{}');
+    expect(post.status).toBe(405);
+  });
+
   it('reads the cluster through the proxy with no credential from the page', async () => {
     await cluster.client.create(builtin.configMaps, { metadata: { name: 'seen', namespace: 'dash' }, data: { a: '1' } });
     const list = await send('GET', '/api/v1/namespaces/dash/configmaps');

@@ -1,9 +1,13 @@
 // The `kubernetes` Service in `default`, kept by each API server as upstream: the first IP of the
 // service range, port 443 to the secure port, Endpoints and an EndpointSlice listing every live
 // API server (one Lease each in svc-system), repaired when deleted, a stopped server withdrawn.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtin, type Client } from '../../src/client/index.js';
-import { startKubernetesService, type RunningKubernetesService } from '../../controllers/index.js';
+import { startApiServer } from '../../src/cli/apiserver-command.js';
+import { builtin, Client } from '../../src/client/index.js';
+import { masterCountAddresses, startKubernetesService, type RunningKubernetesService } from '../../controllers/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../controllers/support.js';
 
@@ -11,8 +15,9 @@ let cluster: TestCluster;
 let client: Client;
 const running: RunningKubernetesService[] = [];
 
-const start = (advertiseAddress: string, identity: string, now?: () => number) => {
+const start = (advertiseAddress: string, identity: string, now?: () => number, masterCount?: number) => {
   const loop = startKubernetesService({
+    ...(masterCount !== undefined ? { masterCount } : {}),
     client: cluster.newClient({ userAgent: identity }),
     serviceCidr: '10.0.0.0/24',
     advertiseAddress,
@@ -102,5 +107,48 @@ describe('the kubernetes Service', () => {
     );
     await eventually(async () => same(await endpointIps(), ['192.0.2.10', '192.0.2.13']), 'the other server listed');
     await eventually(async () => same(await endpointIps(), ['192.0.2.10']) && same(await sliceIps(), ['192.0.2.10']), 'its lapsed Lease dropped');
+  });
+
+  it('with the master-count reconciler, each server adds itself and trims the list to --apiserver-count', async () => {
+    for (const loop of running.splice(0)) await loop.stop();
+    await eventually(async () => same(await endpointIps(), []), 'every lease server withdrawn');
+    start('192.0.2.21', 'apiserver-m1', undefined, 2);
+    start('192.0.2.22', 'apiserver-m2', undefined, 2);
+    await eventually(async () => same(await endpointIps(), ['192.0.2.21', '192.0.2.22']) && same(await sliceIps(), ['192.0.2.21', '192.0.2.22']), 'two of two');
+    // No Leases in this mode.
+    const leases = await client.list(builtin.leases, { namespace: 'svc-system', labelSelector: 'apiserver.svc.io/identity' });
+    expect(leases.items.map((l) => l.metadata.name).filter((n) => n?.startsWith('apiserver-m'))).toEqual([]);
+    // A third with a count of 2: it puts itself in and takes out the address after its own.
+    start('192.0.2.20', 'apiserver-m0', undefined, 2);
+    await eventually(async () => (await endpointIps()).length === 2 && (await endpointIps()).includes('192.0.2.20'), 'the newcomer listed, two in all');
+  });
+});
+
+describe('masterCountAddresses (upstream\'s master-count rule)', () => {
+  it('keeps a list that holds this server within the count, else adds it and removes its successors', () => {
+    expect(masterCountAddresses(['10.0.0.1', '10.0.0.2'], '10.0.0.2', 2)).toEqual(['10.0.0.1', '10.0.0.2']);
+    expect(masterCountAddresses(['10.0.0.1'], '10.0.0.2', 2)).toEqual(['10.0.0.1', '10.0.0.2']);
+    expect(masterCountAddresses(['10.0.0.1', '10.0.0.3'], '10.0.0.2', 2)).toEqual(['10.0.0.1', '10.0.0.2']);
+    // Wraps round: the last one's successor is the first.
+    expect(masterCountAddresses(['10.0.0.1', '10.0.0.2'], '10.0.0.3', 2)).toEqual(['10.0.0.2', '10.0.0.3']);
+    expect(masterCountAddresses(['10.0.0.1', '10.0.0.2', '10.0.0.3'], '10.0.0.2', 1)).toEqual(['10.0.0.2']);
+    expect(masterCountAddresses([], '10.0.0.9', 1)).toEqual(['10.0.0.9']);
+  });
+});
+
+describe('svc-apiserver --endpoint-reconciler-type=master-count --apiserver-count', () => {
+  it('runs the master-count rule: its address in the Endpoints, no Lease', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-master-count-'));
+    const server = await startApiServer(['--storage=memory', '--secure-port=0', '--bind-address=127.0.0.1', '--advertise-address=127.0.0.9', '--endpoint-reconciler-type=master-count', '--apiserver-count=2', `--data-dir=${dir}`]);
+    const admin = await Client.fromSvcconfig(server.svcconfigPath);
+    try {
+      const ips = async () => ((await admin.get(builtin.endpoints, 'kubernetes', { namespace: 'default' }).catch(() => undefined))?.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((a) => a.ip));
+      await eventually(async () => same(await ips(), ['127.0.0.9']), 'its address listed');
+      expect((await admin.list(builtin.leases, { namespace: 'svc-system', labelSelector: 'apiserver.svc.io/identity' })).items).toEqual([]);
+    } finally {
+      await admin.destroy();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

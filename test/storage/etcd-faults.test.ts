@@ -1,36 +1,12 @@
-import etcd3 from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStorageError, type StoreEvent } from '../../src/storage/index.js';
 import { openEtcdStore } from '../../src/storage/etcd.js';
-import { startEtcdCluster, type EtcdCluster, type EtcdMember } from '../support/etcd.js';
+import { findLeader, startEtcdCluster, type EtcdCluster } from '../support/etcd.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 const b = (text: string) => enc.encode(text);
 const text = (bytes: Uint8Array | undefined) => (bytes === undefined ? undefined : dec.decode(bytes));
-
-/** The member etcd reports as leader (asked of every member; the first that answers decides). */
-async function findLeader(cluster: EtcdCluster): Promise<EtcdMember> {
-  for (const member of cluster.members) {
-    const client = new etcd3.Etcd3({ hosts: [member.endpoint] });
-    try {
-      const status = await client.maintenance.status();
-      for (const candidate of cluster.members) {
-        const probe = new etcd3.Etcd3({ hosts: [candidate.endpoint] });
-        try {
-          if ((await probe.maintenance.status()).header.member_id === status.leader) return candidate;
-        } finally {
-          probe.close();
-        }
-      }
-    } catch {
-      // try the next member
-    } finally {
-      client.close();
-    }
-  }
-  throw new Error('no member reports a leader');
-}
 
 describe('etcd store when a cluster member dies', () => {
   let cluster: EtcdCluster;

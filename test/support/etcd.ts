@@ -4,6 +4,7 @@
  * binary is missing these helpers throw (suites fail, they never skip).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import etcd3 from 'etcd3';
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
@@ -256,4 +257,29 @@ export async function startEtcdCluster(size = 3): Promise<EtcdCluster> {
       await Promise.all(members.map((m) => m.stop()));
     },
   };
+}
+
+/** The member etcd reports as leader (asked of every member; the first that answers decides). */
+export async function findLeader(cluster: EtcdCluster): Promise<EtcdMember> {
+  for (const member of cluster.members) {
+    if (!member.alive) continue;
+    const client = new etcd3.Etcd3({ hosts: [member.endpoint] });
+    try {
+      const status = await client.maintenance.status();
+      for (const candidate of cluster.members) {
+        if (!candidate.alive) continue;
+        const probe = new etcd3.Etcd3({ hosts: [candidate.endpoint] });
+        try {
+          if ((await probe.maintenance.status()).header.member_id === status.leader) return candidate;
+        } finally {
+          probe.close();
+        }
+      }
+    } catch {
+      // try the next member
+    } finally {
+      client.close();
+    }
+  }
+  throw new Error('no member reports a leader');
 }

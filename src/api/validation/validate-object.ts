@@ -28,16 +28,45 @@ export function validateObject(type: ResourceType, body: unknown): ValidationRes
 /** A copy without null-valued object fields, at any depth (array items are left as they are). */
 export const withoutNulls = (value: unknown): unknown => copyWithoutNulls(value, { proto: false });
 
+/**
+ * `value` without null-valued object fields, at any depth (array items are left as they are):
+ * copied only where a null is dropped, the rest shared (zod reads its input and builds its own
+ * output, so a body without nulls is checked as it came).
+ */
 function copyWithoutNulls(value: unknown, seen: { proto: boolean }): unknown {
-  if (Array.isArray(value)) return value.map((item) => copyWithoutNulls(item, seen));
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) {
-    if (field === null) continue;
-    if (key === '__proto__') seen.proto = true;
-    setField(out, key, copyWithoutNulls(field, seen));
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const next = copyWithoutNulls(item, seen);
+      if (next !== item) (out ??= value.slice())[i] = next;
+    }
+    return out ?? value;
   }
-  return out;
+  if (value === null || typeof value !== 'object') return value;
+  const fields = value as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  const keys = Object.keys(fields);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const field = fields[key];
+    if (key === '__proto__') seen.proto = true;
+    const next = field === null ? undefined : copyWithoutNulls(field, seen);
+    if (next === field) continue;
+    // The first change copies the fields before it; the ones after are copied as they come.
+    if (!out) {
+      out = {};
+      for (let j = 0; j < i; j++) setField(out, keys[j]!, fields[keys[j]!]);
+    }
+    if (field !== null) setField(out, key, next);
+    for (let j = i + 1; j < keys.length; j++) {
+      const later = fields[keys[j]!];
+      if (keys[j] === '__proto__') seen.proto = true;
+      if (later !== null) setField(out, keys[j]!, copyWithoutNulls(later, seen));
+    }
+    return out;
+  }
+  return value;
 }
 
 /**

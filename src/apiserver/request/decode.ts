@@ -47,22 +47,26 @@ function withDuplicates(text: string, value: unknown): DecodedBody {
 }
 
 interface Frame {
-  readonly path: string;
+  readonly parent: Frame | undefined;
+  /** The key (in an object) or the index (in an array) this container sits at in its parent. */
+  readonly at: string | number | undefined;
   readonly keys: Set<string> | undefined; // undefined for an array
   index: number;
   key: string | undefined;
   expectKey: boolean;
 }
 
+/** A container's field path, built only for a duplicate: most bodies have none. */
+function pathOf(frame: Frame | undefined): string {
+  if (!frame?.parent) return '';
+  const parent = pathOf(frame.parent);
+  return typeof frame.at === 'number' ? `${parent}[${frame.at}]` : fieldPath(parent, frame.at ?? '');
+}
+
 /** Scans valid JSON text for keys repeated within one object. */
 export function jsonDuplicates(text: string): string[] {
   const duplicates: string[] = [];
-  const stack: Frame[] = [];
-  const childPath = () => {
-    const top = stack[stack.length - 1];
-    if (!top) return '';
-    return top.keys ? fieldPath(top.path, top.key ?? '') : `${top.path}[${top.index}]`;
-  };
+  let top: Frame | undefined;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (ch === 0x22 /* " */) {
@@ -75,21 +79,19 @@ export function jsonDuplicates(text: string): string[] {
           i++;
         } else if (c === 0x22) break;
       }
-      const top = stack[stack.length - 1];
       if (top?.keys && top.expectKey) {
-        const raw = text.slice(start, i + 1);
-        const key = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
-        if (top.keys.has(key)) duplicates.push(fieldPath(top.path, key));
+        const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+        if (top.keys.has(key)) duplicates.push(fieldPath(pathOf(top), key));
         top.keys.add(key);
         top.key = key;
         top.expectKey = false;
       }
     } else if (ch === 0x7b /* { */ || ch === 0x5b /* [ */) {
-      stack.push({ path: childPath(), keys: ch === 0x7b ? new Set() : undefined, index: 0, key: undefined, expectKey: true });
+      const at = top === undefined ? undefined : top.keys ? top.key : top.index;
+      top = { parent: top, at, keys: ch === 0x7b ? new Set() : undefined, index: 0, key: undefined, expectKey: true };
     } else if (ch === 0x7d || ch === 0x5d) {
-      stack.pop();
+      top = top?.parent;
     } else if (ch === 0x2c /* , */) {
-      const top = stack[stack.length - 1];
       if (top?.keys) top.expectKey = true;
       else if (top) top.index++;
     }

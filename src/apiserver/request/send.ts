@@ -39,9 +39,10 @@ export function sendReadChunks(ctx: HandlerContext, contentType: string, parts: 
 
 /**
  * A write's answer (the object, or a Status) in the codec the client accepts. Only the type's own
- * objects take another codec; a Status is always JSON.
+ * objects take another codec; a Status is always JSON. `json` is the object's JSON text when the
+ * caller has it already (a create's stored text): a plain JSON answer sends it as it is.
  */
-export function sendObject(ctx: HandlerContext, code: number, object: unknown): FastifyReply {
+export function sendObject(ctx: HandlerContext, code: number, object: unknown, json?: string): FastifyReply {
   const value = object as JsonObject;
   if (value === null || typeof value !== 'object' || value['kind'] !== ctx.type.kind) {
     return ctx.reply.code(code).type('application/json').send(jsonBody(object));
@@ -50,7 +51,7 @@ export function sendObject(ctx: HandlerContext, code: number, object: unknown): 
   const pretty = isPretty(ctx);
   const rename = ctx.rename;
   if (rep.codec === 'json' && !pretty) {
-    const text = jsonBody(object);
+    const text = json === undefined ? jsonBody(object) : `${json}\n`;
     return ctx.reply.code(code).type('application/json').send(rename ? renameText(rename, text) : text);
   }
   const rendered = renderValue(renderOptionsOf(ctx, rep), value);

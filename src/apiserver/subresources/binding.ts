@@ -3,7 +3,6 @@ import { isStorageError } from '../../storage/index.js';
 import { decodeBody, dryRunOf, sendObject, type HandlerContext } from '../request/index.js';
 import { encodeForStorage } from '../storage-codec.js';
 import { objectKey } from '../object-keys.js';
-import { prepareForUpdate } from '../writes/prepare.js';
 import { type ApiObject } from '../api-object.js';
 import { isJsonObject } from '../writes/json-value.js';
 
@@ -67,9 +66,13 @@ function bound(pod: ApiObject, binding: Binding, now: string): ApiObject {
   const status = (isJsonObject(pod['status']) ? pod['status'] : {}) as { conditions?: { type: string }[] };
   const conditions = (status.conditions ?? []).filter((c) => c.type !== 'PodScheduled');
   const annotations = { ...(pod.metadata.annotations ?? {}), ...binding.annotations };
+  // The spec changes (a pod is bound only while its nodeName is empty), so the generation moves, as
+  // prepareForUpdate would find by comparing the whole spec; uid, creation and deletion state are
+  // the stored pod's own.
+  const generation = (pod.metadata.generation ?? 1) + 1;
   return {
     ...pod,
-    metadata: { ...pod.metadata, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
+    metadata: { ...pod.metadata, generation, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
     spec: { ...(pod['spec'] as object), nodeName: binding.node },
     status: { ...status, conditions: [...conditions, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now }] },
   };
@@ -93,8 +96,8 @@ export async function bindPod(ctx: HandlerContext): Promise<unknown> {
     const now = rfc3339();
     try {
       // The pod is written as a whole (spec and status), not through one endpoint's part of it.
-      const next = prepareForUpdate(bound(pod, binding, now), pod);
-      if (!dryRun) await ctx.store.update(key, encodeForStorage(next, ctx.type), Number(pod.metadata.resourceVersion));
+      const next = bound(pod, binding, now);
+      if (!dryRun) await ctx.store.update(key, encodeForStorage(next, ctx.type, true), Number(pod.metadata.resourceVersion));
       return sendObject(ctx, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     } catch (error) {
       if (isStorageError(error, 'NotFound')) throw notFound(pods, binding.name);

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { alreadyExists, generateName, withDefaults, type ObjectMeta } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { namespaceType, prepareNamespace } from '../namespaces.js';
-import { encodeForStorage } from '../storage-codec.js';
+import { storageBytes, storageText } from '../storage-codec.js';
+import { spliceResourceVersion } from '../served-object.js';
 import { objectKey } from '../object-keys.js';
 import { prepareForCreate } from './prepare.js';
 import { type ApiObject } from '../api-object.js';
@@ -63,8 +64,13 @@ export async function createObject(
 
   for (let attempt = 1; ; attempt++) {
     try {
-      const kv = await ctx.store.create(objectKey(ctx.store, type, info.namespace, object.metadata.name!), encodeForStorage(object, type));
-      return sendObject(ctx, 201, { ...object, metadata: { ...object.metadata, resourceVersion: String(kv.modRevision) } });
+      const text = storageText(object, type);
+      const kv = await ctx.store.create(objectKey(ctx.store, type, info.namespace, object.metadata.name!), storageBytes(text, object));
+      const stored = { ...object, metadata: { ...object.metadata, resourceVersion: String(kv.modRevision) } };
+      // The answer is the stored text with its version, as a GET sends it: encoded once. A type
+      // stored in another version than the request's answers in the request's, so is encoded again.
+      const json = type.storageVersion === undefined || type.storageVersion === type.version ? spliceResourceVersion(text, kv.modRevision) : undefined;
+      return sendObject(ctx, 201, stored, json);
     } catch (error) {
       const taken = isStorageError(error, 'AlreadyExists');
       if (!taken || !generated || attempt >= GENERATE_NAME_ATTEMPTS) {

@@ -16,7 +16,7 @@ import { type ApiObject } from '../api-object.js';
  * and is a no-op if that equals the stored bytes (the new time counts only when something else changed).
  */
 export function bytesToStore(type: ResourceType, next: ApiObject, current: ApiObject): Uint8Array | undefined {
-  const bytes = encodeForStorage(next, type);
+  const bytes = encodeForStorage(next, type, true);
   const stored = storedBytesOf(current) ?? encodeForStorage(current, type);
   if (Buffer.compare(bytes, stored) === 0) return undefined;
   // Times are fixed-width: an object whose only change is a time is as long as the stored one.

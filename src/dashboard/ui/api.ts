@@ -66,19 +66,30 @@ export async function* watchLines(path: string, accept: string, signal: AbortSig
   }
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
-  let buffered = '';
+  // Lines are cut on the bytes (a newline byte is never inside a UTF-8 character), so each
+  // line's size is its byte length, with no re-encoding, and each chunk is scanned once.
+  let rest: Uint8Array | undefined;
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
-      buffered += decoder.decode(value, { stream: true });
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const text = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        if (text.trim() === '') continue;
-        yield { text, bytes: new TextEncoder().encode(text).length + 1, event: JSON.parse(text) as WatchEvent };
+      let bytes = value;
+      if (rest !== undefined) {
+        bytes = new Uint8Array(rest.length + value.length);
+        bytes.set(rest);
+        bytes.set(value, rest.length);
+        rest = undefined;
       }
+      let from = 0;
+      let newline: number;
+      while ((newline = bytes.indexOf(10, from)) >= 0) {
+        if (newline > from) {
+          const text = decoder.decode(bytes.subarray(from, newline));
+          if (text.trim() !== '') yield { text, bytes: newline - from + 1, event: JSON.parse(text) as WatchEvent };
+        }
+        from = newline + 1;
+      }
+      if (from < bytes.length) rest = bytes.slice(from);
     }
   } finally {
     reader.cancel().catch(() => undefined);

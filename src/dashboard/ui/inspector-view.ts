@@ -2,6 +2,7 @@ import { watchLines, withQuery, type RawWatchLine } from './api.js';
 import { collectionPath, typeId, type ResourceType } from './discovery.js';
 import { el } from './dom.js';
 import { FrameBatcher } from './frame-batcher.js';
+import { TimeSeriesPlot } from './time-series.js';
 
 /** Events kept for the view and the export; older ones are dropped (and counted). */
 const KEPT = 10_000;
@@ -33,12 +34,17 @@ export class InspectorView {
   #types: ResourceType[] = [];
   #events: Seen[] = [];
   #dropped = 0;
+  /** Why the watch is over, when it is: said after the counts (a later render keeps it). */
+  #ended: string | undefined;
   #bytes = 0;
   #rate: { at: number; bytes: number }[] = [];
   #paused = false;
   #watch: AbortController | undefined;
   #source = '';
   readonly #batcher = new FrameBatcher<Seen>(() => this.#render());
+  readonly #plot = new TimeSeriesPlot('plot-watch-rate', 'Watch events per second', '/s', [{ label: 'events', stroke: '#4f8cff' }]);
+  /** The second being counted (epoch s) and its events; a second is drawn once the next begins. */
+  #second = { at: 0, events: 0 };
 
   constructor() {
     const head = el('tr', {}, ...['Time', 'Type', 'resourceVersion', 'Namespace/Name', 'Bytes'].map((h) => el('th', {}, h)));
@@ -46,6 +52,7 @@ export class InspectorView {
       'section',
       { class: 'content' },
       el('div', { class: 'toolbar' }, this.#type, this.#namespace, this.#selector, el('label', {}, this.#bookmarks, ' bookmarks'), this.#start, this.#pause, this.#export, this.#stats),
+      el('div', { class: 'plots' }, this.#plot.element),
       el('div', { class: 'scroller' }, el('table', {}, el('thead', {}, head), this.#body)),
     );
     this.#start.addEventListener('click', () => this.start());
@@ -70,7 +77,8 @@ export class InspectorView {
   hide(): void {
     if (this.#watch === undefined || this.#watch.signal.aborted) return;
     this.#watch.abort();
-    this.#stats.textContent += ' · stopped (view left)';
+    this.#ended = 'stopped (view left)';
+    this.#render();
   }
 
   start(): void {
@@ -83,6 +91,9 @@ export class InspectorView {
     this.#dropped = 0;
     this.#bytes = 0;
     this.#rate = [];
+    this.#ended = undefined;
+    this.#second = { at: 0, events: 0 };
+    this.#plot.clear();
     this.#source = typeId(type);
     this.#render();
     const url = withQuery(collectionPath(type, this.#namespace.value.trim()), { watch: 'true', allowWatchBookmarks: this.#bookmarks.checked ? 'true' : undefined, labelSelector: this.#selector.value.trim() });
@@ -96,21 +107,43 @@ export class InspectorView {
             this.#dropped++;
           }
           this.#bytes += line.bytes;
+          this.#count(seen.at);
           this.#rate.push({ at: seen.at, bytes: line.bytes });
           this.#batcher.push(seen);
         }
-        if (!watch.signal.aborted) this.#stats.textContent += ' · ended by the server';
+        if (!watch.signal.aborted) {
+          this.#ended = 'ended by the server';
+          this.#render();
+        }
       } catch (error) {
-        if (!watch.signal.aborted) this.#stats.textContent = `watch failed: ${error instanceof Error ? error.message : String(error)}`;
+        if (!watch.signal.aborted) {
+          this.#ended = `watch failed: ${error instanceof Error ? error.message : String(error)}`;
+          this.#render();
+        }
       }
     })();
+  }
+
+  /**
+   * Counts an event into its second; the seconds before it that have ended are drawn (quiet ones
+   * as 0, up to a minute of them). Driven by the events themselves: no timer.
+   */
+  #count(at: number): void {
+    const second = Math.floor(at / 1000);
+    if (this.#second.at === 0) this.#second = { at: second, events: 0 };
+    if (second > this.#second.at) {
+      this.#plot.push(this.#second.at, [this.#second.events]);
+      for (let quiet = Math.max(this.#second.at + 1, second - 60); quiet < second; quiet++) this.#plot.push(quiet, [0]);
+      this.#second = { at: second, events: 0 };
+    }
+    this.#second.events++;
   }
 
   #render(): void {
     const now = Date.now();
     while (this.#rate.length > 0 && this.#rate[0]!.at < now - 1000) this.#rate.shift();
     const perSecond = this.#rate.reduce((sum, r) => sum + r.bytes, 0);
-    this.#stats.textContent = `${this.#events.length + this.#dropped} events · ${this.#bytes} bytes · ${perSecond} B/s${this.#paused ? ' · paused' : ''}${this.#dropped > 0 ? ` · ${this.#dropped} dropped` : ''}`;
+    this.#stats.textContent = `${this.#events.length + this.#dropped} events · ${this.#bytes} bytes · ${perSecond} B/s${this.#paused ? ' · paused' : ''}${this.#dropped > 0 ? ` · ${this.#dropped} dropped` : ''}${this.#ended === undefined ? '' : ` · ${this.#ended}`}`;
     if (this.#paused) return;
     const rows = this.#events.slice(-DRAWN).reverse().map(({ at, line }) => {
       const meta = line.event.object.metadata ?? {};

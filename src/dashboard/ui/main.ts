@@ -1,6 +1,7 @@
 // The dashboard page: discovery (kept live by a CustomResourceDefinition watch), the resource
 // tables and the watch inspector. Everything on it is a watch; nothing polls.
 import { listAndWatch, type KubeObject } from './api.js';
+import { ControllersView } from './controllers-view.js';
 import { discover } from './discovery.js';
 import { FrameBatcher } from './frame-batcher.js';
 import { InspectorView } from './inspector-view.js';
@@ -20,11 +21,12 @@ window.addEventListener('pagehide', () => life.abort());
 const resources = new ResourceView(setState);
 const inspector = new InspectorView();
 const overview = new OverviewView();
+const controllers = new ControllersView();
 // Only the view on screen holds watches. A browser opens at most six HTTP/1.1 connections to one
 // origin and each open watch holds one: the two page-wide watches (namespaces, definitions) and
 // the busiest view (the overview's three) leave one for the reads in between. Several views live
 // at once need one connection carrying many watches (not built: docs/dashboard.md).
-const views = { resources, inspector, overview } as const;
+const views = { resources, inspector, overview, controllers } as const;
 let shown: keyof typeof views = 'resources';
 app.append(resources.element);
 

@@ -1,15 +1,32 @@
 import { stringify as toYaml } from 'yaml';
-import { getJson, listAndWatch, TABLE_ACCEPT, type KubeObject, type RawWatchLine } from './api.js';
+import { getJson, listAndWatch, TABLE_ACCEPT, versionOf, type KubeObject, type RawWatchLine } from './api.js';
 import { collectionPath, typeId, type ResourceType } from './discovery.js';
 import { el } from './dom.js';
 import { FrameBatcher } from './frame-batcher.js';
+import { objectEvents } from './object-events.js';
 import { ObjectTable, type Column, type TableRow } from './object-table.js';
+import { ownerTree } from './owner-tree.js';
+import { followLog } from './pod-log.js';
 
 interface Table {
   readonly kind?: string;
   readonly columnDefinitions?: readonly Column[];
   readonly rows?: readonly TableRow[];
   readonly metadata?: { resourceVersion?: string };
+}
+
+type Format = 'yaml' | 'json' | 'logs';
+
+/** What the open object holds open: its Events watch, its log stream, the owner tree's reads. */
+interface Panel {
+  readonly key: string;
+  readonly abort: AbortController;
+  readonly extras: HTMLElement;
+  log?: { readonly container: string; readonly element: HTMLElement; readonly abort: AbortController };
+}
+
+interface PodSpec {
+  readonly spec?: { readonly containers?: readonly { readonly name: string }[]; readonly initContainers?: readonly { readonly name: string }[] };
 }
 
 export interface Filters {
@@ -32,7 +49,8 @@ export class ResourceView {
   #types: ResourceType[] = [];
   #current: ResourceType | undefined;
   #watch: AbortController | undefined;
-  #detailWatch: { key: string; format: 'yaml' | 'json'; text: string } | undefined;
+  #detailWatch: { key: string; format: Format; text: string } | undefined;
+  #panel: Panel | undefined;
 
   constructor(private readonly onState: (state: string) => void) {
     const aside = el('aside', {}, this.#search, this.#picker);
@@ -73,6 +91,13 @@ export class ResourceView {
   /** Closes the table's watch while another view is shown: see main.ts on the browser's six connections. */
   hide(): void {
     this.#watch?.abort();
+    this.#closePanel();
+  }
+
+  #closePanel(): void {
+    this.#panel?.abort.abort();
+    this.#panel?.log?.abort.abort();
+    this.#panel = undefined;
   }
 
   select(type: ResourceType): void {
@@ -94,6 +119,7 @@ export class ResourceView {
     this.#watch?.abort();
     this.#detail.classList.remove('open');
     this.#detailWatch = undefined;
+    this.#closePanel();
     const type = this.#current;
     if (type === undefined) return;
     const watch = new AbortController();
@@ -114,6 +140,9 @@ export class ResourceView {
       this.#table.apply(changes);
       this.#count.textContent = `${this.#table.size} ${type.name}`;
       this.#refreshDetail(changes);
+      // A measuring hook (bench/dashboard/browser.ts: store to DOM): the versions now in the DOM.
+      const applied = (globalThis as { svcDashboardApplied?: (versions: string[]) => void }).svcDashboardApplied;
+      if (applied !== undefined) applied(lines.map((line) => versionOf(line.event.object) ?? ''));
     });
     void listAndWatch<Table>({
       path: collectionPath(type, namespace),
@@ -136,37 +165,90 @@ export class ResourceView {
     });
   }
 
-  async #showObject(key: string, format: 'yaml' | 'json' = this.#detailWatch?.format ?? 'yaml'): Promise<void> {
+  async #showObject(key: string, format: Format = this.#detailWatch?.format ?? 'yaml'): Promise<void> {
     const type = this.#current;
     if (type === undefined) return;
     const [namespace, name] = key.split('/') as [string, string];
     const path = `${collectionPath(type, namespace)}/${encodeURIComponent(name)}`;
     let text: string;
+    let object: KubeObject | undefined;
     try {
-      const object = await getJson<KubeObject>(path);
-      text = format === 'yaml' ? toYaml(object) : JSON.stringify(object, null, 2);
+      object = await getJson<KubeObject>(path);
+      text = format === 'json' ? JSON.stringify(object, null, 2) : toYaml(object);
     } catch (error) {
       text = `# ${error instanceof Error ? error.message : String(error)}`;
     }
+    if (this.#panel?.key !== key) {
+      this.#closePanel();
+      if (object !== undefined) this.#panel = this.#openPanel(key, object, namespace);
+    }
+    const panel = this.#panel;
     const previous = this.#detailWatch?.key === key && this.#detailWatch.format === format ? this.#detailWatch.text : undefined;
     this.#detailWatch = { key, format, text };
-    const old = new Set(previous?.split('\n') ?? []);
-    const pre = el('pre', { id: 'object-text' });
-    for (const line of text.split('\n')) {
-      const changed = previous !== undefined && !old.has(line);
-      pre.append(changed ? el('mark', { class: 'changed' }, line) : line, '\n');
+    const buttons: HTMLElement[] = [];
+    const button = (id: string, label: string, onClick: () => void): void => {
+      const b = el('button', { type: 'button', id, class: format === id.slice(5) ? 'active' : '' }, label);
+      b.addEventListener('click', onClick);
+      buttons.push(b);
+    };
+    button('show-yaml', 'YAML', () => void this.#showObject(key, 'yaml'));
+    button('show-json', 'JSON', () => void this.#showObject(key, 'json'));
+    const containers = type.name === 'pods' && type.group === '' ? [...((object as PodSpec | undefined)?.spec?.initContainers ?? []), ...((object as PodSpec | undefined)?.spec?.containers ?? [])].map((c) => c.name) : [];
+    let main: HTMLElement;
+    if (containers.length > 0) {
+      const picker = el('select', { id: 'log-container' }, ...containers.map((c) => el('option', { value: c }, c)));
+      const chosen = panel?.log?.container ?? containers[containers.length - 1]!;
+      picker.value = chosen;
+      picker.addEventListener('change', () => {
+        panel?.log?.abort.abort();
+        if (panel !== undefined) delete panel.log;
+        void this.#showObject(key, 'logs');
+      });
+      button('show-logs', 'Logs', () => void this.#showObject(key, 'logs'));
+      buttons.push(picker);
     }
-    const yaml = el('button', { type: 'button', id: 'show-yaml' }, 'YAML');
-    const json = el('button', { type: 'button', id: 'show-json' }, 'JSON');
-    const close = el('button', { type: 'button' }, 'Close');
-    yaml.addEventListener('click', () => void this.#showObject(key, 'yaml'));
-    json.addEventListener('click', () => void this.#showObject(key, 'json'));
+    if (format === 'logs' && panel !== undefined && containers.length > 0) {
+      const container = (this.#detail.querySelector<HTMLSelectElement>('#log-container')?.value || undefined) ?? panel.log?.container ?? containers[containers.length - 1]!;
+      if (panel.log?.container !== container) {
+        panel.log?.abort.abort();
+        const abort = new AbortController();
+        panel.log = { container, abort, element: followLog(namespace, name, container, abort.signal) };
+      }
+      main = panel.log.element;
+    } else {
+      const old = new Set(previous?.split('\n') ?? []);
+      const pre = el('pre', { id: 'object-text' });
+      for (const line of text.split('\n')) {
+        const changed = previous !== undefined && !old.has(line);
+        pre.append(changed ? el('mark', { class: 'changed' }, line) : line, '\n');
+      }
+      main = pre;
+    }
+    const close = el('button', { type: 'button', id: 'close-object' }, 'Close');
     close.addEventListener('click', () => {
       this.#detailWatch = undefined;
+      this.#closePanel();
       this.#detail.classList.remove('open');
     });
-    this.#detail.replaceChildren(el('div', { class: 'bar' }, el('strong', {}, key), yaml, json, close), pre);
+    // Side by side, each scrolling on its own: the text (or the log) and the tree with the Events.
+    const panes = el('div', { class: 'panes' }, el('div', { class: 'object-main' }, main), ...(panel === undefined ? [] : [el('div', { class: 'object-side' }, panel.extras)]));
+    this.#detail.replaceChildren(el('div', { class: 'bar' }, el('strong', {}, key), ...buttons, close), panes);
     this.#detail.classList.add('open');
+  }
+
+  /** The open object's owner tree (read once) and Events (a watch), until the panel closes. */
+  #openPanel(key: string, object: KubeObject, namespace: string): Panel {
+    const abort = new AbortController();
+    const tree = el('div', { id: 'owner-tree-holder' }, 'reading…');
+    const uid = object.metadata?.uid ?? '';
+    const extras = el('div', {}, el('h4', {}, 'Owner tree'), tree, el('h4', {}, 'Events'), objectEvents(uid, namespace, abort.signal));
+    ownerTree(object, this.#types, abort.signal).then(
+      (element) => tree.replaceChildren(element),
+      (error: unknown) => {
+        if (!abort.signal.aborted) tree.textContent = error instanceof Error ? error.message : String(error);
+      },
+    );
+    return { key, abort, extras };
   }
 
   /** The open object follows its watch: fetched again when its row changes, changed lines marked. */

@@ -32,6 +32,7 @@ export async function bootstrapClientCredentials(o: TlsBootstrapOptions): Promis
   if (!pair) {
     const client = new Client({
       server: target.server,
+      servers: target.servers,
       token: target.token,
       caData: target.caData,
       clientCertificate: target.clientCertificate,
@@ -59,6 +60,7 @@ export async function bootstrapClientCredentials(o: TlsBootstrapOptions): Promis
   await writeSvcconfig(o.svcconfigPath, {
     name: 'default',
     server: target.server,
+    servers: target.servers,
     caData: target.caData,
     insecureSkipTlsVerify: target.insecureSkipTlsVerify,
     clientCertificateFile: paths.certFile,

@@ -1,4 +1,5 @@
 import { badRequest } from '../../api/index.js';
+import { parseCpuSet } from '../resource-managers/index.js';
 import { thresholdAmount, type PressureSignal, type Threshold } from './eviction-thresholds.js';
 import type { HostInfo } from './host.js';
 import type { NodeStatusOptions } from './options.js';
@@ -13,17 +14,7 @@ export interface NodeResources {
 const RESERVABLE = new Set(['cpu', 'memory', 'pid', 'ephemeral-storage']);
 
 /** Counts the CPUs of a `--reserved-cpus` list: `0-3,8` is five. */
-export function countCpuList(list: string): number {
-  let count = 0;
-  for (const part of list.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
-    const match = /^(\d+)(?:-(\d+))?$/.exec(part);
-    const from = Number(match?.[1]);
-    const to = match?.[2] !== undefined ? Number(match[2]) : from;
-    if (!match || to < from) throw badRequest(`--reserved-cpus: ${JSON.stringify(part)} is not a CPU or a range of CPUs`);
-    count += to - from + 1;
-  }
-  return count;
-}
+export const countCpuList = (list: string): number => parseCpuSet(list, '--reserved-cpus').length;
 
 /** What the two reservations take together: cpu in milli-units, memory and storage in bytes. */
 function reserved(options: NodeStatusOptions): { cpu: number; memory: number; storage: number } {

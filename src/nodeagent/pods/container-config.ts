@@ -32,6 +32,8 @@ export interface ContainerInputs {
   readonly imageUser?: { readonly uid?: number | undefined; readonly username?: string | undefined } | undefined;
   readonly envs: readonly Input<KeyValue>[];
   readonly mounts: readonly Input<Mount>[];
+  /** The CPUs and memory nodes the resource managers give the container (CRI cpuset_cpus, cpuset_mems). */
+  readonly cpuset?: { readonly cpusetCpus?: string; readonly cpusetMems?: string } | undefined;
 }
 
 const MIN_SHARES = 2;
@@ -81,7 +83,7 @@ export function containerConfig(pod: Pod, container: Container, inputs: Containe
     stdin: container.stdin ?? false,
     stdinOnce: container.stdinOnce ?? false,
     tty: container.tty ?? false,
-    linux: { resources: containerResources(pod, container, options), securityContext: securityContext(pod, container, inputs) },
+    linux: { resources: { ...containerResources(pod, container, options), ...inputs.cpuset }, securityContext: securityContext(pod, container, inputs) },
   };
 }
 

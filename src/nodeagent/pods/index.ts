@@ -1,7 +1,7 @@
 // Pod workers: running the agent's pods through the CRI runtime, and their status.
 export { startPodWorkers } from './pod-workers.js';
 export type { AgentPodView, PodWorkersHandle, PodWorkersOptions } from './pod-workers.js';
-export type { PodWorkerState } from './worker-context.js';
+export type { PodResources, PodWorkerState } from './worker-context.js';
 export { noApiObjects, podVolumesAccess } from './pod-volumes-access.js';
 export type { PodVolumesAccess } from './pod-volumes-access.js';
 export { sandboxConfig, dnsConfigOf, podHostname, portMappingsOf } from './sandbox-config.js';

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { totalmem } from 'node:os';
 import { EMPTY, filter, interval, map, merge, mergeMap, share, Subject, type Observable, type SchedulerLike } from 'rxjs';
-import { isStatusError, rfc3339, type Pod, type PodStatus } from '../../api/index.js';
+import { isStatusError, podQosClass, rfc3339, type Pod, type PodStatus } from '../../api/index.js';
 import { builtin, type Client, type EventRecorder } from '../../client/index.js';
 import { awaitChange, requeueAfter, workqueue, type Outcome, type WorkResult } from '../../../operators/index.js';
 import type { CriClient } from '../cri/index.js';
@@ -15,7 +15,7 @@ import { relist } from './relister.js';
 import { StatusWriter } from './status-writer.js';
 import { stopContainer, syncPod } from './sync-pod.js';
 import { removeOrphan, terminatePod } from './terminate-pod.js';
-import { podEvent, type PodEntry, type PodWorkerState, type WorkerContext } from './worker-context.js';
+import { podEvent, type PodEntry, type PodResources, type PodWorkerState, type WorkerContext } from './worker-context.js';
 
 /** The pods the agent runs now, each with the latest status it computed (the contract with the agent's server). */
 export interface AgentPodView {
@@ -66,6 +66,10 @@ export interface PodWorkersOptions {
   /** Probes of running containers; without it every running container is started and ready. The caller closes it. */
   readonly probes?: ProbeManager | undefined;
   readonly events?: EventRecorder | undefined;
+  /** The resource managers: each new pod is admitted by them (a refused one is Failed, never run), containers get their cpusets, stopped pods give their share back. */
+  readonly resources?: PodResources | undefined;
+  /** Told when an admission or a release changed what the resource managers hand out (the cpuset reconciler runs then). */
+  readonly onResourcesChanged?: (() => void) | undefined;
   readonly scheduler?: SchedulerLike | undefined;
   /** Told about failed syncs (they are retried). Default: a line on stderr. */
   readonly onError?: ((uid: string, error: unknown) => void) | undefined;
@@ -134,6 +138,7 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
     images: options.images,
     probes: options.probes,
     events: options.events,
+    resources: options.resources,
   };
   const entries = new Map<string, PodEntry>();
   const evictions = new Subject<string>();
@@ -153,11 +158,38 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
       } else if (update.type !== 'REMOVE') {
         // A pod the API server shows Succeeded or Failed (an eviction before an agent restart) is never run again.
         const ended = update.pod.status?.phase === 'Succeeded' || update.pod.status?.phase === 'Failed' ? update.pod.status : undefined;
-        entries.set(uid, { pod: update.pod, state: 'syncing', removed: false, status: ended, apiStatus: undefined, failures: 0 });
+        const entry: PodEntry = { pod: update.pod, state: 'syncing', removed: false, status: ended, apiStatus: undefined, failures: 0 };
+        entries.set(uid, entry);
+        if (!ended && update.pod.metadata.deletionTimestamp === undefined) admit(entry);
       }
       return uid;
     }),
   );
+  /** The kubelet's admission of a pod it is to run: the resource managers decide, a refused pod ends Failed at once. */
+  const admit = (entry: PodEntry): void => {
+    if (!context.resources) return;
+    let result: ReturnType<PodResources['admit']>;
+    try {
+      result = context.resources.admit(entry.pod);
+    } catch (error) {
+      // A manager that cannot even say (its checkpoint unwritable): the pod is refused, the stream of updates goes on.
+      result = { admit: false, reason: 'UnexpectedAdmissionError', message: `Allocate failed due to ${error instanceof Error ? error.message : String(error)}, which is unexpected` };
+    }
+    if (result.admit) {
+      if (result.sharedPoolChanged !== false) options.onResourcesChanged?.();
+      return;
+    }
+    const reason = result.reason ?? 'UnexpectedAdmissionError';
+    const message = result.message ?? '';
+    entry.rejected = true;
+    entry.status = { ...(entry.pod.status ?? {}), phase: 'Failed', reason, message: `Pod was rejected: ${message}`, qosClass: podQosClass(entry.pod.spec) };
+    podEvent(context, entry.pod, 'Warning', reason, message);
+  };
+  const release = (uid: string): void => {
+    if (!context.resources) return;
+    context.resources.removePod(uid);
+    options.onResourcesChanged?.();
+  };
   const everyone = () => new Set([...entries.keys(), ...(lister.latest()?.keys() ?? [])]);
   const syncFrequencyMs = options.syncFrequencyMs ?? 60_000;
   // Each pod's periodic sync comes from its own last sync, at a random point of [period, 1.5 ×
@@ -187,6 +219,10 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
     }
     const pod = entry.pod;
     const wanted = !entry.removed && pod.metadata.deletionTimestamp === undefined && entry.eviction === undefined;
+    if (wanted && entry.rejected) {
+      if (context.statusWriter && entry.status) await context.statusWriter.write(pod, entry.status);
+      return awaitChange();
+    }
     if (wanted && entry.state === 'syncing') {
       const outcome = await syncPod(context, entry);
       return outcome.type === 'awaitChange' ? resync() : outcome;
@@ -197,6 +233,7 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
       const final = await terminatePod(context, pod, entry.status ?? pod.status, eviction?.gracePeriodSeconds);
       entry.status = eviction ? evictedStatus(final, eviction.message) : final;
       entry.state = 'terminated';
+      release(uid);
       if (!entry.removed && context.statusWriter) await context.statusWriter.write(pod, entry.status);
       if (eviction) {
         podEvent(context, pod, 'Warning', 'Evicted', eviction.message);

@@ -64,7 +64,7 @@ export async function startContainer(
   const envs = await context.volumes.resolveEnv(pod, container, sandbox.podIP, sandbox.podIPs).catch(fail('CreateContainerConfigError'));
   let config!: ReturnType<typeof containerConfig>;
   try {
-    config = containerConfig(pod, container, { restartCount, imageRef: image.imageRef, imageUser: image, envs, mounts: mounts(container, envs) }, context.container);
+    config = containerConfig(pod, container, { restartCount, imageRef: image.imageRef, imageUser: image, envs, mounts: mounts(container, envs), cpuset: context.resources?.containerCpuset(pod, container) }, context.container);
   } catch (error) {
     fail('CreateContainerConfigError')(error);
   }

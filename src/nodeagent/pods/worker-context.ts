@@ -1,4 +1,4 @@
-import type { Pod, PodStatus } from '../../api/index.js';
+import type { Container, Pod, PodStatus } from '../../api/index.js';
 import type { ContainerStatus, CriClient } from '../cri/index.js';
 import type { EventRecorder } from '../../client/index.js';
 import type { ContainerConfigOptions } from './container-config.js';
@@ -25,6 +25,8 @@ export interface PodEntry {
   apiStatus: PodStatus | undefined;
   /** Failed syncs in a row (a container that could not be created), for the retry delay. */
   failures: number;
+  /** Refused at admission by the resource managers: never run; its status is Failed with their reason. */
+  rejected?: boolean | undefined;
   /** Set by the eviction manager: kill with this grace, then Failed with reason Evicted. */
   eviction?: PodEviction | undefined;
 }
@@ -35,6 +37,16 @@ export interface PodEviction {
   readonly message: string;
   /** Resolved once the pod's containers are stopped and its status written. */
   readonly done: () => void;
+}
+
+/**
+ * The resource managers as the workers use them (src/nodeagent/resource-managers): admission of
+ * a new pod, the cpuset a container is created with, and the release of a stopped pod.
+ */
+export interface PodResources {
+  admit(pod: Pod): { readonly admit: boolean; readonly reason?: string | undefined; readonly message?: string | undefined; readonly sharedPoolChanged?: boolean };
+  containerCpuset(pod: Pod, container: Container): { readonly cpusetCpus?: string; readonly cpusetMems?: string };
+  removePod(uid: string): void;
 }
 
 /** Everything a sync needs besides the pod. */
@@ -54,6 +66,7 @@ export interface WorkerContext {
   readonly images: ImageManager | undefined;
   readonly probes: ProbeManager | undefined;
   readonly events: EventRecorder | undefined;
+  readonly resources: PodResources | undefined;
 }
 
 export function podEvent(context: WorkerContext, pod: Pod, type: 'Normal' | 'Warning', reason: string, message: string): void {

@@ -30,7 +30,7 @@ describe('pod binding', () => {
   const pod = (name: string) => s.call('POST', PODS, { metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
 
   it('sets spec.nodeName once, with the PodScheduled condition and the binding annotations', async () => {
-    ok(await pod('bind-me'), 201);
+    const created = ok(await pod('bind-me'), 201);
     const res = await s.call('POST', `${PODS}/bind-me/binding`, binding('bind-me', { kind: 'Node', name: 'node-1' }, { annotations: { 'scheduler.example/score': '7' } }));
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ kind: 'Status', status: 'Success' });
@@ -39,6 +39,10 @@ describe('pod binding', () => {
     expect(bound.metadata.annotations).toEqual({ 'scheduler.example/score': '7' });
     expect(bound.status.conditions).toEqual([expect.objectContaining({ type: 'PodScheduled', status: 'True' })]);
     expect(bound.status.phase).toBe('Pending');
+    // The spec changed: the generation moves by one; the pod's identity stays.
+    expect(bound.metadata.generation).toBe(created.metadata.generation + 1);
+    expect(bound.metadata.uid).toBe(created.metadata.uid);
+    expect(bound.metadata.creationTimestamp).toBe(created.metadata.creationTimestamp);
 
     const again = await s.call('POST', `${PODS}/bind-me/binding`, binding('bind-me', { name: 'node-2' }));
     expect(again.body).toMatchObject({ code: 409, reason: 'Conflict', message: 'Operation cannot be fulfilled on pods/binding "bind-me": pod bind-me is already assigned to node "node-1"' });
