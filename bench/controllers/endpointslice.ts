@@ -19,6 +19,8 @@ const BATCH_MS = Number(process.env['BATCH_MS'] ?? 1_000);
 const IN_FLIGHT = 32;
 /** How long after the load the slices (the server's, and the observer's) may take to agree with the pods before the phase is called unconverged. */
 const SETTLE_S = Number(process.env['SETTLE_S'] ?? 120);
+/** `WRITER=phase`: the loop sends the slice writes of one phase at once (default: one after another). */
+const PHASE_AT_ONCE = process.env['WRITER'] === 'phase';
 const NS = 'bench';
 
 const cluster = await startTestCluster({ namespaces: [NS] });
@@ -68,7 +70,7 @@ async function phase(batchMs: number): Promise<Phase> {
   const informers = new InformerFactory(client, { onError: () => watchErrors.loop++ });
   const events = new EventRecorder({ client, component: 'endpointslice-controller' });
   const outcomes = new Map<string, number>();
-  const loop = endpointSliceController({ name: 'endpointslice-controller', client, informers, events, stop$, controllerDefaults: () => ({}) }, { concurrency: 5, batchPeriodMs: batchMs }).subscribe((result) => {
+  const loop = endpointSliceController({ name: 'endpointslice-controller', client, informers, events, stop$, controllerDefaults: () => ({}) }, { concurrency: 5, batchPeriodMs: batchMs, phaseWritesAtOnce: PHASE_AT_ONCE }).subscribe((result) => {
     const what = result.type === 'retry' ? `retry (${(result.error as { code?: number }).code ?? String(result.error)})` : result.type;
     outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
   });

@@ -1,5 +1,5 @@
-// Issue #24's unconverged bench run, taken apart. The slice writes of one sync phase go at once;
-// what the loop decides next must not depend on when its informer shows those writes:
+// Issue #24's unconverged bench run, taken apart. Whether the slice writes of one sync phase go at
+// once or one after another, what the loop decides next must not depend on when its informer shows those writes:
 // - applySlices with the SliceTracker, its cache frozen at any point (before the writes, between
 //   them, caught up): every round of flips lands on the server exactly, with only the slices
 //   holding a flipped endpoint rewritten and no conflict;
@@ -40,7 +40,10 @@ function* picks(count: number, seed: number): Generator<number> {
 }
 
 describe('endpoint slices converge whatever the informer has seen of the loop\'s own writes', () => {
-  it('applySlices writes each phase at once and lands every round of flips, from a cache frozen before, between and after its writes', async () => {
+  it.each([
+    ['at once', true],
+    ['one after another', false],
+  ])('applySlices writes each phase %s and lands every round of flips, from a cache frozen before, between and after its writes', async (_writer, phaseAtOnce) => {
     await using cluster = await startTestCluster({ namespaces: [NS] });
     const client = cluster.newClient({ userAgent: 'slice-writer' });
     const svc: Service = await cluster.client.create(builtin.services, service('frozen', NS, { selector: { app: 'frozen' }, ports: [httpPort(80)] }), { namespace: NS });
@@ -60,6 +63,7 @@ describe('endpoint slices converge whatever the informer has seen of the loop\'s
         desired: [{ addressType: 'IPv4', ports: [{ name: 'http', port: 80, protocol: 'TCP' }], endpoints: desired() }],
         labels,
         maxPerSlice: 3,
+        phaseAtOnce,
       });
     const agrees = async () => {
       const slices = await slicesOf(cluster.client, 'frozen');
