@@ -4,7 +4,8 @@
 // once with --endpointslice-updates-batch-period 0 and once with BATCH_MS. The cluster is
 // svc/testing's (in-process API server, memory store, HTTPS loopback); the load generator, the
 // loop and the server share one process, so the flip rate reached is reported, not assumed.
-//   npm run bench:endpointslice          (PODS=5000, FLIP_RATE=1000, SECONDS=10, BATCH_MS=1000)
+//   npm run bench:endpointslice          (PODS=5000, FLIP_RATE=1000, SECONDS=10, BATCH_MS=1000, SETTLE_S=120;
+//                                         WRITER=phase: a sync's slice writes of one phase at once)
 import { Subject } from 'rxjs';
 import type { EndpointSlice, Pod } from '../../src/api/index.js';
 import { builtin, EventRecorder, InformerFactory, type Client } from '../../src/client/index.js';
