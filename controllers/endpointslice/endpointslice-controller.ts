@@ -25,6 +25,8 @@ export interface EndpointSliceControllerOptions {
   /** `--endpointslice-updates-batch-period` (ms, 0: none). */
   readonly batchPeriodMs?: number;
   readonly scheduler?: SchedulerLike;
+  /** Send the slice writes of one phase at once (`applySlices`' `phaseAtOnce`; default false, one after another). */
+  readonly phaseWritesAtOnce?: boolean;
   /** Called with the writes of each sync that made some (the bench counts them). */
   readonly onWrites?: (key: string, writes: SliceWrites) => void;
 }
@@ -60,7 +62,7 @@ export function endpointSliceController(ctx: ControllerContext, options: Endpoin
     concurrency: options.concurrency ?? 5,
     ...(scheduler ? { scheduler } : {}),
     reconcile: async (key) => {
-      const writes = await syncSlices(ctx, key, { services, pods, nodes, slices, tracker, max });
+      const writes = await syncSlices(ctx, key, { services, pods, nodes, slices, tracker, max, phaseAtOnce: options.phaseWritesAtOnce ?? false });
       if (writes && options.onWrites && writes.created + writes.updated + writes.deleted > 0) options.onWrites(key, writes);
     },
   });
@@ -90,6 +92,7 @@ interface SyncInput {
   readonly slices: Informer<EndpointSlice>;
   readonly tracker: SliceTracker;
   readonly max: number;
+  readonly phaseAtOnce: boolean;
 }
 
 async function syncSlices(ctx: ControllerContext, key: string, input: SyncInput): Promise<SliceWrites | undefined> {
@@ -126,6 +129,7 @@ async function syncSlices(ctx: ControllerContext, key: string, input: SyncInput)
     labels: sliceLabels(service),
     maxPerSlice: input.max,
     placeholder: serviceFamilies(service)[0],
+    phaseAtOnce: input.phaseAtOnce,
   });
 }
 

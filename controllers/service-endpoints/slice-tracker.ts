@@ -56,19 +56,25 @@ export class SliceTracker {
   }
 
   /**
-   * Takes an informer event of a slice: the informer now shows it, so the write in flight (if
-   * any) is settled. Answers whether the event shows the very version this loop wrote (no sync
-   * is needed for it).
+   * Takes an informer event of a slice and answers whether it is news the loop has already
+   * acted on (no sync is needed for it): the very version this loop wrote (the write in flight
+   * is then settled), or an older version than the one it wrote — an earlier write of its own
+   * arriving late, or a version its later write replaced (that write was checked against its
+   * resourceVersion, so no one else's change hides in between). Upstream's tracker ignores a
+   * generation older than its own the same way. Taking such a late event as a change made each
+   * late event of a busy Service's slices another sync, ahead of the batch period, whose writes
+   * made late events of their own (issue #24, docs/benchmarks.md). A newer version than the
+   * loop wrote, or a deletion, is someone else's change: a sync.
    */
   observed(type: string, slice: EndpointSlice): boolean {
     const key = keyOf(slice);
     const written = this.#written.get(key);
     if (written === undefined) return false;
-    if (type === 'deleted') {
+    if (type === 'deleted' || written.metadata.uid !== slice.metadata.uid) {
       this.#written.delete(key);
       return false;
     }
-    if (revision(slice) < revision(written)) return false;
+    if (revision(slice) < revision(written)) return true;
     this.#written.delete(key);
     return written.metadata.resourceVersion === slice.metadata.resourceVersion;
   }

@@ -1,4 +1,5 @@
 import type { ResourceRegistry } from '../../api/index.js';
+import type { ApiObject } from '../api-object.js';
 import type { ObjectReader } from '../object-reader.js';
 import { nodeAgentEndpointOf, type NodeAgentProxy } from '../subresources/index.js';
 import { summarySamples, type PodRef } from './summary-samples.js';
@@ -12,6 +13,9 @@ import { advance, usageOf, type Series, type Usage } from './usage-series.js';
  * drops out with its pods until it answers again; a pod or container gone from the summary
  * drops out at once.
  */
+
+/** Nodes scraped at once in a round (metrics-server reads every node in parallel; this bounds it). */
+const SCRAPES_AT_ONCE = 16;
 
 export interface ResourceMetricsOptions {
   readonly registry: ResourceRegistry;
@@ -81,24 +85,30 @@ export class ResourceMetrics {
     }
     const names = new Set(nodes.map((n) => n.metadata.name!));
     for (const name of this.#nodes.keys()) if (!names.has(name)) this.#nodes.delete(name);
-    await Promise.all(
-      nodes.map(async (node) => {
-        const name = node.metadata.name!;
-        const endpoint = nodeAgentEndpointOf(node);
-        if (endpoint.address === undefined || !endpoint.port) return;
-        try {
-          const body = await this.#options.proxy.fetch(endpoint, '/stats/summary');
-          this.#record(name, JSON.parse(body.toString('utf8')) as unknown);
-          this.#failing.delete(name);
-        } catch (error) {
-          this.#nodes.delete(name);
-          if (!this.#failing.has(name)) {
-            this.#failing.add(name);
-            this.#options.warn?.(`resource metrics: node ${name}: ${error instanceof Error ? error.message : String(error)}`);
-          }
-        }
-      }),
-    );
+    // A bounded number of scrapes at once: one round over a thousand nodes must not open a
+    // thousand connections (or queue a thousand timeouts) in the API server at the same moment.
+    let next = 0;
+    const scrapeNext = async (): Promise<void> => {
+      for (let node = nodes[next++]; node !== undefined; node = nodes[next++]) await this.#scrapeNode(node);
+    };
+    await Promise.all(Array.from({ length: Math.min(SCRAPES_AT_ONCE, nodes.length) }, scrapeNext));
+  }
+
+  async #scrapeNode(node: ApiObject): Promise<void> {
+    const name = node.metadata.name!;
+    const endpoint = nodeAgentEndpointOf(node);
+    if (endpoint.address === undefined || !endpoint.port) return;
+    try {
+      const body = await this.#options.proxy.fetch(endpoint, '/stats/summary');
+      this.#record(name, JSON.parse(body.toString('utf8')) as unknown);
+      this.#failing.delete(name);
+    } catch (error) {
+      this.#nodes.delete(name);
+      if (!this.#failing.has(name)) {
+        this.#failing.add(name);
+        this.#options.warn?.(`resource metrics: node ${name}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
   }
 
   #record(nodeName: string, summary: unknown): void {

@@ -91,6 +91,9 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     nodeIp: options.nodeIp,
     rootDir: options.rootDir,
     nodeLabels: { ...options.nodeOptions?.nodeLabels, [SIMULATED_NODE_LABEL]: 'true' },
+    // No agent server runs for a hollow node: port 0 tells the API server so (no logs, exec or
+    // /stats/summary to reach), rather than a made-up address every scrape waits on until it times out.
+    port: 0,
   };
   const stops: (() => Promise<void> | void)[] = [() => cri.close()];
 

@@ -97,6 +97,8 @@ describe('hollow nodes', () => {
     expect(node.metadata.labels?.[SIMULATED_NODE_LABEL]).toBe('true');
     expect(node.metadata.annotations?.[SIMULATED_NODE_ANNOTATION]).toMatch(/simulated/);
     expect(node.status?.nodeInfo?.containerRuntimeVersion).toMatch(/^svc-simulated:\/\//);
+    // No agent server behind it: port 0, so the API server reaches for no logs, exec or stats there.
+    expect(node.status?.daemonEndpoints).toEqual({ kubeletEndpoint: { Port: 0 } });
     expect(node.status?.addresses).toContainEqual({ type: 'InternalIP', address: '10.250.0.1' });
     const lease = await cluster.client.get(builtin.leases, 'hollow-a', { namespace: 'svc-node-lease' });
     expect(lease.spec?.holderIdentity).toBe('hollow-a');
