@@ -21,7 +21,7 @@
 import { spawn } from 'node:child_process';
 import { get } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -51,6 +51,8 @@ const BUILT = process.env['MANAGER'] === 'dist';
 const CONTROLLERS = process.env['CONTROLLERS'] ?? '*';
 // HEAPSNAPSHOT=1: a heap snapshot of the manager at the end of the idle window, in the data dir.
 const HEAPSNAPSHOT = process.env['HEAPSNAPSHOT'] === '1';
+// PROFILE_IDLE=1: a CPU profile of the manager over the idle window (its /debug/pprof/profile), path printed.
+const PROFILE_IDLE = process.env['PROFILE_IDLE'] === '1';
 const cli = BUILT ? new URL('../../dist/src/cli/svc-controller-manager.js', import.meta.url).pathname : new URL('../../src/cli/svc-controller-manager.ts', import.meta.url).pathname;
 // A free port for the manager's /metrics (--secure-port=0 turns serving off, as in Kubernetes).
 const port = await new Promise<number>((resolve) => {
@@ -61,7 +63,7 @@ const port = await new Promise<number>((resolve) => {
 });
 // MANAGER_NODE_FLAGS='…': V8/Node flags for the manager process (the bin's shebang does not apply: it is run through process.execPath).
 const NODE_FLAGS = (process.env['MANAGER_NODE_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
-const manager = spawn(process.execPath, [...NODE_FLAGS, ...(BUILT ? [] : ['--import', 'tsx']), ...(HEAPSNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`] : []), cli, `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false', `--controllers=${CONTROLLERS}`, '--svc-api-qps=2000', '--svc-api-burst=2000', '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics'], {
+const manager = spawn(process.execPath, [...NODE_FLAGS, ...(BUILT ? [] : ['--import', 'tsx']), ...(HEAPSNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`] : []), cli, `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false', `--controllers=${CONTROLLERS}`, '--svc-api-qps=2000', '--svc-api-burst=2000', `--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics${PROFILE_IDLE ? ',/debug/pprof/*' : ''}`], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 process.once('exit', () => manager.kill());
@@ -73,16 +75,18 @@ const managerUrl = await new Promise<string>((resolve, reject) => {
   });
   manager.once('exit', () => reject(new Error('svc-controller-manager exited before serving')));
 });
-/** The manager's /metrics text (its serving certificate is self-signed). */
-const scrape = (): Promise<string> =>
+/** A path of the manager's secure port, as text (its serving certificate is self-signed). */
+const fetchText = (path: string): Promise<string> =>
   new Promise((resolve, reject) => {
-    get(new URL('/metrics', managerUrl), { rejectUnauthorized: false }, (res) => {
+    get(new URL(path, managerUrl), { rejectUnauthorized: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`/metrics: ${res.statusCode} ${body}`))));
+      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`${path}: ${res.statusCode} ${body}`))));
     }).on('error', reject);
   });
+/** The manager's /metrics text. */
+const scrape = (): Promise<string> => fetchText('/metrics');
 /** The cumulative buckets (upper bound → count) of the queue-wait histogram of one controller. */
 const queueBuckets = (text: string, name: string): Map<number, number> => {
   const buckets = new Map<number, number>();
@@ -152,7 +156,13 @@ const TICKS_PER_S = 100; // USER_HZ on Linux
 const rssAtSteady = rssMb();
 const ticks0 = cpuTicks();
 const idle0 = performance.now();
+const idleProfile = PROFILE_IDLE ? fetchText(`/debug/pprof/profile?seconds=${IDLE_SECONDS}`) : undefined;
 await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1_000));
+if (idleProfile !== undefined) {
+  const file = join(tmpdir(), `svc-manager-idle-${Date.now()}.cpuprofile`);
+  writeFileSync(file, await idleProfile);
+  console.log(`idle CPU profile: ${file}`);
+}
 const idleS = (performance.now() - idle0) / 1000;
 const cpuPercent = ((cpuTicks() - ticks0) / TICKS_PER_S / idleS) * 100;
 const rssAfter = rssMb();
