@@ -17,7 +17,7 @@
 // informer's decode and the owner lookup) nor the reconcile itself (workqueue_work_duration_seconds).
 // MANAGER=dist runs the built CLI (dist/src/cli/svc-controller-manager.js, `npm run build` first)
 // with plain node, as installed: tsx's loader thread and the source maps it keeps are not in its RSS.
-//   npm run bench:controller-manager-scale            (SETS=1000 PODS_PER_SET=10 IDLE_SECONDS=30 LOAD_RATE=1000 LOAD_SECONDS=10 MANAGER=tsx CONTROLLERS='*' MANAGER_NODE_FLAGS='')
+//   npm run bench:controller-manager-scale            (SETS=1000 PODS_PER_SET=10 IDLE_SECONDS=30 LOAD_RATE=1000 LOAD_SECONDS=10 MANAGER=tsx CONTROLLERS='*' SETTLE_SECONDS=30; MANAGER_NODE_FLAGS='…' to replace the bin's own)
 import { spawn } from 'node:child_process';
 import { get } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
@@ -61,8 +61,10 @@ const port = await new Promise<number>((resolve) => {
     probe.close(() => resolve(port));
   });
 });
-// MANAGER_NODE_FLAGS='…': V8/Node flags for the manager process (the bin's shebang does not apply: it is run through process.execPath).
-const NODE_FLAGS = (process.env['MANAGER_NODE_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
+// The built bin runs with the flags of its shebang (`#!/usr/bin/env -S node --flag …`), as installed;
+// MANAGER_NODE_FLAGS='…' replaces them (under tsx there are none unless given).
+const shebangFlags = (file: string): string[] => /^#!\/usr\/bin\/env -S (?:\S+=\S+ )*node((?: --\S+)*)/.exec(readFileSync(file, 'utf8').split('\n', 1)[0]!)?.[1]?.trim().split(' ').filter((f) => f !== '') ?? [];
+const NODE_FLAGS = process.env['MANAGER_NODE_FLAGS'] !== undefined ? process.env['MANAGER_NODE_FLAGS'].split(' ').filter((flag) => flag !== '') : BUILT ? shebangFlags(cli) : [];
 const manager = spawn(process.execPath, [...NODE_FLAGS, ...(BUILT ? [] : ['--import', 'tsx']), ...(HEAPSNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`] : []), cli, `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false', `--controllers=${CONTROLLERS}`, '--svc-api-qps=2000', '--svc-api-burst=2000', `--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics${PROFILE_IDLE ? ',/debug/pprof/*' : ''}`], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
@@ -98,7 +100,7 @@ const queueBuckets = (text: string, name: string): Map<number, number> => {
   }
   return buckets;
 };
-console.log(`node ${process.version}, ${process.platform}/${process.arch}; ${SETS} ReplicaSets × ${PER_SET} = ${PODS} pods; svc-controller-manager --controllers=${CONTROLLERS} in its own process (CLI ${BUILT ? 'built, plain node' : 'under tsx'}), svc-apiserver on sqlite in another; pods stay Pending (no node runs them)\n`);
+console.log(`node ${process.version}${NODE_FLAGS.length > 0 ? ` (manager: ${NODE_FLAGS.join(' ')})` : ''}, ${process.platform}/${process.arch}; ${SETS} ReplicaSets × ${PER_SET} = ${PODS} pods; svc-controller-manager --controllers=${CONTROLLERS} in its own process (CLI ${BUILT ? 'built, plain node' : 'under tsx'}), svc-apiserver on sqlite in another; pods stay Pending (no node runs them)\n`);
 
 /**
  * `request`, again while it fails to connect: on a loaded 2-core machine the sqlite server can
@@ -143,8 +145,10 @@ for (;;) {
 }
 const fillS = (performance.now() - t0) / 1000;
 const pods = (await driver.list(builtin.pods, { namespace: NS })).items.length;
-// Let the last status writes and Events settle before the idle window.
-await new Promise((resolve) => setTimeout(resolve, 5_000));
+// Let the last status writes and Events settle, and V8 collect the fill's garbage (its concurrent
+// marking threads are the process's CPU for tens of seconds after a fill), before the idle window.
+const SETTLE_SECONDS = Number(process.env['SETTLE_SECONDS'] ?? 30);
+await new Promise((resolve) => setTimeout(resolve, SETTLE_SECONDS * 1_000));
 
 const pid = manager.pid!;
 const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
