@@ -122,8 +122,6 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
     if (match?.action === 'FailJob' && failureTarget === undefined) failureTarget = { reason: 'PodFailurePolicy', message: match.message };
     if (perIndex && index !== undefined && (match?.action === 'FailIndex' || indexFailureCountOf(pod) + 1 > spec.backoffLimitPerIndex!)) failedIndexes.add(index);
   }
-  deps.backoff.record(key, ends);
-
   let current = job;
   if (newlyUncounted) {
     current = await writeStatus(deps, current, {
@@ -132,6 +130,10 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
       ...(indexed ? { completedIndexes: formatIndexIntervals(completed) } : {}),
       ...(perIndex ? { failedIndexes: formatIndexIntervals(failedIndexes) } : {}),
     });
+    // The ends count toward the back-off only once their pods are in uncountedTerminatedPods: a
+    // write refused (a 409 from a cache behind the Job) leaves them to be found again by the next
+    // sync, which would otherwise count each failure twice and double the back-off.
+    deps.backoff.record(key, ends);
   }
   const released = await removeFinalizers(deps, key, toRelease);
   // Counted now: uids whose pod let go of its finalizer, or is gone.
