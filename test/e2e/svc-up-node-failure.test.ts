@@ -88,7 +88,11 @@ afterAll(async () => {
 describe('pod CIDRs under svc up', () => {
   it("gives svc up's node its own range as podCIDR, and a node that joins none (the range is one block)", async () => {
     const range = up!.lines.find((line) => / pods on /.test(line))!.split(' pods on ')[1];
-    await eventually(async () => (await client.get(builtin.nodes, firstNode)).spec?.podCIDR !== undefined, "the first node's podCIDR", 30_000);
+    await eventually(async () => (await client.get(builtin.nodes, firstNode)).spec?.podCIDR !== undefined, "the first node's podCIDR", 30_000).catch((error: Error) => {
+      // Seen once in CI under load: what svc up said about leadership and the IPAM loop tells why.
+      const said = [...up!.lines, ...up!.stderr.join('').split('\n')].filter((line) => /leader|node-ipam|CIDR|term/i.test(line)).slice(-30);
+      throw new Error(`${error.message}; svc up said:\n${said.join('\n')}`);
+    });
     expect((await client.get(builtin.nodes, firstNode)).spec).toMatchObject({ podCIDR: range, podCIDRs: [range] });
     await eventually(async () => (await client.list(builtin.coreEvents, { namespace: 'default' })).items.some((e) => e.reason === 'CIDRNotAvailable' && e.involvedObject.name === second), 'CIDRNotAvailable for the second node', 30_000);
     expect((await client.get(builtin.nodes, second)).spec?.podCIDR).toBeUndefined();
