@@ -100,8 +100,11 @@ describe('hollow nodes', () => {
     // No agent server behind it: port 0, so the API server reaches for no logs, exec or stats there.
     expect(node.status?.daemonEndpoints).toEqual({ kubeletEndpoint: { Port: 0 } });
     expect(node.status?.addresses).toContainEqual({ type: 'InternalIP', address: '10.250.0.1' });
-    const lease = await cluster.client.get(builtin.leases, 'hollow-a', { namespace: 'svc-node-lease' });
-    expect(lease.spec?.holderIdentity).toBe('hollow-a');
+    // The Lease is the agent's other loop, started beside the status one: Ready says nothing of
+    // whether its first renewal has landed yet, so it is waited for, not read once.
+    const leaseOf = () => cluster.client.get(builtin.leases, 'hollow-a', { namespace: 'svc-node-lease' }).catch(() => undefined);
+    await eventually(async () => (await leaseOf()) !== undefined, "hollow-a's Lease");
+    expect((await leaseOf())?.spec?.holderIdentity).toBe('hollow-a');
   });
 
   it("run a Deployment's pods to Running through the real scheduler", async () => {
