@@ -30,6 +30,22 @@ const CHILD_TYPES = new Set(['deployments.apps', 'replicasets.apps', 'statefulse
 /** How far up and down the tree goes. */
 const DEPTH = 4;
 
+/**
+ * A read tried again a few times before it counts as failed: the tree is read once, so a
+ * transient refusal (a loaded server's 429 or a reset connection) would otherwise leave a branch
+ * missing until the object is opened again.
+ */
+async function patiently<T>(read: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt >= 4 || signal.aborted) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+    }
+  }
+}
+
 function typeOf(types: readonly ResourceType[], apiVersion: string, kind: string): ResourceType | undefined {
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
   return types.find((t) => t.group === group && t.kind === kind);
@@ -57,7 +73,7 @@ export async function ownerTree(object: KubeObject, types: readonly ResourceType
     const type = typeOf(types, ref.apiVersion, ref.kind);
     if (type === undefined) break;
     try {
-      current = (await getJson<KubeObject>(`${collectionPath(type, namespace)}/${encodeURIComponent(ref.name)}`, 'application/json', signal)).metadata as Meta;
+      current = (await patiently(() => getJson<KubeObject>(`${collectionPath(type, namespace)}/${encodeURIComponent(ref.name)}`, 'application/json', signal), signal)).metadata as Meta;
     } catch {
       break; // the owner is gone (or unreadable): the tree starts at its reference
     }
@@ -68,7 +84,7 @@ export async function ownerTree(object: KubeObject, types: readonly ResourceType
     const candidates = types.filter((t) => t.namespaced && CHILD_TYPES.has(t.group === '' ? t.name : `${t.name}.${t.group}`));
     const lists = await Promise.all(
       candidates.map((t) =>
-        getJson<{ items?: (KubeObject & { metadata?: Meta })[] }>(collectionPath(t, namespace), METADATA_ACCEPT, signal).then(
+        patiently(() => getJson<{ items?: (KubeObject & { metadata?: Meta })[] }>(collectionPath(t, namespace), METADATA_ACCEPT, signal), signal).then(
           (list) => ({ kind: t.kind, items: list.items ?? [] }),
           () => ({ kind: t.kind, items: [] }),
         ),
