@@ -1,5 +1,5 @@
 // Node registration and heartbeats (docs/node-agent.md, "Node registration and heartbeats").
-export { startNodeStatus } from './start-node-status.js';
+export { NODE_STATUS_REPORT_FREQUENCY_MS, startNodeStatus } from './start-node-status.js';
 export type { NodeStatusHandle, StartNodeStatusOptions } from './start-node-status.js';
 export { nodeStatusDefaults } from './options.js';
 export type { NodeStatusOptions } from './options.js';

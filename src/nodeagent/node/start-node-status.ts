@@ -17,6 +17,9 @@ import { registration } from './registration.js';
 import type { RuntimeInfo } from './runtime-info.js';
 import { nodeGone, statusUpdates, type StatusCheck } from './status-updates.js';
 
+/** The kubelet's default `nodeStatusReportFrequency`: an unchanged status is written again this often. */
+export const NODE_STATUS_REPORT_FREQUENCY_MS = 300_000;
+
 export interface StartNodeStatusOptions {
   readonly client: Client;
   readonly options: NodeStatusOptions;
@@ -29,6 +32,12 @@ export interface StartNodeStatusOptions {
   readonly addressSources?: AddressSources;
   /** How often the status is read to find a change; default min(1 s, the update frequency). */
   readonly statusCheckIntervalMs?: number;
+  /**
+   * How often an unchanged status is written again (the kubelet's `nodeStatusReportFrequency`);
+   * default 5 min. The Lease is the heartbeat, so an idle node need not write its status every
+   * `--node-status-update-frequency`.
+   */
+  readonly statusReportFrequencyMs?: number;
   /** Lease renewal interval; default 10 s. */
   readonly leaseRenewIntervalMs?: number;
   readonly scheduler?: SchedulerLike;
@@ -104,7 +113,7 @@ export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle
           client,
           nodeName: name,
           source,
-          frequencyMs: options.nodeStatusUpdateFrequency,
+          frequencyMs: start.statusReportFrequencyMs ?? NODE_STATUS_REPORT_FREQUENCY_MS,
           checkIntervalMs: start.statusCheckIntervalMs ?? Math.min(1_000, options.nodeStatusUpdateFrequency),
           scheduler,
           initialReady: node.status?.conditions?.find((c) => c.type === 'Ready')?.status,
@@ -122,12 +131,21 @@ export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle
             if (options.registerNode && nodeGone(check)) reregister.next();
           }),
         );
-        const lease$ = nodeLeaseRenewals({ client, node, renewIntervalMs: start.leaseRenewIntervalMs ?? NODE_LEASE_RENEW_INTERVAL_MS, scheduler, onError: (e) => start.onError?.('lease', e) });
+        const lease$ = nodeLeaseRenewals({
+          client,
+          node,
+          renewIntervalMs: start.leaseRenewIntervalMs ?? NODE_LEASE_RENEW_INTERVAL_MS,
+          scheduler,
+          onError: (e) => start.onError?.('lease', e),
+          onNodeGone: () => {
+            if (options.registerNode) reregister.next();
+          },
+        });
         return merge(status$, lease$).pipe(ignoreElements(), takeUntil(reregister));
       }),
     );
 
-  // A pass ends when the Node is found deleted (takeUntil above); repeat registers it again.
+  // A pass ends when the Node is found deleted, by a status write or by its Lease gone with it (takeUntil above); repeat registers it again.
   const subscription = defer(run).pipe(repeat()).subscribe();
 
   return {

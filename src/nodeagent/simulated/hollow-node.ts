@@ -50,6 +50,8 @@ export interface HollowNodeOptions {
   readonly version: string;
   /** More node options (labels, max pods, taints, status frequency): the daemon's flags' names. */
   readonly nodeOptions?: Partial<NodeStatusOptions> | undefined;
+  /** How often an unchanged status is written again, ms; default 5 min (the kubelet's `nodeStatusReportFrequency`). */
+  readonly statusReportFrequencyMs?: number | undefined;
   /** `--sync-frequency`, ms; default 60 s. */
   readonly syncFrequencyMs?: number | undefined;
   /** Runtime relist period, ms; default 1 s, the agent's. */
@@ -145,6 +147,10 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     runtime: criRuntimeInfo(cri),
     version: options.version,
     annotations: { [SIMULATED_NODE_ANNOTATION]: SIMULATED_NODE_NOTICE },
+    // The status is computed every --node-status-update-frequency, as the kubelet computes it, rather
+    // than the daemon's every second: a thousand nodes in one process would compute a thousand a second.
+    statusCheckIntervalMs: nodeOptions.nodeStatusUpdateFrequency,
+    ...(options.statusReportFrequencyMs !== undefined ? { statusReportFrequencyMs: options.statusReportFrequencyMs } : {}),
     onError: (what, error) => onError(what, error),
   });
   stops.push(() => status.stop());
