@@ -8,8 +8,8 @@
 //   STEPS=100,1000 WINDOW_S=60 CPU_PROF=/tmp/prof npm run bench:idle-nodes
 // Knobs: STEPS (node counts, ascending), WINDOW_S (60), SETTLE_S (20: after the last node is
 // Ready, registrations' and first statuses' writes done), START_RATE (100 nodes/s), HOLLOW_FLAGS
-// (more flags for each `svc hollow-nodes`, space-separated), CPU_PROF=<dir> (the API server's
-// --cpu-prof profile, whole run, written when it stops), DAEMON_LOGS=1.
+// (more flags for each `svc hollow-nodes`, space-separated), CPU_PROF=<dir> (--cpu-prof profiles
+// of the API server and of each hollow-nodes process, whole run, written when they stop), DAEMON_LOGS=1.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,7 +83,7 @@ for (const [step, nodes] of STEPS.entries()) {
     `--start-rate=${START_RATE}`,
     `--root-dir=${join(dir, `hollow-${step}`)}`,
     ...HOLLOW_FLAGS,
-  ]);
+  ], process.env['CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] : []);
   fleets.push(fleet.pid!);
   started = nodes;
   const began = performance.now();
