@@ -20,6 +20,7 @@ import type { Deployment, Pod } from '../../src/api/index.js';
 import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index.js';
 import { cpuTicks, MS_PER_TICK, openSockets, residentMb } from '../support/proc.js';
 import { log, startControlPlane } from './control-plane.js';
+import { perMinute, requestCounts } from './request-counts.js';
 
 const NODES = Number(process.env['NODES'] ?? 100);
 const PODS_PER_NODE = Number(process.env['PODS_PER_NODE'] ?? 30);
@@ -150,6 +151,7 @@ podInformer.events$.subscribe(({ object }) => {
 await new Promise<void>((resolve) => podInformer.synced$.subscribe((synced) => synced && resolve()));
 
 const metricsBefore = await latencyBuckets();
+const countsBefore = await requestCounts(target.server, target.token, metricsAgent);
 const usageBefore = usage();
 const runStart = performance.now();
 const deployments = Math.ceil(TOTAL / REPLICAS);
@@ -184,12 +186,14 @@ while (running.size < TOTAL) {
 const runEnd = performance.now();
 const usageRun = usage();
 const metricsAfter = await latencyBuckets();
+const countsAfter = await requestCounts(target.server, target.token, metricsAgent);
 const loadAfterRun = load();
 
 log(`steady state: ${STEADY_MS / 1000}s without changes`);
 const steadyFrom = usage();
 await new Promise((resolve) => setTimeout(resolve, STEADY_MS));
 const steadyTo = usage();
+const countsSteady = await requestCounts(target.server, target.token, metricsAgent);
 clearInterval(sampler);
 sampleRss();
 
@@ -216,6 +220,8 @@ const report = {
   peakSockets,
   rssMbAtEnd: Object.fromEntries((Object.entries(processes) as [ProcName, number][]).map(([n, pid]) => [n, residentMb(pid).rss])),
   apiP99ByVerb: p99ByVerb(metricsBefore, metricsAfter),
+  apiRequestsPerMinuteDuringRun: perMinute(countsBefore, countsAfter, (runEnd - runStart) / 60_000),
+  apiRequestsPerMinuteSteady: perMinute(countsAfter, countsSteady, STEADY_MS / 60_000),
   settings: { replicasPerDeployment: REPLICAS, cmQps: `${settings.managerQps}/${settings.managerBurst}`, schedulerQps: `${settings.schedulerQps}/${settings.schedulerBurst}`, startRate: START_RATE },
   loadAverage: { afterRun: loadAfterRun, end: load() },
 };

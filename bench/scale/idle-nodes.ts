@@ -13,10 +13,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index.js';
 import { cpuTicks, MS_PER_TICK, openSockets, residentMb } from '../support/proc.js';
 import { log, startControlPlane } from './control-plane.js';
+import { perMinute, requestCounts as requestCountsOf } from './request-counts.js';
 
 const STEPS = (process.env['STEPS'] ?? '100,500,1000').split(',').map(Number);
 const WINDOW_MS = Number(process.env['WINDOW_S'] ?? 60) * 1000;
@@ -42,17 +43,7 @@ const client = await Client.fromSvcconfig(plane.svcconfig, { userAgent: 'bench-i
 const target = await loadSvcconfig(plane.svcconfig);
 const metricsAgent = new Agent({ connect: { ca: target.caData } });
 
-/** apiserver_request_total by `verb resource`, summed over the other labels. */
-async function requestCounts(): Promise<Map<string, number>> {
-  const res = await request(new URL('/metrics', target.server), { dispatcher: metricsAgent, headers: { authorization: `Bearer ${target.token}` } });
-  const out = new Map<string, number>();
-  for (const line of (await res.body.text()).split('\n')) {
-    if (!line.startsWith('apiserver_request_total{')) continue;
-    const key = `${/verb="([^"]+)"/.exec(line)?.[1] ?? '?'} ${/resource="([^"]*)"/.exec(line)?.[1] ?? ''}${/subresource="([^"]+)"/.exec(line) ? `/${/subresource="([^"]+)"/.exec(line)![1]}` : ''}`;
-    out.set(key, (out.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
-  }
-  return out;
-}
+const requestCounts = () => requestCountsOf(target.server, target.token, metricsAgent);
 
 const ready = new Set<string>();
 const nodeInformer = new Informer(client, builtin.nodes);
@@ -98,12 +89,7 @@ for (const [step, nodes] of STEPS.entries()) {
   const to = ticks();
   const minutes = (performance.now() - fromAt) / 60_000;
   const countsAfter = await requestCounts();
-  const requests = Object.fromEntries(
-    [...countsAfter]
-      .map(([key, n]) => [key, Math.round((n - (countsBefore.get(key) ?? 0)) / minutes)] as const)
-      .filter(([, n]) => n > 0)
-      .sort((a, b) => b[1] - a[1]),
-  );
+  const requests = perMinute(countsBefore, countsAfter, minutes);
   const cpuSecondsPerMinute = Object.fromEntries(Object.keys(from).map((name) => [name, Number((((to[name]! - from[name]!) * MS_PER_TICK) / 1000 / minutes).toFixed(2))]));
   const totalRequests = Object.values(requests).reduce((a, b) => a + b, 0);
   const result = {
