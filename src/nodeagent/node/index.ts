@@ -32,3 +32,4 @@ export { PRESSURE_TAINTS, withPressureTaints } from './pressure-taints.js';
 export type { NodeTaint } from './pressure-taints.js';
 export { copyKernelTunables, KERNEL_TUNABLES, procSysctls, setupKernelTunables } from './kernel-tunables.js';
 export type { KernelTunablesResult, SysctlAccess } from './kernel-tunables.js';
+export { nodeObjectTtlMs } from './object-ttl.js';

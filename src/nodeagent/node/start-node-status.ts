@@ -57,6 +57,8 @@ export interface NodeStatusHandle {
   readonly checks$: Observable<StatusCheck>;
   /** The events the agent has written, dropped and still holds. */
   eventStats(): { written: number; dropped: number; pending: number };
+  /** The Node as the agent last registered or wrote it (its annotations: the ttl controller's object cache TTL). */
+  node(): Node | undefined;
   stop(): Promise<void>;
 }
 
@@ -96,6 +98,7 @@ export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle
   const events = nodeAgentEvents({ client, qps: options.eventQps, burst: options.eventBurst, host: name, scheduler });
   const involved = (node: Node) => ({ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata.uid });
   const checks = new Subject<StatusCheck>();
+  let latest: Node | undefined;
   const reregister = new Subject<void>();
 
   const run = (): Observable<never> =>
@@ -108,6 +111,7 @@ export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle
       onCreated: (node) => events.record(involved(node), 'Normal', 'RegisteredNode', `Node ${name} event: Registered Node ${name} in Controller`),
     }).pipe(
       switchMap((node) => {
+        latest = node;
         const source = new StatusSource({ options, host, runtime, thresholds, addresses, version: start.version, node, images: start.images, pressures: start.pressures });
         const status$ = statusUpdates({
           client,
@@ -125,6 +129,7 @@ export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle
           },
         }).pipe(
           tap((check) => {
+            if (check.posted) latest = check.node;
             if (check.posted) void syncPressureTaints(client, check.node, check.status.conditions).catch((e: unknown) => start.onError?.('status', e));
             checks.next(check);
             if ('error' in check) start.onError?.('status', check.error);
@@ -152,6 +157,7 @@ export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle
     nodeName: name,
     checks$: checks.asObservable(),
     eventStats: () => events.stats(),
+    node: () => latest,
     async stop() {
       subscription.unsubscribe();
       events.stop();

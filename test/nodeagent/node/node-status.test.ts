@@ -336,5 +336,7 @@ describe('node lease', () => {
     expect(lease.spec?.holderIdentity).toBe('test-host');
     // The new Node's first status is the only status write: no write found the deletion.
     expect(posted.map((c) => c.posted && c.node.metadata.uid)).toEqual([second.metadata.uid]);
+    // The handle's Node is the one registered last (its annotations carry the object cache TTL).
+    expect(h.node()?.metadata.uid).toBe(second.metadata.uid);
   });
 });
