@@ -1,4 +1,4 @@
-import type { ConfigMap, Secret } from '../../api/index.js';
+import type { ConfigMap, Secret, Service } from '../../api/index.js';
 import type { PodObjectReader } from './object-reader.js';
 
 /** Entries kept before the expired ones are swept (a node's pods name a handful of objects). */
@@ -17,7 +17,9 @@ interface Entry<T> {
  * (`node.alpha.kubernetes.io/ttl`, `nodeObjectTtlMs`): 0 in clusters of up to 100 nodes (every
  * read goes to the server, as before), up to 5 min in the largest, so a changed ConfigMap reaches
  * a volume within the TTL and a sync, as upstream documents. A failed read is not kept.
- * Tokens, claims and Services are read through as before.
+ * The Services of a namespace (service-link env, listed twice per container start: the pod's
+ * namespace and `default`) are kept the same way, where the kubelet reads them from an informer.
+ * Tokens and claims are read through as before.
  */
 export function cachingObjectReader(inner: PodObjectReader, ttlMs: () => number, now: () => number = Date.now): PodObjectReader {
   const cached = <T>(entries: Map<string, Entry<T>>, read: (namespace: string, name: string) => Promise<T>) => {
@@ -36,9 +38,12 @@ export function cachingObjectReader(inner: PodObjectReader, ttlMs: () => number,
       return value;
     };
   };
+  const services = inner.services?.bind(inner);
+  const listServices = services && cached(new Map<string, Entry<readonly Service[]>>(), (namespace) => services(namespace));
   return {
     ...inner,
     configMap: cached(new Map<string, Entry<ConfigMap | undefined>>(), (namespace, name) => inner.configMap(namespace, name)),
     secret: cached(new Map<string, Entry<Secret | undefined>>(), (namespace, name) => inner.secret(namespace, name)),
+    ...(listServices ? { services: (namespace: string) => listServices(namespace, '') } : {}),
   };
 }

@@ -82,6 +82,20 @@ describe('cachingObjectReader (the kubelet\'s Cache strategy, TTL from the ttl c
     expect((await cached.secret('default', 'absent-secret'))?.data).toEqual({ k: 'dg==' });
   });
 
+  it("keeps a namespace's Services for the TTL too (service-link env)", async () => {
+    let now = 0;
+    const lists: string[] = [];
+    const counting: PodObjectReader = { ...objects, services: (ns) => (lists.push(ns), objects.services!(ns)) };
+    const cached = cachingObjectReader(counting, () => 15_000, () => now);
+    const first = await cached.services!('default');
+    expect(await cached.services!('default')).toBe(first);
+    await cached.services!('other');
+    expect(lists).toEqual(['default', 'other']);
+    now += 15_000;
+    await cached.services!('default');
+    expect(lists).toEqual(['default', 'other', 'default']);
+  });
+
   it('does not keep a failed read', async () => {
     let fail = true;
     const flaky: PodObjectReader = { ...objects, configMap: (ns, name) => (fail ? Promise.reject(new Error('connection reset')) : objects.configMap(ns, name)) };
