@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { connectable, distinctUntilChanged, filter, map, Subject, type Subscription } from 'rxjs';
 import { apiThrottle } from '../../operators/index.js';
 import { PROTOBUF_MEDIA_TYPE } from '../encoding/index.js';
-import { Client, InformerFactory, jsonCodec, loadProtobufCodec, loadSvcconfig, type Codec } from '../client/index.js';
+import { builtin, Client, InformerFactory, jsonCodec, loadProtobufCodec, loadSvcconfig, type Codec } from '../client/index.js';
 import {
   applyPodCidrToBridge,
   bridgeConflistPath,
@@ -332,12 +332,15 @@ async function startWithRuntime(
   const managerMetrics = new Registry();
   registerResourceManagerMetrics(resources, managerMetrics);
   let reconcileCpusets = (): void => {};
-  // The Node (and its ttl annotation) is known once the status loop below has registered it.
+  // The pods' ConfigMaps, Secrets and Services are cached for the ttl controller's annotation on
+  // the Node, read from a metadata-only watch of this Node (the kubelet watches its Node too) and,
+  // until that has it, from the Node as the status loop below registered or last wrote it.
+  const ownNode = informers?.informer(builtin.nodes, { fieldSelector: `metadata.name=${name}`, metadataOnly: true }).start();
   let registeredNode = (): Node | undefined => undefined;
   const workers = startPodWorkers({
     cri,
     client,
-    objectCacheTtlMs: () => nodeObjectTtlMs(registeredNode()),
+    objectCacheTtlMs: () => nodeObjectTtlMs(ownNode?.store.get(name) ?? registeredNode()),
     updates$,
     readiness,
     nodeName: name,

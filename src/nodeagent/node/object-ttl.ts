@@ -1,4 +1,4 @@
-import { NODE_TTL_ANNOTATION, type Node } from '../../api/index.js';
+import { NODE_TTL_ANNOTATION } from '../../api/index.js';
 
 /**
  * How long the agent may cache its pods' ConfigMaps and Secrets: the ttl controller's
@@ -6,7 +6,7 @@ import { NODE_TTL_ANNOTATION, type Node } from '../../api/index.js';
  * controller, or a Node not yet annotated) or a bad one is 0: every read goes to the API server.
  * (The kubelet assumes 1 min then; 0 keeps small clusters and tests seeing a change at the next sync.)
  */
-export function nodeObjectTtlMs(node: Node | undefined): number {
+export function nodeObjectTtlMs(node: { readonly metadata: { readonly annotations?: Readonly<Record<string, string>> | undefined } } | undefined): number {
   const raw = node?.metadata.annotations?.[NODE_TTL_ANNOTATION];
   const seconds = raw === undefined ? NaN : Number(raw);
   return Number.isInteger(seconds) && seconds > 0 ? seconds * 1000 : 0;

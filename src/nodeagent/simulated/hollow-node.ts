@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { connectable, Subject } from 'rxjs';
 import type { Node, Pod } from '../../api/index.js';
 import { SIMULATED_NODE_ANNOTATION, SIMULATED_NODE_LABEL, SIMULATED_RUNTIME_NAME } from '../../api/index.js';
-import type { Client, InformerFactory } from '../../client/index.js';
+import { builtin, type Client, type InformerFactory } from '../../client/index.js';
 import { CriClient, type CriCallRecord } from '../cri/index.js';
 import { ImageManager } from '../images/index.js';
 import { criRuntimeInfo, hardThresholds, nodeAgentEvents, nodeObjectTtlMs, nodeResources, nodeStatusDefaults, startNodeStatus, type NodeStatusHandle, type NodeStatusOptions } from '../node/index.js';
@@ -71,6 +71,8 @@ export interface HollowNode {
   readonly workers: PodWorkersHandle;
   /** The pods the node runs, with the status the agent computed. */
   pods(): readonly Pod[];
+  /** How long its pods' ConfigMaps, Secrets and Services are cached now (the Node's ttl annotation), ms. */
+  objectTtlMs(): number;
   /** Stops the agent's parts; the simulated containers go with the process. */
   close(): Promise<void>;
 }
@@ -114,8 +116,13 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     runAction: async (probe, target, run) => (parseProbeAction(probe).exec ? runProbe(probe, target, run) : runtime.probe(target.containerId)),
   });
   stops.push(() => probes.close());
-  // The ttl controller's annotation on the Node sets how long the pods' ConfigMaps and Secrets are cached; the Node is known once registered below.
+  // The ttl controller's annotation on the Node sets how long the pods' ConfigMaps and Secrets are
+  // cached. The kubelet watches its own Node for it; hollow nodes share one metadata-only watch of
+  // every simulated Node (the factory hands every node the same informer), and until it has the
+  // Node, the Node as registered or last written.
+  const simulatedNodes = options.informers.informer(builtin.nodes, { labelSelector: `${SIMULATED_NODE_LABEL}=true`, metadataOnly: true }).start();
   let registeredNode = (): Node | undefined => undefined;
+  const objectTtlMs = () => nodeObjectTtlMs(simulatedNodes.store.get(name) ?? registeredNode());
   const workers = startPodWorkers({
     cri,
     client: options.client,
@@ -133,7 +140,7 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     nodeMemoryBytes: host.memory().totalBytes,
     runtimeName: SIMULATED_RUNTIME_NAME,
     // The volumes are the agent's own, written under the root dir, but no tmpfs is mounted for secrets and tokens: thousands of mounts for containers that never read them.
-    volumes: podVolumesAccess({ rootDir: options.rootDir, nodeName: name, hostIP: options.nodeIp, objects: cachingObjectReader(podObjectReader(options.client), () => nodeObjectTtlMs(registeredNode())), nodeAllocatable: allocatable, memoryBacked: false }),
+    volumes: podVolumesAccess({ rootDir: options.rootDir, nodeName: name, hostIP: options.nodeIp, objects: cachingObjectReader(podObjectReader(options.client), objectTtlMs), nodeAllocatable: allocatable, memoryBacked: false }),
     images,
     probes,
     events,
@@ -166,6 +173,7 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     status,
     workers,
     pods: () => workers.view.pods(),
+    objectTtlMs,
     async close() {
       for (const stop of stops.reverse()) await stop();
     },
