@@ -41,8 +41,8 @@ afterAll(async () => {
 
 const labels = { app: 'web' };
 const template = { metadata: { labels }, spec: { containers: [{ name: 'main', image: 'busybox' }] } };
-const ownedBy = (owner: { kind: string; apiVersion: string; metadata: { name?: string; uid?: string } }) => [
-  { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true },
+const ownedBy = (kind: string, owner: { metadata: { name?: string; uid?: string } }) => [
+  { apiVersion: 'apps/v1', kind, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true },
 ];
 
 describe('dashboard owner tree', () => {
@@ -57,13 +57,13 @@ describe('dashboard owner tree', () => {
     const replicaSet = await cluster.client.create(builtin.replicaSets, {
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
-      metadata: { name: 'web-1', namespace: NS, labels, ownerReferences: ownedBy(deployment) },
+      metadata: { name: 'web-1', namespace: NS, labels, ownerReferences: ownedBy('Deployment', deployment) },
       spec: { replicas: 1, selector: { matchLabels: labels }, template },
     } as ReplicaSet);
     await cluster.client.create(builtin.pods, {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'web-1-a', namespace: NS, labels, ownerReferences: ownedBy(replicaSet) },
+      metadata: { name: 'web-1-a', namespace: NS, labels, ownerReferences: ownedBy('ReplicaSet', replicaSet) },
       spec: template.spec,
     } as Pod);
 
