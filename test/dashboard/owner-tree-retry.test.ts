@@ -5,13 +5,13 @@
  * connection (the browser's own network stack, through playwright: the page's code and the
  * cluster are the real ones), and the tree still holds Deployment → ReplicaSet → Pod.
  */
-import { spawnSync } from 'node:child_process';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Pod, ReplicaSet } from '../../src/api/index.js';
 import { builtin } from '../../src/client/index.js';
 import { startDashboard, type Dashboard } from '../../src/dashboard/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
+import { launchChromium } from '../support/chromium.js';
 
 const NS = 'tree';
 
@@ -20,16 +20,10 @@ let dashboard: Dashboard;
 let browser: Browser;
 let page: Page;
 
-function chromiumPath(): string {
-  const found = spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).stdout.trim();
-  if (found === '') throw new Error("chromium is not installed (scripts/provision.mjs installs Debian's chromium)");
-  return found;
-}
-
 beforeAll(async () => {
   cluster = await startTestCluster({ namespaces: [NS] });
   dashboard = await startDashboard({ connection: cluster.connection, port: 0 });
-  browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox'] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
   await page.goto(dashboard.url);
 });
