@@ -65,13 +65,18 @@ const port = await new Promise<number>((resolve) => {
 // MANAGER_NODE_FLAGS='…' replaces them (under tsx there are none unless given).
 const shebangFlags = (file: string): string[] => /^#!\/usr\/bin\/env -S (?:\S+=\S+ )*node((?: --\S+)*)/.exec(readFileSync(file, 'utf8').split('\n', 1)[0]!)?.[1]?.trim().split(' ').filter((f) => f !== '') ?? [];
 const NODE_FLAGS = process.env['MANAGER_NODE_FLAGS'] !== undefined ? process.env['MANAGER_NODE_FLAGS'].split(' ').filter((flag) => flag !== '') : BUILT ? shebangFlags(cli) : [];
-const manager = spawn(process.execPath, [...NODE_FLAGS, ...(BUILT ? [] : ['--import', 'tsx']), ...(HEAPSNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`] : []), cli, `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false', `--controllers=${CONTROLLERS}`, '--svc-api-qps=2000', '--svc-api-burst=2000', `--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics${PROFILE_IDLE ? ',/debug/pprof/*' : ''}`], {
+const manager = spawn(process.execPath, [...NODE_FLAGS, ...(BUILT ? [] : ['--import', 'tsx']), ...(HEAPSNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`] : []), ...(process.env['TRACE_GC'] === '1' ? ['--trace-gc'] : []), cli, `--svcconfig=${svcconfig}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false', `--controllers=${CONTROLLERS}`, '--svc-api-qps=2000', '--svc-api-burst=2000', `--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics${PROFILE_IDLE ? ',/debug/pprof/*' : ''}`], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 process.once('exit', () => manager.kill());
+// TRACE_GC=1: the manager runs with --trace-gc and the idle window's collections are counted by kind.
+const TRACE_GC = process.env['TRACE_GC'] === '1';
+/** The manager's --trace-gc lines, each with the driver's time when it was read. */
+const gcLines: { at: number; line: string }[] = [];
 const managerUrl = await new Promise<string>((resolve, reject) => {
   const lines = createInterface({ input: manager.stdout! });
   lines.on('line', (line) => {
+    if (TRACE_GC && /^\[\d+:0x[0-9a-f]+\]\s+\d+ ms: /.test(line)) gcLines.push({ at: performance.now(), line });
     const url = /serving on (\S+)/.exec(line)?.[1];
     if (url !== undefined) resolve(url);
   });
@@ -157,7 +162,25 @@ const cpuTicks = () => {
   return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
 };
 const TICKS_PER_S = 100; // USER_HZ on Linux
+/** CPU ticks of each of the manager's threads by thread name (the main thread is `node`; V8's
+ * collector and compiler threads are `V8 DefaultWorke`, libuv's pool `libuv-worker`). */
+const threadTicks = (): Map<string, number> => {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended between the listing and the read
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+    byName.set(name, (byName.get(name) ?? 0) + Number(fields[11]) + Number(fields[12]));
+  }
+  return byName;
+};
 const rssAtSteady = rssMb();
+const threads0 = threadTicks();
 const ticks0 = cpuTicks();
 const idle0 = performance.now();
 const idleProfile = PROFILE_IDLE ? fetchText(`/debug/pprof/profile?seconds=${IDLE_SECONDS}`) : undefined;
@@ -169,6 +192,26 @@ if (idleProfile !== undefined) {
 }
 const idleS = (performance.now() - idle0) / 1000;
 const cpuPercent = ((cpuTicks() - ticks0) / TICKS_PER_S / idleS) * 100;
+const threads1 = threadTicks();
+const threadLine = `idle CPU by thread (% of a core): ${[...threads1]
+  .map(([name, ticks]) => [name, ((ticks - (threads0.get(name) ?? 0)) / TICKS_PER_S / idleS) * 100] as const)
+  .filter(([, percent]) => percent > 0)
+  .sort((a, b) => b[1] - a[1])
+  .map(([name, percent]) => `${name} ${percent.toFixed(2)}`)
+  .join(', ') || 'none'}`;
+const idleEnd = idle0 + idleS * 1000;
+const idleGcs = new Map<string, number>();
+for (const { at, line } of gcLines) {
+  if (at < idle0 || at > idleEnd) continue;
+  const kind = /ms: ([A-Za-z-]+(?: \([a-z ]+\))?)/.exec(line)?.[1] ?? 'other';
+  idleGcs.set(kind, (idleGcs.get(kind) ?? 0) + 1);
+}
+if (TRACE_GC) {
+  const file = join(tmpdir(), `svc-manager-gc-${Date.now()}.log`);
+  writeFileSync(file, gcLines.map(({ at, line }) => `${((at - idle0) / 1000).toFixed(1)} s ${line}`).join('\n'));
+  console.log(`--trace-gc lines (seconds from the idle window's start): ${file}`);
+}
+const gcLine = TRACE_GC ? `collections in the idle window: ${[...idleGcs].map(([kind, n]) => `${kind} ${n}`).join(', ') || 'none'}` : undefined;
 const rssAfter = rssMb();
 const load = loadavg().map((n) => n.toFixed(1)).join(', ');
 // Where the RSS is: V8's heap (committed and live, per space) against the rest (code, malloc, buffers).
@@ -237,6 +280,8 @@ console.log('| ReplicaSets | pods | fill to steady (s) | manager RSS at steady, 
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 console.log(`| ${SETS} | ${pods} | ${fillS.toFixed(1)} | ${rssAtSteady.toFixed(0)}, ${rssAfter.toFixed(0)} | ${cpuPercent.toFixed(2)} | ${idleS.toFixed(0)} | ${load} |`);
 console.log(heapLine);
+console.log(threadLine);
+if (gcLine !== undefined) console.log(gcLine);
 console.log('');
 console.log(`| pod updates asked (/s × s) | pod updates done (/s; failed) | ${QUEUE} reconciles started in the window | queue wait p99 (bucket bound) | share within 10 ms | load average at the window's end (1, 5, 15 min) |`);
 console.log('| --- | --- | --- | --- | --- | --- |');
