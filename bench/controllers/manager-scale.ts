@@ -203,8 +203,9 @@ async function measureIdle(m: Manager): Promise<IdleFigures> {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
   };
-  /** CPU ticks of each of the manager's threads by thread name (the main thread is `node`; V8's
-   * collector and compiler threads are `V8 DefaultWorke`, libuv's pool `libuv-worker`). */
+  /** CPU ticks of the manager's threads: `main` (the event loop, with the young-generation
+   * collections it runs), the others by thread name (V8's concurrent marking, sweeping and
+   * compiling run on Node's platform workers, named `node` too; libuv's pool is `libuv-worker`). */
   const threadTicks = (): Map<string, number> => {
     const byName = new Map<string, number>();
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
@@ -214,7 +215,7 @@ async function measureIdle(m: Manager): Promise<IdleFigures> {
       } catch {
         continue; // the thread ended between the listing and the read
       }
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const name = tid === String(pid) ? 'main' : `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))} (other)`;
       const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
       byName.set(name, (byName.get(name) ?? 0) + Number(fields[11]) + Number(fields[12]));
     }

@@ -35,6 +35,6 @@ process.on('message', async (message) => {
     process.exit(0);
   }
   const job = (message as { podUpdates?: PodUpdateJob }).podUpdates;
-  if (job !== undefined) process.send!({ podUpdates: await pacedUpdates(job, (pod) => stamp(job.namespace, pod), 64) });
+  if (job !== undefined) process.send!({ podUpdates: await pacedUpdates(job, (pod) => stamp(job.namespace, pod), 256) });
 });
 process.stdout.write(`${JSON.stringify({ svcconfig: server.svcconfigPath })}\n`);
