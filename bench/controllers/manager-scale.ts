@@ -7,17 +7,29 @@
 // they stay Pending (the steady state measured is the manager's, not a kubelet's). Then the
 // manager's RSS (/proc/<pid>/status VmRSS) and CPU (utime + stime of /proc/<pid>/stat over
 // IDLE_SECONDS, as a share of one core) are read with nothing changing in the cluster.
-// Then the event → reconcile figure: a load generator in a fourth process
-// (bench/controllers/pod-update-load.ts) merge-patches an annotation of the pods round robin at
-// LOAD_RATE a second for LOAD_SECONDS, and the manager's own /metrics is read before and after:
-// the p99 of `workqueue_queue_duration_seconds{name="replicaset-controller"}` over the window,
-// at bucket resolution (the smallest bucket bound holding 99 % of the window's observations). It
-// covers a key's wait in the work queue, from the add its pod's update caused to the start of the
-// reconcile; not the path before the add (the API server's write and watch fan-out, the
-// informer's decode and the owner lookup) nor the reconcile itself (workqueue_work_duration_seconds).
+// Then the event → reconcile figures, under LOAD_RATE pod updates a second for LOAD_SECONDS, round
+// robin over the pods (interleaved across sets), each setting the annotation `bench/sent` to its
+// send time. VIA=store (the default) makes them in the API server's process, by a compare-and-swap
+// on the stored JSON (server.ts): the same store → watch cache → watch event a PATCH makes, without
+// the HTTP write path, which one loader cannot drive 1,000 times a second; VIA=api merge-patches
+// through the API from a fourth process (pod-update-load.ts). Both drop what their in-flight bound
+// (256) cannot take in time, so the rate done is reported beside the rate asked. The manager runs
+// with --latency-annotation=bench/sent; its /metrics is read before and 3 s after the window, for
+// the replicaset controller: the queue wait (workqueue_queue_duration_seconds: a key's add to its
+// reconcile's start), event → reconcile start (controller_event_to_reconcile_start_seconds: the
+// informer's event reaching the controller, through the owner lookup, the sync gate and the queue)
+// and sent → reconcile start (controller_sent_to_reconcile_start_seconds: from the stamp, so the
+// store's commit, the watch cache, the HTTPS watch stream and the informer too), each as p99 at
+// bucket resolution and the share within 10 ms.
 // MANAGER=dist runs the built CLI (dist/src/cli/svc-controller-manager.js, `npm run build` first)
-// with plain node, as installed: tsx's loader thread and the source maps it keeps are not in its RSS.
-//   npm run bench:controller-manager-scale            (SETS=1000 PODS_PER_SET=10 IDLE_SECONDS=30 LOAD_RATE=1000 LOAD_SECONDS=10 MANAGER=tsx CONTROLLERS='*' SETTLE_SECONDS=30; MANAGER_NODE_FLAGS='…' to replace the bin's own)
+// with plain node and the V8 flags of its shebang, as installed (MANAGER_NODE_FLAGS='…' replaces
+// them); tsx's loader thread and the source maps it keeps are not in its RSS.
+// The idle window reports CPU by thread (main against V8's and libuv's workers); TRACE_GC=1 adds
+// --trace-gc and counts the window's collections by kind; PROFILE_IDLE=1 takes a CPU profile of
+// the window (its sampling thread is in the window's CPU); HEAPSNAPSHOT=1 a heap snapshot after it.
+// COMPARE_FLAGS='<flags>;<flags>;…' then restarts the manager over the same filled cluster once per
+// V8 flag set ('' is Node's defaults) and measures each the same way: flag sets back to back.
+//   npm run bench:controller-manager-scale            (SETS=1000 PODS_PER_SET=10 IDLE_SECONDS=30 SETTLE_SECONDS=30 LOAD_RATE=1000 LOAD_SECONDS=10 VIA=store MANAGER=tsx CONTROLLERS='*')
 import { spawn, type ChildProcess } from 'node:child_process';
 import { get } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
