@@ -100,6 +100,9 @@ export function scanJsonText(text: string, limit = MAX_NESTING_DEPTH): readonly 
   return duplicates;
 }
 
+/** The keys repeated within one object of valid JSON text, named by their paths. */
+export const jsonDuplicates = (text: string): readonly string[] => scanJsonText(text, Infinity);
+
 /** A key with escapes, as JSON reads it; in text that is not valid JSON any answer will do. */
 function unescapedKey(quoted: string, raw: string): string {
   try {

@@ -115,28 +115,30 @@ const MISSING = Symbol('missing');
 /** The value at a field path in an object; MISSING when absent. */
 export function valueAtPath(object: unknown, path: string): unknown {
   let current: unknown = object;
-  for (const element of splitPath(path)) {
-    const kind = element.slice(0, 2);
-    const rest = element.slice(2);
-    if (kind === 'f:') {
-      if (!isJsonObject(current) || !hasField(current, rest)) return MISSING;
-      current = current[rest];
-    } else if (kind === 'k:') {
-      if (!Array.isArray(current)) return MISSING;
-      const key = JSON.parse(rest) as JsonObject;
-      const found = itemsByKey(current, Object.keys(key)).get(JSON.stringify(key));
-      if (found === undefined) return MISSING;
-      current = found;
-    } else if (kind === 'v:') {
-      if (!Array.isArray(current)) return MISSING;
-      const value = JSON.parse(rest) as unknown;
-      if (!itemsByKey(current, undefined).has(JSON.stringify(value))) return MISSING;
-      current = value;
-    } else {
-      return MISSING;
-    }
-  }
+  for (const element of splitPath(path)) current = childAt(current, element);
   return current;
+}
+
+/** One step of a field path (MISSING stays MISSING). */
+function childAt(current: unknown, element: string): unknown {
+  const kind = element.slice(0, 2);
+  const rest = element.slice(2);
+  if (kind === 'f:') {
+    if (!isJsonObject(current) || !hasField(current, rest)) return MISSING;
+    return current[rest];
+  }
+  if (kind === 'k:') {
+    if (!Array.isArray(current)) return MISSING;
+    const key = JSON.parse(rest) as JsonObject;
+    const found = itemsByKey(current, Object.keys(key)).get(JSON.stringify(key));
+    return found === undefined ? MISSING : found;
+  }
+  if (kind === 'v:') {
+    if (!Array.isArray(current)) return MISSING;
+    const value = JSON.parse(rest) as unknown;
+    return itemsByKey(current, undefined).has(JSON.stringify(value)) ? value : MISSING;
+  }
+  return MISSING;
 }
 
 /**
@@ -171,8 +173,22 @@ function itemsByKey(list: readonly unknown[], fields: readonly string[] | undefi
   return index;
 }
 
-/** Whether the two objects hold the same value at `path` (both absent counts as the same). */
-export const sameAt = (a: unknown, b: unknown, path: string) => jsonEqual(valueAtPath(a, path), valueAtPath(b, path));
+/**
+ * Whether the two objects hold the same value at `path` (both absent counts as the same). Both are
+ * walked together and the answer is yes as soon as they share a value on the way: a write keeps
+ * what it does not change (a status write the stored spec, a patch the subtrees it leaves), so
+ * most paths end at their first element instead of being looked up twice and compared.
+ */
+export function sameAt(a: unknown, b: unknown, path: string): boolean {
+  let x = a;
+  let y = b;
+  for (const element of splitPath(path)) {
+    if (x === y) return true;
+    x = childAt(x, element);
+    y = childAt(y, element);
+  }
+  return jsonEqual(x, y);
+}
 
 /** Removes the field at `path` from `object` (in place); a missing path is left alone. */
 export function removePath(object: JsonObject, path: string): void {
