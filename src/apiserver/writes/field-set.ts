@@ -98,6 +98,43 @@ export function toFieldsV1(set: FieldSet): JsonObject {
   return root;
 }
 
+/**
+ * A stored managedFields entry's field set, decoded once per FieldsV1 text and shared: every write
+ * to an object decodes each of its managers' entries and encodes them again, and most of them
+ * (the managers the write does not touch) are the same from one write to the next. The set is
+ * shared: copy it before changing it. Its wire form (`fieldsV1Of`) is then encoded once too.
+ */
+export function sharedFieldSet(fields: unknown): FieldSet {
+  if (!isJsonObject(fields)) return fromFieldsV1(fields);
+  const text = JSON.stringify(fields);
+  let set = decodedFieldsV1.get(text);
+  if (!set) {
+    set = fromFieldsV1(fields);
+    sharedSets.add(set);
+    if (decodedFieldsV1.size >= MAX_SHARED_FIELD_SETS) decodedFieldsV1.clear();
+    decodedFieldsV1.set(text, set);
+  }
+  return set;
+}
+const MAX_SHARED_FIELD_SETS = 4096;
+const decodedFieldsV1 = new Map<string, FieldSet>();
+const sharedSets = new WeakSet<FieldSet>();
+const encodedFieldSets = new WeakMap<FieldSet, JsonObject>();
+
+/** `toFieldsV1(set)`, kept for a shared set (its result deep-frozen: many objects hold it). */
+export function fieldsV1Of(set: FieldSet): JsonObject {
+  let wire = encodedFieldSets.get(set);
+  if (wire) return wire;
+  wire = toFieldsV1(set);
+  if (sharedSets.has(set)) encodedFieldSets.set(set, deepFreeze(wire));
+  return wire;
+}
+
+function deepFreeze(node: JsonObject): JsonObject {
+  for (const key of Object.keys(node)) deepFreeze(node[key] as JsonObject);
+  return Object.freeze(node);
+}
+
 export function fromFieldsV1(fields: unknown): FieldSet {
   const set: FieldSet = new Set();
   const visit = (node: unknown, path: string) => {
