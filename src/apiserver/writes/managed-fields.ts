@@ -1,6 +1,6 @@
 import { rfc3339, type ManagedFieldsEntry, type ResourceType } from '../../api/index.js';
 import { apiVersionOf, type ApiObject } from '../api-object.js';
-import { fieldSetOf, fieldsV1Of, ownedAtOrBelow, sameAt, sharedFieldSet, type FieldSet } from './field-set.js';
+import { fieldSetOf, fieldsV1Of, ownedAtOrBelow, sameAtEach, sharedFieldSet, type FieldSet } from './field-set.js';
 import { jsonEqual } from './json-value.js';
 
 /** Who writes, and how: an apply, or any other write (`Update`). */
@@ -82,7 +82,8 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
   if (sent !== undefined && sent.length === 0 && base === next) return withOwnerships(next, []);
   const before = fieldSetOf(current, type.schema);
   const after = fieldSetOf(next, type.schema);
-  const changed = [...after].filter((path) => !before.has(path) || !sameAt(current, next, path));
+  const same = sameAtEach(current, next);
+  const changed = [...after].filter((path) => !before.has(path) || !same(path));
   const removed = [...before].filter((path) => !after.has(path));
   if (changed.length === 0 && removed.length === 0) return { ...next, metadata: { ...next.metadata, managedFields: base.metadata.managedFields } };
 
@@ -101,6 +102,9 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
     ownerships.push(own);
   }
   const inAfter = ownedAtOrBelow(after);
-  const updated = { ...own, time: rfc3339(), fields: new Set([...own.fields, ...changed].filter(inAfter)) };
+  const fields = new Set([...own.fields, ...changed].filter(inAfter));
+  // The writer's set as it was (it already owned what it changed): kept, with its encoded form.
+  const unchanged = fields.size === own.fields.size && [...own.fields].every((path) => fields.has(path));
+  const updated = { ...own, time: rfc3339(), fields: unchanged ? own.fields : fields };
   return withOwnerships(next, ownerships.map((o) => (o === own ? updated : o)));
 }
