@@ -34,6 +34,8 @@ export interface ApplySlicesInput {
    * (docs/benchmarks.md, issue #24).
    */
   readonly phaseAtOnce?: boolean | undefined;
+  /** Called with each slice as the server answered its create or update (the bench times each write). */
+  readonly onWritten?: ((slice: EndpointSlice) => void) | undefined;
 }
 
 /** The writes made. */
@@ -127,7 +129,9 @@ export async function applySlices(input: ApplySlicesInput): Promise<SliceWrites>
         endpoints: create.endpoints,
         ports: [...create.ports],
       };
-      tracker.wrote(await client.create(builtin.endpointSlices, slice, { namespace }));
+      const created = await client.create(builtin.endpointSlices, slice, { namespace });
+      tracker.wrote(created);
+      input.onWritten?.(created);
       writes.created++;
     });
     await phase(updates, async (update) => {
@@ -135,7 +139,9 @@ export async function applySlices(input: ApplySlicesInput): Promise<SliceWrites>
       if (Object.keys(annotations).length > 0) metadata.annotations = { ...annotations };
       else delete metadata.annotations;
       const slice: EndpointSlice = { ...update.slice, metadata, endpoints: [...update.endpoints], ports: [...update.ports] };
-      tracker.wrote(await client.update(builtin.endpointSlices, slice, { namespace }));
+      const updated = await client.update(builtin.endpointSlices, slice, { namespace });
+      tracker.wrote(updated);
+      input.onWritten?.(updated);
       writes.updated++;
     });
     await phase(deletes, async (slice) => {
