@@ -128,7 +128,8 @@ async function phase(): Promise<PhaseResult> {
       else await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   })();
-  await until(() => (pending.size === 0 && wrong(slices.store.list()) === 0) || performance.now() - settleStart > SETTLE_S * 1000);
+  // Settled: the observer's slices agree with every pod (a flip left pending then shows its value: a flip superseded before it, or written before its own event).
+  await until(() => wrong(slices.store.list()) === 0 || performance.now() - settleStart > SETTLE_S * 1000);
   const convergeMs = performance.now() - settleStart;
   await serverCheck;
   let converged = 0;
