@@ -10,7 +10,8 @@
 // (from /proc) over the flipping window.
 //   npm run bench:endpointslice          (PODS=5000, FLIP_RATE=1000, SECONDS=10, BATCH_MS=1000, SETTLE_S=120,
 //                                         COOLDOWN_MS=2000: a pod is not flipped again sooner;
-//                                         WRITER=phase: a sync's slice writes of one phase at once;
+//                                         WRITES_IN_FLIGHT=n: a sync's slice writes in flight at once,
+//                                         WRITER=phase: a whole phase at once;
 //                                         PHASES=0,1000 overrides the batch periods run)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,8 +28,8 @@ const FLIP_RATE = Number(process.env['FLIP_RATE'] ?? 1_000);
 const SECONDS = Number(process.env['SECONDS'] ?? 10);
 const BATCH_MS = Number(process.env['BATCH_MS'] ?? 1_000);
 const PHASES = (process.env['PHASES'] ?? `0,${BATCH_MS}`).split(',').map(Number);
-/** `WRITER=phase`: the loop sends the slice writes of one phase at once (default: one after another). */
-const PHASE_AT_ONCE = process.env['WRITER'] === 'phase';
+/** `WRITES_IN_FLIGHT=n`: a sync's slice writes in flight at once (`WRITER=phase`: a whole phase; default: the loop's). */
+const WRITES_IN_FLIGHT = process.env['WRITER'] === 'phase' ? Infinity : process.env['WRITES_IN_FLIGHT'] !== undefined ? Number(process.env['WRITES_IN_FLIGHT']) : undefined;
 const NS = 'bench';
 
 const ipOf = (i: number): string => `10.${64 + Math.floor(i / 65_536)}.${Math.floor(i / 256) % 256}.${i % 256}`;
@@ -43,7 +44,7 @@ process.once('exit', () => {
 });
 const { svcconfig } = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: server.stdout! }).once('line', resolve))) as { svcconfig: string };
 const admin = await Client.fromSvcconfig(svcconfig, { userAgent: 'bench-setup' });
-console.log(`node ${process.version}, ${process.platform}/${process.arch}; svc-apiserver in a child process (memory store, HTTPS loopback); ${PODS} pods, ${FLIP_RATE} flips/s asked for ${SECONDS} s; writer: ${PHASE_AT_ONCE ? 'a phase at once' : 'one after another'}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
+console.log(`node ${process.version}, ${process.platform}/${process.arch}; svc-apiserver in a child process (memory store, HTTPS loopback); ${PODS} pods, ${FLIP_RATE} flips/s asked for ${SECONDS} s; slice writes in flight: ${WRITES_IN_FLIGHT ?? "the loop's default"}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
 
 async function inParallel(count: number, work: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -137,7 +138,7 @@ async function phase(batchMs: number) {
   });
   const loop = endpointSliceController(
     { name: 'endpointslice-controller', client, informers, events, stop$, controllerDefaults: () => ({}) },
-    { concurrency: 5, batchPeriodMs: batchMs, phaseWritesAtOnce: PHASE_AT_ONCE, onSync },
+    { concurrency: 5, batchPeriodMs: batchMs, ...(WRITES_IN_FLIGHT !== undefined ? { writesInFlight: WRITES_IN_FLIGHT } : {}), onSync },
   ).subscribe((result) => {
     const what = result.type === 'retry' ? `retry (${(result.error as { code?: number }).code ?? String(result.error)})` : result.type;
     outcomes.set(what, (outcomes.get(what) ?? 0) + 1);

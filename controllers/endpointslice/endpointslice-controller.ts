@@ -25,8 +25,8 @@ export interface EndpointSliceControllerOptions {
   /** `--endpointslice-updates-batch-period` (ms, 0: none). */
   readonly batchPeriodMs?: number;
   readonly scheduler?: SchedulerLike;
-  /** Send the slice writes of one phase at once (`applySlices`' `phaseAtOnce`; default false, one after another). */
-  readonly phaseWritesAtOnce?: boolean;
+  /** Slice writes of one phase of a sync in flight at once (`applySlices`' `writesInFlight`; default 1, one after another). */
+  readonly writesInFlight?: number;
   /** Called after each sync of a Service with a selector, with what it did and when (the bench splits a flip's latency by it). */
   readonly onSync?: (key: string, sync: SyncReport) => void;
 }
@@ -74,7 +74,7 @@ export function endpointSliceController(ctx: ControllerContext, options: Endpoin
     concurrency: options.concurrency ?? 5,
     ...(scheduler ? { scheduler } : {}),
     reconcile: async (key) => {
-      await syncSlices(ctx, key, { services, pods, nodes, slices, tracker, cache, max, phaseAtOnce: options.phaseWritesAtOnce ?? false, onSync: options.onSync });
+      await syncSlices(ctx, key, { services, pods, nodes, slices, tracker, cache, max, writesInFlight: options.writesInFlight ?? 1, onSync: options.onSync });
     },
   });
 }
@@ -104,7 +104,7 @@ interface SyncInput {
   readonly tracker: SliceTracker;
   readonly cache: EndpointCache;
   readonly max: number;
-  readonly phaseAtOnce: boolean;
+  readonly writesInFlight: number;
   readonly onSync: EndpointSliceControllerOptions['onSync'];
 }
 
@@ -145,7 +145,7 @@ async function syncSlices(ctx: ControllerContext, key: string, input: SyncInput)
     labels: sliceLabels(service),
     maxPerSlice: input.max,
     placeholder: serviceFamilies(service)[0],
-    phaseAtOnce: input.phaseAtOnce,
+    writesInFlight: input.writesInFlight,
     ...(onSync ? { onWritten: (slice: EndpointSlice) => written.push({ slice, at: performance.now() }) } : {}),
   });
   onSync?.(key, { startedAt, computedAt, endedAt: performance.now(), writes, written });
