@@ -21,6 +21,7 @@ export const ZONE_LABEL = 'topology.kubernetes.io/zone';
 /** One pod's part of a Service's slices, per address family of the Service (undefined: no endpoint of that family). */
 interface PodEndpoints {
   readonly name: string;
+  readonly nodeName: string | undefined;
   readonly zone: string | undefined;
   readonly byFamily: readonly ({ readonly key: string; readonly ports: SlicePort[]; readonly endpoint: SliceEndpoint } | undefined)[];
 }
@@ -47,11 +48,10 @@ export class EndpointCache {
       pods.set(pod, null);
       return undefined;
     }
-    const nodeName = pod.spec?.nodeName;
     // A node's zone is read afresh: a relabelled node changes its pods' endpoints without a pod version.
-    const zone = nodeName ? zoneOf(nodeName) : undefined;
-    if (cached !== undefined && cached.zone === zone) return cached;
-    const computed = podEndpoints(service, pod, zone);
+    if (cached !== undefined && cached.zone === (cached.nodeName ? zoneOf(cached.nodeName) : undefined)) return cached;
+    const nodeName = pod.spec?.nodeName;
+    const computed = podEndpoints(service, pod, nodeName ? zoneOf(nodeName) : undefined);
     pods.set(pod, computed);
     return computed;
   }
@@ -60,9 +60,9 @@ export class EndpointCache {
 function podEndpoints(service: Service, pod: Pod, zone: string | undefined): PodEndpoints {
   const name = pod.metadata.name!;
   const families = serviceFamilies(service);
-  if (!shouldPodBeInEndpoints(pod, true)) return { name, zone, byFamily: families.map(() => undefined) };
-  const servicePorts = service.spec?.ports ?? [];
   const nodeName = pod.spec?.nodeName;
+  if (!shouldPodBeInEndpoints(pod, true)) return { name, nodeName, zone, byFamily: families.map(() => undefined) };
+  const servicePorts = service.spec?.ports ?? [];
   const hostname = endpointHostname(pod, service);
   const conditions = Object.freeze(endpointConditions(pod, service));
   const targetRef = Object.freeze(podReference(pod));
@@ -86,7 +86,7 @@ function podEndpoints(service: Service, pod: Pod, zone: string | undefined): Pod
     });
     return { key: sliceGroupKey(family, ports), ports, endpoint };
   });
-  return { name, zone, byFamily };
+  return { name, nodeName, zone, byFamily };
 }
 
 /**
@@ -98,7 +98,14 @@ function podEndpoints(service: Service, pod: Pod, zone: string | undefined): Pod
  * Service does not select are left out); `cache` keeps each pod's endpoints between calls.
  */
 export function desiredGroups(service: Service, pods: readonly Pod[], nodeOf: (name: string) => Node | undefined, cache: EndpointCache = new EndpointCache()): DesiredSliceGroup[] {
-  const zoneOf = (nodeName: string): string | undefined => nodeOf(nodeName)?.metadata.labels?.[ZONE_LABEL];
+  // Many pods share a node: each node's zone is read once a call.
+  const zones = new Map<string, string | undefined>();
+  const zoneOf = (nodeName: string): string | undefined => {
+    if (zones.has(nodeName)) return zones.get(nodeName);
+    const zone = nodeOf(nodeName)?.metadata.labels?.[ZONE_LABEL];
+    zones.set(nodeName, zone);
+    return zone;
+  };
   const selected: PodEndpoints[] = [];
   for (const pod of pods) {
     const endpoints = cache.endpointsOf(service, pod, zoneOf);

@@ -50,7 +50,7 @@ function textOf(endpoint: SliceEndpoint): string {
 }
 
 /** An endpoint's identity across writes: its addresses. A pod keeps its IP while its conditions change. */
-export const endpointKey = (endpoint: SliceEndpoint): string => [...endpoint.addresses].sort().join(',');
+export const endpointKey = (endpoint: SliceEndpoint): string => (endpoint.addresses.length === 1 ? endpoint.addresses[0]! : [...endpoint.addresses].sort().join(','));
 
 /** The identity of a group of slices: the address type and the ports (sorted by name, then number). */
 export function sliceGroupKey(addressType: string, ports: readonly SlicePort[] | undefined): string {
