@@ -9,14 +9,13 @@
 // thread; the writers are WRITERS worker threads (patch-writer.ts); chromium is its own process.
 // The load average is printed beside the figures.
 //   npm run bench:dashboard          (PODS=10000 RATE=1000 SECONDS=300 WRITERS=2 by default)
-import { spawnSync } from 'node:child_process';
+import { fork, spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { chromium } from 'playwright-core';
 import { request } from 'undici';
-import { builtin } from '../../src/client/index.js';
+import { builtin, Client, type ConnectionOptions } from '../../src/client/index.js';
 import { startDashboard } from '../../src/dashboard/index.js';
-import { startTestCluster } from '../../src/testing/index.js';
 
 const PODS = Number(process.env['PODS'] ?? 10_000);
 const RATE = Number(process.env['RATE'] ?? 1000);
@@ -24,7 +23,20 @@ const SECONDS = Number(process.env['SECONDS'] ?? 300);
 const CONCURRENCY = Number(process.env['CONCURRENCY'] ?? 128);
 const WRITERS = Number(process.env['WRITERS'] ?? 2);
 
-const cluster = await startTestCluster({ namespaces: ['bench'] });
+// The API server in a process of its own (cluster-process.ts): see docs/benchmarks.md on why.
+type ClusterMessage = { kind: 'ready'; connection: ConnectionOptions } | { kind: 'cpu'; micros: number };
+const clusterProcess = fork(new URL('./cluster-process.ts', import.meta.url).pathname, { execArgv: ['--import', 'tsx'], serialization: 'advanced' });
+process.once('exit', () => clusterProcess.kill());
+const connection = await new Promise<ConnectionOptions>((resolve, reject) => {
+  clusterProcess.once('message', (message: ClusterMessage) => (message.kind === 'ready' ? resolve(message.connection) : reject(new Error('cluster process: unexpected message'))));
+  clusterProcess.once('exit', (code) => reject(new Error(`cluster process exited (${code})`)));
+});
+const clusterCpuMicros = (): Promise<number> =>
+  new Promise((resolve) => {
+    clusterProcess.once('message', (message: ClusterMessage) => resolve(message.kind === 'cpu' ? message.micros : 0));
+    clusterProcess.send('cpu');
+  });
+const client = new Client(connection);
 const names = Array.from({ length: PODS }, (_, i) => `pod-${String(i).padStart(5, '0')}`);
 let next = 0;
 await Promise.all(
@@ -35,7 +47,7 @@ await Promise.all(
       // that did land the first time answers 409, which is as good).
       for (let attempt = 1; ; attempt++) {
         try {
-          await cluster.client.create(builtin.pods, { metadata: { name, namespace: 'bench', labels: { app: 'bench' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } as never);
+          await client.create(builtin.pods, { metadata: { name, namespace: 'bench', labels: { app: 'bench' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } as never);
           break;
         } catch (error) {
           if ((error as { code?: number }).code === 409) break;
@@ -45,7 +57,7 @@ await Promise.all(
     }
   }),
 );
-const dashboard = await startDashboard({ connection: cluster.connection, port: 0 });
+const dashboard = await startDashboard({ connection, port: 0 });
 // --enable-precise-memory-info: performance.memory unrounded.
 const browser = await chromium.launch({ executablePath: spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).stdout.trim(), headless: true, args: ['--no-sandbox', '--enable-precise-memory-info'] });
 // bypassCSP: the driver's own probes are strings evaluated in the page, which its CSP (no eval) refuses.
@@ -59,7 +71,7 @@ await page.addInitScript(`
   let last = performance.now();
   const tick = (now) => { window.frames_.push(now - last); last = now; requestAnimationFrame(tick); };
   requestAnimationFrame(tick);
-  window.svcDashboardApplied = (versions) => { const at = performance.timeOrigin + performance.now(); for (const v of versions) window.applied_.push(v, at); };
+  window.svcDashboardApplied = (versions, received) => { const at = performance.timeOrigin + performance.now(); for (let i = 0; i < versions.length; i++) window.applied_.push(versions[i], at, performance.timeOrigin + received[i]); };
 `);
 await page.goto(dashboard.url);
 await page.locator('li[data-type="pods"]').click();
@@ -85,24 +97,32 @@ const heap: { atSecond: number; mb: number }[] = [{ atSecond: 0, mb: await heapM
 const shadowArrived = new Map<string, number>();
 const answeredAt = new Map<string, number>();
 const shadowAbort = new AbortController();
+// A watch the server ends (it closes a watcher that falls 1,000 events behind) is opened again
+// from the last version seen, as the page does; how often is reported.
+let shadowReopened = 0;
 const shadow = (async () => {
-  const res = await request(`${dashboard.url}api/v1/namespaces/bench/pods?watch=true&allowWatchBookmarks=true`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }, signal: shadowAbort.signal, bodyTimeout: 0 });
-  let buffered = '';
-  try {
-    for await (const chunk of res.body) {
-      const at = Date.now();
-      buffered += (chunk as Buffer).toString();
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        const event = JSON.parse(line) as { type: string; object: { rows?: { object?: { metadata?: { resourceVersion?: string } } }[] } };
-        const version = event.object.rows?.[0]?.object?.metadata?.resourceVersion;
-        if (event.type === 'MODIFIED' && version !== undefined) shadowArrived.set(version, at);
+  let from: string | undefined;
+  while (!shadowAbort.signal.aborted) {
+    try {
+      const res = await request(`${dashboard.url}api/v1/namespaces/bench/pods?watch=true&allowWatchBookmarks=true${from === undefined ? '' : `&resourceVersion=${from}`}`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }, signal: shadowAbort.signal, bodyTimeout: 0 });
+      let buffered = '';
+      for await (const chunk of res.body) {
+        const at = Date.now();
+        buffered += (chunk as Buffer).toString();
+        let newline: number;
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          const event = JSON.parse(line) as { type: string; object: { metadata?: { resourceVersion?: string }; rows?: { object?: { metadata?: { resourceVersion?: string } } }[] } };
+          const version = event.object.rows?.[0]?.object?.metadata?.resourceVersion ?? event.object.metadata?.resourceVersion;
+          if (version !== undefined) from = version;
+          if (event.type === 'MODIFIED' && version !== undefined) shadowArrived.set(version, at);
+        }
       }
+    } catch {
+      // aborted at the end, or the watch broke: opened again below unless aborted
     }
-  } catch {
-    // aborted at the end
+    if (!shadowAbort.signal.aborted) shadowReopened++;
   }
 })();
 
@@ -113,6 +133,11 @@ const shadow = (async () => {
 const committed = new Map<string, { sent: number; answered: number }>();
 const latencies: number[] = [];
 const fromSend: number[] = [];
+/** The two parts of store → DOM: store → read off the stream in the page, and read → DOM (waiting in the page's JS). */
+const toPage: number[] = [];
+const inPage: number[] = [];
+/** Store → DOM latencies by the 10-second window of the run their write was answered in: a backlog grows window by window. */
+const byWindow = new Map<number, number[]>();
 let waiting: (string | number)[] = [];
 const frames: number[] = [];
 let unmatched = 0;
@@ -122,16 +147,23 @@ const harvest = async (): Promise<void> => {
   const all = [...waiting, ...applied];
   const previous = waiting.length;
   waiting = [];
-  for (let i = 0; i < all.length; i += 2) {
+  for (let i = 0; i < all.length; i += 3) {
     const version = all[i] as string;
     const at = committed.get(version);
     if (at === undefined) {
-      if (i >= previous) waiting.push(version, all[i + 1]!);
+      if (i >= previous) waiting.push(version, all[i + 1]!, all[i + 2]!);
       else unmatched++;
       continue;
     }
+    toPage.push(Math.max(0, (all[i + 2] as number) - at.answered));
+    inPage.push((all[i + 1] as number) - (all[i + 2] as number));
     committed.delete(version);
-    latencies.push(Math.max(0, (all[i + 1] as number) - at.answered));
+    const latency = Math.max(0, (all[i + 1] as number) - at.answered);
+    latencies.push(latency);
+    const window = Math.floor((at.answered - startEpoch) / 10_000);
+    let values = byWindow.get(window);
+    if (values === undefined) byWindow.set(window, (values = []));
+    values.push(latency);
     fromSend.push((all[i + 1] as number) - at.sent);
   }
 };
@@ -146,7 +178,7 @@ const writers = await Promise.all(
     const writer = new URL('./patch-writer.ts', import.meta.url).href;
     const worker = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(writer)}); })`, {
       eval: true,
-      workerData: { connection: { server: cluster.connection.server, token: cluster.connection.token, caData: cluster.connection.caData }, names, rate: RATE / WRITERS, seconds: SECONDS, concurrency: Math.ceil(CONCURRENCY / WRITERS), offset, stride: WRITERS },
+      workerData: { connection: { server: connection.server, token: connection.token, caData: connection.caData }, names, rate: RATE / WRITERS, seconds: SECONDS, concurrency: Math.ceil(CONCURRENCY / WRITERS), offset, stride: WRITERS },
     });
     const exited = new Promise<void>((resolve, reject) => {
       worker.on('message', (message: WriterMessage) => {
@@ -165,7 +197,15 @@ const writers = await Promise.all(
   }),
 );
 const loadStart = loadavg();
+// CPU per event: this process (dashboard server, its proxy, the Node reader, the writers' threads),
+// the API server's process, and the page's main thread (DevTools' Performance metrics).
+await cdp.send('Performance.enable');
+const pageMetrics = async (): Promise<Record<string, number>> => Object.fromEntries(((await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] }).metrics.map((m) => [m.name, m.value]));
+const pageAtStart = await pageMetrics();
+const clusterCpuAtStart = await clusterCpuMicros();
+const cpuAtStart = process.cpuUsage();
 const start = performance.now();
+const startEpoch = Date.now();
 let lastHarvest = start;
 let lastHeap = start;
 let harvesting: Promise<void> | undefined;
@@ -186,6 +226,9 @@ clearInterval(sampler);
 await harvesting;
 const streamSeconds = (performance.now() - start) / 1000;
 const loadEnd = loadavg();
+const driverCpu = process.cpuUsage(cpuAtStart);
+const clusterCpu = (await clusterCpuMicros()) - clusterCpuAtStart;
+const pageAtEnd = await pageMetrics();
 // The last events reach the page; the rest of the table's frames are counted.
 await page.waitForTimeout(2_000);
 await harvest();
@@ -193,6 +236,10 @@ heap.push({ atSecond: Math.round(streamSeconds), mb: await heapMB() });
 frames.sort((a, b) => a - b);
 latencies.sort((a, b) => a - b);
 fromSend.sort((a, b) => a - b);
+toPage.sort((a, b) => a - b);
+inPage.sort((a, b) => a - b);
+const perEvent = (seconds: number) => +((seconds * 1e6) / Math.max(1, done)).toFixed(1);
+const pageSpent = (name: string) => (pageAtEnd[name] ?? 0) - (pageAtStart[name] ?? 0);
 const q = (values: number[], p: number) => +(values[Math.min(values.length - 1, Math.floor(p * values.length))] ?? 0).toFixed(1);
 shadowAbort.abort();
 await shadow;
@@ -211,8 +258,20 @@ console.log(
       rowsInDom: await page.locator('tr.row').count(),
       writesPerSecond: Math.round(done / streamSeconds),
       writesFailed: failed,
-      storeToNodeReaderMs: { events: shadowLatencies.length, p50: q(shadowLatencies, 0.5), p99: q(shadowLatencies, 0.99), max: q(shadowLatencies, 1) },
-      storeToDomMs: { events: latencies.length, unmatched: unmatched + waiting.length / 2, fromAnswer: { p50: q(latencies, 0.5), p99: q(latencies, 0.99), max: q(latencies, 1) }, fromSend: { p50: q(fromSend, 0.5), p99: q(fromSend, 0.99), max: q(fromSend, 1) } },
+      storeToNodeReaderMs: { reopened: shadowReopened, events: shadowLatencies.length, p50: q(shadowLatencies, 0.5), p99: q(shadowLatencies, 0.99), max: q(shadowLatencies, 1) },
+      storeToDomMs: { events: latencies.length, unmatched: unmatched + waiting.length / 3, fromAnswer: { p50: q(latencies, 0.5), p99: q(latencies, 0.99), max: q(latencies, 1) }, fromSend: { p50: q(fromSend, 0.5), p99: q(fromSend, 0.99), max: q(fromSend, 1) }, storeToPageRead: { p50: q(toPage, 0.5), p99: q(toPage, 0.99), max: q(toPage, 1) }, pageReadToDom: { p50: q(inPage, 0.5), p99: q(inPage, 0.99), max: q(inPage, 1) } },
+      cpuPerWriteMicros: {
+        apiServerProcess: perEvent(clusterCpu / 1e6),
+        driverProcess: perEvent((driverCpu.user + driverCpu.system) / 1e6),
+        pageTask: perEvent(pageSpent('TaskDuration')),
+        pageScript: perEvent(pageSpent('ScriptDuration')),
+        pageLayout: perEvent(pageSpent('LayoutDuration')),
+        pageStyle: perEvent(pageSpent('RecalcStyleDuration')),
+      },
+      storeToDomByWindow: [...byWindow].sort(([a], [b]) => a - b).map(([window, values]) => {
+        values.sort((a, b) => a - b);
+        return { fromSecond: window * 10, events: values.length, p50: q(values, 0.5), p99: q(values, 0.99) };
+      }),
       frames: frames.length,
       frameGapMs: { p50: q(frames, 0.5), p99: q(frames, 0.99), max: q(frames, 1), over50: frames.filter((f) => f > 50).length },
       heapAfterGcMB: heap,
@@ -223,4 +282,6 @@ console.log(
 );
 await browser.close();
 await dashboard.close();
-await cluster.stop();
+await client.destroy();
+clusterProcess.send('stop');
+await new Promise((resolve) => clusterProcess.once('exit', resolve));

@@ -52,6 +52,8 @@ export interface RawWatchLine {
   readonly text: string;
   readonly bytes: number;
   readonly event: WatchEvent;
+  /** When the page read the chunk it came in (`performance.now()`): what it waited in the page is from there. */
+  readonly receivedAt: number;
 }
 
 /**
@@ -73,6 +75,7 @@ export async function* watchLines(path: string, accept: string, signal: AbortSig
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
+      const receivedAt = performance.now();
       let bytes = value;
       if (rest !== undefined) {
         bytes = new Uint8Array(rest.length + value.length);
@@ -85,7 +88,7 @@ export async function* watchLines(path: string, accept: string, signal: AbortSig
       while ((newline = bytes.indexOf(10, from)) >= 0) {
         if (newline > from) {
           const text = decoder.decode(bytes.subarray(from, newline));
-          if (text.trim() !== '') yield { text, bytes: newline - from + 1, event: JSON.parse(text) as WatchEvent };
+          if (text.trim() !== '') yield { text, bytes: newline - from + 1, event: JSON.parse(text) as WatchEvent, receivedAt };
         }
         from = newline + 1;
       }

@@ -140,9 +140,10 @@ export class ResourceView {
       this.#table.apply(changes);
       this.#count.textContent = `${this.#table.size} ${type.name}`;
       this.#refreshDetail(changes);
-      // A measuring hook (bench/dashboard/browser.ts: store to DOM): the versions now in the DOM.
-      const applied = (globalThis as { svcDashboardApplied?: (versions: string[]) => void }).svcDashboardApplied;
-      if (applied !== undefined) applied(lines.map((line) => versionOf(line.event.object) ?? ''));
+      // A measuring hook (bench/dashboard/browser.ts: store to DOM): the versions now in the DOM,
+      // and when the page read each one off the stream.
+      const applied = (globalThis as { svcDashboardApplied?: (versions: string[], receivedAt: number[]) => void }).svcDashboardApplied;
+      if (applied !== undefined) applied(lines.map((line) => versionOf(line.event.object) ?? ''), lines.map((line) => line.receivedAt));
     });
     void listAndWatch<Table>({
       path: collectionPath(type, namespace),
