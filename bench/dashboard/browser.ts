@@ -263,11 +263,16 @@ console.log(
       cpuPerWriteMicros: {
         apiServerProcess: perEvent(clusterCpu / 1e6),
         driverProcess: perEvent((driverCpu.user + driverCpu.system) / 1e6),
-        pageTask: perEvent(pageSpent('TaskDuration')),
-        pageScript: perEvent(pageSpent('ScriptDuration')),
-        pageLayout: perEvent(pageSpent('LayoutDuration')),
-        pageStyle: perEvent(pageSpent('RecalcStyleDuration')),
+        // CPU time, not wall time: the renderer's main thread, and the whole renderer process.
+        pageMainThread: perEvent(pageSpent('ThreadTime')),
+        pageRendererProcess: perEvent(pageSpent('ProcessTime')),
+        // Wall time of the main thread's tasks and of the script in them (inflated by a loaded machine).
+        pageTaskWall: perEvent(pageSpent('TaskDuration')),
+        pageScriptWall: perEvent(pageSpent('ScriptDuration')),
       },
+      // Counts, which a loaded machine does not inflate: how often the page laid out and restyled.
+      pageLayoutsPerSecond: +(pageSpent('LayoutCount') / streamSeconds).toFixed(1),
+      pageStyleRecalcsPerSecond: +(pageSpent('RecalcStyleCount') / streamSeconds).toFixed(1),
       storeToDomByWindow: [...byWindow].sort(([a], [b]) => a - b).map(([window, values]) => {
         values.sort((a, b) => a - b);
         return { fromSecond: window * 10, events: values.length, p50: q(values, 0.5), p99: q(values, 0.99) };
