@@ -81,8 +81,11 @@ export class ObjectTable {
     this.#renderHead();
   }
 
+  /** The columns a watch's first event names again: the rows drawn stay when they are the same. */
   setColumns(columns: readonly Column[]): void {
-    this.#columns = columns.filter((c) => (c.priority ?? 0) === 0);
+    const shown = columns.filter((c) => (c.priority ?? 0) === 0);
+    if (shown.length === this.#columns.length && shown.every((c, i) => c.name === this.#columns[i]!.name)) return;
+    this.#columns = shown;
     this.#drawn.clear();
     this.#renderHead();
   }
