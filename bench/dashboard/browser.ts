@@ -90,8 +90,12 @@ interface PageUnderTest {
   /** Store → DOM latencies by the 10-second window of the run their write was answered in: a backlog grows window by window. */
   readonly byWindow: Map<number, number[]>;
   readonly frames: number[];
+  /** Gaps of the frames a forced GC (the heap figure's) fell in: the bench's doing, not the page's. */
+  readonly gcFrames: number[];
   readonly heap: { atSecond: number; mb: number }[];
   waiting: (string | number)[];
+  /** A GC mark came last in a harvest: the next harvest's first gap is the GC's. */
+  waitingGcMark: boolean;
   unmatched: number;
   metricsAtStart: Record<string, number>;
 }
@@ -101,7 +105,7 @@ async function openPage(label: string, script: string | undefined): Promise<Page
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
   if (script !== undefined) await page.route('**/ui/app.js', (route) => route.fulfill({ status: 200, contentType: 'text/javascript; charset=utf-8', body: script }));
   // Every animation frame's gap to the one before, and when each resourceVersion reached the DOM
-  // and was read off the stream (epoch ms), harvested and cleared by the driver every few seconds.
+  // and was read off the stream (epoch ms), harvested and cleared by the driver every second.
   // A string, not a function: tsx would wrap a function's inner names in a helper the page lacks.
   await page.addInitScript(`
     window.frames_ = [];
@@ -121,11 +125,16 @@ async function openPage(label: string, script: string | undefined): Promise<Page
   const loadedMs = performance.now() - opened;
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');
-  return { label, page, cdp, loadedMs, latencies: [], fromSend: [], toPage: [], inPage: [], byWindow: new Map(), frames: [], heap: [], waiting: [], unmatched: 0, metricsAtStart: {} };
+  return { label, page, cdp, loadedMs, latencies: [], fromSend: [], toPage: [], inPage: [], byWindow: new Map(), frames: [], gcFrames: [], heap: [], waiting: [], waitingGcMark: false, unmatched: 0, metricsAtStart: {} };
 }
 
-/** The JS heap after a full GC: what the page keeps, not what it has not collected yet. */
+/**
+ * The JS heap after a full GC: what the page keeps, not what it has not collected yet. The GC
+ * stops the page's main thread; the frame gap it falls in is marked (-1 before it) and counted
+ * apart.
+ */
 async function heapMB(p: PageUnderTest): Promise<number> {
+  await p.page.evaluate('window.frames_.push(-1)');
   await p.cdp.send('HeapProfiler.collectGarbage');
   const { usedSize } = (await p.cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
   return +(usedSize / 2 ** 20).toFixed(1);
@@ -138,7 +147,15 @@ async function pageMetrics(p: PageUnderTest): Promise<Record<string, number>> {
 
 async function harvest(p: PageUnderTest): Promise<void> {
   const [gaps, applied] = await p.page.evaluate<[number[], (string | number)[]]>('(() => { const r = [window.frames_, window.applied_]; window.frames_ = []; window.applied_ = []; return r; })()');
-  p.frames.push(...gaps);
+  for (let i = 0; i < gaps.length; i++) {
+    if (gaps[i] === -1) {
+      if (i + 1 < gaps.length) p.gcFrames.push(gaps[++i]!);
+      else p.waitingGcMark = true;
+    } else if (p.waitingGcMark) {
+      p.waitingGcMark = false;
+      p.gcFrames.push(gaps[i]!);
+    } else p.frames.push(gaps[i]!);
+  }
   const all = [...p.waiting, ...applied];
   const previous = p.waiting.length;
   p.waiting = [];
@@ -243,7 +260,8 @@ let lastHeap = start;
 let harvesting: Promise<void> | undefined;
 const sampler = setInterval(() => {
   const now = performance.now();
-  if (harvesting !== undefined || now - lastHarvest < 5_000) return;
+  // Every second: each harvest is an evaluate in the page, kept small.
+  if (harvesting !== undefined || now - lastHarvest < 1_000) return;
   lastHarvest = now;
   const measureHeap = now - lastHeap > 60_000;
   if (measureHeap) lastHeap = now;
@@ -304,6 +322,7 @@ const pageReport = async (p: PageUnderTest, atEnd: Record<string, number>) => {
     styleRecalcsPerSecond: +(spent('RecalcStyleCount') / streamSeconds).toFixed(1),
     frames: frames.length,
     frameGapMs: { p50: q(frames, 0.5), p99: q(frames, 0.99), max: q(frames, 1), over50: frames.filter((f) => f > 50).length },
+    frameGapsOfForcedGcMs: p.gcFrames,
     heapAfterGcMB: p.heap,
   };
 };
