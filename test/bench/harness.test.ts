@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { batch, rateLimit } from '../../operators/index.js';
 import { benchOperator, compareReports, recordedEvents, runBenchmarks, syntheticEvents, type RunReport } from '../../src/bench/index.js';
 import { bench } from '../../src/cli/bench-command.js';
-import { toNdjson } from '../../src/testing/index.js';
+import { parseRecording, toNdjson } from '../../src/testing/index.js';
 import { busy, busyOperator } from './fixtures/busy.js';
 
 describe('benchOperator', () => {
@@ -76,9 +76,10 @@ describe('benchOperator', () => {
     expect(result.baseline!.nsPerItem).toBeGreaterThan(0);
   });
 
-  it('reads recorded input: a source\'s SYNCED objects as ADDED, then its events at their times', () => {
+  it('reads recorded input: a source\'s SYNCED objects as ADDED, then its events at their times; a header line is not an event', () => {
     const object = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'a' } });
     const ndjson = toNdjson([
+      { at: 0, header: { corpus: 'test', runtime: 'SIMULATED' } },
       { at: 1, source: 'pods', type: 'SYNCED', objects: [object('a'), object('b')] },
       { at: 5, source: 'pods', type: 'MODIFIED', object: object('a') },
       { at: 6, source: 'nodes', type: 'ADDED', object: object('n') },
@@ -90,6 +91,9 @@ describe('benchOperator', () => {
       [1, 'ADDED', 'b'],
       [5, 'MODIFIED', 'a'],
     ]);
+    // The test kit reads the header too (a replay skips it), and a line of no known kind is refused.
+    expect(parseRecording(ndjson)[0]).toEqual({ at: 0, header: { corpus: 'test', runtime: 'SIMULATED' } });
+    expect(() => parseRecording('{"at":0,"what":1}\n')).toThrow('line 1: neither an event, a write, a result nor a header');
   });
 });
 
