@@ -145,4 +145,16 @@ describe('svc bench and --compare', () => {
     expect(await bench([`--compare=${join(dir, 'nope.json')}`, join(dir, 'empty.mjs')], b.io)).toBe(1);
     expect(b.err.join('\n')).toContain('cannot read');
   });
+
+  it('runs only the benchmarks --filter matches, and refuses a filter that is no regular expression or matches none', async () => {
+    const some = io();
+    expect(await bench(['--isolate=false', '--repeat=1', '--json', '--filter=^bus', join(fixtures, 'busy.bench.ts')], some.io)).toBe(0);
+    expect((JSON.parse(some.out.join('\n')) as RunReport).benches.map((b) => b.name)).toEqual(['busy']);
+    const none = io();
+    expect(await bench(['--filter=nothing-called-this', join(fixtures, 'busy.bench.ts')], none.io)).toBe(1);
+    expect(none.err.join('\n')).toContain("no benchmark's name matches --filter nothing-called-this");
+    const bad = io();
+    expect(await bench(['--filter=(', join(fixtures, 'busy.bench.ts')], bad.io)).toBe(2);
+    expect(bad.err.join('\n')).toContain('--filter');
+  });
 });
