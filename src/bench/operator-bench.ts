@@ -176,6 +176,16 @@ function warmUp(fn: () => void, cpuNs: number): number {
   return (cpuNow() - start) / runs;
 }
 
+/** The options of mitata's `measure` the harness sets (mitata's types do not export theirs). */
+interface MeasureOptions {
+  readonly min_cpu_time: number;
+  readonly min_samples: number;
+  readonly batch_unroll: number;
+  readonly batch_samples: number;
+  readonly heap: () => number;
+  readonly now: () => number;
+}
+
 // mitata's own: the samples it takes at the least, and the calls it unrolls in a batch.
 const MIN_SAMPLES = 12;
 const BATCH_UNROLL = 4;
@@ -188,7 +198,7 @@ const BATCH_UNROLL = 4;
  * Here a batch is as many runs as fill one of the 12 samples' share of `minCpuNs` (a multiple of
  * the unrolling); mitata still decides whether to batch at all.
  */
-function measureOptions(minCpuNs: number, runNs: number): Parameters<typeof measure>[1] {
+function measureOptions(minCpuNs: number, runNs: number): MeasureOptions {
   const perSample = minCpuNs / MIN_SAMPLES;
   const batch = Math.max(BATCH_UNROLL, Math.ceil(perSample / Math.max(1, runNs) / BATCH_UNROLL) * BATCH_UNROLL);
   return { min_cpu_time: minCpuNs, min_samples: MIN_SAMPLES, batch_unroll: BATCH_UNROLL, batch_samples: batch, heap: heapUsed, now: cpuNow };
