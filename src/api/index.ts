@@ -370,6 +370,7 @@ export {
   SIMULATED_NODE_ANNOTATION,
   SIMULATED_NODE_LABEL,
   SIMULATED_RUNTIME_NAME,
+  NODE_TTL_ANNOTATION,
 } from './well-known-keys.js';
 // batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
 export * from './batch/index.js';

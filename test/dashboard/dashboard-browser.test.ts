@@ -257,6 +257,19 @@ describe('dashboard in chromium', () => {
     expect(await row('many/cm-000').count()).toBe(0);
   });
 
+  it('redraws only the rows in view that changed; a row changed off screen shows its change when scrolled to', async () => {
+    // Marks on the drawn elements: a row drawn again is a new element, without the mark.
+    for (const name of ['cm-398', 'cm-399']) await row(`many/${name}`).evaluate((element) => element.setAttribute('data-probe', 'drawn before'));
+    await cluster.client.patch(builtin.configMaps, 'cm-000', { data: { off: 'screen' } }, { namespace: 'many' });
+    await cluster.client.patch(builtin.configMaps, 'cm-398', { data: { in: 'view' } }, { namespace: 'many' });
+    // The watch delivers in order: once cm-398's change is drawn, cm-000's was applied too.
+    await expect.poll(() => row('many/cm-398').locator('td').nth(1).textContent()).toBe('1');
+    expect(await row('many/cm-398').getAttribute('data-probe')).toBeNull();
+    expect(await row('many/cm-399').getAttribute('data-probe')).toBe('drawn before');
+    await page.locator('.resources .scroller').evaluate((scroller) => (scroller.scrollTop = 0));
+    await expect.poll(() => row('many/cm-000').locator('td').nth(1).textContent()).toBe('1');
+  });
+
   it('raised no error in the page', () => {
     expect(pageErrors).toEqual([]);
   });
