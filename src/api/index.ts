@@ -246,7 +246,7 @@ export {
   type VersionConversion,
   type WriteStrategy,
 } from './resource-type.js';
-export { formatMilliQuantity, milliQuantity, milliValue, quantityBytes, quantityValue } from './quantity.js';
+export { formatMilliQuantity, milliQuantity, milliValue, quantityBytes, quantityValue } from '../browser-safe/index.js';
 export { ResourceRegistry, type ApiGroupVersions, type RegistryChange } from './registry.js';
 export { builtinRegistry, builtinTypes } from './builtin/index.js';
 export { reviewTypes } from './builtin/review-groups.js';
