@@ -48,7 +48,7 @@ export const hollowNodesFlags = defineFlags({
   'api-connections': flag.int({
     default: 64,
     valueName: 'n',
-    meaning: "Sockets to the API server each of the fleet's two request clients (pods, status) keeps at most; the nodes' pod watches have a client of their own, one socket each.",
+    meaning: "Sockets to the API server each of the fleet's three request clients (pods, status and Leases, Events) keeps at most; the nodes' pod watches have a client of their own, one socket each.",
     validate: (n) => (n >= 1 ? undefined : 'must be 1 or more'),
   }),
   'cluster-dns': flag.stringSlice({ valueName: 'ip,...', meaning: "The pods' DNS servers (the agent's flag; written to their resolv.conf only)." }),
@@ -126,6 +126,10 @@ export async function startHollowNodes(values: HollowNodesValues, io: CommandIO,
     closers.push(() => client.close());
     const statusClient = await connect('nodeagent/hollow-status', values.apiConnections);
     closers.push(() => statusClient.close());
+    // The pods' Events have a pool of their own, as the kubelet has an event client beside its
+    // heartbeat client: a burst of Events must not hold the sockets the Lease renewals need.
+    const eventClient = await connect('nodeagent/hollow-events', values.apiConnections);
+    closers.push(() => eventClient.close());
     const watchClient = await connect('nodeagent/hollow-watch');
     closers.push(() => watchClient.close());
     const informers = new InformerFactory(watchClient);
@@ -143,6 +147,7 @@ export async function startHollowNodes(values: HollowNodesValues, io: CommandIO,
         namePrefix: values.namePrefix,
         client,
         statusClient,
+        eventClient,
         informers,
         rootDir,
         nodeCidr: values.nodeCidr,

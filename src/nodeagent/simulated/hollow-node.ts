@@ -33,8 +33,10 @@ export interface HollowNodeOptions {
   readonly name: string;
   /** Pod status writes, volumes' API reads (the agent's `--svc-api-qps` client); may be shared by many hollow nodes. */
   readonly client: Client;
-  /** Registration, status, Lease and events (the agent's unthrottled status client); default `client`. */
+  /** Registration, status and Lease (the kubelet's heartbeat client); default `client`. */
   readonly statusClient?: Client | undefined;
+  /** The pods' Events (the kubelet's event client), so that no Event queues ahead of a Lease renewal; default `statusClient`. */
+  readonly eventClient?: Client | undefined;
   /** The informers of the node's pods; may be shared (each node's pods are still their own watch, by field selector). */
   readonly informers: InformerFactory;
   /** The node's runtime; default a new one with `simulation`. */
@@ -101,7 +103,7 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
   };
   const stops: (() => Promise<void> | void)[] = [() => cri.close()];
 
-  const events = nodeAgentEvents({ client: statusClient, qps: nodeOptions.eventQps, burst: nodeOptions.eventBurst, host: name });
+  const events = nodeAgentEvents({ client: options.eventClient ?? statusClient, qps: nodeOptions.eventQps, burst: nodeOptions.eventBurst, host: name });
   stops.push(() => events.stop());
   const sourceOptions = { nodeName: name, informers: options.informers, onProblem: (problem: { origin: string; error: Error }) => onError('pod source', problem.error) };
   const readiness = new SourcesReadiness(configuredSources(sourceOptions));
