@@ -15,7 +15,11 @@
 //     a second page beside the first, in the same browser and the same run, running the page
 //     script bundled from that entry (an older src/dashboard/ui, say from `git worktree add`):
 //     a same-run A/B of two versions of the page under one load.
+//   PROFILE_PAGE=<file>.cpuprofile npm run bench:dashboard
+//     a CPU profile of the (first) page over the stream, its script bundled unminified so the
+//     profile names the functions; the functions with the most self time are printed too.
 import { fork, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { chromium, type CDPSession, type Page } from 'playwright-core';
@@ -29,6 +33,7 @@ const SECONDS = Number(process.env['SECONDS'] ?? 300);
 const CONCURRENCY = Number(process.env['CONCURRENCY'] ?? 128);
 const WRITERS = Number(process.env['WRITERS'] ?? 2);
 const COMPARE_UI = process.env['COMPARE_UI'];
+const PROFILE_PAGE = process.env['PROFILE_PAGE'];
 
 // The API server in a process of its own (cluster-process.ts): docs/benchmarks.md says why.
 type ClusterMessage = { kind: 'ready'; connection: ConnectionOptions } | { kind: 'cpu'; micros: number };
@@ -181,7 +186,7 @@ async function harvest(p: PageUnderTest): Promise<void> {
   }
 }
 
-const pages = [await openPage('page', undefined)];
+const pages = [await openPage('page', PROFILE_PAGE === undefined ? undefined : await bundleUi(new URL('../../src/dashboard/ui/main.ts', import.meta.url).pathname, { minify: false }))];
 if (COMPARE_UI !== undefined) pages.push(await openPage(`page built from ${COMPARE_UI}`, await bundleUi(COMPARE_UI)));
 for (const p of pages) {
   await p.page.evaluate('window.frames_ = []; window.applied_ = []');
@@ -251,6 +256,10 @@ const loadStart = loadavg();
 // CPU per write: this process (dashboard server, its proxy, the Node reader, the writers' threads),
 // the API server's process, and each page (DevTools' Performance metrics).
 for (const p of pages) p.metricsAtStart = await pageMetrics(p);
+if (PROFILE_PAGE !== undefined) {
+  await pages[0]!.cdp.send('Profiler.enable');
+  await pages[0]!.cdp.send('Profiler.start');
+}
 const clusterCpuAtStart = await clusterCpuMicros();
 const cpuAtStart = process.cpuUsage();
 const start = performance.now();
@@ -281,6 +290,22 @@ const loadEnd = loadavg();
 const driverCpu = process.cpuUsage(cpuAtStart);
 const clusterCpu = (await clusterCpuMicros()) - clusterCpuAtStart;
 const metricsAtEnd = await Promise.all(pages.map(pageMetrics));
+/** The page's functions by self time over the stream (sampled), when PROFILE_PAGE asked. */
+let profileTop: { fn: string; selfPercent: number }[] | undefined;
+if (PROFILE_PAGE !== undefined) {
+  type ProfileNode = { id: number; hitCount?: number; callFrame: { functionName: string; url: string; lineNumber: number } };
+  const { profile } = (await pages[0]!.cdp.send('Profiler.stop')) as { profile: { nodes: ProfileNode[] } };
+  writeFileSync(PROFILE_PAGE, JSON.stringify(profile));
+  const self = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const name = `${functionName || '(anonymous)'}${url === '' ? '' : ` ${url.split('/').pop()}:${lineNumber + 1}`}`;
+    self.set(name, (self.get(name) ?? 0) + (node.hitCount ?? 0));
+    total += node.hitCount ?? 0;
+  }
+  profileTop = [...self].sort(([, a], [, b]) => b - a).slice(0, 15).map(([fn, hits]) => ({ fn, selfPercent: +((100 * hits) / Math.max(1, total)).toFixed(1) }));
+}
 // The last events reach the pages; the rest of the tables' frames are counted.
 await pages[0]!.page.waitForTimeout(2_000);
 for (const p of pages) {
@@ -336,6 +361,7 @@ console.log(
       writesFailed: failed,
       cpuPerWriteMicros: { apiServerProcess: perWrite(clusterCpu / 1e6), driverProcess: perWrite((driverCpu.user + driverCpu.system) / 1e6) },
       storeToNodeReaderMs: { reopened: shadowReopened, events: shadowLatencies.length, ...quantiles(shadowLatencies) },
+      ...(profileTop === undefined ? {} : { pageProfileTopSelf: profileTop }),
       ...Object.fromEntries(await Promise.all(pages.map(async (p, i) => [p.label, await pageReport(p, metricsAtEnd[i]!)] as const))),
     },
     null,
