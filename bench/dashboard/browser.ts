@@ -7,7 +7,8 @@
 // `svcDashboardApplied` hook), split where the page read the event off its stream, the CPU each
 // part spent per write, and the JS heap after a forced GC at the start, every minute and at the
 // end (flat = no growth). The API server is a process of its own (cluster-process.ts); the
-// dashboard server and a Node reader of the same watch share this process's main thread; the
+// dashboard server and Node readers of the same watch (through the proxy, and straight from the
+// API server) share this process's main thread, one more reads on a thread of its own; the
 // writers are WRITERS worker threads (patch-writer.ts); chromium is its own processes. The load
 // average is printed beside the figures.
 //   npm run bench:dashboard          (PODS=10000 RATE=1000 SECONDS=300 WRITERS=2 by default)
@@ -23,7 +24,7 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { chromium, type CDPSession, type Page } from 'playwright-core';
-import { request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { builtin, Client, type ConnectionOptions } from '../../src/client/index.js';
 import { bundleUi, startDashboard } from '../../src/dashboard/index.js';
 
@@ -193,39 +194,57 @@ for (const p of pages) {
   p.heap.push({ atSecond: 0, mb: await heapMB(p) });
 }
 
-// A reader beside the page: the same Table watch through the same proxy, read by this process
-// (undici, one line at a time). Its latency against the page's tells where time is spent: in
-// the server and proxy (both) or in chromium (the page's alone).
-const shadowArrived = new Map<string, number>();
-const shadowAbort = new AbortController();
-// A watch the server ends (it closes a watcher that falls 1,000 events behind) is opened again
-// from the last version seen, as the page does; how often is reported.
-let shadowReopened = 0;
-const shadow = (async () => {
-  let from: string | undefined;
-  while (!shadowAbort.signal.aborted) {
-    try {
-      const res = await request(`${dashboard.url}api/v1/namespaces/bench/pods?watch=true&allowWatchBookmarks=true${from === undefined ? '' : `&resourceVersion=${from}`}`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }, signal: shadowAbort.signal, bodyTimeout: 0 });
-      let buffered = '';
-      for await (const chunk of res.body) {
-        const at = Date.now();
-        buffered += (chunk as Buffer).toString();
-        let newline: number;
-        while ((newline = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, newline);
-          buffered = buffered.slice(newline + 1);
-          const event = JSON.parse(line) as { type: string; object: { metadata?: { resourceVersion?: string }; rows?: { object?: { metadata?: { resourceVersion?: string } } }[] } };
-          const version = event.object.rows?.[0]?.object?.metadata?.resourceVersion ?? event.object.metadata?.resourceVersion;
-          if (version !== undefined) from = version;
-          if (event.type === 'MODIFIED' && version !== undefined) shadowArrived.set(version, at);
+// Readers beside the page, in this process (undici, one line at a time): the same Table watch
+// through the same proxy, and straight from the API server. Their latencies against the page's
+// tell where time is spent: in the server (all three), the proxy (the proxied reader and the
+// page) or chromium (the page's alone).
+const readersAbort = new AbortController();
+const apiAgent = new Agent({ connect: { ca: connection.caData }, bodyTimeout: 0 });
+/** A Node reader of the pods' Table watch at `base`; a watch the server ends is opened again. */
+function nodeReader(base: string, headers: Record<string, string>, dispatcher?: Dispatcher) {
+  const arrived = new Map<string, number>();
+  const reader = { arrived, reopened: 0, done: Promise.resolve() };
+  reader.done = (async () => {
+    let from: string | undefined;
+    while (!readersAbort.signal.aborted) {
+      try {
+        const res = await request(`${base}api/v1/namespaces/bench/pods?watch=true&allowWatchBookmarks=true${from === undefined ? '' : `&resourceVersion=${from}`}`, {
+          headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io', ...headers },
+          signal: readersAbort.signal,
+          bodyTimeout: 0,
+          ...(dispatcher === undefined ? {} : { dispatcher }),
+        });
+        let buffered = '';
+        for await (const chunk of res.body) {
+          const at = Date.now();
+          buffered += (chunk as Buffer).toString();
+          let newline: number;
+          while ((newline = buffered.indexOf('\n')) >= 0) {
+            const line = buffered.slice(0, newline);
+            buffered = buffered.slice(newline + 1);
+            const event = JSON.parse(line) as { type: string; object: { metadata?: { resourceVersion?: string }; rows?: { object?: { metadata?: { resourceVersion?: string } } }[] } };
+            const version = event.object.rows?.[0]?.object?.metadata?.resourceVersion ?? event.object.metadata?.resourceVersion;
+            if (version !== undefined) from = version;
+            if (event.type === 'MODIFIED' && version !== undefined) arrived.set(version, at);
+          }
         }
+      } catch {
+        // aborted at the end, or the watch broke: opened again below unless aborted
       }
-    } catch {
-      // aborted at the end, or the watch broke: opened again below unless aborted
+      // The server ends a watch that falls 1,000 events behind: how often is reported.
+      if (!readersAbort.signal.aborted) reader.reopened++;
     }
-    if (!shadowAbort.signal.aborted) shadowReopened++;
-  }
-})();
+  })();
+  return reader;
+}
+const proxiedReader = nodeReader(dashboard.url, {});
+const directReader = nodeReader(`${connection.server}/`, { authorization: `Bearer ${connection.token ?? ''}` }, apiAgent);
+// The same direct watch read on a worker thread of its own (watch-reader.ts), away from the proxy's thread.
+const readerThread = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./watch-reader.ts', import.meta.url).href)}); })`, {
+  eval: true,
+  workerData: { server: connection.server, token: connection.token, caData: connection.caData },
+});
+await new Promise((resolve) => readerThread.once('message', resolve));
 
 // The stream: RATE patches a second (as far as the writers get), spread over WRITERS worker threads.
 type WriterMessage = { kind: 'ready' } | { kind: 'answered'; batch: (string | number)[] } | { kind: 'done'; sent: number; failed: number };
@@ -312,8 +331,13 @@ for (const p of pages) {
   await harvest(p);
   p.heap.push({ atSecond: Math.round(streamSeconds), mb: await heapMB(p) });
 }
-shadowAbort.abort();
-await shadow;
+readersAbort.abort();
+const threadRead = new Promise<{ arrived: (string | number)[]; reopened: number }>((resolve) => readerThread.once('message', resolve));
+readerThread.postMessage('stop');
+const { arrived: threadArrived, reopened: threadReopened } = await threadRead;
+await readerThread.terminate();
+await Promise.all([proxiedReader.done, directReader.done]);
+await apiAgent.close();
 
 const q = (values: number[], p: number) => +(values[Math.min(values.length - 1, Math.floor(p * values.length))] ?? 0).toFixed(1);
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
@@ -322,10 +346,15 @@ const quantiles = (values: number[]) => {
   return { p50: q(s, 0.5), p99: q(s, 0.99), max: q(s, 1) };
 };
 const perWrite = (seconds: number) => +((seconds * 1e6) / Math.max(1, done)).toFixed(1);
-const shadowLatencies = [...shadowArrived].flatMap(([version, at]) => {
-  const answered = committed.get(version)?.answered;
-  return answered === undefined ? [] : [Math.max(0, at - answered)];
-});
+const threadReader = { arrived: new Map<string, number>(), reopened: threadReopened };
+for (let i = 0; i < threadArrived.length; i += 2) threadReader.arrived.set(threadArrived[i] as string, threadArrived[i + 1] as number);
+const readerReport = (reader: { arrived: Map<string, number>; reopened: number }) => {
+  const latencies = [...reader.arrived].flatMap(([version, at]) => {
+    const answered = committed.get(version)?.answered;
+    return answered === undefined ? [] : [Math.max(0, at - answered)];
+  });
+  return { reopened: reader.reopened, events: latencies.length, ...quantiles(latencies) };
+};
 const pageReport = async (p: PageUnderTest, atEnd: Record<string, number>) => {
   const spent = (name: string) => (atEnd[name] ?? 0) - (p.metricsAtStart[name] ?? 0);
   const frames = sorted(p.frames);
@@ -360,7 +389,9 @@ console.log(
       writesPerSecond: Math.round(done / streamSeconds),
       writesFailed: failed,
       cpuPerWriteMicros: { apiServerProcess: perWrite(clusterCpu / 1e6), driverProcess: perWrite((driverCpu.user + driverCpu.system) / 1e6) },
-      storeToNodeReaderMs: { reopened: shadowReopened, events: shadowLatencies.length, ...quantiles(shadowLatencies) },
+      storeToNodeReaderMs: readerReport(proxiedReader),
+      storeToNodeReaderWithoutProxyMs: readerReport(directReader),
+      storeToReaderThreadWithoutProxyMs: readerReport(threadReader),
       ...(profileTop === undefined ? {} : { pageProfileTopSelf: profileTop }),
       ...Object.fromEntries(await Promise.all(pages.map(async (p, i) => [p.label, await pageReport(p, metricsAtEnd[i]!)] as const))),
     },
