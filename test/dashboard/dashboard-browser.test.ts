@@ -6,14 +6,14 @@
  * in the resource picker; the watch inspector shows the raw events, pauses, resumes and exports
  * them as the test kit's NDJSON. With DASHBOARD_SCREENSHOTS=1 it also writes docs/dashboard-*.png.
  */
-import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtin, resource } from '../../src/client/index.js';
 import { startDashboard, type Dashboard } from '../../src/dashboard/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
+import { launchChromium } from '../support/chromium.js';
 
 const docs = join(import.meta.dirname, '..', '..', 'docs');
 const screenshots = process.env['DASHBOARD_SCREENSHOTS'] === '1';
@@ -24,18 +24,10 @@ let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
-/** Debian's chromium, which provision installs; a missing one fails the suite, never skips it. */
-function chromiumPath(): string {
-  const found = spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).stdout.trim();
-  if (found === '') throw new Error('chromium is not installed (scripts/provision.mjs installs Debian\'s chromium)');
-  return found;
-}
-
 beforeAll(async () => {
   cluster = await startTestCluster({ namespaces: ['browser', 'other', 'many'] });
   dashboard = await startDashboard({ connection: cluster.connection, port: 0 });
-  // --no-sandbox: the tests run as root, where chromium's sandbox refuses to start.
-  browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox'] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 760 }, acceptDownloads: true });
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(dashboard.url);
