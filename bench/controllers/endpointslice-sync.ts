@@ -30,6 +30,7 @@ await Promise.all(
     }
   }),
 );
+process.stderr.write(`setup done\n`);
 const informers = new InformerFactory(cluster.newClient({ userAgent: 'loop' }));
 const pods = informers.informer(builtin.pods);
 pods.start();
