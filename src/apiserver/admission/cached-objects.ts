@@ -6,6 +6,8 @@ import type { ResourceCaches } from '../resource-caches.js';
 import type { ServedObject } from '../served-object.js';
 import { deepFreezeObject } from './freeze.js';
 
+const MAX_REMEMBERED_LISTS = 4096;
+
 interface Version {
   readonly object: ServedObject;
 }
@@ -18,6 +20,9 @@ interface Version {
  */
 export class CachedObjects {
   readonly #parsed = new WeakMap<Version, ApiObject>();
+  // The last list of each collection with the cache revision it was taken at: admission lists the
+  // same (mostly empty) collections on every write, and they change far more rarely than that.
+  readonly #lists = new Map<string, { readonly revision: number; readonly items: readonly ApiObject[] }>();
 
   constructor(
     private readonly caches: ResourceCaches,
@@ -27,10 +32,19 @@ export class CachedObjects {
   /** The current objects of a type (in one namespace, or all of them). */
   list(type: ResourceType, namespace?: string): readonly ApiObject[] {
     const prefix = collectionPrefix(this.store, type, namespace);
-    return this.caches
-      .of(type)
-      .list({ prefix })
-      .items.map((version) => this.parse(version));
+    const cache = this.caches.of(type);
+    // A cache's revision moves with every event it applies, so an unchanged revision is an unchanged
+    // state; a cache that is not following the store is asked again (and refuses as it does).
+    const last = this.#lists.get(prefix);
+    if (last !== undefined && cache.following && last.revision === cache.revision) return last.items;
+    const revision = cache.revision;
+    const items = Object.freeze(cache.list({ prefix }).items.map((version) => this.parse(version)));
+    if (cache.following) {
+      // One entry per collection asked for (types and namespaces, not objects), bounded all the same.
+      if (this.#lists.size >= MAX_REMEMBERED_LISTS) this.#lists.clear();
+      this.#lists.set(prefix, { revision, items });
+    }
+    return items;
   }
 
   get(type: ResourceType, namespace: string | undefined, name: string): ApiObject | undefined {

@@ -34,7 +34,7 @@ export async function createObject(
   const prefix: unknown = body.metadata.generateName;
   const generated = !body.metadata.name && typeof prefix === 'string' && prefix !== '';
   const named = (meta: ObjectMeta): ObjectMeta => (generated ? { ...meta, name: generateName(prefix) } : meta);
-  let object = { ...body, metadata: named(body.metadata) };
+  let object = generated ? { ...body, metadata: named(body.metadata) } : body;
   if (!options.prepared) object = validateForWrite(ctx, object, options.fields);
   await yieldIfLarge(ctx);
   // The uid is the object's from here, as Kubernetes fills it before admission: a strategy may
@@ -46,7 +46,7 @@ export async function createObject(
   const dryRun = dryRunOf(ctx);
   object = (await admitWrite(ctx, { operation: 'CREATE', object, dryRun, optionsKind: 'CreateOptions', revalidate: (o) => revalidate(ctx, o) }))!;
   // After admission: a Pod's QoS class reflects the resources LimitRanger may have defaulted.
-  object = statusOnCreate(type, prepareForCreate(object, new Date(), uid));
+  object = statusOnCreate(type, prepareForCreate(object, Date.now(), uid));
   if (type === namespaceType(registry)) object = prepareNamespace(object);
   // After the status split: the defaults include the status fields Go always writes. A create's
   // manager owns the defaulted fields too, an apply's only the fields of its configuration.

@@ -98,6 +98,43 @@ export function toFieldsV1(set: FieldSet): JsonObject {
   return root;
 }
 
+/**
+ * A stored managedFields entry's field set, decoded once per FieldsV1 text and shared: every write
+ * to an object decodes each of its managers' entries and encodes them again, and most of them
+ * (the managers the write does not touch) are the same from one write to the next. The set is
+ * shared: copy it before changing it. Its wire form (`fieldsV1Of`) is then encoded once too.
+ */
+export function sharedFieldSet(fields: unknown): FieldSet {
+  if (!isJsonObject(fields)) return fromFieldsV1(fields);
+  const text = JSON.stringify(fields);
+  let set = decodedFieldsV1.get(text);
+  if (!set) {
+    set = fromFieldsV1(fields);
+    sharedSets.add(set);
+    if (decodedFieldsV1.size >= MAX_SHARED_FIELD_SETS) decodedFieldsV1.clear();
+    decodedFieldsV1.set(text, set);
+  }
+  return set;
+}
+const MAX_SHARED_FIELD_SETS = 4096;
+const decodedFieldsV1 = new Map<string, FieldSet>();
+const sharedSets = new WeakSet<FieldSet>();
+const encodedFieldSets = new WeakMap<FieldSet, JsonObject>();
+
+/** `toFieldsV1(set)`, kept for a shared set (its result deep-frozen: many objects hold it). */
+export function fieldsV1Of(set: FieldSet): JsonObject {
+  let wire = encodedFieldSets.get(set);
+  if (wire) return wire;
+  wire = toFieldsV1(set);
+  if (sharedSets.has(set)) encodedFieldSets.set(set, deepFreeze(wire));
+  return wire;
+}
+
+function deepFreeze(node: JsonObject): JsonObject {
+  for (const key of Object.keys(node)) deepFreeze(node[key] as JsonObject);
+  return Object.freeze(node);
+}
+
 export function fromFieldsV1(fields: unknown): FieldSet {
   const set: FieldSet = new Set();
   const visit = (node: unknown, path: string) => {
@@ -115,28 +152,30 @@ const MISSING = Symbol('missing');
 /** The value at a field path in an object; MISSING when absent. */
 export function valueAtPath(object: unknown, path: string): unknown {
   let current: unknown = object;
-  for (const element of splitPath(path)) {
-    const kind = element.slice(0, 2);
-    const rest = element.slice(2);
-    if (kind === 'f:') {
-      if (!isJsonObject(current) || !hasField(current, rest)) return MISSING;
-      current = current[rest];
-    } else if (kind === 'k:') {
-      if (!Array.isArray(current)) return MISSING;
-      const key = JSON.parse(rest) as JsonObject;
-      const found = itemsByKey(current, Object.keys(key)).get(JSON.stringify(key));
-      if (found === undefined) return MISSING;
-      current = found;
-    } else if (kind === 'v:') {
-      if (!Array.isArray(current)) return MISSING;
-      const value = JSON.parse(rest) as unknown;
-      if (!itemsByKey(current, undefined).has(JSON.stringify(value))) return MISSING;
-      current = value;
-    } else {
-      return MISSING;
-    }
-  }
+  for (const element of splitPath(path)) current = childAt(current, element);
   return current;
+}
+
+/** One step of a field path (MISSING stays MISSING). */
+function childAt(current: unknown, element: string): unknown {
+  const kind = element.slice(0, 2);
+  const rest = element.slice(2);
+  if (kind === 'f:') {
+    if (!isJsonObject(current) || !hasField(current, rest)) return MISSING;
+    return current[rest];
+  }
+  if (kind === 'k:') {
+    if (!Array.isArray(current)) return MISSING;
+    const key = JSON.parse(rest) as JsonObject;
+    const found = itemsByKey(current, Object.keys(key)).get(JSON.stringify(key));
+    return found === undefined ? MISSING : found;
+  }
+  if (kind === 'v:') {
+    if (!Array.isArray(current)) return MISSING;
+    const value = JSON.parse(rest) as unknown;
+    return itemsByKey(current, undefined).has(JSON.stringify(value)) ? value : MISSING;
+  }
+  return MISSING;
 }
 
 /**
@@ -171,8 +210,47 @@ function itemsByKey(list: readonly unknown[], fields: readonly string[] | undefi
   return index;
 }
 
-/** Whether the two objects hold the same value at `path` (both absent counts as the same). */
-export const sameAt = (a: unknown, b: unknown, path: string) => jsonEqual(valueAtPath(a, path), valueAtPath(b, path));
+/**
+ * Whether the two objects hold the same value at `path` (both absent counts as the same). Both are
+ * walked together and the answer is yes as soon as they share a value on the way: a write keeps
+ * what it does not change (a status write the stored spec, a patch the subtrees it leaves), so
+ * most paths end at their first element instead of being looked up twice and compared.
+ */
+export function sameAt(a: unknown, b: unknown, path: string): boolean {
+  let x = a;
+  let y = b;
+  for (const element of splitPath(path)) {
+    if (x === y) return true;
+    x = childAt(x, element);
+    y = childAt(y, element);
+  }
+  return jsonEqual(x, y);
+}
+
+const SHARED: readonly [unknown, unknown] = [MISSING, MISSING];
+
+/**
+ * `sameAt(a, b, path)` for many paths of the same two objects: each path prefix is looked up once
+ * (the paths of a field set share most of theirs: every field of a list item repeats the item's
+ * key lookup), and everything below a value the two objects share is the same at once.
+ */
+export function sameAtEach(a: unknown, b: unknown): (path: string) => boolean {
+  const pairs = new Map<string, readonly [unknown, unknown]>();
+  const pairAt = (path: string): readonly [unknown, unknown] => {
+    let pair = pairs.get(path);
+    if (pair) return pair;
+    const cut = path.lastIndexOf(SEP);
+    const [x, y] = cut < 0 ? [a, b] : pairAt(path.slice(0, cut));
+    const element = cut < 0 ? path : path.slice(cut + 1);
+    pair = x === y ? SHARED : [childAt(x, element), childAt(y, element)];
+    pairs.set(path, pair);
+    return pair;
+  };
+  return (path) => {
+    const [x, y] = pairAt(path);
+    return x === y || jsonEqual(x, y);
+  };
+}
 
 /** Removes the field at `path` from `object` (in place); a missing path is left alone. */
 export function removePath(object: JsonObject, path: string): void {
