@@ -29,9 +29,9 @@ export interface EndpointSliceControllerOptions {
    * Slice writes of one phase of a sync in flight at once (`applySlices`' `writesInFlight`;
    * default 4). A sync of a busy Service rewrites most of its slices, and a flip waits for two
    * syncs' writes (the one running, then its own): one after another that is two chains of ~50
-   * round trips; four at a time cut the loop's part of a flip's latency about four-fold for about
-   * twice the writes, while 16 or a whole phase at once bought no more latency and flooded the
-   * slice watchers (docs/benchmarks.md, issue #24).
+   * round trips; four at a time cut a sync's time and the flip → slice p99 three- to four-fold
+   * for two to three times the writes, while 16 or a whole phase at once bought no shorter sync
+   * and flooded the slice watchers (docs/benchmarks.md, issue #24).
    */
   readonly writesInFlight?: number;
   /** Called after each sync of a Service with a selector, with what it did and when (the bench splits a flip's latency by it). */
