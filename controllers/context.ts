@@ -29,8 +29,8 @@ export interface ControllerContext {
   readonly controllerDefaults: (name?: string) => ControllerDefaults;
 }
 
-/** What the manager sets on every controller: its stop signal, drain bound and metrics hook. */
-export type ControllerDefaults = Pick<ControllerOptions<unknown>, 'stop$' | 'drainTimeoutMs' | 'metrics'>;
+/** What the manager sets on every controller: its stop signal, drain bound and metrics hooks. */
+export type ControllerDefaults = Pick<ControllerOptions<unknown>, 'stop$' | 'drainTimeoutMs' | 'metrics' | 'onReconcileStart'>;
 
 /** A control loop as the manager starts it. */
 export type ControlLoop = (context: ControllerContext) => Observable<ControllerResult<unknown>>;

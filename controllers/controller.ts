@@ -1,4 +1,4 @@
-import { NEVER, Observable, combineLatest, defer, isObservable, map, merge, switchMap, take, takeUntil, timer, type SchedulerLike } from 'rxjs';
+import { NEVER, Observable, combineLatest, defer, isObservable, map, merge, switchMap, take, takeUntil, tap, timer, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import {
   toKey,
   toOwnerKey,
@@ -52,6 +52,27 @@ export interface OwnedSource {
   readonly kind: string;
 }
 
+/**
+ * A reconcile starting, with the trigger that made its key due: what `onReconcileStart` is told.
+ * The trigger is the first since the key's last start — later ones coalesce into the same run,
+ * as in the work queue — so `startedAt - triggeredAt` is the longest any of them waited.
+ */
+export interface ReconcileStart {
+  /** The controller's name. */
+  readonly controller: string;
+  readonly key: string;
+  /**
+   * What made the key due: the event of a `for` or `owns` source (an informer's `{ type, old,
+   * object }`, or the object a plain Observable emitted), or the key a `watches` source emitted.
+   * Absent when nothing did since the last start: a retry, a `requeueAfter`.
+   */
+  readonly trigger?: unknown;
+  /** When the trigger reached the controller (ms: the scheduler's clock if one was given, else `performance.now()`); absent with `trigger`. */
+  readonly triggeredAt?: number;
+  /** When the reconcile started (ms, the same clock). */
+  readonly startedAt: number;
+}
+
 export interface ControllerOptions<R = undefined> {
   /** Names the controller in results and logs. */
   readonly name: string;
@@ -80,6 +101,12 @@ export interface ControllerOptions<R = undefined> {
   readonly drainTimeoutMs?: number;
   /** Instrumentation of the controller's work queue (the manager's per-controller metrics). */
   readonly metrics?: WorkqueueMetrics;
+  /**
+   * Called as each reconcile starts, with the trigger that made its key due and when it came (the
+   * runtime's event → reconcile start metrics). Called synchronously on the controller's path: it
+   * must be cheap. Without it the controller keeps no record of triggers.
+   */
+  readonly onReconcileStart?: (start: ReconcileStart) => void;
   readonly scheduler?: SchedulerLike;
 }
 
@@ -113,20 +140,48 @@ export function controller<R = undefined>(options: ControllerOptions<R>): Observ
   const stop$ = options.stop$ ?? NEVER;
   const sources: Source<unknown>[] = [options.for, ...(options.owns ?? []).map((owned) => owned.events), ...(options.watches ?? [])];
   const waitFor = sources.flatMap((source) => (isSyncedSource(source) ? [source.synced$] : []));
-  const triggers = merge(
-    eventsOf(options.for).pipe(toKey()),
-    ...(options.owns ?? []).map((owned) => eventsOf(owned.events).pipe(toOwnerKey(owned.kind, owned.group))),
-    ...(options.watches ?? []).map(eventsOf),
-  ).pipe(takeUntil(stop$));
+  // Each key's first trigger since its last start, kept only for onReconcileStart. The key
+  // operators are synchronous: the event being mapped is the one whose key comes out.
+  const buildTriggers = (due?: Map<string, { trigger: unknown; at: number }>, now?: () => number): Observable<string> => {
+    const traced = <E>(events: Observable<E>, toKeys: OperatorFunction<E, string>): Observable<string> => {
+      if (due === undefined || now === undefined) return events.pipe(toKeys);
+      let current: E | undefined;
+      return events.pipe(
+        tap((event) => (current = event)),
+        toKeys,
+        tap((key) => {
+          if (!due.has(key)) due.set(key, { trigger: current, at: now() });
+        }),
+      );
+    };
+    return merge(
+      traced(eventsOf(options.for), toKey()),
+      ...(options.owns ?? []).map((owned) => traced(eventsOf(owned.events), toOwnerKey(owned.kind, owned.group))),
+      ...(options.watches ?? []).map((source) => traced(eventsOf(source), (keys) => keys)),
+    ).pipe(takeUntil(stop$));
+  };
+  const onStart = options.onReconcileStart;
   // The drain is bounded: once stop$ has fired, a reconcile still running after the timeout is cut.
   const cut$ = options.stop$ ? stop$.pipe(take(1), switchMap(() => timer(options.drainTimeoutMs ?? 30_000, options.scheduler))) : NEVER;
   // Each subscription is a run of its own, with its own gate.
   return defer(() => {
     const gate = new SyncGate(waitFor);
     const synced = (): boolean => gate.synced;
-    return gate.hold(triggers).pipe(
+    // Sub-millisecond unless a scheduler is given (virtual time in tests): Date.now() would round.
+    const scheduler = options.scheduler;
+    const now = scheduler === undefined ? (): number => performance.now() : (): number => scheduler.now();
+    const due = onStart === undefined ? undefined : new Map<string, { trigger: unknown; at: number }>();
+    const started = (key: string): void => {
+      const first = due!.get(key);
+      due!.delete(key);
+      onStart!({ controller: options.name, key, ...(first === undefined ? {} : { trigger: first.trigger, triggeredAt: first.at }), startedAt: now() });
+    };
+    return gate.hold(buildTriggers(due, now)).pipe(
       workqueue<string, R>({
-        work: (key, context) => options.reconcile(key, { ...context, synced }),
+        work: (key, context) => {
+          if (due !== undefined) started(key);
+          return options.reconcile(key, { ...context, synced });
+        },
         concurrency: options.concurrency ?? 1,
         ...(options.backoff !== undefined ? { backoff: options.backoff } : {}),
         ...(options.bucket !== undefined ? { bucket: options.bucket } : {}),

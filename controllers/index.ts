@@ -1,6 +1,6 @@
 // Public surface of controllers/: the controller builder, the context loops get, the loops, and the controller manager.
 export { controller } from './controller.js';
-export type { ControllerOptions, ControllerResult, OwnedSource, ReconcileContext, Source, SyncedSource } from './controller.js';
+export type { ControllerOptions, ControllerResult, OwnedSource, ReconcileContext, ReconcileStart, Source, SyncedSource } from './controller.js';
 export type { ControllerContext, ControllerDefaults, ControlLoop } from './context.js';
 export { namespaceController } from './namespace/index.js';
 export { ROOT_CA_CONFIGMAP, rootCaPublisher } from './root-ca-publisher/index.js';

@@ -1,15 +1,40 @@
-// Child process of bench/controllers/namespace.ts: a real svc-apiserver over HTTPS on the embedded
-// store (sqlite in the data dir given as argv[2]). Prints `{"svcconfig": <path>}` once it listens;
-// exits on the IPC message "stop".
+// Child process of bench/controllers/namespace.ts, manager-scale.ts and others: a real svc-apiserver
+// over HTTPS on the embedded store (sqlite in the data dir given as argv[2]; argv[3] may name another
+// --storage, e.g. memory). Prints `{"svcconfig": <path>}` once it listens; exits on the IPC message "stop".
+// `{ podUpdates: PodUpdateJob }` (manager-scale.ts, VIA=store) sets each pod's SENT_ANNOTATION by a
+// compare-and-swap on its stored JSON in this process: the same store → watch cache → watch event
+// a PATCH makes, without the HTTP write path's cost (request, admission, validation), which one
+// process cannot run 1,000 times a second on this machine; answers `{ podUpdates: PodUpdateResult }`.
 import { startApiServer } from '../../src/cli/apiserver-command.js';
+import { pacedUpdates, SENT_ANNOTATION, sentNow, type PodUpdateJob } from './paced-load.js';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: server.ts <data-dir>');
-const server = await startApiServer(['--storage=sqlite', '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`]);
+const server = await startApiServer([`--storage=${process.argv[3] ?? 'sqlite'}`, '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`]);
+
+/** One pod's annotation set to now, straight in the store (again on a conflict with another writer). */
+async function stamp(namespace: string, pod: string): Promise<void> {
+  const key = `${server.store.prefix}core/pods/${namespace}/${pod}`;
+  for (;;) {
+    const stored = await server.store.get(key);
+    if (stored === undefined) throw new Error(`${key} is not stored`);
+    const object = JSON.parse(Buffer.from(stored.value).toString('utf8')) as { metadata: { annotations?: Record<string, string> } };
+    object.metadata.annotations = { ...object.metadata.annotations, [SENT_ANNOTATION]: sentNow() };
+    try {
+      await server.store.update(key, Buffer.from(JSON.stringify(object)), stored.modRevision);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'Conflict') throw error;
+    }
+  }
+}
+
 process.on('message', async (message) => {
   if (message === 'stop') {
     await server.close();
     process.exit(0);
   }
+  const job = (message as { podUpdates?: PodUpdateJob }).podUpdates;
+  if (job !== undefined) process.send!({ podUpdates: await pacedUpdates(job, (pod) => stamp(job.namespace, pod), 256) });
 });
 process.stdout.write(`${JSON.stringify({ svcconfig: server.svcconfigPath })}\n`);

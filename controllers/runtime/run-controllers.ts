@@ -208,6 +208,7 @@ export async function runControllers(options: ControllerRuntimeOptions): Promise
         startIntervalMs: options.startIntervalMs ?? 0,
         ...(options.informerOptions ? { informerOptions: options.informerOptions } : {}),
         metrics: (loop) => activity.instrument(loop, metrics.queue(loop)),
+        ...(metrics.tracesReconcileStarts ? { onReconcileStart: (loop: string) => metrics.reconcileStart(loop) } : {}),
         onResult: (loop, result) => activity.record(loop, result),
         events,
         log,

@@ -1,7 +1,7 @@
 import { ReplaySubject, timer, type Subscription } from 'rxjs';
 import { InformerFactory, type Client, type EventRecorder, type InformerFactoryOptions } from '../../src/client/index.js';
 import type { ControllerContext, ControlLoop } from '../context.js';
-import type { ControllerResult } from '../controller.js';
+import type { ControllerResult, ReconcileStart } from '../controller.js';
 import type { WorkqueueMetrics } from '../../operators/index.js';
 import type { ManagerLog } from './log.js';
 
@@ -21,6 +21,8 @@ export interface TermOptions {
   /** `--controller-start-interval`: wait between starting one loop and the next. */
   readonly startIntervalMs?: number;
   readonly metrics?: (name: string) => WorkqueueMetrics;
+  /** Each controller's reconcile starts with their triggers, by controller name (the event → reconcile start metrics). */
+  readonly onReconcileStart?: (name: string) => (start: ReconcileStart) => void;
   /** The runtime's recorder: each loop gets a view of it reporting as the loop's name. */
   readonly events: EventRecorder;
   readonly log: ManagerLog;
@@ -52,7 +54,12 @@ export function startTerm(options: TermOptions): Term {
     informers,
     events: options.events.forComponent(loopName),
     stop$,
-    controllerDefaults: (name = loopName) => ({ stop$, drainTimeoutMs: options.drainTimeoutMs, ...(options.metrics ? { metrics: options.metrics(name) } : {}) }),
+    controllerDefaults: (name = loopName) => ({
+      stop$,
+      drainTimeoutMs: options.drainTimeoutMs,
+      ...(options.metrics ? { metrics: options.metrics(name) } : {}),
+      ...(options.onReconcileStart ? { onReconcileStart: options.onReconcileStart(name) } : {}),
+    }),
   });
   const started: string[] = [];
   const failed = new Map<string, string>();

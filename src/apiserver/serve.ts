@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
-import { openStore, type BackendName } from '../storage/index.js';
+import { openStore, type BackendName, type Store } from '../storage/index.js';
 import { buildApp } from './app.js';
 import type { NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
 import type { ConnectionTimeouts } from './connection-timeouts.js';
@@ -180,6 +180,12 @@ export interface ServingApiServer {
   /** PEM of the CA clients must trust; `undefined` when a given certificate chains to no root in its file. */
   readonly caPem: string | undefined;
   readonly adminToken: string;
+  /**
+   * The store the server serves from. A write made here reaches watchers as any write does (the
+   * watch cache follows the store), without the API's admission and validation: for benchmarks
+   * and tests that need writes the HTTP path cannot make fast enough.
+   */
+  readonly store: Store;
   /** Stops listening (open requests and watches end), then closes the store. Idempotent. */
   close(): Promise<void>;
 }
@@ -333,5 +339,5 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
         await opened.close();
       }
     })());
-  return { url, listenUrl: urlFor(config.bindAddress, port), port, caPem: serving.caPem, adminToken, close };
+  return { url, listenUrl: urlFor(config.bindAddress, port), port, caPem: serving.caPem, adminToken, store: opened.store, close };
 }

@@ -402,7 +402,7 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
           },
         }
       : {}),
-    metrics: { disabled: new Set(f.disabledMetrics), allowLabels: await allowLabels(settings) },
+    metrics: { disabled: new Set(f.disabledMetrics), allowLabels: await allowLabels(settings), ...(f.latencyAnnotation ? { latencyAnnotation: f.latencyAnnotation } : {}) },
     userAgent: `svc-controller-manager/${settings.reportedVersion}`,
     log,
   };

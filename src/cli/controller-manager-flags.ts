@@ -293,6 +293,11 @@ export const controllerManagerFlags = defineFlags({
   }),
   'allow-metric-labels-manifest': flag.string({ valueName: 'path', meaning: "YAML file mapping '<metric>,<label>' to the allowed values ('v1,v2'), the same allow-list as --allow-metric-labels." }),
   'disabled-metrics': flag.stringSlice({ meaning: 'Fully qualified names of metrics to disable; takes precedence over showing hidden metrics.' }),
+  'latency-annotation': flag.string({
+    valueName: 'key',
+    meaning: "An annotation a writer sets to its send time (ms since the epoch): the reconciles its changes start are observed in controller_sent_to_reconcile_start_seconds, write to reconcile start by this host's clock. Empty: off. (svc's own, for benchmarks.)",
+    validate: (key) => (key === '' || /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(key) ? undefined : 'not an annotation key'),
+  }),
   'show-hidden-metrics-for-version': flag.string({
     valueName: '<major>.<minor>',
     meaning: 'The previous minor version whose hidden metrics are shown. svc hides no metrics yet, so this only checks the version.',

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { quantityValue, type Pod } from '../api/index.js';
+import { quantityValue, type Node, type Pod } from '../api/index.js';
 import { Registry } from 'prom-client';
 import { connectable, distinctUntilChanged, filter, map, Subject, type Subscription } from 'rxjs';
 import { apiThrottle } from '../../operators/index.js';
@@ -35,6 +35,7 @@ import {
   mirrorPods,
   nodeImagesReader,
   nodeName as nodeNameOf,
+  nodeObjectTtlMs,
   nodeResources,
   parseLogMaxSize,
   podSources,
@@ -331,9 +332,12 @@ async function startWithRuntime(
   const managerMetrics = new Registry();
   registerResourceManagerMetrics(resources, managerMetrics);
   let reconcileCpusets = (): void => {};
+  // The Node (and its ttl annotation) is known once the status loop below has registered it.
+  let registeredNode = (): Node | undefined => undefined;
   const workers = startPodWorkers({
     cri,
     client,
+    objectCacheTtlMs: () => nodeObjectTtlMs(registeredNode()),
     updates$,
     readiness,
     nodeName: name,
@@ -491,6 +495,7 @@ async function startWithRuntime(
       onError: (what, error) => warn(`${what}: ${(error as Error).message}`),
     });
     stops.push(() => nodeStatus.stop());
+    registeredNode = () => nodeStatus.node();
     subscriptions.push(podCidrFollower(nodeStatus, cri, values.containerRuntimeEndpoint, warn));
     subscriptions.push(
       mirrorPods({ client, informers, nodeName: name, updates: updates$, readiness }).subscribe((result) => {

@@ -85,8 +85,8 @@ const SPEC_DEFAULTS: Record<string, unknown> = {
 const camel = (name: string) => name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 describe('svc-controller-manager options', () => {
-  it('declares every option of the spec, plus --controllers, --controller-module, --config and --hostpath-provisioner-root, and nothing it does not document', () => {
-    expect(Object.keys(controllerManagerFlags).sort()).toEqual([...Object.keys(SPEC_DEFAULTS), 'controllers', 'controller-module', 'config', 'hostpath-provisioner-root'].sort());
+  it('declares every option of the spec, plus --controllers, --controller-module, --config, --hostpath-provisioner-root and --latency-annotation, and nothing it does not document', () => {
+    expect(Object.keys(controllerManagerFlags).sort()).toEqual([...Object.keys(SPEC_DEFAULTS), 'controllers', 'controller-module', 'config', 'hostpath-provisioner-root', 'latency-annotation'].sort());
   });
 
   it('gives every option the default the spec states', () => {

@@ -1,10 +1,10 @@
-import { Subject, firstValueFrom, filter, take, toArray } from 'rxjs';
+import { Subject, asyncScheduler, firstValueFrom, filter, take, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStatusError } from '../../src/api/index.js';
 import { builtin, Informer } from '../../src/client/index.js';
-import { controller, type ControllerResult } from '../../controllers/index.js';
-import { generationChanged, toKey } from '../../operators/index.js';
+import { controller, type ControllerResult, type ReconcileStart } from '../../controllers/index.js';
+import { generationChanged, requeueAfter, toKey } from '../../operators/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 
 const obj = (name: string, owner?: string) => ({
@@ -23,6 +23,51 @@ describe('controller (virtual time)', () => {
         b: { type: 'awaitChange', key: 'ns/b', item: 'ns/b', attempts: 1, controller: 'test' },
         c: { type: 'awaitChange', key: 'ns/c', item: 'ns/c', attempts: 1, controller: 'test' },
       });
+    });
+  });
+});
+
+describe('controller onReconcileStart (virtual time)', () => {
+  it("reports each start with the trigger that made its key due: the first of coalesced ones, one that came during a run, none for a requeue", () => {
+    new TestScheduler((actual, expected) => expect(actual).toEqual(expected)).run(({ hot, cold, flush }) => {
+      const a1 = { type: 'MODIFIED', object: obj('a') };
+      const a2 = { type: 'MODIFIED', object: obj('a') };
+      const a3 = { type: 'MODIFIED', object: obj('a') };
+      const x = { type: 'MODIFIED', object: obj('x', 'b') };
+      // One worker; a run takes 4 frames. b runs at 1; a1 (3) and a2 (4) wait and coalesce into
+      // a's run at 5 (a1 is its trigger); x (owned by b, 4) came during b's run and starts b again
+      // at 9; a3 came during a's run (6) and starts a again at 13. The watches source's key `ns/w`
+      // (12) waits for that run, then requeues itself: its second run has no trigger.
+      const primary = hot('-b-pq-r---------', { b: { type: 'ADDED', object: obj('b') }, p: a1, q: a2, r: a3 });
+      const owned = hot('  ----x-----------', { x });
+      const other = hot('  ------------w---', { w: 'ns/w' });
+      const starts: ReconcileStart[] = [];
+      let requeued = false;
+      controller({
+        name: 'traced',
+        for: primary,
+        owns: [{ events: owned, group: '', kind: 'Parent' }],
+        watches: [other],
+        scheduler: asyncScheduler, // virtual inside TestScheduler.run
+        onReconcileStart: (start) => starts.push(start),
+        reconcile: (key) => {
+          if (key === 'ns/w' && !requeued) {
+            requeued = true;
+            return requeueAfter(2);
+          }
+          return cold('----(x|)', { x: undefined });
+        },
+      }).subscribe();
+      flush();
+      expect(starts.map((s) => [s.key, s.trigger, s.triggeredAt, s.startedAt])).toEqual([
+        ['ns/b', { type: 'ADDED', object: obj('b') }, 1, 1],
+        ['ns/a', a1, 3, 5],
+        ['ns/b', x, 4, 9],
+        ['ns/a', a3, 6, 13],
+        ['ns/w', 'ns/w', 12, 17],
+        ['ns/w', undefined, undefined, 19],
+      ]);
+      expect(starts.every((s) => s.controller === 'traced')).toBe(true);
     });
   });
 });

@@ -102,6 +102,12 @@ interface WatchOutput {
   onClose(listener: () => void): void;
 }
 
+/**
+ * Bytes a watch's response may hold unsent before the watch counts as full and its events wait
+ * in the sink (counted against --watch-buffer-events). Bounded per watch, as every buffer is.
+ */
+const SOCKET_BUDGET = 256 * 1024;
+
 /** A chunked HTTP response (JSON lines, protobuf frames, …) or an event stream. */
 function openResponse(ctx: HandlerContext, contentType: string, encoder: FrameEncoder): WatchOutput {
   const res = ctx.reply.raw;
@@ -112,7 +118,11 @@ function openResponse(ctx: HandlerContext, contentType: string, encoder: FrameEn
   res.flushHeaders();
   ctx.watch.open.add(res);
   return {
-    write: (frame) => encoder.write(res, frame),
+    // The socket "pushes back" once its buffer passes a write's high-water mark (16 KiB), and its
+    // drain comes a loop turn later: on a busy server (many requests per turn) a watch moved at
+    // most that much per turn — a few JSON pods, a few dozen Table rows — and fell behind a
+    // flood it could have sent (docs/watch.md#slow-clients). It is full at SOCKET_BUDGET instead.
+    write: (frame) => encoder.write(res, frame) || res.writableLength < SOCKET_BUDGET,
     onDrain: (listener) => {
       res.once('drain', listener);
       return () => res.off('drain', listener);

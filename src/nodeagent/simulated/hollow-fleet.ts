@@ -37,6 +37,7 @@ export interface HollowFleetOptions {
   readonly host?: SimulatedHostShape | undefined;
   readonly version: string;
   readonly nodeOptions?: Partial<NodeStatusOptions> | undefined;
+  readonly statusReportFrequencyMs?: number | undefined;
   readonly syncFrequencyMs?: number | undefined;
   readonly clusterDNS?: readonly string[] | undefined;
   readonly clusterDomain?: string | undefined;
@@ -90,6 +91,7 @@ export async function startHollowFleet(options: HollowFleetOptions): Promise<Hol
         host: options.host,
         version: options.version,
         nodeOptions: options.nodeOptions,
+        statusReportFrequencyMs: options.statusReportFrequencyMs,
         syncFrequencyMs: options.syncFrequencyMs,
         clusterDNS: options.clusterDNS,
         clusterDomain: options.clusterDomain,

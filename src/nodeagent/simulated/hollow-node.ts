@@ -14,14 +14,14 @@
  */
 import { join } from 'node:path';
 import { connectable, Subject } from 'rxjs';
-import type { Pod } from '../../api/index.js';
+import type { Node, Pod } from '../../api/index.js';
 import { SIMULATED_NODE_ANNOTATION, SIMULATED_NODE_LABEL, SIMULATED_RUNTIME_NAME } from '../../api/index.js';
 import type { Client, InformerFactory } from '../../client/index.js';
 import { CriClient, type CriCallRecord } from '../cri/index.js';
 import { ImageManager } from '../images/index.js';
-import { criRuntimeInfo, hardThresholds, nodeAgentEvents, nodeResources, nodeStatusDefaults, startNodeStatus, type NodeStatusHandle, type NodeStatusOptions } from '../node/index.js';
+import { criRuntimeInfo, hardThresholds, nodeAgentEvents, nodeObjectTtlMs, nodeResources, nodeStatusDefaults, startNodeStatus, type NodeStatusHandle, type NodeStatusOptions } from '../node/index.js';
 import { podVolumesAccess, startPodWorkers, type PodWorkersHandle } from '../pods/index.js';
-import { podObjectReader } from '../volumes/index.js';
+import { cachingObjectReader, podObjectReader } from '../volumes/index.js';
 import { parseProbeAction, ProbeManager, runProbe } from '../probes/index.js';
 import { configuredSources, podSources, SourcesReadiness, type PodUpdate } from '../sources/index.js';
 import { InProcessTransport } from './in-process-transport.js';
@@ -50,6 +50,8 @@ export interface HollowNodeOptions {
   readonly version: string;
   /** More node options (labels, max pods, taints, status frequency): the daemon's flags' names. */
   readonly nodeOptions?: Partial<NodeStatusOptions> | undefined;
+  /** How often an unchanged status is written again, ms; default 5 min (the kubelet's `nodeStatusReportFrequency`). */
+  readonly statusReportFrequencyMs?: number | undefined;
   /** `--sync-frequency`, ms; default 60 s. */
   readonly syncFrequencyMs?: number | undefined;
   /** Runtime relist period, ms; default 1 s, the agent's. */
@@ -112,6 +114,8 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     runAction: async (probe, target, run) => (parseProbeAction(probe).exec ? runProbe(probe, target, run) : runtime.probe(target.containerId)),
   });
   stops.push(() => probes.close());
+  // The ttl controller's annotation on the Node sets how long the pods' ConfigMaps and Secrets are cached; the Node is known once registered below.
+  let registeredNode = (): Node | undefined => undefined;
   const workers = startPodWorkers({
     cri,
     client: options.client,
@@ -129,7 +133,7 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     nodeMemoryBytes: host.memory().totalBytes,
     runtimeName: SIMULATED_RUNTIME_NAME,
     // The volumes are the agent's own, written under the root dir, but no tmpfs is mounted for secrets and tokens: thousands of mounts for containers that never read them.
-    volumes: podVolumesAccess({ rootDir: options.rootDir, nodeName: name, hostIP: options.nodeIp, objects: podObjectReader(options.client), nodeAllocatable: allocatable, memoryBacked: false }),
+    volumes: podVolumesAccess({ rootDir: options.rootDir, nodeName: name, hostIP: options.nodeIp, objects: cachingObjectReader(podObjectReader(options.client), () => nodeObjectTtlMs(registeredNode())), nodeAllocatable: allocatable, memoryBacked: false }),
     images,
     probes,
     events,
@@ -145,9 +149,14 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     runtime: criRuntimeInfo(cri),
     version: options.version,
     annotations: { [SIMULATED_NODE_ANNOTATION]: SIMULATED_NODE_NOTICE },
+    // The status is computed every --node-status-update-frequency, as the kubelet computes it, rather
+    // than the daemon's every second: a thousand nodes in one process would compute a thousand a second.
+    statusCheckIntervalMs: nodeOptions.nodeStatusUpdateFrequency,
+    ...(options.statusReportFrequencyMs !== undefined ? { statusReportFrequencyMs: options.statusReportFrequencyMs } : {}),
     onError: (what, error) => onError(what, error),
   });
   stops.push(() => status.stop());
+  registeredNode = () => status.node();
 
   const sources = updates$.connect();
   stops.push(() => sources.unsubscribe());

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningControllerManager } from '../../../controllers/manager/index.js';
+import { builtin } from '../../../src/client/index.js';
 import { eventually, freePort, startCluster, type Cluster } from './support.js';
 import { scratchDir } from '../../support/scratch.js';
 
@@ -33,6 +34,7 @@ describe('the secure port', () => {
       `--cert-dir=${certDir}`,
       '--leader-elect=false',
       '--authorization-always-allow-paths=/healthz,/healthz/*,/readyz,/livez,/livez/*,/metrics,/debug/pprof/*',
+      '--latency-annotation=test.svc.io/sent',
     ]);
     locked = await cluster.manager([`--secure-port=${await freePort()}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, '--leader-elect=false', '--profiling=false', '--authorization-always-allow-paths=/healthz,/readyz,/livez,/debug/pprof/*']);
     ca = readFileSync(join(certDir, 'ca.crt'), 'utf8');
@@ -86,6 +88,19 @@ describe('the secure port', () => {
     expect(res.text).toMatch(/^leader_election_master_status\{name="svc-controller-manager"\} 1$/m);
     // The loops' requests went through the --svc-api-qps bucket.
     expect(res.text).toMatch(/^rest_client_rate_limiter_duration_seconds_count [1-9]/m);
+  });
+
+  it('times reconciles from their event, and from the send time a writer put in --latency-annotation', async () => {
+    await eventually(() => open.synced(), 'the caches to sync (ready)');
+    const sent = /^controller_sent_to_reconcile_start_seconds_count\{name="namespace-controller"\} (\d+)$/m;
+    const before = Number(sent.exec((await get(open, '/metrics')).text)?.[1] ?? 0);
+    await cluster.client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'latency-stamped', annotations: { 'test.svc.io/sent': String(Date.now()) } } });
+    await eventually(async () => Number(sent.exec((await get(open, '/metrics')).text)?.[1] ?? 0) > before, 'the stamped namespace reconciled');
+    const text = (await get(open, '/metrics')).text;
+    expect(text).toContain('# TYPE controller_sent_to_reconcile_start_seconds histogram');
+    expect(text).toMatch(/^controller_event_to_reconcile_start_seconds_count\{name="namespace-controller"\} [1-9]/m);
+    // The locked manager was started without the flag: no such histogram.
+    expect((await locked.metrics.render()).body).not.toContain('controller_sent_to_reconcile_start_seconds');
   });
 
   it('answers 404 for unknown paths and 405 for writes', async () => {
