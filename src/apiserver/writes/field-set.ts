@@ -121,18 +121,23 @@ const decodedFieldsV1 = new Map<string, FieldSet>();
 const sharedSets = new WeakSet<FieldSet>();
 const encodedFieldSets = new WeakMap<FieldSet, JsonObject>();
 
-/** `toFieldsV1(set)`, kept for a shared set (its result deep-frozen: many objects hold it). */
+/**
+ * `toFieldsV1(set)`, kept for a shared set. Each caller gets its own copy (a copy of the trie is
+ * far cheaper than sorting and splitting the paths again): the objects it goes into are theirs,
+ * and the write path's checks may set a `__proto__` key of it again as an own field.
+ */
 export function fieldsV1Of(set: FieldSet): JsonObject {
-  let wire = encodedFieldSets.get(set);
-  if (wire) return wire;
-  wire = toFieldsV1(set);
-  if (sharedSets.has(set)) encodedFieldSets.set(set, deepFreeze(wire));
+  const kept = encodedFieldSets.get(set);
+  if (kept) return copyTrie(kept);
+  const wire = toFieldsV1(set);
+  if (sharedSets.has(set)) encodedFieldSets.set(set, copyTrie(wire));
   return wire;
 }
 
-function deepFreeze(node: JsonObject): JsonObject {
-  for (const key of Object.keys(node)) deepFreeze(node[key] as JsonObject);
-  return Object.freeze(node);
+function copyTrie(node: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(node)) setField(out, key, copyTrie(node[key] as JsonObject));
+  return out;
 }
 
 export function fromFieldsV1(fields: unknown): FieldSet {
