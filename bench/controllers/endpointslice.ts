@@ -142,7 +142,7 @@ async function phase(batchMs: number) {
   ).subscribe((result) => {
     const what = result.type === 'retry' ? `retry (${(result.error as { code?: number }).code ?? String(result.error)})` : result.type;
     outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
-    if (result.type !== 'success' && result.type !== 'awaitChange') process.stderr.write(`loop: ${what}\n`);
+    if (result.type !== 'awaitChange') process.stderr.write(`loop: ${what}\n`);
   });
 
   const finished = fromLoad('done');
