@@ -66,7 +66,7 @@ export function fieldSetsOf(before: JsonObject, after: JsonObject, schema: Schem
   const afterSet: FieldSet = new Set();
   eachTopField(after, schema, (value, parent, field, path) => {
     const shared = walked.get(path);
-    if (shared?.value === value) for (const p of shared.paths) afterSet.add(p);
+    if (shared !== undefined && shared.value === value) for (const p of shared.paths) afterSet.add(p);
     else walk(value, parent, field, childSchema(parent, field), path, afterSet);
   });
   return [beforeSet, afterSet];
