@@ -145,7 +145,9 @@ export function sharedFieldSet(fields: unknown): FieldSet {
   }
   return set;
 }
-const MAX_SHARED_FIELD_SETS = 4096;
+// Entries of pods of one template share their texts: a few hundred cover a cluster's kinds of
+// writers; each costs a few KiB (the text, the set and its encoded form), so the bound stays small.
+const MAX_SHARED_FIELD_SETS = 512;
 const decodedFieldsV1 = new Map<string, FieldSet>();
 const sharedSets = new WeakSet<FieldSet>();
 const encodedFieldSets = new WeakMap<FieldSet, JsonObject>();
