@@ -3,7 +3,7 @@
 // desired slices computed and planned against the slices they give, after FLIPS pods changed
 // readiness — with the loop's EndpointCache (each pod's endpoints kept per pod version) and
 // without (every pod read again). CPU time of the process, ROUNDS rounds each, alternating.
-//   node --import tsx bench/controllers/endpointslice-sync.ts     (PODS=5000, FLIPS=200, ROUNDS=20)
+//   npm run bench:endpointslice-sync     (PODS=5000, FLIPS=200, ROUNDS=20)
 import type { EndpointSlice, Pod } from '../../src/api/index.js';
 import { builtin, InformerFactory } from '../../src/client/index.js';
 import { desiredGroups, EndpointCache } from '../../controllers/index.js';
@@ -30,6 +30,7 @@ await Promise.all(
     }
   }),
 );
+process.stderr.write(`setup done\n`);
 const informers = new InformerFactory(cluster.newClient({ userAgent: 'loop' }));
 const pods = informers.informer(builtin.pods);
 pods.start();

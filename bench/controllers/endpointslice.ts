@@ -27,7 +27,11 @@ const PODS = Number(process.env['PODS'] ?? 5_000);
 const FLIP_RATE = Number(process.env['FLIP_RATE'] ?? 1_000);
 const SECONDS = Number(process.env['SECONDS'] ?? 10);
 const BATCH_MS = Number(process.env['BATCH_MS'] ?? 1_000);
-const PHASES = (process.env['PHASES'] ?? `0,${BATCH_MS}`).split(',').map(Number);
+/** The phases run: `batch period[:writes in flight]`, comma-separated (a same-run A/B of writers: `PHASES=0:1,0:8`). */
+const PHASES = (process.env['PHASES'] ?? `0,${BATCH_MS}`).split(',').map((entry) => {
+  const [batch, inFlight] = entry.split(':');
+  return { batchMs: Number(batch), inFlight: inFlight === undefined ? undefined : inFlight === 'inf' ? Infinity : Number(inFlight) };
+});
 /** `WRITES_IN_FLIGHT=n`: a sync's slice writes in flight at once (`WRITER=phase`: a whole phase; default: the loop's). */
 const WRITES_IN_FLIGHT = process.env['WRITER'] === 'phase' ? Infinity : process.env['WRITES_IN_FLIGHT'] !== undefined ? Number(process.env['WRITES_IN_FLIGHT']) : undefined;
 const NS = 'bench';
@@ -114,7 +118,7 @@ interface Recorded {
   readonly podEvents: Map<number, { at: number; ready: boolean }[]>;
 }
 
-async function phase(batchMs: number) {
+async function phase(batchMs: number, inFlight: number | undefined) {
   const client = await Client.fromSvcconfig(svcconfig, { userAgent: `endpointslice-${batchMs}` });
   const stop$ = new Subject<void>();
   let watchErrors = 0;
@@ -138,7 +142,7 @@ async function phase(batchMs: number) {
   });
   const loop = endpointSliceController(
     { name: 'endpointslice-controller', client, informers, events, stop$, controllerDefaults: () => ({}) },
-    { concurrency: 5, batchPeriodMs: batchMs, ...(WRITES_IN_FLIGHT !== undefined ? { writesInFlight: WRITES_IN_FLIGHT } : {}), onSync },
+    { concurrency: 5, batchPeriodMs: batchMs, ...(inFlight !== undefined ? { writesInFlight: inFlight } : {}), onSync },
   ).subscribe((result) => {
     const what = result.type === 'retry' ? `retry (${(result.error as { code?: number }).code ?? String(result.error)})` : result.type;
     outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
@@ -161,7 +165,7 @@ async function phase(batchMs: number) {
   informers.stop();
   events.stop();
   const during = recorded.syncs.slice(syncsBefore).filter((s) => s.startedAt >= flippingAt - 1000);
-  return { batchMs, result, recorded, during, outcomes, watchErrors, cpu: { loop: cpuEnd.loop - cpuStart.loop, server: cpuEnd.server - cpuStart.server, load: cpuEnd.load - cpuStart.load }, flipSeconds: flipped.seconds };
+  return { batchMs, inFlight, result, recorded, during, outcomes, watchErrors, cpu: { loop: cpuEnd.loop - cpuStart.loop, server: cpuEnd.server - cpuStart.server, load: cpuEnd.load - cpuStart.load }, flipSeconds: flipped.seconds };
 }
 
 const STAGES = ['answered → loop pod event', 'pod event → sync start (queue)', 'sync start → desired computed', 'computed → its slice written', 'slice written → observer event'] as const;
@@ -203,8 +207,8 @@ function split(result: LoadResult, recorded: Recorded) {
 }
 
 const results = [];
-for (const batchMs of PHASES) {
-  const r = await phase(batchMs);
+for (const { batchMs, inFlight } of PHASES) {
+  const r = await phase(batchMs, inFlight ?? WRITES_IN_FLIGHT);
   results.push(r);
   const { result, during } = r;
   const latencies: number[] = [];
@@ -216,7 +220,7 @@ for (const batchMs of PHASES) {
   const syncMs = during.map((s) => s.endedAt - s.startedAt).sort((a, b) => a - b);
   const placed = split(result, r.recorded);
   Object.assign(r, { latencies, answered, writes, computeMs, syncMs, placed });
-  console.log(`\nbatch ${batchMs} ms: ${answered} flips answered (${result.failed} failed) in ${result.seconds.toFixed(1)} s = ${(answered / result.seconds).toFixed(0)}/s; syncs ${[...r.outcomes].map(([what, n]) => `${what} ${n}`).join(', ')}; watch errors loop ${r.watchErrors}, observer ${result.watchErrors}`);
+  console.log(`\nbatch ${batchMs} ms, writes in flight ${r.inFlight ?? 'default'}: ${answered} flips answered (${result.failed} failed) in ${result.seconds.toFixed(1)} s = ${(answered / result.seconds).toFixed(0)}/s; syncs ${[...r.outcomes].map(([what, n]) => `${what} ${n}`).join(', ')}; watch errors loop ${r.watchErrors}, observer ${result.watchErrors}`);
   console.log(`  syncs from the first flip: ${during.length}, ${writes} slice writes (${(writes / Math.max(1, during.length)).toFixed(1)} a sync); a sync's computation p50 ${quantile(computeMs, 0.5).toFixed(1)} ms, max ${(computeMs.at(-1) ?? 0).toFixed(1)} ms; a sync's whole time p50 ${quantile(syncMs, 0.5).toFixed(0)} ms, max ${(syncMs.at(-1) ?? 0).toFixed(0)} ms`);
   console.log(`  CPU over the ${r.flipSeconds.toFixed(1)} s of flips: loop process ${r.cpu.loop.toFixed(0)} ms (${(r.cpu.loop / answered).toFixed(3)} ms a flip), API server ${r.cpu.server.toFixed(0)} ms (${(r.cpu.server / answered).toFixed(3)} a flip), load ${r.cpu.load.toFixed(0)} ms (${(r.cpu.load / answered).toFixed(3)} a flip); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   if (result.disagreeing) console.log(`  unconverged: endpoints disagreeing with the pods: server ${result.disagreeing.server}, observer ${result.disagreeing.observer}`);
@@ -228,13 +232,13 @@ for (const batchMs of PHASES) {
 load.send({ kind: 'stop' });
 server.send('stop');
 
-console.log('\n| batch period | flips | flips/s reached | slice writes | slice writes/s | writes per flip | flip → slice p50 (ms) | p99 (ms) | max (ms) | not seen (superseded; converged) | server agrees after load (ms) | observer settle after load (ms) |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('\n| batch period | writes in flight | flips | flips/s reached | slice writes | slice writes/s | writes per flip | flip → slice p50 (ms) | p99 (ms) | max (ms) | not seen (superseded; converged) | server agrees after load (ms) | observer settle after load (ms) |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of results as (typeof results[number] & { latencies: number[]; answered: number; writes: number })[]) {
   const { result } = r;
   const unseen = r.answered - r.latencies.length;
   console.log(
-    `| ${r.batchMs} ms | ${r.answered} | ${(r.answered / result.seconds).toFixed(0)} | ${r.writes} | ${(r.writes / result.seconds).toFixed(0)} | ${(r.writes / r.answered).toFixed(3)} | ${quantile(r.latencies, 0.5).toFixed(0)} | ${quantile(r.latencies, 0.99).toFixed(0)} | ${(r.latencies.at(-1) ?? 0).toFixed(0)} | ${unseen} (${result.superseded}; ${result.converged}) | ${result.serverMs === undefined ? '> settle cap' : result.serverMs.toFixed(0)} | ${result.convergeMs.toFixed(0)} |`,
+    `| ${r.batchMs} ms | ${r.inFlight ?? 'default'} | ${r.answered} | ${(r.answered / result.seconds).toFixed(0)} | ${r.writes} | ${(r.writes / result.seconds).toFixed(0)} | ${(r.writes / r.answered).toFixed(3)} | ${quantile(r.latencies, 0.5).toFixed(0)} | ${quantile(r.latencies, 0.99).toFixed(0)} | ${(r.latencies.at(-1) ?? 0).toFixed(0)} | ${unseen} (${result.superseded}; ${result.converged}) | ${result.serverMs === undefined ? '> settle cap' : result.serverMs.toFixed(0)} | ${result.convergeMs.toFixed(0)} |`,
   );
 }
 process.exit(0);

@@ -7,7 +7,8 @@
 // `svcDashboardApplied` hook), split where the page read the event off its stream, the CPU each
 // part spent per write, and the JS heap after a forced GC at the start, every minute and at the
 // end (flat = no growth). The API server is a process of its own (cluster-process.ts); the
-// dashboard server and a Node reader of the same watch share this process's main thread; the
+// dashboard server and Node readers of the same watch (through the proxy, and straight from the
+// API server) share this process's main thread, one more reads on a thread of its own; the
 // writers are WRITERS worker threads (patch-writer.ts); chromium is its own processes. The load
 // average is printed beside the figures.
 //   npm run bench:dashboard          (PODS=10000 RATE=1000 SECONDS=300 WRITERS=2 by default)
@@ -15,11 +16,15 @@
 //     a second page beside the first, in the same browser and the same run, running the page
 //     script bundled from that entry (an older src/dashboard/ui, say from `git worktree add`):
 //     a same-run A/B of two versions of the page under one load.
+//   PROFILE_PAGE=<file>.cpuprofile npm run bench:dashboard
+//     a CPU profile of the (first) page over the stream, its script bundled unminified so the
+//     profile names the functions; the functions with the most self time are printed too.
 import { fork, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { chromium, type CDPSession, type Page } from 'playwright-core';
-import { request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { builtin, Client, type ConnectionOptions } from '../../src/client/index.js';
 import { bundleUi, startDashboard } from '../../src/dashboard/index.js';
 
@@ -29,6 +34,7 @@ const SECONDS = Number(process.env['SECONDS'] ?? 300);
 const CONCURRENCY = Number(process.env['CONCURRENCY'] ?? 128);
 const WRITERS = Number(process.env['WRITERS'] ?? 2);
 const COMPARE_UI = process.env['COMPARE_UI'];
+const PROFILE_PAGE = process.env['PROFILE_PAGE'];
 
 // The API server in a process of its own (cluster-process.ts): docs/benchmarks.md says why.
 type ClusterMessage = { kind: 'ready'; connection: ConnectionOptions } | { kind: 'cpu'; micros: number };
@@ -181,46 +187,64 @@ async function harvest(p: PageUnderTest): Promise<void> {
   }
 }
 
-const pages = [await openPage('page', undefined)];
+const pages = [await openPage('page', PROFILE_PAGE === undefined ? undefined : await bundleUi(new URL('../../src/dashboard/ui/main.ts', import.meta.url).pathname, { minify: false }))];
 if (COMPARE_UI !== undefined) pages.push(await openPage(`page built from ${COMPARE_UI}`, await bundleUi(COMPARE_UI)));
 for (const p of pages) {
   await p.page.evaluate('window.frames_ = []; window.applied_ = []');
   p.heap.push({ atSecond: 0, mb: await heapMB(p) });
 }
 
-// A reader beside the page: the same Table watch through the same proxy, read by this process
-// (undici, one line at a time). Its latency against the page's tells where time is spent: in
-// the server and proxy (both) or in chromium (the page's alone).
-const shadowArrived = new Map<string, number>();
-const shadowAbort = new AbortController();
-// A watch the server ends (it closes a watcher that falls 1,000 events behind) is opened again
-// from the last version seen, as the page does; how often is reported.
-let shadowReopened = 0;
-const shadow = (async () => {
-  let from: string | undefined;
-  while (!shadowAbort.signal.aborted) {
-    try {
-      const res = await request(`${dashboard.url}api/v1/namespaces/bench/pods?watch=true&allowWatchBookmarks=true${from === undefined ? '' : `&resourceVersion=${from}`}`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }, signal: shadowAbort.signal, bodyTimeout: 0 });
-      let buffered = '';
-      for await (const chunk of res.body) {
-        const at = Date.now();
-        buffered += (chunk as Buffer).toString();
-        let newline: number;
-        while ((newline = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, newline);
-          buffered = buffered.slice(newline + 1);
-          const event = JSON.parse(line) as { type: string; object: { metadata?: { resourceVersion?: string }; rows?: { object?: { metadata?: { resourceVersion?: string } } }[] } };
-          const version = event.object.rows?.[0]?.object?.metadata?.resourceVersion ?? event.object.metadata?.resourceVersion;
-          if (version !== undefined) from = version;
-          if (event.type === 'MODIFIED' && version !== undefined) shadowArrived.set(version, at);
+// Readers beside the page, in this process (undici, one line at a time): the same Table watch
+// through the same proxy, and straight from the API server. Their latencies against the page's
+// tell where time is spent: in the server (all three), the proxy (the proxied reader and the
+// page) or chromium (the page's alone).
+const readersAbort = new AbortController();
+const apiAgent = new Agent({ connect: { ca: connection.caData }, bodyTimeout: 0 });
+/** A Node reader of the pods' Table watch at `base`; a watch the server ends is opened again. */
+function nodeReader(base: string, headers: Record<string, string>, dispatcher?: Dispatcher) {
+  const arrived = new Map<string, number>();
+  const reader = { arrived, reopened: 0, done: Promise.resolve() };
+  reader.done = (async () => {
+    let from: string | undefined;
+    while (!readersAbort.signal.aborted) {
+      try {
+        const res = await request(`${base}api/v1/namespaces/bench/pods?watch=true&allowWatchBookmarks=true${from === undefined ? '' : `&resourceVersion=${from}`}`, {
+          headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io', ...headers },
+          signal: readersAbort.signal,
+          bodyTimeout: 0,
+          ...(dispatcher === undefined ? {} : { dispatcher }),
+        });
+        let buffered = '';
+        for await (const chunk of res.body) {
+          const at = Date.now();
+          buffered += (chunk as Buffer).toString();
+          let newline: number;
+          while ((newline = buffered.indexOf('\n')) >= 0) {
+            const line = buffered.slice(0, newline);
+            buffered = buffered.slice(newline + 1);
+            const event = JSON.parse(line) as { type: string; object: { metadata?: { resourceVersion?: string }; rows?: { object?: { metadata?: { resourceVersion?: string } } }[] } };
+            const version = event.object.rows?.[0]?.object?.metadata?.resourceVersion ?? event.object.metadata?.resourceVersion;
+            if (version !== undefined) from = version;
+            if (event.type === 'MODIFIED' && version !== undefined) arrived.set(version, at);
+          }
         }
+      } catch {
+        // aborted at the end, or the watch broke: opened again below unless aborted
       }
-    } catch {
-      // aborted at the end, or the watch broke: opened again below unless aborted
+      // The server ends a watch that falls 1,000 events behind: how often is reported.
+      if (!readersAbort.signal.aborted) reader.reopened++;
     }
-    if (!shadowAbort.signal.aborted) shadowReopened++;
-  }
-})();
+  })();
+  return reader;
+}
+const proxiedReader = nodeReader(dashboard.url, {});
+const directReader = nodeReader(`${connection.server}/`, { authorization: `Bearer ${connection.token ?? ''}` }, apiAgent);
+// The same direct watch read on a worker thread of its own (watch-reader.ts), away from the proxy's thread.
+const readerThread = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./watch-reader.ts', import.meta.url).href)}); })`, {
+  eval: true,
+  workerData: { server: connection.server, token: connection.token, caData: connection.caData },
+});
+await new Promise((resolve) => readerThread.once('message', resolve));
 
 // The stream: RATE patches a second (as far as the writers get), spread over WRITERS worker threads.
 type WriterMessage = { kind: 'ready' } | { kind: 'answered'; batch: (string | number)[] } | { kind: 'done'; sent: number; failed: number };
@@ -251,6 +275,10 @@ const loadStart = loadavg();
 // CPU per write: this process (dashboard server, its proxy, the Node reader, the writers' threads),
 // the API server's process, and each page (DevTools' Performance metrics).
 for (const p of pages) p.metricsAtStart = await pageMetrics(p);
+if (PROFILE_PAGE !== undefined) {
+  await pages[0]!.cdp.send('Profiler.enable');
+  await pages[0]!.cdp.send('Profiler.start');
+}
 const clusterCpuAtStart = await clusterCpuMicros();
 const cpuAtStart = process.cpuUsage();
 const start = performance.now();
@@ -281,14 +309,35 @@ const loadEnd = loadavg();
 const driverCpu = process.cpuUsage(cpuAtStart);
 const clusterCpu = (await clusterCpuMicros()) - clusterCpuAtStart;
 const metricsAtEnd = await Promise.all(pages.map(pageMetrics));
+/** The page's functions by self time over the stream (sampled), when PROFILE_PAGE asked. */
+let profileTop: { fn: string; selfPercent: number }[] | undefined;
+if (PROFILE_PAGE !== undefined) {
+  type ProfileNode = { id: number; hitCount?: number; callFrame: { functionName: string; url: string; lineNumber: number } };
+  const { profile } = (await pages[0]!.cdp.send('Profiler.stop')) as { profile: { nodes: ProfileNode[] } };
+  writeFileSync(PROFILE_PAGE, JSON.stringify(profile));
+  const self = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const name = `${functionName || '(anonymous)'}${url === '' ? '' : ` ${url.split('/').pop()}:${lineNumber + 1}`}`;
+    self.set(name, (self.get(name) ?? 0) + (node.hitCount ?? 0));
+    total += node.hitCount ?? 0;
+  }
+  profileTop = [...self].sort(([, a], [, b]) => b - a).slice(0, 15).map(([fn, hits]) => ({ fn, selfPercent: +((100 * hits) / Math.max(1, total)).toFixed(1) }));
+}
 // The last events reach the pages; the rest of the tables' frames are counted.
 await pages[0]!.page.waitForTimeout(2_000);
 for (const p of pages) {
   await harvest(p);
   p.heap.push({ atSecond: Math.round(streamSeconds), mb: await heapMB(p) });
 }
-shadowAbort.abort();
-await shadow;
+readersAbort.abort();
+const threadRead = new Promise<{ arrived: (string | number)[]; reopened: number }>((resolve) => readerThread.once('message', resolve));
+readerThread.postMessage('stop');
+const { arrived: threadArrived, reopened: threadReopened } = await threadRead;
+await readerThread.terminate();
+await Promise.all([proxiedReader.done, directReader.done]);
+await apiAgent.close();
 
 const q = (values: number[], p: number) => +(values[Math.min(values.length - 1, Math.floor(p * values.length))] ?? 0).toFixed(1);
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
@@ -297,10 +346,15 @@ const quantiles = (values: number[]) => {
   return { p50: q(s, 0.5), p99: q(s, 0.99), max: q(s, 1) };
 };
 const perWrite = (seconds: number) => +((seconds * 1e6) / Math.max(1, done)).toFixed(1);
-const shadowLatencies = [...shadowArrived].flatMap(([version, at]) => {
-  const answered = committed.get(version)?.answered;
-  return answered === undefined ? [] : [Math.max(0, at - answered)];
-});
+const threadReader = { arrived: new Map<string, number>(), reopened: threadReopened };
+for (let i = 0; i < threadArrived.length; i += 2) threadReader.arrived.set(threadArrived[i] as string, threadArrived[i + 1] as number);
+const readerReport = (reader: { arrived: Map<string, number>; reopened: number }) => {
+  const latencies = [...reader.arrived].flatMap(([version, at]) => {
+    const answered = committed.get(version)?.answered;
+    return answered === undefined ? [] : [Math.max(0, at - answered)];
+  });
+  return { reopened: reader.reopened, events: latencies.length, ...quantiles(latencies) };
+};
 const pageReport = async (p: PageUnderTest, atEnd: Record<string, number>) => {
   const spent = (name: string) => (atEnd[name] ?? 0) - (p.metricsAtStart[name] ?? 0);
   const frames = sorted(p.frames);
@@ -335,7 +389,10 @@ console.log(
       writesPerSecond: Math.round(done / streamSeconds),
       writesFailed: failed,
       cpuPerWriteMicros: { apiServerProcess: perWrite(clusterCpu / 1e6), driverProcess: perWrite((driverCpu.user + driverCpu.system) / 1e6) },
-      storeToNodeReaderMs: { reopened: shadowReopened, events: shadowLatencies.length, ...quantiles(shadowLatencies) },
+      storeToNodeReaderMs: readerReport(proxiedReader),
+      storeToNodeReaderWithoutProxyMs: readerReport(directReader),
+      storeToReaderThreadWithoutProxyMs: readerReport(threadReader),
+      ...(profileTop === undefined ? {} : { pageProfileTopSelf: profileTop }),
       ...Object.fromEntries(await Promise.all(pages.map(async (p, i) => [p.label, await pageReport(p, metricsAtEnd[i]!)] as const))),
     },
     null,

@@ -4,7 +4,7 @@
 // PODS pods, read by one watch (ACCEPT: the dashboard's Table by default, `application/json` for
 // an informer's) in this process. Reported: the write rate, how many events the watch got by the
 // end of the writes and 2 s later, and whether the server ended it as too slow. The watch's
-// socket is full at 256 KiB unsent (src/apiserver/handlers/watch.ts); before, at the socket's 16 KiB
+// socket is full at 256 KiB unsent (SOCKET_BUDGET_BYTES, src/apiserver/request/settings.ts); before, at the socket's 16 KiB
 // high-water mark, whose drain comes a turn later — docs/benchmarks.md (issue #25) has both.
 //   node --import tsx bench/dashboard/watch-burst.ts      (BURST=80 PERIOD=60 SECONDS=10 PODS=1000)
 import { Agent, request } from 'undici';

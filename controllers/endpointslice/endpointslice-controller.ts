@@ -25,7 +25,14 @@ export interface EndpointSliceControllerOptions {
   /** `--endpointslice-updates-batch-period` (ms, 0: none). */
   readonly batchPeriodMs?: number;
   readonly scheduler?: SchedulerLike;
-  /** Slice writes of one phase of a sync in flight at once (`applySlices`' `writesInFlight`; default 1, one after another). */
+  /**
+   * Slice writes of one phase of a sync in flight at once (`applySlices`' `writesInFlight`;
+   * default 4). A sync of a busy Service rewrites most of its slices, and a flip waits for two
+   * syncs' writes (the one running, then its own): one after another that is two chains of ~50
+   * round trips; four at a time cut a sync's time and the flip → slice p99 three- to four-fold
+   * for two to three times the writes, while 16 or a whole phase at once bought no shorter sync
+   * and flooded the slice watchers (docs/benchmarks.md, issue #24).
+   */
   readonly writesInFlight?: number;
   /** Called after each sync of a Service with a selector, with what it did and when (the bench splits a flip's latency by it). */
   readonly onSync?: (key: string, sync: SyncReport) => void;
@@ -74,7 +81,7 @@ export function endpointSliceController(ctx: ControllerContext, options: Endpoin
     concurrency: options.concurrency ?? 5,
     ...(scheduler ? { scheduler } : {}),
     reconcile: async (key) => {
-      await syncSlices(ctx, key, { services, pods, nodes, slices, tracker, cache, max, writesInFlight: options.writesInFlight ?? 1, onSync: options.onSync });
+      await syncSlices(ctx, key, { services, pods, nodes, slices, tracker, cache, max, writesInFlight: options.writesInFlight ?? 4, onSync: options.onSync });
     },
   });
 }

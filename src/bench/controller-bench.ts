@@ -24,7 +24,7 @@ export interface ControllerBench {
   /**
    * The recorded corpus: NDJSON as `svc record` and the test kit's `Recorder` write; or a function
    * giving it, called when a run starts — so a file of many benches reads a large corpus (the
-   * 10,000-pod churn is 230 MB of NDJSON) only in the runs that replay it (`svc bench` forks a
+   * 5,000-pod churn is 105 MB of NDJSON) only in the runs that replay it (`svc bench` forks a
    * process per run, and each loads the whole file).
    */
   readonly corpus: string | (() => string);

@@ -10,7 +10,7 @@ import type { FrameEncoder } from '../watch/frames.js';
 import { toStatusError } from '../status.js';
 import type { Renamer } from '../upstream-names.js';
 import { WatchExpiredError } from '../../watch-cache/index.js';
-import { isPretty, renderOptionsOf, representationOf, type HandlerContext } from '../request/index.js';
+import { isPretty, renderOptionsOf, representationOf, SOCKET_BUDGET_BYTES, type HandlerContext } from '../request/index.js';
 import { WatcherTooSlowError, boundedSink } from '../watch/bounded-sink.js';
 import type { Frame } from '../watch/frames.js';
 import { jsonFrameEncoder } from '../watch/json-frames.js';
@@ -102,12 +102,6 @@ interface WatchOutput {
   onClose(listener: () => void): void;
 }
 
-/**
- * Bytes a watch's response may hold unsent before the watch counts as full and its events wait
- * in the sink (counted against --watch-buffer-events). Bounded per watch, as every buffer is.
- */
-const SOCKET_BUDGET = 256 * 1024;
-
 /** A chunked HTTP response (JSON lines, protobuf frames, …) or an event stream. */
 function openResponse(ctx: HandlerContext, contentType: string, encoder: FrameEncoder): WatchOutput {
   const res = ctx.reply.raw;
@@ -117,12 +111,10 @@ function openResponse(ctx: HandlerContext, contentType: string, encoder: FrameEn
   res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private', ...streamHeaders, ...corsHeaders(ctx.reply) });
   res.flushHeaders();
   ctx.watch.open.add(res);
+  const budget = ctx.watch.socketBudgetBytes ?? SOCKET_BUDGET_BYTES;
   return {
-    // The socket "pushes back" once its buffer passes a write's high-water mark (16 KiB), and its
-    // drain comes a loop turn later: on a busy server (many requests per turn) a watch moved at
-    // most that much per turn — a few JSON pods, a few dozen Table rows — and fell behind a
-    // flood it could have sent (docs/watch.md#slow-clients). It is full at SOCKET_BUDGET instead.
-    write: (frame) => encoder.write(res, frame) || res.writableLength < SOCKET_BUDGET,
+    // Full at the socket budget, not at the stream's high-water mark (SOCKET_BUDGET_BYTES says why).
+    write: (frame) => encoder.write(res, frame) || res.writableLength < budget,
     onDrain: (listener) => {
       res.once('drain', listener);
       return () => res.off('drain', listener);

@@ -16,6 +16,8 @@ import { certificateSigningRequestOnCreate, isCertificateSigningRequests } from 
 import { revalidate, validateForWrite, type FieldCheck } from './validate.js';
 import { writeManagerOf } from './write-options.js';
 
+const named = (meta: ObjectMeta, prefix: string): ObjectMeta => ({ ...meta, name: generateName(prefix) });
+
 // kube retries a generated name that collides a few times before answering AlreadyExists.
 const GENERATE_NAME_ATTEMPTS = 8;
 
@@ -33,8 +35,7 @@ export async function createObject(
   // The body is not validated yet: a generateName of another type is left for validation to refuse.
   const prefix: unknown = body.metadata.generateName;
   const generated = !body.metadata.name && typeof prefix === 'string' && prefix !== '';
-  const named = (meta: ObjectMeta): ObjectMeta => (generated ? { ...meta, name: generateName(prefix) } : meta);
-  let object = generated ? { ...body, metadata: named(body.metadata) } : body;
+  let object = generated ? { ...body, metadata: named(body.metadata, prefix as string) } : body;
   if (!options.prepared) object = validateForWrite(ctx, object, options.fields);
   await yieldIfLarge(ctx);
   // The uid is the object's from here, as Kubernetes fills it before admission: a strategy may
@@ -80,7 +81,7 @@ export async function createObject(
         await abandonAdmission(ctx);
         throw taken ? alreadyExists({ group: type.group, resource: type.resource }, object.metadata.name!) : error;
       }
-      object = { ...object, metadata: named(object.metadata) };
+      object = { ...object, metadata: named(object.metadata, prefix as string) };
     }
   }
 }

@@ -29,18 +29,47 @@ const SERVER_META = new Set([
 
 export function fieldSetOf(object: JsonObject, schema: Schema | undefined): FieldSet {
   const set: FieldSet = new Set();
+  eachTopField(object, schema, (value, parent, field, path) => walk(value, parent, field, childSchema(parent, field), path, set));
+  return set;
+}
+
+/** The walk's starting points: each top-level field, and each field of metadata the client may own. */
+function eachTopField(object: JsonObject, schema: Schema | undefined, visit: (value: unknown, parent: Schema | undefined, field: string, path: string) => void): void {
   for (const [key, value] of Object.entries(object)) {
     if (key === 'apiVersion' || key === 'kind' || value === undefined) continue;
     if (key === 'metadata' && isJsonObject(value)) {
       const metaSchema = childSchema(schema, 'metadata');
       for (const [field, v] of Object.entries(value)) {
-        if (!SERVER_META.has(field) && v !== undefined) walk(v, metaSchema, field, childSchema(metaSchema, field), `f:metadata${SEP}f:${field}`, set);
+        if (!SERVER_META.has(field) && v !== undefined) visit(v, metaSchema, field, `f:metadata${SEP}f:${field}`);
       }
       continue;
     }
-    walk(value, schema, key, childSchema(schema, key), `f:${key}`, set);
+    visit(value, schema, key, `f:${key}`);
   }
-  return set;
+}
+
+/**
+ * `[fieldSetOf(before), fieldSetOf(after)]` of an object and its next version, walking what the two
+ * share only once: a top-level field (or metadata field) whose value is the very same in both (a
+ * status write's spec, the labels of an unrelated patch) gives both sets the same paths.
+ */
+export function fieldSetsOf(before: JsonObject, after: JsonObject, schema: Schema | undefined): [FieldSet, FieldSet] {
+  const walked = new Map<string, { readonly value: unknown; readonly paths: FieldSet }>();
+  const beforeSet: FieldSet = new Set();
+  eachTopField(before, schema, (value, parent, field, path) => {
+    if (value === null || typeof value !== 'object') return walk(value, parent, field, childSchema(parent, field), path, beforeSet);
+    const paths: FieldSet = new Set();
+    walk(value, parent, field, childSchema(parent, field), path, paths);
+    for (const p of paths) beforeSet.add(p);
+    walked.set(path, { value, paths });
+  });
+  const afterSet: FieldSet = new Set();
+  eachTopField(after, schema, (value, parent, field, path) => {
+    const shared = walked.get(path);
+    if (shared !== undefined && shared.value === value) for (const p of shared.paths) afterSet.add(p);
+    else walk(value, parent, field, childSchema(parent, field), path, afterSet);
+  });
+  return [beforeSet, afterSet];
 }
 
 function walk(value: unknown, parent: Schema | undefined, field: string, schema: Schema | undefined, path: string, set: FieldSet): void {
@@ -116,23 +145,30 @@ export function sharedFieldSet(fields: unknown): FieldSet {
   }
   return set;
 }
-const MAX_SHARED_FIELD_SETS = 4096;
+// Entries of pods of one template share their texts: a few hundred cover a cluster's kinds of
+// writers; each costs a few KiB (the text, the set and its encoded form), so the bound stays small.
+const MAX_SHARED_FIELD_SETS = 512;
 const decodedFieldsV1 = new Map<string, FieldSet>();
 const sharedSets = new WeakSet<FieldSet>();
 const encodedFieldSets = new WeakMap<FieldSet, JsonObject>();
 
-/** `toFieldsV1(set)`, kept for a shared set (its result deep-frozen: many objects hold it). */
+/**
+ * `toFieldsV1(set)`, kept for a shared set. Each caller gets its own copy (a copy of the trie is
+ * far cheaper than sorting and splitting the paths again): the objects it goes into are theirs,
+ * and the write path's checks may set a `__proto__` key of it again as an own field.
+ */
 export function fieldsV1Of(set: FieldSet): JsonObject {
-  let wire = encodedFieldSets.get(set);
-  if (wire) return wire;
-  wire = toFieldsV1(set);
-  if (sharedSets.has(set)) encodedFieldSets.set(set, deepFreeze(wire));
+  const kept = encodedFieldSets.get(set);
+  if (kept) return copyTrie(kept);
+  const wire = toFieldsV1(set);
+  if (sharedSets.has(set)) encodedFieldSets.set(set, copyTrie(wire));
   return wire;
 }
 
-function deepFreeze(node: JsonObject): JsonObject {
-  for (const key of Object.keys(node)) deepFreeze(node[key] as JsonObject);
-  return Object.freeze(node);
+function copyTrie(node: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(node)) setField(out, key, copyTrie(node[key] as JsonObject));
+  return out;
 }
 
 export function fromFieldsV1(fields: unknown): FieldSet {

@@ -1,6 +1,6 @@
 import { rfc3339, type ManagedFieldsEntry, type ResourceType } from '../../api/index.js';
 import { apiVersionOf, type ApiObject } from '../api-object.js';
-import { fieldSetOf, fieldsV1Of, ownedAtOrBelow, sameAtEach, sharedFieldSet, type FieldSet } from './field-set.js';
+import { fieldSetOf, fieldSetsOf, fieldsV1Of, ownedAtOrBelow, sameAtEach, sharedFieldSet, type FieldSet } from './field-set.js';
 import { jsonEqual } from './json-value.js';
 
 /** Who writes, and how: an apply, or any other write (`Update`). */
@@ -80,8 +80,7 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
   const sent = next.metadata.managedFields;
   const base = sent !== undefined && !jsonEqual(sent, current.metadata.managedFields) ? next : current;
   if (sent !== undefined && sent.length === 0 && base === next) return withOwnerships(next, []);
-  const before = fieldSetOf(current, type.schema);
-  const after = fieldSetOf(next, type.schema);
+  const [before, after] = fieldSetsOf(current, next, type.schema);
   const same = sameAtEach(current, next);
   const changed = [...after].filter((path) => !before.has(path) || !same(path));
   const removed = [...before].filter((path) => !after.has(path));

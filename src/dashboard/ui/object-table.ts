@@ -163,10 +163,13 @@ export class ObjectTable {
     const drawn = new Map<string, Drawn>();
     const rows: HTMLElement[] = [];
     if (first > 0) rows.push(el('tr', { style: `height:${first * ROW_HEIGHT}px` }));
+    const now = performance.now();
     for (let i = first; i < last; i++) {
       const entry = this.#rows.get(this.#order[i]!)!;
       const kept = this.#drawn.get(entry.key);
       const element = kept !== undefined && kept.changedAt === entry.changedAt ? kept.element : this.#row(entry);
+      // Put back in the DOM, a row's animation plays again: only one that changed within the second may flash.
+      if (element === kept?.element && now - entry.changedAt >= 1000) element.classList.remove('flash');
       drawn.set(entry.key, { element, changedAt: entry.changedAt });
       rows.push(element);
     }

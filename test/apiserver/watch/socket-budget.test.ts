@@ -4,7 +4,9 @@
  * socket's 16 KiB high-water mark — a busy server commits many per turn, and a watch that could
  * only send a high-water mark's worth a turn fell behind and was ended. The burst is committed
  * to the memory store in one synchronous run, so no drain can come in between: what the watch
- * holds for the client is decided in that turn alone.
+ * holds for the client is decided in that turn alone. With the budget set to 0 (the app option
+ * `watchSocketBudgetBytes`) the old rule holds: full at the high-water mark, and the same burst
+ * ends the watch.
  */
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,40 +50,63 @@ function watchReader(body: AsyncIterable<Buffer>) {
   };
 }
 
+/** ConfigMaps `names` in `namespace`, ~2 KiB each, and a JSON watch of them from now on. */
+async function watchedConfigMaps(on: TestCluster, namespace: string, names: readonly string[]) {
+  const blob = 'x'.repeat(2048);
+  for (const name of names) await on.client.create(builtin.configMaps, { metadata: { name, namespace }, data: { blob } });
+  const listed = await on.store.list(`${on.store.prefix}core/configmaps/${namespace}/`);
+  const res = await request(`${on.url}/api/v1/namespaces/${namespace}/configmaps?watch=true&resourceVersion=${listed.revision}`, {
+    dispatcher: agent,
+    headers: { authorization: `Bearer ${on.token}` },
+    bodyTimeout: 0,
+  });
+  expect(res.statusCode).toBe(200);
+  const watch = watchReader(res.body as AsyncIterable<Buffer>);
+  // A first event through the watch: it is live, so what comes next counts against the buffer.
+  await on.client.create(builtin.configMaps, { metadata: { name: 'first', namespace } });
+  await watch.until(1);
+  expect(watch.events).toEqual([{ type: 'ADDED', name: 'first' }]);
+  return { watch, listed, close: () => res.body.destroy() };
+}
+
+/** Updates every listed object in one turn: each commits inside its call, the awaits are microtasks. */
+async function burst(on: TestCluster, items: readonly { key: string; value: Uint8Array; modRevision: number }[]): Promise<void> {
+  for (const item of items) {
+    const object = JSON.parse(Buffer.from(item.value).toString()) as { data: Record<string, string> };
+    object.data = { ...object.data, burst: 'yes' };
+    await on.store.update(item.key, Buffer.from(JSON.stringify(object)), item.modRevision);
+  }
+}
+
+const names = Array.from({ length: 40 }, (_, i) => `cm-${String(i).padStart(2, '0')}`);
+
 describe('a watch fed a burst in one loop turn', () => {
   it('sends every event of a burst past the high-water mark, and stays open', async () => {
-    const names = Array.from({ length: 40 }, (_, i) => `cm-${String(i).padStart(2, '0')}`);
     // About 2 KiB each: the burst is about 90 KiB, several high-water marks, under the budget.
-    const blob = 'x'.repeat(2048);
-    for (const name of names) await cluster.client.create(builtin.configMaps, { metadata: { name, namespace: 'burst' }, data: { blob } });
-    const store = cluster.store;
-    const listed = await store.list(`${store.prefix}core/configmaps/burst/`);
-    const res = await request(`${cluster.url}/api/v1/namespaces/burst/configmaps?watch=true&resourceVersion=${listed.revision}`, {
-      dispatcher: agent,
-      headers: { authorization: `Bearer ${cluster.token}` },
-      bodyTimeout: 0,
-    });
-    expect(res.statusCode).toBe(200);
-    const watch = watchReader(res.body as AsyncIterable<Buffer>);
-    const { events } = watch;
-    // A first event through the watch: it is live, so what comes next counts against the buffer.
-    await cluster.client.create(builtin.configMaps, { metadata: { name: 'first', namespace: 'burst' } });
-    await watch.until(1);
-    expect(events).toEqual([{ type: 'ADDED', name: 'first' }]);
-
-    // The burst: each update commits inside its call, the awaits are microtasks — one turn.
-    for (const item of listed.items) {
-      const object = JSON.parse(Buffer.from(item.value).toString()) as { data: Record<string, string> };
-      object.data = { ...object.data, burst: 'yes' };
-      await store.update(item.key, Buffer.from(JSON.stringify(object)), item.modRevision);
-    }
+    const { watch, listed, close } = await watchedConfigMaps(cluster, 'burst', names);
+    await burst(cluster, listed.items);
     await watch.until(1 + names.length);
-    expect(events.slice(1)).toEqual(names.map((name) => ({ type: 'MODIFIED', name })));
+    expect(watch.events.slice(1)).toEqual(names.map((name) => ({ type: 'MODIFIED', name })));
 
     // Still open: the next change comes through the same watch.
     await cluster.client.create(builtin.configMaps, { metadata: { name: 'after', namespace: 'burst' } });
     await watch.until(2 + names.length);
-    expect(events[events.length - 1]).toEqual({ type: 'ADDED', name: 'after' });
-    res.body.destroy();
+    expect(watch.events[watch.events.length - 1]).toEqual({ type: 'ADDED', name: 'after' });
+    close();
+  });
+
+  it('with a budget of 0, is full at the high-water mark and ended by the same burst', async () => {
+    const strict = await startTestCluster({ namespaces: ['strict'], apiServer: { watchBufferEvents: 5, watchSocketBudgetBytes: 0 } });
+    try {
+      const { watch, listed } = await watchedConfigMaps(strict, 'strict', names);
+      await burst(strict, listed.items);
+      // Read to the end: the server ends the watch, part of the burst sent.
+      await watch.until(Number.POSITIVE_INFINITY);
+      const got = watch.events.length - 1;
+      expect(got).toBeGreaterThan(0);
+      expect(got).toBeLessThan(names.length);
+    } finally {
+      await strict.stop();
+    }
   });
 });

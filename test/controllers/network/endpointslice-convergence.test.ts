@@ -102,7 +102,8 @@ describe('endpoint slices converge whatever the informer has seen of the loop\'s
     const ready = new Array<boolean>(PODS).fill(true);
     beforeAll(async () => {
       cluster = await startTestCluster({
-        apiServer: { watchBufferEvents: 0 },
+        // No budget either: a watch counts as full at its stream's high-water mark, as before.
+        apiServer: { watchBufferEvents: 0, watchSocketBudgetBytes: 0 },
         controllers: { controllers: ['endpointslice-controller'], loopSettings: { maxEndpointsPerSlice: 5 } },
       });
       client = cluster.client;

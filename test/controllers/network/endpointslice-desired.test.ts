@@ -1,11 +1,16 @@
 // The endpointslice loop's desired endpoints kept between syncs (EndpointCache): a pod version and
 // a Service version give the same endpoint objects sync after sync, and whatever changes an
 // endpoint — a new pod version, a new Service version, a node relabelled to another zone — gives
-// the new endpoint (issue #24: a sync computes only the pods that changed).
+// the new endpoint (issue #24: a sync computes only the pods that changed); and the loop's report of
+// each sync (onSync), which the bench splits a flip's latency by.
+import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Node, Pod } from '../../../src/api/index.js';
-import { desiredGroups, EndpointCache, ZONE_LABEL } from '../../../controllers/endpointslice/index.js';
-import { httpPort, pod, service } from './network-fixtures.js';
+import { builtin, EventRecorder, InformerFactory } from '../../../src/client/index.js';
+import { startTestCluster } from '../../../src/testing/index.js';
+import { desiredGroups, EndpointCache, endpointSliceController, ZONE_LABEL, type SyncReport } from '../../../controllers/endpointslice/index.js';
+import { eventually } from '../support.js';
+import { httpPort, pod, runningPod, service } from './network-fixtures.js';
 
 const running = (name: string, ip: string, ready: boolean, nodeName?: string, labels: Record<string, string> = { app: 'web' }): Pod => {
   const base = pod(name, 'ns', { labels, ports: { http: 8080 }, ...(nodeName ? { nodeName } : {}) });
@@ -65,5 +70,41 @@ describe('EndpointCache', () => {
     const cached = desiredGroups(service, changed, (name) => nodes.get(name), cache);
     expect(cached).toEqual(desiredGroups(service, changed, (name) => nodes.get(name)));
     expect(cached[0]!.endpoints.filter((e) => e.conditions?.ready === false)).toHaveLength(changed.filter((p) => p.status?.conditions?.[0]?.status === 'False').length);
+  });
+});
+
+describe('the loop\'s sync reports (onSync)', () => {
+  it('reports each sync of a Service with its writes, each slice written, and its moments in order', async () => {
+    await using cluster = await startTestCluster({ namespaces: ['ns'] });
+    const client = cluster.newClient({ userAgent: 'endpointslice-test' });
+    const stop$ = new Subject<void>();
+    const informers = new InformerFactory(client);
+    const events = new EventRecorder({ client, component: 'endpointslice-controller' });
+    const reports: { key: string; sync: SyncReport }[] = [];
+    const loop = endpointSliceController(
+      { name: 'endpointslice-controller', client, informers, events, stop$, controllerDefaults: () => ({}) },
+      { maxEndpointsPerSlice: 2, onSync: (key, sync) => reports.push({ key, sync }) },
+    ).subscribe();
+    try {
+      await cluster.client.create(builtin.services, svc(), { namespace: 'ns' });
+      await Promise.all(['a', 'b', 'c'].map((name, i) => runningPod(cluster.client, 'ns', name, `10.0.0.${i + 1}`, true, { labels: { app: 'web' }, ports: { http: 8080 } })));
+      const written = () => reports.flatMap((r) => r.sync.written.flatMap((w) => (w.slice.endpoints ?? []).map((e) => e.addresses[0])));
+      await eventually(async () => ['10.0.0.1', '10.0.0.2', '10.0.0.3'].every((ip) => written().includes(ip)), 'every pod written in a reported sync');
+      for (const { key, sync } of reports) {
+        expect(key).toBe('ns/web');
+        expect(sync.written).toHaveLength(sync.writes.created + sync.writes.updated);
+        expect(sync.computedAt).toBeGreaterThanOrEqual(sync.startedAt);
+        for (const { slice, at } of sync.written) {
+          expect(slice.metadata.resourceVersion).toBeDefined();
+          expect(at).toBeGreaterThanOrEqual(sync.computedAt);
+          expect(at).toBeLessThanOrEqual(sync.endedAt);
+        }
+      }
+    } finally {
+      stop$.next();
+      loop.unsubscribe();
+      informers.stop();
+      events.stop();
+    }
   });
 });
