@@ -16,7 +16,7 @@
 // Stopping one is the node going away. The pod churn runs on `svc up --hollow-nodes 12` instead:
 // the node agent's own code (pod workers, status, termination) on svc's simulated CRI runtime —
 // its containers are simulated, and the corpus's header line says so. On the shared 2-core machine
-// (load 20-27) it churned about 150 pods a minute; what ships is the first 5,000 of a 10,000 run
+// (load 20-27) it churned about 150 pods a minute, and at load 4-24 the full 10,000 in 13 minutes
 // (bench/corpora/README.md).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -101,7 +101,7 @@ async function recording(svcconfig: string, out: string, args: readonly string[]
   stop.abort();
   if ((await done) !== 0) throw new Error(`svc record failed for ${out}`);
   await shipCorpus(raw, out, header === undefined ? undefined : { ...header, recordedSeconds: Math.round(elapsed / 1000) + tailS });
-  console.error(`${out}: ${statSync(raw).size} bytes of NDJSON, ${statSync(out).size} gzipped`);
+  console.error(`${out}: ${statSync(raw).size} bytes of NDJSON, ${statSync(out).size} compressed (${out.endsWith('.br') ? 'brotli' : 'gzip'})`);
   if (rawDir === undefined) rmSync(raw);
 }
 
