@@ -120,8 +120,18 @@ describe('autoscaling against svc up', () => {
     expect(hpa.status.conditions.find((c) => c.type === 'ScalingActive')).toMatchObject({ status: 'True', reason: 'ValidMetricFound' });
     const events = await k(['get', 'events', '--field-selector', 'involvedObject.name=burn,reason=SuccessfulRescale', '-o', 'jsonpath={.items[*].message}']);
     expect(events.stdout).toContain('New size: 3; reason: cpu resource utilization (percentage of request) above target');
-    const table = await k(['get', 'hpa', 'burn', '--no-headers']);
-    expect(table.stdout).toMatch(/Deployment\/burn\s+cpu: \d+%\/20%\s+1\s+3\s+3/);
+    // kubectl's REPLICAS column is the HPA's status.currentReplicas: the scale's status.replicas as
+    // of the HPA's last sync, which reaches 3 once the new pods exist, a sync after spec did.
+    let table = '';
+    const row = /Deployment\/burn\s+cpu: \d+%\/20%\s+1\s+3\s+3/;
+    const shows3 = async () => {
+      table = (await k(['get', 'hpa', 'burn', '--no-headers'])).stdout;
+      if (row.test(table)) return true;
+      await new Promise((resolve) => setTimeout(resolve, 500)); // a kubectl a round, not back to back
+      return false;
+    };
+    await eventually(shows3, 'the HPA row showing 3 replicas', 60_000);
+    expect(table).toMatch(row);
 
     // Stop burning: every pod's loop ends at once. Usage falls, and after the window the Deployment goes back to 1.
     writeFileSync(join(control, 'stop'), '');
