@@ -236,7 +236,7 @@ async function measureIdle(m: Manager): Promise<IdleFigures> {
     return byName;
   };
   // The store's revision, as a list's resourceVersion: whoever writes during the window moves it.
-  const revision = async (): Promise<number> => Number((await driver.list(builtin.namespaces, { limit: 1 })).metadata.resourceVersion);
+  const revision = async (): Promise<number> => Number((await driver.list(builtin.namespaces, { limit: 1 })).resourceVersion);
   const revision0 = await revision();
   const rssAtSteady = rssMb();
   const threads0 = threadTicks();
