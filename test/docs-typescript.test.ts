@@ -5,7 +5,7 @@
 //   importing or declaring it, and declares the few free values the docs take as given (FREE);
 // - `<!-- not-compiled: reason -->` on the line before a fence skips that block (listed below).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
@@ -85,16 +85,36 @@ function compilerOptions(): ts.CompilerOptions {
   return { ...config.options, noEmit: true, declaration: false, sourceMap: false, baseUrl: root, paths, allowImportingTsExtensions: true };
 }
 
-/** Each surface's exported names, in SURFACES order, a name going to the first surface that has it. */
-function surfaceExports(options: ts.CompilerOptions, host: ts.CompilerHost): { program: ts.Program; from: Map<string, string> } {
-  const program = ts.createProgram({ rootNames: Object.values(SURFACES).map((f) => join(root, f)), options, host });
-  const checker = program.getTypeChecker();
+/**
+ * Each surface's exported names, in SURFACES order, a name going to the first surface that has it.
+ * Read from the index files' export statements (following `export *`), without a type checker:
+ * one would bind every file of the repo before the blocks' own program does it again.
+ */
+function surfaceExports(): Map<string, string> {
+  const namesOf = (file: string, seen: Set<string>): string[] => {
+    if (seen.has(file)) return [];
+    seen.add(file);
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022);
+    return source.statements.flatMap((statement): string[] => {
+      if (ts.isExportDeclaration(statement)) {
+        const clause = statement.exportClause;
+        if (clause === undefined && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
+          return namesOf(join(dirname(file), statement.moduleSpecifier.text.replace(/\.js$/, '.ts')), seen);
+        }
+        if (clause && ts.isNamedExports(clause)) return clause.elements.map((element) => element.name.text);
+        if (clause && ts.isNamespaceExport(clause)) return [clause.name.text];
+        return [];
+      }
+      const exported = ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+      if (!exported) return [];
+      if (ts.isVariableStatement(statement)) return statement.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []));
+      const named = statement as ts.Statement & { name?: ts.Identifier };
+      return named.name && ts.isIdentifier(named.name) ? [named.name.text] : [];
+    });
+  };
   const from = new Map<string, string>();
-  for (const [spec, file] of Object.entries(SURFACES)) {
-    const symbol = checker.getSymbolAtLocation(program.getSourceFile(join(root, file))!);
-    for (const exported of symbol ? checker.getExportsOfModule(symbol) : []) if (!from.has(exported.name)) from.set(exported.name, spec);
-  }
-  return { program, from };
+  for (const [spec, file] of Object.entries(SURFACES)) for (const name of namesOf(join(root, file), new Set())) if (!from.has(name)) from.set(name, spec);
+  return from;
 }
 
 function prelude(code: string, from: Map<string, string>): string {
@@ -117,11 +137,16 @@ function prelude(code: string, from: Map<string, string>): string {
 
 type BlockFiles = Map<string, { block: Block; preludeLines: number }>;
 
-/** The program's errors in the blocks, as `doc:line: message` with the line in the doc. */
+/**
+ * The program's errors in the blocks, as `doc:line: message` with the line in the doc. Only the
+ * blocks' files are checked: the checker then resolves just the declarations they reach, where
+ * the whole program's diagnostics would type-check every file of the repo again (what made this
+ * test take two minutes under load).
+ */
 function check(program: ts.Program, files: BlockFiles): string[] {
-  return ts
-    .getPreEmitDiagnostics(program)
-    .filter((d) => d.file && files.has(d.file.fileName))
+  return [...files.keys()]
+    .map((name) => program.getSourceFile(name)!)
+    .flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)])
     .map((d) => {
       const { block, preludeLines } = files.get(d.file!.fileName)!;
       const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
@@ -136,7 +161,7 @@ describe('docs TypeScript blocks', () => {
     const compiled = all.filter((b) => b.skipped === undefined);
     const options = compilerOptions();
     const host = ts.createCompilerHost(options);
-    const { program: surfaces, from } = surfaceExports(options, host);
+    const from = surfaceExports();
 
     // Inside the repo (git-ignored .scratch/) so the blocks resolve rxjs, zod and node's types.
     mkdirSync(join(root, '.scratch'), { recursive: true });
@@ -150,7 +175,7 @@ describe('docs TypeScript blocks', () => {
         writeFileSync(file, `${head}\n${block.code}\n`);
         files.set(file, { block, preludeLines: head.split('\n').length });
       }
-      errors = check(ts.createProgram({ rootNames: [...files.keys()], options, host, oldProgram: surfaces }), files);
+      errors = check(ts.createProgram({ rootNames: [...files.keys()], options, host }), files);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

@@ -1,7 +1,7 @@
 // The layer rules of docs/architecture.md, checked by imports alone: the order of its Layers table
 // (a layer imports only from the layers above it, only through their index.ts), operators use
 // nothing but rxjs, ix and each other, api, encoding and storage know nothing of HTTP, and every
-// layer with an index.ts is one of the package's exports.
+// layer with an index.ts is one of the package's exports; src/browser-safe imports nothing.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -103,6 +103,11 @@ describe('layers', () => {
     const found = ['src/api', 'src/encoding', 'src/storage'].flatMap((dir) =>
       sources(dir).flatMap((file) => imports(file).filter((spec) => http.test(spec)).map((spec) => `${relative(root, file)}: ${spec}`)),
     );
+    expect(found).toEqual([]);
+  });
+
+  it('src/browser-safe imports nothing (the dashboard page bundles it for the browser)', () => {
+    const found = sources('src/browser-safe').flatMap((file) => imports(file).filter((spec) => !/^\.\/[^/]+\.js$/.test(spec)).map((spec) => `${relative(root, file)}: ${spec}`));
     expect(found).toEqual([]);
   });
 

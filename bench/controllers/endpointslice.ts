@@ -1,40 +1,54 @@
 // A Service selecting PODS pods while FLIP_RATE pod readiness flips per second hit it for SECONDS
 // (issue #24): slice updates per second, the loop's writes per flip, and how long a flip takes to
 // be visible in a slice (patch answered → slice event showing it, read by a watch of its own),
-// once with --endpointslice-updates-batch-period 0 and once with BATCH_MS. The cluster is
-// svc/testing's (in-process API server, memory store, HTTPS loopback); the load generator, the
-// loop and the server share one process, so the flip rate reached is reported, not assumed.
-//   npm run bench:endpointslice          (PODS=5000, FLIP_RATE=1000, SECONDS=10, BATCH_MS=1000, SETTLE_S=120;
-//                                         WRITER=phase: a sync's slice writes of one phase at once)
+// once with --endpointslice-updates-batch-period 0 and once with BATCH_MS. Three processes, as in
+// a cluster: a real svc-apiserver (bench/controllers/server.ts: HTTPS, memory store), the load
+// (endpointslice-load.ts: the observer, and the flipper in a worker thread of it) and this one,
+// which runs the loop alone on its own client and times each sync. Each flip's latency is split
+// where it is spent: answered → the loop's pod event → its sync starts → the sync's desired slices
+// computed → the write of its slice answered → the observer's event. CPU per flip of each process
+// (from /proc) over the flipping window.
+//   npm run bench:endpointslice          (PODS=5000, FLIP_RATE=1000, SECONDS=10, BATCH_MS=1000, SETTLE_S=120,
+//                                         COOLDOWN_MS=2000: a pod is not flipped again sooner;
+//                                         WRITES_IN_FLIGHT=n: a sync's slice writes in flight at once,
+//                                         WRITER=phase: a whole phase at once;
+//                                         PHASES=0,1000 overrides the batch periods run)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Subject } from 'rxjs';
-import type { EndpointSlice, Pod } from '../../src/api/index.js';
-import { builtin, EventRecorder, InformerFactory, type Client } from '../../src/client/index.js';
-import { endpointSliceController } from '../../controllers/index.js';
-import { startTestCluster } from '../../src/testing/index.js';
+import { builtin, Client, EventRecorder, InformerFactory } from '../../src/client/index.js';
+import { endpointSliceController, type SyncReport } from '../../controllers/index.js';
 import { quantile } from './fill.js';
 
 const PODS = Number(process.env['PODS'] ?? 5_000);
 const FLIP_RATE = Number(process.env['FLIP_RATE'] ?? 1_000);
 const SECONDS = Number(process.env['SECONDS'] ?? 10);
 const BATCH_MS = Number(process.env['BATCH_MS'] ?? 1_000);
-const IN_FLIGHT = 32;
-/** How long after the load the slices (the server's, and the observer's) may take to agree with the pods before the phase is called unconverged. */
-const SETTLE_S = Number(process.env['SETTLE_S'] ?? 120);
-/** `WRITER=phase`: the loop sends the slice writes of one phase at once (default: one after another). */
-const PHASE_AT_ONCE = process.env['WRITER'] === 'phase';
+/** The phases run: `batch period[:writes in flight]`, comma-separated (a same-run A/B of writers: `PHASES=0:1,0:8`). */
+const PHASES = (process.env['PHASES'] ?? `0,${BATCH_MS}`).split(',').map((entry) => {
+  const [batch, inFlight] = entry.split(':');
+  return { batchMs: Number(batch), inFlight: inFlight === undefined ? undefined : inFlight === 'inf' ? Infinity : Number(inFlight) };
+});
+/** `WRITES_IN_FLIGHT=n`: a sync's slice writes in flight at once (`WRITER=phase`: a whole phase; default: the loop's). */
+const WRITES_IN_FLIGHT = process.env['WRITER'] === 'phase' ? Infinity : process.env['WRITES_IN_FLIGHT'] !== undefined ? Number(process.env['WRITES_IN_FLIGHT']) : undefined;
 const NS = 'bench';
 
-const cluster = await startTestCluster({ namespaces: [NS] });
-const admin = cluster.newClient({ userAgent: 'bench-setup' });
-console.log(`node ${process.version}, ${process.platform}/${process.arch}; svc/testing cluster (memory store, HTTPS loopback, in-process); ${PODS} pods, ${FLIP_RATE} flips/s asked for ${SECONDS} s\n`);
+const ipOf = (i: number): string => `10.${64 + Math.floor(i / 65_536)}.${Math.floor(i / 256) % 256}.${i % 256}`;
+const epoch = (): number => performance.timeOrigin + performance.now();
 
-/** Resolves when `check` holds, looking every 100 ms (a poll of 5,000 endpoints is not free on a busy machine). */
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 100));
-}
-
-const ipOf = (i: number) => `10.${64 + Math.floor(i / 65_536)}.${Math.floor(i / 256) % 256}.${i % 256}`;
-const ready = new Array<boolean>(PODS).fill(true);
+// The API server, a process of its own.
+const dir = mkdtempSync(join(tmpdir(), 'svc-bench-endpointslice-'));
+const server = spawn(process.execPath, ['--import', 'tsx', new URL('./server.ts', import.meta.url).pathname, dir, 'memory'], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+process.once('exit', () => {
+  server.kill();
+  rmSync(dir, { recursive: true, force: true });
+});
+const { svcconfig } = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: server.stdout! }).once('line', resolve))) as { svcconfig: string };
+const admin = await Client.fromSvcconfig(svcconfig, { userAgent: 'bench-setup' });
+console.log(`node ${process.version}, ${process.platform}/${process.arch}; svc-apiserver in a child process (memory store, HTTPS loopback); ${PODS} pods, ${FLIP_RATE} flips/s asked for ${SECONDS} s; slice writes in flight: ${WRITES_IN_FLIGHT ?? "the loop's default"}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
 
 async function inParallel(count: number, work: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -43,6 +57,9 @@ async function inParallel(count: number, work: (i: number) => Promise<void>): Pr
   }));
 }
 
+await admin.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+// No serviceaccount loop runs: the pods' ServiceAccount is made here (the server's admission asks for it).
+await admin.create(builtin.serviceAccounts, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: NS } }, { namespace: NS });
 await admin.create(builtin.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'big', namespace: NS }, spec: { selector: { app: 'big' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] } }, { namespace: NS });
 const setupStart = performance.now();
 await inParallel(PODS, async (i) => {
@@ -51,130 +68,177 @@ await inParallel(PODS, async (i) => {
 });
 console.log(`setup: ${PODS} pods created and Running in ${((performance.now() - setupStart) / 1000).toFixed(1)} s\n`);
 
-interface Phase {
-  readonly batchMs: number;
-  readonly flips: number;
+// The load: observer and flipper, a process of their own.
+type LoadMessage =
+  | { kind: 'ready' | 'synced' }
+  | { kind: 'flipping'; at: number }
+  | { kind: 'flipped'; at: number; seconds: number }
+  | { kind: 'error'; error: string }
+  | { kind: 'done'; result: LoadResult };
+interface LoadResult {
+  readonly sent: number;
+  readonly failed: number;
   readonly seconds: number;
-  readonly writes: number;
-  readonly latencies: number[];
-  readonly unseen: number;
-  readonly convergeMs: number;
-  /** When the server's slices agreed with every pod after the load (undefined: not within SETTLE_S). */
+  readonly flips: number[];
+  readonly converged: number;
+  readonly superseded: number;
   readonly serverMs: number | undefined;
+  readonly convergeMs: number;
+  readonly disagreeing: { readonly server: number; readonly observer: number } | undefined;
+  readonly watchErrors: number;
+}
+const load = spawn(process.execPath, ['--import', 'tsx', new URL('./endpointslice-load.ts', import.meta.url).pathname, svcconfig], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+process.once('exit', () => load.kill());
+const fromLoad = (kind: LoadMessage['kind']): Promise<LoadMessage> =>
+  new Promise((resolve, reject) => {
+    const listener = (message: LoadMessage) => {
+      if (message.kind === 'error') reject(new Error(message.error));
+      if (message.kind !== kind) return;
+      load.off('message', listener);
+      resolve(message);
+    };
+    load.on('message', listener);
+  });
+await fromLoad('ready');
+
+/** CPU time (ms) of a child process so far, from /proc (Linux). */
+function cpuOf(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+const ownCpu = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+const cpuNow = () => ({ loop: ownCpu(), server: cpuOf(server), load: cpuOf(load) });
+
+interface Recorded {
+  readonly syncs: (SyncReport & { readonly byPod: Map<number, { at: number; ready: boolean }> })[];
+  /** The loop's pod events per pod: when, and the Ready it showed. */
+  readonly podEvents: Map<number, { at: number; ready: boolean }[]>;
 }
 
-async function phase(batchMs: number): Promise<Phase> {
-  const userAgent = `endpointslice-${batchMs}`;
-  const client: Client = cluster.newClient({ userAgent });
+async function phase(batchMs: number, inFlight: number | undefined) {
+  const client = await Client.fromSvcconfig(svcconfig, { userAgent: `endpointslice-${batchMs}` });
   const stop$ = new Subject<void>();
-  const watchErrors = { loop: 0, observer: 0 };
-  const informers = new InformerFactory(client, { onError: () => watchErrors.loop++ });
+  let watchErrors = 0;
+  const informers = new InformerFactory(client, { onError: () => watchErrors++ });
   const events = new EventRecorder({ client, component: 'endpointslice-controller' });
   const outcomes = new Map<string, number>();
-  const loop = endpointSliceController({ name: 'endpointslice-controller', client, informers, events, stop$, controllerDefaults: () => ({}) }, { concurrency: 5, batchPeriodMs: batchMs, phaseWritesAtOnce: PHASE_AT_ONCE }).subscribe((result) => {
+  const recorded: Recorded = { syncs: [], podEvents: new Map() };
+  const origin = performance.timeOrigin;
+  const onSync = (_key: string, sync: SyncReport) => {
+    const byPod = new Map<number, { at: number; ready: boolean }>();
+    for (const { slice, at } of sync.written) for (const e of slice.endpoints ?? []) byPod.set(Number(e.targetRef!.name!.slice(2)), { at: origin + at, ready: e.conditions?.ready === true });
+    recorded.syncs.push({ ...sync, startedAt: origin + sync.startedAt, computedAt: origin + sync.computedAt, endedAt: origin + sync.endedAt, byPod });
+  };
+  const podEvents = informers.informer(builtin.pods).events$.subscribe((event) => {
+    if (event.type === 'deleted' || event.type === 'resync') return;
+    const i = Number(event.object.metadata.name!.slice(2));
+    const ready = event.object.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+    let list = recorded.podEvents.get(i);
+    if (!list) recorded.podEvents.set(i, (list = []));
+    list.push({ at: epoch(), ready });
+  });
+  const loop = endpointSliceController(
+    { name: 'endpointslice-controller', client, informers, events, stop$, controllerDefaults: () => ({}) },
+    { concurrency: 5, batchPeriodMs: batchMs, ...(inFlight !== undefined ? { writesInFlight: inFlight } : {}), onSync },
+  ).subscribe((result) => {
     const what = result.type === 'retry' ? `retry (${(result.error as { code?: number }).code ?? String(result.error)})` : result.type;
     outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
+    if (result.type !== 'awaitChange') process.stderr.write(`loop: ${what}\n`);
   });
 
-  // The observer: its own watch of the slices; a flip is seen when a slice shows the pod's IP with the flipped condition.
-  const observer = new InformerFactory(cluster.newClient({ userAgent: 'observer' }), { onError: () => watchErrors.observer++ });
-  // Decoded once per event: the bench's own reads of the slices cost it no decoding.
-  const slices = observer.informer(builtin.endpointSlices, { decode: 'eager' });
-  const pending = new Map<string, { at: number; ready: boolean }>();
-  const latencies: number[] = [];
-  const seen = (slice: EndpointSlice) => {
-    const now = performance.now();
-    for (const endpoint of slice.endpoints ?? []) {
-      const ip = endpoint.addresses[0]!;
-      const wait = pending.get(ip);
-      if (wait && endpoint.conditions?.ready === wait.ready) {
-        latencies.push(now - wait.at);
-        pending.delete(ip);
-      }
-    }
-  };
-  const watching = slices.events$.subscribe((event) => {
-    if (event.type !== 'deleted') seen(event.object);
-  });
-  slices.start();
-  await slices.waitForSync();
-  const total = () => slices.store.list().reduce((n, s) => n + (s.endpoints?.length ?? 0), 0);
-  const readyCount = () => slices.store.list().reduce((n, s) => n + (s.endpoints ?? []).filter((e) => e.conditions?.ready === true).length, 0);
-  const wantReady = () => ready.filter(Boolean).length;
-  const syncGuard = setInterval(() => process.stderr.write(`waiting: ${total()} endpoints, ${readyCount()} ready of ${wantReady()}\n`), 5_000);
-  await until(() => total() === PODS && readyCount() === wantReady());
-  clearInterval(syncGuard);
-
-  const writesBefore = cluster.writes(userAgent);
-  const flipper = cluster.newClient({ userAgent: 'flipper' });
-  const started = performance.now();
-  const count = FLIP_RATE * SECONDS;
-  const busy = new Set<number>();
-  let next = 0;
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-    while (next < count) {
-      const n = next++;
-      const due = started + (n * 1000) / FLIP_RATE;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      // A pod with a flip in flight is not flipped again: two patches of one pod may land in either order.
-      let i = Math.floor(Math.random() * PODS);
-      while (busy.has(i)) i = Math.floor(Math.random() * PODS);
-      busy.add(i);
-      const value = !ready[i];
-      ready[i] = value;
-      await flipper.patchStatus(builtin.pods, `p-${i}`, { status: { conditions: [{ type: 'Ready', status: value ? 'True' : 'False' }] } }, { namespace: NS });
-      // Answered: from now on a reader of the pod sees the flip; a later flip of the same pod supersedes it.
-      pending.set(ipOf(i), { at: performance.now(), ready: value });
-      busy.delete(i);
-    }
-  }));
-  const seconds = (performance.now() - started) / 1000;
-  const settleStart = performance.now();
-  // The server's slices (a list, once a second) and the observer's view are timed apart: a watch
-  // that lags behind the slice writes is not slices that disagree with the pods.
-  let serverMs: number | undefined;
-  const serverCheck = (async () => {
-    while (serverMs === undefined && performance.now() - settleStart <= SETTLE_S * 1000) {
-      if ((await disagreeing()) === 0) serverMs = performance.now() - settleStart;
-      else await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-  })();
-  await until(() => (readyCount() === wantReady() && pending.size === 0) || performance.now() - settleStart > SETTLE_S * 1000);
-  const convergeMs = performance.now() - settleStart;
-  await serverCheck;
-  if (pending.size > 0 || serverMs === undefined)
-    console.log(
-      `batch ${batchMs} ms unconverged after ${SETTLE_S} s: ${pending.size} flips not seen; endpoints disagreeing with the pods: server ${await disagreeing()}, loop's slice cache ${wrong(informers.informer(builtin.endpointSlices).store.list())}, observer's cache ${wrong(slices.store.list())}; loop's pod cache: ${staleP(informers.informer(builtin.pods).store.list())} pods stale; watch errors: loop ${watchErrors.loop}, observer ${watchErrors.observer}`,
-    );
-  const writes = cluster.writes(userAgent) - writesBefore;
-  const unseen = pending.size;
+  const finished = fromLoad('done');
+  load.send({ kind: 'phase' });
+  await fromLoad('synced');
+  const syncsBefore = recorded.syncs.length;
+  await fromLoad('flipping');
+  const cpuStart = cpuNow();
+  const flippingAt = epoch();
+  const flipped = (await fromLoad('flipped')) as { at: number; seconds: number };
+  const cpuEnd = cpuNow();
+  const { result } = (await finished) as { result: LoadResult };
   stop$.next();
   loop.unsubscribe();
-  watching.unsubscribe();
+  podEvents.unsubscribe();
   informers.stop();
-  observer.stop();
   events.stop();
-  console.log(`batch ${batchMs} ms: syncs ${[...outcomes].map(([what, n]) => `${what} ${n}`).join(', ')}`);
-  return { batchMs, flips: count, seconds, writes, latencies: latencies.sort((a, b) => a - b), unseen, convergeMs, serverMs };
+  const during = recorded.syncs.slice(syncsBefore).filter((s) => s.startedAt >= flippingAt - 1000);
+  return { batchMs, inFlight, result, recorded, during, outcomes, watchErrors, cpu: { loop: cpuEnd.loop - cpuStart.loop, server: cpuEnd.server - cpuStart.server, load: cpuEnd.load - cpuStart.load }, flipSeconds: flipped.seconds };
 }
 
-/** Endpoints whose ready condition is not the pod's. */
-function wrong(list: readonly EndpointSlice[]): number {
-  let n = 0;
-  for (const slice of list) for (const e of slice.endpoints ?? []) if (e.conditions?.ready !== ready[Number(e.targetRef!.name!.slice(2))]) n++;
-  return n;
+const STAGES = ['answered → loop pod event', 'pod event → sync start (queue)', 'sync start → desired computed', 'computed → its slice written', 'slice written → observer event'] as const;
+
+/** Splits each seen flip's latency by the loop's records; flips the records cannot place are counted apart. */
+function split(result: LoadResult, recorded: Recorded) {
+  const syncs = [...recorded.syncs].sort((a, b) => a.startedAt - b.startedAt);
+  const rows: { total: number; stages: number[] }[] = [];
+  let unplaced = 0;
+  for (let k = 0; k < result.flips.length; k += 5) {
+    const [i, value, sentAt, answeredAt, seenAt] = result.flips.slice(k, k + 5) as [number, number, number, number, number];
+    if (seenAt === null || Number.isNaN(seenAt)) continue;
+    const ready = value === 1;
+    const event = recorded.podEvents.get(i)?.find((e) => e.ready === ready && e.at >= sentAt);
+    let s = event ? syncs.findIndex((sync) => sync.startedAt >= event.at) : -1;
+    // The sync that read the flip wrote its slice (a later one only when that write failed).
+    let written: { at: number; ready: boolean } | undefined;
+    for (; s >= 0 && s < syncs.length; s++) {
+      written = syncs[s]!.byPod.get(i);
+      if (written?.ready === ready) break;
+    }
+    if (!event || s < 0 || s >= syncs.length || !written) {
+      unplaced++;
+      continue;
+    }
+    const sync = syncs[s]!;
+    rows.push({ total: seenAt - answeredAt, stages: [event.at - answeredAt, sync.startedAt - event.at, sync.computedAt - sync.startedAt, written.at - sync.computedAt, seenAt - written.at] });
+  }
+  rows.sort((a, b) => a.total - b.total);
+  const slowest = rows.slice(Math.floor(rows.length * 0.99));
+  return {
+    unplaced,
+    placed: rows.length,
+    stages: STAGES.map((name, n) => {
+      const values = rows.map((r) => r.stages[n]!).sort((a, b) => a - b);
+      return { name, p50: quantile(values, 0.5), p99: quantile(values, 0.99), slowest: slowest.reduce((sum, r) => sum + r.stages[n]!, 0) / Math.max(1, slowest.length) };
+    }),
+  };
 }
-const disagreeing = async (): Promise<number> => wrong((await admin.list(builtin.endpointSlices, { namespace: NS })).items);
-const staleP = (pods: readonly Pod[]): number => pods.filter((p) => (p.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True') !== ready[Number(p.metadata.name!.slice(2))]).length;
 
-const results = [await phase(0), await phase(BATCH_MS)];
-await cluster.stop();
+const results = [];
+for (const { batchMs, inFlight } of PHASES) {
+  const r = await phase(batchMs, inFlight ?? WRITES_IN_FLIGHT);
+  results.push(r);
+  const { result, during } = r;
+  const latencies: number[] = [];
+  for (let k = 0; k < result.flips.length; k += 5) if (result.flips[k + 4] !== null && !Number.isNaN(result.flips[k + 4])) latencies.push(result.flips[k + 4]! - result.flips[k + 3]!);
+  latencies.sort((a, b) => a - b);
+  const answered = result.flips.length / 5;
+  const writes = during.reduce((n, s) => n + s.writes.created + s.writes.updated + s.writes.deleted, 0);
+  const computeMs = during.map((s) => s.computedAt - s.startedAt).sort((a, b) => a - b);
+  const syncMs = during.map((s) => s.endedAt - s.startedAt).sort((a, b) => a - b);
+  const placed = split(result, r.recorded);
+  Object.assign(r, { latencies, answered, writes, computeMs, syncMs, placed });
+  console.log(`\nbatch ${batchMs} ms, writes in flight ${r.inFlight ?? 'default'}: ${answered} flips answered (${result.failed} failed) in ${result.seconds.toFixed(1)} s = ${(answered / result.seconds).toFixed(0)}/s; syncs ${[...r.outcomes].map(([what, n]) => `${what} ${n}`).join(', ')}; watch errors loop ${r.watchErrors}, observer ${result.watchErrors}`);
+  console.log(`  syncs from the first flip: ${during.length}, ${writes} slice writes (${(writes / Math.max(1, during.length)).toFixed(1)} a sync); a sync's computation p50 ${quantile(computeMs, 0.5).toFixed(1)} ms, max ${(computeMs.at(-1) ?? 0).toFixed(1)} ms; a sync's whole time p50 ${quantile(syncMs, 0.5).toFixed(0)} ms, max ${(syncMs.at(-1) ?? 0).toFixed(0)} ms`);
+  console.log(`  CPU over the ${r.flipSeconds.toFixed(1)} s of flips: loop process ${r.cpu.loop.toFixed(0)} ms (${(r.cpu.loop / answered).toFixed(3)} ms a flip), API server ${r.cpu.server.toFixed(0)} ms (${(r.cpu.server / answered).toFixed(3)} a flip), load ${r.cpu.load.toFixed(0)} ms (${(r.cpu.load / answered).toFixed(3)} a flip); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  if (result.disagreeing) console.log(`  unconverged: endpoints disagreeing with the pods: server ${result.disagreeing.server}, observer ${result.disagreeing.observer}`);
+  console.log(`  where a flip waits (${placed.placed} flips placed, ${placed.unplaced} not):`);
+  console.log('  | stage | p50 (ms) | p99 (ms) | mean over the slowest 1 % (ms) |');
+  console.log('  | --- | --- | --- | --- |');
+  for (const stage of placed.stages) console.log(`  | ${stage.name} | ${stage.p50.toFixed(0)} | ${stage.p99.toFixed(0)} | ${stage.slowest.toFixed(0)} |`);
+}
+load.send({ kind: 'stop' });
+server.send('stop');
 
-console.log('| batch period | flips | flips/s reached | slice writes | slice writes/s | writes per flip | flip → slice p50 (ms) | p99 (ms) | max (ms) | not seen | server agrees after load (ms) | observer settle after load (ms) |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-for (const r of results) {
+console.log('\n| batch period | writes in flight | flips | flips/s reached | slice writes | slice writes/s | writes per flip | flip → slice p50 (ms) | p99 (ms) | max (ms) | not seen (superseded; converged) | server agrees after load (ms) | observer settle after load (ms) |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+for (const r of results as (typeof results[number] & { latencies: number[]; answered: number; writes: number })[]) {
+  const { result } = r;
+  const unseen = r.answered - r.latencies.length;
   console.log(
-    `| ${r.batchMs} ms | ${r.flips} | ${(r.flips / r.seconds).toFixed(0)} | ${r.writes} | ${(r.writes / r.seconds).toFixed(0)} | ${(r.writes / r.flips).toFixed(3)} | ${quantile(r.latencies, 0.5).toFixed(0)} | ${quantile(r.latencies, 0.99).toFixed(0)} | ${(r.latencies.at(-1) ?? 0).toFixed(0)} | ${r.unseen} | ${r.serverMs === undefined ? `> ${SETTLE_S * 1000}` : r.serverMs.toFixed(0)} | ${r.convergeMs.toFixed(0)} |`,
+    `| ${r.batchMs} ms | ${r.inFlight ?? 'default'} | ${r.answered} | ${(r.answered / result.seconds).toFixed(0)} | ${r.writes} | ${(r.writes / result.seconds).toFixed(0)} | ${(r.writes / r.answered).toFixed(3)} | ${quantile(r.latencies, 0.5).toFixed(0)} | ${quantile(r.latencies, 0.99).toFixed(0)} | ${(r.latencies.at(-1) ?? 0).toFixed(0)} | ${unseen} (${result.superseded}; ${result.converged}) | ${result.serverMs === undefined ? '> settle cap' : result.serverMs.toFixed(0)} | ${result.convergeMs.toFixed(0)} |`,
   );
 }
+process.exit(0);

@@ -1,6 +1,6 @@
-// Child process of bench/controllers/namespace.ts and manager-scale.ts: a real svc-apiserver over
-// HTTPS on the embedded store (sqlite in the data dir given as argv[2]). Prints
-// `{"svcconfig": <path>}` once it listens; exits on the IPC message "stop".
+// Child process of bench/controllers/namespace.ts, manager-scale.ts and others: a real svc-apiserver
+// over HTTPS on the embedded store (sqlite in the data dir given as argv[2]; argv[3] may name another
+// --storage, e.g. memory). Prints `{"svcconfig": <path>}` once it listens; exits on the IPC message "stop".
 // `{ podUpdates: PodUpdateJob }` (manager-scale.ts, VIA=store) sets each pod's SENT_ANNOTATION by a
 // compare-and-swap on its stored JSON in this process: the same store → watch cache → watch event
 // a PATCH makes, without the HTTP write path's cost (request, admission, validation), which one
@@ -10,7 +10,7 @@ import { pacedUpdates, SENT_ANNOTATION, sentNow, type PodUpdateJob } from './pac
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: server.ts <data-dir>');
-const server = await startApiServer(['--storage=sqlite', '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`]);
+const server = await startApiServer([`--storage=${process.argv[3] ?? 'sqlite'}`, '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`]);
 
 /** One pod's annotation set to now, straight in the store (again on a conflict with another writer). */
 async function stamp(namespace: string, pod: string): Promise<void> {

@@ -4,27 +4,53 @@
 // page's frames during the stream (gaps between animation frames: max, p99, how many over 50 ms),
 // store → DOM latency (from the API server's answer to a patch — the write is in the store — to
 // the animation frame that put its resourceVersion in the table: the page's
-// `svcDashboardApplied` hook), and the JS heap after a forced GC at the start, every minute and at
-// the end (flat = no growth). The API server and the dashboard server share this process's main
-// thread; the writers are WRITERS worker threads (patch-writer.ts); chromium is its own process.
-// The load average is printed beside the figures.
+// `svcDashboardApplied` hook), split where the page read the event off its stream, the CPU each
+// part spent per write, and the JS heap after a forced GC at the start, every minute and at the
+// end (flat = no growth). The API server is a process of its own (cluster-process.ts); the
+// dashboard server and Node readers of the same watch (through the proxy, and straight from the
+// API server) share this process's main thread, one more reads on a thread of its own; the
+// writers are WRITERS worker threads (patch-writer.ts); chromium is its own processes. The load
+// average is printed beside the figures.
 //   npm run bench:dashboard          (PODS=10000 RATE=1000 SECONDS=300 WRITERS=2 by default)
-import { spawnSync } from 'node:child_process';
+//   COMPARE_UI=<dir>/main.ts npm run bench:dashboard
+//     a second page beside the first, in the same browser and the same run, running the page
+//     script bundled from that entry (an older src/dashboard/ui, say from `git worktree add`):
+//     a same-run A/B of two versions of the page under one load.
+//   PROFILE_PAGE=<file>.cpuprofile npm run bench:dashboard
+//     a CPU profile of the (first) page over the stream, its script bundled unminified so the
+//     profile names the functions; the functions with the most self time are printed too.
+import { fork, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { chromium } from 'playwright-core';
-import { request } from 'undici';
-import { builtin } from '../../src/client/index.js';
-import { startDashboard } from '../../src/dashboard/index.js';
-import { startTestCluster } from '../../src/testing/index.js';
+import { chromium, type CDPSession, type Page } from 'playwright-core';
+import { Agent, request, type Dispatcher } from 'undici';
+import { builtin, Client, type ConnectionOptions } from '../../src/client/index.js';
+import { bundleUi, startDashboard } from '../../src/dashboard/index.js';
 
 const PODS = Number(process.env['PODS'] ?? 10_000);
 const RATE = Number(process.env['RATE'] ?? 1000);
 const SECONDS = Number(process.env['SECONDS'] ?? 300);
 const CONCURRENCY = Number(process.env['CONCURRENCY'] ?? 128);
 const WRITERS = Number(process.env['WRITERS'] ?? 2);
+const COMPARE_UI = process.env['COMPARE_UI'];
+const PROFILE_PAGE = process.env['PROFILE_PAGE'];
 
-const cluster = await startTestCluster({ namespaces: ['bench'] });
+// The API server in a process of its own (cluster-process.ts): docs/benchmarks.md says why.
+type ClusterMessage = { kind: 'ready'; connection: ConnectionOptions } | { kind: 'cpu'; micros: number };
+const clusterProcess = fork(new URL('./cluster-process.ts', import.meta.url).pathname, { execArgv: ['--import', 'tsx'], serialization: 'advanced' });
+process.once('exit', () => clusterProcess.kill());
+const connection = await new Promise<ConnectionOptions>((resolve, reject) => {
+  clusterProcess.once('message', (message: ClusterMessage) => (message.kind === 'ready' ? resolve(message.connection) : reject(new Error('cluster process: unexpected message'))));
+  clusterProcess.once('exit', (code) => reject(new Error(`cluster process exited (${code})`)));
+});
+const clusterCpuMicros = (): Promise<number> =>
+  new Promise((resolve) => {
+    clusterProcess.once('message', (message: ClusterMessage) => resolve(message.kind === 'cpu' ? message.micros : 0));
+    clusterProcess.send('cpu');
+  });
+const client = new Client(connection);
+
 const names = Array.from({ length: PODS }, (_, i) => `pod-${String(i).padStart(5, '0')}`);
 let next = 0;
 await Promise.all(
@@ -35,7 +61,7 @@ await Promise.all(
       // that did land the first time answers 409, which is as good).
       for (let attempt = 1; ; attempt++) {
         try {
-          await cluster.client.create(builtin.pods, { metadata: { name, namespace: 'bench', labels: { app: 'bench' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } as never);
+          await client.create(builtin.pods, { metadata: { name, namespace: 'bench', labels: { app: 'bench' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } as never);
           break;
         } catch (error) {
           if ((error as { code?: number }).code === 409) break;
@@ -45,96 +71,180 @@ await Promise.all(
     }
   }),
 );
-const dashboard = await startDashboard({ connection: cluster.connection, port: 0 });
+const dashboard = await startDashboard({ connection, port: 0 });
 // --enable-precise-memory-info: performance.memory unrounded.
 const browser = await chromium.launch({ executablePath: spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).stdout.trim(), headless: true, args: ['--no-sandbox', '--enable-precise-memory-info'] });
-// bypassCSP: the driver's own probes are strings evaluated in the page, which its CSP (no eval) refuses.
-const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
-// Every animation frame's gap to the one before, and when each resourceVersion reached the DOM
-// (epoch ms), both harvested and cleared by the driver every few seconds.
-// A string, not a function: tsx would wrap a function's inner names in a helper the page lacks.
-await page.addInitScript(`
-  window.frames_ = [];
-  window.applied_ = [];
-  let last = performance.now();
-  const tick = (now) => { window.frames_.push(now - last); last = now; requestAnimationFrame(tick); };
-  requestAnimationFrame(tick);
-  window.svcDashboardApplied = (versions) => { const at = performance.timeOrigin + performance.now(); for (const v of versions) window.applied_.push(v, at); };
-`);
-await page.goto(dashboard.url);
-await page.locator('li[data-type="pods"]').click();
-await page.locator('#namespace option[value="bench"]').waitFor({ state: 'attached' });
-const opened = performance.now();
-await page.locator('#namespace').selectOption('bench');
-// Page expressions as strings: this file is type-checked without the DOM library.
-await page.waitForFunction(`document.getElementById('row-count')?.textContent === ${JSON.stringify(`${PODS} pods`)}`, undefined, { timeout: 300_000 });
-const loadedMs = performance.now() - opened;
-const cdp = await page.context().newCDPSession(page);
-/** The JS heap after a full GC: what the page keeps, not what it has not collected yet. */
-const heapMB = async (): Promise<number> => {
-  await cdp.send('HeapProfiler.collectGarbage');
-  const { usedSize } = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
-  return +(usedSize / 2 ** 20).toFixed(1);
-};
-await page.evaluate('window.frames_ = []; window.applied_ = []');
-const heap: { atSecond: number; mb: number }[] = [{ atSecond: 0, mb: await heapMB() }];
-
-// A reader beside the page: the same Table watch through the same proxy, read by this process
-// (undici, one line at a time). Its latency against the page's tells where time is spent: in
-// the server and proxy (both) or in chromium (the page's alone).
-const shadowArrived = new Map<string, number>();
-const answeredAt = new Map<string, number>();
-const shadowAbort = new AbortController();
-const shadow = (async () => {
-  const res = await request(`${dashboard.url}api/v1/namespaces/bench/pods?watch=true&allowWatchBookmarks=true`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }, signal: shadowAbort.signal, bodyTimeout: 0 });
-  let buffered = '';
-  try {
-    for await (const chunk of res.body) {
-      const at = Date.now();
-      buffered += (chunk as Buffer).toString();
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        const event = JSON.parse(line) as { type: string; object: { rows?: { object?: { metadata?: { resourceVersion?: string } } }[] } };
-        const version = event.object.rows?.[0]?.object?.metadata?.resourceVersion;
-        if (event.type === 'MODIFIED' && version !== undefined) shadowArrived.set(version, at);
-      }
-    }
-  } catch {
-    // aborted at the end
-  }
-})();
 
 // By resourceVersion, when its patch was sent and when the API server answered it (epoch ms): the
-// store's commit lies between, so the two give the latency's upper and lower bound. Matched to the
-// page's applied times at each harvest, then forgotten; an applied version whose answer is not in
-// yet waits for the next harvest.
+// store's commit lies between, so the two give the latency's upper and lower bound. Matched to
+// each page's applied times at its harvests; an applied version whose answer is not in yet waits
+// for the next harvest.
 const committed = new Map<string, { sent: number; answered: number }>();
-const latencies: number[] = [];
-const fromSend: number[] = [];
-let waiting: (string | number)[] = [];
-const frames: number[] = [];
-let unmatched = 0;
-const harvest = async (): Promise<void> => {
-  const [gaps, applied] = await page.evaluate<[number[], (string | number)[]]>('(() => { const r = [window.frames_, window.applied_]; window.frames_ = []; window.applied_ = []; return r; })()');
-  frames.push(...gaps);
-  const all = [...waiting, ...applied];
-  const previous = waiting.length;
-  waiting = [];
-  for (let i = 0; i < all.length; i += 2) {
+let startEpoch = 0;
+
+/** One page under test: its table opened, its frames and applied versions harvested. */
+interface PageUnderTest {
+  readonly label: string;
+  readonly page: Page;
+  readonly cdp: CDPSession;
+  readonly loadedMs: number;
+  readonly latencies: number[];
+  readonly fromSend: number[];
+  /** The two parts of store → DOM: store → read off the stream in the page, and read → DOM (waiting in the page's JS). */
+  readonly toPage: number[];
+  readonly inPage: number[];
+  /** Store → DOM latencies by the 10-second window of the run their write was answered in: a backlog grows window by window. */
+  readonly byWindow: Map<number, number[]>;
+  readonly frames: number[];
+  /** Gaps of the frames a forced GC (the heap figure's) fell in: the bench's doing, not the page's. */
+  readonly gcFrames: number[];
+  readonly heap: { atSecond: number; mb: number }[];
+  waiting: (string | number)[];
+  /** A GC mark came last in a harvest: the next harvest's first gap is the GC's. */
+  waitingGcMark: boolean;
+  unmatched: number;
+  metricsAtStart: Record<string, number>;
+}
+
+async function openPage(label: string, script: string | undefined): Promise<PageUnderTest> {
+  // bypassCSP: the driver's own probes are strings evaluated in the page, which its CSP (no eval) refuses.
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+  if (script !== undefined) await page.route('**/ui/app.js', (route) => route.fulfill({ status: 200, contentType: 'text/javascript; charset=utf-8', body: script }));
+  // Every animation frame's gap to the one before, and when each resourceVersion reached the DOM
+  // and was read off the stream (epoch ms), harvested and cleared by the driver every second.
+  // A string, not a function: tsx would wrap a function's inner names in a helper the page lacks.
+  await page.addInitScript(`
+    window.frames_ = [];
+    window.applied_ = [];
+    let last = performance.now();
+    const tick = (now) => { window.frames_.push(now - last); last = now; requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    window.svcDashboardApplied = (versions, received) => { const at = performance.timeOrigin + performance.now(); for (let i = 0; i < versions.length; i++) window.applied_.push(versions[i], at, received === undefined ? at : performance.timeOrigin + received[i]); };
+  `);
+  await page.goto(dashboard.url);
+  await page.locator('li[data-type="pods"]').click();
+  await page.locator('#namespace option[value="bench"]').waitFor({ state: 'attached' });
+  const opened = performance.now();
+  await page.locator('#namespace').selectOption('bench');
+  // Page expressions as strings: this file is type-checked without the DOM library.
+  await page.waitForFunction(`document.getElementById('row-count')?.textContent === ${JSON.stringify(`${PODS} pods`)}`, undefined, { timeout: 300_000 });
+  const loadedMs = performance.now() - opened;
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  return { label, page, cdp, loadedMs, latencies: [], fromSend: [], toPage: [], inPage: [], byWindow: new Map(), frames: [], gcFrames: [], heap: [], waiting: [], waitingGcMark: false, unmatched: 0, metricsAtStart: {} };
+}
+
+/**
+ * The JS heap after a full GC: what the page keeps, not what it has not collected yet. The GC
+ * stops the page's main thread; the frame gap it falls in is marked (-1 before it) and counted
+ * apart.
+ */
+async function heapMB(p: PageUnderTest): Promise<number> {
+  await p.page.evaluate('window.frames_.push(-1)');
+  await p.cdp.send('HeapProfiler.collectGarbage');
+  const { usedSize } = (await p.cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
+  return +(usedSize / 2 ** 20).toFixed(1);
+}
+
+/** DevTools' Performance metrics of the page: CPU times, task times, layout and style counts. */
+async function pageMetrics(p: PageUnderTest): Promise<Record<string, number>> {
+  return Object.fromEntries(((await p.cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] }).metrics.map((m) => [m.name, m.value]));
+}
+
+async function harvest(p: PageUnderTest): Promise<void> {
+  const [gaps, applied] = await p.page.evaluate<[number[], (string | number)[]]>('(() => { const r = [window.frames_, window.applied_]; window.frames_ = []; window.applied_ = []; return r; })()');
+  for (let i = 0; i < gaps.length; i++) {
+    if (gaps[i] === -1) {
+      if (i + 1 < gaps.length) p.gcFrames.push(gaps[++i]!);
+      else p.waitingGcMark = true;
+    } else if (p.waitingGcMark) {
+      p.waitingGcMark = false;
+      p.gcFrames.push(gaps[i]!);
+    } else p.frames.push(gaps[i]!);
+  }
+  const all = [...p.waiting, ...applied];
+  const previous = p.waiting.length;
+  p.waiting = [];
+  for (let i = 0; i < all.length; i += 3) {
     const version = all[i] as string;
     const at = committed.get(version);
     if (at === undefined) {
-      if (i >= previous) waiting.push(version, all[i + 1]!);
-      else unmatched++;
+      if (i >= previous) p.waiting.push(version, all[i + 1]!, all[i + 2]!);
+      else p.unmatched++;
       continue;
     }
-    committed.delete(version);
-    latencies.push(Math.max(0, (all[i + 1] as number) - at.answered));
-    fromSend.push((all[i + 1] as number) - at.sent);
+    const domAt = all[i + 1] as number;
+    const readAt = all[i + 2] as number;
+    const latency = Math.max(0, domAt - at.answered);
+    p.latencies.push(latency);
+    p.fromSend.push(domAt - at.sent);
+    p.toPage.push(Math.max(0, readAt - at.answered));
+    p.inPage.push(domAt - readAt);
+    const window = Math.floor((at.answered - startEpoch) / 10_000);
+    let values = p.byWindow.get(window);
+    if (values === undefined) p.byWindow.set(window, (values = []));
+    values.push(latency);
   }
-};
+}
+
+const pages = [await openPage('page', PROFILE_PAGE === undefined ? undefined : await bundleUi(new URL('../../src/dashboard/ui/main.ts', import.meta.url).pathname, { minify: false }))];
+if (COMPARE_UI !== undefined) pages.push(await openPage(`page built from ${COMPARE_UI}`, await bundleUi(COMPARE_UI)));
+for (const p of pages) {
+  await p.page.evaluate('window.frames_ = []; window.applied_ = []');
+  p.heap.push({ atSecond: 0, mb: await heapMB(p) });
+}
+
+// Readers beside the page, in this process (undici, one line at a time): the same Table watch
+// through the same proxy, and straight from the API server. Their latencies against the page's
+// tell where time is spent: in the server (all three), the proxy (the proxied reader and the
+// page) or chromium (the page's alone).
+const readersAbort = new AbortController();
+const apiAgent = new Agent({ connect: { ca: connection.caData }, bodyTimeout: 0 });
+/** A Node reader of the pods' Table watch at `base`; a watch the server ends is opened again. */
+function nodeReader(base: string, headers: Record<string, string>, dispatcher?: Dispatcher) {
+  const arrived = new Map<string, number>();
+  const reader = { arrived, reopened: 0, done: Promise.resolve() };
+  reader.done = (async () => {
+    let from: string | undefined;
+    while (!readersAbort.signal.aborted) {
+      try {
+        const res = await request(`${base}api/v1/namespaces/bench/pods?watch=true&allowWatchBookmarks=true${from === undefined ? '' : `&resourceVersion=${from}`}`, {
+          headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io', ...headers },
+          signal: readersAbort.signal,
+          bodyTimeout: 0,
+          ...(dispatcher === undefined ? {} : { dispatcher }),
+        });
+        let buffered = '';
+        for await (const chunk of res.body) {
+          const at = Date.now();
+          buffered += (chunk as Buffer).toString();
+          let newline: number;
+          while ((newline = buffered.indexOf('\n')) >= 0) {
+            const line = buffered.slice(0, newline);
+            buffered = buffered.slice(newline + 1);
+            const event = JSON.parse(line) as { type: string; object: { metadata?: { resourceVersion?: string }; rows?: { object?: { metadata?: { resourceVersion?: string } } }[] } };
+            const version = event.object.rows?.[0]?.object?.metadata?.resourceVersion ?? event.object.metadata?.resourceVersion;
+            if (version !== undefined) from = version;
+            if (event.type === 'MODIFIED' && version !== undefined) arrived.set(version, at);
+          }
+        }
+      } catch {
+        // aborted at the end, or the watch broke: opened again below unless aborted
+      }
+      // The server ends a watch that falls 1,000 events behind: how often is reported.
+      if (!readersAbort.signal.aborted) reader.reopened++;
+    }
+  })();
+  return reader;
+}
+const proxiedReader = nodeReader(dashboard.url, {});
+const directReader = nodeReader(`${connection.server}/`, { authorization: `Bearer ${connection.token ?? ''}` }, apiAgent);
+// The same direct watch read on a worker thread of its own (watch-reader.ts), away from the proxy's thread.
+const readerThread = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./watch-reader.ts', import.meta.url).href)}); })`, {
+  eval: true,
+  workerData: { server: connection.server, token: connection.token, caData: connection.caData },
+});
+await new Promise((resolve) => readerThread.once('message', resolve));
 
 // The stream: RATE patches a second (as far as the writers get), spread over WRITERS worker threads.
 type WriterMessage = { kind: 'ready' } | { kind: 'answered'; batch: (string | number)[] } | { kind: 'done'; sent: number; failed: number };
@@ -146,16 +256,13 @@ const writers = await Promise.all(
     const writer = new URL('./patch-writer.ts', import.meta.url).href;
     const worker = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(writer)}); })`, {
       eval: true,
-      workerData: { connection: { server: cluster.connection.server, token: cluster.connection.token, caData: cluster.connection.caData }, names, rate: RATE / WRITERS, seconds: SECONDS, concurrency: Math.ceil(CONCURRENCY / WRITERS), offset, stride: WRITERS },
+      workerData: { connection: { server: connection.server, token: connection.token, caData: connection.caData }, names, rate: RATE / WRITERS, seconds: SECONDS, concurrency: Math.ceil(CONCURRENCY / WRITERS), offset, stride: WRITERS },
     });
     const exited = new Promise<void>((resolve, reject) => {
       worker.on('message', (message: WriterMessage) => {
         if (message.kind === 'done') failed += message.failed;
         if (message.kind !== 'answered') return;
-        for (let i = 0; i < message.batch.length; i += 3) {
-          committed.set(message.batch[i] as string, { sent: message.batch[i + 1] as number, answered: message.batch[i + 2] as number });
-          answeredAt.set(message.batch[i] as string, message.batch[i + 2] as number);
-        }
+        for (let i = 0; i < message.batch.length; i += 3) committed.set(message.batch[i] as string, { sent: message.batch[i + 1] as number, answered: message.batch[i + 2] as number });
         done += message.batch.length / 3;
       });
       worker.on('error', reject);
@@ -165,19 +272,32 @@ const writers = await Promise.all(
   }),
 );
 const loadStart = loadavg();
+// CPU per write: this process (dashboard server, its proxy, the Node reader, the writers' threads),
+// the API server's process, and each page (DevTools' Performance metrics).
+for (const p of pages) p.metricsAtStart = await pageMetrics(p);
+if (PROFILE_PAGE !== undefined) {
+  await pages[0]!.cdp.send('Profiler.enable');
+  await pages[0]!.cdp.send('Profiler.start');
+}
+const clusterCpuAtStart = await clusterCpuMicros();
+const cpuAtStart = process.cpuUsage();
 const start = performance.now();
+startEpoch = Date.now();
 let lastHarvest = start;
 let lastHeap = start;
 let harvesting: Promise<void> | undefined;
 const sampler = setInterval(() => {
   const now = performance.now();
-  if (harvesting !== undefined || now - lastHarvest < 5_000) return;
+  // Every second: each harvest is an evaluate in the page, kept small.
+  if (harvesting !== undefined || now - lastHarvest < 1_000) return;
   lastHarvest = now;
   const measureHeap = now - lastHeap > 60_000;
   if (measureHeap) lastHeap = now;
   harvesting = (async () => {
-    await harvest();
-    if (measureHeap) heap.push({ atSecond: Math.round((now - start) / 1000), mb: await heapMB() });
+    for (const p of pages) {
+      await harvest(p);
+      if (measureHeap) p.heap.push({ atSecond: Math.round((now - start) / 1000), mb: await heapMB(p) });
+    }
   })().finally(() => (harvesting = undefined));
 }, 250);
 for (const { worker } of writers) worker.postMessage('start');
@@ -186,36 +306,94 @@ clearInterval(sampler);
 await harvesting;
 const streamSeconds = (performance.now() - start) / 1000;
 const loadEnd = loadavg();
-// The last events reach the page; the rest of the table's frames are counted.
-await page.waitForTimeout(2_000);
-await harvest();
-heap.push({ atSecond: Math.round(streamSeconds), mb: await heapMB() });
-frames.sort((a, b) => a - b);
-latencies.sort((a, b) => a - b);
-fromSend.sort((a, b) => a - b);
+const driverCpu = process.cpuUsage(cpuAtStart);
+const clusterCpu = (await clusterCpuMicros()) - clusterCpuAtStart;
+const metricsAtEnd = await Promise.all(pages.map(pageMetrics));
+/** The page's functions by self time over the stream (sampled), when PROFILE_PAGE asked. */
+let profileTop: { fn: string; selfPercent: number }[] | undefined;
+if (PROFILE_PAGE !== undefined) {
+  type ProfileNode = { id: number; hitCount?: number; callFrame: { functionName: string; url: string; lineNumber: number } };
+  const { profile } = (await pages[0]!.cdp.send('Profiler.stop')) as { profile: { nodes: ProfileNode[] } };
+  writeFileSync(PROFILE_PAGE, JSON.stringify(profile));
+  const self = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const name = `${functionName || '(anonymous)'}${url === '' ? '' : ` ${url.split('/').pop()}:${lineNumber + 1}`}`;
+    self.set(name, (self.get(name) ?? 0) + (node.hitCount ?? 0));
+    total += node.hitCount ?? 0;
+  }
+  profileTop = [...self].sort(([, a], [, b]) => b - a).slice(0, 15).map(([fn, hits]) => ({ fn, selfPercent: +((100 * hits) / Math.max(1, total)).toFixed(1) }));
+}
+// The last events reach the pages; the rest of the tables' frames are counted.
+await pages[0]!.page.waitForTimeout(2_000);
+for (const p of pages) {
+  await harvest(p);
+  p.heap.push({ atSecond: Math.round(streamSeconds), mb: await heapMB(p) });
+}
+readersAbort.abort();
+const threadRead = new Promise<{ arrived: (string | number)[]; reopened: number }>((resolve) => readerThread.once('message', resolve));
+readerThread.postMessage('stop');
+const { arrived: threadArrived, reopened: threadReopened } = await threadRead;
+await readerThread.terminate();
+await Promise.all([proxiedReader.done, directReader.done]);
+await apiAgent.close();
+
 const q = (values: number[], p: number) => +(values[Math.min(values.length - 1, Math.floor(p * values.length))] ?? 0).toFixed(1);
-shadowAbort.abort();
-await shadow;
-const shadowLatencies = [...shadowArrived].flatMap(([version, at]) => {
-  const answered = answeredAt.get(version);
-  return answered === undefined ? [] : [Math.max(0, at - answered)];
-});
-shadowLatencies.sort((a, b) => a - b);
+const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+const quantiles = (values: number[]) => {
+  const s = sorted(values);
+  return { p50: q(s, 0.5), p99: q(s, 0.99), max: q(s, 1) };
+};
+const perWrite = (seconds: number) => +((seconds * 1e6) / Math.max(1, done)).toFixed(1);
+const threadReader = { arrived: new Map<string, number>(), reopened: threadReopened };
+for (let i = 0; i < threadArrived.length; i += 2) threadReader.arrived.set(threadArrived[i] as string, threadArrived[i + 1] as number);
+const readerReport = (reader: { arrived: Map<string, number>; reopened: number }) => {
+  const latencies = [...reader.arrived].flatMap(([version, at]) => {
+    const answered = committed.get(version)?.answered;
+    return answered === undefined ? [] : [Math.max(0, at - answered)];
+  });
+  return { reopened: reader.reopened, events: latencies.length, ...quantiles(latencies) };
+};
+const pageReport = async (p: PageUnderTest, atEnd: Record<string, number>) => {
+  const spent = (name: string) => (atEnd[name] ?? 0) - (p.metricsAtStart[name] ?? 0);
+  const frames = sorted(p.frames);
+  return {
+    tableLoadedMs: Math.round(p.loadedMs),
+    rowsInDom: await p.page.locator('tr.row').count(),
+    storeToDomMs: { events: p.latencies.length, unmatched: p.unmatched + p.waiting.length / 3, fromAnswer: quantiles(p.latencies), fromSend: quantiles(p.fromSend), storeToPageRead: quantiles(p.toPage), pageReadToDom: quantiles(p.inPage) },
+    storeToDomByWindow: [...p.byWindow].sort(([a], [b]) => a - b).map(([window, values]) => ({ fromSecond: window * 10, events: values.length, ...quantiles(values) })),
+    cpuPerWriteMicros: {
+      // CPU time, not wall time: the renderer's main thread, and the whole renderer process.
+      mainThread: perWrite(spent('ThreadTime')),
+      rendererProcess: perWrite(spent('ProcessTime')),
+      // Wall time of the main thread's tasks and of the script in them (inflated by a loaded machine).
+      taskWall: perWrite(spent('TaskDuration')),
+      scriptWall: perWrite(spent('ScriptDuration')),
+    },
+    // Counts, which a loaded machine does not inflate: how often the page laid out and restyled.
+    layoutsPerSecond: +(spent('LayoutCount') / streamSeconds).toFixed(1),
+    styleRecalcsPerSecond: +(spent('RecalcStyleCount') / streamSeconds).toFixed(1),
+    frames: frames.length,
+    frameGapMs: { p50: q(frames, 0.5), p99: q(frames, 0.99), max: q(frames, 1), over50: frames.filter((f) => f > 50).length },
+    frameGapsOfForcedGcMs: p.gcFrames,
+    heapAfterGcMB: p.heap,
+  };
+};
 console.log(
   JSON.stringify(
     {
       pods: PODS,
       seconds: +streamSeconds.toFixed(0),
       loadAverage: { start: loadStart.map((l) => +l.toFixed(2)), end: loadEnd.map((l) => +l.toFixed(2)) },
-      tableLoadedMs: Math.round(loadedMs),
-      rowsInDom: await page.locator('tr.row').count(),
       writesPerSecond: Math.round(done / streamSeconds),
       writesFailed: failed,
-      storeToNodeReaderMs: { events: shadowLatencies.length, p50: q(shadowLatencies, 0.5), p99: q(shadowLatencies, 0.99), max: q(shadowLatencies, 1) },
-      storeToDomMs: { events: latencies.length, unmatched: unmatched + waiting.length / 2, fromAnswer: { p50: q(latencies, 0.5), p99: q(latencies, 0.99), max: q(latencies, 1) }, fromSend: { p50: q(fromSend, 0.5), p99: q(fromSend, 0.99), max: q(fromSend, 1) } },
-      frames: frames.length,
-      frameGapMs: { p50: q(frames, 0.5), p99: q(frames, 0.99), max: q(frames, 1), over50: frames.filter((f) => f > 50).length },
-      heapAfterGcMB: heap,
+      cpuPerWriteMicros: { apiServerProcess: perWrite(clusterCpu / 1e6), driverProcess: perWrite((driverCpu.user + driverCpu.system) / 1e6) },
+      storeToNodeReaderMs: readerReport(proxiedReader),
+      storeToNodeReaderWithoutProxyMs: readerReport(directReader),
+      storeToReaderThreadWithoutProxyMs: readerReport(threadReader),
+      ...(profileTop === undefined ? {} : { pageProfileTopSelf: profileTop }),
+      ...Object.fromEntries(await Promise.all(pages.map(async (p, i) => [p.label, await pageReport(p, metricsAtEnd[i]!)] as const))),
     },
     null,
     2,
@@ -223,4 +401,6 @@ console.log(
 );
 await browser.close();
 await dashboard.close();
-await cluster.stop();
+await client.destroy();
+clusterProcess.send('stop');
+await new Promise((resolve) => clusterProcess.once('exit', resolve));

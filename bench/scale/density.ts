@@ -11,80 +11,36 @@
 // Knobs: REPLICAS (per Deployment, 100), CM_QPS/CM_BURST (controller manager, 500/1000),
 // SCHED_QPS/SCHED_BURST (scheduler, 1000/2000), START_RATE (hollow nodes/s, 100),
 // TIMEOUT_S (wait for all Running, 1800), STEADY_S (steady-state window, 30), DAEMON_LOGS=1 (the
-// daemons' output on stderr).
-import { spawn, fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// daemons' output on stderr), CPU_PROF=<dir> (the API server's --cpu-prof profile, written when it stops).
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import type { Deployment, Pod } from '../../src/api/index.js';
 import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index.js';
 import { cpuTicks, MS_PER_TICK, openSockets, residentMb } from '../support/proc.js';
+import { log, startControlPlane } from './control-plane.js';
+import { perMinute, requestCounts } from './request-counts.js';
 
 const NODES = Number(process.env['NODES'] ?? 100);
 const PODS_PER_NODE = Number(process.env['PODS_PER_NODE'] ?? 30);
 const REPLICAS = Number(process.env['REPLICAS'] ?? 100);
-const CM_QPS = process.env['CM_QPS'] ?? '500';
-const CM_BURST = process.env['CM_BURST'] ?? '1000';
-const SCHED_QPS = process.env['SCHED_QPS'] ?? '1000';
-const SCHED_BURST = process.env['SCHED_BURST'] ?? '2000';
 const START_RATE = process.env['START_RATE'] ?? '100';
 const TIMEOUT_MS = Number(process.env['TIMEOUT_S'] ?? 1800) * 1000;
 const STEADY_MS = Number(process.env['STEADY_S'] ?? 30) * 1000;
 const TOTAL = NODES * PODS_PER_NODE;
 const NAMESPACE = 'density';
+const settings = { managerQps: process.env['CM_QPS'] ?? '500', managerBurst: process.env['CM_BURST'] ?? '1000', schedulerQps: process.env['SCHED_QPS'] ?? '1000', schedulerBurst: process.env['SCHED_BURST'] ?? '2000' };
 
-const repo = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-density-'));
-const children: ChildProcess[] = [];
-const log = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
-process.once('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
+process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
 // ---- the daemons ----
 
-const apiserver = fork(join(repo, 'bench/controllers/server.ts'), [join(dir, 'data')], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-children.push(apiserver);
-const { svcconfig } = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: apiserver.stdout! }).once('line', resolve))) as { svcconfig: string };
-log(`svc-apiserver pid ${apiserver.pid} (sqlite)`);
-
-function daemon(name: string, script: string, args: string[]): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repo, script), ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: repo });
-  children.push(child);
-  let last = '';
-  const keep = (chunk: Buffer) => {
-    last = (last + chunk.toString()).slice(-4000);
-    if (process.env['DAEMON_LOGS']) process.stderr.write(chunk.toString().replace(/^(?=.)/gm, `  ${name}| `));
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  child.once('exit', (code, signal) => {
-    if (!stopping) {
-      log(`${name} exited (${code ?? signal}); its last output:\n${last}`);
-      process.exit(1);
-    }
-  });
-  log(`${name} pid ${child.pid}`);
-  return child;
-}
-let stopping = false;
-
-const manager = daemon('svc-controller-manager', 'src/cli/svc-controller-manager.ts', [
-  `--svcconfig=${svcconfig}`,
-  '--secure-port=0',
-  '--leader-elect=false',
-  `--svc-api-qps=${CM_QPS}`,
-  `--svc-api-burst=${CM_BURST}`,
-  `--service-account-private-key-file=${join(dir, 'data', 'service-account.key')}`,
-]);
-const schedulerProc = daemon('svc-scheduler', 'src/cli/svc-scheduler.ts', [`--svcconfig=${svcconfig}`, '--secure-port=0', '--leader-elect=false', `--svc-api-qps=${SCHED_QPS}`, `--svc-api-burst=${SCHED_BURST}`]);
-
+const plane = await startControlPlane({ dir, ...settings, ...(process.env['CPU_PROF'] ? { apiserverNodeFlags: ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] } : {}) });
+const { svcconfig, apiserver, manager, scheduler: schedulerProc } = plane;
 const client = await Client.fromSvcconfig(svcconfig, { userAgent: 'bench-density' });
 const target = await loadSvcconfig(svcconfig);
 const metricsAgent = new Agent({ connect: { ca: target.caData } });
@@ -169,7 +125,7 @@ nodeInformer.events$.subscribe(({ object }) => {
 });
 
 const hollowStart = performance.now();
-const hollow = daemon('svc hollow-nodes', 'src/cli/svc.ts', ['hollow-nodes', `--svcconfig=${svcconfig}`, `--count=${NODES}`, `--start-rate=${START_RATE}`, `--root-dir=${join(dir, 'hollow')}`]);
+const hollow = plane.daemon('svc hollow-nodes', 'src/cli/svc.ts', ['hollow-nodes', `--svcconfig=${svcconfig}`, `--count=${NODES}`, `--start-rate=${START_RATE}`, `--root-dir=${join(dir, 'hollow')}`]);
 processes['hollow-nodes'] = hollow.pid!;
 const sampler = setInterval(sampleRss, 2000);
 while (nodesReadyAt.size < NODES) {
@@ -195,6 +151,7 @@ podInformer.events$.subscribe(({ object }) => {
 await new Promise<void>((resolve) => podInformer.synced$.subscribe((synced) => synced && resolve()));
 
 const metricsBefore = await latencyBuckets();
+const countsBefore = await requestCounts(target.server, target.token, metricsAgent);
 const usageBefore = usage();
 const runStart = performance.now();
 const deployments = Math.ceil(TOTAL / REPLICAS);
@@ -229,12 +186,14 @@ while (running.size < TOTAL) {
 const runEnd = performance.now();
 const usageRun = usage();
 const metricsAfter = await latencyBuckets();
+const countsAfter = await requestCounts(target.server, target.token, metricsAgent);
 const loadAfterRun = load();
 
 log(`steady state: ${STEADY_MS / 1000}s without changes`);
 const steadyFrom = usage();
 await new Promise((resolve) => setTimeout(resolve, STEADY_MS));
 const steadyTo = usage();
+const countsSteady = await requestCounts(target.server, target.token, metricsAgent);
 clearInterval(sampler);
 sampleRss();
 
@@ -261,15 +220,14 @@ const report = {
   peakSockets,
   rssMbAtEnd: Object.fromEntries((Object.entries(processes) as [ProcName, number][]).map(([n, pid]) => [n, residentMb(pid).rss])),
   apiP99ByVerb: p99ByVerb(metricsBefore, metricsAfter),
-  settings: { replicasPerDeployment: REPLICAS, cmQps: `${CM_QPS}/${CM_BURST}`, schedulerQps: `${SCHED_QPS}/${SCHED_BURST}`, startRate: START_RATE },
+  apiRequestsPerMinuteDuringRun: perMinute(countsBefore, countsAfter, (runEnd - runStart) / 60_000),
+  apiRequestsPerMinuteSteady: perMinute(countsAfter, countsSteady, STEADY_MS / 60_000),
+  settings: { replicasPerDeployment: REPLICAS, cmQps: `${settings.managerQps}/${settings.managerBurst}`, schedulerQps: `${settings.schedulerQps}/${settings.schedulerBurst}`, startRate: START_RATE },
   loadAverage: { afterRun: loadAfterRun, end: load() },
 };
 console.log(JSON.stringify(report, null, 2));
-stopping = true;
 nodeInformer.stop();
 podInformer.stop();
 await client.close();
-for (const child of [hollow, schedulerProc, manager]) child.kill('SIGTERM');
-apiserver.send('stop');
-await new Promise((resolve) => setTimeout(resolve, 2000));
+await plane.stop();
 process.exit(running.size === TOTAL ? 0 : 1);

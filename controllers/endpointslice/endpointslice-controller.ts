@@ -13,8 +13,8 @@ import { builtin, type Informer } from '../../src/client/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult, type SyncedSource } from '../controller.js';
 import { controllerRef } from '../controller-ref.js';
-import { applySlices, hasPodSelector, labelsFromService, podServiceTriggers, selectedPods, serviceFamilies, SliceTracker, type SliceWrites } from '../service-endpoints/index.js';
-import { desiredGroups } from './desired-endpoints.js';
+import { applySlices, hasPodSelector, labelsFromService, podServiceTriggers, serviceFamilies, SliceTracker, type SliceWrites } from '../service-endpoints/index.js';
+import { desiredGroups, EndpointCache } from './desired-endpoints.js';
 import { applyTopologyHints, topologyModeAuto, zoneCpuRatios } from './topology-hints.js';
 
 export interface EndpointSliceControllerOptions {
@@ -25,10 +25,28 @@ export interface EndpointSliceControllerOptions {
   /** `--endpointslice-updates-batch-period` (ms, 0: none). */
   readonly batchPeriodMs?: number;
   readonly scheduler?: SchedulerLike;
-  /** Send the slice writes of one phase at once (`applySlices`' `phaseAtOnce`; default false, one after another). */
-  readonly phaseWritesAtOnce?: boolean;
-  /** Called with the writes of each sync that made some (the bench counts them). */
-  readonly onWrites?: (key: string, writes: SliceWrites) => void;
+  /**
+   * Slice writes of one phase of a sync in flight at once (`applySlices`' `writesInFlight`;
+   * default 4). A sync of a busy Service rewrites most of its slices, and a flip waits for two
+   * syncs' writes (the one running, then its own): one after another that is two chains of ~50
+   * round trips; four at a time cut a sync's time and the flip → slice p99 three- to four-fold
+   * for two to three times the writes, while 16 or a whole phase at once bought no shorter sync
+   * and flooded the slice watchers (docs/benchmarks.md, issue #24).
+   */
+  readonly writesInFlight?: number;
+  /** Called after each sync of a Service with a selector, with what it did and when (the bench splits a flip's latency by it). */
+  readonly onSync?: (key: string, sync: SyncReport) => void;
+}
+
+/** One sync of a Service, its moments in `performance.now()` time. */
+export interface SyncReport {
+  readonly startedAt: number;
+  /** When the desired slices were computed (the writes start). */
+  readonly computedAt: number;
+  readonly endedAt: number;
+  readonly writes: SliceWrites;
+  /** Each slice created or updated, with when the server's answer arrived. */
+  readonly written: readonly { readonly slice: EndpointSlice; readonly at: number }[];
 }
 
 const SERVICE_TYPE = { group: '', version: 'v1', kind: 'Service' } as const;
@@ -50,6 +68,7 @@ export function endpointSliceController(ctx: ControllerContext, options: Endpoin
   const nodes = ctx.informers.informer(builtin.nodes);
   const slices = ctx.informers.informer(builtin.endpointSlices, { ownerIndex: true });
   const tracker = new SliceTracker();
+  const cache = new EndpointCache();
   const scheduler = options.scheduler;
   const max = options.maxEndpointsPerSlice ?? 100;
   return controller<unknown>({
@@ -62,8 +81,7 @@ export function endpointSliceController(ctx: ControllerContext, options: Endpoin
     concurrency: options.concurrency ?? 5,
     ...(scheduler ? { scheduler } : {}),
     reconcile: async (key) => {
-      const writes = await syncSlices(ctx, key, { services, pods, nodes, slices, tracker, max, phaseAtOnce: options.phaseWritesAtOnce ?? false });
-      if (writes && options.onWrites && writes.created + writes.updated + writes.deleted > 0) options.onWrites(key, writes);
+      await syncSlices(ctx, key, { services, pods, nodes, slices, tracker, cache, max, writesInFlight: options.writesInFlight ?? 4, onSync: options.onSync });
     },
   });
 }
@@ -91,11 +109,14 @@ interface SyncInput {
   readonly nodes: Informer<Node>;
   readonly slices: Informer<EndpointSlice>;
   readonly tracker: SliceTracker;
+  readonly cache: EndpointCache;
   readonly max: number;
-  readonly phaseAtOnce: boolean;
+  readonly writesInFlight: number;
+  readonly onSync: EndpointSliceControllerOptions['onSync'];
 }
 
-async function syncSlices(ctx: ControllerContext, key: string, input: SyncInput): Promise<SliceWrites | undefined> {
+async function syncSlices(ctx: ControllerContext, key: string, input: SyncInput): Promise<void> {
+  const startedAt = performance.now();
   const service = input.services.store.get(key);
   // A deleted Service's slices go with it (the garbage collector follows their owner reference).
   if (!service || service.metadata.deletionTimestamp !== undefined || !hasPodSelector(service)) return undefined;
@@ -104,8 +125,7 @@ async function syncSlices(ctx: ControllerContext, key: string, input: SyncInput)
   const name = service.metadata.name!;
   const owned = input.slices.byOwner(uid).filter(managedByEndpointSliceController);
   const existing = input.tracker.current(owned, uid);
-  const pods = selectedPods(service, input.pods);
-  let desired = desiredGroups(service, pods, (node) => input.nodes.store.get(node));
+  let desired = desiredGroups(service, input.pods.store.byIndex('namespace', namespace), (node) => input.nodes.store.get(node), input.cache);
   if (topologyModeAuto(service)) {
     const applied = applyTopologyHints(desired, zoneCpuRatios(input.nodes.store.list()));
     desired = applied.groups;
@@ -118,7 +138,10 @@ async function syncSlices(ctx: ControllerContext, key: string, input: SyncInput)
       if ('disabled' in outcome && had) ctx.events.record(involved, 'Warning', 'TopologyAwareHintsDisabled', `${outcome.disabled}, addressType: ${addressType}`);
     }
   }
-  return applySlices({
+  const computedAt = performance.now();
+  const written: { slice: EndpointSlice; at: number }[] = [];
+  const onSync = input.onSync;
+  const writes = await applySlices({
     client: ctx.client,
     tracker: input.tracker,
     namespace,
@@ -129,8 +152,10 @@ async function syncSlices(ctx: ControllerContext, key: string, input: SyncInput)
     labels: sliceLabels(service),
     maxPerSlice: input.max,
     placeholder: serviceFamilies(service)[0],
-    phaseAtOnce: input.phaseAtOnce,
+    writesInFlight: input.writesInFlight,
+    ...(onSync ? { onWritten: (slice: EndpointSlice) => written.push({ slice, at: performance.now() }) } : {}),
   });
+  onSync?.(key, { startedAt, computedAt, endedAt: performance.now(), writes, written });
 }
 
 /** A slice's labels: the Service's own, the Service's name and the manager, each in both spellings. */

@@ -11,4 +11,4 @@ export type { ControllerRuntime, ControllerRuntimeOptions, ElectionOptions, Runt
 export { startTerm } from './term.js';
 export type { Term, TermOptions } from './term.js';
 export { LoopActivity } from './loop-activity.js';
-export type { ControllersSnapshot, ControllersUpdate, QueueStats, ReconcileRecord } from './loop-activity.js';
+export type { ControllersSnapshot, ControllersUpdate, QueueStats, ReconcileRecord } from '../../src/browser-safe/index.js';

@@ -1,5 +1,6 @@
 import { concat, defer, interval, map, merge, of, Subject, type Observable } from 'rxjs';
 import type { WorkqueueMetrics } from '../../operators/index.js';
+import type { ControllersSnapshot, ControllersUpdate, ReconcileRecord } from '../../src/browser-safe/index.js';
 import type { ControllerResult } from '../controller.js';
 
 /**
@@ -9,53 +10,6 @@ import type { ControllerResult } from '../controller.js';
  * so it costs a few counters per queue and nothing at all while nobody watches (a Subject with
  * no subscriber drops what it is given).
  */
-
-/** One finished reconcile. */
-export interface ReconcileRecord {
-  /** The loop it ran in (the name it was started under). */
-  readonly loop: string;
-  /** The controller's own name (a loop may run several controllers). */
-  readonly controller: string;
-  readonly key: string;
-  readonly outcome: ControllerResult<unknown>['type'];
-  /** How long the reconcile ran, in ms of the queue's clock; absent when the queue reports no times. */
-  readonly durationMs?: number;
-  /** Runs in a row for this key, counting this one. */
-  readonly attempts: number;
-  /** For `retry` and `requeueAfter`: when it runs again, in ms. */
-  readonly afterMs?: number;
-  /** For `retry` and `terminal`: why it failed. */
-  readonly error?: string;
-  /** Wall-clock time it ended (ms since the epoch). */
-  readonly at: number;
-}
-
-/** A work queue's counters, per controller name. */
-export interface QueueStats {
-  readonly name: string;
-  readonly depth: number;
-  readonly adds: number;
-  readonly retries: number;
-  readonly results: number;
-}
-
-/** The whole runtime at one moment. */
-export interface ControllersSnapshot {
-  /** The candidate identity in the Lease. */
-  readonly identity: string;
-  /** `namespace/name` of the Lease, or absent without leader election. */
-  readonly lease?: string;
-  readonly leading: boolean;
-  /** The loops the runtime runs, in start order. */
-  readonly loops: readonly string[];
-  /** Loops that failed in this term, with why. */
-  readonly failed: Readonly<Record<string, string>>;
-  readonly queues: readonly QueueStats[];
-  readonly at: number;
-}
-
-/** An item of the live stream: a snapshot now and then, every result as it comes. */
-export type ControllersUpdate = { readonly kind: 'snapshot'; readonly snapshot: ControllersSnapshot } | { readonly kind: 'result'; readonly result: ReconcileRecord };
 
 interface Counters {
   depth: number;

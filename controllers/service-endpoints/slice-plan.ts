@@ -36,9 +36,11 @@ export function endpointText(endpoint: SliceEndpoint): string {
 }
 
 /**
- * The text of an endpoint the informer holds: its slice's objects are frozen and the same object
- * for as long as that slice version is current, so a sync of a large Service reads each unchanged
- * endpoint's fields once, not once per sync.
+ * The text of an endpoint, kept per endpoint object: those the informer holds are frozen and the
+ * same object for as long as their slice version is current, and a loop may hand the same
+ * (frozen) desired endpoint to sync after sync while its pod is unchanged, so a sync of a large
+ * Service reads each unchanged endpoint's fields once, not once per sync. Callers never change an
+ * endpoint they have handed over.
  */
 const cachedText = new WeakMap<SliceEndpoint, string>();
 function textOf(endpoint: SliceEndpoint): string {
@@ -48,7 +50,7 @@ function textOf(endpoint: SliceEndpoint): string {
 }
 
 /** An endpoint's identity across writes: its addresses. A pod keeps its IP while its conditions change. */
-export const endpointKey = (endpoint: SliceEndpoint): string => [...endpoint.addresses].sort().join(',');
+export const endpointKey = (endpoint: SliceEndpoint): string => (endpoint.addresses.length === 1 ? endpoint.addresses[0]! : [...endpoint.addresses].sort().join(','));
 
 /** The identity of a group of slices: the address type and the ports (sorted by name, then number). */
 export function sliceGroupKey(addressType: string, ports: readonly SlicePort[] | undefined): string {
@@ -84,7 +86,7 @@ export function planSlices(existing: readonly EndpointSlice[], desired: readonly
         continue;
       }
       wanted.delete(key);
-      if (textOf(endpoint) !== endpointText(want)) changed = true;
+      if (endpoint !== want && textOf(endpoint) !== textOf(want)) changed = true;
       if (kept.length < max) kept.push(want);
       else {
         // The maximum was lowered: what no longer fits moves on with the new endpoints.

@@ -28,12 +28,15 @@ export interface ApplySlicesInput {
   /** With no endpoint at all, keep one empty slice of this address type (upstream's placeholder), or none. */
   readonly placeholder?: 'IPv4' | 'IPv6' | undefined;
   /**
-   * Send the writes of one phase (creates, updates, deletions) at once rather than one after
-   * another. Default false: measured on a loaded machine, a faster sync meant more syncs, each
-   * rewriting most slices of a busy Service, and the slice events outran the watchers
-   * (docs/benchmarks.md, issue #24).
+   * How many writes of one phase (creates, updates, deletions) are in flight at once: 1 (the
+   * default) sends them one after another, `Infinity` the whole phase at once. A sync that
+   * rewrites 50 slices one after another waits for 50 round trips, each queued behind the API
+   * server's other work; more in flight waits for about one, but a faster sync means more syncs,
+   * each rewriting the slices its flips touched (docs/benchmarks.md, issue #24).
    */
-  readonly phaseAtOnce?: boolean | undefined;
+  readonly writesInFlight?: number | undefined;
+  /** Called with each slice as the server answered its create or update (the bench times each write). */
+  readonly onWritten?: ((slice: EndpointSlice) => void) | undefined;
 }
 
 /** The writes made. */
@@ -107,15 +110,24 @@ export async function applySlices(input: ApplySlicesInput): Promise<SliceWrites>
 
   const writes: SliceWrites = { created: 0, updated: 0, deleted: 0 };
   const { client, tracker, namespace, owner } = input;
-  // The phases stay in order; within one, the writes go one after another, or at once when asked
-  // (a sync that flips endpoints in five slices then waits for one round trip, not five).
+  // The phases stay in order; within one, `writesInFlight` writes go at once. After a failure no
+  // further write of the phase starts (those in flight finish), and the first failure is thrown.
+  const width = Math.max(1, input.writesInFlight ?? 1);
   const phase = async <T>(items: readonly T[], write: (item: T) => Promise<void>): Promise<void> => {
-    if (!input.phaseAtOnce) {
-      for (const item of items) await write(item);
-      return;
-    }
-    const failed = (await Promise.allSettled(items.map(write))).find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-    if (failed) throw failed.reason;
+    let next = 0;
+    let failure: { error: unknown } | undefined;
+    await Promise.all(
+      Array.from({ length: Math.min(width, items.length) }, async () => {
+        while (next < items.length && failure === undefined) {
+          try {
+            await write(items[next++]!);
+          } catch (error) {
+            failure ??= { error };
+          }
+        }
+      }),
+    );
+    if (failure !== undefined) throw failure.error;
   };
   try {
     await phase(creates, async (create) => {
@@ -127,7 +139,9 @@ export async function applySlices(input: ApplySlicesInput): Promise<SliceWrites>
         endpoints: create.endpoints,
         ports: [...create.ports],
       };
-      tracker.wrote(await client.create(builtin.endpointSlices, slice, { namespace }));
+      const created = await client.create(builtin.endpointSlices, slice, { namespace });
+      tracker.wrote(created);
+      input.onWritten?.(created);
       writes.created++;
     });
     await phase(updates, async (update) => {
@@ -135,7 +149,9 @@ export async function applySlices(input: ApplySlicesInput): Promise<SliceWrites>
       if (Object.keys(annotations).length > 0) metadata.annotations = { ...annotations };
       else delete metadata.annotations;
       const slice: EndpointSlice = { ...update.slice, metadata, endpoints: [...update.endpoints], ports: [...update.ports] };
-      tracker.wrote(await client.update(builtin.endpointSlices, slice, { namespace }));
+      const updated = await client.update(builtin.endpointSlices, slice, { namespace });
+      tracker.wrote(updated);
+      input.onWritten?.(updated);
       writes.updated++;
     });
     await phase(deletes, async (slice) => {

@@ -1,12 +1,12 @@
 import { Observable, filter, mergeMap } from 'rxjs';
-import { isStatusError } from '../../src/api/index.js';
+import { isStatusError, NODE_TTL_ANNOTATION } from '../../src/api/index.js';
 import { builtin } from '../../src/client/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
 import { TTL_BOUNDARIES, ttlStep } from './ttl-boundaries.js';
 
 /** The annotation node agents read their object cache TTL from (seconds), upstream's key. */
-export const NODE_TTL_ANNOTATION = 'node.alpha.kubernetes.io/ttl';
+export { NODE_TTL_ANNOTATION };
 
 const NAME = 'ttl-controller';
 

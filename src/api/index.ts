@@ -246,7 +246,7 @@ export {
   type VersionConversion,
   type WriteStrategy,
 } from './resource-type.js';
-export { formatMilliQuantity, milliQuantity, milliValue, quantityBytes, quantityValue } from './quantity.js';
+export { formatMilliQuantity, milliQuantity, milliValue, quantityBytes, quantityValue } from '../browser-safe/index.js';
 export { ResourceRegistry, type ApiGroupVersions, type RegistryChange } from './registry.js';
 export { builtinRegistry, builtinTypes } from './builtin/index.js';
 export { reviewTypes } from './builtin/review-groups.js';
@@ -370,6 +370,7 @@ export {
   SIMULATED_NODE_ANNOTATION,
   SIMULATED_NODE_LABEL,
   SIMULATED_RUNTIME_NAME,
+  NODE_TTL_ANNOTATION,
 } from './well-known-keys.js';
 // batch/v1: Job and CronJob names, schedules and index sets (src/api/batch).
 export * from './batch/index.js';

@@ -8,7 +8,7 @@
  * is done with the object), so a quantity that is not one makes a pod Burstable, never an error.
  */
 
-import { quantityValue } from './quantity.js';
+import { quantityValue } from '../browser-safe/index.js';
 
 export type QosClass = 'BestEffort' | 'Burstable' | 'Guaranteed';
 

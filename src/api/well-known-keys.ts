@@ -73,3 +73,9 @@ export const SIMULATED_NODE_LABEL = 'svc.io/simulated';
 export const SIMULATED_NODE_ANNOTATION = 'svc.io/simulated-runtime';
 /** The CRI runtime name of the simulation: nodeInfo.containerRuntimeVersion is `svc-simulated://<version>`. */
 export const SIMULATED_RUNTIME_NAME = 'svc-simulated';
+
+/**
+ * On every Node, set by the ttl controller from the cluster's size: how long (seconds) the node's
+ * agent may cache the ConfigMaps and Secrets its pods use (upstream's key).
+ */
+export const NODE_TTL_ANNOTATION = 'node.alpha.kubernetes.io/ttl';

@@ -68,6 +68,8 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number | undefined;
   /** Events a watch may have waiting for a slow client before it is ended (default 1000). */
   watchBufferEvents?: number | undefined;
+  /** Bytes a watch's response may hold unsent before its events wait (default 256 KiB; 0: the stream's high-water mark). */
+  watchSocketBudgetBytes?: number | undefined;
   /** Watches without timeoutSeconds end after [this, 2 × this] seconds (default 1800). */
   minRequestTimeoutSeconds?: number | undefined;
   /** How long a read waits for a resourceVersion the server has not reached before its 504 (default 3 s). */
@@ -249,6 +251,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   });
   const watch: WatchSettings = {
     bufferEvents: options.watchBufferEvents ?? DEFAULT_WATCH_SETTINGS.bufferEvents,
+    socketBudgetBytes: options.watchSocketBudgetBytes,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_WATCH_SETTINGS.bookmarkIntervalMs,
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? DEFAULT_WATCH_SETTINGS.minRequestTimeoutSeconds,
     watchList: options.featureGates?.['WatchList'] !== false,

@@ -70,6 +70,9 @@ export interface EncodedSource {
 // store that keeps the bytes (the memory store) does not keep the object too.
 const encodedSources = new WeakMap<Uint8Array, EncodedSource>();
 
+/** The text `bytes` were encoded from by `storageBytes` with an object, while the cache has not taken it. */
+export const encodedTextOf = (bytes: Uint8Array): string | undefined => encodedSources.get(bytes)?.text;
+
 /** The object and text `bytes` were encoded from by this process's write path, once; undefined for any other bytes. */
 export function takeEncodedSource(bytes: Uint8Array): EncodedSource | undefined {
   const source = encodedSources.get(bytes);

@@ -21,8 +21,13 @@ export interface ControllerBench {
    * how old the corpus is.
    */
   readonly loop: (context: ControllerContext, now: () => number) => Observable<ControllerResult<unknown>>;
-  /** The recorded corpus: NDJSON as `svc record` and the test kit's `Recorder` write. */
-  readonly corpus: string;
+  /**
+   * The recorded corpus: NDJSON as `svc record` and the test kit's `Recorder` write; or a function
+   * giving it, called when a run starts — so a file of many benches reads a large corpus (the
+   * 5,000-pod churn is 105 MB of NDJSON) only in the runs that replay it (`svc bench` forks a
+   * process per run, and each loads the whole file).
+   */
+  readonly corpus: string | (() => string);
   /** The corpus's name in reports (default "recorded corpus"). */
   readonly corpusName?: string | undefined;
   /**
@@ -71,7 +76,7 @@ export async function benchController(bench: ControllerBench): Promise<Controlle
   // Loaded here, not at the top: the test kit is an API server and its whole stack, which an
   // operator benchmark's process (svc bench forks one per run) has no need to load.
   const [{ parseRecording, startTestCluster }, { CorpusAnswers }, { CorpusWatches }] = await Promise.all([import('../testing/index.js'), import('./corpus-answers.js'), import('./corpus-watches.js')]);
-  const lines = parseRecording(bench.corpus).filter((line): line is EventLine => 'source' in line);
+  const lines = parseRecording(typeof bench.corpus === 'function' ? bench.corpus() : bench.corpus).filter((line): line is EventLine => 'source' in line);
   const recordingStart = recordingStartOf(lines);
   let currentAt = lines[0]?.at ?? 0;
   const now = (): number => recordingStart + currentAt;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { KubeObject } from '../api/index.js';
 import type { EventLine } from '../testing/index.js';
 
@@ -115,10 +115,13 @@ export function recordedEvents(ndjson: string, options: RecordedOptions = {}): B
 }
 
 /**
- * A corpus file's NDJSON: `svc record`'s `.ndjson`, or the same gzipped (`.ndjson.gz`, as the
- * corpora svc ships are), for `recordedEvents` and `controllerBenchmark`.
+ * A corpus file's NDJSON: `svc record`'s `.ndjson`, or the same gzipped (`.ndjson.gz`) or
+ * brotli-compressed (`.ndjson.br`, the larger corpora svc ships: a recording's lines repeat each
+ * other far beyond gzip's 32 KB window, and brotli's 16 MB window takes that in), for
+ * `recordedEvents` and `controllerBenchmark`.
  */
 export function readCorpus(path: string): string {
   const bytes = readFileSync(path);
-  return (path.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
+  const text = path.endsWith('.gz') ? gunzipSync(bytes) : path.endsWith('.br') ? brotliDecompressSync(bytes) : bytes;
+  return text.toString('utf8');
 }

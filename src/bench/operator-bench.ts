@@ -166,11 +166,42 @@ const cpuNow = (): number => {
  * Runs `fn` untimed for `cpuNs` of CPU time (at least twice): the JIT's tiers (and its
  * optimising compiler, which works on another thread and is late on a loaded machine) settle
  * before mitata's samples start, instead of the first samples' slow code weighing in the mean —
- * a short bench measured from a cold start reads up to several times slower, by chance.
+ * a short bench measured from a cold start reads up to several times slower, by chance. Returns
+ * what one run cost, in CPU ns.
  */
-function warmUp(fn: () => void, cpuNs: number): void {
+function warmUp(fn: () => void, cpuNs: number): number {
   const start = cpuNow();
-  for (let i = 0; i < 2 || cpuNow() - start < cpuNs; i++) fn();
+  let runs = 0;
+  for (; runs < 2 || cpuNow() - start < cpuNs; runs++) fn();
+  return (cpuNow() - start) / runs;
+}
+
+/** The options of mitata's `measure` the harness sets (mitata's types do not export theirs). */
+interface MeasureOptions {
+  readonly min_cpu_time: number;
+  readonly min_samples: number;
+  readonly batch_unroll: number;
+  readonly batch_samples: number;
+  readonly heap: () => number;
+  readonly now: () => number;
+}
+
+// mitata's own: the samples it takes at the least, and the calls it unrolls in a batch.
+const MIN_SAMPLES = 12;
+const BATCH_UNROLL = 4;
+
+/**
+ * mitata's measuring options for a run costing `runNs`. mitata batches a function faster than
+ * 65 µs and sizes its batches for nanosecond functions — 4,096 calls a sample, at least 12
+ * samples, so at least 49,152 calls: a run of a small input (a few µs) then cost ten times the
+ * measuring time asked, and a `svc bench` process spent most of its CPU measuring the baseline.
+ * Here a batch is as many runs as fill one of the 12 samples' share of `minCpuNs` (a multiple of
+ * the unrolling); mitata still decides whether to batch at all.
+ */
+function measureOptions(minCpuNs: number, runNs: number): MeasureOptions {
+  const perSample = minCpuNs / MIN_SAMPLES;
+  const batch = Math.max(BATCH_UNROLL, Math.ceil(perSample / Math.max(1, runNs) / BATCH_UNROLL) * BATCH_UNROLL);
+  return { min_cpu_time: minCpuNs, min_samples: MIN_SAMPLES, batch_unroll: BATCH_UNROLL, batch_samples: batch, heap: heapUsed, now: cpuNow };
 }
 
 /**
@@ -190,15 +221,13 @@ export async function benchOperator<T, R>(bench: OperatorBench<T, R>): Promise<B
   const items = bench.input.items;
   const values = items.map((item) => item.value);
   const drainMs = bench.drainMs ?? 60_000;
-  const options = { min_cpu_time: (bench.minCpuMs ?? defaultMinCpuMs()) * 1e6, heap: heapUsed, now: cpuNow };
+  const minCpuNs = (bench.minCpuMs ?? defaultMinCpuMs()) * 1e6;
   const run = () => virtualRun(items, bench.operator, drainMs, () => {});
-  warmUp(run, options.min_cpu_time / 2);
-  const stats = await measure(run, options);
+  const stats = await measure(run, measureOptions(minCpuNs, warmUp(run, minCpuNs / 2)));
 
   const baseline = bench.baseline ?? { name: 'fed through nothing', operator: () => (source: Observable<T>) => source };
   const baseRun = baseline.loop ? () => baseline.loop!(values) : () => virtualRun(items, baseline.operator!, drainMs, () => {});
-  warmUp(baseRun, options.min_cpu_time / 2);
-  const base = await measure(baseRun, options);
+  const base = await measure(baseRun, measureOptions(minCpuNs, warmUp(baseRun, minCpuNs / 2)));
 
   // One more run, untimed, for latency and peak heap.
   const tracker = latencyTracker(bench);

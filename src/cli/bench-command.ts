@@ -5,6 +5,15 @@ import { renderHelp, type CommandDoc } from './flag-docs.js';
 import { flag } from './flag-spec.js';
 import { defineFlags, FlagError, parseFlags } from './flags.js';
 
+const regexpError = (source: string): string | undefined => {
+  try {
+    new RegExp(source);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+};
+
 /**
  * `svc bench FILE...`: runs the benchmarks each file exports by default (`defineBenchmarks` from
  * svc/bench) and prints one table; `--json` prints the report for CI, `--compare` the change
@@ -15,6 +24,7 @@ export const benchFlags = defineFlags({
   compare: flag.string({ valueName: 'file', meaning: 'An earlier --json report: print each benchmark\'s change against it, flagged only beyond both runs\' spread (and 5 %).' }),
   repeat: flag.int({ default: 3, meaning: 'Runs of each benchmark; the median is reported and the spread is their noise (at least 2 for a spread).', validate: (n) => (n >= 1 ? undefined : 'must be at least 1') }),
   isolate: flag.bool({ default: true, meaning: 'Run each run of each benchmark in a fresh Node process (forked with this one\'s flags), so runs are independent: none inherits another\'s JIT state. --isolate=false runs them all in this process (faster; the figures then depend on what ran before).' }),
+  filter: flag.string({ valueName: 'regexp', meaning: 'Run only the benchmarks whose name matches this regular expression (--filter churn).', validate: regexpError }),
   'fail-on-slower': flag.bool({ default: false, meaning: 'With --compare: exit 1 when a benchmark got slower beyond the noise (for CI).' }),
 });
 
@@ -51,14 +61,17 @@ export async function bench(argv: readonly string[], io: CommandIO): Promise<num
     }
   }
   const onResult = values.json ? undefined : (result: BenchResult, run: number) => io.err(`${result.name}: run ${run + 1}: ${result.nsPerItem.avg.toFixed(1)} ns/item`);
+  const pattern = values.filter === undefined ? undefined : new RegExp(values.filter);
+  const only = (name: string): boolean => pattern?.test(name) ?? true;
   let report: RunReport;
   try {
-    if (values.isolate) report = await runIsolated(parsed.args, { repeat: values.repeat, ...(onResult ? { onResult } : {}) });
+    if (values.isolate) report = await runIsolated(parsed.args, { repeat: values.repeat, only, ...(onResult ? { onResult } : {}) });
     else {
       const benches: Benchmark[] = [];
-      for (const file of parsed.args) benches.push(...(await loadBenchFile(file)));
+      for (const file of parsed.args) benches.push(...(await loadBenchFile(file)).filter((b) => only(b.name)));
       report = await runBenchmarks(benches, { repeat: values.repeat, ...(onResult ? { onResult } : {}) });
     }
+    if (report.benches.length === 0) throw new Error(`no benchmark's name matches --filter ${values.filter ?? ''}`);
   } catch (error) {
     // A file that cannot be used, or a run whose process failed: said, not thrown.
     if (!(error instanceof Error)) throw error;

@@ -37,7 +37,8 @@ export const hollowNodesFlags = defineFlags({
   memory: flag.string({ default: '16Gi', valueName: 'quantity', meaning: "Each node's memory (capacity).", validate: (q) => (quantityBytes(q) !== undefined ? undefined : 'not a quantity of bytes') }),
   'max-pods': flag.int({ default: 110, valueName: 'n', meaning: 'Pods each node takes (the agent\'s --max-pods).', validate: (n) => (n >= 1 ? undefined : 'must be 1 or more') }),
   'node-labels': flag.map('string', { valueName: 'k=v,...', meaning: 'Labels of every node, beside svc.io/simulated=true.' }),
-  'node-status-update-frequency': flag.duration({ default: 10_000, meaning: 'How often each node checks its status and posts it when changed (the agent\'s flag).' }),
+  'node-status-update-frequency': flag.duration({ default: 10_000, meaning: 'How often each node computes its status and posts it when changed (the agent\'s flag).' }),
+  'node-status-report-frequency': flag.duration({ default: 300_000, meaning: 'How often each node posts an unchanged status again (the kubelet\'s nodeStatusReportFrequency; the Lease is the heartbeat).' }),
   'sync-frequency': flag.duration({ default: 60_000, meaning: 'How often each pod is synced again (the agent\'s flag).' }),
   'start-rate': flag.float({ default: 50, valueName: 'nodes/s', meaning: 'Nodes started per second, so registrations come spread out; 0 starts them all at once.', validate: (n) => (n >= 0 ? undefined : 'must be 0 or more') }),
   'pod-start-delay': flag.duration({ default: 0, meaning: 'How long the simulated runtime takes to start a sandbox and, again, each container.' }),
@@ -47,7 +48,7 @@ export const hollowNodesFlags = defineFlags({
   'api-connections': flag.int({
     default: 64,
     valueName: 'n',
-    meaning: "Sockets to the API server each of the fleet's two request clients (pods, status) keeps at most; the nodes' pod watches have a client of their own, one socket each.",
+    meaning: "Sockets to the API server each of the fleet's three request clients (pods, status and Leases, Events) keeps at most; the nodes' pod watches have a client of their own, one socket each.",
     validate: (n) => (n >= 1 ? undefined : 'must be 1 or more'),
   }),
   'cluster-dns': flag.stringSlice({ valueName: 'ip,...', meaning: "The pods' DNS servers (the agent's flag; written to their resolv.conf only)." }),
@@ -125,6 +126,10 @@ export async function startHollowNodes(values: HollowNodesValues, io: CommandIO,
     closers.push(() => client.close());
     const statusClient = await connect('nodeagent/hollow-status', values.apiConnections);
     closers.push(() => statusClient.close());
+    // The pods' Events have a pool of their own, as the kubelet has an event client beside its
+    // heartbeat client: a burst of Events must not hold the sockets the Lease renewals need.
+    const eventClient = await connect('nodeagent/hollow-events', values.apiConnections);
+    closers.push(() => eventClient.close());
     const watchClient = await connect('nodeagent/hollow-watch');
     closers.push(() => watchClient.close());
     const informers = new InformerFactory(watchClient);
@@ -142,6 +147,7 @@ export async function startHollowNodes(values: HollowNodesValues, io: CommandIO,
         namePrefix: values.namePrefix,
         client,
         statusClient,
+        eventClient,
         informers,
         rootDir,
         nodeCidr: values.nodeCidr,
@@ -150,6 +156,7 @@ export async function startHollowNodes(values: HollowNodesValues, io: CommandIO,
         host: { cpus: values.cpus, memoryBytes: quantityBytes(values.memory)! },
         version: SVC_VERSION,
         nodeOptions: { nodeLabels: values.nodeLabels, maxPods: values.maxPods, nodeStatusUpdateFrequency: values.nodeStatusUpdateFrequency },
+        statusReportFrequencyMs: values.nodeStatusReportFrequency,
         syncFrequencyMs: values.syncFrequency,
         clusterDNS: values.clusterDns,
         clusterDomain: values.clusterDomain,

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { quantityValue, type Pod } from '../api/index.js';
+import { quantityValue, type Node, type Pod } from '../api/index.js';
 import { Registry } from 'prom-client';
 import { connectable, distinctUntilChanged, filter, map, Subject, type Subscription } from 'rxjs';
 import { apiThrottle } from '../../operators/index.js';
 import { PROTOBUF_MEDIA_TYPE } from '../encoding/index.js';
-import { Client, InformerFactory, jsonCodec, loadProtobufCodec, loadSvcconfig, type Codec } from '../client/index.js';
+import { builtin, Client, InformerFactory, jsonCodec, loadProtobufCodec, loadSvcconfig, type Codec } from '../client/index.js';
 import {
   applyPodCidrToBridge,
   bridgeConflistPath,
@@ -35,6 +35,7 @@ import {
   mirrorPods,
   nodeImagesReader,
   nodeName as nodeNameOf,
+  nodeObjectTtlMs,
   nodeResources,
   parseLogMaxSize,
   podSources,
@@ -331,9 +332,15 @@ async function startWithRuntime(
   const managerMetrics = new Registry();
   registerResourceManagerMetrics(resources, managerMetrics);
   let reconcileCpusets = (): void => {};
+  // The pods' ConfigMaps, Secrets and Services are cached for the ttl controller's annotation on
+  // the Node, read from a metadata-only watch of this Node (the kubelet watches its Node too) and,
+  // until that has it, from the Node as the status loop below registered or last wrote it.
+  const ownNode = informers?.informer(builtin.nodes, { fieldSelector: `metadata.name=${name}`, metadataOnly: true }).start();
+  let registeredNode = (): Node | undefined => undefined;
   const workers = startPodWorkers({
     cri,
     client,
+    objectCacheTtlMs: () => nodeObjectTtlMs(ownNode?.store.get(name) ?? registeredNode()),
     updates$,
     readiness,
     nodeName: name,
@@ -491,6 +498,7 @@ async function startWithRuntime(
       onError: (what, error) => warn(`${what}: ${(error as Error).message}`),
     });
     stops.push(() => nodeStatus.stop());
+    registeredNode = () => nodeStatus.node();
     subscriptions.push(podCidrFollower(nodeStatus, cri, values.containerRuntimeEndpoint, warn));
     subscriptions.push(
       mirrorPods({ client, informers, nodeName: name, updates: updates$, readiness }).subscribe((result) => {

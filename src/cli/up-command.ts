@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ensureClientCertificate } from '../pki/index.js';
@@ -18,10 +18,10 @@ import { startScheduler } from './scheduler-command.js';
 import { schedulerFlags } from './scheduler-flags.js';
 import { publishClusterInfo } from './up-cluster-info.js';
 import { upDoc, upFlags } from './up-flags.js';
-import { choosePodCidr, startUpNode, type UpNode } from './up-node.js';
+import { startUpNode, upPodCidr, type UpNode } from './up-node.js';
 import { startHollowNodesOf } from './hollow-nodes-command.js';
 import { gatewayOf } from './up-networking.js';
-import { agentRootDir, defaultRegistryConfigPath } from './up-paths.js';
+import { defaultRegistryConfigPath } from './up-paths.js';
 
 /**
  * `svc up`: a whole local cluster in one process on the embedded store: the API server, the
@@ -77,9 +77,7 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
   // the pod network is chosen before the server starts (up-networking.ts).
   let podCidr = nodeConfig.podCidr;
   if (nodeConfig.enabled) {
-    const agentDir = agentRootDir(resolve(config.dataDir));
-    mkdirSync(agentDir, { recursive: true });
-    podCidr = choosePodCidr(agentDir, nodeConfig.podCidr);
+    podCidr = upPodCidr(resolve(config.dataDir), nodeConfig.podCidr);
     if (config.advertiseAddress === undefined) config = { ...config, advertiseAddress: gatewayOf(podCidr).address };
   }
   // Armed before anything starts: a signal during start-up closes what has started (containerd

@@ -40,7 +40,11 @@ export interface UpNodeOptions {
   readonly dataDir: string;
   /** The admin svcconfig the agent talks to the API server with. */
   readonly svcconfigPath: string;
-  /** Preferred pod CIDR; another free /24 is used when a host route covers it. */
+  /**
+   * The pod CIDR `svc up` chose (`upPodCidr`) before it started the controller manager, whose
+   * node-ipam hands exactly this range to the node: used as it is, never chosen again (a second
+   * choice could differ once another cluster's bridge took the first meanwhile).
+   */
   readonly podCidr: string;
   /** The agent's HTTPS port. */
   readonly port: number;
@@ -172,7 +176,7 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
   }
   const agentDir = agentRootDir(o.dataDir);
   mkdirSync(agentDir, { recursive: true });
-  const podCidr = choosePodCidr(agentDir, o.podCidr);
+  const podCidr = o.podCidr;
   const containerd: ContainerdProcess = await startContainerdProcess({
     dir: dirname(containerdSocketPath(o.dataDir)),
     podCidr,

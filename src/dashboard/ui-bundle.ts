@@ -15,14 +15,17 @@ export async function loadUiBundle(): Promise<string> {
   return readFile(join(here, '..', '..', 'dashboard', 'app.js'), 'utf8');
 }
 
-/** The UI as one minified ES module (what scripts/bundle-dashboard.ts writes). */
-export async function bundleUi(entry: string): Promise<string> {
+/**
+ * The UI as one minified ES module (what scripts/bundle-dashboard.ts writes). `minify: false`
+ * keeps the names, for a CPU profile of the page that says which function is which.
+ */
+export async function bundleUi(entry: string, options: { readonly minify?: boolean } = {}): Promise<string> {
   const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [entry],
     bundle: true,
     format: 'esm',
-    minify: true,
+    minify: options.minify ?? true,
     target: 'es2022',
     platform: 'browser',
     write: false,

@@ -76,6 +76,18 @@ const PARAM = /^\s*[!#$%&'*+.^_`|~0-9a-z-]+=(?:[!#$%&'*+.^_`|~0-9a-z-]+|"(?:[^"\
  */
 export function contentTypeEssence(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
+  // Clients send a handful of headers, every request: each is parsed once. Bounded all the same.
+  const known = essences.get(header);
+  if (known !== undefined || essences.has(header)) return known;
+  const essence = parseContentType(header);
+  if (essences.size >= MAX_REMEMBERED_HEADERS) essences.clear();
+  essences.set(header, essence);
+  return essence;
+}
+const MAX_REMEMBERED_HEADERS = 256;
+const essences = new Map<string, string | undefined>();
+
+function parseContentType(header: string): string | undefined {
   const parts = splitOutsideQuotes(header, ';');
   if (parts.length > 1 && parts[parts.length - 1]!.trim() === '') parts.pop();
   if (!parts.slice(1).every((part) => PARAM.test(part))) return undefined;

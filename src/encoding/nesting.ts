@@ -1,4 +1,5 @@
 import { badRequest, type StatusError } from '../api/index.js';
+import { jsonStringEnd } from './json-string-end.js';
 
 /**
  * The deepest nesting of objects and arrays a request body, a patch result or a stored object may
@@ -24,11 +25,7 @@ export function jsonTextTooDeep(text: string, limit = MAX_NESTING_DEPTH): boolea
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (ch === 0x22 /* " */) {
-      for (i++; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        if (c === 0x5c /* \ */) i++;
-        else if (c === 0x22) break;
-      }
+      i = jsonStringEnd(text, i);
     } else if (ch === 0x7b /* { */ || ch === 0x5b /* [ */) {
       if (++depth > limit) return true;
     } else if ((ch === 0x7d /* } */ || ch === 0x5d) /* ] */ && depth > 0) {

@@ -9,6 +9,6 @@ export type { ReplayedWrite, ReplayerOptions, ReplayReport } from './replayer.js
 export { ReplaySource } from './replay-source.js';
 export type { ReplaySourceOptions } from './replay-source.js';
 export { parseRecording, recordedResult, toNdjson } from './recording.js';
-export type { CachedSource, EventLine, RecordedResult, RecordedWrite, RecordingLine, ResultLine, WriteLine } from './recording.js';
+export type { CachedSource, EventLine, HeaderLine, RecordedResult, RecordedWrite, RecordingLine, ResultLine, WriteLine } from './recording.js';
 export { WriteTap } from './write-tap.js';
-export type { TappedWrite, WriteAnswerer } from './write-tap.js';
+export type { TappedWrite, WriteAnswerer, WriteInterleaver } from './write-tap.js';

@@ -13,10 +13,13 @@ import type { ControllerResult, SyncedSource } from '../../controllers/index.js'
  * {"at":3.2,"result":{"type":"awaitChange","key":"ns/a","attempts":1}}               a reconcile's outcome
  * ```
  *
+ * A corpus may open with `{"at":0,"header":{...}}`: what it is and how it was made (a corpus
+ * recorded on hollow nodes says there that its containers were simulated). Replays skip it.
+ *
  * Event types are the watch's (`ADDED`, `MODIFIED`, `DELETED`) and `RESYNC` (an informer's
  * periodic re-announcement); a `DELETED` seen only by a relist carries `"finalStateUnknown":true`.
  */
-export type RecordingLine = EventLine | WriteLine | ResultLine;
+export type RecordingLine = EventLine | WriteLine | ResultLine | HeaderLine;
 
 export interface EventLine {
   readonly at: number;
@@ -61,6 +64,12 @@ export interface RecordedResult {
   readonly error?: string;
 }
 
+/** A corpus's description of itself (its first line): free-form facts, read by people and tools, not by replays. */
+export interface HeaderLine {
+  readonly at: number;
+  readonly header: Readonly<Record<string, unknown>>;
+}
+
 export interface ResultLine {
   readonly at: number;
   readonly result: RecordedResult;
@@ -77,6 +86,7 @@ export interface CachedSource<T extends KubeObject> extends SyncedSource<Informe
 export const isEventLine = (line: RecordingLine): line is EventLine => 'source' in line;
 export const isWriteLine = (line: RecordingLine): line is WriteLine => 'write' in line;
 export const isResultLine = (line: RecordingLine): line is ResultLine => 'result' in line;
+export const isHeaderLine = (line: RecordingLine): line is HeaderLine => 'header' in line;
 
 /** The comparable part of a controller's result. */
 export function recordedResult(result: ControllerResult<unknown>): RecordedResult {
@@ -111,7 +121,7 @@ export function parseRecording(text: string): RecordingLine[] {
       throw new SyntaxError(`recording line ${i + 1}: not an object with a numeric "at"`);
     }
     const l = line as RecordingLine;
-    if (!isEventLine(l) && !isWriteLine(l) && !isResultLine(l)) throw new SyntaxError(`recording line ${i + 1}: neither an event, a write nor a result`);
+    if (!isEventLine(l) && !isWriteLine(l) && !isResultLine(l) && !isHeaderLine(l)) throw new SyntaxError(`recording line ${i + 1}: neither an event, a write, a result nor a header`);
     lines.push(l);
   });
   return lines;

@@ -165,7 +165,7 @@ export class Replayer {
         } else if (isWriteLine(line)) {
           const n = ++writeCount;
           await until(() => writes.length >= n, `write #${n} (${writeSummary(line.write)})`);
-        } else {
+        } else if (isResultLine(line)) {
           const n = ++resultCount;
           if (!(await until(() => results.length >= n, `result #${n} (${line.result.type} ${line.result.key})`))) break;
           const got = results[n - 1]!;

@@ -22,12 +22,13 @@ import {
   type LoopSettings,
   type RunningControllerManager,
 } from '../../controllers/index.js';
+import { ReadRefusals } from './read-refusals.js';
 import { WriteTap } from './write-tap.js';
 
 /** API server options a test may set (the rest is the kit's: memory store, HTTPS, one token). */
 export type TestApiServerOptions = Pick<
   ApiServerOptions,
-  'watchHistoryWindowMs' | 'bookmarkIntervalMs' | 'watchBufferEvents' | 'tooLargeResourceVersionWaitMs' | 'featureGates' | 'admissionPlugins' | 'maxRequestBodyBytes' | 'serviceNetwork'
+  'watchHistoryWindowMs' | 'bookmarkIntervalMs' | 'watchBufferEvents' | 'watchSocketBudgetBytes' | 'tooLargeResourceVersionWaitMs' | 'featureGates' | 'admissionPlugins' | 'maxRequestBodyBytes' | 'serviceNetwork'
 >;
 
 /** What the controller manager runs, when a test asks for its loops. */
@@ -77,6 +78,11 @@ export interface TestCluster extends AsyncDisposable {
   writes(userAgent?: string): number;
   /** The server's tap on writes, by `User-Agent` (what `Recorder` and `Replayer` use). */
   readonly writeTap: WriteTap;
+  /**
+   * Has the server refuse the next `times` reads of `userAgent` whose path (with the query)
+   * `which` accepts, with a 429 TooManyRequests Status as its flow control does under load.
+   */
+  refuseReads(userAgent: string, which: (path: string) => boolean, times?: number): { refused(): number };
   /** A new admin client, destroyed with the cluster. */
   newClient(options?: Partial<ClientOptions>): Client;
   /** Starts the controller manager's loops (leading from the start); resolves once they run. */
@@ -133,6 +139,8 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   });
   const writeTap = new WriteTap();
   writeTap.install(app);
+  const readRefusals = new ReadRefusals();
+  readRefusals.install(app);
   try {
     await app.listen({ host: '127.0.0.1', port: 0 });
   } catch (error) {
@@ -173,6 +181,7 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     },
     writes: (agent) => writeTap.writes(agent),
     writeTap,
+    refuseReads: (agent, which, times) => readRefusals.refuse(agent, which, times),
     newClient,
     async startControllers(controllers = {}) {
       if (manager) throw new Error('the controller manager runs already');

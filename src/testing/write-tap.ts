@@ -19,6 +19,9 @@ export type WriteAnswerer = (
   write: Pick<TappedWrite, 'method' | 'path' | 'request' | 'requestType'>,
 ) => Omit<TappedWrite, 'method' | 'path' | 'request' | 'requestType'> | undefined;
 
+/** Runs before the server serves a write: a test's own writes here land first (the write it holds then races them). */
+export type WriteInterleaver = (write: Pick<TappedWrite, 'method' | 'path' | 'request' | 'requestType'>) => Promise<void>;
+
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -29,6 +32,7 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export class WriteTap {
   readonly #listeners = new Map<string, (write: TappedWrite) => void>();
   readonly #answerers = new Map<string, WriteAnswerer>();
+  readonly #interleavers = new Map<string, WriteInterleaver>();
   #writes = 0;
   readonly #byAgent = new Map<string, number>();
 
@@ -37,6 +41,13 @@ export class WriteTap {
     // After authentication and body parsing: a replayed write still needs a good token, and is compared by its body.
     app.addHook('preValidation', (request, reply, done) => {
       if (READS.has(request.method)) return done();
+      const interleaver = this.#interleavers.get(request.headers['user-agent'] ?? '');
+      if (interleaver !== undefined) {
+        // The test's writes go first; the held write is then served as the server would have (a
+        // resourceVersion they moved on makes it a real 409 Conflict).
+        interleaver({ method: request.method, path: request.url, ...requestBody(request) }).then(() => done(), done);
+        return;
+      }
       const answerer = this.#answerers.get(request.headers['user-agent'] ?? '');
       const answer = answerer?.({ method: request.method, path: request.url, ...requestBody(request) });
       if (answer === undefined) return done();
@@ -76,6 +87,16 @@ export class WriteTap {
   listen(agent: string, listener: (write: TappedWrite) => void): () => void {
     this.#listeners.set(agent, listener);
     return () => void this.#listeners.delete(agent);
+  }
+
+  /**
+   * Holds each write of `agent` until `interleaver` settles, then lets the server serve it: a
+   * test makes a concurrent write land at an exact point of a controller's work (a conflict
+   * deterministically). Returns the way to stop.
+   */
+  interleave(agent: string, interleaver: WriteInterleaver): () => void {
+    this.#interleavers.set(agent, interleaver);
+    return () => void this.#interleavers.delete(agent);
   }
 
   /** Answers the writes of `agent` with `answerer`; returns the way to stop. */

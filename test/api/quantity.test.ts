@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatMilliQuantity, milliQuantity, quantityBytes, quantityValue } from '../../src/api/index.js';
+import { formatMilliQuantity, milliQuantity, milliValue, quantityBytes, quantityValue } from '../../src/api/index.js';
+import { formatMilliShort } from '../../src/browser-safe/index.js';
 
 describe('quantityValue', () => {
   it.each([
@@ -54,4 +55,25 @@ describe('quantityBytes (size flags)', () => {
     ['1.5Ki', 1536],
   ] as const)('reads %j as %d bytes', (text, bytes) => expect(quantityBytes(text)).toBe(bytes));
   it.each(['', 'big', '-1', '500m', '1.5'])('refuses %j: not a whole, non-negative number of bytes', (text) => expect(quantityBytes(text)).toBeUndefined());
+});
+
+describe('milliValue and formatMilliShort (the scheduler, the dashboard page)', () => {
+  it.each([
+    ['1', 1000],
+    ['250m', 250],
+    ['1Ki', 1_024_000],
+    ['100n', 1],
+    ['0.1', 100],
+    ['nonsense', 0],
+  ] as const)('reads %j as %d milli-units, rounded up as MilliValue', (text, milli) => expect(milliValue(text)).toBe(milli));
+  it.each([
+    [0, '0'],
+    [250, '250m'],
+    [2000, '2'],
+    [1500, '1500m'],
+    [milliValue('1Gi'), '1Gi'],
+    [milliValue('1536Mi'), '1536Mi'],
+    [milliValue('100M'), '100M'],
+    [milliValue('1Gi') + milliValue('1M'), '1074741824'],
+  ])('writes %d milli-units as %j, in the largest unit, decimal too, they are a whole multiple of', (milli, text) => expect(formatMilliShort(milli)).toBe(text));
 });

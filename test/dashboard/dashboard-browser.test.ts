@@ -6,14 +6,14 @@
  * in the resource picker; the watch inspector shows the raw events, pauses, resumes and exports
  * them as the test kit's NDJSON. With DASHBOARD_SCREENSHOTS=1 it also writes docs/dashboard-*.png.
  */
-import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtin, resource } from '../../src/client/index.js';
 import { startDashboard, type Dashboard } from '../../src/dashboard/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
+import { launchChromium } from '../support/chromium.js';
 
 const docs = join(import.meta.dirname, '..', '..', 'docs');
 const screenshots = process.env['DASHBOARD_SCREENSHOTS'] === '1';
@@ -24,18 +24,10 @@ let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
-/** Debian's chromium, which provision installs; a missing one fails the suite, never skips it. */
-function chromiumPath(): string {
-  const found = spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).stdout.trim();
-  if (found === '') throw new Error('chromium is not installed (scripts/provision.mjs installs Debian\'s chromium)');
-  return found;
-}
-
 beforeAll(async () => {
   cluster = await startTestCluster({ namespaces: ['browser', 'other', 'many'] });
   dashboard = await startDashboard({ connection: cluster.connection, port: 0 });
-  // --no-sandbox: the tests run as root, where chromium's sandbox refuses to start.
-  browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox'] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 760 }, acceptDownloads: true });
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(dashboard.url);
@@ -263,6 +255,19 @@ describe('dashboard in chromium', () => {
     await page.locator('.resources .scroller').evaluate((scroller) => (scroller.scrollTop = scroller.scrollHeight));
     await row('many/cm-399').waitFor();
     expect(await row('many/cm-000').count()).toBe(0);
+  });
+
+  it('redraws only the rows in view that changed; a row changed off screen shows its change when scrolled to', async () => {
+    // Marks on the drawn elements: a row drawn again is a new element, without the mark.
+    for (const name of ['cm-398', 'cm-399']) await row(`many/${name}`).evaluate((element) => element.setAttribute('data-probe', 'drawn before'));
+    await cluster.client.patch(builtin.configMaps, 'cm-000', { data: { off: 'screen' } }, { namespace: 'many' });
+    await cluster.client.patch(builtin.configMaps, 'cm-398', { data: { in: 'view' } }, { namespace: 'many' });
+    // The watch delivers in order: once cm-398's change is drawn, cm-000's was applied too.
+    await expect.poll(() => row('many/cm-398').locator('td').nth(1).textContent()).toBe('1');
+    expect(await row('many/cm-398').getAttribute('data-probe')).toBeNull();
+    expect(await row('many/cm-399').getAttribute('data-probe')).toBe('drawn before');
+    await page.locator('.resources .scroller').evaluate((scroller) => (scroller.scrollTop = 0));
+    await expect.poll(() => row('many/cm-000').locator('td').nth(1).textContent()).toBe('1');
   });
 
   it('raised no error in the page', () => {

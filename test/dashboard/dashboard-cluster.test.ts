@@ -7,14 +7,14 @@
  * ended by the server (its watcher count back where it was).
  * With DASHBOARD_SCREENSHOTS=1 it also writes docs/dashboard-{controllers,logs,owners}.png.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtin, Client } from '../../src/client/index.js';
 import { eventually } from '../controllers/support.js';
+import { launchChromium } from '../support/chromium.js';
 import { kubectl, requireKubectl } from '../support/kubectl.js';
 import { spawnUp, type UpProcess } from '../support/svc-up.js';
 
@@ -35,12 +35,6 @@ let managerUrl: string;
 let client: Client;
 const pageErrors: string[] = [];
 
-function chromiumPath(): string {
-  const found = spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).stdout.trim();
-  if (found === '') throw new Error("chromium is not installed (scripts/provision.mjs installs Debian's chromium)");
-  return found;
-}
-
 /** `apiserver_registered_watchers` of one kind, as the API server reports it. */
 async function watchers(kind: string): Promise<number> {
   const metrics = await k(['get', '--raw', '/metrics']);
@@ -59,7 +53,7 @@ beforeAll(async () => {
   expect((await k(['create', 'namespace', 'dash'])).code).toBe(0);
   expect((await k(['create', 'namespace', FLOOD])).code).toBe(0);
   client = await Client.fromSvcconfig(config);
-  browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox'] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(dashboardUrl);

@@ -59,6 +59,14 @@ beforeAll(async () => {
   // A pod on svc up's node first: its bridge's route then exists, and the second node's containerd picks another range.
   await client.create(builtin.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'first', namespace: 'default' }, spec: podSpec() });
   await eventually(async () => running(await client.get(builtin.pods, 'first', { namespace: 'default' })), 'a pod running on the first node', 90_000);
+  // The cluster CIDR is one block, and node-ipam hands it to the first node without one that it
+  // reconciles: svc up's node must hold it before the second node registers, or under load (a
+  // term starting late, a patch refused with 409 while the node's status moves) the second can
+  // be reconciled first and take it — what the first test then saw as a podCIDR that never came.
+  await eventually(async () => (await client.get(builtin.nodes, firstNode)).spec?.podCIDR !== undefined, "the first node's podCIDR", 30_000).catch((error: Error) => {
+    const said = [...up!.lines, ...up!.stderr.join('').split('\n')].filter((line) => /leader|node-ipam|CIDR|term/i.test(line)).slice(-30);
+    throw new Error(`${error.message}; svc up said:\n${said.join('\n')}`);
+  });
   containerd = await startContainerd();
   const dirs = agentDirs(join(dir, 'second'));
   agentRoot = dirs.rootDir;
@@ -88,11 +96,7 @@ afterAll(async () => {
 describe('pod CIDRs under svc up', () => {
   it("gives svc up's node its own range as podCIDR, and a node that joins none (the range is one block)", async () => {
     const range = up!.lines.find((line) => / pods on /.test(line))!.split(' pods on ')[1];
-    await eventually(async () => (await client.get(builtin.nodes, firstNode)).spec?.podCIDR !== undefined, "the first node's podCIDR", 30_000).catch((error: Error) => {
-      // Seen once in CI under load: what svc up said about leadership and the IPAM loop tells why.
-      const said = [...up!.lines, ...up!.stderr.join('').split('\n')].filter((line) => /leader|node-ipam|CIDR|term/i.test(line)).slice(-30);
-      throw new Error(`${error.message}; svc up said:\n${said.join('\n')}`);
-    });
+    // (beforeAll waited for the first node's podCIDR before the second node joined.)
     expect((await client.get(builtin.nodes, firstNode)).spec).toMatchObject({ podCIDR: range, podCIDRs: [range] });
     await eventually(async () => (await client.list(builtin.coreEvents, { namespace: 'default' })).items.some((e) => e.reason === 'CIDRNotAvailable' && e.involvedObject.name === second), 'CIDRNotAvailable for the second node', 30_000);
     expect((await client.get(builtin.nodes, second)).spec?.podCIDR).toBeUndefined();

@@ -35,6 +35,21 @@ describe('startTestCluster', () => {
     expect(cluster.writes('someone else')).toBe(0);
   });
 
+  it("refuses the reads asked for with a 429 Status, then serves them; another agent's reads pass", async () => {
+    await using cluster = await startTestCluster();
+    const reader = cluster.newClient({ userAgent: 'reader' });
+    await cluster.client.create(builtin.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' } });
+    const refusal = cluster.refuseReads('reader', (path) => path.startsWith('/api/v1/namespaces/default/configmaps/a'));
+    await cluster.client.get(builtin.configMaps, 'a', { namespace: 'default' });
+    await reader.list(builtin.configMaps, { namespace: 'default' });
+    const error = await reader.get(builtin.configMaps, 'a', { namespace: 'default' }).catch((e: unknown) => e);
+    expect(isStatusError(error, 'TooManyRequests')).toBe(true);
+    expect(error).toMatchObject({ code: 429 });
+    expect(refusal.refused()).toBe(1);
+    expect((await reader.get(builtin.configMaps, 'a', { namespace: 'default' })).metadata.name).toBe('a');
+    expect(refusal.refused()).toBe(1);
+  });
+
   it('stops once, however often asked, and refuses connections afterwards', async () => {
     const cluster = await startTestCluster();
     await cluster.client.list(builtin.namespaces);

@@ -1,7 +1,7 @@
 import { horizontalPodAutoscalerFromV1 } from './autoscaling-v1-conversion.js';
 import type { HorizontalPodAutoscaler } from '../kinds/index.js';
 import type { KubeObject } from '../meta.js';
-import { quantityValue } from '../quantity.js';
+import { quantityValue } from '../../browser-safe/index.js';
 import type { WriteStrategy } from '../resource-type.js';
 import type { FieldCause } from '../status-error.js';
 import { fieldInvalid, fieldNotSupported, fieldRequired } from '../validation/causes.js';

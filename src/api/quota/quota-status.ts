@@ -1,5 +1,5 @@
 import type { KubeObject } from '../meta.js';
-import { formatMilliQuantity, milliQuantity } from '../quantity.js';
+import { formatMilliQuantity, milliQuantity } from '../../browser-safe/index.js';
 import { quotaTracks } from './scopes.js';
 import { canonicalQuotaName, totalUsage, typeCounted, usageOf, type CountedType, type Usage, type UsageOptions } from './usage.js';
 

@@ -1,5 +1,5 @@
 import type { KubeObject } from '../meta.js';
-import { milliQuantity } from '../quantity.js';
+import { milliQuantity } from '../../browser-safe/index.js';
 import type { WriteStrategy } from '../resource-type.js';
 import type { FieldCause } from '../status-error.js';
 import { fieldInvalid, fieldNotSupported, fieldRequired } from '../validation/causes.js';

@@ -1,6 +1,6 @@
 import { upstreamGroupAlias } from '../groups.js';
 import type { KubeObject } from '../meta.js';
-import { milliQuantity } from '../quantity.js';
+import { milliQuantity } from '../../browser-safe/index.js';
 
 /**
  * What one object counts against a ResourceQuota, by quota resource name, in milli-units. The one

@@ -6,6 +6,8 @@ import type { ResourceCaches } from '../resource-caches.js';
 import type { ServedObject } from '../served-object.js';
 import { deepFreezeObject } from './freeze.js';
 
+const MAX_REMEMBERED_LISTS = 4096;
+
 interface Version {
   readonly object: ServedObject;
 }
@@ -18,6 +20,11 @@ interface Version {
  */
 export class CachedObjects {
   readonly #parsed = new WeakMap<Version, ApiObject>();
+  // The last list of each collection with the cache revision it was taken at: admission lists the
+  // same (mostly empty) collections on every write, and they change far more rarely than that.
+  readonly #lists = new Map<string, { readonly revision: number; readonly items: readonly ApiObject[] }>();
+  // The key of each collection asked for, by type and namespace (NUL for all of them, as no namespace is named so): not built per call.
+  readonly #prefixes = new WeakMap<ResourceType, Map<string, string>>();
 
   constructor(
     private readonly caches: ResourceCaches,
@@ -26,11 +33,33 @@ export class CachedObjects {
 
   /** The current objects of a type (in one namespace, or all of them). */
   list(type: ResourceType, namespace?: string): readonly ApiObject[] {
-    const prefix = collectionPrefix(this.store, type, namespace);
-    return this.caches
-      .of(type)
-      .list({ prefix })
-      .items.map((version) => this.parse(version));
+    const prefix = this.#prefixOf(type, namespace);
+    const cache = this.caches.of(type);
+    // A cache's revision moves with every event it applies, so an unchanged revision is an unchanged
+    // state; a cache that is not following the store is asked again (and refuses as it does).
+    const last = this.#lists.get(prefix);
+    if (last !== undefined && cache.following && last.revision === cache.revision) return last.items;
+    const revision = cache.revision;
+    const items = Object.freeze(cache.list({ prefix }).items.map((version) => this.parse(version)));
+    if (cache.following) {
+      // One entry per collection asked for (types and namespaces, not objects), bounded all the same.
+      if (this.#lists.size >= MAX_REMEMBERED_LISTS) this.#lists.clear();
+      this.#lists.set(prefix, { revision, items });
+    }
+    return items;
+  }
+
+  #prefixOf(type: ResourceType, namespace: string | undefined): string {
+    let byNamespace = this.#prefixes.get(type);
+    if (!byNamespace) this.#prefixes.set(type, (byNamespace = new Map()));
+    const key = namespace ?? '\u0000';
+    let prefix = byNamespace.get(key);
+    if (prefix === undefined) {
+      prefix = collectionPrefix(this.store, type, namespace);
+      if (byNamespace.size >= MAX_REMEMBERED_LISTS) byNamespace.clear();
+      byNamespace.set(key, prefix);
+    }
+    return prefix;
   }
 
   get(type: ResourceType, namespace: string | undefined, name: string): ApiObject | undefined {

@@ -1,13 +1,13 @@
 import { CERTIFICATES_GROUP, forbidden } from '../../api/index.js';
 import type { UserInfo } from '../authn/user.js';
 import type { AdmissionAttributes } from './attributes.js';
-import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
+import type { AdmissionEnv, AdmissionKind, AdmissionPlugin } from './plugin.js';
 
 type Json = Record<string, unknown>;
 const asObject = (value: unknown): Json => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
 const signerOf = (object: unknown): string => String(asObject(asObject(object)['spec'])['signerName'] ?? '');
 
-const isRequestWrite = (attrs: AdmissionAttributes, subresource: string): boolean =>
+const isRequestWrite = (attrs: AdmissionKind, subresource: string): boolean =>
   attrs.operation === 'UPDATE' && attrs.subresource === subresource && attrs.type.group === CERTIFICATES_GROUP && attrs.type.resource === 'certificatesigningrequests';
 
 /**
@@ -30,6 +30,7 @@ function mayActFor(env: AdmissionEnv, user: UserInfo | undefined, verb: string, 
 export function certificateApproval(env: AdmissionEnv): AdmissionPlugin {
   return {
     name: 'CertificateApproval',
+    appliesTo: (kind) => isRequestWrite(kind, 'approval'),
     validate(attrs: AdmissionAttributes) {
       if (!isRequestWrite(attrs, 'approval') || !attrs.object) return;
       const signerName = signerOf(attrs.oldObject ?? attrs.object);
@@ -48,6 +49,7 @@ export function certificateApproval(env: AdmissionEnv): AdmissionPlugin {
 export function certificateSigning(env: AdmissionEnv): AdmissionPlugin {
   return {
     name: 'CertificateSigning',
+    appliesTo: (kind) => isRequestWrite(kind, 'status'),
     validate(attrs: AdmissionAttributes) {
       if (!isRequestWrite(attrs, 'status') || !attrs.object) return;
       const before = asObject(asObject(attrs.oldObject)['status'])['certificate'];

@@ -14,6 +14,7 @@ export function claimResize(env: AdmissionEnv): AdmissionPlugin {
   const classType = env.registry.lookup('storage.svc.io', 'v1', 'storageclasses')!;
   return {
     name: 'PersistentVolumeClaimResize',
+    appliesTo: ({ operation, type, subresource }) => operation === 'UPDATE' && subresource === '' && type.group === '' && type.resource === 'persistentvolumeclaims',
     async validate(attrs: AdmissionAttributes) {
       if (attrs.operation !== 'UPDATE' || attrs.subresource !== '' || attrs.type.group !== '' || attrs.type.resource !== 'persistentvolumeclaims') return;
       const before = requested(attrs.oldObject);

@@ -13,6 +13,7 @@ export function defaultStorageClass(env: AdmissionEnv): AdmissionPlugin {
   const classType = env.registry.lookup('storage.svc.io', 'v1', 'storageclasses')!;
   return {
     name: 'DefaultStorageClass',
+    appliesTo: ({ operation, type, subresource }) => operation === 'CREATE' && subresource === '' && type.group === '' && type.resource === 'persistentvolumeclaims',
     admit(attrs: AdmissionAttributes) {
       const claim = attrs.object;
       if (attrs.operation !== 'CREATE' || attrs.subresource !== '' || attrs.type.group !== '' || attrs.type.resource !== 'persistentvolumeclaims' || !claim) return claim;

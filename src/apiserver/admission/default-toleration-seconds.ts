@@ -28,6 +28,7 @@ const covers = (t: Toleration, key: string) => (t.key === key || ((t.key ?? '') 
 export function defaultTolerationSeconds(): AdmissionPlugin {
   return {
     name: 'DefaultTolerationSeconds',
+    appliesTo: ({ operation, type, subresource }) => operation === 'CREATE' && subresource === '' && type.group === '' && type.resource === 'pods',
     admit(attrs: AdmissionAttributes) {
       const pod = attrs.object;
       if (attrs.operation !== 'CREATE' || attrs.subresource !== '' || attrs.type.group !== '' || attrs.type.resource !== 'pods' || !pod) return pod;

@@ -1,7 +1,7 @@
 import { forbidden, formatMilliQuantity, milliQuantity } from '../../api/index.js';
 import type { ApiObject } from '../api-object.js';
 import type { AdmissionAttributes } from './attributes.js';
-import type { AdmissionEnv, AdmissionPlugin } from './plugin.js';
+import type { AdmissionEnv, AdmissionKind, AdmissionPlugin } from './plugin.js';
 
 type ResourceList = Record<string, string | number>;
 interface Requirements {
@@ -99,16 +99,16 @@ function podTotal(containers: readonly Container[], field: keyof Requirements): 
  */
 export function limitRanger(env: AdmissionEnv): AdmissionPlugin {
   const rangeType = env.registry.lookup('', 'v1', 'limitranges')!;
-  const applies = (attrs: AdmissionAttributes) =>
-    attrs.subresource === '' &&
-    attrs.type.group === '' &&
-    attrs.object !== undefined &&
-    ((attrs.type.resource === 'pods' && attrs.operation === 'CREATE') ||
-      (attrs.type.resource === 'persistentvolumeclaims' && (attrs.operation === 'CREATE' || attrs.operation === 'UPDATE')));
+  const appliesTo = ({ operation, type, subresource }: AdmissionKind) =>
+    subresource === '' &&
+    type.group === '' &&
+    ((type.resource === 'pods' && operation === 'CREATE') || (type.resource === 'persistentvolumeclaims' && (operation === 'CREATE' || operation === 'UPDATE')));
+  const applies = (attrs: AdmissionAttributes) => attrs.object !== undefined && appliesTo(attrs);
   const rangesOf = (attrs: AdmissionAttributes) => env.objects.list(rangeType, attrs.namespace);
 
   return {
     name: 'LimitRanger',
+    appliesTo,
     admit(attrs) {
       const pod = attrs.object;
       if (!applies(attrs) || attrs.type.resource !== 'pods' || !pod) return pod;

@@ -56,6 +56,7 @@ export function serviceAccountPlugin(env: AdmissionEnv): AdmissionPlugin {
     env.objects.get(saType, namespace, name) ?? (await env.reader.get(saType, namespace, name));
   return {
     name: 'ServiceAccount',
+    appliesTo: ({ operation, type, subresource }) => operation === 'CREATE' && subresource === '' && type.group === '' && type.resource === 'pods',
     async admit(attrs: AdmissionAttributes) {
       const pod = attrs.object;
       if (attrs.operation !== 'CREATE' || attrs.subresource !== '' || attrs.type.group !== '' || attrs.type.resource !== 'pods' || !pod) return pod;

@@ -20,6 +20,7 @@ const FINALIZERS: Readonly<Record<string, string>> = {
 export function storageObjectInUseProtection(): AdmissionPlugin {
   return {
     name: 'StorageObjectInUseProtection',
+    appliesTo: ({ operation, type, subresource }) => operation === 'CREATE' && subresource === '' && type.group === '' && FINALIZERS[type.resource] !== undefined,
     admit(attrs: AdmissionAttributes) {
       const object = attrs.object;
       if (attrs.operation !== 'CREATE' || attrs.subresource !== '' || attrs.type.group !== '' || !object) return object;

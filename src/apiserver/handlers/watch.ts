@@ -10,7 +10,7 @@ import type { FrameEncoder } from '../watch/frames.js';
 import { toStatusError } from '../status.js';
 import type { Renamer } from '../upstream-names.js';
 import { WatchExpiredError } from '../../watch-cache/index.js';
-import { isPretty, renderOptionsOf, representationOf, type HandlerContext } from '../request/index.js';
+import { isPretty, renderOptionsOf, representationOf, SOCKET_BUDGET_BYTES, type HandlerContext } from '../request/index.js';
 import { WatcherTooSlowError, boundedSink } from '../watch/bounded-sink.js';
 import type { Frame } from '../watch/frames.js';
 import { jsonFrameEncoder } from '../watch/json-frames.js';
@@ -111,8 +111,10 @@ function openResponse(ctx: HandlerContext, contentType: string, encoder: FrameEn
   res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private', ...streamHeaders, ...corsHeaders(ctx.reply) });
   res.flushHeaders();
   ctx.watch.open.add(res);
+  const budget = ctx.watch.socketBudgetBytes ?? SOCKET_BUDGET_BYTES;
   return {
-    write: (frame) => encoder.write(res, frame),
+    // Full at the socket budget, not at the stream's high-water mark (SOCKET_BUDGET_BYTES says why).
+    write: (frame) => encoder.write(res, frame) || res.writableLength < budget,
     onDrain: (listener) => {
       res.once('drain', listener);
       return () => res.off('drain', listener);

@@ -1,6 +1,6 @@
 import { Composer, isMap, isScalar, isSeq, Parser, type Document, type Node as YamlNode } from 'yaml';
 import { badRequest } from '../../api/index.js';
-import { jsonTextTooDeep, nestingTooDeep } from '../../encoding/index.js';
+import { jsonStringEnd, MAX_NESTING_DEPTH, nestingTooDeep } from '../../encoding/index.js';
 import { checkYamlLimits, yamlTextTooDeep } from './yaml-limits.js';
 
 /**
@@ -30,20 +30,18 @@ export function bodyText(raw: unknown): string {
 const fieldPath = (parent: string, key: string) => (parent === '' ? key : `${parent}.${key}`);
 
 export function decodeJson(text: string): DecodedBody {
-  // JSON.parse copes with any depth, but the walks after it recurse: refuse before parsing.
-  if (jsonTextTooDeep(text)) throw nestingTooDeep();
+  // JSON.parse copes with any depth, but the walks after it recurse: refuse before parsing. One
+  // scan finds the depth and the repeated keys (for text that does not parse, the 400 wins).
+  const scan = scanJsonText(text);
+  if (scan === TOO_DEEP) throw nestingTooDeep();
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     throw badRequest(`the request body is not valid JSON: ${(error as Error).message}`);
   }
-  return withDuplicates(text, value);
-}
-
-function withDuplicates(text: string, value: unknown): DecodedBody {
-  // Only an object can repeat a key; a body without a second quote-colon cannot have two.
-  return { value, duplicates: value !== null && typeof value === 'object' ? jsonDuplicates(text) : [] };
+  // Only an object can repeat a key.
+  return { value, duplicates: value !== null && typeof value === 'object' ? scan : [] };
 }
 
 interface Frame {
@@ -63,33 +61,36 @@ function pathOf(frame: Frame | undefined): string {
   return typeof frame.at === 'number' ? `${parent}[${frame.at}]` : fieldPath(parent, frame.at ?? '');
 }
 
-/** Scans valid JSON text for keys repeated within one object. */
-export function jsonDuplicates(text: string): string[] {
+const TOO_DEEP: readonly string[] = [];
+
+/**
+ * One pass over JSON text: TOO_DEEP when objects and arrays nest deeper than `limit` (see
+ * jsonTextTooDeep), else the keys repeated within one object. Exact for valid JSON; text that is
+ * not valid JSON gets some answer and is then refused by the parser.
+ */
+export function scanJsonText(text: string, limit = MAX_NESTING_DEPTH): readonly string[] {
   const duplicates: string[] = [];
   let top: Frame | undefined;
+  let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (ch === 0x22 /* " */) {
       const start = i;
-      let escaped = false;
-      for (i++; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        if (c === 0x5c) {
-          escaped = true;
-          i++;
-        } else if (c === 0x22) break;
-      }
+      i = jsonStringEnd(text, i);
       if (top?.keys && top.expectKey) {
-        const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+        const raw = text.slice(start + 1, i);
+        const key = raw.includes('\\') ? unescapedKey(text.slice(start, i + 1), raw) : raw;
         if (top.keys.has(key)) duplicates.push(fieldPath(pathOf(top), key));
         top.keys.add(key);
         top.key = key;
         top.expectKey = false;
       }
     } else if (ch === 0x7b /* { */ || ch === 0x5b /* [ */) {
+      if (++depth > limit) return TOO_DEEP;
       const at = top === undefined ? undefined : top.keys ? top.key : top.index;
       top = { parent: top, at, keys: ch === 0x7b ? new Set() : undefined, index: 0, key: undefined, expectKey: true };
-    } else if (ch === 0x7d || ch === 0x5d) {
+    } else if (ch === 0x7d /* } */ || ch === 0x5d /* ] */) {
+      if (depth > 0) depth--;
       top = top?.parent;
     } else if (ch === 0x2c /* , */) {
       if (top?.keys) top.expectKey = true;
@@ -97,6 +98,18 @@ export function jsonDuplicates(text: string): string[] {
     }
   }
   return duplicates;
+}
+
+/** The keys repeated within one object of valid JSON text, named by their paths. */
+export const jsonDuplicates = (text: string): readonly string[] => scanJsonText(text, Infinity);
+
+/** A key with escapes, as JSON reads it; in text that is not valid JSON any answer will do. */
+function unescapedKey(quoted: string, raw: string): string {
+  try {
+    return JSON.parse(quoted) as string;
+  } catch {
+    return raw;
+  }
 }
 
 /** A body that may be JSON: its first character opens an object or an array. */
@@ -117,8 +130,9 @@ export function decodeYaml(text: string): DecodedBody {
       json = false; // a YAML flow collection, such as {a: 1}
     }
     if (json) {
-      if (jsonTextTooDeep(text)) throw nestingTooDeep();
-      return withDuplicates(text, value);
+      const scan = scanJsonText(text);
+      if (scan === TOO_DEEP) throw nestingTooDeep();
+      return { value, duplicates: value !== null && typeof value === 'object' ? scan : [] };
     }
   }
   const doc = composeOne(text);

@@ -1,7 +1,7 @@
 // The request kernel: what a verb handler is handed (context, settings) and the helpers every
 // handler reads the request and writes the answer with.
 export type { Handler, HandlerContext } from './context.js';
-export { DEFAULT_WATCH_SETTINGS, type WatchSettings } from './settings.js';
+export { DEFAULT_WATCH_SETTINGS, SOCKET_BUDGET_BYTES, type WatchSettings } from './settings.js';
 export { isPretty, queryParam } from './query.js';
 export { isBuiltin, renderOptionsOf, representationOf } from './representation.js';
 export { sendObject, sendReadBytes, sendReadChunks } from './send.js';

@@ -4,6 +4,7 @@ import { acceptsGzip, compressBuffer, compressLarge, renderValue, type JsonObjec
 import { endingWithNewline, jsonBody, withNewline } from '../json-newline.js';
 import { renameText, type Renamer } from '../upstream-names.js';
 import type { HandlerContext } from './context.js';
+import { answerTextOf } from '../answer-text.js';
 import { isPretty } from './query.js';
 import { renderOptionsOf, representationOf } from './representation.js';
 
@@ -51,7 +52,8 @@ export function sendObject(ctx: HandlerContext, code: number, object: unknown, j
   const pretty = isPretty(ctx);
   const rename = ctx.rename;
   if (rep.codec === 'json' && !pretty) {
-    const text = json === undefined ? jsonBody(object) : `${json}\n`;
+    const given = json ?? answerTextOf(object);
+    const text = given === undefined ? jsonBody(object) : `${given}\n`;
     return ctx.reply.code(code).type('application/json').send(rename ? renameText(rename, text) : text);
   }
   const rendered = renderValue(renderOptionsOf(ctx, rep), value);

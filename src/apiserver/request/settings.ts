@@ -7,6 +7,12 @@ export interface WatchSettings {
    * resumes). Its replay (initial state, or the events since its start) is not counted.
    */
   readonly bufferEvents: number;
+  /**
+   * Bytes one watch's response may hold unsent before it counts as full and its events wait
+   * (counted against bufferEvents). Default SOCKET_BUDGET_BYTES; 0: full at the stream's
+   * high-water mark, a tick of push-back ends a watch allowed no waiting events (tests).
+   */
+  readonly socketBudgetBytes?: number | undefined;
   /** How often a watch that allows bookmarks gets one while it is idle or busy. */
   readonly bookmarkIntervalMs: number;
   /** Watches without `timeoutSeconds` end after a random time in [this, 2 × this] seconds. */
@@ -20,3 +26,11 @@ export interface WatchSettings {
 }
 
 export const DEFAULT_WATCH_SETTINGS = { bufferEvents: 1_000, bookmarkIntervalMs: 15_000, minRequestTimeoutSeconds: 1_800 } as const;
+
+/**
+ * A watch's response is full at this many bytes unsent, not at the stream's 16 KiB high-water
+ * mark: the socket's drain comes a loop turn later, so a watch that waited for it after 16 KiB
+ * sent a few JSON pods (a few dozen Table rows) a turn, and on a busy server, whose turns each
+ * commit dozens of writes, fell behind a flood its client could read (docs/watch.md#slow-clients).
+ */
+export const SOCKET_BUDGET_BYTES = 256 * 1024;

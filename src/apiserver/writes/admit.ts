@@ -1,6 +1,6 @@
 import type { ApiObject } from '../api-object.js';
 import type { FastifyRequest } from 'fastify';
-import { reviewOptions, type AdmissionOperation } from '../admission/index.js';
+import { reviewOptions, type AdmissionOperation, type AdmissionRequestScope } from '../admission/index.js';
 import { queryParam, type HandlerContext } from '../request/index.js';
 import { addWarnings } from './warnings.js';
 import { addAuditAnnotations } from '../audit/index.js';
@@ -60,11 +60,24 @@ export async function admitWrite(ctx: HandlerContext, write: WriteAdmission): Pr
       options,
       user: ctx.request.user,
     },
-    {
-      warn: (texts) => addWarnings(ctx.reply, texts),
-      onAbandon: (undo) => undos.set(ctx.request, [...(undos.get(ctx.request) ?? []), undo]),
-      annotate: (annotations) => addAuditAnnotations(ctx.request, annotations),
-    },
+    new WriteScope(ctx),
     write.revalidate,
   );
+}
+
+/** Where a write's admission puts its warnings, undos and audit annotations (a class: no closures made per write). */
+class WriteScope implements AdmissionRequestScope {
+  constructor(private readonly ctx: HandlerContext) {}
+
+  warn(texts: readonly string[]): void {
+    addWarnings(this.ctx.reply, texts);
+  }
+
+  onAbandon(undo: () => Promise<void>): void {
+    undos.set(this.ctx.request, [...(undos.get(this.ctx.request) ?? []), undo]);
+  }
+
+  annotate(annotations: Readonly<Record<string, string>>): void {
+    addAuditAnnotations(this.ctx.request, annotations);
+  }
 }

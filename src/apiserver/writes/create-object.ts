@@ -16,6 +16,8 @@ import { certificateSigningRequestOnCreate, isCertificateSigningRequests } from 
 import { revalidate, validateForWrite, type FieldCheck } from './validate.js';
 import { writeManagerOf } from './write-options.js';
 
+const named = (meta: ObjectMeta, prefix: string): ObjectMeta => ({ ...meta, name: generateName(prefix) });
+
 // kube retries a generated name that collides a few times before answering AlreadyExists.
 const GENERATE_NAME_ATTEMPTS = 8;
 
@@ -33,8 +35,7 @@ export async function createObject(
   // The body is not validated yet: a generateName of another type is left for validation to refuse.
   const prefix: unknown = body.metadata.generateName;
   const generated = !body.metadata.name && typeof prefix === 'string' && prefix !== '';
-  const named = (meta: ObjectMeta): ObjectMeta => (generated ? { ...meta, name: generateName(prefix) } : meta);
-  let object = { ...body, metadata: named(body.metadata) };
+  let object = generated ? { ...body, metadata: named(body.metadata, prefix as string) } : body;
   if (!options.prepared) object = validateForWrite(ctx, object, options.fields);
   await yieldIfLarge(ctx);
   // The uid is the object's from here, as Kubernetes fills it before admission: a strategy may
@@ -46,7 +47,7 @@ export async function createObject(
   const dryRun = dryRunOf(ctx);
   object = (await admitWrite(ctx, { operation: 'CREATE', object, dryRun, optionsKind: 'CreateOptions', revalidate: (o) => revalidate(ctx, o) }))!;
   // After admission: a Pod's QoS class reflects the resources LimitRanger may have defaulted.
-  object = statusOnCreate(type, prepareForCreate(object, new Date(), uid));
+  object = statusOnCreate(type, prepareForCreate(object, Date.now(), uid));
   if (type === namespaceType(registry)) object = prepareNamespace(object);
   // After the status split: the defaults include the status fields Go always writes. A create's
   // manager owns the defaulted fields too, an apply's only the fields of its configuration.
@@ -80,7 +81,7 @@ export async function createObject(
         await abandonAdmission(ctx);
         throw taken ? alreadyExists({ group: type.group, resource: type.resource }, object.metadata.name!) : error;
       }
-      object = { ...object, metadata: named(object.metadata) };
+      object = { ...object, metadata: named(object.metadata, prefix as string) };
     }
   }
 }

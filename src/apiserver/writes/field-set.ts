@@ -29,18 +29,47 @@ const SERVER_META = new Set([
 
 export function fieldSetOf(object: JsonObject, schema: Schema | undefined): FieldSet {
   const set: FieldSet = new Set();
+  eachTopField(object, schema, (value, parent, field, path) => walk(value, parent, field, childSchema(parent, field), path, set));
+  return set;
+}
+
+/** The walk's starting points: each top-level field, and each field of metadata the client may own. */
+function eachTopField(object: JsonObject, schema: Schema | undefined, visit: (value: unknown, parent: Schema | undefined, field: string, path: string) => void): void {
   for (const [key, value] of Object.entries(object)) {
     if (key === 'apiVersion' || key === 'kind' || value === undefined) continue;
     if (key === 'metadata' && isJsonObject(value)) {
       const metaSchema = childSchema(schema, 'metadata');
       for (const [field, v] of Object.entries(value)) {
-        if (!SERVER_META.has(field) && v !== undefined) walk(v, metaSchema, field, childSchema(metaSchema, field), `f:metadata${SEP}f:${field}`, set);
+        if (!SERVER_META.has(field) && v !== undefined) visit(v, metaSchema, field, `f:metadata${SEP}f:${field}`);
       }
       continue;
     }
-    walk(value, schema, key, childSchema(schema, key), `f:${key}`, set);
+    visit(value, schema, key, `f:${key}`);
   }
-  return set;
+}
+
+/**
+ * `[fieldSetOf(before), fieldSetOf(after)]` of an object and its next version, walking what the two
+ * share only once: a top-level field (or metadata field) whose value is the very same in both (a
+ * status write's spec, the labels of an unrelated patch) gives both sets the same paths.
+ */
+export function fieldSetsOf(before: JsonObject, after: JsonObject, schema: Schema | undefined): [FieldSet, FieldSet] {
+  const walked = new Map<string, { readonly value: unknown; readonly paths: FieldSet }>();
+  const beforeSet: FieldSet = new Set();
+  eachTopField(before, schema, (value, parent, field, path) => {
+    if (value === null || typeof value !== 'object') return walk(value, parent, field, childSchema(parent, field), path, beforeSet);
+    const paths: FieldSet = new Set();
+    walk(value, parent, field, childSchema(parent, field), path, paths);
+    for (const p of paths) beforeSet.add(p);
+    walked.set(path, { value, paths });
+  });
+  const afterSet: FieldSet = new Set();
+  eachTopField(after, schema, (value, parent, field, path) => {
+    const shared = walked.get(path);
+    if (shared !== undefined && shared.value === value) for (const p of shared.paths) afterSet.add(p);
+    else walk(value, parent, field, childSchema(parent, field), path, afterSet);
+  });
+  return [beforeSet, afterSet];
 }
 
 function walk(value: unknown, parent: Schema | undefined, field: string, schema: Schema | undefined, path: string, set: FieldSet): void {
@@ -98,6 +127,50 @@ export function toFieldsV1(set: FieldSet): JsonObject {
   return root;
 }
 
+/**
+ * A stored managedFields entry's field set, decoded once per FieldsV1 text and shared: every write
+ * to an object decodes each of its managers' entries and encodes them again, and most of them
+ * (the managers the write does not touch) are the same from one write to the next. The set is
+ * shared: copy it before changing it. Its wire form (`fieldsV1Of`) is then encoded once too.
+ */
+export function sharedFieldSet(fields: unknown): FieldSet {
+  if (!isJsonObject(fields)) return fromFieldsV1(fields);
+  const text = JSON.stringify(fields);
+  let set = decodedFieldsV1.get(text);
+  if (!set) {
+    set = fromFieldsV1(fields);
+    sharedSets.add(set);
+    if (decodedFieldsV1.size >= MAX_SHARED_FIELD_SETS) decodedFieldsV1.clear();
+    decodedFieldsV1.set(text, set);
+  }
+  return set;
+}
+// Entries of pods of one template share their texts: a few hundred cover a cluster's kinds of
+// writers; each costs a few KiB (the text, the set and its encoded form), so the bound stays small.
+const MAX_SHARED_FIELD_SETS = 512;
+const decodedFieldsV1 = new Map<string, FieldSet>();
+const sharedSets = new WeakSet<FieldSet>();
+const encodedFieldSets = new WeakMap<FieldSet, JsonObject>();
+
+/**
+ * `toFieldsV1(set)`, kept for a shared set. Each caller gets its own copy (a copy of the trie is
+ * far cheaper than sorting and splitting the paths again): the objects it goes into are theirs,
+ * and the write path's checks may set a `__proto__` key of it again as an own field.
+ */
+export function fieldsV1Of(set: FieldSet): JsonObject {
+  const kept = encodedFieldSets.get(set);
+  if (kept) return copyTrie(kept);
+  const wire = toFieldsV1(set);
+  if (sharedSets.has(set)) encodedFieldSets.set(set, copyTrie(wire));
+  return wire;
+}
+
+function copyTrie(node: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(node)) setField(out, key, copyTrie(node[key] as JsonObject));
+  return out;
+}
+
 export function fromFieldsV1(fields: unknown): FieldSet {
   const set: FieldSet = new Set();
   const visit = (node: unknown, path: string) => {
@@ -115,28 +188,30 @@ const MISSING = Symbol('missing');
 /** The value at a field path in an object; MISSING when absent. */
 export function valueAtPath(object: unknown, path: string): unknown {
   let current: unknown = object;
-  for (const element of splitPath(path)) {
-    const kind = element.slice(0, 2);
-    const rest = element.slice(2);
-    if (kind === 'f:') {
-      if (!isJsonObject(current) || !hasField(current, rest)) return MISSING;
-      current = current[rest];
-    } else if (kind === 'k:') {
-      if (!Array.isArray(current)) return MISSING;
-      const key = JSON.parse(rest) as JsonObject;
-      const found = itemsByKey(current, Object.keys(key)).get(JSON.stringify(key));
-      if (found === undefined) return MISSING;
-      current = found;
-    } else if (kind === 'v:') {
-      if (!Array.isArray(current)) return MISSING;
-      const value = JSON.parse(rest) as unknown;
-      if (!itemsByKey(current, undefined).has(JSON.stringify(value))) return MISSING;
-      current = value;
-    } else {
-      return MISSING;
-    }
-  }
+  for (const element of splitPath(path)) current = childAt(current, element);
   return current;
+}
+
+/** One step of a field path (MISSING stays MISSING). */
+function childAt(current: unknown, element: string): unknown {
+  const kind = element.slice(0, 2);
+  const rest = element.slice(2);
+  if (kind === 'f:') {
+    if (!isJsonObject(current) || !hasField(current, rest)) return MISSING;
+    return current[rest];
+  }
+  if (kind === 'k:') {
+    if (!Array.isArray(current)) return MISSING;
+    const key = JSON.parse(rest) as JsonObject;
+    const found = itemsByKey(current, Object.keys(key)).get(JSON.stringify(key));
+    return found === undefined ? MISSING : found;
+  }
+  if (kind === 'v:') {
+    if (!Array.isArray(current)) return MISSING;
+    const value = JSON.parse(rest) as unknown;
+    return itemsByKey(current, undefined).has(JSON.stringify(value)) ? value : MISSING;
+  }
+  return MISSING;
 }
 
 /**
@@ -171,8 +246,47 @@ function itemsByKey(list: readonly unknown[], fields: readonly string[] | undefi
   return index;
 }
 
-/** Whether the two objects hold the same value at `path` (both absent counts as the same). */
-export const sameAt = (a: unknown, b: unknown, path: string) => jsonEqual(valueAtPath(a, path), valueAtPath(b, path));
+/**
+ * Whether the two objects hold the same value at `path` (both absent counts as the same). Both are
+ * walked together and the answer is yes as soon as they share a value on the way: a write keeps
+ * what it does not change (a status write the stored spec, a patch the subtrees it leaves), so
+ * most paths end at their first element instead of being looked up twice and compared.
+ */
+export function sameAt(a: unknown, b: unknown, path: string): boolean {
+  let x = a;
+  let y = b;
+  for (const element of splitPath(path)) {
+    if (x === y) return true;
+    x = childAt(x, element);
+    y = childAt(y, element);
+  }
+  return jsonEqual(x, y);
+}
+
+const SHARED: readonly [unknown, unknown] = [MISSING, MISSING];
+
+/**
+ * `sameAt(a, b, path)` for many paths of the same two objects: each path prefix is looked up once
+ * (the paths of a field set share most of theirs: every field of a list item repeats the item's
+ * key lookup), and everything below a value the two objects share is the same at once.
+ */
+export function sameAtEach(a: unknown, b: unknown): (path: string) => boolean {
+  const pairs = new Map<string, readonly [unknown, unknown]>();
+  const pairAt = (path: string): readonly [unknown, unknown] => {
+    let pair = pairs.get(path);
+    if (pair) return pair;
+    const cut = path.lastIndexOf(SEP);
+    const [x, y] = cut < 0 ? [a, b] : pairAt(path.slice(0, cut));
+    const element = cut < 0 ? path : path.slice(cut + 1);
+    pair = x === y ? SHARED : [childAt(x, element), childAt(y, element)];
+    pairs.set(path, pair);
+    return pair;
+  };
+  return (path) => {
+    const [x, y] = pairAt(path);
+    return x === y || jsonEqual(x, y);
+  };
+}
 
 /** Removes the field at `path` from `object` (in place); a missing path is left alone. */
 export function removePath(object: JsonObject, path: string): void {

@@ -1,6 +1,6 @@
 import { rfc3339, type ManagedFieldsEntry, type ResourceType } from '../../api/index.js';
 import { apiVersionOf, type ApiObject } from '../api-object.js';
-import { fieldSetOf, fromFieldsV1, ownedAtOrBelow, sameAt, toFieldsV1, type FieldSet } from './field-set.js';
+import { fieldSetOf, fieldSetsOf, fieldsV1Of, ownedAtOrBelow, sameAtEach, sharedFieldSet, type FieldSet } from './field-set.js';
 import { jsonEqual } from './json-value.js';
 
 /** Who writes, and how: an apply, or any other write (`Update`). */
@@ -17,6 +17,7 @@ export interface Ownership {
   readonly operation: 'Apply' | 'Update';
   readonly apiVersion: string;
   readonly time: string;
+  /** Decoded from a stored entry, the set is shared (`sharedFieldSet`): copied before it is changed. */
   readonly fields: FieldSet;
   readonly subresource?: string;
 }
@@ -35,7 +36,7 @@ export function ownershipsOf(object: ApiObject, type: ResourceType): Ownership[]
             operation: entry.operation === 'Apply' ? 'Apply' : 'Update',
             apiVersion: entry.apiVersion ?? apiVersionOf(type),
             time: entry.time ?? rfc3339(),
-            fields: fromFieldsV1(entry.fieldsV1),
+            fields: sharedFieldSet(entry.fieldsV1),
             ...(entry.subresource ? { subresource: entry.subresource } : {}),
           } satisfies Ownership,
         ],
@@ -52,7 +53,7 @@ export function withOwnerships(object: ApiObject, ownerships: readonly Ownership
       apiVersion: o.apiVersion,
       time: o.time,
       fieldsType: 'FieldsV1',
-      fieldsV1: toFieldsV1(o.fields),
+      fieldsV1: fieldsV1Of(o.fields),
       ...(o.subresource ? { subresource: o.subresource } : {}),
     }));
   const metadata = { ...object.metadata };
@@ -79,16 +80,19 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
   const sent = next.metadata.managedFields;
   const base = sent !== undefined && !jsonEqual(sent, current.metadata.managedFields) ? next : current;
   if (sent !== undefined && sent.length === 0 && base === next) return withOwnerships(next, []);
-  const before = fieldSetOf(current, type.schema);
-  const after = fieldSetOf(next, type.schema);
-  const changed = [...after].filter((path) => !before.has(path) || !sameAt(current, next, path));
+  const [before, after] = fieldSetsOf(current, next, type.schema);
+  const same = sameAtEach(current, next);
+  const changed = [...after].filter((path) => !before.has(path) || !same(path));
   const removed = [...before].filter((path) => !after.has(path));
   if (changed.length === 0 && removed.length === 0) return { ...next, metadata: { ...next.metadata, managedFields: base.metadata.managedFields } };
 
   const ownerships = ownershipsOf(base, type).map((o) => {
+    // A manager whose fields the write leaves alone keeps its (shared) set as it is.
+    const taken = sameManager(o, manager) ? [] : changed;
+    if (!removed.some((path) => o.fields.has(path)) && !taken.some((path) => o.fields.has(path))) return o;
     const fields = new Set(o.fields);
     for (const path of removed) fields.delete(path);
-    if (!sameManager(o, manager)) for (const path of changed) fields.delete(path);
+    for (const path of taken) fields.delete(path);
     return { ...o, fields };
   });
   let own = ownerships.find((o) => sameManager(o, manager));
@@ -97,6 +101,9 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
     ownerships.push(own);
   }
   const inAfter = ownedAtOrBelow(after);
-  const updated = { ...own, time: rfc3339(), fields: new Set([...own.fields, ...changed].filter(inAfter)) };
+  const fields = new Set([...own.fields, ...changed].filter(inAfter));
+  // The writer's set as it was (it already owned what it changed): kept, with its encoded form.
+  const unchanged = fields.size === own.fields.size && [...own.fields].every((path) => fields.has(path));
+  const updated = { ...own, time: rfc3339(), fields: unchanged ? own.fields : fields };
   return withOwnerships(next, ownerships.map((o) => (o === own ? updated : o)));
 }

@@ -4,17 +4,13 @@ import type { ApiObject } from '../api-object.js';
 import { jsonEqual } from './json-value.js';
 
 /** The fields the server owns on create: a fresh uid, the creation time, no version yet. */
-export function prepareForCreate(object: ApiObject, now = new Date(), uid: string = randomUUID()): ApiObject {
-  const { resourceVersion: _rv, deletionTimestamp: _dt, deletionGracePeriodSeconds: _dg, ...metadata } = object.metadata;
-  return {
-    ...object,
-    metadata: {
-      ...metadata,
-      uid,
-      creationTimestamp: rfc3339(now),
-      generation: 1,
-    },
-  };
+export function prepareForCreate(object: ApiObject, now: Date | number = Date.now(), uid: string = randomUUID()): ApiObject {
+  const metadata = { ...object.metadata, uid, creationTimestamp: rfc3339(now), generation: 1 };
+  // Deleted from the copy only when sent (rarely): a delete is cheaper than a rest copy per create.
+  if (metadata.resourceVersion !== undefined) delete metadata.resourceVersion;
+  if (metadata.deletionTimestamp !== undefined) delete metadata.deletionTimestamp;
+  if (metadata.deletionGracePeriodSeconds !== undefined) delete metadata.deletionGracePeriodSeconds;
+  return { ...object, metadata };
 }
 
 /**

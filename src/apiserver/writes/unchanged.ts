@@ -28,12 +28,12 @@ export function bytesToStore(type: ResourceType, next: ApiObject, current: ApiOb
 /** Two managedFields lists that are the same but for some entries' `time`. */
 function differOnlyInTime(a: readonly ManagedFieldsEntry[] | undefined, b: readonly ManagedFieldsEntry[] | undefined): boolean {
   if (a === b || a === undefined || b === undefined || a.length !== b.length) return false;
-  let timeDiffers = false;
+  // The times first: the entries are encoded to be compared only when one of them differs.
+  if (a.every((entry, i) => entry.time === b[i]!.time)) return false;
   for (let i = 0; i < a.length; i++) {
-    const { time: ta, ...x } = a[i]!;
-    const { time: tb, ...y } = b[i]!;
+    const { time: _ta, ...x } = a[i]!;
+    const { time: _tb, ...y } = b[i]!;
     if (JSON.stringify(x) !== JSON.stringify(y)) return false;
-    if (ta !== tb) timeDiffers = true;
   }
-  return timeDiffers;
+  return true;
 }

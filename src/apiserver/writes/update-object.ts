@@ -9,7 +9,9 @@ import { splitWrite } from '../subresources/write-scope.js';
 import { strategyForUpdate } from './strategy.js';
 import { certificateSigningRequestOnUpdate, isCertificateSigningRequests } from './certificate-signing-requests.js';
 import { bytesToStore } from './unchanged.js';
-import { asServed } from '../storage-codec.js';
+import { asServed, encodedTextOf } from '../storage-codec.js';
+import { spliceResourceVersion } from '../served-object.js';
+import { withAnswerText } from '../answer-text.js';
 import { yieldIfLarge } from '../request/index.js';
 
 /**
@@ -63,6 +65,8 @@ export async function updateObject(
     return current;
   }
   if (dryRun) return stored;
+  // Before the write: the watch cache takes the text with the write's event, which may come first.
+  const text = type.conversion || (type.storageVersion !== undefined && type.storageVersion !== type.version) ? undefined : encodedTextOf(bytes);
   let kv;
   try {
     kv = await ctx.store.update(key, bytes, revision);
@@ -71,7 +75,8 @@ export async function updateObject(
     throw error;
   }
   await service?.commit();
-  return stamped(stored, kv.modRevision);
+  // The answer is the stored text with its version, as a GET sends it: not encoded again.
+  return withAnswerText(stamped(stored, kv.modRevision), text === undefined ? undefined : spliceResourceVersion(text, kv.modRevision));
 }
 
 /** Terminating, with no finalizer left and no grace period running: storage may let it go. */

@@ -25,6 +25,9 @@ export function writeManagerOf(ctx: HandlerContext, operation: WriteManager['ope
     throw invalid(PATCH_OPTIONS, '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: 'is required for apply patch' }]);
   }
   const agent = String(ctx.request.headers['user-agent'] ?? '');
-  const prefix = [...agent.split('/')[0]!].filter((c) => PRINTABLE.test(c)).join('').slice(0, MAX_MANAGER);
+  const slash = agent.indexOf('/');
+  const head = slash < 0 ? agent : agent.slice(0, slash);
+  // Nearly every agent is printable already: filtered character by character only when it is not.
+  const prefix = (PRINTABLE.test(head) ? head : [...head].filter((c) => PRINTABLE.test(c)).join('')).slice(0, MAX_MANAGER);
   return { manager: prefix || 'unknown', operation, ...subresource };
 }

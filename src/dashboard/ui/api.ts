@@ -52,6 +52,8 @@ export interface RawWatchLine {
   readonly text: string;
   readonly bytes: number;
   readonly event: WatchEvent;
+  /** When the page read the chunk it came in (`performance.now()`): what it waited in the page is from there. */
+  readonly receivedAt: number;
 }
 
 /**
@@ -67,12 +69,15 @@ export async function* watchLines(path: string, accept: string, signal: AbortSig
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   // Lines are cut on the bytes (a newline byte is never inside a UTF-8 character), so each
-  // line's size is its byte length, with no re-encoding, and each chunk is scanned once.
+  // line's size is its byte length, with no re-encoding. A chunk's whole lines are decoded in one
+  // call and split as text: at 1,000 events/s a chunk holds dozens of lines, and one decode of
+  // them all costs less than one per line.
   let rest: Uint8Array | undefined;
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
+      const receivedAt = performance.now();
       let bytes = value;
       if (rest !== undefined) {
         bytes = new Uint8Array(rest.length + value.length);
@@ -80,16 +85,20 @@ export async function* watchLines(path: string, accept: string, signal: AbortSig
         bytes.set(value, rest.length);
         rest = undefined;
       }
-      let from = 0;
-      let newline: number;
-      while ((newline = bytes.indexOf(10, from)) >= 0) {
-        if (newline > from) {
-          const text = decoder.decode(bytes.subarray(from, newline));
-          if (text.trim() !== '') yield { text, bytes: newline - from + 1, event: JSON.parse(text) as WatchEvent };
-        }
-        from = newline + 1;
+      const end = bytes.lastIndexOf(10);
+      if (end < 0) {
+        rest = bytes;
+        continue;
       }
-      if (from < bytes.length) rest = bytes.slice(from);
+      const texts = decoder.decode(bytes.subarray(0, end)).split('\n');
+      let from = 0;
+      for (const text of texts) {
+        const newline = bytes.indexOf(10, from);
+        const size = newline - from + 1;
+        from = newline + 1;
+        if (size > 1 && text.trim() !== '') yield { text, bytes: size, event: JSON.parse(text) as WatchEvent, receivedAt };
+      }
+      if (end + 1 < bytes.length) rest = bytes.slice(end + 1);
     }
   } finally {
     reader.cancel().catch(() => undefined);

@@ -1,35 +1,7 @@
+import type { ControllersSnapshot, ReconcileRecord } from '../../browser-safe/index.js';
 import { el } from './dom.js';
 import { FrameBatcher } from './frame-batcher.js';
 import { TimeSeriesPlot } from './time-series.js';
-
-// The shapes of the controller manager's `/live/controllers` stream (controllers/runtime/loop-activity.ts).
-interface QueueStats {
-  readonly name: string;
-  readonly depth: number;
-  readonly adds: number;
-  readonly retries: number;
-  readonly results: number;
-}
-interface Snapshot {
-  readonly identity: string;
-  readonly lease?: string;
-  readonly leading: boolean;
-  readonly loops: readonly string[];
-  readonly failed: Readonly<Record<string, string>>;
-  readonly queues: readonly QueueStats[];
-  readonly at: number;
-}
-interface ReconcileRecord {
-  readonly loop: string;
-  readonly controller: string;
-  readonly key: string;
-  readonly outcome: 'awaitChange' | 'requeueAfter' | 'retry' | 'terminal';
-  readonly durationMs?: number;
-  readonly attempts: number;
-  readonly afterMs?: number;
-  readonly error?: string;
-  readonly at: number;
-}
 
 /** Results kept for the list (newest last). */
 const KEPT = 500;
@@ -92,7 +64,7 @@ export class ControllersView {
     const source = new EventSource('/controllers/live');
     this.#source = source;
     source.addEventListener('open', () => (this.#state.textContent = 'live'));
-    source.addEventListener('snapshot', (event) => this.#onSnapshot(JSON.parse((event as MessageEvent<string>).data) as Snapshot));
+    source.addEventListener('snapshot', (event) => this.#onSnapshot(JSON.parse((event as MessageEvent<string>).data) as ControllersSnapshot));
     source.addEventListener('result', (event) => this.#onResult(JSON.parse((event as MessageEvent<string>).data) as ReconcileRecord));
     // The manager dropped this page (too slow) or the stream failed: say why; EventSource retries.
     source.addEventListener('ERROR', (event) => (this.#state.textContent = `dropped: ${(JSON.parse((event as MessageEvent<string>).data) as { message?: string }).message ?? ''}`));
@@ -121,7 +93,7 @@ export class ControllersView {
     this.#draw.push();
   }
 
-  #onSnapshot(snapshot: Snapshot): void {
+  #onSnapshot(snapshot: ControllersSnapshot): void {
     this.#leader.replaceChildren(
       el('span', { id: 'controllers-leading', class: snapshot.leading ? 'ok' : 'bad' }, snapshot.leading ? 'leading' : 'standby'),
       el('span', {}, `identity ${snapshot.identity}`),

@@ -2,7 +2,7 @@ import { listAndWatch, type KubeObject } from './api.js';
 import { el } from './dom.js';
 import { FrameBatcher } from './frame-batcher.js';
 import { podRequest, type PodRequestsSpec } from './pod-requests.js';
-import { formatMilli, milliValue } from './quantity.js';
+import { formatMilliShort, milliValue } from '../../browser-safe/index.js';
 
 interface Condition {
   readonly type: string;
@@ -132,7 +132,7 @@ export class OverviewView {
             const of = milliValue(s.allocatable?.[resource]);
             // Truncated, as kubectl prints it.
             const percent = of > 0 ? Math.trunc((milli / of) * 100) : 0;
-            return el('td', { 'data-allocated': resource }, `${formatMilli(milli)} (${percent}%)`);
+            return el('td', { 'data-allocated': resource }, `${formatMilliShort(milli)} (${percent}%)`);
           };
           return el(
             'tr',

@@ -1,4 +1,4 @@
-import { milliValue } from './quantity.js';
+import { milliValue } from '../../browser-safe/index.js';
 
 interface Container {
   readonly restartPolicy?: string;

@@ -138,11 +138,14 @@ export class ResourceView {
         for (const row of table.rows ?? []) changes.push({ type: line.event.type === 'DELETED' ? 'delete' : 'upsert', row });
       }
       this.#table.apply(changes);
-      this.#count.textContent = `${this.#table.size} ${type.name}`;
+      // Only when it changes: text set again, even the same, is a DOM mutation and a layout.
+      const count = `${this.#table.size} ${type.name}`;
+      if (this.#count.textContent !== count) this.#count.textContent = count;
       this.#refreshDetail(changes);
-      // A measuring hook (bench/dashboard/browser.ts: store to DOM): the versions now in the DOM.
-      const applied = (globalThis as { svcDashboardApplied?: (versions: string[]) => void }).svcDashboardApplied;
-      if (applied !== undefined) applied(lines.map((line) => versionOf(line.event.object) ?? ''));
+      // A measuring hook (bench/dashboard/browser.ts: store to DOM): the versions now in the DOM,
+      // and when the page read each one off the stream.
+      const applied = (globalThis as { svcDashboardApplied?: (versions: string[], receivedAt: number[]) => void }).svcDashboardApplied;
+      if (applied !== undefined) applied(lines.map((line) => versionOf(line.event.object) ?? ''), lines.map((line) => line.receivedAt));
     });
     void listAndWatch<Table>({
       path: collectionPath(type, namespace),

@@ -1,5 +1,5 @@
 // Node registration and heartbeats (docs/node-agent.md, "Node registration and heartbeats").
-export { startNodeStatus } from './start-node-status.js';
+export { NODE_STATUS_REPORT_FREQUENCY_MS, startNodeStatus } from './start-node-status.js';
 export type { NodeStatusHandle, StartNodeStatusOptions } from './start-node-status.js';
 export { nodeStatusDefaults } from './options.js';
 export type { NodeStatusOptions } from './options.js';
@@ -32,3 +32,4 @@ export { PRESSURE_TAINTS, withPressureTaints } from './pressure-taints.js';
 export type { NodeTaint } from './pressure-taints.js';
 export { copyKernelTunables, KERNEL_TUNABLES, procSysctls, setupKernelTunables } from './kernel-tunables.js';
 export type { KernelTunablesResult, SysctlAccess } from './kernel-tunables.js';
+export { nodeObjectTtlMs } from './object-ttl.js';

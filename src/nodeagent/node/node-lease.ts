@@ -1,5 +1,5 @@
 import { asyncScheduler, catchError, defer, EMPTY, exhaustMap, retry, tap, timer, type Observable, type SchedulerLike } from 'rxjs';
-import { isStatusError, microTime, type Lease, type Node } from '../../api/index.js';
+import { isStatusError, microTime, notFound, type Lease, type Node } from '../../api/index.js';
 import { builtin, type Client } from '../../client/index.js';
 
 /** The namespace of node heartbeat leases. */
@@ -16,6 +16,12 @@ export interface NodeLeaseOptions {
   readonly renewIntervalMs?: number;
   readonly scheduler?: SchedulerLike;
   readonly onError?: (error: unknown) => void;
+  /**
+   * The Lease this loop wrote is gone and so is its Node (or the Node has another uid): the
+   * garbage collector removed the Lease with its owner. Told before the renewal fails, so the agent
+   * registers again without waiting for its next status write (minutes apart when nothing changes).
+   */
+  readonly onNodeGone?: () => void;
 }
 
 const ownerOf = (node: Node) => ({ apiVersion: 'v1', kind: 'Node', name: node.metadata.name!, uid: node.metadata.uid! });
@@ -59,13 +65,32 @@ export function nodeLeaseRenewals(options: NodeLeaseOptions): Observable<Lease> 
     }
   };
 
+  /** After the Lease was found missing: is its Node still there? (Throws `missing` when not.) */
+  const checkNode = async (missing: unknown): Promise<void> => {
+    let uid: string | undefined;
+    try {
+      uid = (await client.get(builtin.nodes, name)).metadata.uid;
+    } catch (error) {
+      if (!isStatusError(error, 'NotFound')) throw error;
+    }
+    if (uid === node.metadata.uid) return;
+    options.onNodeGone?.();
+    throw missing;
+  };
+
   const renew = async (): Promise<Lease> => {
     if (last !== undefined) {
+      const before = last;
+      let renewed: Lease | undefined;
       try {
-        return await client.update(builtin.leases, withRenewal(last));
+        renewed = await client.update(builtin.leases, withRenewal(before));
       } catch (error) {
-        if (!isStatusError(error, 'Conflict') && !isStatusError(error, 'NotFound')) throw error;
+        if (isStatusError(error, 'NotFound')) await checkNode(error);
+        else if (!isStatusError(error, 'Conflict')) throw error;
       }
+      // A Lease may be created by an update (as Kubernetes' are): a new uid says the one this loop wrote was deleted.
+      if (renewed && renewed.metadata.uid !== before.metadata.uid) await checkNode(notFound({ group: '', resource: 'nodes' }, name));
+      if (renewed) return renewed;
     }
     let current: Lease;
     try {

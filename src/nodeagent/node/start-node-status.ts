@@ -17,6 +17,9 @@ import { registration } from './registration.js';
 import type { RuntimeInfo } from './runtime-info.js';
 import { nodeGone, statusUpdates, type StatusCheck } from './status-updates.js';
 
+/** The kubelet's default `nodeStatusReportFrequency`: an unchanged status is written again this often. */
+export const NODE_STATUS_REPORT_FREQUENCY_MS = 300_000;
+
 export interface StartNodeStatusOptions {
   readonly client: Client;
   readonly options: NodeStatusOptions;
@@ -29,6 +32,12 @@ export interface StartNodeStatusOptions {
   readonly addressSources?: AddressSources;
   /** How often the status is read to find a change; default min(1 s, the update frequency). */
   readonly statusCheckIntervalMs?: number;
+  /**
+   * How often an unchanged status is written again (the kubelet's `nodeStatusReportFrequency`);
+   * default 5 min. The Lease is the heartbeat, so an idle node need not write its status every
+   * `--node-status-update-frequency`.
+   */
+  readonly statusReportFrequencyMs?: number;
   /** Lease renewal interval; default 10 s. */
   readonly leaseRenewIntervalMs?: number;
   readonly scheduler?: SchedulerLike;
@@ -48,6 +57,8 @@ export interface NodeStatusHandle {
   readonly checks$: Observable<StatusCheck>;
   /** The events the agent has written, dropped and still holds. */
   eventStats(): { written: number; dropped: number; pending: number };
+  /** The Node as the agent last registered or wrote it (its annotations: the ttl controller's object cache TTL). */
+  node(): Node | undefined;
   stop(): Promise<void>;
 }
 
@@ -87,6 +98,7 @@ export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle
   const events = nodeAgentEvents({ client, qps: options.eventQps, burst: options.eventBurst, host: name, scheduler });
   const involved = (node: Node) => ({ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata.uid });
   const checks = new Subject<StatusCheck>();
+  let latest: Node | undefined;
   const reregister = new Subject<void>();
 
   const run = (): Observable<never> =>
@@ -99,12 +111,13 @@ export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle
       onCreated: (node) => events.record(involved(node), 'Normal', 'RegisteredNode', `Node ${name} event: Registered Node ${name} in Controller`),
     }).pipe(
       switchMap((node) => {
+        latest = node;
         const source = new StatusSource({ options, host, runtime, thresholds, addresses, version: start.version, node, images: start.images, pressures: start.pressures });
         const status$ = statusUpdates({
           client,
           nodeName: name,
           source,
-          frequencyMs: options.nodeStatusUpdateFrequency,
+          frequencyMs: start.statusReportFrequencyMs ?? NODE_STATUS_REPORT_FREQUENCY_MS,
           checkIntervalMs: start.statusCheckIntervalMs ?? Math.min(1_000, options.nodeStatusUpdateFrequency),
           scheduler,
           initialReady: node.status?.conditions?.find((c) => c.type === 'Ready')?.status,
@@ -116,24 +129,35 @@ export function startNodeStatus(start: StartNodeStatusOptions): NodeStatusHandle
           },
         }).pipe(
           tap((check) => {
+            if (check.posted) latest = check.node;
             if (check.posted) void syncPressureTaints(client, check.node, check.status.conditions).catch((e: unknown) => start.onError?.('status', e));
             checks.next(check);
             if ('error' in check) start.onError?.('status', check.error);
             if (options.registerNode && nodeGone(check)) reregister.next();
           }),
         );
-        const lease$ = nodeLeaseRenewals({ client, node, renewIntervalMs: start.leaseRenewIntervalMs ?? NODE_LEASE_RENEW_INTERVAL_MS, scheduler, onError: (e) => start.onError?.('lease', e) });
+        const lease$ = nodeLeaseRenewals({
+          client,
+          node,
+          renewIntervalMs: start.leaseRenewIntervalMs ?? NODE_LEASE_RENEW_INTERVAL_MS,
+          scheduler,
+          onError: (e) => start.onError?.('lease', e),
+          onNodeGone: () => {
+            if (options.registerNode) reregister.next();
+          },
+        });
         return merge(status$, lease$).pipe(ignoreElements(), takeUntil(reregister));
       }),
     );
 
-  // A pass ends when the Node is found deleted (takeUntil above); repeat registers it again.
+  // A pass ends when the Node is found deleted, by a status write or by its Lease gone with it (takeUntil above); repeat registers it again.
   const subscription = defer(run).pipe(repeat()).subscribe();
 
   return {
     nodeName: name,
     checks$: checks.asObservable(),
     eventStats: () => events.stats(),
+    node: () => latest,
     async stop() {
       subscription.unsubscribe();
       events.stop();

@@ -13,7 +13,7 @@ export interface StatusUpdateOptions {
   readonly client: Client;
   readonly nodeName: string;
   readonly source: StatusSource;
-  /** `--node-status-update-frequency`: a status is written at least this often. */
+  /** `--node-status-report-frequency`: an unchanged status is written again this often. */
   readonly frequencyMs: number;
   /** How often the status is read to find a change. */
   readonly checkIntervalMs: number;

@@ -9,7 +9,7 @@ import { isStaticPod, type PodUpdate, type SourcesReadiness } from '../sources/i
 import { CrashLoopBackoff, type CrashLoopBackoffOptions } from './crash-loop-backoff.js';
 import type { ImageManager } from '../images/index.js';
 import type { ProbeManager } from '../probes/index.js';
-import { podObjectReader } from '../volumes/index.js';
+import { cachingObjectReader, podObjectReader } from '../volumes/index.js';
 import { noApiObjects, podVolumesAccess, type PodVolumesAccess } from './pod-volumes-access.js';
 import { relist } from './relister.js';
 import { StatusWriter } from './status-writer.js';
@@ -61,6 +61,8 @@ export interface PodWorkersOptions {
   readonly nodeAllocatable?: Readonly<Record<string, string>> | undefined;
   /** Volumes and env; default: src/nodeagent/volumes on the root dir, reading objects through `client`. */
   readonly volumes?: PodVolumesAccess | undefined;
+  /** How long the pods' ConfigMaps and Secrets may be cached, ms (`nodeObjectTtlMs` of the Node); default 0, no cache. */
+  readonly objectCacheTtlMs?: (() => number) | undefined;
   /** Pulls by imagePullPolicy with back-off; without it: ImageStatus, then PullImage when absent. */
   readonly images?: ImageManager | undefined;
   /** Probes of running containers; without it every running container is started and ready. The caller closes it. */
@@ -132,7 +134,7 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
         rootDir: options.rootDir,
         nodeName: options.nodeName,
         hostIP: hostIPs[0] ?? '',
-        objects: options.client ? podObjectReader(options.client) : noApiObjects,
+        objects: options.client ? cachingObjectReader(podObjectReader(options.client), options.objectCacheTtlMs ?? (() => 0)) : noApiObjects,
         nodeAllocatable: options.nodeAllocatable ?? {},
       }),
     images: options.images,

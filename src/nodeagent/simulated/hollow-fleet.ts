@@ -1,8 +1,9 @@
 /**
  * Many hollow nodes in one process (`svc hollow-nodes`). What they share, to keep a node's cost
  * low, and where that differs from N node agents on N machines:
- * - one API client for pods and one for status (each a bounded connection pool, as an agent has
- *   two clients), and one for the watches: every node's pod watch is still its own request (a
+ * - one API client for pods, one for status and Leases, one for Events (each a bounded
+ *   connection pool, as the kubelet has a client, a heartbeat client and an event client), and one
+ *   for the watches: every node's pod watch is still its own request (a
  *   field selector on its name), so the API server serves N watches as for N agents; the agents'
  *   `--svc-api-qps` buckets are not applied per node (the API server's flow control limits them);
  * - one informer factory (on the watch client): each node's informer is its own (its own field
@@ -26,6 +27,7 @@ export interface HollowFleetOptions {
   readonly namePrefix: string;
   readonly client: Client;
   readonly statusClient?: Client | undefined;
+  readonly eventClient?: Client | undefined;
   readonly informers: InformerFactory;
   /** Each node's root dir is `<rootDir>/<name>`. */
   readonly rootDir: string;
@@ -37,6 +39,7 @@ export interface HollowFleetOptions {
   readonly host?: SimulatedHostShape | undefined;
   readonly version: string;
   readonly nodeOptions?: Partial<NodeStatusOptions> | undefined;
+  readonly statusReportFrequencyMs?: number | undefined;
   readonly syncFrequencyMs?: number | undefined;
   readonly clusterDNS?: readonly string[] | undefined;
   readonly clusterDomain?: string | undefined;
@@ -83,6 +86,7 @@ export async function startHollowFleet(options: HollowFleetOptions): Promise<Hol
         name,
         client: options.client,
         statusClient: options.statusClient,
+        eventClient: options.eventClient,
         informers: options.informers,
         simulation: { ...options.simulation, podNetwork },
         rootDir: join(options.rootDir, name),
@@ -90,6 +94,7 @@ export async function startHollowFleet(options: HollowFleetOptions): Promise<Hol
         host: options.host,
         version: options.version,
         nodeOptions: options.nodeOptions,
+        statusReportFrequencyMs: options.statusReportFrequencyMs,
         syncFrequencyMs: options.syncFrequencyMs,
         clusterDNS: options.clusterDNS,
         clusterDomain: options.clusterDomain,

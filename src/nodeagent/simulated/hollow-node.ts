@@ -14,14 +14,14 @@
  */
 import { join } from 'node:path';
 import { connectable, Subject } from 'rxjs';
-import type { Pod } from '../../api/index.js';
+import type { Node, Pod } from '../../api/index.js';
 import { SIMULATED_NODE_ANNOTATION, SIMULATED_NODE_LABEL, SIMULATED_RUNTIME_NAME } from '../../api/index.js';
-import type { Client, InformerFactory } from '../../client/index.js';
+import { builtin, type Client, type InformerFactory } from '../../client/index.js';
 import { CriClient, type CriCallRecord } from '../cri/index.js';
 import { ImageManager } from '../images/index.js';
-import { criRuntimeInfo, hardThresholds, nodeAgentEvents, nodeResources, nodeStatusDefaults, startNodeStatus, type NodeStatusHandle, type NodeStatusOptions } from '../node/index.js';
+import { criRuntimeInfo, hardThresholds, nodeAgentEvents, nodeObjectTtlMs, nodeResources, nodeStatusDefaults, startNodeStatus, type NodeStatusHandle, type NodeStatusOptions } from '../node/index.js';
 import { podVolumesAccess, startPodWorkers, type PodWorkersHandle } from '../pods/index.js';
-import { podObjectReader } from '../volumes/index.js';
+import { cachingObjectReader, podObjectReader } from '../volumes/index.js';
 import { parseProbeAction, ProbeManager, runProbe } from '../probes/index.js';
 import { configuredSources, podSources, SourcesReadiness, type PodUpdate } from '../sources/index.js';
 import { InProcessTransport } from './in-process-transport.js';
@@ -33,8 +33,10 @@ export interface HollowNodeOptions {
   readonly name: string;
   /** Pod status writes, volumes' API reads (the agent's `--svc-api-qps` client); may be shared by many hollow nodes. */
   readonly client: Client;
-  /** Registration, status, Lease and events (the agent's unthrottled status client); default `client`. */
+  /** Registration, status and Lease (the kubelet's heartbeat client); default `client`. */
   readonly statusClient?: Client | undefined;
+  /** The pods' Events (the kubelet's event client), so that no Event queues ahead of a Lease renewal; default `statusClient`. */
+  readonly eventClient?: Client | undefined;
   /** The informers of the node's pods; may be shared (each node's pods are still their own watch, by field selector). */
   readonly informers: InformerFactory;
   /** The node's runtime; default a new one with `simulation`. */
@@ -50,6 +52,8 @@ export interface HollowNodeOptions {
   readonly version: string;
   /** More node options (labels, max pods, taints, status frequency): the daemon's flags' names. */
   readonly nodeOptions?: Partial<NodeStatusOptions> | undefined;
+  /** How often an unchanged status is written again, ms; default 5 min (the kubelet's `nodeStatusReportFrequency`). */
+  readonly statusReportFrequencyMs?: number | undefined;
   /** `--sync-frequency`, ms; default 60 s. */
   readonly syncFrequencyMs?: number | undefined;
   /** Runtime relist period, ms; default 1 s, the agent's. */
@@ -69,6 +73,8 @@ export interface HollowNode {
   readonly workers: PodWorkersHandle;
   /** The pods the node runs, with the status the agent computed. */
   pods(): readonly Pod[];
+  /** How long its pods' ConfigMaps, Secrets and Services are cached now (the Node's ttl annotation), ms. */
+  objectTtlMs(): number;
   /** Stops the agent's parts; the simulated containers go with the process. */
   close(): Promise<void>;
 }
@@ -97,7 +103,7 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
   };
   const stops: (() => Promise<void> | void)[] = [() => cri.close()];
 
-  const events = nodeAgentEvents({ client: statusClient, qps: nodeOptions.eventQps, burst: nodeOptions.eventBurst, host: name });
+  const events = nodeAgentEvents({ client: options.eventClient ?? statusClient, qps: nodeOptions.eventQps, burst: nodeOptions.eventBurst, host: name });
   stops.push(() => events.stop());
   const sourceOptions = { nodeName: name, informers: options.informers, onProblem: (problem: { origin: string; error: Error }) => onError('pod source', problem.error) };
   const readiness = new SourcesReadiness(configuredSources(sourceOptions));
@@ -112,6 +118,13 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     runAction: async (probe, target, run) => (parseProbeAction(probe).exec ? runProbe(probe, target, run) : runtime.probe(target.containerId)),
   });
   stops.push(() => probes.close());
+  // The ttl controller's annotation on the Node sets how long the pods' ConfigMaps and Secrets are
+  // cached. The kubelet watches its own Node for it; hollow nodes share one metadata-only watch of
+  // every simulated Node (the factory hands every node the same informer), and until it has the
+  // Node, the Node as registered or last written.
+  const simulatedNodes = options.informers.informer(builtin.nodes, { labelSelector: `${SIMULATED_NODE_LABEL}=true`, metadataOnly: true }).start();
+  let registeredNode = (): Node | undefined => undefined;
+  const objectTtlMs = () => nodeObjectTtlMs(simulatedNodes.store.get(name) ?? registeredNode());
   const workers = startPodWorkers({
     cri,
     client: options.client,
@@ -129,7 +142,7 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     nodeMemoryBytes: host.memory().totalBytes,
     runtimeName: SIMULATED_RUNTIME_NAME,
     // The volumes are the agent's own, written under the root dir, but no tmpfs is mounted for secrets and tokens: thousands of mounts for containers that never read them.
-    volumes: podVolumesAccess({ rootDir: options.rootDir, nodeName: name, hostIP: options.nodeIp, objects: podObjectReader(options.client), nodeAllocatable: allocatable, memoryBacked: false }),
+    volumes: podVolumesAccess({ rootDir: options.rootDir, nodeName: name, hostIP: options.nodeIp, objects: cachingObjectReader(podObjectReader(options.client), objectTtlMs), nodeAllocatable: allocatable, memoryBacked: false }),
     images,
     probes,
     events,
@@ -145,9 +158,14 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     runtime: criRuntimeInfo(cri),
     version: options.version,
     annotations: { [SIMULATED_NODE_ANNOTATION]: SIMULATED_NODE_NOTICE },
+    // The status is computed every --node-status-update-frequency, as the kubelet computes it, rather
+    // than the daemon's every second: a thousand nodes in one process would compute a thousand a second.
+    statusCheckIntervalMs: nodeOptions.nodeStatusUpdateFrequency,
+    ...(options.statusReportFrequencyMs !== undefined ? { statusReportFrequencyMs: options.statusReportFrequencyMs } : {}),
     onError: (what, error) => onError(what, error),
   });
   stops.push(() => status.stop());
+  registeredNode = () => status.node();
 
   const sources = updates$.connect();
   stops.push(() => sources.unsubscribe());
@@ -157,6 +175,7 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     status,
     workers,
     pods: () => workers.view.pods(),
+    objectTtlMs,
     async close() {
       for (const stop of stops.reverse()) await stop();
     },

@@ -2,6 +2,7 @@
 // ConfigMaps, Secrets, downward API and service-account tokens, and the host paths it mounts.
 
 export { podObjectReader, type PodObjectReader } from './object-reader.js';
+export { cachingObjectReader } from './cached-object-reader.js';
 export { resolveEnv, resolveEnvReporting, type EnvContext } from './resolve-env.js';
 export { expandVariables } from './expand.js';
 export { setUpPodVolumes, tearDownPodVolumes, type PodVolumes, type PodVolumesContext } from './pod-volumes.js';

@@ -9,7 +9,7 @@ import { truncateSubsets } from '../../../controllers/endpoints/index.js';
 import { startTestCluster, type TestCluster } from '../../../src/testing/index.js';
 import { createNamespaceWithAccount } from '../../support/namespace-with-account.js';
 import { eventually, isGone } from '../support.js';
-import { httpPort, pod, runningPod, service, setPodStatus } from './network-fixtures.js';
+import { httpPort, runningPod, service, setPodStatus } from './network-fixtures.js';
 
 async function endpointsOf(client: Client, namespace: string, name: string): Promise<Endpoints | undefined> {
   try {
@@ -85,15 +85,13 @@ describe('endpoints loop', () => {
   });
 
   it('cuts to 1,000 addresses past that and says so; the annotation goes when they fit again', async () => {
-    await client.create(builtin.services, service('big', 'ep', { selector: { app: 'big' }, ports: [httpPort(80)] }), { namespace: 'ep' });
+    // The pods first, then the Service: the loop writes the big Endpoints a few times, not once per
+    // batch of pod changes (dozens of 1,000-address writes were most of this test's cost).
     const names = Array.from({ length: 1001 }, (_, i) => `big-${i}`);
     for (let i = 0; i < names.length; i += 50) {
-      await Promise.all(names.slice(i, i + 50).map(async (name, j) => {
-        const n = i + j;
-        await client.create(builtin.pods, pod(name, 'ep', { labels: { app: 'big' } }), { namespace: 'ep' });
-        await setPodStatus(client, 'ep', name, `10.9.${Math.floor(n / 250)}.${(n % 250) + 1}`, n % 2 === 0);
-      }));
+      await Promise.all(names.slice(i, i + 50).map((name, j) => runningPod(client, 'ep', name, `10.9.${Math.floor((i + j) / 250)}.${((i + j) % 250) + 1}`, (i + j) % 2 === 0, { labels: { app: 'big' } })));
     }
+    await client.create(builtin.services, service('big', 'ep', { selector: { app: 'big' }, ports: [httpPort(80)] }), { namespace: 'ep' });
     await eventually(async () => (await endpointsOf(client, 'ep', 'big'))?.metadata.annotations?.['endpoints.kubernetes.io/over-capacity'] === 'truncated', 'over-capacity annotation', 60_000);
     const e = (await endpointsOf(client, 'ep', 'big'))!;
     // 501 ready fit whole; the not-ready ones are cut to the room left.

@@ -34,22 +34,27 @@ export function pod(name: string, namespace: string, shape: PodShape = {}): Pod 
   };
 }
 
-/** Writes the pod's status: Running with `ip` (a list of IPs for dual stack), Ready or not. */
-export async function setPodStatus(client: Client, namespace: string, name: string, ip: string | string[], ready: boolean, phase = 'Running'): Promise<Pod> {
+/**
+ * Writes the pod's status: Running with `ip` (a list of IPs for dual stack), Ready or not. From
+ * `current` when the caller has the pod as stored (a create's answer: no read first), read again
+ * after a 409.
+ */
+export async function setPodStatus(client: Client, namespace: string, name: string, ip: string | string[], ready: boolean, phase = 'Running', current?: Pod): Promise<Pod> {
   const ips = Array.isArray(ip) ? ip : [ip];
+  let pod = current ?? (await client.get(builtin.pods, name, { namespace }));
   for (;;) {
-    const current = await client.get(builtin.pods, name, { namespace });
-    const status = { ...current.status, phase, podIP: ips[0], podIPs: ips.map((one) => ({ ip: one })), conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: rfc3339() }] };
+    const status = { ...pod.status, phase, podIP: ips[0], podIPs: ips.map((one) => ({ ip: one })), conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: rfc3339() }] };
     try {
-      return await client.updateStatus(builtin.pods, { ...current, status } as Pod, { namespace });
+      return await client.updateStatus(builtin.pods, { ...pod, status } as Pod, { namespace });
     } catch (error) {
       if (!isStatusError(error, 'Conflict')) throw error;
     }
+    pod = await client.get(builtin.pods, name, { namespace });
   }
 }
 
-/** Creates the pod and writes its status. */
+/** Creates the pod and writes its status (on the created version). */
 export async function runningPod(client: Client, namespace: string, name: string, ip: string | string[], ready: boolean, shape: PodShape = {}): Promise<Pod> {
-  await client.create(builtin.pods, pod(name, namespace, shape), { namespace });
-  return setPodStatus(client, namespace, name, ip, ready);
+  const created = await client.create(builtin.pods, pod(name, namespace, shape), { namespace });
+  return setPodStatus(client, namespace, name, ip, ready, 'Running', created);
 }

@@ -18,7 +18,7 @@ afterEach(async () => {
 
 const options = (extra: Partial<NodeStatusOptions> = {}): NodeStatusOptions => ({ ...nodeStatusDefaults, nodeIp: '127.0.0.1', ...extra });
 
-function start(extra: Partial<NodeStatusOptions> = {}, more: { runtime?: ReturnType<typeof settableRuntime>; host?: ReturnType<typeof fixedHost>['host']; checkMs?: number; leaseMs?: number } = {}) {
+function start(extra: Partial<NodeStatusOptions> = {}, more: { runtime?: ReturnType<typeof settableRuntime>; host?: ReturnType<typeof fixedHost>['host']; checkMs?: number; leaseMs?: number; reportMs?: number } = {}) {
   const handle = startNodeStatus({
     client: t.client,
     options: options(extra),
@@ -27,6 +27,7 @@ function start(extra: Partial<NodeStatusOptions> = {}, more: { runtime?: ReturnT
     version: '0.9.0',
     statusCheckIntervalMs: more.checkMs ?? 20,
     leaseRenewIntervalMs: more.leaseMs ?? 100,
+    ...(more.reportMs !== undefined ? { statusReportFrequencyMs: more.reportMs } : {}),
   });
   handles.push(handle);
   return handle;
@@ -203,7 +204,7 @@ describe('node status updates', () => {
   it('writes the status only when it changes or the frequency has passed', async () => {
     const runtime = settableRuntime();
     const fixed = fixedHost();
-    const h = start({ nodeStatusUpdateFrequency: 3_600_000 }, { runtime, host: fixed.host });
+    const h = start({}, { runtime, host: fixed.host, reportMs: 3_600_000 });
     const checks: StatusCheck[] = [];
     h.checks$.subscribe((c) => checks.push(c));
     await nodeWhen('test-host', (n) => ready(n)?.status === 'True', 'the first status');
@@ -238,8 +239,8 @@ describe('node status updates', () => {
     expect(events.every((e) => e.involvedObject.kind === 'Node' && e.involvedObject.name === 'test-host' && e.source?.component === 'nodeagent')).toBe(true);
   });
 
-  it('writes an unchanged status again once the frequency has passed, with a new heartbeat', async () => {
-    const h = start({ nodeStatusUpdateFrequency: 150 });
+  it('writes an unchanged status again once the report frequency has passed, with a new heartbeat', async () => {
+    const h = start({}, { reportMs: 150 });
     const posts: StatusCheck[] = [];
     h.checks$.subscribe((c) => c.posted && posts.push(c));
     await until(() => posts.some((c) => c.posted && c.reason === 'due'), 'a write because the frequency passed');
@@ -276,7 +277,7 @@ describe('node status updates', () => {
   });
 
   it('registers the Node again when it is deleted (found at the next write)', async () => {
-    start({ nodeStatusUpdateFrequency: 200 });
+    start({}, { reportMs: 200 });
     const first = await nodeWhen('test-host', (n) => ready(n) !== undefined, 'status');
     await t.client.delete(builtin.nodes, 'test-host');
     const second = await nodeWhen('test-host', (n) => n.metadata.uid !== first.metadata.uid && ready(n) !== undefined, 'a new Node');
@@ -319,5 +320,23 @@ describe('node lease', () => {
     await t.client.update(builtin.leases, { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder' } });
     const renewed = await leaseWhen((l) => l.spec?.holderIdentity === 'test-host' && l.spec.renewTime! > lease.spec!.renewTime!, 'a renewal after the conflict');
     expect(renewed.metadata.ownerReferences?.[0]?.kind).toBe('Node');
+  });
+  it('registers the Node again when its Lease is found gone with it, without waiting for a status write', async () => {
+    // An unchanged status is written again only after an hour here: the Lease renewal finds the deletion.
+    const h = start({}, { reportMs: 3_600_000 });
+    const first = await nodeWhen('test-host', (n) => ready(n) !== undefined, 'status');
+    await leaseWhen((l) => l.spec?.holderIdentity === 'test-host', 'the Lease');
+    const posted: StatusCheck[] = [];
+    h.checks$.subscribe((c) => c.posted && posted.push(c));
+    // What the garbage collector does when a Node is deleted: its Lease (owned by it) goes too.
+    await t.client.delete(builtin.nodes, 'test-host');
+    await t.client.delete(builtin.leases, 'test-host', { namespace: 'svc-node-lease' });
+    const second = await nodeWhen('test-host', (n) => n.metadata.uid !== first.metadata.uid && ready(n) !== undefined, 'a new Node');
+    const lease = await leaseWhen((l) => l.metadata.ownerReferences?.[0]?.uid === second.metadata.uid, 'a Lease owned by the new Node');
+    expect(lease.spec?.holderIdentity).toBe('test-host');
+    // The new Node's first status is the only status write: no write found the deletion.
+    expect(posted.map((c) => c.posted && c.node.metadata.uid)).toEqual([second.metadata.uid]);
+    // The handle's Node is the one registered last (its annotations carry the object cache TTL).
+    expect(h.node()?.metadata.uid).toBe(second.metadata.uid);
   });
 });

@@ -107,6 +107,16 @@ describe('hollow nodes', () => {
     expect((await leaseOf())?.spec?.holderIdentity).toBe('hollow-a');
   });
 
+  it("cache their pods' ConfigMaps and Secrets for the TTL the ttl controller puts on their Node", async () => {
+    const a = nodes.find((n) => n.nodeName === 'hollow-a')!;
+    // No annotation (this cluster runs no ttl controller): no cache, every read goes to the server.
+    expect(a.objectTtlMs()).toBe(0);
+    await cluster.client.patch(builtin.nodes, 'hollow-a', { metadata: { annotations: { 'node.alpha.kubernetes.io/ttl': '30' } } });
+    await eventually(async () => a.objectTtlMs() === 30_000, "hollow-a's object TTL from its Node's annotation");
+    await cluster.client.patch(builtin.nodes, 'hollow-a', { metadata: { annotations: { 'node.alpha.kubernetes.io/ttl': '0' } } });
+    await eventually(async () => a.objectTtlMs() === 0, 'the TTL back to 0');
+  });
+
   it("run a Deployment's pods to Running through the real scheduler", async () => {
     await cluster.client.create(builtin.deployments, deployment('web', 6, 'plain'));
     await eventually(async () => {

@@ -13,7 +13,7 @@ import {
 import type { ApiObject } from '../../api-object.js';
 import type { AdmissionAttributes } from '../attributes.js';
 import { namespaceOf } from '../namespace-lifecycle.js';
-import type { AdmissionEnv, AdmissionPlugin } from '../plugin.js';
+import type { AdmissionEnv, AdmissionKind, AdmissionPlugin, AdmissionRequestScope } from '../plugin.js';
 import { compiledPolicy } from './compiled-policy.js';
 import { evaluateBinding, type PolicyFailure } from './evaluate-binding.js';
 import { bindingParams } from './params.js';
@@ -26,8 +26,8 @@ export const VALIDATION_FAILURE_ANNOTATION = 'validation.policy.admission.k8s.io
 const CODES = { Unauthorized: 401, Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 } as const;
 
 /** Policies and bindings are not subject to policies: a policy refusing every write could otherwise never be removed. */
-const exempt = (attrs: AdmissionAttributes) =>
-  attrs.type.group === ADMISSIONREGISTRATION_GROUP && (attrs.type.resource === 'validatingadmissionpolicies' || attrs.type.resource === 'validatingadmissionpolicybindings');
+const exempt = ({ type }: AdmissionKind) =>
+  type.group === ADMISSIONREGISTRATION_GROUP && (type.resource === 'validatingadmissionpolicies' || type.resource === 'validatingadmissionpolicybindings');
 
 const byName = (a: ApiObject, b: ApiObject) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0);
 
@@ -55,68 +55,78 @@ export function validatingAdmissionPolicies(env: AdmissionEnv): AdmissionPlugin 
   const bindingType = env.registry.lookup(ADMISSIONREGISTRATION_GROUP, 'v1', 'validatingadmissionpolicybindings');
   return {
     name: 'ValidatingAdmissionPolicy',
-    async validate(attrs, scope) {
+    appliesTo: (kind) => policyType !== undefined && bindingType !== undefined && !exempt(kind),
+    validate(attrs, scope) {
       if (policyType === undefined || bindingType === undefined || exempt(attrs)) return;
       const bindings = env.objects.list(bindingType) as readonly ValidatingAdmissionPolicyBinding[];
       if (bindings.length === 0) return;
       const policies = env.objects.list(policyType) as readonly ValidatingAdmissionPolicy[];
-      if (policies.length === 0) return;
-
-      let namespace: ApiObject | undefined | null = null;
-      const namespaceObject = async () => {
-        if (namespace === null) namespace = attrs.type.namespaced && attrs.namespace ? await namespaceOf(env, attrs.namespace) : undefined;
-        return namespace;
-      };
-      let base: Record<string, unknown> | undefined;
-      const baseContext = async () => {
-        if (base === undefined) {
-          const ns = await namespaceObject();
-          // Each variable converted to CEL on first read: most policies read only `object`.
-          base = lazyValues({
-            object: () => (attrs.object === undefined ? null : toCel(attrs.object)),
-            oldObject: () => (attrs.oldObject === undefined ? null : toCel(attrs.oldObject)),
-            request: () => toCel(requestValue(attrs)),
-            namespaceObject: () => (ns === undefined ? null : toCel(ns)),
-            authorizer: () => authorizerFor(env, attrs),
-          });
-        }
-        return base;
-      };
-
-      const denials: StatusError[] = [];
-      const warnings: string[] = [];
-      const audited: unknown[] = [];
-      const annotations: Record<string, string> = {};
-
-      for (const policy of [...policies].sort(byName)) {
-        const own = bindings.filter((b) => b.spec.policyName === policy.metadata.name);
-        if (own.length === 0) continue;
-        if (!resourcesMatch(policy.spec.matchConstraints, attrs, await namespaceObject(), true)) continue;
-        const compiled = compiledPolicy(policy);
-        for (const binding of [...own].sort(byName)) {
-          if (binding.spec.matchResources && !resourcesMatch(binding.spec.matchResources, attrs, await namespaceObject(), false)) continue;
-          const failures: PolicyFailure[] = [];
-          const lookup = bindingParams(env, policy, binding, attrs);
-          if (lookup.kind === 'skip') continue;
-          if (lookup.kind === 'failure') {
-            if (policy.spec.failurePolicy !== 'Ignore') failures.push({ message: lookup.message, reason: 'Forbidden' });
-          } else {
-            const context = await baseContext();
-            for (const params of lookup.params) {
-              const outcome = evaluateBinding(compiled, context, params === null ? null : toCel(params));
-              failures.push(...outcome.failures);
-              for (const [key, value] of Object.entries(outcome.auditAnnotations)) annotations[`${policy.metadata.name}/${key}`] = value;
-            }
-          }
-          act(policy.metadata.name!, binding.metadata.name!, binding.spec.validationActions, failures, attrs, { denials, warnings, audited });
-        }
-      }
-      if (audited.length > 0) annotations[VALIDATION_FAILURE_ANNOTATION] = JSON.stringify(audited);
-      if (Object.keys(annotations).length > 0) scope.annotate(annotations);
-      scope.warn(warnings);
-      if (denials.length > 0) throw denials[0];
+      // Without policies and bindings the answer is at once (no promise for the chain to wait on).
+      return policies.length === 0 ? undefined : check(attrs, scope, bindings, policies);
     },
   };
+
+  async function check(
+    attrs: AdmissionAttributes,
+    scope: AdmissionRequestScope,
+    bindings: readonly ValidatingAdmissionPolicyBinding[],
+    policies: readonly ValidatingAdmissionPolicy[],
+  ): Promise<void> {
+
+    let namespace: ApiObject | undefined | null = null;
+    const namespaceObject = async () => {
+      if (namespace === null) namespace = attrs.type.namespaced && attrs.namespace ? await namespaceOf(env, attrs.namespace) : undefined;
+      return namespace;
+    };
+    let base: Record<string, unknown> | undefined;
+    const baseContext = async () => {
+      if (base === undefined) {
+        const ns = await namespaceObject();
+        // Each variable converted to CEL on first read: most policies read only `object`.
+        base = lazyValues({
+          object: () => (attrs.object === undefined ? null : toCel(attrs.object)),
+          oldObject: () => (attrs.oldObject === undefined ? null : toCel(attrs.oldObject)),
+          request: () => toCel(requestValue(attrs)),
+          namespaceObject: () => (ns === undefined ? null : toCel(ns)),
+          authorizer: () => authorizerFor(env, attrs),
+        });
+      }
+      return base;
+    };
+
+    const denials: StatusError[] = [];
+    const warnings: string[] = [];
+    const audited: unknown[] = [];
+    const annotations: Record<string, string> = {};
+
+    for (const policy of [...policies].sort(byName)) {
+      const own = bindings.filter((b) => b.spec.policyName === policy.metadata.name);
+      if (own.length === 0) continue;
+      if (!resourcesMatch(policy.spec.matchConstraints, attrs, await namespaceObject(), true)) continue;
+      const compiled = compiledPolicy(policy);
+      for (const binding of [...own].sort(byName)) {
+        if (binding.spec.matchResources && !resourcesMatch(binding.spec.matchResources, attrs, await namespaceObject(), false)) continue;
+        const failures: PolicyFailure[] = [];
+        const lookup = bindingParams(env, policy, binding, attrs);
+        if (lookup.kind === 'skip') continue;
+        if (lookup.kind === 'failure') {
+          if (policy.spec.failurePolicy !== 'Ignore') failures.push({ message: lookup.message, reason: 'Forbidden' });
+        } else {
+          const context = await baseContext();
+          for (const params of lookup.params) {
+            const outcome = evaluateBinding(compiled, context, params === null ? null : toCel(params));
+            failures.push(...outcome.failures);
+            for (const [key, value] of Object.entries(outcome.auditAnnotations)) annotations[`${policy.metadata.name}/${key}`] = value;
+          }
+        }
+        act(policy.metadata.name!, binding.metadata.name!, binding.spec.validationActions, failures, attrs, { denials, warnings, audited });
+      }
+    }
+    if (audited.length > 0) annotations[VALIDATION_FAILURE_ANNOTATION] = JSON.stringify(audited);
+    if (Object.keys(annotations).length > 0) scope.annotate(annotations);
+    scope.warn(warnings);
+    if (denials.length > 0) throw denials[0];
+  }
 }
 
 function act(

@@ -3,7 +3,7 @@ import { applyJsonPatch, jsonPatchOperations } from '../../writes/json-patch.js'
 import type { ApiObject } from '../../api-object.js';
 import { withObject, type AdmissionAttributes } from '../attributes.js';
 import { namespaceOf } from '../namespace-lifecycle.js';
-import type { AdmissionEnv, AdmissionPlugin, AdmissionRequestScope } from '../plugin.js';
+import type { AdmissionEnv, AdmissionKind, AdmissionPlugin, AdmissionRequestScope } from '../plugin.js';
 import type { WebhookClient } from './call.js';
 import { denied, dryRunUnsupported, failedCalling } from './denial.js';
 import { WebhookUnreachable, webhookTarget } from './endpoint.js';
@@ -17,18 +17,25 @@ type Webhook = MutatingWebhook | ValidatingWebhook;
  * Every webhook of a kind of configuration, configurations in name order, webhooks in their order;
  * none when the server's registry does not serve that kind (a server built with its own registry).
  */
-function webhooksOf(env: AdmissionEnv, type: ResourceType | undefined): Webhook[] {
+function webhooksOf(env: AdmissionEnv, type: ResourceType | undefined): readonly Webhook[] {
   if (type === undefined) return [];
-  return [...env.objects.list(type)]
-    .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1))
-    .flatMap((config) => (config['webhooks'] as Webhook[] | undefined) ?? []);
+  const configs = env.objects.list(type);
+  if (configs.length === 0) return [];
+  // The cache hands out one list per version of the configurations: sorted and flattened once.
+  let webhooks = ordered.get(configs);
+  if (!webhooks) {
+    webhooks = [...configs].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1)).flatMap((config) => (config['webhooks'] as Webhook[] | undefined) ?? []);
+    ordered.set(configs, webhooks);
+  }
+  return webhooks;
 }
+const ordered = new WeakMap<readonly ApiObject[], readonly Webhook[]>();
 
 /**
  * Webhook configurations do not go through webhooks: a webhook that refuses every write could
  * otherwise never be removed (Kubernetes exempts them the same way).
  */
-const exempt = (attrs: AdmissionAttributes) => attrs.type.group === ADMISSIONREGISTRATION_GROUP;
+const exempt = (kind: AdmissionKind) => kind.type.group === ADMISSIONREGISTRATION_GROUP;
 
 async function selects(env: AdmissionEnv, webhook: Webhook, attrs: AdmissionAttributes): Promise<boolean> {
   if (!(webhook.rules ?? []).some((rule) => ruleMatches(rule, attrs))) return false;
@@ -93,39 +100,44 @@ export function mutatingWebhooks(env: AdmissionEnv, client: WebhookClient): Admi
   const type = env.registry.lookup(ADMISSIONREGISTRATION_GROUP, 'v1', 'mutatingwebhookconfigurations');
   return {
     name: 'MutatingAdmissionWebhook',
-    async admit(attrs, scope) {
+    appliesTo: (kind) => !exempt(kind),
+    admit(attrs, scope) {
       if (exempt(attrs)) return attrs.object;
-      const webhooks = webhooksOf(env, type) as MutatingWebhook[];
-      if (webhooks.length === 0) return attrs.object;
-      let current = attrs;
-      let changes = 0;
-      const reinvoke: { webhook: MutatingWebhook; changesAfter: number }[] = [];
-      const run = async (webhook: MutatingWebhook) => {
-        if (!(await selects(env, webhook, current))) return false;
-        const verdict = await call(env, client, webhook, current, scope);
-        if (verdict?.patch !== undefined && current.object !== undefined) {
-          let next: ApiObject;
-          try {
-            next = patched(current.object, verdict.patch);
-          } catch (error) {
-            if (webhook.failurePolicy === 'Ignore') return true;
-            throw failedCalling(webhook.name, `received invalid webhook response: ${(error as Error).message}`);
-          }
-          if (JSON.stringify(next) !== JSON.stringify(current.object)) {
-            current = withObject(current, next);
-            changes++;
-          }
-        }
-        return true;
-      };
-      for (const webhook of webhooks) {
-        if ((await run(webhook)) && webhook.reinvocationPolicy === 'IfNeeded') reinvoke.push({ webhook, changesAfter: changes });
-      }
-      // Once more, in order, for each IfNeeded webhook whose view of the object a later one changed.
-      for (const { webhook, changesAfter } of reinvoke) if (changes > changesAfter) await run(webhook);
-      return current.object;
+      const webhooks = webhooksOf(env, type) as readonly MutatingWebhook[];
+      // Without webhooks the answer is at once (no promise for the chain to wait on).
+      return webhooks.length === 0 ? attrs.object : mutate(attrs, scope, webhooks);
     },
   };
+
+  async function mutate(attrs: AdmissionAttributes, scope: AdmissionRequestScope, webhooks: readonly MutatingWebhook[]): Promise<ApiObject | undefined> {
+    let current = attrs;
+    let changes = 0;
+    const reinvoke: { webhook: MutatingWebhook; changesAfter: number }[] = [];
+    const run = async (webhook: MutatingWebhook) => {
+      if (!(await selects(env, webhook, current))) return false;
+      const verdict = await call(env, client, webhook, current, scope);
+      if (verdict?.patch !== undefined && current.object !== undefined) {
+        let next: ApiObject;
+        try {
+          next = patched(current.object, verdict.patch);
+        } catch (error) {
+          if (webhook.failurePolicy === 'Ignore') return true;
+          throw failedCalling(webhook.name, `received invalid webhook response: ${(error as Error).message}`);
+        }
+        if (JSON.stringify(next) !== JSON.stringify(current.object)) {
+          current = withObject(current, next);
+          changes++;
+        }
+      }
+      return true;
+    };
+    for (const webhook of webhooks) {
+      if ((await run(webhook)) && webhook.reinvocationPolicy === 'IfNeeded') reinvoke.push({ webhook, changesAfter: changes });
+    }
+    // Once more, in order, for each IfNeeded webhook whose view of the object a later one changed.
+    for (const { webhook, changesAfter } of reinvoke) if (changes > changesAfter) await run(webhook);
+    return current.object;
+  }
 }
 
 /**
@@ -136,19 +148,23 @@ export function validatingWebhooks(env: AdmissionEnv, client: WebhookClient): Ad
   const type = env.registry.lookup(ADMISSIONREGISTRATION_GROUP, 'v1', 'validatingwebhookconfigurations');
   return {
     name: 'ValidatingAdmissionWebhook',
-    async validate(attrs, scope) {
+    appliesTo: (kind) => !exempt(kind),
+    validate(attrs, scope) {
       if (exempt(attrs)) return;
       const webhooks = webhooksOf(env, type);
-      if (webhooks.length === 0) return;
-      const chosen = [];
-      for (const webhook of webhooks) if (await selects(env, webhook, attrs)) chosen.push(webhook);
-      // Dry-run refusals come first: they must not depend on which call finishes first.
-      for (const webhook of chosen) {
-        if (attrs.dryRun && webhook.sideEffects !== 'None' && webhook.sideEffects !== 'NoneOnDryRun') throw dryRunUnsupported(webhook.name);
-      }
-      const results = await Promise.allSettled(chosen.map((webhook) => call(env, client, webhook, attrs, scope)));
-      const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failure) throw failure.reason;
+      return webhooks.length === 0 ? undefined : check(attrs, scope, webhooks);
     },
   };
+
+  async function check(attrs: AdmissionAttributes, scope: AdmissionRequestScope, webhooks: readonly Webhook[]): Promise<void> {
+    const chosen = [];
+    for (const webhook of webhooks) if (await selects(env, webhook, attrs)) chosen.push(webhook);
+    // Dry-run refusals come first: they must not depend on which call finishes first.
+    for (const webhook of chosen) {
+      if (attrs.dryRun && webhook.sideEffects !== 'None' && webhook.sideEffects !== 'NoneOnDryRun') throw dryRunUnsupported(webhook.name);
+    }
+    const results = await Promise.allSettled(chosen.map((webhook) => call(env, client, webhook, attrs, scope)));
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) throw failure.reason;
+  }
 }

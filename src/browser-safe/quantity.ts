@@ -4,7 +4,8 @@
  * bytes, pods); the milli-unit readers give integers that sum without float drift (exact up to
  * 2^53 milli-units: 9 PB of storage, 9 billion cores). Who uses which: admission (limits, quota)
  * `milliQuantity` and `formatMilliQuantity`; the scheduler `milliValue`; the node agent and the
- * QoS class `quantityValue`; flags that take a size `quantityBytes`.
+ * QoS class `quantityValue`; flags that take a size `quantityBytes`; the dashboard page
+ * `milliValue` and `formatMilliShort`. It imports nothing, so the page's browser bundle holds it.
  */
 
 const SCALE: Readonly<Record<string, number>> = {
@@ -53,11 +54,24 @@ export function milliValue(quantity: unknown): number {
 }
 
 const BINARY: readonly [string, number][] = [['Ei', 2 ** 60], ['Pi', 2 ** 50], ['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]];
+const BINARY_AND_DECIMAL: readonly [string, number][] = [...BINARY, ['T', 1e12], ['G', 1e9], ['M', 1e6], ['k', 1e3]];
+
+function formatMilli(milli: number, units: readonly [string, number][]): string {
+  if (milli % 1000 !== 0) return `${milli}m`;
+  const whole = milli / 1000;
+  for (const [suffix, size] of units) if (whole !== 0 && whole % size === 0) return `${whole / size}${suffix}`;
+  return String(whole);
+}
 
 /** Milli-units back to a canonical quantity: `250m`, `2`, `1Gi` (a whole multiple of a binary unit). */
 export function formatMilliQuantity(milli: number): string {
-  if (milli % 1000 !== 0) return `${milli}m`;
-  const units = milli / 1000;
-  for (const [suffix, size] of BINARY) if (units !== 0 && units % size === 0) return `${units / size}${suffix}`;
-  return String(units);
+  return formatMilli(milli, BINARY);
+}
+
+/**
+ * Milli-units as people read them (the dashboard's figures): `250m`, `2`, `1Gi`, `500M` — the
+ * largest unit, binary first, then decimal, that the value is a whole multiple of.
+ */
+export function formatMilliShort(milli: number): string {
+  return formatMilli(milli, BINARY_AND_DECIMAL);
 }

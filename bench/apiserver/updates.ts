@@ -1,0 +1,185 @@
+// The two writes every node makes over and over, through HTTP on the API server on sqlite (the
+// child process of bench:creates): a node Lease renewal (PUT of the whole Lease as last read, a
+// new renewTime and the version it was read at; 100/s at 1,000 nodes) and a pod status
+// merge-patch (PATCH of pods/NAME/status, what the node agent's status writer sends). Rounds
+// alternate the two; each is measured as the server's CPU per request (/proc, all its threads)
+// and requests per second. Each worker (one keep-alive connection) owns its own leases and pods,
+// as a node does, so no write conflicts. With AB_BEFORE=<checkout> a second server from that
+// checkout runs beside this one and every round is run against both, in alternating order, so
+// the machine's load touches both alike (same-run A/B).
+//   npm run bench:updates     (UPDATES=10000 ROUNDS=4 OBJECTS=1000 CONNECTIONS=64; AB_BEFORE=dir;
+//                              SERVER_FLAGS="--cpu-prof --cpu-prof-dir=DIR")
+import { fork } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { cpuTicks, MS_PER_TICK } from '../support/proc.js';
+
+const UPDATES = Number(process.env['UPDATES'] ?? 10_000);
+const ROUNDS = Number(process.env['ROUNDS'] ?? 4);
+const OBJECTS = Number(process.env['OBJECTS'] ?? 1_000);
+const CONNECTIONS = Number(process.env['CONNECTIONS'] ?? 64);
+const here = fileURLToPath(new URL('../..', import.meta.url));
+const before = process.env['AB_BEFORE'];
+
+type Json = Record<string, unknown>;
+interface Server {
+  readonly name: string;
+  readonly pid: number;
+  readonly pool: Pool;
+  readonly headers: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+async function start(name: string, dir: string): Promise<Server> {
+  const child = track(fork(`${dir}/bench/apiserver/creates-server.ts`, [], {
+    cwd: dir,
+    execArgv: [...(process.env['SERVER_FLAGS']?.split(' ').filter(Boolean) ?? []), '--import', 'tsx'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  }));
+  const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
+  const { port, token } = JSON.parse(line) as { port: number; token: string };
+  return {
+    name,
+    pid: child.pid!,
+    pool: new Pool(`http://127.0.0.1:${port}`, { connections: CONNECTIONS, pipelining: 1 }),
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.send('stop');
+      await exited;
+    },
+  };
+}
+const children: ReturnType<typeof fork>[] = [];
+// A failed run must not leave its servers behind.
+process.on('exit', () => {
+  for (const child of children) child.kill();
+});
+function track<T extends ReturnType<typeof fork>>(child: T): T {
+  children.push(child);
+  return child;
+}
+
+async function send(server: Server, method: 'POST' | 'PUT' | 'PATCH', path: string, body: unknown, contentType = 'application/json'): Promise<Json> {
+  const res = await server.pool.request({ method, path, headers: { ...server.headers, 'content-type': contentType }, body: JSON.stringify(body) });
+  const text = await res.body.text();
+  if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
+  return JSON.parse(text) as Json;
+}
+
+const LEASES = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
+const PODS = '/api/v1/namespaces/default/pods';
+const microTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 23)}000Z`;
+
+const lease = (i: number) => ({
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+  metadata: { name: `node-${i}` },
+  spec: { holderIdentity: `node-${i}`, leaseDurationSeconds: 40, renewTime: microTime(Date.now()) },
+});
+
+const pod = (i: number) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: `pod-${i}`, labels: { app: 'density', 'pod-template-hash': '5d8f7c9b6' } },
+  spec: { nodeName: `node-${i}`, containers: [{ name: 'app', image: 'registry.example.com/app:1.0', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] },
+});
+
+// What a node agent reports for a running pod; `ready` flips so every patch changes the pod.
+function podStatus(i: number, ready: boolean, now: number) {
+  const at = new Date(now - (now % 1000)).toISOString().replace(/\.\d+Z$/, 'Z');
+  const condition = (type: string, status: boolean) => ({ type, status: status ? 'True' : 'False', lastProbeTime: null, lastTransitionTime: at });
+  return {
+    status: {
+      phase: 'Running',
+      conditions: [condition('PodReadyToStartContainers', true), condition('Initialized', true), condition('Ready', ready), condition('ContainersReady', ready), condition('PodScheduled', true)],
+      hostIP: '10.0.0.1',
+      hostIPs: [{ ip: '10.0.0.1' }],
+      podIP: `10.244.${(i >> 8) & 255}.${i & 255}`,
+      podIPs: [{ ip: `10.244.${(i >> 8) & 255}.${i & 255}` }],
+      startTime: at,
+      qosClass: 'Burstable',
+      containerStatuses: [
+        {
+          name: 'app',
+          ready,
+          restartCount: 0,
+          started: true,
+          image: 'registry.example.com/app:1.0',
+          imageID: 'registry.example.com/app@sha256:0000000000000000000000000000000000000000000000000000000000000000',
+          containerID: `svc-simulated://${i}`,
+          state: { running: { startedAt: at } },
+        },
+      ],
+    },
+  };
+}
+
+interface Round {
+  readonly cpuUs: number;
+  readonly perSecond: number;
+}
+
+/** `n` writes over CONNECTIONS workers, worker w writing objects w, w + CONNECTIONS, ...; server CPU per write. */
+async function round(server: Server, n: number, write: (object: number, k: number) => Promise<void>): Promise<Round> {
+  let next = 0;
+  const startTicks = cpuTicks(server.pid);
+  const started = performance.now();
+  const owned = (w: number) => Array.from({ length: Math.ceil((OBJECTS - w) / CONNECTIONS) }, (_, j) => w + j * CONNECTIONS);
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, w) => {
+      const mine = owned(w);
+      for (let k = 0; next < n; k++) {
+        next++;
+        await write(mine[k % mine.length]!, k);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return { cpuUs: ((cpuTicks(server.pid) - startTicks) * MS_PER_TICK * 1000) / n, perSecond: Math.round(n / seconds) };
+}
+
+const servers = before ? [await start('before', before), await start('after', here)] : [await start('this checkout', here)];
+const last = new Map<Server, Json[]>();
+for (const server of servers) {
+  // The pods' ServiceAccount (the controller manager would make it; this server runs alone).
+  await send(server, 'POST', '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+  const leases: Json[] = [];
+  for (let i = 0; i < OBJECTS; i += CONNECTIONS) {
+    const batch = Array.from({ length: Math.min(CONNECTIONS, OBJECTS - i) }, (_, j) => i + j);
+    leases.push(...(await Promise.all(batch.map((k) => send(server, 'POST', LEASES, lease(k))))));
+    await Promise.all(batch.map((k) => send(server, 'POST', PODS, pod(k))));
+  }
+  last.set(server, leases);
+}
+
+const leaseRenewal = (server: Server) => async (i: number) => {
+  const leases = last.get(server)!;
+  const current = leases[i]!;
+  const spec = current['spec'] as Json;
+  leases[i] = await send(server, 'PUT', `${LEASES}/node-${i}`, { ...current, spec: { ...spec, renewTime: microTime(Date.now()) } });
+};
+const statusPatch = (server: Server) => async (i: number, k: number) => {
+  await send(server, 'PATCH', `${PODS}/pod-${i}/status`, podStatus(i, k % 2 === 0, Date.now()), 'application/merge-patch+json');
+};
+
+const results = new Map<string, { lease: Round[]; status: Round[] }>(servers.map((s) => [s.name, { lease: [], status: [] }]));
+for (let r = 0; r < ROUNDS; r++) {
+  const order = r % 2 ? [...servers].reverse() : servers;
+  for (const server of order) results.get(server.name)!.lease.push(await round(server, UPDATES, leaseRenewal(server)));
+  for (const server of order) results.get(server.name)!.status.push(await round(server, UPDATES, statusPatch(server)));
+}
+for (const server of servers) {
+  await server.pool.close();
+  await server.stop();
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const show = (rounds: Round[]) =>
+  `${rounds.map((r) => r.cpuUs.toFixed(0)).join(', ')} µs; median ${median(rounds.map((r) => r.cpuUs)).toFixed(0)}, least ${Math.min(...rounds.map((r) => r.cpuUs)).toFixed(0)} µs; ${median(rounds.map((r) => r.perSecond)).toLocaleString('en-US')}/s median`;
+console.log(`server CPU per write, ${ROUNDS} rounds of ${UPDATES.toLocaleString('en-US')} each, ${OBJECTS} Leases and ${OBJECTS} pods, ${CONNECTIONS} connections, sqlite`);
+for (const [name, { lease: leaseRounds, status }] of results) {
+  console.log(`${name}: Lease PUT ${show(leaseRounds)}`);
+  console.log(`${name}: pod status PATCH ${show(status)}`);
+}

@@ -1,0 +1,27 @@
+// The API server's requests by `verb resource[/subresource]` (its apiserver_request_total, summed
+// over the other labels), and the per-minute rate between two reads: what a scale run asked of it.
+import { request, type Dispatcher } from 'undici';
+
+export type RequestCounts = Map<string, number>;
+
+export async function requestCounts(server: string, token: string | undefined, dispatcher: Dispatcher): Promise<RequestCounts> {
+  const res = await request(new URL('/metrics', server), { dispatcher, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const out: RequestCounts = new Map();
+  for (const line of (await res.body.text()).split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const sub = /subresource="([^"]+)"/.exec(line)?.[1];
+    const key = `${/verb="([^"]+)"/.exec(line)?.[1] ?? '?'} ${/resource="([^"]*)"/.exec(line)?.[1] ?? ''}${sub ? `/${sub}` : ''}`;
+    out.set(key, (out.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return out;
+}
+
+/** Requests per minute between two reads `minutes` apart, largest first, zeros left out. */
+export function perMinute(before: RequestCounts, after: RequestCounts, minutes: number): Record<string, number> {
+  return Object.fromEntries(
+    [...after]
+      .map(([key, n]) => [key, Math.round((n - (before.get(key) ?? 0)) / minutes)] as const)
+      .filter(([, n]) => n > 0)
+      .sort((a, b) => b[1] - a[1]),
+  );
+}
