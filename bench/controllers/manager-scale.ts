@@ -205,6 +205,8 @@ interface IdleFigures {
   readonly heapTotal: number;
   readonly heapUsed: number;
   readonly newSpace: number;
+  /** Writes to the store during the window (its revision's move): 0 at a true steady state. */
+  readonly writes: number;
 }
 
 /** The manager's RSS now, its CPU over IDLE_SECONDS with nothing changing (by thread, and its collections with TRACE_GC=1), its V8 heap after. */
@@ -233,6 +235,9 @@ async function measureIdle(m: Manager): Promise<IdleFigures> {
     }
     return byName;
   };
+  // The store's revision, as a list's resourceVersion: whoever writes during the window moves it.
+  const revision = async (): Promise<number> => Number((await driver.list(builtin.namespaces, { limit: 1 })).resourceVersion);
+  const revision0 = await revision();
   const rssAtSteady = rssMb();
   const threads0 = threadTicks();
   const ticks0 = cpuTicks();
@@ -245,6 +250,7 @@ async function measureIdle(m: Manager): Promise<IdleFigures> {
   const cpuPercent = ((cpuTicks() - ticks0) / TICKS_PER_S / idleS) * 100;
   const threads1 = threadTicks();
   const rssAfter = rssMb();
+  const writes = (await revision()) - revision0;
   if (idleProfile !== undefined) {
     const file = join(tmpdir(), `svc-manager-idle-${Date.now()}.cpuprofile`);
     writeFileSync(file, await idleProfile);
@@ -282,7 +288,7 @@ async function measureIdle(m: Manager): Promise<IdleFigures> {
   const heapLine = `V8 heap: total ${gauge('nodejs_heap_size_total_bytes').toFixed(0)} MB, used ${gauge('nodejs_heap_size_used_bytes').toFixed(0)} MB, external ${gauge('nodejs_external_memory_bytes').toFixed(0)} MB; per space (committed/used MB): ${spaces
     .map((space) => `${space} ${gauge('nodejs_heap_space_size_total_bytes', space).toFixed(0)}/${gauge('nodejs_heap_space_size_used_bytes', space).toFixed(0)}`)
     .join(', ')}`;
-  return { rssAtSteady, rssAfter, cpuPercent, idleS, load, heapLine, threadLine, gcLine, heapTotal: gauge('nodejs_heap_size_total_bytes'), heapUsed: gauge('nodejs_heap_size_used_bytes'), newSpace: gauge('nodejs_heap_space_size_total_bytes', 'new') };
+  return { rssAtSteady, rssAfter, cpuPercent, idleS, load, heapLine, threadLine, gcLine, heapTotal: gauge('nodejs_heap_size_total_bytes'), heapUsed: gauge('nodejs_heap_size_used_bytes'), newSpace: gauge('nodejs_heap_space_size_total_bytes', 'new'), writes };
 }
 
 const idle = await measureIdle(manager);
@@ -401,7 +407,7 @@ console.log('| ReplicaSets | pods | fill to steady (s) | manager RSS at steady, 
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 console.log(`| ${SETS} | ${pods} | ${fillS.toFixed(1)} | ${idle.rssAtSteady.toFixed(0)}, ${idle.rssAfter.toFixed(0)} | ${idle.cpuPercent.toFixed(2)} | ${idle.idleS.toFixed(0)} | ${idle.load} |`);
 console.log(idle.heapLine);
-console.log(idle.threadLine);
+console.log(`${idle.threadLine}; store writes during the window: ${idle.writes}`);
 if (idle.gcLine !== undefined) console.log(idle.gcLine);
 console.log('');
 console.log(`| pod updates via | asked (/s × s) | done (/s; failed, dropped) | ${FIGURES.map(([label]) => `${label}: observed, p99 (bucket bound), within 10 ms`).join(' | ')} | load average at the window's end (1, 5, 15 min) |`);
@@ -417,5 +423,5 @@ if (comparisons.length > 0) {
   for (const { flags, synced, idle: c } of comparisons) {
     console.log(`| ${flags} | ${synced.toFixed(1)} | ${c.rssAtSteady.toFixed(0)}, ${c.rssAfter.toFixed(0)} | ${c.heapTotal.toFixed(0)} / ${c.heapUsed.toFixed(0)} | ${c.newSpace.toFixed(0)} | ${c.cpuPercent.toFixed(2)} | ${c.load} |`);
   }
-  for (const { flags, idle: c } of comparisons) console.log(`${flags}: ${c.threadLine}${c.gcLine !== undefined ? `; ${c.gcLine}` : ''}`);
+  for (const { flags, idle: c } of comparisons) console.log(`${flags}: ${c.threadLine}${c.gcLine !== undefined ? `; ${c.gcLine}` : ''}; store writes during the window: ${c.writes}`);
 }

@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 const firstLine = readFileSync(join(import.meta.dirname, '../../src/cli/svc-controller-manager.ts'), 'utf8').split('\n')[0]!;
 
 describe('the svc-controller-manager bin', () => {
-  it('starts Node through env -S with the young-generation and size flags', () => {
-    expect(/^#!\/usr\/bin\/env -S node (.*)$/.exec(firstLine)?.[1]?.split(' ')).toEqual(['--max-semi-space-size=2', '--optimize-for-size']);
+  it('starts Node through env -S with the young-generation and old-generation growth flags', () => {
+    expect(/^#!\/usr\/bin\/env -S node (.*)$/.exec(firstLine)?.[1]?.split(' ')).toEqual(['--max-semi-space-size=2', '--heap-growing-percent=50']);
     expect(Buffer.byteLength(firstLine)).toBeLessThanOrEqual(127);
   });
 
@@ -19,6 +19,6 @@ describe('the svc-controller-manager bin', () => {
     const run = spawnSync('/usr/bin/env', ['-S', `${line} -p JSON.stringify(process.execArgv.slice(0,2))`], { encoding: 'utf8' });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual(['--max-semi-space-size=2', '--optimize-for-size']);
+    expect(JSON.parse(run.stdout)).toEqual(['--max-semi-space-size=2', '--heap-growing-percent=50']);
   });
 });
