@@ -1,5 +1,5 @@
 import { isStatusError, labelSelectorFromSpec, matchesLabels, type KubeObject, type LabelSelector, type LabelSelectorSpec } from '../src/api/index.js';
-import type { Client, Resource } from '../src/client/index.js';
+import type { Client, Informer, Resource } from '../src/client/index.js';
 import { controllerOf, controllerRef, type OwnerType } from './controller-ref.js';
 
 /** The owner that claims, and how to read it fresh from the server before it adopts. */
@@ -17,7 +17,7 @@ export interface ClaimOptions<T extends KubeObject> {
   readonly selector: LabelSelectorSpec | LabelSelector;
   /** The candidates' type (what is patched). */
   readonly resource: Resource<T>;
-  /** Objects that might belong to the owner: usually every cached object of the owner's namespace. */
+  /** Objects that might belong to the owner: what it controls and the orphans of its namespace (`claimCandidates`). */
   readonly candidates: readonly T[];
 }
 
@@ -116,4 +116,18 @@ async function write<T extends KubeObject>(result: ClaimResult<T>, patch: () => 
     if (isStatusError(error, 'NotFound')) return;
     result.errors.push(error);
   }
+}
+
+/**
+ * What a claim can keep or take for `owner`: the cached objects it controls (the owner index) and
+ * its namespace's orphans (`orphansIn`). Objects another owner controls are left alone by a claim
+ * anyway, so this is what the whole namespace would give, without reading the namespace: a sync
+ * costs the owner's objects, not the namespace's (10,000 pods of 1,000 ReplicaSets read per
+ * reconcile held a manager's core at 1,000 pod updates/s).
+ */
+export function claimCandidates<T extends KubeObject>(informer: Informer<T>, owner: KubeObject): T[] {
+  const uid = owner.metadata.uid!;
+  const controlled = informer.byOwner(uid).filter((object) => controllerOf(object)?.uid === uid);
+  const orphans = informer.orphansIn(owner.metadata.namespace ?? '');
+  return orphans.length === 0 ? controlled : controlled.concat(orphans);
 }

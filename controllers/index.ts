@@ -36,7 +36,7 @@ export type { LeaderElectedSchedulerOptions, ScheduleResult, SchedulerOptions } 
 // Ownership and expectations: the primitives a controller that creates objects needs (docs/controllers.md).
 export { apiVersionOf, controllerOf, controllerRef, groupOfApiVersion, isControlledBy } from './controller-ref.js';
 export type { OwnerType } from './controller-ref.js';
-export { claimObjects } from './claim-objects.js';
+export { claimCandidates, claimObjects } from './claim-objects.js';
 export type { ClaimOptions, ClaimOwner, ClaimResult } from './claim-objects.js';
 export { EXPECTATIONS_TTL_MS, Expectations } from './expectations.js';
 export type { ExpectationsOptions } from './expectations.js';

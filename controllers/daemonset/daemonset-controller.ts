@@ -2,7 +2,7 @@ import { filter, mergeMap, type Observable } from 'rxjs';
 import { canonicalJson, isStatusError, type ControllerRevision, type DaemonSet, type Node, type Pod } from '../../src/api/index.js';
 import { builtin, type Client, type EventSink, type Informer, type InformerEvent, type InvolvedObject } from '../../src/client/index.js';
 import { requeueAfter, type Outcome } from '../../operators/index.js';
-import { claimObjects } from '../claim-objects.js';
+import { claimCandidates, claimObjects } from '../claim-objects.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
 import { controllerRef, type OwnerType } from '../controller-ref.js';
@@ -37,9 +37,9 @@ const DAEMON_SET: OwnerType = { group: 'apps', version: 'v1', kind: 'DaemonSet' 
  */
 export function daemonSetController(ctx: ControllerContext, options: DaemonSetControllerOptions): Observable<ControllerResult<unknown>> {
   const daemonSets = ctx.informers.informer(builtin.daemonSets);
-  const pods = ctx.informers.informer(builtin.pods);
+  const pods = ctx.informers.informer(builtin.pods, { ownerIndex: true });
   const nodes = ctx.informers.informer(builtin.nodes);
-  const revisions = ctx.informers.informer(builtin.controllerRevisions);
+  const revisions = ctx.informers.informer(builtin.controllerRevisions, { ownerIndex: true });
   const expectations = new Expectations();
   const now = options.now ?? Date.now;
   const failedBackoff = new FailedPodBackoff(now);
@@ -103,9 +103,9 @@ async function syncDaemonSet(input: SyncInput): Promise<Outcome<unknown> | void>
   // An empty selector would select every pod of the namespace: upstream refuses to act on it.
   if (!selector.matchLabels && !selector.matchExpressions) return;
   const owner = { object: ds, resource: { ...builtin.daemonSets, kind: DAEMON_SET.kind } };
-  const claim = await claimObjects({ client, owner, selector, resource: builtin.pods, candidates: input.pods.store.byIndex('namespace', namespace) });
+  const claim = await claimObjects({ client, owner, selector, resource: builtin.pods, candidates: claimCandidates(input.pods, ds) });
   if (claim.errors.length > 0) throw claim.errors[0];
-  const revisionClaim = await claimObjects({ client, owner, selector, resource: builtin.controllerRevisions, candidates: input.revisions.store.byIndex('namespace', namespace) });
+  const revisionClaim = await claimObjects({ client, owner, selector, resource: builtin.controllerRevisions, candidates: claimCandidates(input.revisions, ds) });
   if (revisionClaim.errors.length > 0) throw revisionClaim.errors[0];
 
   const revisionOwner: RevisionOwner = { object: ds, type: DAEMON_SET, hashLabel: REVISION_HASH_LABEL };

@@ -2,7 +2,7 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import { APPS_GROUP, labelSelectorFromSpec, type KubeObject, type LabelSelector, type Pod, type ReplicaSet } from '../../src/api/index.js';
 import { builtin, type Client, type EventSink, type Informer, type InvolvedObject } from '../../src/client/index.js';
 import { awaitChange, requeueAfter, type Outcome } from '../../operators/index.js';
-import { claimObjects } from '../claim-objects.js';
+import { claimCandidates, claimObjects } from '../claim-objects.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
 import { apiVersionOf, controllerOf, controllerRef } from '../controller-ref.js';
@@ -102,9 +102,7 @@ async function syncReplicas<T extends KubeObject>(input: SyncInput<T>): Promise<
   if (selector.requirements.length === 0) return awaitChange();
 
   // Owned pods and orphans: the only ones a claim can keep or take.
-  const candidates = input.pods.store
-    .byIndex('namespace', namespace)
-    .filter((pod) => isPodActive(pod) && (controllerOf(pod) === undefined || controllerOf(pod)!.uid === uid));
+  const candidates = claimCandidates(input.pods, object).filter(isPodActive);
   const claim = await claimObjects({ client, owner: { object, resource: kind.resource }, selector, resource: builtin.pods, candidates });
   if (claim.errors.length > 0) throw claim.errors[0];
   const active = claim.claimed;

@@ -3,7 +3,7 @@ import { canonicalJson, type ControllerRevision, type PersistentVolumeClaim, typ
 import { builtin, type Client, type EventSink, type Informer } from '../../src/client/index.js';
 import { requeueAfter, type Outcome } from '../../operators/index.js';
 import { cacheOnly } from '../cache-only.js';
-import { claimObjects } from '../claim-objects.js';
+import { claimCandidates, claimObjects } from '../claim-objects.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
 import { controllerRef, type OwnerType } from '../controller-ref.js';
@@ -36,8 +36,8 @@ const STATEFUL_SET: OwnerType = { group: 'apps', version: 'v1', kind: 'StatefulS
  */
 export function statefulSetController(ctx: ControllerContext, options: StatefulSetControllerOptions): Observable<ControllerResult<unknown>> {
   const sets = ctx.informers.informer(builtin.statefulSets);
-  const pods = ctx.informers.informer(builtin.pods);
-  const revisions = ctx.informers.informer(builtin.controllerRevisions);
+  const pods = ctx.informers.informer(builtin.pods, { ownerIndex: true });
+  const revisions = ctx.informers.informer(builtin.controllerRevisions, { ownerIndex: true });
   const claims = ctx.informers.informer(builtin.persistentVolumeClaims);
   const expectations = new Expectations();
   const now = options.now ?? Date.now;
@@ -81,11 +81,11 @@ async function syncStatefulSet(input: SyncInput): Promise<Outcome<unknown> | voi
   const selector = set.spec.selector;
   if (!selector.matchLabels && !selector.matchExpressions) return;
   const owner = { object: set, resource: { ...builtin.statefulSets, kind: STATEFUL_SET.kind } };
-  const claim = await claimObjects({ client, owner, selector, resource: builtin.pods, candidates: input.pods.store.byIndex('namespace', namespace) });
+  const claim = await claimObjects({ client, owner, selector, resource: builtin.pods, candidates: claimCandidates(input.pods, set) });
   if (claim.errors.length > 0) throw claim.errors[0];
   // Pods the set controls that are not named as its members are not its members (upstream's isMemberOf).
   const members = claim.claimed.filter((pod) => ordinalOf(set, pod) !== undefined);
-  const revisionClaim = await claimObjects({ client, owner, selector, resource: builtin.controllerRevisions, candidates: input.revisions.store.byIndex('namespace', namespace) });
+  const revisionClaim = await claimObjects({ client, owner, selector, resource: builtin.controllerRevisions, candidates: claimCandidates(input.revisions, set) });
   if (revisionClaim.errors.length > 0) throw revisionClaim.errors[0];
 
   const history = await ensureRevision(client, { object: set, type: STATEFUL_SET, hashLabel: REVISION_HASH_LABEL }, set.spec.template, revisionClaim.claimed, set.status?.collisionCount ?? 0);

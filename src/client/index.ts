@@ -47,7 +47,7 @@ export { INITIAL_EVENTS_END, watcher } from './watcher.js';
 export type { InitReason, WatcherDeps, WatcherEvent, WatchOptions } from './watcher.js';
 export { CacheWriter, deepFreeze, LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, namespaceIndex } from './cache.js';
 export type { CacheChange, CacheReader, CacheWrites, IndexFunc } from './cache.js';
-export { OWNER_INDEX, ownerIndex } from './owner-index.js';
+export { OWNER_INDEX, ownerIndex, orphansKey } from './owner-index.js';
 export { Informer, InformerFactory, stripManagedFields } from './informer.js';
 export type { InformerEvent, InformerFactoryOptions, InformerOptions } from './informer.js';
 export { discoverResources, groupVersionResources, supports } from './discovery.js';

@@ -3,7 +3,7 @@ import type { KubeObject } from '../api/index.js';
 import { LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, namespaceIndex, type CacheChange, type CacheReader, type CacheWrites, type IndexFunc } from './cache.js';
 import type { Client } from './client.js';
 import { decodeStrategy, fastestDecodeMode, type DecodeMode, type DecodeStrategy } from './decode-strategy.js';
-import { OWNER_INDEX, ownerIndex } from './owner-index.js';
+import { OWNER_INDEX, ownerIndex, orphansKey } from './owner-index.js';
 import type { Resource } from './resource.js';
 import type { WatcherEvent, WatchOptions } from './watcher.js';
 
@@ -161,6 +161,14 @@ export class Informer<T extends KubeObject> {
    */
   byOwner(uid: string): T[] {
     return this.store.byIndex(OWNER_INDEX, uid);
+  }
+
+  /**
+   * The cached objects of `namespace` that have no controller (no ownerReference with
+   * `controller: true`): what a workload loop may adopt. From the owner index, like `byOwner`.
+   */
+  orphansIn(namespace: string): T[] {
+    return this.store.byIndex(OWNER_INDEX, orphansKey(namespace));
   }
 
   /** Adds an index, filled from the current content at once. */

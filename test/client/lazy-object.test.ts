@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonCodec } from '../../src/client/index.js';
+import { jsonCodec, orphansKey } from '../../src/client/index.js';
 import { lazyJsonLinesFramer, lazyListDecoder } from '../../src/client/lazy/json-decode.js';
 import { lazyObject, recordOf } from '../../src/client/lazy/json-view.js';
 import type { KubeObject } from '../../src/api/index.js';
@@ -98,9 +98,14 @@ describe('lazy views', () => {
     const b = recordOf(view({ kind: 'Pod', metadata: { name: 'a', resourceVersion: '2', ownerReferences: [ref('u1'), ref('u2')] } }))!;
     const c = recordOf(view({ kind: 'Pod', metadata: { name: 'a', ownerReferences: [ref('u2')] } }))!;
     const none = recordOf(view({ kind: 'Pod', metadata: { name: 'a' } }))!;
-    expect(a.ownerValues()).toEqual(['u1', 'u2']);
+    // No reference is the controller's: the object is also filed as one of its namespace's orphans.
+    expect(a.ownerValues()).toEqual(['u1', 'u2', orphansKey('')]);
     expect([a.sameOwners(b), a.sameOwners(c), none.sameOwners(a)]).toEqual([true, false, false]);
-    expect(none.ownerValues()).toEqual([]);
+    expect(none.ownerValues()).toEqual([orphansKey('')]);
+    const controlled = recordOf(view({ kind: 'Pod', metadata: { name: 'a', namespace: 'ns', ownerReferences: [ref('u1'), { ...ref('u2'), controller: true }] } }))!;
+    expect(controlled.ownerValues()).toEqual(['u1', 'u2']);
+    const released = recordOf(view({ kind: 'Pod', metadata: { name: 'a', namespace: 'ns', ownerReferences: [{ ...ref('u2'), controller: false }] } }))!;
+    expect(released.ownerValues()).toEqual(['u2', orphansKey('ns')]);
     expect(none.sameOwners(recordOf(view({ kind: 'Pod', metadata: { name: 'b' } }))!)).toBe(true);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { builtinTypes, StatusError } from '../../src/api/index.js';
-import { labelsIndex } from '../../src/client/index.js';
+import { labelsIndex, orphansKey } from '../../src/client/index.js';
 import { recordOf } from '../../src/client/lazy/cached-record.js';
 import { LazyRecord } from '../../src/client/lazy/json-view.js';
 import { lazyFramerFor, lazyProtobufFramer, lazyProtobufListDecoder } from '../../src/client/lazy/proto-decode.js';
@@ -117,7 +117,10 @@ describe('protobuf views', () => {
     expect(a.ownerValues()).toEqual(['u1', 'u2']);
     expect(a.sameOwners(b)).toBe(true);
     expect(a.sameOwners(c)).toBe(false);
-    expect(none.ownerValues()).toEqual([]);
+    expect(none.ownerValues()).toEqual([orphansKey('')]);
+    // Without a controller reference the object is also one of its namespace's orphans.
+    const released = recordOf(viewOf({ ...pod, metadata: { ...meta, ownerReferences: [{ ...ref('u1'), controller: false }] } }))!;
+    expect(released.ownerValues()).toEqual(['u1', orphansKey(String(meta['namespace'] ?? ''))]);
     expect(none.sameOwners(recordOf(viewOf({ ...pod, metadata: { name: 'r' } }))!)).toBe(true);
     expect(none.sameOwners(a)).toBe(false);
   });

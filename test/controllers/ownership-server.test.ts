@@ -56,6 +56,31 @@ describe('ownership against svc-apiserver', () => {
     }
   });
 
+  it.each(['eager', 'lazy', 'protobuf'] as const)('informer.orphansIn lists the namespace objects no controller owns, as references come and go (%s cache)', async (decode) => {
+    const owner = await createConfigMap(`${decode}-orphan-owner`, {});
+    const ref = controllerRef(owner);
+    const informer = new Informer(t.client, builtin.configMaps, { namespace: NS, decode, labelSelector: `orphans=${decode}` });
+    const configMap = (name: string, ownerReferences?: OwnerReference[]) => createConfigMap(name, { orphans: decode }, ownerReferences);
+    try {
+      await informer.waitForSync();
+      const names = () => informer.orphansIn(NS).map((o) => o.metadata.name).sort();
+      await configMap(`${decode}-oa`, [ref]);
+      await configMap(`${decode}-ob`, [{ ...ref, controller: false }]);
+      await configMap(`${decode}-oc`);
+      await until(() => names().length === 2 && informer.store.list().length === 3, 'the orphans indexed');
+      // A reference that is not the controller's leaves an object an orphan (upstream adopts it).
+      expect(names()).toEqual([`${decode}-ob`, `${decode}-oc`]);
+      expect(informer.orphansIn('elsewhere')).toEqual([]);
+      await t.client.patch(builtin.configMaps, `${decode}-oa`, { metadata: { ownerReferences: null } }, { namespace: NS });
+      await t.client.patch(builtin.configMaps, `${decode}-oc`, { metadata: { ownerReferences: [ref] } }, { namespace: NS });
+      await until(() => names().join() === `${decode}-oa,${decode}-ob`, 'the released one an orphan, the adopted one not');
+      await t.client.delete(builtin.configMaps, `${decode}-ob`, { namespace: NS });
+      await until(() => names().join() === `${decode}-oa`, 'the deleted orphan gone from the index');
+    } finally {
+      informer.stop();
+    }
+  });
+
   it('an informer told ownerIndex: false keeps none (byOwner says so); a shared informer gains it when a later caller asks', () => {
     const lazy = new Informer(t.client, builtin.configMaps, { namespace: NS, decode: 'lazy', ownerIndex: false });
     expect(() => lazy.byOwner('u')).toThrow(/no index "owner"/);

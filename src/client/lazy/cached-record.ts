@@ -13,7 +13,7 @@ export interface CachedRecord {
   labelValues(): string[];
   /** True when `other` surely has the same labels (false may still mean equal labels: the caller then compares values). */
   sameLabels(other: CachedRecord): boolean;
-  /** The owner index's values: the uid of each ownerReference. */
+  /** The owner index's values (ownerIndex's): the uid of each ownerReference, and `orphansKey(namespace)` when none is the controller. */
   ownerValues(): string[];
   /** True when `other` surely has the same ownerReferences (as sameLabels). */
   sameOwners(other: CachedRecord): boolean;

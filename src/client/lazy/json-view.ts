@@ -1,5 +1,6 @@
 import type { KubeObject } from '../../api/index.js';
 import { deepFreeze } from '../cache.js';
+import { orphansKey } from '../owner-index.js';
 import { recordOf as cachedRecordOf, type CachedRecord } from './cached-record.js';
 import { findMember, keyIs, malformed, scanMembers, stringAt, stringMember } from './json-scan.js';
 import { ViewHandler } from './view-handler.js';
@@ -61,9 +62,11 @@ export class LazyRecord implements CachedRecord {
   }
 
   ownerValues(): string[] {
-    if (this.ownersStart < 0) return [];
-    const owners = JSON.parse(this.text.slice(this.ownersStart, this.ownersEnd)) as unknown[];
-    return owners.map((owner) => String((owner as { uid?: unknown } | null)?.uid));
+    if (this.ownersStart < 0) return [orphansKey(this.namespace ?? '')];
+    const owners = JSON.parse(this.text.slice(this.ownersStart, this.ownersEnd)) as ({ uid?: unknown; controller?: unknown } | null)[];
+    const values = owners.map((owner) => String(owner?.uid));
+    if (!owners.some((owner) => owner?.controller === true)) values.push(orphansKey(this.namespace ?? ''));
+    return values;
   }
 
   sameOwners(other: CachedRecord): boolean {

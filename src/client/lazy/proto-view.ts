@@ -1,6 +1,7 @@
 import protobuf from 'protobufjs';
 import { fromMessage, type JsonObject } from '../../encoding/index.js';
 import { deepFreeze } from '../cache.js';
+import { orphansKey } from '../owner-index.js';
 import type { CachedRecord } from './cached-record.js';
 import { BytesReader, malformedProtobuf, TextReader, utf8Of } from './proto-wire.js';
 import { ViewHandler } from './view-handler.js';
@@ -113,17 +114,24 @@ export class ProtoRecord implements CachedRecord {
   }
 
   ownerValues(): string[] {
-    if (this.ownersStart === -1) return [];
-    // OwnerReference {4: uid}; the last uid of an entry counts, as in a full decode.
+    if (this.ownersStart === -1) return [orphansKey(this.namespace ?? '')];
+    // OwnerReference {4: uid, 6: controller}; the last of a field counts, as in a full decode.
     const uids: string[] = [];
+    let controlled = false;
     const meta = new TextReader(this.text, this.metaStart, this.metaEnd);
     while (meta.next()) {
       if (meta.current.field !== 13 || meta.current.wire !== 2) continue;
       const owner = new TextReader(this.text, meta.current.start, meta.current.end);
       let uid = '';
-      while (owner.next()) if (owner.current.field === 4 && owner.current.wire === 2) uid = utf8Of(this.text, owner.current.start, owner.current.end);
+      let controller = false;
+      while (owner.next()) {
+        if (owner.current.field === 4 && owner.current.wire === 2) uid = utf8Of(this.text, owner.current.start, owner.current.end);
+        else if (owner.current.field === 6 && owner.current.wire === 0) controller = varintIsSet(this.text, owner.current.start, owner.current.end);
+      }
       uids.push(uid);
+      controlled ||= controller;
     }
+    if (!controlled) uids.push(orphansKey(this.namespace ?? ''));
     return uids;
   }
 
@@ -358,4 +366,10 @@ class MessageView extends ViewHandler {
     (this.#memo ??= new Map()).set(key, value);
     return value === undefined ? Reflect.get(target, key) : value;
   }
+}
+
+/** Whether the varint in `text[start, end)` is not zero (a bool field: true). */
+function varintIsSet(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i += 1) if ((text.charCodeAt(i) & 0x7f) !== 0) return true;
+  return false;
 }
