@@ -37,7 +37,8 @@ async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
-interface PhaseResult {
+/** What the load process reports of one phase (the driver, endpointslice.ts, reads it). */
+export interface PhaseResult {
   readonly sent: number;
   readonly failed: number;
   readonly seconds: number;

@@ -21,6 +21,7 @@ import { createInterface } from 'node:readline';
 import { Subject } from 'rxjs';
 import { builtin, Client, EventRecorder, InformerFactory } from '../../src/client/index.js';
 import { endpointSliceController, type SyncReport } from '../../controllers/index.js';
+import type { PhaseResult } from './endpointslice-load.js';
 import { quantile } from './fill.js';
 
 const PODS = Number(process.env['PODS'] ?? 5_000);
@@ -74,19 +75,7 @@ type LoadMessage =
   | { kind: 'flipping'; at: number }
   | { kind: 'flipped'; at: number; seconds: number }
   | { kind: 'error'; error: string }
-  | { kind: 'done'; result: LoadResult };
-interface LoadResult {
-  readonly sent: number;
-  readonly failed: number;
-  readonly seconds: number;
-  readonly flips: number[];
-  readonly converged: number;
-  readonly superseded: number;
-  readonly serverMs: number | undefined;
-  readonly convergeMs: number;
-  readonly disagreeing: { readonly server: number; readonly observer: number } | undefined;
-  readonly watchErrors: number;
-}
+  | { kind: 'done'; result: PhaseResult };
 const load = spawn(process.execPath, ['--import', 'tsx', new URL('./endpointslice-load.ts', import.meta.url).pathname, svcconfig], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 process.once('exit', () => load.kill());
 const fromLoad = (kind: LoadMessage['kind']): Promise<LoadMessage> =>
@@ -158,7 +147,7 @@ async function phase(batchMs: number, inFlight: number | undefined) {
   const flippingAt = epoch();
   const flipped = (await fromLoad('flipped')) as { at: number; seconds: number };
   const cpuEnd = cpuNow();
-  const { result } = (await finished) as { result: LoadResult };
+  const { result } = (await finished) as { result: PhaseResult };
   stop$.next();
   loop.unsubscribe();
   podEvents.unsubscribe();
@@ -171,7 +160,7 @@ async function phase(batchMs: number, inFlight: number | undefined) {
 const STAGES = ['answered → loop pod event', 'pod event → sync start (queue)', 'sync start → desired computed', 'computed → its slice written', 'slice written → observer event'] as const;
 
 /** Splits each seen flip's latency by the loop's records; flips the records cannot place are counted apart. */
-function split(result: LoadResult, recorded: Recorded) {
+function split(result: PhaseResult, recorded: Recorded) {
   const syncs = [...recorded.syncs].sort((a, b) => a.startedAt - b.startedAt);
   const rows: { total: number; stages: number[] }[] = [];
   let unplaced = 0;
