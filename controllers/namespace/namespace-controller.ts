@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import { rfc3339, NAMESPACE_FINALIZER, type Namespace } from '../../src/api/index.js';
-import { builtin, discoverResources, resourcePath, type Client, type Discovery, type InformerEvent } from '../../src/client/index.js';
+import { builtin, discoverResources, type Client, type Discovery, type InformerEvent } from '../../src/client/index.js';
 import { requeueAfter, resync, type Outcome } from '../../operators/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
@@ -72,7 +72,7 @@ async function syncNamespace(client: Client, ns: Namespace, recheckMs: number): 
   if (content.remaining.size > 0) return requeueAfter(Math.max(recheckMs, content.estimateSeconds * 1000));
 
   const finalizers = (latest.spec?.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER);
-  await putFinalize(client, name, { ...latest, spec: { ...latest.spec, finalizers } });
+  await client.finalize(builtin.namespaces, { ...latest, spec: { ...latest.spec, finalizers } });
 }
 
 /** Writes the deletion conditions when they differ from the namespace's; answers the namespace as it now is. */
@@ -80,12 +80,6 @@ async function writeConditions(client: Client, ns: Namespace, wanted: NamespaceC
   const merged = mergeConditions(ns.status?.conditions ?? [], wanted, rfc3339());
   if (!merged) return ns;
   return client.updateStatus(builtin.namespaces, { ...ns, status: { ...ns.status, conditions: merged } });
-}
-
-/** `PUT namespaces/{name}/finalize`: the body's resourceVersion makes it conditional (409 when stale: retried). */
-async function putFinalize(client: Client, name: string, body: Namespace): Promise<Namespace> {
-  const path = `${resourcePath(builtin.namespaces, undefined, name)}/finalize`;
-  return (await client.transport.request({ method: 'PUT', path, body })) as Namespace;
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

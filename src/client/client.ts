@@ -8,7 +8,7 @@ import { builtin, resourcePath, type Resource } from './resource.js';
 import { isRecord } from './status.js';
 import { fromTarget, resolveEnvConfig, type EnvConfigOptions } from './env-config.js';
 import { lines$ } from './log-lines.js';
-import { bindingBody, evictionBody, logQuery, type BindOptions, type EvictOptions, type PodLogOptions, type Scale } from './subresource.js';
+import { bindingBody, evictionBody, logQuery, type BindOptions, type EvictOptions, type PodLogOptions, type Scale, type TokenRequestSpec } from './subresource.js';
 import { loadSvcconfig } from './svcconfig.js';
 import { attachQuery, ExecSession, type AttachOptions, type ExecOptions } from './exec-session.js';
 import { listenForwarding, portForwardQuery, PortForwardSession, type ForwardPortOptions, type PortForwarder, type PortForwardOptions } from './port-forward.js';
@@ -205,6 +205,25 @@ export class Client {
     const name = object.metadata.name;
     if (name === undefined) throw new TypeError('updateApproval needs metadata.name');
     return (await this.transport.request({ method: 'PUT', path: this.#sub(res, undefined, name, 'approval'), query: writeQuery(options), body: object })) as T;
+  }
+
+  /**
+   * Writes a Namespace's `spec.finalizers` through its `finalize` subresource (the namespace
+   * controller's last step); the object's resourceVersion makes it conditional (409 when stale).
+   */
+  async finalize<T extends KubeObject>(res: Resource<T>, object: T, options: WriteOptions = {}): Promise<T> {
+    const name = object.metadata.name;
+    if (name === undefined) throw new TypeError('finalize needs metadata.name');
+    return (await this.transport.request({ method: 'PUT', path: this.#sub(res, undefined, name, 'finalize'), query: writeQuery(options), body: object })) as T;
+  }
+
+  /**
+   * Asks for a service account's token (`serviceaccounts/token`, an authentication.k8s.io/v1
+   * TokenRequest with `spec`); answers the TokenRequest as the server returns it (its `status`).
+   */
+  async createToken(namespace: string, serviceAccount: string, spec: TokenRequestSpec): Promise<unknown> {
+    const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec };
+    return this.transport.request({ method: 'POST', path: this.#sub(builtin.serviceAccounts, namespace, serviceAccount, 'token'), body, contentType: 'application/json' });
   }
 
   /** The `scale` subresource (autoscaling/v1 Scale). */

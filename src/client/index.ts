@@ -6,7 +6,7 @@ export { IN_CLUSTER_DIR, resolveEnvConfig } from './env-config.js';
 export type { EnvConfig, EnvConfigOptions } from './env-config.js';
 export { fileTokenSource, TOKEN_FILE_PERIOD_MS } from './token-file.js';
 export type { FileTokenSourceOptions } from './token-file.js';
-export type { BindOptions, EvictOptions, PodLogOptions, Scale } from './subresource.js';
+export type { BindOptions, EvictOptions, PodLogOptions, Scale, TokenRequestSpec } from './subresource.js';
 export { jsonCodec, jsonLinesFramer } from './wire-codec.js';
 export type { Codec, EncodedBody, WatchFramer } from './wire-codec.js';
 /**

@@ -7,6 +7,14 @@ export interface Scale extends KubeObject {
 }
 
 /** The node a pod is bound to (`pods/binding`). */
+/** A TokenRequest's spec (authentication.k8s.io/v1): `Client.createToken`. */
+export interface TokenRequestSpec {
+  /** Empty: the API server's own audiences. */
+  readonly audiences: readonly string[];
+  readonly expirationSeconds?: number | undefined;
+  readonly boundObjectRef?: { readonly kind: string; readonly apiVersion: string; readonly name: string; readonly uid?: string | undefined } | undefined;
+}
+
 export interface BindOptions {
   readonly namespace?: string | undefined;
   /** The pod's UID: the binding fails (409) if the pod of that name is another one now. */

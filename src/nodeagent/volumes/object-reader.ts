@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isStatusError, StatusError, type ConfigMap, type PersistentVolume, type PersistentVolumeClaim, type Pod, type Secret, type Service } from '../../api/index.js';
-import { builtin, resourcePath, type Client } from '../../client/index.js';
+import { builtin, type Client } from '../../client/index.js';
 
 /** The API objects a pod's env and volumes read: its ConfigMaps, Secrets and service-account tokens. */
 export interface PodObjectReader {
@@ -48,19 +48,11 @@ export function podObjectReader(client: Client): PodObjectReader {
     async serviceAccountToken(pod, request) {
       const namespace = pod.metadata.namespace ?? 'default';
       const account = pod.spec.serviceAccountName || pod.spec.serviceAccount || 'default';
-      const body = await client.transport.request({
-        method: 'POST',
-        path: `${resourcePath(builtin.serviceAccounts, namespace, account)}/token`,
-        body: {
-          apiVersion: 'authentication.k8s.io/v1',
-          kind: 'TokenRequest',
-          spec: {
-            // No audience: the API server's own audiences, as for the kubelet.
-            audiences: request.audience ? [request.audience] : [],
-            expirationSeconds: request.expirationSeconds,
-            boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name, uid: pod.metadata.uid },
-          },
-        },
+      const body = await client.createToken(namespace, account, {
+        // No audience: the API server's own audiences, as for the kubelet.
+        audiences: request.audience ? [request.audience] : [],
+        expirationSeconds: request.expirationSeconds,
+        boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: pod.metadata.name!, uid: pod.metadata.uid },
       });
       const parsed = tokenRequestStatusSchema.safeParse(body);
       if (!parsed.success) {
