@@ -2,7 +2,7 @@
 // tables and the watch inspector. Everything on it is a watch; nothing polls.
 import { listAndWatch, type KubeObject } from './api.js';
 import { ControllersView } from './controllers-view.js';
-import { discover } from './discovery.js';
+import { discover, typeId } from './discovery.js';
 import { FrameBatcher } from './frame-batcher.js';
 import { InspectorView } from './inspector-view.js';
 import { OverviewView } from './overview-view.js';
@@ -42,11 +42,32 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('nav button[da
   });
 }
 
+/**
+ * The types of the CustomResourceDefinitions the CRD watch has seen Established, by typeId: the
+ * API server serves a CRD's discovery a moment after its Established condition is written, so one
+ * ask on its events can come too early and must be repeated until discovery shows them.
+ */
+const establishedTypes = new Set<string>();
+let discoveryRetry: ReturnType<typeof setTimeout> | undefined;
+let discoveryRetries = 0;
+const DISCOVERY_RETRY_MS = 250;
+/** Enough for seconds of a loaded server's lag; a CRD discovery never shows is left after that. */
+const DISCOVERY_RETRIES = 40;
+
 async function refreshTypes(): Promise<void> {
   try {
     const types = await discover();
     resources.setTypes(types);
     inspector.setTypes(types);
+    const shown = new Set(types.map(typeId));
+    const missing = [...establishedTypes].some((id) => !shown.has(id));
+    if (missing && discoveryRetry === undefined && discoveryRetries < DISCOVERY_RETRIES) {
+      discoveryRetries++;
+      discoveryRetry = setTimeout(() => {
+        discoveryRetry = undefined;
+        void refreshTypes();
+      }, DISCOVERY_RETRY_MS);
+    }
   } catch (error) {
     setState(`discovery failed: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -79,16 +100,31 @@ void listAndWatch<{ items?: KubeObject[]; metadata?: { resourceVersion?: string 
 // A CustomResourceDefinition created, changed or gone changes what discovery says: ask again.
 let seenFirstList = false;
 const discoveryBatch = new FrameBatcher<void>(() => void refreshTypes());
-void listAndWatch({
+void listAndWatch<{ items?: KubeObject[]; metadata?: { resourceVersion?: string } }>({
   path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
   query: {},
   accept: 'application/json',
   signal: life.signal,
-  onList: () => {
+  onList: (list) => {
+    establishedTypes.clear();
+    for (const crd of list.items ?? []) noteCrd(crd, false);
     if (seenFirstList) discoveryBatch.push();
     seenFirstList = true;
   },
   onEvent: ({ event }) => {
-    if (event.type !== 'BOOKMARK') discoveryBatch.push();
+    if (event.type === 'BOOKMARK') return;
+    noteCrd(event.object, event.type === 'DELETED');
+    discoveryRetries = 0;
+    discoveryBatch.push();
   },
 });
+
+/** Keeps `establishedTypes` current from a CRD (its served versions' type, once Established). */
+function noteCrd(crd: KubeObject, deleted: boolean): void {
+  const spec = (crd as { spec?: { group?: string; names?: { plural?: string } } }).spec;
+  const conditions = (crd as { status?: { conditions?: { type?: string; status?: string }[] } }).status?.conditions ?? [];
+  if (spec?.group === undefined || spec.names?.plural === undefined) return;
+  const id = `${spec.names.plural}.${spec.group}`;
+  if (!deleted && conditions.some((c) => c.type === 'Established' && c.status === 'True')) establishedTypes.add(id);
+  else establishedTypes.delete(id);
+}
