@@ -43,9 +43,9 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('nav button[da
 }
 
 /**
- * The types of the CustomResourceDefinitions the CRD watch has seen Established, by typeId: the
- * API server serves a CRD's discovery a moment after its Established condition is written, so one
- * ask on its events can come too early and must be repeated until discovery shows them.
+ * The types of the CustomResourceDefinitions the CRD watch has seen Established, by typeId. The
+ * CRD's ADDED event can reach the page before the API server serves its type, and under load two
+ * asks overlap: while discovery lacks an Established CRD's type, the page asks again.
  */
 const establishedTypes = new Set<string>();
 let discoveryRetry: ReturnType<typeof setTimeout> | undefined;
@@ -54,9 +54,14 @@ const DISCOVERY_RETRY_MS = 250;
 /** Enough for seconds of a loaded server's lag; a CRD discovery never shows is left after that. */
 const DISCOVERY_RETRIES = 40;
 
+/** The latest ask: an earlier ask answered after a later one (a slow server) must not win. */
+let discoveryAsk = 0;
+
 async function refreshTypes(): Promise<void> {
+  const ask = ++discoveryAsk;
   try {
     const types = await discover();
+    if (ask !== discoveryAsk) return;
     resources.setTypes(types);
     inspector.setTypes(types);
     const shown = new Set(types.map(typeId));
