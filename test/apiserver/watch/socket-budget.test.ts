@@ -100,10 +100,11 @@ describe('a watch fed a burst in one loop turn', () => {
     try {
       const { watch, listed } = await watchedConfigMaps(strict, 'strict', names);
       await burst(strict, listed.items);
-      // Read to the end: the server ends the watch, part of the burst sent.
+      // Read to the end: the server ends the watch before the whole burst is sent. How much went
+      // out first is the socket's (Node 20 takes a few events past the TLS layer before it says
+      // full; Node 24 none), so only the end is asserted.
       await watch.until(Number.POSITIVE_INFINITY);
       const got = watch.events.length - 1;
-      expect(got).toBeGreaterThan(0);
       expect(got).toBeLessThan(names.length);
     } finally {
       await strict.stop();
