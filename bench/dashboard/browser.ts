@@ -27,6 +27,7 @@ import { chromium, type CDPSession, type Page } from 'playwright-core';
 import { Agent, request, type Dispatcher } from 'undici';
 import { builtin, Client, type ConnectionOptions } from '../../src/client/index.js';
 import { bundleUi, startDashboard } from '../../src/dashboard/index.js';
+import { readTableWatch } from './table-watch-events.js';
 
 const PODS = Number(process.env['PODS'] ?? 10_000);
 const RATE = Number(process.env['RATE'] ?? 1000);
@@ -214,20 +215,10 @@ function nodeReader(base: string, headers: Record<string, string>, dispatcher?: 
           bodyTimeout: 0,
           ...(dispatcher === undefined ? {} : { dispatcher }),
         });
-        let buffered = '';
-        for await (const chunk of res.body) {
-          const at = Date.now();
-          buffered += (chunk as Buffer).toString();
-          let newline: number;
-          while ((newline = buffered.indexOf('\n')) >= 0) {
-            const line = buffered.slice(0, newline);
-            buffered = buffered.slice(newline + 1);
-            const event = JSON.parse(line) as { type: string; object: { metadata?: { resourceVersion?: string }; rows?: { object?: { metadata?: { resourceVersion?: string } } }[] } };
-            const version = event.object.rows?.[0]?.object?.metadata?.resourceVersion ?? event.object.metadata?.resourceVersion;
-            if (version !== undefined) from = version;
-            if (event.type === 'MODIFIED' && version !== undefined) arrived.set(version, at);
-          }
-        }
+        await readTableWatch(res.body, (type, version, at) => {
+          from = version;
+          if (type === 'MODIFIED') arrived.set(version, at);
+        });
       } catch {
         // aborted at the end, or the watch broke: opened again below unless aborted
       }

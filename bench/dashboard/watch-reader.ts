@@ -5,6 +5,7 @@
 // server ends it; on "stop" posts what arrived and how often the watch was opened again.
 import { parentPort, workerData } from 'node:worker_threads';
 import { Agent, request } from 'undici';
+import { readTableWatch } from './table-watch-events.js';
 
 const { server, token, caData } = workerData as { server: string; token: string; caData?: string };
 const port = parentPort!;
@@ -22,19 +23,10 @@ while (!abort.signal.aborted) {
       headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io', authorization: `Bearer ${token}` },
       signal: abort.signal,
     });
-    let buffered = '';
-    for await (const chunk of res.body) {
-      const at = Date.now();
-      buffered += (chunk as Buffer).toString();
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const event = JSON.parse(buffered.slice(0, newline)) as { type: string; object: { metadata?: { resourceVersion?: string }; rows?: { object?: { metadata?: { resourceVersion?: string } } }[] } };
-        buffered = buffered.slice(newline + 1);
-        const version = event.object.rows?.[0]?.object?.metadata?.resourceVersion ?? event.object.metadata?.resourceVersion;
-        if (version !== undefined) from = version;
-        if (event.type === 'MODIFIED' && version !== undefined) arrived.push(version, at);
-      }
-    }
+    await readTableWatch(res.body, (type, version, at) => {
+      from = version;
+      if (type === 'MODIFIED') arrived.push(version, at);
+    });
   } catch {
     // aborted at the end, or the watch broke: opened again unless aborted
   }
