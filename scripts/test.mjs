@@ -26,16 +26,34 @@ function suite(node, label) {
   );
   let passed = 0;
   let failed = 0;
+  const failures = [];
   try {
     const report = JSON.parse(readFileSync(results, 'utf8'));
     passed = report.numPassedTests ?? 0;
     failed = (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0);
     if (report.numTotalTestSuites > 0 && report.numFailedTestSuites > 0 && failed === 0) failed = report.numFailedTestSuites;
+    failures.push(...failuresIn(report));
   } catch {
     failed = Math.max(failed, 1);
   }
   console.log(`Node ${label}: ${passed} passed, ${failed} failed`);
-  return { passed, failed, ok: run.status === 0 && failed === 0 && passed > 0 };
+  return { label, passed, failed, failures, ok: run.status === 0 && failed === 0 && passed > 0 };
+}
+
+/**
+ * What failed in one vitest JSON report, a few lines each: a whole file (an import or hook error)
+ * or one test. Printed again after every pass because CI keeps only the end of the output.
+ */
+function failuresIn(report) {
+  const lines = (text) => String(text ?? '').split('\n').filter((l) => l.trim() !== '' && !/node_modules|node:internal|new Promise/.test(l)).slice(0, 6).join('\n    ');
+  const out = [];
+  for (const file of report.testResults ?? []) {
+    const name = String(file.name ?? '').replace(`${process.cwd()}/`, '');
+    const failedTests = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
+    for (const t of failedTests) out.push(`${name} > ${t.fullName}\n    ${lines((t.failureMessages ?? []).join('\n'))}`);
+    if (file.status === 'failed' && failedTests.length === 0) out.push(`${name} (the file)\n    ${lines(file.message)}`);
+  }
+  return out;
 }
 
 const runs = [suite(process.execPath, 'current')];
@@ -50,6 +68,11 @@ if (nodes.split(',').includes(SECOND_MAJOR) && process.versions.node.split('.')[
   runs.push(second ? suite(second, SECOND_MAJOR) : { passed: 0, failed: 1, ok: false });
 }
 
+for (const run of runs) {
+  if (run.failures.length === 0) continue;
+  console.log(`\nFailed on Node ${run.label}:`);
+  for (const failure of run.failures) console.log(`  ${failure}`);
+}
 const passed = runs.reduce((sum, r) => sum + r.passed, 0);
 const failed = runs.reduce((sum, r) => sum + r.failed, 0);
 console.log(`${passed} passed, ${failed} failed`);
