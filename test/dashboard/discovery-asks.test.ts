@@ -35,19 +35,22 @@ beforeAll(async () => {
   dashboard = await startDashboard({ connection: cluster.connection, port: 0 });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
-  await page.addInitScript((tag: string) => {
-    const seen: { tag: string; types: string[] }[] = [];
-    (window as unknown as { taggedAnswers: typeof seen }).taggedAnswers = seen;
-    const text = Response.prototype.text;
-    Response.prototype.text = async function (this: Response): Promise<string> {
-      const body = await text.call(this);
-      const value = this.headers.get(tag);
-      if (value !== null) {
-        setTimeout(() => seen.push({ tag: value, types: [...document.querySelectorAll<HTMLElement>('li[data-type]')].map((li) => li.dataset['type']!) }), 0);
-      }
-      return body;
-    };
-  }, TAG);
+  // Page code as text: the tests' TypeScript has no DOM types.
+  await page.addInitScript({
+    content: `
+      const seen = [];
+      window.taggedAnswers = seen;
+      const text = Response.prototype.text;
+      Response.prototype.text = async function () {
+        const body = await text.call(this);
+        const value = this.headers.get(${JSON.stringify(TAG)});
+        if (value !== null) {
+          setTimeout(() => seen.push({ tag: value, types: [...document.querySelectorAll('li[data-type]')].map((li) => li.dataset.type) }), 0);
+        }
+        return body;
+      };
+    `,
+  });
   await page.goto(dashboard.url);
   await page.locator('li[data-type="configmaps"]').waitFor();
 });
@@ -80,7 +83,7 @@ async function established(name: string): Promise<void> {
     .toBe(true);
 }
 
-const taggedAnswers = (): Promise<{ tag: string; types: string[] }[]> => page.evaluate(() => (window as unknown as { taggedAnswers: { tag: string; types: string[] }[] }).taggedAnswers);
+const taggedAnswers = (): Promise<{ tag: string; types: string[] }[]> => page.evaluate('window.taggedAnswers');
 const isPath = (path: string) => (url: URL) => url.pathname === path;
 
 describe('dashboard discovery under a slow server', () => {
