@@ -30,12 +30,15 @@ function bindable(port: number, host: string): Promise<boolean> {
   });
 }
 
-/** A port free now on `host` (all interfaces by default, which covers loopback too). */
-export async function freePort(host = '0.0.0.0'): Promise<number> {
+/** A port free now on `host` (all interfaces by default, which covers loopback too), or on each of several. */
+export async function freePort(host: string | readonly string[] = '0.0.0.0'): Promise<number> {
+  const hosts = typeof host === 'string' ? [host] : host;
   const end = ephemeralStart();
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = LOWEST + Math.floor(Math.random() * (end - LOWEST));
-    if (await bindable(port, host)) return port;
+    let free = true;
+    for (const h of hosts) if (free) free = await bindable(port, h);
+    if (free) return port;
   }
   throw new Error(`no free port found between ${LOWEST} and ${end}`);
 }
