@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Client, type ClientOptions } from '../../src/client/index.js';
 import { startTestServer, TOKEN, type TestServer, type TestServerOptions } from '../apiserver/harness.js';
+import { WAIT_MS } from '../support/wait.js';
 
 export interface ClientTestServer {
   readonly s: TestServer;
@@ -83,7 +84,7 @@ export async function startClientTestServer(options: TestServerOptions = {}): Pr
 }
 
 /** Resolves when `predicate` holds, checking after each tick; fails with `what` after a generous guard. */
-export async function until(predicate: () => boolean, what: string, guardMs = 20_000): Promise<void> {
+export async function until(predicate: () => boolean, what: string, guardMs = WAIT_MS): Promise<void> {
   const start = Date.now();
   while (!predicate()) {
     if (Date.now() - start > guardMs) throw new Error(`timed out waiting for ${what}`);

@@ -3,6 +3,7 @@
 import { Subject, type Subscription, type Observable } from 'rxjs';
 import { EventRecorder, InformerFactory, type Client } from '../../src/client/index.js';
 import type { ControllerContext, ControllerResult } from '../../controllers/index.js';
+import { WAIT_MS } from '../support/wait.js';
 
 export interface LoopHarness {
   readonly ctx: ControllerContext;
@@ -34,7 +35,7 @@ export function loopHarness(client: Client): LoopHarness {
 }
 
 /** Resolves when `check` answers true; fails naming `what` after a generous guard. */
-export async function eventually(check: () => Promise<boolean> | boolean, what: string, guardMs = 30_000): Promise<void> {
+export async function eventually(check: () => Promise<boolean> | boolean, what: string, guardMs = WAIT_MS): Promise<void> {
   const start = Date.now();
   for (;;) {
     if (await check()) return;

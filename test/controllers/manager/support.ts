@@ -9,6 +9,7 @@ import { startApiServer, type RunningApiServer } from '../../../src/cli/apiserve
 import { startControllerManagerFromArgs } from '../../../src/cli/controller-manager-command.js';
 import { silentLog, type ManagerLog, type RunningControllerManager } from '../../../controllers/manager/index.js';
 import { Client, builtin } from '../../../src/client/index.js';
+import { WAIT_MS } from '../../support/wait.js';
 
 export interface Cluster {
   readonly api: RunningApiServer;
@@ -57,7 +58,7 @@ export async function startCluster(): Promise<Cluster> {
 }
 
 /** Resolves when `predicate` holds (checked every 20 ms); fails after a generous guard. */
-export async function eventually(predicate: () => boolean | Promise<boolean>, what: string, guardMs = 20_000): Promise<void> {
+export async function eventually(predicate: () => boolean | Promise<boolean>, what: string, guardMs = WAIT_MS): Promise<void> {
   const start = Date.now();
   while (!(await predicate())) {
     if (Date.now() - start > guardMs) throw new Error(`timed out waiting for ${what}`);

@@ -7,9 +7,10 @@ import type { Node, Pod } from '../../../src/api/index.js';
 import { builtin, Client } from '../../../src/client/index.js';
 import { scheduler, type ScheduleResult, type SchedulerOptions, type SchedulerState } from '../../../controllers/scheduler/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../../apiserver/harness.js';
+import { WAIT_MS } from '../../support/wait.js';
 
 /** Resolves when `predicate` (sync or async) holds, polling; fails with `what` after `guardMs`. */
-export async function until(predicate: () => boolean | Promise<boolean>, what: string, guardMs = 20_000): Promise<void> {
+export async function until(predicate: () => boolean | Promise<boolean>, what: string, guardMs = WAIT_MS): Promise<void> {
   const start = Date.now();
   while (!(await predicate())) {
     if (Date.now() - start > guardMs) throw new Error(`timed out waiting for ${what}`);
@@ -144,7 +145,7 @@ export async function nodeOf(client: Client, name: string, namespace = 'default'
 }
 
 /** Polls until the pod is bound; returns its node. */
-export async function boundNode(client: Client, name: string, namespace = 'default', guardMs = 20_000): Promise<string> {
+export async function boundNode(client: Client, name: string, namespace = 'default', guardMs = WAIT_MS): Promise<string> {
   const start = Date.now();
   for (;;) {
     const at = await nodeOf(client, name, namespace);
@@ -155,7 +156,7 @@ export async function boundNode(client: Client, name: string, namespace = 'defau
 }
 
 /** Polls until the pod's PodScheduled condition is False; returns it. */
-export async function unschedulableCondition(client: Client, name: string, namespace = 'default', guardMs = 20_000) {
+export async function unschedulableCondition(client: Client, name: string, namespace = 'default', guardMs = WAIT_MS) {
   const start = Date.now();
   for (;;) {
     const p = await client.get(builtin.pods, name, { namespace });

@@ -1,5 +1,6 @@
 import type { Observable, Subscription } from 'rxjs';
 import type { ManifestProblem } from '../../../src/nodeagent/index.js';
+import { WAIT_MS } from '../../support/wait.js';
 
 /** Collects what an observable emits, and the problems reported, until stopped. */
 export class Recorder<T> {
@@ -23,7 +24,7 @@ export class Recorder<T> {
 }
 
 /** Resolves when `predicate` holds (checked every 10 ms); fails naming `what` after a generous guard. */
-export async function until(predicate: () => boolean, what: string, guardMs = 15_000): Promise<void> {
+export async function until(predicate: () => boolean, what: string, guardMs = WAIT_MS): Promise<void> {
   const start = Date.now();
   while (!predicate()) {
     if (Date.now() - start > guardMs) throw new Error(`timed out waiting for ${what}`);
