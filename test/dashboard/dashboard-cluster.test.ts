@@ -120,7 +120,7 @@ describe('the dashboard against svc up', () => {
 
   it('shows the controllers: leadership, queues, each reconcile as kubectl changes a Deployment, and the plots', async () => {
     await nav('controllers');
-    await expect.poll(() => page.locator('#controllers-leading').textContent(), { timeout: 20_000 }).toBe('leading');
+    await expect.poll(() => page.locator('#controllers-leading').textContent()).toBe('leading');
     await page.locator('#controllers-loops tr').first().waitFor();
     expect((await k(['apply', '-f', '-'], sleeper('web'))).code).toBe(0);
     // The deployment loop's result for the new Deployment: its key, an outcome, a duration.
@@ -138,15 +138,15 @@ describe('the dashboard against svc up', () => {
     // A scale is one more reconcile of the same key, seen live.
     const before = await page.locator('#controllers-results tr[data-key="dash/web"]').count();
     expect((await k(['scale', '-n', 'dash', 'deployment/web', '--replicas=2'])).code).toBe(0);
-    await expect.poll(() => page.locator('#controllers-results tr[data-key="dash/web"]').count(), { timeout: 20_000 }).toBeGreaterThan(before);
+    await expect.poll(() => page.locator('#controllers-results tr[data-key="dash/web"]').count()).toBeGreaterThan(before);
     // The plots take a sample per snapshot (one a second) and draw on a canvas.
-    await expect.poll(async () => Number(await page.locator('#plot-reconcile-rate').getAttribute('data-samples')), { timeout: 20_000 }).toBeGreaterThan(2);
+    await expect.poll(async () => Number(await page.locator('#plot-reconcile-rate').getAttribute('data-samples'))).toBeGreaterThan(2);
     await page.locator('#plot-reconcile-rate canvas').waitFor();
     await page.locator('#plot-reconcile-latency canvas').waitFor();
     await page.locator('#controllers-all').click();
     if (screenshots) {
       // A picture with some history in its plots.
-      await expect.poll(async () => Number(await page.locator('#plot-reconcile-rate').getAttribute('data-samples')), { timeout: 30_000 }).toBeGreaterThan(15);
+      await expect.poll(async () => Number(await page.locator('#plot-reconcile-rate').getAttribute('data-samples'))).toBeGreaterThan(15);
       await page.locator('#controllers-loops').evaluate((body) => body.closest('.scroller')!.scrollTo(0, 0));
       await page.screenshot({ path: join(docs, 'dashboard-controllers.png') });
     }
@@ -197,14 +197,14 @@ count: 1
     await page.locator(`tr.row[data-key="dash/${pod}"]`).click();
     await page.locator('#show-logs').click();
     const log = page.locator('#pod-log');
-    await expect.poll(() => log.getAttribute('data-state'), { timeout: 20_000 }).toBe('following');
-    await expect.poll(() => log.textContent(), { timeout: 20_000 }).toMatch(/tick-\d+/);
+    await expect.poll(() => log.getAttribute('data-state')).toBe('following');
+    await expect.poll(() => log.textContent()).toMatch(/tick-\d+/);
     // Followed: lines the container prints after the page opened the log arrive.
     const last = async () => Math.max(...[...((await log.textContent()) ?? '').matchAll(/tick-(\d+)/g)].map((m) => Number(m[1])));
     const seen = await last();
     const printed = await k(['logs', '-n', 'dash', pod, '--tail=1']);
     expect(printed.stdout).toMatch(/tick-\d+/);
-    await expect.poll(last, { timeout: 20_000 }).toBeGreaterThan(seen + 2);
+    await expect.poll(last).toBeGreaterThan(seen + 2);
     if (screenshots) await page.screenshot({ path: join(docs, 'dashboard-logs.png') });
     await page.locator('#close-object').click();
   }, 90_000);
@@ -215,9 +215,9 @@ count: 1
     await tab.goto(dashboardUrl);
     await tab.locator('li[data-type="configmaps"]').click();
     await expect.poll(() => tab.locator('#resource-title').textContent()).toBe('ConfigMap');
-    await expect.poll(() => watchers('ConfigMap'), { timeout: 20_000 }).toBe(baseline + 1);
+    await expect.poll(() => watchers('ConfigMap')).toBe(baseline + 1);
     await tab.close();
-    await expect.poll(() => watchers('ConfigMap'), { timeout: 20_000 }).toBe(baseline);
+    await expect.poll(() => watchers('ConfigMap')).toBe(baseline);
   }, 60_000);
 
   it("drops a frozen tab: the server ends its watch when events wait past the buffer", async () => {
@@ -230,7 +230,7 @@ count: 1
     await tab.locator('#inspector-type').selectOption('secrets');
     await tab.locator('#inspector-namespace').fill(FLOOD);
     await tab.locator('#inspector-start').click();
-    await expect.poll(() => watchers('Secret'), { timeout: 20_000 }).toBe(baseline + 1);
+    await expect.poll(() => watchers('Secret')).toBe(baseline + 1);
     // Freeze the tab's script, as a hung page: it reads nothing more from its watch.
     const cdp = await tab.context().newCDPSession(tab);
     await cdp.send('Debugger.enable');
@@ -252,7 +252,7 @@ count: 1
     // Awake again, the tab finds its watch ended by the server, and opens none (the inspector
     // does not reconnect): the server's count stays where it was before the tab.
     await cdp.send('Debugger.resume');
-    await expect.poll(() => tab.locator('#inspector-stats').textContent(), { timeout: 30_000 }).toContain('ended by the server');
+    await expect.poll(() => tab.locator('#inspector-stats').textContent()).toContain('ended by the server');
     expect(await watchers('Secret')).toBe(baseline);
     await tab.close();
   }, 150_000);
