@@ -38,7 +38,10 @@ beforeAll(async () => {
   });
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
   exited = new Promise((resolve) => child!.on('exit', (code) => resolve(code)));
-  for await (const line of createInterface({ input: child.stdout! })) if (line.startsWith('  kubectl')) break;
+  let started = false;
+  for await (const line of createInterface({ input: child.stdout! })) if ((started = line.startsWith('  kubectl'))) break;
+  // Its output ended without the ready lines: svc up stopped; say why rather than wait for a node.
+  if (!started) throw new Error(`svc up ended before it was ready:\n${stderr.join('').slice(-4000)}`);
   await eventually(async () => (await k(['get', 'nodes', '-o', 'jsonpath={.items[0].status.conditions[?(@.type=="Ready")].status}'])).stdout === 'True', 'the node to be Ready', 120_000);
 }, 180_000);
 
