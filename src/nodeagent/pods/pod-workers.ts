@@ -45,6 +45,8 @@ export interface PodWorkersOptions {
   readonly syncFrequencyMs?: number | undefined;
   /** Runtime relist period, ms. Default 1000. */
   readonly relistPeriodMs?: number | undefined;
+  /** The runtime's change signal, when it has one: the relist follows it (`relist`'s `changes$`) instead of listing every period. */
+  readonly runtimeChanges$?: Observable<unknown> | undefined;
   /** Pods synced at once (never two syncs of one pod). Default 10. */
   readonly concurrency?: number | undefined;
   readonly cpuCfsQuota?: boolean | undefined;
@@ -145,7 +147,7 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
   const entries = new Map<string, PodEntry>();
   const evictions = new Subject<string>();
   const onError = options.onError ?? logError;
-  const lister = relist({ cri: options.cri, periodMs: options.relistPeriodMs, scheduler: options.scheduler });
+  const lister = relist({ cri: options.cri, periodMs: options.relistPeriodMs, changes$: options.runtimeChanges$, scheduler: options.scheduler });
   const sourcesSeen = () => options.readiness?.allReady() ?? false;
 
   const fromUpdates = options.updates$.pipe(

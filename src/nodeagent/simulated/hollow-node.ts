@@ -138,6 +138,9 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     clusterDomain: options.clusterDomain,
     syncFrequencyMs: options.syncFrequencyMs,
     relistPeriodMs: options.relistPeriodMs,
+    // The simulated runtime says when it changed, as containerd's container events do for the
+    // kubelet's evented PLEG: an idle hollow node lists nothing instead of its runtime every second.
+    runtimeChanges$: runtime.changes$,
     nodeAllocatable: allocatable,
     nodeMemoryBytes: host.memory().totalBytes,
     runtimeName: SIMULATED_RUNTIME_NAME,
