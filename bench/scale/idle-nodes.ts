@@ -80,7 +80,12 @@ for (const [step, nodes] of STEPS.entries()) {
   fleets.push(fleet.pid!);
   started = nodes;
   const began = performance.now();
-  while (ready.size < nodes) await sleep(500);
+  for (let said = began; ready.size < nodes; ) {
+    await sleep(500);
+    if (performance.now() - said < 30_000) continue;
+    said = performance.now();
+    log(`${ready.size} of ${nodes} nodes Ready after ${((said - began) / 1000).toFixed(0)} s; hollow-nodes RSS ${Math.round(fleets.reduce((sum, pid) => sum + residentMb(pid).rss, 0))} MB; load ${load()}`);
+  }
   log(`${nodes} nodes Ready (${((performance.now() - began) / 1000).toFixed(1)} s for the step's ${count}); settling ${SETTLE_MS / 1000} s; load ${load()}`);
   await sleep(SETTLE_MS);
   const loadBefore = load();
