@@ -155,6 +155,10 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
       const uid = update.pod.metadata.uid ?? '';
       const entry = entries.get(uid);
       if (update.type === 'RECONCILE') {
+        // The echo of the agent's own last status write needs no sync (the kubelet's
+        // HandlePodReconcile syncs only when the status needs reconciling): one fewer sync per
+        // status write, where each sync sets the pod's volumes up again and reads the runtime.
+        if (entry && context.statusWriter?.wrote(uid, update.pod.status) && entry.state === 'syncing') return undefined;
         if (entry) entry.apiStatus = update.pod.status;
       } else if (entry) {
         entry.pod = update.pod;
@@ -168,6 +172,7 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
       }
       return uid;
     }),
+    filter((uid): uid is string => uid !== undefined),
   );
   /** The kubelet's admission of a pod it is to run: the resource managers decide, a refused pod ends Failed at once. */
   const admit = (entry: PodEntry): void => {
