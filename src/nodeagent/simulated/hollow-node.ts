@@ -156,8 +156,10 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     nodeAllocatable: allocatable,
     nodeMemoryBytes: host.memory().totalBytes,
     runtimeName: SIMULATED_RUNTIME_NAME,
-    // The volumes are the agent's own, written under the root dir, but no tmpfs is mounted for secrets and tokens: thousands of mounts for containers that never read them.
-    volumes: podVolumesAccess({ rootDir: options.rootDir, nodeName: name, hostIP: options.nodeIp, objects, nodeAllocatable: allocatable, memoryBacked: false }),
+    // The volumes are the agent's own, written under the root dir, but no tmpfs is mounted for
+    // secrets and tokens (thousands of mounts for containers that never read them), and a volume
+    // whose content is unchanged is not read back from its files at every sync (rememberWrites).
+    volumes: podVolumesAccess({ rootDir: options.rootDir, nodeName: name, hostIP: options.nodeIp, objects, nodeAllocatable: allocatable, memoryBacked: false, rememberWrites: true }),
     images,
     probes,
     events,

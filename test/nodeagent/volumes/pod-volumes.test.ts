@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container, Pod } from '../../../src/api/index.js';
 import { builtin } from '../../../src/client/index.js';
-import { podObjectReader, setUpPodVolumes, tearDownPodVolumes, type PodObjectReader } from '../../../src/nodeagent/index.js';
+import { forgetPodPayloads, podObjectReader, setUpPodVolumes, tearDownPodVolumes, type PodObjectReader } from '../../../src/nodeagent/index.js';
 import { scratchDir } from '../../support/scratch.js';
 import { AUDIENCES, startVolumesApiServer, type VolumesApiServer } from './api-server.js';
 
@@ -68,7 +68,7 @@ const mountType = (dir: string) =>
     .filter((fields) => fields[4] === dir)
     .map((fields) => ({ fstype: fields[fields.indexOf('-') + 1], options: fields[fields.indexOf('-') + 3] }));
 
-async function setUp(pod: Pod, root: string, extra: { now?: () => number } = {}) {
+async function setUp(pod: Pod, root: string, extra: { now?: () => number; writtenPayloads?: Map<string, string> } = {}) {
   setUps.push([root, pod.metadata.uid!]);
   return setUpPodVolumes(pod, { rootDir: root, nodeName: 'node-a', objects, nodeAllocatable: { cpu: '4', memory: '8Gi' }, ...extra });
 }
@@ -563,5 +563,33 @@ describe('tearDownPodVolumes', () => {
     expect(execFileSync('cat', ['/proc/self/mountinfo']).toString()).not.toContain(join(root, 'pods'));
     // Again: nothing left to do is not an error.
     await tearDownPodVolumes(root, pod.metadata.uid!);
+  });
+});
+
+describe('remembered writes (a hollow node\'s writtenPayloads)', () => {
+  it('leave a volume whose payload is unchanged as it is, write a changed one, and start over after a teardown', async () => {
+    const root = scratchDir('vol-');
+    const writtenPayloads = new Map<string, string>();
+    await api.client.create(builtin.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'remembered', namespace: 'default' }, data: { key: 'one' } });
+    const pod = podWith([{ name: 'cfg', configMap: { name: 'remembered' } }]);
+    await setUp(pod, root, { writtenPayloads });
+    const file = join(vol(root, pod, 'configmap', 'cfg'), 'key');
+    expect(await text(file)).toBe('one');
+    expect([...writtenPayloads.keys()]).toEqual([vol(root, pod, 'configmap', 'cfg')]);
+    // Unchanged payload: the files are neither compared nor written (a change made behind the
+    // agent's back stays, which only a root dir nothing else writes to can afford).
+    writeFileSync(join(vol(root, pod, 'configmap', 'cfg'), '..data', 'key'), 'changed on disk');
+    await setUp(pod, root, { writtenPayloads });
+    expect(await text(file)).toBe('changed on disk');
+    // A changed ConfigMap is written.
+    await api.client.patch(builtin.configMaps, 'remembered', { data: { key: 'two' } }, { namespace: 'default' });
+    await setUp(pod, root, { writtenPayloads });
+    expect(await text(file)).toBe('two');
+    // Torn down and forgotten: the next set-up writes from scratch.
+    forgetPodPayloads(writtenPayloads, root, pod.metadata.uid!);
+    await tearDownPodVolumes(root, pod.metadata.uid!);
+    expect(writtenPayloads.size).toBe(0);
+    await setUp(pod, root, { writtenPayloads });
+    expect(await text(file)).toBe('two');
   });
 });
