@@ -34,8 +34,9 @@ export interface PodVolumesContext {
   memoryBacked?: boolean;
   /**
    * What this process last wrote to each API-data volume dir (ConfigMap, Secret, projected,
-   * downwardAPI), by a digest of the payload: a dir whose payload is unchanged is neither read
-   * back nor written at the next sync. Only for a root dir nothing else writes to (a hollow
+   * downwardAPI), by a digest of the payload, and the projected tokens it wrote: a dir whose
+   * payload is unchanged is neither read back nor written at the next sync, and a token is not
+   * read back from its file to see whether it is due. Only for a root dir nothing else writes to (a hollow
    * node's: nothing reads its volumes, and the per-sync compare with the files was a fifth of its
    * CPU in a density run); default none, the kubelet's way (the files are compared every sync).
    * Keys of a pod's dirs are dropped by `forgetPodPayloads`.

@@ -68,7 +68,7 @@ const mountType = (dir: string) =>
     .filter((fields) => fields[4] === dir)
     .map((fields) => ({ fstype: fields[fields.indexOf('-') + 1], options: fields[fields.indexOf('-') + 3] }));
 
-async function setUp(pod: Pod, root: string, extra: { now?: () => number; writtenPayloads?: Map<string, string> } = {}) {
+async function setUp(pod: Pod, root: string, extra: { now?: () => number; writtenPayloads?: Map<string, string>; objects?: PodObjectReader } = {}) {
   setUps.push([root, pod.metadata.uid!]);
   return setUpPodVolumes(pod, { rootDir: root, nodeName: 'node-a', objects, nodeAllocatable: { cpu: '4', memory: '8Gi' }, ...extra });
 }
@@ -591,5 +591,32 @@ describe('remembered writes (a hollow node\'s writtenPayloads)', () => {
     expect(writtenPayloads.size).toBe(0);
     await setUp(pod, root, { writtenPayloads });
     expect(await text(file)).toBe('two');
+  });
+
+  it('keep the projected token in memory: a second sync asks for none and reads no file', async () => {
+    const root = scratchDir('vol-');
+    const writtenPayloads = new Map<string, string>();
+    let requests = 0;
+    const counting: PodObjectReader = { ...objects, serviceAccountToken: (pod, request) => (requests++, objects.serviceAccountToken(pod, request)) };
+    const made = podWith([{ name: 'token', projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3600 } }] } }]);
+    // The pod must exist for the API server to bind a token to it.
+    await api.client.create(builtin.pods, made);
+    const pod = await api.client.get(builtin.pods, made.metadata.name!, { namespace: 'default' });
+    await setUp(pod, root, { writtenPayloads, objects: counting });
+    const file = join(vol(root, pod, 'projected', 'token'), 'token');
+    const token = await text(file);
+    // One TokenRequest per token volume (admission added the API-access one beside ours).
+    const first = requests;
+    expect(first).toBeGreaterThanOrEqual(1);
+    expect(token.split('.')).toHaveLength(3);
+    // The file changed behind the agent's back is not read: the remembered token is still fresh, so
+    // no TokenRequest (one that read the file would find no token there and ask for a new one).
+    writeFileSync(join(vol(root, pod, 'projected', 'token'), '..data', 'token'), 'not a token');
+    await setUp(pod, root, { writtenPayloads, objects: counting });
+    expect(requests).toBe(first);
+    expect(token.split('.')).toHaveLength(3);
+    // A teardown's forget drops the token with the payload digests.
+    forgetPodPayloads(writtenPayloads, root, pod.metadata.uid!);
+    expect(writtenPayloads.size).toBe(0);
   });
 });
