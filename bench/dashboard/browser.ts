@@ -19,6 +19,9 @@
 //   PROFILE_PAGE=<file>.cpuprofile npm run bench:dashboard
 //     a CPU profile of the (first) page over the stream, its script bundled unminified so the
 //     profile names the functions; the functions with the most self time are printed too.
+//   PROFILE_SERVER=<file>.cpuprofile npm run bench:dashboard
+//     a CPU profile of the API server's process over the stream, and its split: delivery to the
+//     watchers against the write path (bench/support/profile-split.ts).
 import { fork, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -36,9 +39,10 @@ const CONCURRENCY = Number(process.env['CONCURRENCY'] ?? 128);
 const WRITERS = Number(process.env['WRITERS'] ?? 2);
 const COMPARE_UI = process.env['COMPARE_UI'];
 const PROFILE_PAGE = process.env['PROFILE_PAGE'];
+const PROFILE_SERVER = process.env['PROFILE_SERVER'];
 
 // The API server in a process of its own (cluster-process.ts): docs/benchmarks.md says why.
-type ClusterMessage = { kind: 'ready'; connection: ConnectionOptions } | { kind: 'cpu'; micros: number };
+type ClusterMessage = { kind: 'ready'; connection: ConnectionOptions } | { kind: 'cpu'; micros: number } | { kind: 'profile'; split?: unknown };
 const clusterProcess = fork(new URL('./cluster-process.ts', import.meta.url).pathname, { execArgv: ['--import', 'tsx'], serialization: 'advanced' });
 process.once('exit', () => clusterProcess.kill());
 const connection = await new Promise<ConnectionOptions>((resolve, reject) => {
@@ -270,6 +274,7 @@ if (PROFILE_PAGE !== undefined) {
   await pages[0]!.cdp.send('Profiler.enable');
   await pages[0]!.cdp.send('Profiler.start');
 }
+if (PROFILE_SERVER !== undefined) clusterProcess.send('profile-start');
 const clusterCpuAtStart = await clusterCpuMicros();
 const cpuAtStart = process.cpuUsage();
 const start = performance.now();
@@ -299,6 +304,13 @@ const streamSeconds = (performance.now() - start) / 1000;
 const loadEnd = loadavg();
 const driverCpu = process.cpuUsage(cpuAtStart);
 const clusterCpu = (await clusterCpuMicros()) - clusterCpuAtStart;
+const serverProfile =
+  PROFILE_SERVER === undefined
+    ? undefined
+    : await new Promise<unknown>((resolve) => {
+        clusterProcess.once('message', (message: ClusterMessage) => resolve(message.kind === 'profile' ? message.split : undefined));
+        clusterProcess.send('profile-stop');
+      });
 const metricsAtEnd = await Promise.all(pages.map(pageMetrics));
 /** The page's functions by self time over the stream (sampled), when PROFILE_PAGE asked. */
 let profileTop: { fn: string; selfPercent: number }[] | undefined;
@@ -384,6 +396,7 @@ console.log(
       storeToNodeReaderWithoutProxyMs: readerReport(directReader),
       storeToReaderThreadWithoutProxyMs: readerReport(threadReader),
       ...(profileTop === undefined ? {} : { pageProfileTopSelf: profileTop }),
+      ...(serverProfile === undefined ? {} : { apiServerProfile: serverProfile }),
       ...Object.fromEntries(await Promise.all(pages.map(async (p, i) => [p.label, await pageReport(p, metricsAtEnd[i]!)] as const))),
     },
     null,
