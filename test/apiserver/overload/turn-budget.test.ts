@@ -44,6 +44,26 @@ describe('TurnBudget', () => {
     expect(started.at(-1)).toBe('f');
   });
 
+  it('keeps arrival order over thousands of turns of a queue that never empties in between', async () => {
+    let now = 0;
+    const budget = new TurnBudget(10, () => now);
+    const started: number[] = [];
+    // Each start spends a whole turn's budget: one start per turn.
+    const start = (i: number) => () => {
+      started.push(i);
+      now += 10;
+    };
+    budget.run(start(0));
+    for (let i = 1; i <= 3000; i++) budget.run(start(i));
+    expect(budget.waiting).toBe(3000);
+    for (let turn = 1; turn <= 2000; turn++) await nextTurn();
+    expect(budget.waiting).toBe(1000);
+    // Arrivals while it is behind go to the back.
+    for (let i = 3001; i <= 3010; i++) budget.run(start(i));
+    while (budget.waiting > 0) await nextTurn();
+    expect(started).toEqual(Array.from({ length: 3011 }, (_, i) => i));
+  });
+
   it('with a budget of 0 starts everything at once', () => {
     let now = 0;
     const budget = new TurnBudget(0, () => now);
