@@ -27,7 +27,7 @@ process.on('message', (message) => {
   if (message === 'cpu') {
     const { user, system } = process.cpuUsage(cpuAtStart);
     const ms = (ns: number) => +(ns / 1e6).toFixed(1);
-    process.send!({ kind: 'cpu', micros: user + system, loopDelayMs: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) } });
+    process.send!({ kind: 'cpu', micros: user + system, systemMicros: system, loopDelayMs: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) } });
     loopDelay.reset();
   }
   if (message === 'profile-start' && PROFILE_SERVER !== undefined) stopProfile = startProfile();

@@ -33,7 +33,7 @@ const PROFILE_SERVER = process.env['PROFILE_SERVER'];
 const podsPath = '/api/v1/namespaces/bench/pods';
 
 type LoopDelay = { p50: number; p99: number; max: number };
-type ClusterMessage = { kind: 'ready'; connection: ConnectionOptions } | { kind: 'cpu'; micros: number; loopDelayMs: LoopDelay } | { kind: 'profile'; split?: unknown };
+type ClusterMessage = { kind: 'ready'; connection: ConnectionOptions } | { kind: 'cpu'; micros: number; systemMicros: number; loopDelayMs: LoopDelay } | { kind: 'profile'; split?: unknown };
 
 /** One API server under test, with the clients that write to it and watch it. */
 interface Server {
@@ -184,6 +184,8 @@ interface Phase {
   answered: number;
   failed: number;
   cpuPerWriteMicros: number;
+  /** Of it, the kernel's (system time): socket writes and reads. */
+  systemPerWriteMicros: number;
   eventsPerWatcher: number[];
   bytesPerEvent: number;
   answerToWatcherMs?: LoopDelay;
@@ -194,7 +196,7 @@ interface Phase {
 async function runPhase(server: Server, count: number): Promise<Phase> {
   const watchers = await Promise.all(Array.from({ length: count }, (_, i) => openWatcher(server, i)));
   await sleep(500);
-  const cpuAtStart = (await ask(server, 'cpu', 'cpu')).micros;
+  const atStart = await ask(server, 'cpu', 'cpu');
   const { answered, failed } = await stream(server);
   await sleep(500); // the last events reach the watchers
   const end = await ask(server, 'cpu', 'cpu');
@@ -206,7 +208,8 @@ async function runPhase(server: Server, count: number): Promise<Phase> {
     watchers: count,
     answered,
     failed,
-    cpuPerWriteMicros: Math.round((end.micros - cpuAtStart) / Math.max(1, answered)),
+    cpuPerWriteMicros: Math.round((end.micros - atStart.micros) / Math.max(1, answered)),
+    systemPerWriteMicros: Math.round((end.systemMicros - atStart.systemMicros) / Math.max(1, answered)),
     eventsPerWatcher: watchers.map((w) => w.events),
     bytesPerEvent: Math.round(watchers.reduce((sum, w) => sum + w.bytes, 0) / Math.max(1, events)),
     ...(watchers[0]?.lags === undefined ? {} : { answerToWatcherMs: quantiles(watchers[0].lags) }),
