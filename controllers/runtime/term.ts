@@ -1,5 +1,6 @@
-import { ReplaySubject, timer, type Subscription } from 'rxjs';
-import { InformerFactory, type Client, type EventRecorder, type InformerFactoryOptions } from '../../src/client/index.js';
+import { defer, filter, merge, ReplaySubject, timer, type Subscription } from 'rxjs';
+import { APIREGISTRATION_GROUP } from '../../src/api/index.js';
+import { customResourceDefinitions, DiscoveryCache, InformerFactory, resource, type Client, type EventRecorder, type InformerFactoryOptions } from '../../src/client/index.js';
 import type { ControllerContext, ControlLoop } from '../context.js';
 import type { ControllerResult, ReconcileStart } from '../controller.js';
 import type { WorkqueueMetrics } from '../../operators/index.js';
@@ -44,14 +45,25 @@ export interface Term {
   stop(): Promise<void>;
 }
 
+/** APIServices, whose changes add and remove served group versions (aggregation). */
+const API_SERVICES = resource({ group: APIREGISTRATION_GROUP, version: 'v1', resource: 'apiservices', namespaced: false, kind: 'APIService' });
+
 export function startTerm(options: TermOptions): Term {
   const informers = new InformerFactory(options.client, options.informerOptions ?? {});
+  // One discovery for every loop of the term, read again when a type is added or removed: the
+  // metadata of CRDs and APIServices is watched from the first loop that asks.
+  const discovery = new DiscoveryCache(options.client, {
+    changes$: defer(() =>
+      merge(informers.informer(customResourceDefinitions, { metadataOnly: true }).events$, informers.informer(API_SERVICES, { metadataOnly: true }).events$),
+    ).pipe(filter((event) => event.type !== 'resync')),
+  });
   // A replay: a loop that subscribes to stop$ after it fired (a late start) still sees it.
   const stop$ = new ReplaySubject<void>(1);
   const contextOf = (loopName: string): ControllerContext => ({
     name: loopName,
     client: options.client,
     informers,
+    discovery,
     events: options.events.forComponent(loopName),
     stop$,
     controllerDefaults: (name = loopName) => ({
@@ -129,6 +141,7 @@ export function startTerm(options: TermOptions): Term {
           r.subscription.unsubscribe();
           options.log.debug(`stopped ${name}`);
         }
+        discovery.stop();
         informers.stop();
       })();
       return stopped;

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConfigMap } from '../../src/api/index.js';
 import { builtin, Informer, type Client } from '../../src/client/index.js';
 import { cm, FAST, startClientTestServer, until, type ClientTestServer } from './support.js';
 
@@ -26,8 +27,8 @@ const WATCHES = 6;
 const REQUESTS = 40;
 
 /** Opens `WATCHES` informers (a list, then a watch each) on `client` and waits until all have synced. */
-async function watching(client: Client): Promise<Informer<never>[]> {
-  const informers = Array.from({ length: WATCHES }, () => new Informer(client, builtin.configMaps, { namespace: 'pool', ...FAST }) as Informer<never>);
+async function watching(client: Client): Promise<Informer<ConfigMap>[]> {
+  const informers = Array.from({ length: WATCHES }, () => new Informer(client, builtin.configMaps, { namespace: 'pool', ...FAST }));
   for (const informer of informers) informer.events$.subscribe();
   await Promise.all(informers.map((informer) => informer.waitForSync()));
   // Synced is the list's end; the watch request follows it.
