@@ -45,6 +45,8 @@ export class DiscoveryCache {
   readonly #updates = new ReplaySubject<Discovery>(1);
   #latest: Discovery | undefined;
   #reading: Promise<Discovery> | undefined;
+  /** Whether the read in flight was begun in this turn of the event loop (its requests not sent yet). */
+  #joinable = false;
   /** A read queued behind the one in flight, shared by everyone who needs a read that starts after their call. */
   #queued: Promise<Discovery> | undefined;
   /** Whether the next read re-reads every resource list. */
@@ -113,13 +115,19 @@ export class DiscoveryCache {
 
   /** The read in flight, or a new one. */
   #read(): Promise<Discovery> {
-    this.#reading ??= this.#refresh().finally(() => (this.#reading = undefined));
+    if (this.#reading === undefined) {
+      this.#reading = this.#refresh().finally(() => (this.#reading = undefined));
+      // Its requests leave after this turn of the event loop: until then a caller that needs a
+      // read started after its call may still join it.
+      this.#joinable = true;
+      setImmediate(() => (this.#joinable = false));
+    }
     return this.#reading;
   }
 
-  /** A read that starts after this call: the next one, queued behind the one in flight. */
+  /** A read that starts after this call: one begun in this turn, else the next one, queued behind the one in flight. */
   #readAfter(): Promise<Discovery> {
-    if (this.#reading === undefined) return this.#read();
+    if (this.#reading === undefined || this.#joinable) return this.#read();
     this.#queued ??= this.#reading
       .catch(() => undefined)
       .then(() => {
