@@ -2,7 +2,8 @@ import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigMap } from '../../src/api/index.js';
 import { builtin, Informer, type Client } from '../../src/client/index.js';
-import { cm, FAST, startClientTestServer, until, type ClientTestServer } from './support.js';
+import { cm, FAST, startClientTestServer, type ClientTestServer } from './support.js';
+import { waitUntil } from '../support/wait.js';
 
 // `connections` bounds the sockets a client's requests hold; its watches go through a pool of their
 // own, one socket each (docs/client.md#connections). Counted on the server: the sockets it has open.
@@ -32,7 +33,7 @@ async function watching(client: Client): Promise<Informer<ConfigMap>[]> {
   for (const informer of informers) informer.events$.subscribe();
   await Promise.all(informers.map((informer) => informer.waitForSync()));
   // Synced is the list's end; the watch request follows it.
-  await until(() => t.watches.size >= WATCHES, 'every informer\'s watch to reach the server');
+  await waitUntil(() => t.watches.size >= WATCHES, 'every informer\'s watch to reach the server');
   return informers;
 }
 
@@ -87,12 +88,10 @@ describe('a client with a bounded pool (connections)', () => {
         // The destroy's error: expected.
       }
     })();
-    await until(() => t.watches.size === 1, 'the watch to reach the server');
+    await waitUntil(() => t.watches.size === 1, 'the watch to reach the server');
     await client.destroy();
     await ended;
     // The server sees the watch's socket close: destroy reached the streams' own pool.
-    const deadline = Date.now() + 10_000;
-    while (t.watches.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    expect(t.watches.size).toBe(0);
+    await waitUntil(() => t.watches.size === 0, 'the watch to close on the server');
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customResourceDefinitions, DiscoveryCache, Informer, type Discovery } from '../../src/client/index.js';
-import { startClientTestServer, until, type ClientTestServer } from './support.js';
+import { startClientTestServer, type ClientTestServer } from './support.js';
+import { waitUntil } from '../support/wait.js';
 
 // The shared discovery (docs/client.md#discovery): counted in requests the server saw, which do not
 // depend on how fast the machine is.
@@ -31,7 +32,7 @@ describe('DiscoveryCache', () => {
       expect(new Set(firstRead.lists).size).toBe(firstRead.lists.length);
 
       const afterFirst = t.requests.length;
-      await until(() => discoveryRequests(afterFirst).roots.filter((url) => url === '/apis').length >= 3, 'three refreshes');
+      await waitUntil(() => discoveryRequests(afterFirst).roots.filter((url) => url === '/apis').length >= 3, 'three refreshes');
       // Three refreshes and not one resource list read again; the answer is kept.
       expect(discoveryRequests(afterFirst).lists).toEqual([]);
       expect(await cache.current()).toBe(await cache.current());
@@ -63,7 +64,7 @@ describe('DiscoveryCache', () => {
     const emitted: Discovery[] = [];
     const subscription = cache.discoveries$.subscribe((d) => emitted.push(d));
     try {
-      await until(() => emitted.length === 1, 'the first discovery');
+      await waitUntil(() => emitted.length === 1, 'the first discovery');
       await crds.waitForSync();
       expect(emitted[0]!.resources.some((r) => r.group === 'cache.example.com')).toBe(false);
       await t.client.create(customResourceDefinitions, {
@@ -77,7 +78,7 @@ describe('DiscoveryCache', () => {
           versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
         },
       } as never);
-      await until(() => emitted.some((d) => d.resources.some((r) => r.group === 'cache.example.com' && r.resource === 'gizmos')), 'the new type in an emitted discovery');
+      await waitUntil(() => emitted.some((d) => d.resources.some((r) => r.group === 'cache.example.com' && r.resource === 'gizmos')), 'the new type in an emitted discovery');
       const last = emitted.at(-1)!;
       expect(last.resources.find((r) => r.resource === 'gizmos')).toMatchObject({ version: 'v1', kind: 'Gizmo', namespaced: true });
       // The CRD's later status writes (Established) read the lists again, which did not change: not emitted again.

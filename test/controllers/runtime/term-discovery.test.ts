@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControllerContext, ControllerResult, ControlLoop } from '../../../controllers/index.js';
 import { silentLog, startTerm } from '../../../controllers/manager/index.js';
 import { customResourceDefinitions, EventRecorder, type Discovery, type DiscoveryCache } from '../../../src/client/index.js';
-import { startClientTestServer, until, type ClientTestServer } from '../../client/support.js';
+import { startClientTestServer, type ClientTestServer } from '../../client/support.js';
+import { waitUntil } from '../../support/wait.js';
 
 let t: ClientTestServer;
 beforeAll(async () => {
@@ -41,9 +42,9 @@ describe("a term's discovery", () => {
     try {
       expect(caches).toHaveLength(2);
       expect(caches[0]).toBe(caches[1]);
-      await until(() => emitted.length === 1, 'the first discovery');
+      await waitUntil(() => emitted.length === 1, 'the first discovery');
       // The CRD and APIService watches have listed: their first objects are not changes.
-      await until(() => t.watches.size >= 2, 'the CRD and APIService watches');
+      await waitUntil(() => t.watches.size >= 2, 'the CRD and APIService watches');
       const appsReads = listReads('/apis/apps/v1');
       // Read once: the objects the CRD and APIService watches list at start asked for no second read.
       expect(appsReads).toBe(1);
@@ -60,8 +61,8 @@ describe("a term's discovery", () => {
         },
       } as never);
       // A list read again that no refresh (30 s: new group versions only) would read before 5 min: the CRD's event did it.
-      await until(() => listReads('/apis/apps/v1') > appsReads, 'every list read again');
-      await until(() => emitted.some((d) => d.resources.some((r) => r.group === 'term.example.com' && r.resource === 'probes')), 'the new type emitted');
+      await waitUntil(() => listReads('/apis/apps/v1') > appsReads, 'every list read again');
+      await waitUntil(() => emitted.some((d) => d.resources.some((r) => r.group === 'term.example.com' && r.resource === 'probes')), 'the new type emitted');
     } finally {
       await term.stop();
       events.stop();
