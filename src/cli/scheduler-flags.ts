@@ -39,8 +39,8 @@ export const schedulerFlags = defineFlags({
   'svc-api-qps': flag.float({ default: 50, meaning: 'Sustained API requests per second (bindings, status updates, Events).', validate: positive }),
   'svc-api-burst': flag.int({ default: 100, meaning: 'API requests allowed at once after an idle spell.', validate: positive }),
   'svc-api-connections': flag.int({
-    default: 64,
-    meaning: "Sockets the scheduler's requests (bindings, status updates, Events) hold to the API server at most; its watches have sockets of their own, one each.",
+    default: 100,
+    meaning: "Sockets the scheduler's requests (bindings, status updates, Events) hold to the API server at most: above its 64 bindings in flight, so Events and status writes do not wait behind them; its watches have sockets of their own, one each.",
     validate: positive,
   }),
   'secure-port': flag.int({
