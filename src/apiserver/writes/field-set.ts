@@ -128,18 +128,21 @@ export function toFieldsV1(set: FieldSet): JsonObject {
 }
 
 /**
- * A stored managedFields entry's field set, decoded once per FieldsV1 text and shared: every write
- * to an object decodes each of its managers' entries and encodes them again, and most of them
- * (the managers the write does not touch) are the same from one write to the next. The set is
- * shared: copy it before changing it. Its wire form (`fieldsV1Of`) is then encoded once too.
+ * A stored managedFields entry's field set, decoded once and shared: every write to an object
+ * decodes each of its managers' entries and encodes them again, and most of them (the managers
+ * the write does not touch) are the same from one write to the next. An entry this server encoded
+ * (`fieldsV1Of`) is known by identity, when the write starts from the version this server last
+ * wrote; any other is decoded once per FieldsV1 text. The set is shared: copy it before changing
+ * it. Its wire form (`fieldsV1Of`) is then encoded once too.
  */
 export function sharedFieldSet(fields: unknown): FieldSet {
   if (!isJsonObject(fields)) return fromFieldsV1(fields);
+  const encoded = setsOfEncoded.get(fields);
+  if (encoded) return encoded;
   const text = JSON.stringify(fields);
   let set = decodedFieldsV1.get(text);
   if (!set) {
     set = fromFieldsV1(fields);
-    sharedSets.add(set);
     if (decodedFieldsV1.size >= MAX_SHARED_FIELD_SETS) decodedFieldsV1.clear();
     decodedFieldsV1.set(text, set);
   }
@@ -147,29 +150,29 @@ export function sharedFieldSet(fields: unknown): FieldSet {
 }
 // Entries of pods of one template share their texts: a few hundred cover a cluster's kinds of
 // writers; each costs a few KiB (the text, the set and its encoded form), so the bound stays small.
+// (A status writer's entry names the pod's IPs: it is found by identity instead.)
 const MAX_SHARED_FIELD_SETS = 512;
 const decodedFieldsV1 = new Map<string, FieldSet>();
-const sharedSets = new WeakSet<FieldSet>();
+/** Each set's wire form, and back: both live as long as an object holds them. */
 const encodedFieldSets = new WeakMap<FieldSet, JsonObject>();
+const setsOfEncoded = new WeakMap<JsonObject, FieldSet>();
 
 /**
- * `toFieldsV1(set)`, kept for a shared set. Each caller gets its own copy (a copy of the trie is
- * far cheaper than sorting and splitting the paths again): the objects it goes into are theirs,
- * and the write path's checks may set a `__proto__` key of it again as an own field.
+ * `toFieldsV1(set)`, encoded once per set and shared by every object that holds the set: a set is
+ * not changed once encoded (a write copies a set before changing it), and neither is its wire form
+ * (objects are not changed in place on the write path: every step copies what it changes).
  */
 export function fieldsV1Of(set: FieldSet): JsonObject {
   const kept = encodedFieldSets.get(set);
-  if (kept) return copyTrie(kept);
+  if (kept) return kept;
   const wire = toFieldsV1(set);
-  if (sharedSets.has(set)) encodedFieldSets.set(set, copyTrie(wire));
+  encodedFieldSets.set(set, wire);
+  setsOfEncoded.set(wire, set);
   return wire;
 }
 
-function copyTrie(node: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const key of Object.keys(node)) setField(out, key, copyTrie(node[key] as JsonObject));
-  return out;
-}
+/** Whether `fields` is the very wire form `fieldsV1Of(set)` made. */
+export const isEncodingOf = (fields: unknown, set: FieldSet): boolean => isJsonObject(fields) && setsOfEncoded.get(fields) === set;
 
 export function fromFieldsV1(fields: unknown): FieldSet {
   const set: FieldSet = new Set();
