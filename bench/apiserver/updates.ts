@@ -11,7 +11,8 @@
 // (same-run A/B).
 //   npm run bench:updates     (UPDATES=10000 ROUNDS=4 OBJECTS=1000 CONNECTIONS=64; AB_BEFORE=dir;
 //                              CASES=lease,status,slice (all three); SLICES=100, SLICE_UPDATES=UPDATES/4;
-//                              SERVER_FLAGS="--cpu-prof --cpu-prof-dir=DIR")
+//                              SERVER_FLAGS="--cpu-prof --cpu-prof-dir=DIR"; AFTER_FLAGS="--max-semi-space-size=32"
+//                              for the second server only, e.g. with AB_BEFORE=. to compare V8 flags)
 import { fork } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -38,10 +39,12 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function start(name: string, dir: string): Promise<Server> {
+const flags = (text: string | undefined) => text?.split(' ').filter(Boolean) ?? [];
+
+async function start(name: string, dir: string, extraFlags: string[] = []): Promise<Server> {
   const child = track(fork(`${dir}/bench/apiserver/creates-server.ts`, [], {
     cwd: dir,
-    execArgv: [...(process.env['SERVER_FLAGS']?.split(' ').filter(Boolean) ?? []), '--import', 'tsx'],
+    execArgv: [...flags(process.env['SERVER_FLAGS']), ...extraFlags, '--import', 'tsx'],
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   }));
   const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
@@ -171,7 +174,9 @@ async function round(server: Server, n: number, objects: number, write: (object:
   return { cpuUs: ((cpuTicks(server.pid) - startTicks) * MS_PER_TICK * 1000) / n, perSecond: Math.round(n / seconds) };
 }
 
-const servers = before ? [await start('before', before), await start('after', here)] : [await start('this checkout', here)];
+// AFTER_FLAGS: node flags for the second server only (a V8 flag's A/B: AB_BEFORE=. AFTER_FLAGS=...).
+const afterFlags = flags(process.env['AFTER_FLAGS']);
+const servers = before ? [await start('before', before), await start('after', here, afterFlags)] : [await start('this checkout', here, afterFlags)];
 const last = new Map<Server, Json[]>();
 const lastSlices = new Map<Server, Json[]>();
 for (const server of servers) {
