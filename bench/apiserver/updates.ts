@@ -17,7 +17,7 @@ import { fork } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { cpuTicks, MS_PER_TICK } from '../support/proc.js';
+import { cpuTicks, MS_PER_TICK, residentMb } from '../support/proc.js';
 
 const UPDATES = Number(process.env['UPDATES'] ?? 10_000);
 const ROUNDS = Number(process.env['ROUNDS'] ?? 4);
@@ -223,6 +223,8 @@ for (let r = 0; r < ROUNDS; r++) {
   if (CASES.has('status')) for (const server of order) results.get(server.name)!.status.push(await round(server, UPDATES, OBJECTS, statusPatch(server)));
   if (CASES.has('slice')) for (const server of order) results.get(server.name)!.slice.push(await round(server, SLICE_UPDATES, SLICES, sliceFlip(server)));
 }
+// Resident memory after the rounds, before the servers stop (a V8 flag or a cache shows here).
+const memory = new Map(servers.map((server) => [server.name, residentMb(server.pid)]));
 for (const server of servers) {
   await server.pool.close();
   await server.stop();
@@ -238,4 +240,6 @@ for (const [name, { lease: leaseRounds, status, slice: sliceRounds }] of results
   if (CASES.has('lease')) console.log(`${name}: Lease PUT ${show(leaseRounds)}`);
   if (CASES.has('status')) console.log(`${name}: pod status PATCH ${show(status)}`);
   if (CASES.has('slice')) console.log(`${name}: EndpointSlice PUT (100 endpoints) ${show(sliceRounds)}`);
+  const rss = memory.get(name)!;
+  console.log(`${name}: RSS ${rss.rss} MB (peak ${rss.peak} MB)`);
 }
