@@ -205,8 +205,8 @@ function childAt(current: unknown, element: string): unknown {
   }
   if (kind === 'k:') {
     if (!Array.isArray(current)) return MISSING;
-    const key = JSON.parse(rest) as JsonObject;
-    const found = itemsByKey(current, Object.keys(key)).get(JSON.stringify(key));
+    const key = keyElementOf(rest);
+    const found = itemsByKey(current, key.fields, key.signature).get(key.id);
     return found === undefined ? MISSING : found;
   }
   if (kind === 'v:') {
@@ -215,6 +215,33 @@ function childAt(current: unknown, element: string): unknown {
     return itemsByKey(current, undefined).has(JSON.stringify(value)) ? value : MISSING;
   }
   return MISSING;
+}
+
+/** A `k:` element's key: its field names, their JSON (an index's signature) and the key's JSON. */
+interface KeyElement {
+  readonly fields: readonly string[];
+  readonly signature: string;
+  readonly id: string;
+}
+
+/**
+ * `k:` elements parsed once: a write looks up every path of two objects, and the paths of an
+ * associative list's items repeat their key element in each field (a pod's conditions, ports,
+ * container statuses: the same few keys, write after write). Bounded; cleared when full.
+ */
+const keyElements = new Map<string, KeyElement>();
+const MAX_KEY_ELEMENTS = 4_096;
+
+function keyElementOf(text: string): KeyElement {
+  let element = keyElements.get(text);
+  if (!element) {
+    const key = JSON.parse(text) as JsonObject;
+    const fields = Object.keys(key);
+    element = { fields, signature: JSON.stringify(fields), id: JSON.stringify(key) };
+    if (keyElements.size >= MAX_KEY_ELEMENTS) keyElements.clear();
+    keyElements.set(text, element);
+  }
+  return element;
 }
 
 /**
@@ -226,10 +253,9 @@ function childAt(current: unknown, element: string): unknown {
  */
 const indexes = new WeakMap<readonly unknown[], Map<string, Map<string, unknown>>>();
 
-function itemsByKey(list: readonly unknown[], fields: readonly string[] | undefined): Map<string, unknown> {
+function itemsByKey(list: readonly unknown[], fields: readonly string[] | undefined, signature = fields === undefined ? '' : JSON.stringify(fields)): Map<string, unknown> {
   let byFields = indexes.get(list);
   if (!byFields) indexes.set(list, (byFields = new Map()));
-  const signature = fields === undefined ? '' : JSON.stringify(fields);
   let index = byFields.get(signature);
   if (!index) {
     index = new Map();
