@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
@@ -107,23 +106,15 @@ export function choosePodCidr(agentDir: string, preferred: string): string {
   return cidr;
 }
 
-/** A port no one listens on now: `--node-agent-port=0` asks for one (the agent itself needs 1–65535). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** The agent's generated configuration: what `svc up` chooses for its node, each for a reason. */
-function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: number, serving: ClientCertificateFiles, clusterDns: string | undefined): Record<string, unknown> {
+function agentConfig(o: UpNodeOptions, endpoint: string, podCidr: string, port: number | undefined, serving: ClientCertificateFiles, clusterDns: string | undefined): Record<string, unknown> {
   return {
     apiVersion: CONFIG_API_VERSION,
     kind: CONFIG_KIND,
     containerRuntimeEndpoint: endpoint,
     podCIDR: podCidr,
-    port,
+    // None with `--node-agent-port=0`: the agent binds a port the system picks (startUpNode).
+    ...(port === undefined ? {} : { port }),
     // Signed by the cluster CA for the names the API server reaches the node by, so its proxy verifies the agent.
     tlsCertFile: serving.certFile,
     tlsPrivateKeyFile: serving.keyFile,
@@ -223,10 +214,14 @@ export async function startUpNode(o: UpNodeOptions): Promise<UpNode | undefined>
       dns: ['localhost', hostname().toLowerCase()],
       ips: ['127.0.0.1', '::1', ...internalIps(undefined)],
     });
-    writeFileSync(configPath, stringify(agentConfig(o, containerd.endpoint, podCidr, o.port === 0 ? await freePort() : o.port, serving, networking.dns ? networking.gateway : undefined)));
+    writeFileSync(configPath, stringify(agentConfig(o, containerd.endpoint, podCidr, o.port === 0 ? undefined : o.port, serving, networking.dns ? networking.gateway : undefined)));
     const identity = o.bootstrapToken ? await bootstrapArgs(o, agentDir, o.bootstrapToken) : ['--svcconfig', o.svcconfigPath];
-    const startup = prepareNodeAgent(['--config', configPath, ...identity, '--root-dir', agentDir, '--cert-dir', join(agentDir, 'pki')], o.io);
-    if (typeof startup === 'number') throw new Error('the generated node agent configuration was refused (see above)');
+    const prepared = prepareNodeAgent(['--config', configPath, ...identity, '--root-dir', agentDir, '--cert-dir', join(agentDir, 'pki')], o.io);
+    if (typeof prepared === 'number') throw new Error('the generated node agent configuration was refused (see above)');
+    // `--node-agent-port=0`: the agent's server binds port 0 (its configuration cannot say 0) and its
+    // Node advertises the port it got. A port picked free here and bound by the agent seconds
+    // later could be taken in between (another svc up, a test's server), and the node fail to start.
+    const startup = o.port === 0 ? { ...prepared, options: { ...prepared.options, values: { ...prepared.options.values, port: 0 } } } : prepared;
     o.signal?.throwIfAborted();
     agent = await startNodeAgent(startup, o.io);
     o.signal?.throwIfAborted();

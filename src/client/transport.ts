@@ -1,4 +1,4 @@
-import type { SecureContextOptions } from 'node:tls';
+import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { Agent, type Dispatcher } from 'undici';
 import type WebSocket from 'ws';
 import type { Codec } from './wire-codec.js';
@@ -109,7 +109,7 @@ export class Transport {
       ...(options.connections !== undefined ? { connections: options.connections } : {}),
     };
     this.#certificateSource = options.clientCertificateSource;
-    this.#agent = new Agent({ ...this.#agentOptions, connect: this.#tls });
+    this.#agent = new Agent({ ...this.#agentOptions, connect: sharedContext(this.#tls) });
   }
 
   /**
@@ -124,7 +124,7 @@ export class Transport {
     if (pair.cert === this.#pair?.cert && pair.key === this.#pair.key) return this.#agent;
     const old = this.#agent;
     this.#pair = pair;
-    this.#agent = new Agent({ ...this.#agentOptions, connect: { ...this.#tls, cert: pair.cert, key: pair.key } });
+    this.#agent = new Agent({ ...this.#agentOptions, connect: sharedContext({ ...this.#tls, cert: pair.cert, key: pair.key }) });
     void old.destroy().catch(() => undefined);
     return this.#agent;
   }
@@ -241,6 +241,16 @@ export class Transport {
   async destroy(): Promise<void> {
     await this.#agent.destroy();
   }
+}
+
+/**
+ * The TLS options with one SecureContext built from them, which every connection of the agent
+ * shares: without it Node builds a context per connection (the CA's PEM parsed into a store of
+ * its own each time), which a client holding a thousand watches paid a thousand times, in CPU at
+ * connect and in memory for as long as each socket lived.
+ */
+function sharedContext<T extends SecureContextOptions>(tls: T): T & { readonly secureContext: ReturnType<typeof createSecureContext> } {
+  return { ...tls, secureContext: createSecureContext(tls) };
 }
 
 /** `ws`, loaded by the first WebSocket: a client that never execs never loads it. */

@@ -133,8 +133,7 @@ describe('long-running requests', () => {
     await Promise.all([probeClosed, secondClosed]);
     const created = await fetchJson(CM, 'POST', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after' } });
     expect(created.status).toBe(201);
-    for (let i = 0; i < 200 && !events.join('').includes('"after"'); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(events.join('')).toContain('"name":"after"');
+    await expect.poll(() => events.join('')).toContain('"name":"after"');
     expect(res.destroyed).toBe(false);
     req.destroy();
   });

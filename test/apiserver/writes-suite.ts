@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultPullPolicy } from '../../src/api/index.js';
 import { startTestServer, type BackendName, type CallResult, type TestServer } from './harness.js';
 
@@ -853,7 +853,7 @@ export function writesSuite(backend: BackendName) {
         const sub = s.store.watch(`${s.store.prefix}core/configmaps/default/noop-watch`, from).subscribe((e) => events.push(e.type));
         // A later write is the marker that every earlier event has arrived.
         await patch(`${CM}/noop-watch`, MERGE, { data: { a: '3' } });
-        await vi.waitFor(() => expect(events.length).toBe(2));
+        await expect.poll(() => events.length).toBe(2);
         sub.unsubscribe();
         expect(events).toEqual(['put', 'put']);
       });

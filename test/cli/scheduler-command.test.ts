@@ -3,7 +3,6 @@
  * from a svcconfig against a real API server, with its health port.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -14,6 +13,7 @@ import { schedulerFlags } from '../../src/cli/scheduler-flags.js';
 import { builtin, writeSvcconfig } from '../../src/client/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../apiserver/harness.js';
 import { boundNode, node, pod } from '../controllers/scheduler/support.js';
+import { freePort } from '../support/free-port.js';
 
 const values = (argv: string[]) => {
   const parsed = parseFlags(schedulerFlags, argv);
@@ -72,14 +72,6 @@ describe('svc-scheduler running', () => {
     await s?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
-
-  const freePort = () =>
-    new Promise<number>((resolve) => {
-      const srv = createServer().listen(0, '127.0.0.1', () => {
-        const port = (srv.address() as { port: number }).port;
-        srv.close(() => resolve(port));
-      });
-    });
 
   it('schedules from a svcconfig, leads on its Lease, and answers /healthz and /readyz over HTTPS', async () => {
     s = await startTestServer('memory', { listen: true });

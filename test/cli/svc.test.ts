@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CommandIO } from '../../src/cli/command.js';
 import { main } from '../../src/cli/svc-command.js';
 import { loadSvcconfig } from '../../src/client/index.js';
+import { testPodCidr } from '../support/svc-up.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -69,7 +70,7 @@ describe('svc', () => {
 describe('svc up as a process', () => {
   it('starts, prints where its config is and how long it took, serves, and stops on SIGINT', async () => {
     const dir = tempDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--storage=memory', '--dashboard-port=0'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--storage=memory', '--dashboard-port=0', '--node-agent-port=0', testPodCidr()], {
       cwd: join(import.meta.dirname, '..', '..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -99,8 +99,15 @@ describe('Client.attach', () => {
     const session = await client.attach('echoer', { stdin: true, stderr: false });
     const lines: string[] = [];
     session.stdout.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
+    // Typed again until answered: containerd copies an attach's stdin before it adds the attach
+    // to the container's stdout, so the answer to a line sent at once can go to no one.
+    const typing = setInterval(() => session.stdin!.write('one\n'), 200);
     session.stdin!.write('one\n');
-    await eventually(() => lines.join('').includes('echo:one\n'), 'the echo');
+    try {
+      await eventually(() => lines.join('').includes('echo:one\n'), 'the echo');
+    } finally {
+      clearInterval(typing);
+    }
     session.close();
     await text(session.stdout);
   }, 60_000);

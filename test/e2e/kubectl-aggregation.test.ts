@@ -11,6 +11,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { startApiServer, type RunningApiServer } from '../../src/cli/apiserver-command.js';
 import { makeCa, makeClientCert, type TestCa } from '../support/client-certs.js';
 import { kubectl, requireKubectl } from '../support/kubectl.js';
+import { freePort } from '../support/free-port.js';
 
 /**
  * The aggregation layer against a real aggregated API server: a small HTTPS server in this process
@@ -193,7 +194,9 @@ describe('kubectl and an aggregated API server', () => {
     frontProxyCa = readFileSync(join(dir, 'data', 'pki', 'front-proxy-ca.crt'), 'utf8');
     remoteCa = await makeCa('widgets-ca');
     serving = await makeClientCert(remoteCa, { cn: 'widgets', usage: 'server', dnsNames: [`widgets.${NS}.svc`] });
-    await remote.start(serving, frontProxyCa);
+    // Below the ephemeral range: the remote is started again on this port after a stop, and a port
+    // a port-0 listen handed out could be taken by another test's in between.
+    await remote.start(serving, frontProxyCa, await freePort('127.0.0.1'));
     const setup = await k(['apply', '-f', '-'], `
 apiVersion: v1
 kind: Namespace

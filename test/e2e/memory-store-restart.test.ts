@@ -11,7 +11,8 @@ import { startControllerManagerFromArgs } from '../../src/cli/controller-manager
 import { silentLog, type RunningControllerManager } from '../../controllers/manager/index.js';
 import { ROOT_CA_CONFIGMAP } from '../../controllers/index.js';
 import { builtin, Client, Informer, isTooLargeResourceVersion } from '../../src/client/index.js';
-import { eventually, freePort } from '../controllers/manager/support.js';
+import { eventually } from '../controllers/manager/support.js';
+import { freePort } from '../support/free-port.js';
 
 const FAST = { backoff: { initialMs: 50, maxMs: 500 } } as const;
 

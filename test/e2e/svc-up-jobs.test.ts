@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../controllers/support.js';
 import { kubectl, requireKubectl } from '../support/kubectl.js';
+import { testPodCidr } from '../support/svc-up.js';
 
 // Short: containerd's socket lives under it and unix socket paths are capped at 107 bytes.
 const dir = mkdtempSync('/tmp/svc-e2e-jobs-');
@@ -31,7 +32,7 @@ const job = (name: string, script: string, spec: Record<string, unknown>) =>
 
 beforeAll(async () => {
   requireKubectl();
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--node-agent-port=0', '--disable-dashboard'], {
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--node-agent-port=0', testPodCidr(), '--disable-dashboard'], {
     cwd: join(import.meta.dirname, '..', '..'),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -13,6 +13,7 @@ import { bridgeName } from '../../src/cli/up-node.js';
 import { eventually } from '../controllers/support.js';
 import { kubectl, requireKubectl } from '../support/kubectl.js';
 import { markedBusybox, startRegistry, type RunningRegistry } from '../support/registry.js';
+import { testPodCidr } from '../support/svc-up.js';
 
 // Short: containerd's socket lives under it and unix socket paths are capped at 107 bytes.
 const dir = mkdtempSync('/tmp/svc-e2e-');
@@ -52,7 +53,7 @@ beforeAll(async () => {
   await vault.push('private/app', '1.0', markedBusybox('pulled-with-a-pull-secret'));
   // <data-dir>/registries.yaml is read when --registry-config is not given.
   writeFileSync(join(dir, 'registries.yaml'), `mirrors:\n  docker.io:\n    endpoint:\n      - "http://${hub.host}"\n`);
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--node-agent-port=0', '--disable-dashboard'], {
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--node-agent-port=0', testPodCidr(), '--disable-dashboard'], {
     cwd: join(import.meta.dirname, '..', '..'),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -8,12 +8,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { writeSvcconfig } from '../../src/client/index.js';
 import { startEtcdCluster, type EtcdCluster } from '../support/etcd.js';
 import { startApiServerProcess, type ApiServerProcess } from './apiserver-process.js';
+import { freePort } from '../support/free-port.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -45,36 +45,6 @@ function shareClusterSecrets(from: string, to: string): void {
   for (const file of ['admin-token', 'service-account.key']) copyFileSync(join(from, file), join(to, file));
 }
 
-async function listen(address: string, port: number): Promise<Server | undefined> {
-  const server = createServer();
-  return new Promise((resolve) => {
-    server.once('error', () => resolve(undefined));
-    server.listen(port, address, () => resolve(server));
-  });
-}
-
-/** A port free on every one of `addresses` (each server binds its own address and this port). */
-async function commonFreePort(addresses: readonly string[]): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const first = await listen(addresses[0]!, 0);
-    if (!first) continue;
-    const port = (first.address() as { port: number }).port;
-    const held: Server[] = [first];
-    let free = true;
-    for (const address of addresses.slice(1)) {
-      const other = await listen(address, port);
-      if (!other) {
-        free = false;
-        break;
-      }
-      held.push(other);
-    }
-    await Promise.all(held.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-    if (free) return port;
-  }
-  throw new Error(`no port free on all of ${addresses.join(', ')}`);
-}
-
 /**
  * `count` API servers on a fresh 3-member etcd cluster, each under `dir`/apiserver-<i>, with
  * `extraArgs` added to each server's command line.
@@ -82,7 +52,9 @@ async function commonFreePort(addresses: readonly string[]): Promise<number> {
 export async function startHaControlPlane(dir: string, count: number, extraArgs: readonly string[] = []): Promise<HaControlPlane> {
   const etcd = await startEtcdCluster(3);
   const addresses = Array.from({ length: count }, (_, i) => `127.0.0.${i + 2}`);
-  const port = await commonFreePort(addresses);
+  // One port free on every address, below the ephemeral range: each server binds it seconds later,
+  // and again after a restart, where another test's port-0 listen could otherwise take it.
+  const port = await freePort(addresses);
   const servers: HaApiServer[] = [];
   const start = async (i: number): Promise<HaApiServer> => {
     const address = addresses[i]!;

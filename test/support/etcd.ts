@@ -7,9 +7,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import etcd3 from 'etcd3';
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePorts } from './free-port.js';
 
 export interface EtcdMember {
   readonly name: string;
@@ -67,32 +67,6 @@ function requireEtcd(): void {
     );
   }
   etcdChecked = true;
-}
-
-/**
- * `count` distinct free loopback ports. All listeners stay open until every port is picked, so
- * the same port is never handed out twice; another process may still grab one before etcd binds
- * it, which `startWithRetry` absorbs.
- */
-async function freePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    const ports: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const server = createServer();
-      servers.push(server);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve());
-      });
-      const address = server.address();
-      if (address === null || typeof address === 'string') throw new Error('could not read the listener port');
-      ports.push(address.port);
-    }
-    return ports;
-  } finally {
-    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-  }
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

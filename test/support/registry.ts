@@ -1,13 +1,12 @@
 /**
  * A real image registry for tests: Debian's `docker-registry` (the CNCF distribution registry)
- * on 127.0.0.1 and a free port, storing under a temp dir, optionally behind htpasswd (bcrypt
+ * on 127.0.0.1 and a port the system picks (the registry binds port 0 and logs which), storing under a temp dir, optionally behind htpasswd (bcrypt
  * entries from apache2-utils' `htpasswd -B`). Images are pushed with the distribution HTTP API
  * (blob uploads, then the manifest) from OCI layout archives as svc's own OCI writer makes them.
  * scripts/provision.mjs installs both packages; when one is missing this throws (never skips).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { buildOciArchive, busyboxImage, DEFAULT_BUSYBOX_BINARY, type TarEntry } from '../../src/nodeagent/index.js';
@@ -28,14 +27,6 @@ export interface RegistryOptions {
   readonly users?: Readonly<Record<string, string>>;
   /** Serve HTTPS with this certificate (for 127.0.0.1); `caPem` is what the pushes trust. */
   readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly caPem: string };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function requireBinary(name: string, pkg: string): void {
@@ -88,20 +79,35 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Runn
     writeFileSync(join(dir, 'htpasswd'), `${lines.join('\n')}\n`);
     authSection = `auth:\n  htpasswd:\n    realm: svc-test\n    path: ${join(dir, 'htpasswd')}\n`;
   }
-  const port = await freePort();
-  const host = `127.0.0.1:${port}`;
+  // Port 0: the registry binds a port the system picks and logs it. A port picked here and bound by
+  // the registry later could be taken in between by another test's server, and the registry exit.
   writeFileSync(
     join(dir, 'config.yml'),
-    `version: 0.1\nlog:\n  level: info\n  accesslog:\n    disabled: false\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, 'data')}\n  delete:\n    enabled: true\nhttp:\n  addr: ${host}\n${
+    `version: 0.1\nlog:\n  level: info\n  accesslog:\n    disabled: false\nstorage:\n  filesystem:\n    rootdirectory: ${join(dir, 'data')}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:0\n${
       options.tls ? `  tls:\n    certificate: ${options.tls.certFile}\n    key: ${options.tls.keyFile}\n` : ''
     }${authSection}`,
   );
   const child: ChildProcess = spawn('docker-registry', ['serve', join(dir, 'config.yml')], { stdio: ['ignore', 'pipe', 'pipe'] });
   const log: string[] = [];
-  const onData = (chunk: Buffer) => log.push(...chunk.toString().split('\n').filter(Boolean));
+  let listening: (port: number) => void;
+  const port = new Promise<number>((resolve) => (listening = resolve));
+  const onData = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) {
+      log.push(line);
+      const bound = /listening on 127\.0\.0\.1:(\d+)/.exec(line);
+      if (bound) listening(Number(bound[1]));
+    }
+  };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Listening, or gone: how long it takes on a loaded machine is the caller's hook timeout's to bound.
+  const bound = await Promise.race([port, exited.then(() => undefined)]);
+  if (bound === undefined) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`docker-registry exited:\n${log.join('\n').slice(-3000)}`);
+  }
+  const host = `127.0.0.1:${bound}`;
   const url = `${options.tls ? 'https' : 'http'}://${host}`;
   const dispatcher = options.tls ? new Agent({ connect: { ca: options.tls.caPem } }) : undefined;
   const send = (target: string | URL, init: Parameters<typeof request>[1] = {}) => request(target, { ...init, ...(dispatcher ? { dispatcher } : {}) });
@@ -118,18 +124,10 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Runn
   };
 
   try {
-    for (let i = 0; ; i++) {
-      if (child.exitCode !== null) throw new Error(`docker-registry exited:\n${log.join('\n').slice(-3000)}`);
-      try {
-        const res = await send(`${url}/v2/`);
-        await res.body.dump();
-        if (res.statusCode === 200 || res.statusCode === 401) break;
-      } catch {
-        // not listening yet
-      }
-      if (i > 300) throw new Error(`docker-registry did not answer on ${url}:\n${log.join('\n').slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    // It logs "listening" once its socket is bound: the first request is queued until it serves.
+    const res = await send(`${url}/v2/`);
+    await res.body.dump();
+    if (res.statusCode !== 200 && res.statusCode !== 401) throw new Error(`docker-registry answered /v2/ with ${res.statusCode}:\n${log.join('\n').slice(-3000)}`);
   } catch (error) {
     await stop();
     throw error;

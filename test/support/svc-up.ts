@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { bridgeName } from '../../src/cli/up-node.js';
-import { linkExists, shimsOf } from '../../src/nodeagent/index.js';
+import { freePodCidr, linkExists, shimsOf } from '../../src/nodeagent/index.js';
 
 export interface UpProcess {
   readonly child: ChildProcess;
@@ -22,8 +22,17 @@ export interface UpProcess {
 
 const REPO = join(import.meta.dirname, '..', '..');
 
+/**
+ * A pod network for a test's `svc up`: a free 10.x.y.0/24 at random. The default 10.42.0.0/24 is
+ * taken only when no route covers it, and two `svc up`s started together (two suites at once, or
+ * another run's) both see it free before either made its bridge: pods of one then get the other's
+ * routes. A data dir that ran before keeps its range (<data-dir>/agent/pod-cidr wins).
+ */
+export const testPodCidr = (): string => `--pod-cidr=${freePodCidr()}`;
+
 export function spawnUp(dataDir: string, args: readonly string[] = []): UpProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dataDir}`, '--secure-port=0', '--node-agent-port=0', '--dashboard-port=0', ...args], {
+  const cidr = args.some((arg) => arg.startsWith('--pod-cidr')) ? [] : [testPodCidr()];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dataDir}`, '--secure-port=0', '--node-agent-port=0', '--dashboard-port=0', ...cidr, ...args], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

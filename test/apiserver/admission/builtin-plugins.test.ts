@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../harness.js';
 
 let s: TestServer;
@@ -216,7 +216,7 @@ describe('ResourceQuota', () => {
     expect((await s.call('POST', CMS, cm('a'))).status).toBe(201);
     expect((await s.call('POST', CMS, cm('b'))).status).toBe(403);
     expect((await s.call('DELETE', `${CMS}/a`)).status).toBe(200);
-    await vi.waitFor(async () => expect((await statusOf('quota-release', 'one')).used).toEqual({ configmaps: '0' }));
+    await expect.poll(async () => (await statusOf('quota-release', 'one')).used).toEqual({ configmaps: '0' });
     expect((await s.call('POST', CMS, cm('b'))).status).toBe(201);
   });
 
@@ -295,7 +295,7 @@ describe('ResourceQuota', () => {
     await namespace('quota-late');
     for (const name of ['x', 'y']) await s.call('POST', '/api/v1/namespaces/quota-late/configmaps', cm(name));
     await s.call('POST', '/api/v1/namespaces/quota-late/resourcequotas', quota('late', { configmaps: '5', 'count/configmaps': '5' }));
-    await vi.waitFor(async () => expect(await statusOf('quota-late', 'late')).toEqual({ hard: { configmaps: '5', 'count/configmaps': '5' }, used: { configmaps: '2', 'count/configmaps': '2' } }));
+    await expect.poll(() => statusOf('quota-late', 'late')).toEqual({ hard: { configmaps: '5', 'count/configmaps': '5' }, used: { configmaps: '2', 'count/configmaps': '2' } });
   });
 });
 

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startTestServer, type BackendName } from '../harness.js';
 
 /**
@@ -12,7 +12,7 @@ describe.each<BackendName>(['sqlite', 'etcd'])('ResourceQuota on the %s store', 
       await s.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'race' } });
       await s.call('POST', '/api/v1/namespaces/race/resourcequotas', { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { 'count/configmaps': '4' } } });
       // Admission reads quotas from the watch cache: wait until it holds this one (a list at resourceVersion 0 is served from it).
-      await vi.waitFor(async () => expect((await s.call('GET', '/api/v1/namespaces/race/resourcequotas?resourceVersion=0')).body.items).toHaveLength(1));
+      await expect.poll(async () => (await s.call('GET', '/api/v1/namespaces/race/resourcequotas?resourceVersion=0')).body.items).toHaveLength(1);
       const results = await Promise.all(
         Array.from({ length: 16 }, (_, i) => s.call('POST', '/api/v1/namespaces/race/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } })),
       );

@@ -3,6 +3,7 @@ import { unauthorized } from '../../../src/api/index.js';
 import { buildApp, type ApiServerOptions, type UserInfo } from '../../../src/apiserver/index.js';
 import { openTestStore, type BackendName } from '../harness.js';
 import type { Store } from '../../../src/storage/index.js';
+import { waitUntil } from '../../support/wait.js';
 
 /** The people of the authorization suites: each token is its user's, groups exactly as given. */
 export const USERS = {
@@ -83,13 +84,9 @@ export async function startAuthzServer(backend: BackendName, options: Pick<ApiSe
   };
 }
 
-/** Polls `check` until it holds, at most `attempts` times (no timing is asserted). */
-export async function eventually(check: () => Promise<boolean>, attempts = 200): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('the condition never held');
+/** Polls `check` until it holds (test/support/wait.ts bounds it; no timing is asserted). */
+export async function eventually(check: () => Promise<boolean>): Promise<void> {
+  await waitUntil(check, 'the condition');
 }
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';

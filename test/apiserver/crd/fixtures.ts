@@ -1,4 +1,5 @@
 import type { TestServer } from '../harness.js';
+import { waitUntil } from '../../support/wait.js';
 
 /** A CRD of Widgets in example.com, in the shape upstream manifests have (apiextensions.k8s.io/v1). */
 export function widgetCrd(scope: 'Namespaced' | 'Cluster' = 'Namespaced', plural = 'widgets', kind = 'Widget') {
@@ -56,20 +57,16 @@ export function widgetCrd(scope: 'Namespaced' | 'Cluster' = 'Namespaced', plural
 
 /** Waits until the CRD's status says Established (the server sets it in the background). */
 export async function waitEstablished(server: TestServer, name: string): Promise<any> {
-  for (let i = 0; i < 200; i++) {
+  let crd: any;
+  await waitUntil(async () => {
     const res = await server.call('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-    const established = (res.body?.status?.conditions ?? []).find((c: any) => c.type === 'Established');
-    if (established?.status === 'True') return res.body;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`${name} never became Established`);
+    crd = res.body;
+    return (res.body?.status?.conditions ?? []).some((c: any) => c.type === 'Established' && c.status === 'True');
+  }, `${name} to become Established`, 25);
+  return crd;
 }
 
 /** Polls `check` until it returns true (background work: status writes, cleanup). */
 export async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`never: ${what}`);
+  await waitUntil(check, what, 25);
 }

@@ -1,10 +1,9 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type CallResult, type TestServer } from '../harness.js';
+import { waitUntil } from '../../support/wait.js';
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-}
+const until = (check: () => boolean): Promise<void> => waitUntil(check, 'the condition');
 
 function ok(res: CallResult, code = 200) {
   expect(res.status, JSON.stringify(res.body)).toBe(code);

@@ -10,7 +10,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningControllerManager } from '../../../controllers/manager/index.js';
 import { writeSvcconfig } from '../../../src/client/index.js';
-import { freePort, startCluster, type Cluster } from './support.js';
+import { ANY_SECURE_PORT, startCluster, type Cluster } from './support.js';
 import { scratchDir } from '../../support/scratch.js';
 
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
@@ -79,7 +79,7 @@ describe('who may use the secure port', () => {
     writeFileSync(join(dir, 'proxy-ca.crt'), proxyCa.pem);
     clients = [await ca.issue('CN=alice, O=devs'), await proxyCa.issue('CN=front-proxy'), await proxyCa.issue('CN=intruder')];
     manager = await cluster.manager([
-      `--secure-port=${await freePort()}`,
+      ANY_SECURE_PORT,
       '--bind-address=127.0.0.1',
       '--leader-elect=false',
       `--client-ca-file=${join(dir, 'client-ca.crt')}`,
@@ -87,7 +87,7 @@ describe('who may use the secure port', () => {
       '--requestheader-allowed-names=front-proxy',
     ]);
     delegating = await cluster.manager([
-      `--secure-port=${await freePort()}`,
+      ANY_SECURE_PORT,
       '--bind-address=127.0.0.1',
       '--leader-elect=false',
       `--authentication-svcconfig=${cluster.api.svcconfigPath}`,
@@ -97,7 +97,7 @@ describe('who may use the secure port', () => {
     const refused = join(dir, 'refused.svcconfig');
     await writeSvcconfig(refused, { server: cluster.api.url, caData: cluster.api.caPem, token: 'not-a-token', name: 'refused' });
     broken = await cluster.manager([
-      `--secure-port=${await freePort()}`,
+      ANY_SECURE_PORT,
       '--bind-address=127.0.0.1',
       '--leader-elect=false',
       `--authentication-svcconfig=${refused}`,

@@ -9,7 +9,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningControllerManager } from '../../../controllers/manager/index.js';
 import { builtin } from '../../../src/client/index.js';
-import { eventually, freePort, startCluster, type Cluster } from './support.js';
+import { eventually, ANY_SECURE_PORT, startCluster, type Cluster } from './support.js';
 import { scratchDir } from '../../support/scratch.js';
 
 describe('the secure port', () => {
@@ -29,14 +29,14 @@ describe('the secure port', () => {
     cluster = await startCluster();
     const certDir = scratchDir('svc-cm-certs-');
     open = await cluster.manager([
-      `--secure-port=${await freePort()}`,
+      ANY_SECURE_PORT,
       '--bind-address=127.0.0.1',
       `--cert-dir=${certDir}`,
       '--leader-elect=false',
       '--authorization-always-allow-paths=/healthz,/healthz/*,/readyz,/livez,/livez/*,/metrics,/debug/pprof/*',
       '--latency-annotation=test.svc.io/sent',
     ]);
-    locked = await cluster.manager([`--secure-port=${await freePort()}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, '--leader-elect=false', '--profiling=false', '--authorization-always-allow-paths=/healthz,/readyz,/livez,/debug/pprof/*']);
+    locked = await cluster.manager([ANY_SECURE_PORT, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, '--leader-elect=false', '--profiling=false', '--authorization-always-allow-paths=/healthz,/readyz,/livez,/debug/pprof/*']);
     ca = readFileSync(join(certDir, 'ca.crt'), 'utf8');
     agent = new Agent({ connect: { ca } }); // verifies the generated certificate against the CA in --cert-dir
   });
@@ -148,7 +148,7 @@ describe('the secure port', () => {
   });
 
   it('turns /readyz to failing while shutting down', async () => {
-    const m = await cluster.manager([`--secure-port=${await freePort()}`, '--bind-address=127.0.0.1', '--leader-elect=false']);
+    const m = await cluster.manager([ANY_SECURE_PORT, '--bind-address=127.0.0.1', '--leader-elect=false']);
     const insecure = new Agent({ connect: { rejectUnauthorized: false } }); // in-memory self-signed pair: no CA to trust
     try {
       const url = `${m.serving!.url}/readyz`;

@@ -7,7 +7,7 @@ import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningControllerManager } from '../../../controllers/manager/index.js';
 import { ensurePki } from '../../../src/pki/index.js';
-import { freePort, startCluster, type Cluster } from './support.js';
+import { ANY_SECURE_PORT, startCluster, type Cluster } from './support.js';
 import { scratchDir } from '../../support/scratch.js';
 
 /** The DNS names of the certificate the port presents for `servername`. */
@@ -32,7 +32,7 @@ describe('certificates by server name', () => {
     await ensurePki(exact, { dns: ['api.example.test'], ips: [] });
     await ensurePki(wild, { dns: ['wild-cert.test'], ips: [] });
     m = await cluster.manager([
-      `--secure-port=${await freePort()}`,
+      ANY_SECURE_PORT,
       '--bind-address=127.0.0.1',
       '--leader-elect=false',
       `--tls-sni-cert-key=${join(wild, 'serving.crt')},${join(wild, 'serving.key')}:*.example.test`,

@@ -14,7 +14,7 @@ export interface Cluster {
   readonly api: RunningApiServer;
   readonly dir: string;
   readonly client: Client;
-  /** A manager against this API server; closed by `close()`. */
+  /** A manager against this API server; closed by `close()`. `ANY_SECURE_PORT` among `extra` serves on a free port. */
   manager(extra?: string[], log?: ManagerLog): Promise<RunningControllerManager>;
   /** The Lease's holder (undefined: none or no Lease). */
   holder(name?: string): Promise<string | undefined>;
@@ -31,7 +31,9 @@ export async function startCluster(): Promise<Cluster> {
     dir,
     client,
     async manager(extra = [], log = silentLog) {
-      const m = await startControllerManagerFromArgs([`--svcconfig=${api.svcconfigPath}`, '--secure-port=0', ...extra], log);
+      const any = extra.includes(ANY_SECURE_PORT);
+      const argv = [`--svcconfig=${api.svcconfigPath}`, '--secure-port=0', ...extra.filter((arg) => arg !== ANY_SECURE_PORT)];
+      const m = await startControllerManagerFromArgs(argv, log, { freeSecurePort: any });
       managers.push(m);
       return m;
     },
@@ -68,18 +70,12 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Short election durations for tests: 2s lease, 1s renew deadline, 200ms retry. */
 export const FAST_ELECTION = ['--leader-elect-lease-duration=2s', '--leader-elect-renew-deadline=1s', '--leader-elect-retry-period=200ms'];
 
-/** A port free right now on 127.0.0.1 (--secure-port=0 means "off", so tests pick one). */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as import('node:net').AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/**
+ * In `manager()`'s flags: serve on a port the system picks, as `svc up` does (`--secure-port=0`
+ * means "off"); `serving.port` says which. A port picked free beforehand and bound by the manager
+ * later can be taken in between by another test's server, failing the start.
+ */
+export const ANY_SECURE_PORT = '--secure-port=any';
 
 /**
  * Resolves when a child process writes `text` (on stdout or stderr); rejects, with what it wrote,

@@ -11,7 +11,7 @@ import { controller, type ControlLoop } from '../../../controllers/index.js';
 import { RequestAuth, startControllerManager, type ControllerManagerOptions, type ControllerName, type LoopFactory } from '../../../controllers/manager/index.js';
 import { ensurePki } from '../../../src/pki/index.js';
 import { builtin, loadSvcconfig } from '../../../src/client/index.js';
-import { eventually, freePort, sleep, startCluster, type Cluster } from './support.js';
+import { ANY_SECURE_PORT, eventually, sleep, startCluster, type Cluster } from './support.js';
 import { scratchDir } from '../../support/scratch.js';
 
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { v: '1' } });
@@ -144,7 +144,7 @@ describe('terms of leadership', () => {
       ...(await options(() => throwError(() => new Error('broken on purpose')))),
       serving: {
         bindAddress: '127.0.0.1',
-        port: await freePort(),
+        port: 0,
         tls: { cert, key },
         http2: false,
         profiling: false,
@@ -168,8 +168,7 @@ describe('terms of leadership', () => {
   });
 
   it('fails to start, and never campaigns, when its secure port is taken', async () => {
-    const port = await freePort();
-    await cluster.manager([`--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect=false']);
+    const { port } = (await cluster.manager([ANY_SECURE_PORT, '--bind-address=127.0.0.1', '--leader-elect=false'])).serving!;
     await expect(cluster.manager([`--secure-port=${port}`, '--bind-address=127.0.0.1', '--leader-elect-resource-name=never'])).rejects.toThrow('the address is in use');
     await sleep(300);
     expect(await cluster.holder('never')).toBeUndefined();

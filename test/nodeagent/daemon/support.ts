@@ -5,7 +5,6 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { Pod } from '../../../src/api/index.js';
@@ -14,14 +13,8 @@ import { mountsUnder, POD_UID_LABEL, type CriClient } from '../../../src/nodeage
 
 const REPO = join(import.meta.dirname, '..', '..', '..');
 
-/** A port no one listens on now (the agent's `port` must be 1–65535). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+/** A port for the agent daemon's `port` (1–65535: it cannot bind 0), outside the ephemeral range. */
+export { freePort } from '../../support/free-port.js';
 
 /** A node name no other suite uses (Node names are DNS subdomains: lower case). */
 export const uniqueNodeName = (prefix: string): string => `${prefix}-${Math.random().toString(36).slice(2, 8)}`;

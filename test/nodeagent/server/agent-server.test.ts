@@ -15,6 +15,7 @@ import { startApiServer, type RunningApiServer } from '../../support/api-server.
 import { CriClient, SELF_SIGNED_CERT, startAgentServer, type AgentServerFlags, type AgentServerOptions, type RunningAgentServer } from '../../../src/nodeagent/index.js';
 import { makeCa, makeClientCert, type TestCa, type TestClientCert } from '../../support/client-certs.js';
 import { agentFlags, call, echoRoutes, freePort } from './support.js';
+import { waitUntil } from '../../support/wait.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-agent-server-'));
 const NODE = 'node-1';
@@ -310,10 +311,4 @@ async function sar(user: string, subresource: string): Promise<boolean> {
   return res.json.status.allowed === true;
 }
 
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('never happened');
-}
+const until = (check: () => Promise<boolean>): Promise<void> => waitUntil(check, 'the condition', 50);

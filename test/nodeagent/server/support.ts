@@ -1,7 +1,6 @@
 /** Helpers of the agent server suites: its flags, HTTPS calls with any credentials, free ports. */
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { AgentServerFlags } from '../../../src/nodeagent/index.js';
 
@@ -81,17 +80,8 @@ export function call(port: number, path: string, options: CallOptions = {}, plai
   });
 }
 
-/** A port nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
+/** A port nothing listens on right now, outside the ephemeral range (test/support/free-port.ts). */
+export { freePort } from '../../support/free-port.js';
 
 import { WebSocketServer } from 'ws';
 import { badRequest } from '../../../src/api/index.js';

@@ -234,9 +234,17 @@ describe('exec over SPDY (client-go SPDY executor)', () => {
 describe('attach', () => {
   it('attaches to a container that reads stdin and echoes it', async () => {
     const result = await channelSession('/attach/default/web/echo?stdin=1&stdout=1&stderr=1', ['v5.channel.k8s.io'], (ws) => {
-      ws.send(Buffer.concat([Buffer.of(0), Buffer.from('one\n')]));
+      // Typed again until answered: containerd copies an attach's stdin before it adds the attach
+      // to the container's stdout, so the answer to a line sent at once can go to no one.
+      const type = (): void => ws.send(Buffer.concat([Buffer.of(0), Buffer.from('one\n')]));
+      const typing = setInterval(type, 200);
+      type();
+      ws.on('close', () => clearInterval(typing));
       ws.on('message', (data: Buffer) => {
-        if (data[0] === 1 && data.subarray(1).toString().includes('echo:one')) ws.close();
+        if (data[0] === 1 && data.subarray(1).toString().includes('echo:one')) {
+          clearInterval(typing);
+          ws.close();
+        }
       });
     });
     expect(text(result, 1)).toContain('echo:one\n');
