@@ -8,6 +8,7 @@ import { isJsonObject } from '../writes/json-value.js';
 import { applyMergePatch } from '../writes/merge-patch.js';
 import { applyStrategicMergePatch } from '../writes/strategic-merge.js';
 import { updateObject } from '../writes/update-object.js';
+import { triesAgain } from '../writes/conflict-retry.js';
 import { writeManagerOf } from '../writes/write-options.js';
 import { asTypedObject, decodeBody, dryRunOf, mediaTypeOf, nameFromUrl, sendObject, type HandlerContext, yieldIfLarge } from '../request/index.js';
 import { abandonAdmission, admitWrite } from '../writes/admit.js';
@@ -25,9 +26,6 @@ export const PATCH_TYPES = {
 type PatchKind = (typeof PATCH_TYPES)[keyof typeof PATCH_TYPES];
 
 const BUILTIN = new Set(builtinTypes);
-
-// An unconditional patch that loses a race is applied again to the newer object, as Kubernetes does.
-const UNCONDITIONAL_ATTEMPTS = 5;
 
 /**
  * PATCH: the patch is applied to the stored object, the result goes through the checks of an
@@ -74,7 +72,7 @@ export async function patch(ctx: HandlerContext): Promise<unknown> {
         continue;
       }
       if (!isStorageError(error, 'Conflict')) throw error;
-      if (conditional || attempt >= UNCONDITIONAL_ATTEMPTS) throw conflict(gr, name, optimisticLockMessage);
+      if (conditional || !triesAgain(ctx, attempt)) throw conflict(gr, name, optimisticLockMessage);
       attempt++;
       continue;
     }
