@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { Client, EventSink, InformerFactory } from '../src/client/index.js';
+import type { Client, DiscoveryCache, EventSink, InformerFactory } from '../src/client/index.js';
 import type { ControllerOptions, ControllerResult } from './controller.js';
 
 /**
@@ -14,6 +14,12 @@ export interface ControllerContext {
   readonly client: Client;
   /** Shared informers: two loops that watch one type share one watch and one cache. */
   readonly informers: InformerFactory;
+  /**
+   * The served types, read once for every loop of the term and refreshed every 30 s and when a
+   * CustomResourceDefinition or APIService changes (the garbage collector, quota, namespace
+   * deletion and PodDisruptionBudgets' scale lookups ask it rather than reading discovery each).
+   */
+  readonly discovery: DiscoveryCache;
   /**
    * Events of this loop (core/v1, counted when repeated): the runtime's shared recorder reporting
    * as the loop's name (`reportingComponent`, `source.component`).

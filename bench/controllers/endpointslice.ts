@@ -19,7 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Subject } from 'rxjs';
-import { builtin, Client, EventRecorder, InformerFactory } from '../../src/client/index.js';
+import { builtin, Client, DiscoveryCache, EventRecorder, InformerFactory } from '../../src/client/index.js';
 import { endpointSliceController, type SyncReport } from '../../controllers/index.js';
 import type { PhaseResult } from './endpointslice-load.js';
 import { quantile } from './fill.js';
@@ -130,7 +130,7 @@ async function phase(batchMs: number, inFlight: number | undefined) {
     list.push({ at: epoch(), ready });
   });
   const loop = endpointSliceController(
-    { name: 'endpointslice-controller', client, informers, events, stop$, controllerDefaults: () => ({}) },
+    { name: 'endpointslice-controller', client, informers, discovery: new DiscoveryCache(client), events, stop$, controllerDefaults: () => ({}) },
     { concurrency: 5, batchPeriodMs: batchMs, ...(inFlight !== undefined ? { writesInFlight: inFlight } : {}), onSync },
   ).subscribe((result) => {
     const what = result.type === 'retry' ? `retry (${(result.error as { code?: number }).code ?? String(result.error)})` : result.type;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Subject } from 'rxjs';
 import type { KubeObject } from '../../src/api/index.js';
-import { builtin, Client, EventRecorder, InformerFactory, type Resource } from '../../src/client/index.js';
+import { builtin, Client, DiscoveryCache, EventRecorder, InformerFactory, type Resource } from '../../src/client/index.js';
 import { namespaceController } from '../../controllers/index.js';
 import { throttle } from './throttle.js';
 
@@ -71,7 +71,7 @@ for (const [qps, burst] of CASES) {
   const limiter = throttle(client, { qps, burst });
   const stop$ = new Subject<void>();
   const informers = new InformerFactory(client);
-  const loop = namespaceController({ name: 'namespace-controller', client, informers, events: new EventRecorder({ client, component: 'namespace-controller' }), stop$, controllerDefaults: () => ({}) }, { concurrency: 10, resyncPeriodMs: 300_000 }).subscribe();
+  const loop = namespaceController({ name: 'namespace-controller', client, informers, discovery: new DiscoveryCache(client), events: new EventRecorder({ client, component: 'namespace-controller' }), stop$, controllerDefaults: () => ({}) }, { concurrency: 10, resyncPeriodMs: 300_000 }).subscribe();
   await informers.informer(builtin.namespaces).waitForSync();
   const before = limiter.requests();
 

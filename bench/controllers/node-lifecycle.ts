@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Subject } from 'rxjs';
 import { microTime, rfc3339, type Lease, type Node } from '../../src/api/index.js';
-import { builtin, Client, EventRecorder, InformerFactory } from '../../src/client/index.js';
+import { builtin, Client, DiscoveryCache, EventRecorder, InformerFactory } from '../../src/client/index.js';
 import { nodeLifecycleController } from '../../controllers/index.js';
 import { throttle } from './throttle.js';
 
@@ -88,7 +88,7 @@ const limiter = throttle(client, { qps: 20, burst: 30 });
 const stop$ = new Subject<void>();
 const informers = new InformerFactory(client);
 const loop = nodeLifecycleController(
-  { name: 'node-lifecycle-controller', client, informers, events: new EventRecorder({ client, component: 'node-lifecycle-controller' }), stop$, controllerDefaults: () => ({}) },
+  { name: 'node-lifecycle-controller', client, informers, discovery: new DiscoveryCache(client), events: new EventRecorder({ client, component: 'node-lifecycle-controller' }), stop$, controllerDefaults: () => ({}) },
   { monitorPeriodMs: PERIOD_MS, gracePeriodMs: GRACE_MS, startupGracePeriodMs: 60_000, evictionRate: 0.1, secondaryEvictionRate: 0.01, largeClusterThreshold: 50, unhealthyZoneThreshold: 0.55 },
 ).subscribe();
 

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Subject, type Subscription } from 'rxjs';
 import { observedUsage, usageOf, type CountedType, type KubeObject, type ResourceQuota, type Usage } from '../../src/api/index.js';
-import { builtin, Client, EventRecorder, InformerFactory, loadProtobufCodec, loadSvcconfig } from '../../src/client/index.js';
+import { builtin, Client, DiscoveryCache, EventRecorder, InformerFactory, loadProtobufCodec, loadSvcconfig } from '../../src/client/index.js';
 import { resourceQuotaController, rootCaPublisher, serviceAccountController, type ControllerContext } from '../../controllers/index.js';
 import { throttle } from './throttle.js';
 
@@ -55,7 +55,7 @@ async function runLoops(qps: number, burst: number, make: (ctx: ControllerContex
   const stop$ = new Subject<void>();
   const informers = new InformerFactory(client);
   const events = new EventRecorder({ client, component: 'bench-loops' });
-  const ctx: ControllerContext = { name: 'bench-loops', client, informers, events, stop$, controllerDefaults: () => ({}) };
+  const ctx: ControllerContext = { name: 'bench-loops', client, informers, discovery: new DiscoveryCache(client), events, stop$, controllerDefaults: () => ({}) };
   const subscriptions: Subscription[] = make(ctx).map((loop) => loop.subscribe());
   return {
     requests: () => limiter.requests(),

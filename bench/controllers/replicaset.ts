@@ -6,7 +6,7 @@
 //   npm run bench:replicaset            (PODS=5000, BARE_IN_FLIGHT=64, LIMITED_PODS=300)
 import { Subject } from 'rxjs';
 import type { ReplicaSet } from '../../src/api/index.js';
-import { builtin, EventRecorder, InformerFactory, type Client } from '../../src/client/index.js';
+import { builtin, DiscoveryCache, EventRecorder, InformerFactory, type Client } from '../../src/client/index.js';
 import { replicaSetController } from '../../controllers/index.js';
 import { apiThrottle } from '../../operators/index.js';
 import { startTestCluster } from '../../src/testing/index.js';
@@ -41,7 +41,7 @@ async function loopRate(client: Client, namespace: string, replicas: number, use
   const informers = new InformerFactory(client);
   // Its Events go through the same client (and limit), as the controller manager's do.
   const events = new EventRecorder({ client, component: 'replicaset-controller' });
-  const subscription = replicaSetController({ name: 'replicaset-controller', client, informers, events, stop$, controllerDefaults: () => ({}) }, { concurrency: 5 }).subscribe();
+  const subscription = replicaSetController({ name: 'replicaset-controller', client, informers, discovery: new DiscoveryCache(client), events, stop$, controllerDefaults: () => ({}) }, { concurrency: 5 }).subscribe();
   // The loop's own pod informer (the factory shares it): counting pods costs no second watch.
   const pods = informers.informer(builtin.pods, { ownerIndex: true });
   await pods.waitForSync();

@@ -19,6 +19,12 @@
 //   PROFILE_PAGE=<file>.cpuprofile npm run bench:dashboard
 //     a CPU profile of the (first) page over the stream, its script bundled unminified so the
 //     profile names the functions; the functions with the most self time are printed too.
+//   PROFILE_SERVER=<file>.cpuprofile npm run bench:dashboard
+//     a CPU profile of the API server's process over the stream, and its split: delivery to the
+//     watchers against the write path (bench/support/profile-split.ts).
+//   TURN_BUDGET_MS=<ms> npm run bench:dashboard
+//     the API server's turnBudgetMs (src/apiserver/turn-budget.ts; 0: none, the rule before it),
+//     for an A/B of runs back to back. The server's event loop delay is reported either way.
 import { fork, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -36,18 +42,21 @@ const CONCURRENCY = Number(process.env['CONCURRENCY'] ?? 128);
 const WRITERS = Number(process.env['WRITERS'] ?? 2);
 const COMPARE_UI = process.env['COMPARE_UI'];
 const PROFILE_PAGE = process.env['PROFILE_PAGE'];
+const PROFILE_SERVER = process.env['PROFILE_SERVER'];
 
 // The API server in a process of its own (cluster-process.ts): docs/benchmarks.md says why.
-type ClusterMessage = { kind: 'ready'; connection: ConnectionOptions } | { kind: 'cpu'; micros: number };
+type LoopDelay = { p50: number; p99: number; max: number };
+type ClusterMessage = { kind: 'ready'; connection: ConnectionOptions } | { kind: 'cpu'; micros: number; loopDelayMs: LoopDelay } | { kind: 'profile'; split?: unknown };
 const clusterProcess = fork(new URL('./cluster-process.ts', import.meta.url).pathname, { execArgv: ['--import', 'tsx'], serialization: 'advanced' });
 process.once('exit', () => clusterProcess.kill());
 const connection = await new Promise<ConnectionOptions>((resolve, reject) => {
   clusterProcess.once('message', (message: ClusterMessage) => (message.kind === 'ready' ? resolve(message.connection) : reject(new Error('cluster process: unexpected message'))));
   clusterProcess.once('exit', (code) => reject(new Error(`cluster process exited (${code})`)));
 });
-const clusterCpuMicros = (): Promise<number> =>
+/** The API server process's CPU time so far (µs), and its event loop's delay since the last call. */
+const clusterCpu = (): Promise<{ micros: number; loopDelayMs?: LoopDelay }> =>
   new Promise((resolve) => {
-    clusterProcess.once('message', (message: ClusterMessage) => resolve(message.kind === 'cpu' ? message.micros : 0));
+    clusterProcess.once('message', (message: ClusterMessage) => resolve(message.kind === 'cpu' ? message : { micros: 0 }));
     clusterProcess.send('cpu');
   });
 const client = new Client(connection);
@@ -270,7 +279,8 @@ if (PROFILE_PAGE !== undefined) {
   await pages[0]!.cdp.send('Profiler.enable');
   await pages[0]!.cdp.send('Profiler.start');
 }
-const clusterCpuAtStart = await clusterCpuMicros();
+if (PROFILE_SERVER !== undefined) clusterProcess.send('profile-start');
+const clusterCpuAtStart = (await clusterCpu()).micros;
 const cpuAtStart = process.cpuUsage();
 const start = performance.now();
 startEpoch = Date.now();
@@ -298,7 +308,15 @@ await harvesting;
 const streamSeconds = (performance.now() - start) / 1000;
 const loadEnd = loadavg();
 const driverCpu = process.cpuUsage(cpuAtStart);
-const clusterCpu = (await clusterCpuMicros()) - clusterCpuAtStart;
+const clusterAtEnd = await clusterCpu();
+const clusterCpuMicros = clusterAtEnd.micros - clusterCpuAtStart;
+const serverProfile =
+  PROFILE_SERVER === undefined
+    ? undefined
+    : await new Promise<unknown>((resolve) => {
+        clusterProcess.once('message', (message: ClusterMessage) => resolve(message.kind === 'profile' ? message.split : undefined));
+        clusterProcess.send('profile-stop');
+      });
 const metricsAtEnd = await Promise.all(pages.map(pageMetrics));
 /** The page's functions by self time over the stream (sampled), when PROFILE_PAGE asked. */
 let profileTop: { fn: string; selfPercent: number }[] | undefined;
@@ -379,11 +397,14 @@ console.log(
       loadAverage: { start: loadStart.map((l) => +l.toFixed(2)), end: loadEnd.map((l) => +l.toFixed(2)) },
       writesPerSecond: Math.round(done / streamSeconds),
       writesFailed: failed,
-      cpuPerWriteMicros: { apiServerProcess: perWrite(clusterCpu / 1e6), driverProcess: perWrite((driverCpu.user + driverCpu.system) / 1e6) },
+      cpuPerWriteMicros: { apiServerProcess: perWrite(clusterCpuMicros / 1e6), driverProcess: perWrite((driverCpu.user + driverCpu.system) / 1e6) },
+      // A timer's lateness in the API server's process: its loop turns' length (docs/benchmarks.md).
+      apiServerLoopDelayMs: clusterAtEnd.loopDelayMs,
       storeToNodeReaderMs: readerReport(proxiedReader),
       storeToNodeReaderWithoutProxyMs: readerReport(directReader),
       storeToReaderThreadWithoutProxyMs: readerReport(threadReader),
       ...(profileTop === undefined ? {} : { pageProfileTopSelf: profileTop }),
+      ...(serverProfile === undefined ? {} : { apiServerProfile: serverProfile }),
       ...Object.fromEntries(await Promise.all(pages.map(async (p, i) => [p.label, await pageReport(p, metricsAtEnd[i]!)] as const))),
     },
     null,

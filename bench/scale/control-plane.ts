@@ -32,6 +32,12 @@ export interface ControlPlane {
   stop(): Promise<void>;
 }
 
+/** `MANAGER_CPU_PROF=<dir>`: the controller manager runs under `--cpu-prof` (its profile is written when it stops). */
+function managerNodeFlags(): string[] {
+  const dir = process.env['MANAGER_CPU_PROF'];
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const children: ChildProcess[] = [];
   let stopping = false;
@@ -74,7 +80,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     `--svc-api-qps=${options.managerQps}`,
     `--svc-api-burst=${options.managerBurst}`,
     `--service-account-private-key-file=${join(options.dir, 'data', 'service-account.key')}`,
-  ]);
+  ], managerNodeFlags());
   const scheduler = daemon('svc-scheduler', 'src/cli/svc-scheduler.ts', [
     `--svcconfig=${svcconfig}`,
     '--secure-port=0',

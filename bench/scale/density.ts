@@ -8,10 +8,17 @@
 // (the server's apiserver_request_duration_seconds, the run's delta).
 //   npm run bench:density                     (NODES=100 PODS_PER_NODE=30)
 //   NODES=1000 npm run bench:density
+// CREATE_RATE=<pods/s> paces the creation: the Deployments are made with 0 replicas and scaled up
+// a step every second (`PATCH deployments`, filling them in order) so that the pods asked for
+// grow at that rate, as the density SLO's create rate (500 pods/s) asks; unset, every Deployment
+// is created at its full size at once. Per pod (the run's requests by verb and resource over the
+// pods, CPU ms of each process over the pods) is reported beside the rates: counts and CPU per
+// unit of work do not depend on the machine's load.
 // Knobs: REPLICAS (per Deployment, 100), CM_QPS/CM_BURST (controller manager, 500/1000),
 // SCHED_QPS/SCHED_BURST (scheduler, 1000/2000), START_RATE (hollow nodes/s, 100),
 // TIMEOUT_S (wait for all Running, 1800), STEADY_S (steady-state window, 30), DAEMON_LOGS=1 (the
-// daemons' output on stderr), CPU_PROF=<dir> (the API server's --cpu-prof profile, written when it stops).
+// daemons' output on stderr), CPU_PROF=<dir> (--cpu-prof profiles of the API server and the
+// hollow-nodes process, written when they stop), HOLLOW_FLAGS (more flags for `svc hollow-nodes`).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +27,7 @@ import type { Deployment, Pod } from '../../src/api/index.js';
 import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index.js';
 import { cpuTicks, MS_PER_TICK, openSockets, residentMb } from '../support/proc.js';
 import { log, startControlPlane } from './control-plane.js';
-import { perMinute, requestCounts } from './request-counts.js';
+import { perMinute, perPod, requestCounts } from './request-counts.js';
 
 const NODES = Number(process.env['NODES'] ?? 100);
 const PODS_PER_NODE = Number(process.env['PODS_PER_NODE'] ?? 30);
@@ -29,6 +36,8 @@ const START_RATE = process.env['START_RATE'] ?? '100';
 const TIMEOUT_MS = Number(process.env['TIMEOUT_S'] ?? 1800) * 1000;
 const STEADY_MS = Number(process.env['STEADY_S'] ?? 30) * 1000;
 const TOTAL = NODES * PODS_PER_NODE;
+const CREATE_RATE = process.env['CREATE_RATE'] ? Number(process.env['CREATE_RATE']) : undefined;
+const HOLLOW_FLAGS = (process.env['HOLLOW_FLAGS'] ?? '').split(' ').filter(Boolean);
 const NAMESPACE = 'density';
 const settings = { managerQps: process.env['CM_QPS'] ?? '500', managerBurst: process.env['CM_BURST'] ?? '1000', schedulerQps: process.env['SCHED_QPS'] ?? '1000', schedulerBurst: process.env['SCHED_BURST'] ?? '2000' };
 
@@ -125,7 +134,7 @@ nodeInformer.events$.subscribe(({ object }) => {
 });
 
 const hollowStart = performance.now();
-const hollow = plane.daemon('svc hollow-nodes', 'src/cli/svc.ts', ['hollow-nodes', `--svcconfig=${svcconfig}`, `--count=${NODES}`, `--start-rate=${START_RATE}`, `--root-dir=${join(dir, 'hollow')}`]);
+const hollow = plane.daemon('svc hollow-nodes', 'src/cli/svc.ts', ['hollow-nodes', `--svcconfig=${svcconfig}`, `--count=${NODES}`, `--start-rate=${START_RATE}`, `--root-dir=${join(dir, 'hollow')}`, ...HOLLOW_FLAGS], process.env['CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] : []);
 processes['hollow-nodes'] = hollow.pid!;
 const sampler = setInterval(sampleRss, 2000);
 while (nodesReadyAt.size < NODES) {
@@ -155,19 +164,42 @@ const countsBefore = await requestCounts(target.server, target.token, metricsAge
 const usageBefore = usage();
 const runStart = performance.now();
 const deployments = Math.ceil(TOTAL / REPLICAS);
+const sizeOf = (i: number) => Math.min(REPLICAS, TOTAL - i * REPLICAS);
 for (let i = 0; i < deployments; i++) {
-  const replicas = Math.min(REPLICAS, TOTAL - i * REPLICAS);
   const name = `density-${i}`;
   await client.create(builtin.deployments, {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name, namespace: NAMESPACE },
     spec: {
-      replicas,
+      replicas: CREATE_RATE === undefined ? sizeOf(i) : 0,
       selector: { matchLabels: { app: name } },
       template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.example/pause:1', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] } },
     },
   } as Deployment);
+}
+let paced: Promise<void> = Promise.resolve();
+if (CREATE_RATE !== undefined) {
+  // Scale steps: each second the Deployments, in order, are asked for rate × elapsed pods in all.
+  paced = (async () => {
+    const asked = new Array<number>(deployments).fill(0);
+    const began = performance.now();
+    for (let total = 0; total < TOTAL; ) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const want = Math.min(TOTAL, Math.round((CREATE_RATE * (performance.now() - began)) / 1000));
+      const patches: Promise<unknown>[] = [];
+      for (let i = 0, left = want; i < deployments; i++) {
+        const replicas = Math.min(sizeOf(i), Math.max(0, left));
+        left -= replicas;
+        if (replicas === asked[i]) continue;
+        asked[i] = replicas;
+        patches.push(client.patch(builtin.deployments, `density-${i}`, { spec: { replicas } }, { namespace: NAMESPACE, type: 'merge' }));
+      }
+      await Promise.all(patches);
+      total = want;
+    }
+    log(`all ${TOTAL} pods asked for, ${((performance.now() - began) / 1000).toFixed(1)} s after the first step (${CREATE_RATE} pods/s asked)`);
+  })();
 }
 log(`${deployments} Deployments of ≤${REPLICAS} created; waiting for ${TOTAL} pods Running`);
 let lastReport = 0;
@@ -183,6 +215,7 @@ while (running.size < TOTAL) {
     break;
   }
 }
+await paced;
 const runEnd = performance.now();
 const usageRun = usage();
 const metricsAfter = await latencyBuckets();
@@ -220,9 +253,11 @@ const report = {
   peakSockets,
   rssMbAtEnd: Object.fromEntries((Object.entries(processes) as [ProcName, number][]).map(([n, pid]) => [n, residentMb(pid).rss])),
   apiP99ByVerb: p99ByVerb(metricsBefore, metricsAfter),
+  apiRequestsPerPod: perPod(countsBefore, countsAfter, TOTAL),
+  cpuMsPerPod: Object.fromEntries((Object.keys(processes) as ProcName[]).map((n) => [n, Number((((usageRun[n].cpuTicks - usageBefore[n].cpuTicks) * MS_PER_TICK) / TOTAL).toFixed(2))])),
   apiRequestsPerMinuteDuringRun: perMinute(countsBefore, countsAfter, (runEnd - runStart) / 60_000),
   apiRequestsPerMinuteSteady: perMinute(countsAfter, countsSteady, STEADY_MS / 60_000),
-  settings: { replicasPerDeployment: REPLICAS, cmQps: `${settings.managerQps}/${settings.managerBurst}`, schedulerQps: `${settings.schedulerQps}/${settings.schedulerBurst}`, startRate: START_RATE },
+  settings: { createRate: CREATE_RATE ?? 'all at once', hollowFlags: HOLLOW_FLAGS.join(' '), replicasPerDeployment: REPLICAS, cmQps: `${settings.managerQps}/${settings.managerBurst}`, schedulerQps: `${settings.schedulerQps}/${settings.schedulerBurst}`, startRate: START_RATE },
   loadAverage: { afterRun: loadAfterRun, end: load() },
 };
 console.log(JSON.stringify(report, null, 2));

@@ -8,7 +8,8 @@
 //   STEPS=100,1000 WINDOW_S=60 CPU_PROF=/tmp/prof npm run bench:idle-nodes
 // Knobs: STEPS (node counts, ascending), WINDOW_S (60), SETTLE_S (20: after the last node is
 // Ready, registrations' and first statuses' writes done), START_RATE (100 nodes/s), HOLLOW_FLAGS
-// (more flags for each `svc hollow-nodes`, space-separated), CPU_PROF=<dir> (--cpu-prof profiles
+// (more flags for each `svc hollow-nodes`, space-separated), HOLLOW_NODE_FLAGS (Node.js flags of
+// each hollow-nodes process, e.g. `--heapsnapshot-signal=SIGUSR2`), CPU_PROF=<dir> (--cpu-prof profiles
 // of the API server and of each hollow-nodes process, whole run, written when they stop), DAEMON_LOGS=1.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -24,6 +25,7 @@ const WINDOW_MS = Number(process.env['WINDOW_S'] ?? 60) * 1000;
 const SETTLE_MS = Number(process.env['SETTLE_S'] ?? 20) * 1000;
 const START_RATE = process.env['START_RATE'] ?? '100';
 const HOLLOW_FLAGS = (process.env['HOLLOW_FLAGS'] ?? '').split(' ').filter(Boolean);
+const HOLLOW_NODE_FLAGS = (process.env['HOLLOW_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
 const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -74,11 +76,16 @@ for (const [step, nodes] of STEPS.entries()) {
     `--start-rate=${START_RATE}`,
     `--root-dir=${join(dir, `hollow-${step}`)}`,
     ...HOLLOW_FLAGS,
-  ], process.env['CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] : []);
+  ], [...HOLLOW_NODE_FLAGS, ...(process.env['CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] : [])]);
   fleets.push(fleet.pid!);
   started = nodes;
   const began = performance.now();
-  while (ready.size < nodes) await sleep(500);
+  for (let said = began; ready.size < nodes; ) {
+    await sleep(500);
+    if (performance.now() - said < 30_000) continue;
+    said = performance.now();
+    log(`${ready.size} of ${nodes} nodes Ready after ${((said - began) / 1000).toFixed(0)} s; hollow-nodes RSS ${Math.round(fleets.reduce((sum, pid) => sum + residentMb(pid).rss, 0))} MB; load ${load()}`);
+  }
   log(`${nodes} nodes Ready (${((performance.now() - began) / 1000).toFixed(1)} s for the step's ${count}); settling ${SETTLE_MS / 1000} s; load ${load()}`);
   await sleep(SETTLE_MS);
   const loadBefore = load();

@@ -25,3 +25,13 @@ export function perMinute(before: RequestCounts, after: RequestCounts, minutes: 
       .sort((a, b) => b[1] - a[1]),
   );
 }
+
+/** Requests per unit of work (a pod) between two reads, two decimals, largest first; below 0.01 left out. */
+export function perPod(before: RequestCounts, after: RequestCounts, pods: number): Record<string, number> {
+  return Object.fromEntries(
+    [...after]
+      .map(([key, n]) => [key, Number(((n - (before.get(key) ?? 0)) / pods).toFixed(2))] as const)
+      .filter(([, n]) => n >= 0.01)
+      .sort((a, b) => b[1] - a[1]),
+  );
+}

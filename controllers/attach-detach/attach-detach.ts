@@ -5,6 +5,7 @@ import { builtin } from '../../src/client/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
 import { cacheOnly } from '../cache-only.js';
+import { POD_NODE_INDEX, podNodeIndex } from '../node-lifecycle/index.js';
 
 export interface AttachDetachOptions {
   /** `--attach-detach-reconcile-sync-period` (1 m): every node's attachments are compared again this often. */
@@ -32,7 +33,9 @@ const running = (pod: Pod): boolean => pod.status?.phase !== 'Succeeded' && pod.
  * node), VolumeAttachments (by node), and the periodic reconcile unless disabled.
  */
 export function attachDetachController(ctx: ControllerContext, options: AttachDetachOptions): Observable<ControllerResult<unknown>> {
-  const pods = ctx.informers.informer(builtin.pods);
+  // Indexed by node (the node loops' index, on the one shared pod cache): a node's reconcile reads
+  // its own pods, where reading every pod made the periodic pass nodes × pods.
+  const pods = ctx.informers.informer(builtin.pods, { indexers: { [POD_NODE_INDEX]: podNodeIndex } });
   const claims = ctx.informers.informer(builtin.persistentVolumeClaims);
   const volumes = ctx.informers.informer(builtin.persistentVolumes);
   const attachments = ctx.informers.informer(builtin.volumeAttachments);
@@ -41,8 +44,8 @@ export function attachDetachController(ctx: ControllerContext, options: AttachDe
   /** The CSI volumes the pods on `node` use, by attachment name. */
   const desired = (node: string): Map<string, PersistentVolume> => {
     const wanted = new Map<string, PersistentVolume>();
-    for (const pod of pods.store.list()) {
-      if (pod.spec.nodeName !== node || !running(pod)) continue;
+    for (const pod of pods.store.byIndex(POD_NODE_INDEX, node)) {
+      if (!running(pod)) continue;
       for (const { claimName } of podClaims(pod)) {
         const claim = claims.store.get(`${pod.metadata.namespace ?? ''}/${claimName}`);
         const volume = claim?.spec.volumeName ? volumes.store.get(claim.spec.volumeName) : undefined;

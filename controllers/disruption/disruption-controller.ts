@@ -37,7 +37,7 @@ type BudgetStatus = NonNullable<PodDisruptionBudget['status']>;
 export function disruptionController(ctx: ControllerContext, options: DisruptionControllerOptions = {}): Observable<ControllerResult<unknown>> {
   const budgets = ctx.informers.informer(builtin.podDisruptionBudgets);
   const pods = ctx.informers.informer(builtin.pods);
-  const sources = workloadScaleSources(ctx.informers);
+  const sources = workloadScaleSources(ctx.informers, ctx.discovery);
   const now = options.now ?? Date.now;
   const budgetsOf = (event: InformerEvent<Pod>): string[] => {
     const objects = event.type === 'updated' ? [event.old, event.object] : [event.object];

@@ -1,5 +1,5 @@
 import { isStatusError, type Deployment, type KubeObject, type OwnerReference, type Pod, type ReplicaSet, type ReplicationController, type StatefulSet } from '../../src/api/index.js';
-import { builtin, discoverResources, type Client, type Informer, type InformerFactory } from '../../src/client/index.js';
+import { builtin, type Client, type DiscoveryCache, type Informer, type InformerFactory } from '../../src/client/index.js';
 import { controllerOf, groupOfApiVersion } from '../controller-ref.js';
 
 /** The caches the scale of the known workload kinds is read from. */
@@ -8,6 +8,8 @@ export interface ScaleSources {
   readonly replicaSets: Informer<ReplicaSet>;
   readonly deployments: Informer<Deployment>;
   readonly statefulSets: Informer<StatefulSet>;
+  /** Where any other kind's resource is found (the term's shared discovery). */
+  readonly discovery: DiscoveryCache;
 }
 
 /** The scale of one controller: its uid (a Deployment's for the pods of its ReplicaSets) and `spec.replicas`. */
@@ -72,14 +74,16 @@ async function controllerScale(client: Client, sources: ScaleSources, namespace:
     const set = same(sources.statefulSets.store.get(key));
     return set && { uid: reference.uid, replicas: set.spec.replicas ?? 1 };
   }
-  return scaleSubresource(client, namespace, reference);
+  return scaleSubresource(client, sources.discovery, namespace, reference);
 }
 
 /** Any other kind: its `scale` subresource, the resource found by discovery. */
-async function scaleSubresource(client: Client, namespace: string, reference: OwnerReference): Promise<ControllerScale | undefined> {
+async function scaleSubresource(client: Client, discovery: DiscoveryCache, namespace: string, reference: OwnerReference): Promise<ControllerScale | undefined> {
   const group = groupOfApiVersion(reference.apiVersion);
   const version = reference.apiVersion.slice(reference.apiVersion.indexOf('/') + 1);
-  const { resources } = await discoverResources(client);
+  // A kind served since the last refresh is not found yet: the sync fails and its retry finds it
+  // (the cache is read again when a CRD or APIService changes).
+  const { resources } = await discovery.current();
   const type = resources.find((r) => r.group === group && r.version === version && r.kind === reference.kind);
   if (type === undefined) return undefined;
   try {
@@ -94,9 +98,10 @@ async function scaleSubresource(client: Client, namespace: string, reference: Ow
 }
 
 /** The workload caches, from the loop's shared informers. */
-export const workloadScaleSources = (informers: InformerFactory): ScaleSources => ({
+export const workloadScaleSources = (informers: InformerFactory, discovery: DiscoveryCache): ScaleSources => ({
   replicationControllers: informers.informer(builtin.replicationControllers),
   replicaSets: informers.informer(builtin.replicaSets),
   deployments: informers.informer(builtin.deployments),
   statefulSets: informers.informer(builtin.statefulSets),
+  discovery,
 });

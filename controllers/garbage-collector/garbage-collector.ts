@@ -1,6 +1,6 @@
-import { EMPTY, Subject, catchError, exhaustMap, finalize, from, map, mergeMap, timer, type Observable } from 'rxjs';
+import { EMPTY, Subject, finalize, map, mergeMap, type Observable } from 'rxjs';
 import type { KubeObject } from '../../src/api/index.js';
-import { discoverResources, stripManagedFields, supports, type ApiResource, type Discovery } from '../../src/client/index.js';
+import { stripManagedFields, supports, type ApiResource, type Discovery } from '../../src/client/index.js';
 import { mergeByKey } from '../../operators/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
@@ -12,8 +12,6 @@ import { triggeredBy } from './triggers.js';
 export interface GarbageCollectorOptions {
   /** Objects looked at at once (`--concurrent-gc-syncs`, default 20). */
   readonly concurrency: number;
-  /** How often the served types are discovered again, so that new types are watched. Default 30 s. */
-  readonly rediscoveryPeriodMs?: number;
 }
 
 // Kubernetes' canonical controller name (`--controllers` also accepts its alias `garbagecollector`).
@@ -37,9 +35,10 @@ export function garbageCollector(ctx: ControllerContext, options: GarbageCollect
   const again = new Subject<string>();
   let known: readonly ApiResource[] = [];
 
-  const types$ = timer(0, options.rediscoveryPeriodMs ?? 30_000).pipe(
-    // A failed discovery changes nothing: the types watched so far stay watched.
-    exhaustMap(() => from(discoverResources(ctx.client)).pipe(catchError(() => EMPTY))),
+  // The term's discovery: read every 30 s and when a CRD or APIService changes, shared with the
+  // other loops; it emits when the served types change. A failed read emits nothing: the types
+  // watched so far stay watched.
+  const types$ = ctx.discovery.discoveries$.pipe(
     map((discovery) => {
       known = keepFailedGroups(discovery, known);
       graph.setTypes(known);

@@ -13,6 +13,9 @@ import { builtinLoops, type LoopRegistry, type LoopSettings } from './loop-regis
  * port). The CLI turns flags into these options; tests and `svc up` call `startControllerManager`.
  */
 
+/** The loops' request sockets when the options name none (the flag's default). */
+export const DEFAULT_API_CONNECTIONS = 64;
+
 export interface ControllerManagerOptions {
   /** Where the API server is and who to be (a resolved svcconfig, `--master` applied). */
   readonly connection: ConnectionOptions;
@@ -20,6 +23,11 @@ export interface ControllerManagerOptions {
   readonly contentType: string;
   readonly qps: number;
   readonly burst: number;
+  /**
+   * `--svc-api-connections`: sockets the loops' requests hold to the API server at most (their
+   * watches have sockets of their own: docs/client.md#connections). Default 64.
+   */
+  readonly connections?: number;
   /** The controllers `--controllers` selected, in order (built-in names and those of controller modules). */
   readonly controllers: readonly string[];
   /** Default: `builtinLoops()`; the command adds the loops of `--controller-module`s. */
@@ -79,6 +87,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     ...options.connection,
     codec,
     userAgent,
+    connections: options.connections ?? DEFAULT_API_CONNECTIONS,
     throttle: apiThrottle({ qps: options.qps, burst: options.burst, onWait: (ms) => metrics.throttled(ms) }),
   });
   // The lease has its own client and bucket: controller traffic must never delay a renewal.

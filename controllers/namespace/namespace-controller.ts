@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import { rfc3339, NAMESPACE_FINALIZER, type Namespace } from '../../src/api/index.js';
-import { builtin, discoverResources, type Client, type Discovery, type InformerEvent } from '../../src/client/index.js';
+import { builtin, type Client, type Discovery, type DiscoveryCache, type InformerEvent } from '../../src/client/index.js';
 import { requeueAfter, resync, type Outcome } from '../../operators/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
@@ -41,21 +41,23 @@ export function namespaceController(ctx: ControllerContext, options: NamespaceCo
     stop$: ctx.stop$,
     reconcile: (key) => {
       const ns = namespaces.store.get(key);
-      return ns ? syncNamespace(ctx.client, ns, recheckMs) : undefined;
+      return ns ? syncNamespace(ctx.client, ctx.discovery, ns, recheckMs) : undefined;
     },
   });
 }
 
 const isDeleted = (event: InformerEvent<Namespace>) => event.type === 'deleted';
 
-async function syncNamespace(client: Client, ns: Namespace, recheckMs: number): Promise<Outcome<unknown> | void> {
+async function syncNamespace(client: Client, discoveryCache: DiscoveryCache, ns: Namespace, recheckMs: number): Promise<Outcome<unknown> | void> {
   if (!ns.metadata.deletionTimestamp) return;
   if (!(ns.spec?.finalizers ?? []).includes(NAMESPACE_FINALIZER)) return;
   const name = ns.metadata.name!;
 
   let discovery: Discovery;
   try {
-    discovery = await discoverResources(client);
+    // Read for this sync (as upstream's deleter reads discovery each time: a type added just
+    // before the deletion is emptied too); namespaces deleted together share the read.
+    discovery = await discoveryCache.fresh();
   } catch (error) {
     const failure = deletionConditions({ discoveryFailures: [messageOf(error)], contentFailures: [], remaining: new Map(), finalizers: new Map() })[0]!;
     await writeConditions(client, ns, [failure]);

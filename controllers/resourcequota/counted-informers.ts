@@ -1,6 +1,6 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { CountedType, KubeObject } from '../../src/api/index.js';
-import { builtin, discoverResources, type Client, type Informer, type InformerFactory, type Resource } from '../../src/client/index.js';
+import { builtin, type DiscoveryCache, type Informer, type InformerFactory, type Resource } from '../../src/client/index.js';
 
 /** Types whose usage reads more than metadata: their informers cache whole objects. */
 const WHOLE_OBJECTS = new Set(['/pods', '/services', '/persistentvolumeclaims']);
@@ -18,7 +18,7 @@ export class CountedInformers {
   readonly #types = new BehaviorSubject<readonly CountedType[]>([]);
 
   constructor(
-    private readonly client: Client,
+    private readonly discovery: DiscoveryCache,
     private readonly informers: InformerFactory,
   ) {}
 
@@ -49,7 +49,7 @@ export class CountedInformers {
   async #resolve(type: CountedType): Promise<Resource | undefined> {
     const known = Object.values(builtin).find((r: Resource) => r.group === type.group && r.resource === type.resource);
     if (known) return known.namespaced ? known : undefined;
-    const { resources } = await discoverResources(this.client);
+    const { resources } = await this.discovery.current();
     const found = resources.find((r) => r.group === type.group && r.resource === type.resource);
     return found && found.namespaced && found.verbs.includes('list') && found.verbs.includes('watch') ? found : undefined;
   }

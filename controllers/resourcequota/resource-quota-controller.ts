@@ -42,7 +42,7 @@ const counts = (quota: KubeObject, type: CountedType) => typesCountedBy(quota).s
  */
 export function resourceQuotaController(ctx: ControllerContext, options: ResourceQuotaControllerOptions = {}): Observable<ControllerResult<unknown>> {
   const quotas = ctx.informers.informer(builtin.resourceQuotas);
-  const counted = new CountedInformers(ctx.client, ctx.informers);
+  const counted = new CountedInformers(ctx.discovery, ctx.informers);
   const now = options.now ?? Date.now;
   const period = options.resyncPeriodMs ?? 5 * 60_000;
   const quotaEvents = quotas.events$;

@@ -1,5 +1,6 @@
-import { ReplaySubject, timer, type Subscription } from 'rxjs';
-import { InformerFactory, type Client, type EventRecorder, type InformerFactoryOptions } from '../../src/client/index.js';
+import { defer, filter, merge, Observable, ReplaySubject, timer, type Subscription } from 'rxjs';
+import { APIREGISTRATION_GROUP, type KubeObject } from '../../src/api/index.js';
+import { customResourceDefinitions, DiscoveryCache, InformerFactory, resource, type Client, type Informer, type EventRecorder, type InformerFactoryOptions } from '../../src/client/index.js';
 import type { ControllerContext, ControlLoop } from '../context.js';
 import type { ControllerResult, ReconcileStart } from '../controller.js';
 import type { WorkqueueMetrics } from '../../operators/index.js';
@@ -44,14 +45,40 @@ export interface Term {
   stop(): Promise<void>;
 }
 
+/** APIServices, whose changes add and remove served group versions (aggregation). */
+const API_SERVICES = resource({ group: APIREGISTRATION_GROUP, version: 'v1', resource: 'apiservices', namespaced: false, kind: 'APIService' });
+
+/**
+ * An informer's changes after its first list: the objects it lists at start (and replays to a new
+ * subscriber) are what the first discovery read finds anyway, and resyncs change nothing.
+ */
+function changesOf(informer: Informer<KubeObject>): Observable<unknown> {
+  return new Observable<unknown>((subscriber) => {
+    let live = false;
+    const subscription = informer.events$.pipe(filter((event) => live && event.type !== 'resync')).subscribe(subscriber);
+    // The first list's events are emitted before waitForSync resolves.
+    informer.waitForSync().then(
+      () => (live = true),
+      () => undefined,
+    );
+    return subscription;
+  });
+}
+
 export function startTerm(options: TermOptions): Term {
   const informers = new InformerFactory(options.client, options.informerOptions ?? {});
+  // One discovery for every loop of the term, read again when a type is added or removed: the
+  // metadata of CRDs and APIServices is watched from the first loop that asks.
+  const discovery = new DiscoveryCache(options.client, {
+    changes$: defer(() => merge(changesOf(informers.informer<KubeObject>(customResourceDefinitions, { metadataOnly: true })), changesOf(informers.informer(API_SERVICES, { metadataOnly: true })))),
+  });
   // A replay: a loop that subscribes to stop$ after it fired (a late start) still sees it.
   const stop$ = new ReplaySubject<void>(1);
   const contextOf = (loopName: string): ControllerContext => ({
     name: loopName,
     client: options.client,
     informers,
+    discovery,
     events: options.events.forComponent(loopName),
     stop$,
     controllerDefaults: (name = loopName) => ({
@@ -129,6 +156,7 @@ export function startTerm(options: TermOptions): Term {
           r.subscription.unsubscribe();
           options.log.debug(`stopped ${name}`);
         }
+        discovery.stop();
         informers.stop();
       })();
       return stopped;

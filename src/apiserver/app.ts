@@ -21,6 +21,7 @@ import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
 import { DEFAULT_CONNECTION_TIMEOUTS, serverTimeoutOptions, type ConnectionTimeouts } from './connection-timeouts.js';
 import { requestGate } from './request-gate.js';
+import { TURN_BUDGET_MS, TurnBudget } from './turn-budget.js';
 import { FlowControl, type FlowControlOptions } from './flowcontrol/index.js';
 import { ApiServerMetrics, installMetrics, longRunningTracker, MeteredStore, watchCacheSamples } from './metrics/index.js';
 import { installAudit, type AuditOptions } from './audit/index.js';
@@ -70,6 +71,11 @@ export interface ApiServerOptions {
   watchBufferEvents?: number | undefined;
   /** Bytes a watch's response may hold unsent before its events wait (default 256 KiB; 0: the stream's high-water mark). */
   watchSocketBudgetBytes?: number | undefined;
+  /**
+   * How long one event-loop turn may spend starting requests before further ones wait for a
+   * later turn (turn-budget.ts: so that watches send every turn). Default TURN_BUDGET_MS; 0: no bound.
+   */
+  turnBudgetMs?: number | undefined;
   /** Watches without timeoutSeconds end after [this, 2 × this] seconds (default 1800). */
   minRequestTimeoutSeconds?: number | undefined;
   /** How long a read waits for a resourceVersion the server has not reached before its 504 (default 3 s). */
@@ -165,7 +171,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   // Overload protection and the long-running gauge, applied once the user is known (request-gate.ts).
   const flowControl = new FlowControl(options.flowControl);
   flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
-  const gate = requestGate(app, flowControl, longRunningTracker(metrics, registry));
+  const gate = requestGate(app, flowControl, longRunningTracker(metrics, registry), new TurnBudget(options.turnBudgetMs ?? TURN_BUDGET_MS));
   // A callback hook, not an async one: token authentication is synchronous, and on the hot path
   // an await per request is a measurable share of a GET.
   // Defined once rather than as a closure per request: a GET allocates as little as it can.

@@ -3,6 +3,13 @@ import { isStorageError, type KeyValue, type Store } from '../storage/index.js';
 import type { ApiObject } from './api-object.js';
 import { collectionPrefix, objectKey } from './object-keys.js';
 import { decodeStored } from './storage-codec.js';
+import { WrittenObjects } from './written-objects.js';
+
+/**
+ * What the last versions written lately may hold, in stored bytes (see WrittenObjects): a few
+ * thousand pods' or Leases', a few hundred 100-endpoint slices'.
+ */
+const WRITTEN_OBJECTS_BYTES = 8 * 1024 * 1024;
 
 /** The 500 for an object storage holds but cannot decode, naming it and the way out. */
 export function corruptObject(type: ResourceType, namespace: string | undefined, name: string, cause: unknown): StatusError {
@@ -18,7 +25,23 @@ export function corruptObject(type: ResourceType, namespace: string | undefined,
 
 /** Reads a type's objects from the store, decoded and versioned. */
 export class ObjectReader {
-  constructor(private readonly store: Store) {}
+  /** The versions this server wrote lately: where an update starts (`getForUpdate`). */
+  readonly written: WrittenObjects;
+
+  constructor(
+    private readonly store: Store,
+    writtenBytes = WRITTEN_OBJECTS_BYTES,
+  ) {
+    this.written = new WrittenObjects(writtenBytes);
+  }
+
+  /**
+   * The object an update starts from: the version this server last wrote, when it has it (a guess
+   * the write checks: `written.isGuess`), else the store's.
+   */
+  async getForUpdate(type: ResourceType, namespace: string | undefined, name: string): Promise<ApiObject | undefined> {
+    return this.written.get(type, objectKey(this.store, type, namespace, name)) ?? this.get(type, namespace, name);
+  }
 
   async get(type: ResourceType, namespace: string | undefined, name: string): Promise<ApiObject | undefined> {
     let kv: KeyValue | undefined;

@@ -98,7 +98,12 @@ export function decodeStored(kv: KeyValue, type?: Pick<ResourceType, 'group' | '
   return object;
 }
 
-/** The stored bytes `object` was decoded from (`decodeStored`); undefined for any other object. */
+/** `object` is what `bytes`, as stored, decode to (a write's result, kept as the next write's start). */
+export function keepStoredBytes(object: ApiObject, bytes: Uint8Array): void {
+  storedBytes.set(object, bytes);
+}
+
+/** The stored bytes `object` was decoded from (`decodeStored`, `keepStoredBytes`); undefined for any other object. */
 export function storedBytesOf(object: ApiObject): Uint8Array | undefined {
   return storedBytes.get(object);
 }

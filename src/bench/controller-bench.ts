@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Subject, type Observable, type Subscription } from 'rxjs';
-import type { EventSink } from '../client/index.js';
+import { DiscoveryCache, type EventSink } from '../client/index.js';
 import type { ControllerContext, ControllerDefaults, ControllerResult } from '../../controllers/index.js';
 import type { WorkqueueMetrics } from '../../operators/index.js';
 import type { EventLine, TestCluster } from '../testing/index.js';
@@ -128,6 +128,7 @@ export async function benchController(bench: ControllerBench): Promise<Controlle
     name: bench.name,
     client,
     informers,
+    discovery: new DiscoveryCache(client),
     events,
     stop$,
     controllerDefaults: (): ControllerDefaults => ({ stop$, metrics: metricsFor(), drainTimeoutMs: 5_000 }),

@@ -295,6 +295,7 @@ export async function controllerManagerOptions(settings: ControllerManagerSettin
     contentType: f.svcApiContentType,
     qps: f.svcApiQps,
     burst: f.svcApiBurst,
+    connections: f.svcApiConnections,
     ...selection,
     loopSettings: {
       concurrentNamespaceSyncs: f.concurrentNamespaceSyncs,

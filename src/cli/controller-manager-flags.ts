@@ -428,6 +428,11 @@ export const controllerManagerFlags = defineFlags({
   // --- Limits: rates, sizes and thresholds --------------------------------------------------------------
   'svc-api-qps': flag.float({ default: 20, meaning: 'Requests per second to the API server, once the burst is spent (every request and watch of every controller shares it).', validate: positive }),
   'svc-api-burst': flag.int32({ default: 30, meaning: 'Requests that may go to the API server at once after an idle spell.', validate: (n) => (n >= 1 ? undefined : 'must be at least 1') }),
+  'svc-api-connections': flag.int32({
+    default: 64,
+    meaning: "Sockets the controllers' requests hold to the API server at most (more wait for a free one); their watches have sockets of their own, one each.",
+    validate: (n) => (n >= 1 ? undefined : 'must be at least 1'),
+  }),
   'max-endpoints-per-slice': flag.int32({ default: 100, meaning: 'Most endpoints in one endpoint slice.', validate: positive }),
   'mirroring-max-endpoints-per-subset': flag.int32({
     default: 1000,

@@ -27,7 +27,8 @@ export interface SchedulerStartOptions {
 }
 
 async function clientFor(flags: SchedulerFlags): Promise<Client> {
-  const extra: Partial<ClientOptions> = { userAgent: 'svc-scheduler' };
+  // Bounded: a burst of bindings waits for a socket rather than opening one each (its watches have their own).
+  const extra: Partial<ClientOptions> = { userAgent: 'svc-scheduler', connections: flags.svcApiConnections };
   if (flags.svcconfig !== undefined) {
     return Client.fromSvcconfig(flags.svcconfig, { ...extra, ...(flags.master !== undefined ? { server: flags.master, servers: [] } : {}) } as Omit<ClientOptions, 'server'>);
   }

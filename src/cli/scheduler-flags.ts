@@ -38,6 +38,11 @@ export const schedulerFlags = defineFlags({
   'leader-elect-resource-namespace': flag.string({ default: 'svc-system', meaning: 'The namespace of that Lease.' }),
   'svc-api-qps': flag.float({ default: 50, meaning: 'Sustained API requests per second (bindings, status updates, Events).', validate: positive }),
   'svc-api-burst': flag.int({ default: 100, meaning: 'API requests allowed at once after an idle spell.', validate: positive }),
+  'svc-api-connections': flag.int({
+    default: 100,
+    meaning: "Sockets the scheduler's requests (bindings, status updates, Events) hold to the API server at most: above its 64 bindings in flight, so Events and status writes do not wait behind them; its watches have sockets of their own, one each.",
+    validate: positive,
+  }),
   'secure-port': flag.int({
     default: 10259,
     meaning: 'The HTTPS port of /healthz and /readyz (a self-signed certificate); 0 serves nothing.',

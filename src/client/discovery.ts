@@ -25,15 +25,30 @@ export interface Discovery {
   readonly failures: readonly DiscoveryFailure[];
 }
 
+/** A group version discovery lists, and the path of its resource list. */
+export interface DiscoveredGroupVersion {
+  readonly group: string;
+  readonly version: string;
+  readonly path: string;
+}
+
 /**
  * Reads the legacy discovery documents (`/api`, `/apis`, then each preferred group version's
  * resource list), so that types added since the last call (custom resources) are found.
  * Subresources (`pods/status`) are left out. A failure of `/api` or `/apis` itself rejects.
+ * Nothing is kept: a loop that asks often shares a `DiscoveryCache` instead.
  */
 export async function discoverResources(client: Client): Promise<Discovery> {
+  const groupVersions = await preferredGroupVersions(client);
+  const answers = await Promise.allSettled(groupVersions.map((gv) => groupVersionTypes(client, gv)));
+  return discoveryOf(groupVersions, answers);
+}
+
+/** The preferred version of every served group (`/api`, `/apis`): two requests. Rejects when either fails. */
+export async function preferredGroupVersions(client: Client): Promise<DiscoveredGroupVersion[]> {
   const get = (path: string) => client.transport.request({ method: 'GET', path });
   const [core, groups] = await Promise.all([get('/api'), get('/apis')]);
-  const groupVersions: { group: string; version: string; path: string }[] = [];
+  const groupVersions: DiscoveredGroupVersion[] = [];
   for (const version of stringsOf(isRecord(core) ? core['versions'] : undefined)) {
     groupVersions.push({ group: '', version, path: `/api/${version}` });
   }
@@ -45,29 +60,38 @@ export async function discoverResources(client: Client): Promise<Discovery> {
     const version = typeof preferred === 'string' ? preferred : typeof first === 'string' ? first : undefined;
     if (version !== undefined) groupVersions.push({ group: group['name'], version, path: `/apis/${group['name']}/${version}` });
   }
-  const answers = await Promise.allSettled(groupVersions.map((gv) => get(gv.path)));
+  return groupVersions;
+}
+
+/** The types of one group version's resource list, subresources left out. */
+export async function groupVersionTypes(client: Client, gv: DiscoveredGroupVersion): Promise<readonly ApiResource[]> {
+  const doc = await client.transport.request({ method: 'GET', path: gv.path });
+  const list = isRecord(doc) && Array.isArray(doc['resources']) ? doc['resources'] : [];
+  const resources: ApiResource[] = [];
+  for (const entry of list) {
+    if (!isRecord(entry) || typeof entry['name'] !== 'string' || entry['name'].includes('/')) continue;
+    resources.push(
+      Object.freeze({
+        group: gv.group,
+        version: gv.version,
+        resource: entry['name'],
+        namespaced: entry['namespaced'] === true,
+        kind: typeof entry['kind'] === 'string' ? entry['kind'] : '',
+        verbs: Object.freeze(stringsOf(entry['verbs'])),
+      }),
+    );
+  }
+  return resources;
+}
+
+/** Group versions' answers (in the same order) as one Discovery: the types of those read, the failures of the rest. */
+export function discoveryOf(groupVersions: readonly DiscoveredGroupVersion[], answers: readonly PromiseSettledResult<readonly ApiResource[]>[]): Discovery {
   const resources: ApiResource[] = [];
   const failures: DiscoveryFailure[] = [];
   answers.forEach((answer, i) => {
     const { group, version } = groupVersions[i]!;
-    if (answer.status === 'rejected') {
-      failures.push({ groupVersion: group === '' ? version : `${group}/${version}`, error: answer.reason });
-      return;
-    }
-    const list = isRecord(answer.value) && Array.isArray(answer.value['resources']) ? answer.value['resources'] : [];
-    for (const entry of list) {
-      if (!isRecord(entry) || typeof entry['name'] !== 'string' || entry['name'].includes('/')) continue;
-      resources.push(
-        Object.freeze({
-          group,
-          version,
-          resource: entry['name'],
-          namespaced: entry['namespaced'] === true,
-          kind: typeof entry['kind'] === 'string' ? entry['kind'] : '',
-          verbs: Object.freeze(stringsOf(entry['verbs'])),
-        }),
-      );
-    }
+    if (answer.status === 'rejected') failures.push({ groupVersion: group === '' ? version : `${group}/${version}`, error: answer.reason });
+    else resources.push(...answer.value);
   });
   return { resources, failures };
 }

@@ -51,6 +51,8 @@ export { OWNER_INDEX, ownerIndex, orphansKey } from './owner-index.js';
 export { Informer, InformerFactory, stripManagedFields } from './informer.js';
 export type { InformerEvent, InformerFactoryOptions, InformerOptions } from './informer.js';
 export { discoverResources, groupVersionResources, supports } from './discovery.js';
+export { DiscoveryCache } from './discovery-cache.js';
+export type { DiscoveryCacheOptions } from './discovery-cache.js';
 export type { GroupVersionEntry } from './discovery.js';
 export type { ApiResource, Discovery, DiscoveryFailure } from './discovery.js';
 export { customResourceDefinitions, defineCustomResource, isCustomResource } from './custom-resource.js';

@@ -6,6 +6,7 @@ import { decodeStrategy, fastestDecodeMode, type DecodeMode, type DecodeStrategy
 import { OWNER_INDEX, ownerIndex, orphansKey } from './owner-index.js';
 import type { Resource } from './resource.js';
 import type { WatcherEvent, WatchOptions } from './watcher.js';
+import { withoutMetadataMember } from './lazy/json-view.js';
 
 /**
  * What an informer announces. `updated` only when the resourceVersion changed; `deleted` with
@@ -72,6 +73,11 @@ export interface InformerOptions<T extends KubeObject>
  * `TransformStripManagedFields`.
  */
 export function stripManagedFields<T extends KubeObject>(object: T): T {
+  // A lazily decoded object loses the member from its text, decoding nothing (the GC's metadata
+  // informers strip every Lease renewal: decoding and copying the whole metadata cost more than
+  // the rest of the event's handling; docs/benchmarks.md).
+  const cut = withoutMetadataMember(object, 'managedFields');
+  if (cut !== undefined) return cut;
   if (object.metadata.managedFields === undefined) return object;
   const { managedFields: _dropped, ...metadata } = object.metadata;
   return { ...object, metadata };

@@ -1,4 +1,4 @@
-import type { SecureContextOptions } from 'node:tls';
+import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { Agent, type Dispatcher } from 'undici';
 import type WebSocket from 'ws';
 import type { Codec } from './wire-codec.js';
@@ -34,7 +34,13 @@ export interface ConnectionOptions {
   readonly insecureSkipTlsVerify?: boolean | undefined;
   /** Idle keep-alive sockets are closed after this long. Default 30 s. */
   readonly keepAliveTimeoutMs?: number | undefined;
-  /** Most sockets to the server at once (each open watch holds one). Default unlimited. */
+  /**
+   * Most sockets that requests hold to the server at once; more requests wait for a free one.
+   * Default unlimited. When set, streamed responses (watches, followed logs), which hold a socket
+   * for minutes, go through a pool of their own, one socket each, so that they never take one of
+   * these and a thousand concurrent requests never open a thousand sockets and TLS handshakes
+   * ([client.md](../../docs/client.md#connections)).
+   */
   readonly connections?: number | undefined;
   /** Answers slower than this to arrive (headers) fail; default 60 s. Watches use their own timer. */
   readonly requestTimeoutMs?: number | undefined;
@@ -73,7 +79,10 @@ export interface StreamResponse {
 
 /** Keep-alive HTTPS to one server (or the first of several that answers) through an undici Agent, with the credentials of a svcconfig. */
 export class Transport {
+  /** Requests' pool, bounded by `connections`. */
   #agent: Agent;
+  /** Streams' pool: `#agent` itself when requests are unbounded, else one of its own. */
+  #streamAgent: Agent;
   readonly #agentOptions: Agent.Options;
   readonly #certificateSource: ConnectionOptions['clientCertificateSource'];
   #pair: { readonly cert: string; readonly key: string } | undefined;
@@ -109,7 +118,16 @@ export class Transport {
       ...(options.connections !== undefined ? { connections: options.connections } : {}),
     };
     this.#certificateSource = options.clientCertificateSource;
-    this.#agent = new Agent({ ...this.#agentOptions, connect: this.#tls });
+    const connect = sharedContext(this.#tls);
+    this.#agent = new Agent({ ...this.#agentOptions, connect });
+    this.#streamAgent = this.#streamPool(connect);
+  }
+
+  /** The streams' agent for these TLS settings: unbounded, and apart from the requests' when those are bounded. */
+  #streamPool(connect: Agent.Options['connect']): Agent {
+    if (this.#agentOptions.connections === undefined) return this.#agent;
+    const { connections: _bounded, ...unbounded } = this.#agentOptions;
+    return new Agent({ ...unbounded, connect });
   }
 
   /**
@@ -118,15 +136,19 @@ export class Transport {
    * its connections on rotation: the server reads the certificate once per connection, so a
    * connection kept open would go on as the old certificate until it expires, and then fail.
    */
-  #current(): Agent {
-    if (this.#certificateSource === undefined) return this.#agent;
-    const pair = this.#certificateSource();
-    if (pair.cert === this.#pair?.cert && pair.key === this.#pair.key) return this.#agent;
-    const old = this.#agent;
-    this.#pair = pair;
-    this.#agent = new Agent({ ...this.#agentOptions, connect: { ...this.#tls, cert: pair.cert, key: pair.key } });
-    void old.destroy().catch(() => undefined);
-    return this.#agent;
+  #current(streaming: boolean): Agent {
+    if (this.#certificateSource !== undefined) {
+      const pair = this.#certificateSource();
+      if (pair.cert !== this.#pair?.cert || pair.key !== this.#pair.key) {
+        const old = new Set([this.#agent, this.#streamAgent]);
+        this.#pair = pair;
+        const connect = sharedContext({ ...this.#tls, cert: pair.cert, key: pair.key });
+        this.#agent = new Agent({ ...this.#agentOptions, connect });
+        this.#streamAgent = this.#streamPool(connect);
+        for (const agent of old) void agent.destroy().catch(() => undefined);
+      }
+    }
+    return streaming ? this.#streamAgent : this.#agent;
   }
 
   async #dispatch(req: HttpRequest, streaming: boolean): Promise<Dispatcher.ResponseData> {
@@ -150,7 +172,7 @@ export class Transport {
       }
     }
     return this.#servers.send(req.method === 'GET', (server) =>
-      this.#current().request({
+      this.#current(streaming).request({
         origin: server.origin,
         path: server.base + req.path + queryString(req.query),
         method: req.method,
@@ -234,13 +256,27 @@ export class Transport {
 
   /** Closes idle sockets and waits for in-flight requests; open watches should be unsubscribed first. */
   async close(): Promise<void> {
-    await this.#agent.close();
+    await Promise.all(this.#agents().map((agent) => (agent.closed || agent.destroyed ? undefined : agent.close())));
   }
 
-  /** Ends every socket now, in-flight requests and watches included. */
+  /** Ends every socket now, in-flight requests and watches included. A second call does nothing. */
   async destroy(): Promise<void> {
-    await this.#agent.destroy();
+    await Promise.all(this.#agents().map((agent) => (agent.destroyed ? undefined : agent.destroy())));
   }
+
+  #agents(): Agent[] {
+    return [...new Set([this.#agent, this.#streamAgent])];
+  }
+}
+
+/**
+ * The TLS options with one SecureContext built from them, which every connection of the agent
+ * shares: without it Node builds a context per connection (the CA's PEM parsed into a store of
+ * its own each time), which a client holding a thousand watches paid a thousand times, in CPU at
+ * connect and in memory for as long as each socket lived.
+ */
+function sharedContext<T extends SecureContextOptions>(tls: T): T & { readonly secureContext: ReturnType<typeof createSecureContext> } {
+  return { ...tls, secureContext: createSecureContext(tls) };
 }
 
 /** `ws`, loaded by the first WebSocket: a client that never execs never loads it. */

@@ -159,6 +159,10 @@ describe('duplicate keys in JSON', () => {
   it('names each repeated key by its path', () => {
     expect(jsonDuplicates('{"a":1,"a":2,"b":{"c":[{"d":1,"d":2}],"c":3},"e":"a\\"","e":0}')).toEqual(['a', 'b.c[0].d', 'b.c', 'e']);
     expect(jsonDuplicates('{"a":{"x":1},"b":{"x":1},"s":"{\\"a\\":1,\\"a\\":2}"}')).toEqual([]);
+    // Objects of many keys too (the scan keeps a short object's keys in a list, a long one's in a set).
+    const many = Array.from({ length: 40 }, (_, i) => `"k${i}":${i}`);
+    expect(jsonDuplicates(`{"m":{${many.join(',')},"k3":0,"k39":1,"k40":2,"k40":3}}`)).toEqual(['m.k3', 'm.k39', 'm.k40']);
+    expect(jsonDuplicates(`{"m":{${many.join(',')}}}`)).toEqual([]);
   });
 });
 

@@ -85,8 +85,16 @@ const SPEC_DEFAULTS: Record<string, unknown> = {
 const camel = (name: string) => name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 describe('svc-controller-manager options', () => {
-  it('declares every option of the spec, plus --controllers, --controller-module, --config, --hostpath-provisioner-root and --latency-annotation, and nothing it does not document', () => {
-    expect(Object.keys(controllerManagerFlags).sort()).toEqual([...Object.keys(SPEC_DEFAULTS), 'controllers', 'controller-module', 'config', 'hostpath-provisioner-root', 'latency-annotation'].sort());
+  it('declares every option of the spec, plus --controllers, --controller-module, --config, --hostpath-provisioner-root, --latency-annotation and --svc-api-connections, and nothing it does not document', () => {
+    expect(Object.keys(controllerManagerFlags).sort()).toEqual(
+      [...Object.keys(SPEC_DEFAULTS), 'controllers', 'controller-module', 'config', 'hostpath-provisioner-root', 'latency-annotation', 'svc-api-connections'].sort(),
+    );
+  });
+
+  it('--svc-api-connections bounds the request sockets (64 by default, at least 1)', () => {
+    expect(parse().flags.svcApiConnections).toBe(64);
+    expect(parse('--svc-api-connections=8').flags.svcApiConnections).toBe(8);
+    rejects(['--svc-api-connections=0'], '--svc-api-connections');
   });
 
   it('gives every option the default the spec states', () => {

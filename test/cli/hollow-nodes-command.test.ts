@@ -50,6 +50,19 @@ describe('svc hollow-nodes', () => {
     expect((await cluster.client.list(builtin.nodes)).items).toHaveLength(0);
   });
 
+  it('refuses a fleet larger than its open-files limit allows, before registering a node', async () => {
+    // `ulimit -n` in sh sets the soft and the hard limit: Node.js cannot raise it past 512 then.
+    const child = spawn('sh', ['-c', 'ulimit -n 512 && exec "$0" "$@"', process.execPath, '--import', 'tsx', SVC, 'hollow-nodes', '--svcconfig', svcconfig, '--count', '1000', '--name-prefix', 'toomany-'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/1000 hollow nodes need about 1256 open files .* may open 512: raise the limit \(ulimit -n/);
+    expect((await cluster.client.list(builtin.nodes)).items.filter((node) => node.metadata.name?.startsWith('toomany-'))).toEqual([]);
+  }, 60_000);
+
   it('runs its nodes until SIGTERM, each labelled simulated, and says so in its log', async () => {
     const child = spawn(
       process.execPath,

@@ -23,9 +23,9 @@ describe('control loops as discovery changes', () => {
     proxy.hidden.add('example.com');
     direct = new Client({ server: server.url!, token: TOKEN });
     const viaProxy = new Client({ server: proxy.url, token: TOKEN });
-    loop = loopHarness(viaProxy);
+    loop = loopHarness(viaProxy, { refreshPeriodMs: 100 });
     loop.run(namespaceController(loop.ctx, { concurrency: 2, resyncPeriodMs: 0, contentRecheckMs: 100 }));
-    loop.run(garbageCollector(loop.ctx, { concurrency: 4, rediscoveryPeriodMs: 100 }));
+    loop.run(garbageCollector(loop.ctx, { concurrency: 4 }));
   });
   afterAll(async () => {
     loop.stop();

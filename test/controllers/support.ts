@@ -1,7 +1,7 @@
 // Shared by the control-loop suites: the context the controller manager would hand a loop, over a
 // real client, and a bounded poll for end states (tests assert states, never timings).
 import { Subject, type Subscription, type Observable } from 'rxjs';
-import { EventRecorder, InformerFactory, type Client } from '../../src/client/index.js';
+import { DiscoveryCache, EventRecorder, InformerFactory, type Client, type DiscoveryCacheOptions } from '../../src/client/index.js';
 import type { ControllerContext, ControllerResult } from '../../controllers/index.js';
 import { WAIT_MS } from '../support/wait.js';
 
@@ -13,14 +13,16 @@ export interface LoopHarness {
   stop(): void;
 }
 
-export function loopHarness(client: Client): LoopHarness {
+/** `discovery`: the context's discovery cache's options (a test that changes served types reads it often). */
+export function loopHarness(client: Client, discovery: DiscoveryCacheOptions = {}): LoopHarness {
   const stop$ = new Subject<void>();
   const informers = new InformerFactory(client, { backoff: { initialMs: 5, maxMs: 50 } });
   const results: ControllerResult<unknown>[] = [];
   const subscriptions: Subscription[] = [];
   const events = new EventRecorder({ client, component: 'test-loop' });
+  const discoveryCache = new DiscoveryCache(client, discovery);
   return {
-    ctx: { name: 'test-loop', client, informers, events, stop$, controllerDefaults: () => ({ drainTimeoutMs: 1_000 }) },
+    ctx: { name: 'test-loop', client, informers, discovery: discoveryCache, events, stop$, controllerDefaults: () => ({ drainTimeoutMs: 1_000 }) },
     results,
     run(loop) {
       subscriptions.push(loop.subscribe((r) => results.push(r)));
@@ -29,6 +31,7 @@ export function loopHarness(client: Client): LoopHarness {
       stop$.next();
       for (const s of subscriptions) s.unsubscribe();
       informers.stop();
+      discoveryCache.stop();
       events.stop();
     },
   };

@@ -8,9 +8,11 @@ import { isJsonObject } from '../writes/json-value.js';
 import { applyMergePatch } from '../writes/merge-patch.js';
 import { applyStrategicMergePatch } from '../writes/strategic-merge.js';
 import { updateObject } from '../writes/update-object.js';
+import { triesAgain } from '../writes/conflict-retry.js';
 import { writeManagerOf } from '../writes/write-options.js';
 import { asTypedObject, decodeBody, dryRunOf, mediaTypeOf, nameFromUrl, sendObject, type HandlerContext, yieldIfLarge } from '../request/index.js';
-import { admitWrite } from '../writes/admit.js';
+import { abandonAdmission, admitWrite } from '../writes/admit.js';
+import type { ApiObject } from '../api-object.js';
 import { revalidate, validateForWrite } from '../writes/validate.js';
 
 /** The PATCH media types, and the kind of patch each one is. */
@@ -24,9 +26,6 @@ export const PATCH_TYPES = {
 type PatchKind = (typeof PATCH_TYPES)[keyof typeof PATCH_TYPES];
 
 const BUILTIN = new Set(builtinTypes);
-
-// An unconditional patch that loses a race is applied again to the newer object, as Kubernetes does.
-const UNCONDITIONAL_ATTEMPTS = 5;
 
 /**
  * PATCH: the patch is applied to the stored object, the result goes through the checks of an
@@ -54,9 +53,33 @@ export async function patch(ctx: HandlerContext): Promise<unknown> {
   const name = info.name!;
   const gr = { group: type.group, resource: type.resource };
 
-  for (let attempt = 1; ; attempt++) {
-    const current = await ctx.reader.get(type, info.namespace, name);
+  // The first try starts from this server's last write of the object, if it has it: a guess,
+  // as kube-apiserver's GuaranteedUpdate takes its cache's object. Whatever fails on a guess (a
+  // stale version, a precondition, a patch that no longer applies) is tried again from the store,
+  // and is not one of the patch's attempts. A dry run, and a Service (its addresses are reserved
+  // on the way), read the store.
+  let guess = !dryRun && !ctx.services?.serves(type);
+  for (let attempt = 1; ; ) {
+    const current = guess ? await ctx.reader.getForUpdate(type, info.namespace, name) : await ctx.reader.get(type, info.namespace, name);
+    guess = false;
     if (!current) throw notFound(gr, name);
+    let updated: ApiObject;
+    try {
+      updated = await patchOnce(current);
+    } catch (error) {
+      if (ctx.reader.written.isGuess(current)) {
+        await abandonAdmission(ctx);
+        continue;
+      }
+      if (!isStorageError(error, 'Conflict')) throw error;
+      if (conditional || !triesAgain(ctx, attempt)) throw conflict(gr, name, optimisticLockMessage);
+      attempt++;
+      continue;
+    }
+    return sendObject(ctx, 200, updated);
+  }
+
+  async function patchOnce(current: ApiObject): Promise<ApiObject> {
     // A test of the version is the JSON patch way of making the patch conditional: a stale one is a 409.
     if (operations?.some((op) => op.op === 'test' && op.path === '/metadata/resourceVersion' && op.value !== current.metadata.resourceVersion)) {
       throw conflict(gr, name, optimisticLockMessage);
@@ -65,8 +88,8 @@ export async function patch(ctx: HandlerContext): Promise<unknown> {
       operations !== undefined
         ? applyJsonPatch(current, operations, { kind: { group: type.group, kind: type.kind }, name })
         : kind === 'merge'
-          ? applyMergePatch(current, decoded.value)
-          : applyStrategicMergePatch(current, decoded.value, type.schema);
+          ? applyMergePatch(current, decoded!.value)
+          : applyStrategicMergePatch(current, decoded!.value, type.schema);
     // A JSON patch can add a value as deep as the limit at a path as deep: the walks after this
     // point (validation, field sets) must not see more than the limit.
     requireNestingWithin(patched, 'the patched object');
@@ -76,14 +99,9 @@ export async function patch(ctx: HandlerContext): Promise<unknown> {
     const sent = object.metadata.resourceVersion;
     if (conditional && sent !== undefined && sent !== current.metadata.resourceVersion) throw conflict(gr, name, optimisticLockMessage);
     await yieldIfLarge(ctx);
-    const checked = validateForWrite(ctx, object, { duplicates: decoded.duplicates, level });
+    const checked = validateForWrite(ctx, object, { duplicates: decoded!.duplicates, level });
     const admitted = (await admitWrite(ctx, { operation: 'UPDATE', object: checked, oldObject: current, dryRun, optionsKind: 'PatchOptions', revalidate: (o) => revalidate(ctx, o) }))!;
-    try {
-      return sendObject(ctx, 200, await updateObject(ctx, admitted, current, manager, dryRun));
-    } catch (error) {
-      if (!isStorageError(error, 'Conflict')) throw error;
-      if (conditional || attempt >= UNCONDITIONAL_ATTEMPTS) throw conflict(gr, name, optimisticLockMessage);
-    }
+    return updateObject(ctx, admitted, current, manager, dryRun);
   }
 }
 

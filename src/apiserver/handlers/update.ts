@@ -3,7 +3,8 @@ import { fieldValidationOf } from '../writes/field-validation.js';
 import { updateObject } from '../writes/update-object.js';
 import { writeManagerOf } from '../writes/write-options.js';
 import { dryRunOf, nameFromUrl, objectFromBody, sendObject, type HandlerContext } from '../request/index.js';
-import { admitWrite } from '../writes/admit.js';
+import { abandonAdmission, admitWrite } from '../writes/admit.js';
+import type { ApiObject } from '../api-object.js';
 import { createObject } from '../writes/create-object.js';
 import { revalidate, validateForWrite } from '../writes/validate.js';
 
@@ -19,18 +20,37 @@ export async function update(ctx: HandlerContext): Promise<unknown> {
   const manager = writeManagerOf(ctx, 'Update');
   const name = info.name!;
   const body = nameFromUrl(decoded.object, name);
-  const current = await ctx.reader.get(type, info.namespace, name);
-  if (!current) return createObject(ctx, body, { fields, manager });
-
-  const object = validateForWrite(ctx, body, fields);
-  const sent = object.metadata.resourceVersion;
-  if (sent === undefined || sent === '') {
-    throw invalid(type.kind, name, [
-      { reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'must be specified for an update' },
-    ]);
+  let object: ApiObject | undefined;
+  // The first try starts from this server's last write of the object, if it has it: a guess, as
+  // kube-apiserver's GuaranteedUpdate takes its cache's object. Whatever fails on a guess (a stale
+  // version, the body's resourceVersion, a check against the old object) is tried again from the
+  // store. A dry run, and a Service (its addresses are reserved on the way), read the store.
+  for (let guess = !dryRun && !ctx.services?.serves(type); ; guess = false) {
+    const current = guess ? await ctx.reader.getForUpdate(type, info.namespace, name) : await ctx.reader.get(type, info.namespace, name);
+    if (!current) return createObject(ctx, body, { fields, manager });
+    // The body's checks do not depend on the stored object: once.
+    object ??= validateForWrite(ctx, body, fields);
+    let updated: ApiObject;
+    try {
+      updated = await updateOnce(object, current);
+    } catch (error) {
+      if (!ctx.reader.written.isGuess(current)) throw error;
+      await abandonAdmission(ctx);
+      continue;
+    }
+    return sendObject(ctx, 200, updated);
   }
-  if (!/^\d+$/.test(sent)) throw badRequest(`invalid resourceVersion ${JSON.stringify(sent)}: must be a decimal integer`);
-  if (sent !== current.metadata.resourceVersion) throw conflict({ group: type.group, resource: type.resource }, name, optimisticLockMessage);
-  const admitted = (await admitWrite(ctx, { operation: 'UPDATE', object, oldObject: current, dryRun, optionsKind: 'UpdateOptions', revalidate: (o) => revalidate(ctx, o) }))!;
-  return sendObject(ctx, 200, await updateObject(ctx, admitted, current, manager, dryRun));
+
+  async function updateOnce(object: ApiObject, current: ApiObject): Promise<ApiObject> {
+    const sent = object.metadata.resourceVersion;
+    if (sent === undefined || sent === '') {
+      throw invalid(type.kind, name, [
+        { reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'must be specified for an update' },
+      ]);
+    }
+    if (!/^\d+$/.test(sent)) throw badRequest(`invalid resourceVersion ${JSON.stringify(sent)}: must be a decimal integer`);
+    if (sent !== current.metadata.resourceVersion) throw conflict({ group: type.group, resource: type.resource }, name, optimisticLockMessage);
+    const admitted = (await admitWrite(ctx, { operation: 'UPDATE', object, oldObject: current, dryRun, optionsKind: 'UpdateOptions', revalidate: (o) => revalidate(ctx, o) }))!;
+    return updateObject(ctx, admitted, current, manager, dryRun);
+  }
 }

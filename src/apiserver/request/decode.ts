@@ -48,7 +48,8 @@ interface Frame {
   readonly parent: Frame | undefined;
   /** The key (in an object) or the index (in an array) this container sits at in its parent. */
   readonly at: string | number | undefined;
-  readonly keys: Set<string> | undefined; // undefined for an array
+  /** The object's keys so far (undefined for an array): a list while short, a set past that. */
+  keys: string[] | Set<string> | undefined;
   index: number;
   key: string | undefined;
   expectKey: boolean;
@@ -80,15 +81,14 @@ export function scanJsonText(text: string, limit = MAX_NESTING_DEPTH): readonly 
       if (top?.keys && top.expectKey) {
         const raw = text.slice(start + 1, i);
         const key = raw.includes('\\') ? unescapedKey(text.slice(start, i + 1), raw) : raw;
-        if (top.keys.has(key)) duplicates.push(fieldPath(pathOf(top), key));
-        top.keys.add(key);
+        if (seen(top, key)) duplicates.push(fieldPath(pathOf(top), key));
         top.key = key;
         top.expectKey = false;
       }
     } else if (ch === 0x7b /* { */ || ch === 0x5b /* [ */) {
       if (++depth > limit) return TOO_DEEP;
       const at = top === undefined ? undefined : top.keys ? top.key : top.index;
-      top = { parent: top, at, keys: ch === 0x7b ? new Set() : undefined, index: 0, key: undefined, expectKey: true };
+      top = { parent: top, at, keys: ch === 0x7b ? [] : undefined, index: 0, key: undefined, expectKey: true };
     } else if (ch === 0x7d /* } */ || ch === 0x5d /* ] */) {
       if (depth > 0) depth--;
       top = top?.parent;
@@ -98,6 +98,24 @@ export function scanJsonText(text: string, limit = MAX_NESTING_DEPTH): readonly 
     }
   }
   return duplicates;
+}
+
+// Most objects have a handful of keys: a list's search beats a set's hashing (and its allocation)
+// up to about this many.
+const SHORT_KEYS = 16;
+
+/** Whether the object's keys so far include `key`; adds it. */
+function seen(frame: Frame, key: string): boolean {
+  const keys = frame.keys!;
+  if (Array.isArray(keys)) {
+    if (keys.includes(key)) return true;
+    if (keys.length < SHORT_KEYS) keys.push(key);
+    else frame.keys = new Set([...keys, key]);
+    return false;
+  }
+  if (keys.has(key)) return true;
+  keys.add(key);
+  return false;
 }
 
 /** The keys repeated within one object of valid JSON text, named by their paths. */

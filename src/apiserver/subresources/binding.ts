@@ -5,6 +5,7 @@ import { encodeForStorage } from '../storage-codec.js';
 import { objectKey } from '../object-keys.js';
 import { type ApiObject } from '../api-object.js';
 import { isJsonObject } from '../writes/json-value.js';
+import { triesAgain } from '../writes/conflict-retry.js';
 
 /**
  * A core/v1 Binding: the scheduler's decision that a pod runs on a node. POSTed to
@@ -20,7 +21,6 @@ import { isJsonObject } from '../writes/json-value.js';
  */
 
 const BINDING_KIND = { group: '', kind: 'Binding' };
-const ATTEMPTS = 5;
 
 interface Binding {
   readonly name: string;
@@ -101,7 +101,7 @@ export async function bindPod(ctx: HandlerContext): Promise<unknown> {
       return sendObject(ctx, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     } catch (error) {
       if (isStorageError(error, 'NotFound')) throw notFound(pods, binding.name);
-      if (!isStorageError(error, 'Conflict') || attempt >= ATTEMPTS) throw error;
+      if (!isStorageError(error, 'Conflict') || !triesAgain(ctx, attempt)) throw error;
     }
   }
 }

@@ -5,11 +5,9 @@ import { admitWrite } from '../writes/admit.js';
 import { revalidate, validateForWrite } from '../writes/validate.js';
 import { fieldValidationOf } from '../writes/field-validation.js';
 import { updateObject } from '../writes/update-object.js';
+import { triesAgain } from '../writes/conflict-retry.js';
 import { writeManagerOf } from '../writes/write-options.js';
 import { splitWrite } from './write-scope.js';
-
-// An unconditional write that loses a race is applied again to the newer object.
-const UNCONDITIONAL_ATTEMPTS = 5;
 
 /**
  * PUT on a subresource that writes part of its object (`status`, `finalize`, ...): the body is
@@ -43,7 +41,7 @@ export async function updateThroughSubresource(ctx: HandlerContext): Promise<unk
     } catch (error) {
       if (isStorageError(error, 'NotFound')) throw notFound(gr, name);
       if (!isStorageError(error, 'Conflict')) throw error;
-      if (conditional || attempt >= UNCONDITIONAL_ATTEMPTS) throw conflict(gr, name, optimisticLockMessage);
+      if (conditional || !triesAgain(ctx, attempt)) throw conflict(gr, name, optimisticLockMessage);
     }
   }
 }

@@ -7,6 +7,7 @@ import { applyJsonPatch, jsonPatchOperations } from '../writes/json-patch.js';
 import { isJsonObject } from '../writes/json-value.js';
 import { applyMergePatch } from '../writes/merge-patch.js';
 import { updateObject } from '../writes/update-object.js';
+import { triesAgain } from '../writes/conflict-retry.js';
 import { writeManagerOf } from '../writes/write-options.js';
 import { scaleObject, scaleOf, type ResolvedScale } from './scale-paths.js';
 import { withValueAt } from './write-scope.js';
@@ -21,7 +22,6 @@ import { withValueAt } from './write-scope.js';
 type Scale = ReturnType<typeof scaleObject>;
 
 const SCALE_KIND = { group: 'autoscaling', kind: 'Scale' };
-const ATTEMPTS = 5;
 
 function scaleTarget(ctx: HandlerContext): ResolvedScale {
   const scale = scaleOf(ctx.type);
@@ -90,7 +90,7 @@ async function writeReplicas(ctx: HandlerContext, operation: 'Apply' | 'Update',
     } catch (error) {
       if (isStorageError(error, 'NotFound')) throw notFound(gr, name);
       if (!isStorageError(error, 'Conflict')) throw error;
-      if (resourceVersion !== undefined || attempt >= ATTEMPTS) throw conflict(gr, name, optimisticLockMessage);
+      if (resourceVersion !== undefined || !triesAgain(ctx, attempt)) throw conflict(gr, name, optimisticLockMessage);
     }
   }
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { alreadyExists, generateName, withDefaults, type ObjectMeta } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { namespaceType, prepareNamespace } from '../namespaces.js';
-import { asServed, storageBytes, storageText } from '../storage-codec.js';
+import { asServed, keepStoredBytes, storageBytes, storageText } from '../storage-codec.js';
+import { withAnswerText } from '../answer-text.js';
 import { spliceResourceVersion } from '../served-object.js';
 import { objectKey } from '../object-keys.js';
 import { prepareForCreate } from './prepare.js';
@@ -67,11 +68,18 @@ export async function createObject(
   for (let attempt = 1; ; attempt++) {
     try {
       const text = storageText(object, type);
-      const kv = await ctx.store.create(objectKey(ctx.store, type, info.namespace, object.metadata.name!), storageBytes(text, object));
+      const key = objectKey(ctx.store, type, info.namespace, object.metadata.name!);
+      const bytes = storageBytes(text, object);
+      const kv = await ctx.store.create(key, bytes);
       const stored = { ...object, metadata: { ...object.metadata, resourceVersion: String(kv.modRevision) } };
       // The answer is the stored text with its version, as a GET sends it: encoded once. A type
       // stored in another version than the request's answers in the request's, so is encoded again.
       const json = type.storageVersion === undefined || type.storageVersion === type.version ? spliceResourceVersion(text, kv.modRevision) : undefined;
+      // Kept as the first update's starting point (an update keeps its own result the same way).
+      if (json !== undefined) {
+        keepStoredBytes(withAnswerText(stored, json), bytes);
+        ctx.reader.written.set(type, key, stored, bytes.byteLength);
+      }
       return sendObject(ctx, 201, stored, json);
     } catch (error) {
       const taken = isStorageError(error, 'AlreadyExists');

@@ -128,18 +128,21 @@ export function toFieldsV1(set: FieldSet): JsonObject {
 }
 
 /**
- * A stored managedFields entry's field set, decoded once per FieldsV1 text and shared: every write
- * to an object decodes each of its managers' entries and encodes them again, and most of them
- * (the managers the write does not touch) are the same from one write to the next. The set is
- * shared: copy it before changing it. Its wire form (`fieldsV1Of`) is then encoded once too.
+ * A stored managedFields entry's field set, decoded once and shared: every write to an object
+ * decodes each of its managers' entries and encodes them again, and most of them (the managers
+ * the write does not touch) are the same from one write to the next. An entry this server encoded
+ * (`fieldsV1Of`) is known by identity, when the write starts from the version this server last
+ * wrote; any other is decoded once per FieldsV1 text. The set is shared: copy it before changing
+ * it. Its wire form (`fieldsV1Of`) is then encoded once too.
  */
 export function sharedFieldSet(fields: unknown): FieldSet {
   if (!isJsonObject(fields)) return fromFieldsV1(fields);
+  const encoded = setsOfEncoded.get(fields);
+  if (encoded) return encoded;
   const text = JSON.stringify(fields);
   let set = decodedFieldsV1.get(text);
   if (!set) {
     set = fromFieldsV1(fields);
-    sharedSets.add(set);
     if (decodedFieldsV1.size >= MAX_SHARED_FIELD_SETS) decodedFieldsV1.clear();
     decodedFieldsV1.set(text, set);
   }
@@ -147,29 +150,29 @@ export function sharedFieldSet(fields: unknown): FieldSet {
 }
 // Entries of pods of one template share their texts: a few hundred cover a cluster's kinds of
 // writers; each costs a few KiB (the text, the set and its encoded form), so the bound stays small.
+// (A status writer's entry names the pod's IPs: it is found by identity instead.)
 const MAX_SHARED_FIELD_SETS = 512;
 const decodedFieldsV1 = new Map<string, FieldSet>();
-const sharedSets = new WeakSet<FieldSet>();
+/** Each set's wire form, and back: both live as long as an object holds them. */
 const encodedFieldSets = new WeakMap<FieldSet, JsonObject>();
+const setsOfEncoded = new WeakMap<JsonObject, FieldSet>();
 
 /**
- * `toFieldsV1(set)`, kept for a shared set. Each caller gets its own copy (a copy of the trie is
- * far cheaper than sorting and splitting the paths again): the objects it goes into are theirs,
- * and the write path's checks may set a `__proto__` key of it again as an own field.
+ * `toFieldsV1(set)`, encoded once per set and shared by every object that holds the set: a set is
+ * not changed once encoded (a write copies a set before changing it), and neither is its wire form
+ * (objects are not changed in place on the write path: every step copies what it changes).
  */
 export function fieldsV1Of(set: FieldSet): JsonObject {
   const kept = encodedFieldSets.get(set);
-  if (kept) return copyTrie(kept);
+  if (kept) return kept;
   const wire = toFieldsV1(set);
-  if (sharedSets.has(set)) encodedFieldSets.set(set, copyTrie(wire));
+  encodedFieldSets.set(set, wire);
+  setsOfEncoded.set(wire, set);
   return wire;
 }
 
-function copyTrie(node: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const key of Object.keys(node)) setField(out, key, copyTrie(node[key] as JsonObject));
-  return out;
-}
+/** Whether `fields` is the very wire form `fieldsV1Of(set)` made. */
+export const isEncodingOf = (fields: unknown, set: FieldSet): boolean => isJsonObject(fields) && setsOfEncoded.get(fields) === set;
 
 export function fromFieldsV1(fields: unknown): FieldSet {
   const set: FieldSet = new Set();
@@ -202,8 +205,8 @@ function childAt(current: unknown, element: string): unknown {
   }
   if (kind === 'k:') {
     if (!Array.isArray(current)) return MISSING;
-    const key = JSON.parse(rest) as JsonObject;
-    const found = itemsByKey(current, Object.keys(key)).get(JSON.stringify(key));
+    const key = keyElementOf(rest);
+    const found = itemsByKey(current, key.fields, key.signature).get(key.id);
     return found === undefined ? MISSING : found;
   }
   if (kind === 'v:') {
@@ -212,6 +215,33 @@ function childAt(current: unknown, element: string): unknown {
     return itemsByKey(current, undefined).has(JSON.stringify(value)) ? value : MISSING;
   }
   return MISSING;
+}
+
+/** A `k:` element's key: its field names, their JSON (an index's signature) and the key's JSON. */
+interface KeyElement {
+  readonly fields: readonly string[];
+  readonly signature: string;
+  readonly id: string;
+}
+
+/**
+ * `k:` elements parsed once: a write looks up every path of two objects, and the paths of an
+ * associative list's items repeat their key element in each field (a pod's conditions, ports,
+ * container statuses: the same few keys, write after write). Bounded; cleared when full.
+ */
+const keyElements = new Map<string, KeyElement>();
+const MAX_KEY_ELEMENTS = 4_096;
+
+function keyElementOf(text: string): KeyElement {
+  let element = keyElements.get(text);
+  if (!element) {
+    const key = JSON.parse(text) as JsonObject;
+    const fields = Object.keys(key);
+    element = { fields, signature: JSON.stringify(fields), id: JSON.stringify(key) };
+    if (keyElements.size >= MAX_KEY_ELEMENTS) keyElements.clear();
+    keyElements.set(text, element);
+  }
+  return element;
 }
 
 /**
@@ -223,10 +253,9 @@ function childAt(current: unknown, element: string): unknown {
  */
 const indexes = new WeakMap<readonly unknown[], Map<string, Map<string, unknown>>>();
 
-function itemsByKey(list: readonly unknown[], fields: readonly string[] | undefined): Map<string, unknown> {
+function itemsByKey(list: readonly unknown[], fields: readonly string[] | undefined, signature = fields === undefined ? '' : JSON.stringify(fields)): Map<string, unknown> {
   let byFields = indexes.get(list);
   if (!byFields) indexes.set(list, (byFields = new Map()));
-  const signature = fields === undefined ? '' : JSON.stringify(fields);
   let index = byFields.get(signature);
   if (!index) {
     index = new Map();

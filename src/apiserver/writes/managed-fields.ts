@@ -1,6 +1,6 @@
 import { rfc3339, type ManagedFieldsEntry, type ResourceType } from '../../api/index.js';
 import { apiVersionOf, type ApiObject } from '../api-object.js';
-import { fieldSetOf, fieldSetsOf, fieldsV1Of, ownedAtOrBelow, sameAtEach, sharedFieldSet, type FieldSet } from './field-set.js';
+import { fieldSetOf, fieldSetsOf, fieldsV1Of, isEncodingOf, ownedAtOrBelow, sameAtEach, sharedFieldSet, type FieldSet } from './field-set.js';
 import { jsonEqual } from './json-value.js';
 
 /** Who writes, and how: an apply, or any other write (`Update`). */
@@ -27,19 +27,44 @@ export const sameManager = (o: Pick<Ownership, 'manager' | 'operation' | 'subres
   o.manager === m.manager && o.operation === m.operation && (o.subresource ?? '') === (m.subresource ?? '');
 
 export function ownershipsOf(object: ApiObject, type: ResourceType): Ownership[] {
-  return (object.metadata.managedFields ?? []).flatMap((entry) =>
-    entry.manager === undefined
-      ? []
-      : [
-          {
-            manager: entry.manager,
-            operation: entry.operation === 'Apply' ? 'Apply' : 'Update',
-            apiVersion: entry.apiVersion ?? apiVersionOf(type),
-            time: entry.time ?? rfc3339(),
-            fields: sharedFieldSet(entry.fieldsV1),
-            ...(entry.subresource ? { subresource: entry.subresource } : {}),
-          } satisfies Ownership,
-        ],
+  return (object.metadata.managedFields ?? []).flatMap((entry) => {
+    if (entry.manager === undefined) return [];
+    const ownership: Ownership = {
+      manager: entry.manager,
+      operation: entry.operation === 'Apply' ? 'Apply' : 'Update',
+      apiVersion: entry.apiVersion ?? apiVersionOf(type),
+      time: entry.time ?? rfc3339(),
+      fields: sharedFieldSet(entry.fieldsV1),
+      ...(entry.subresource ? { subresource: entry.subresource } : {}),
+    };
+    if (isWireForm(entry, ownership)) sourceEntries.set(ownership, entry);
+    return [ownership];
+  });
+}
+
+/**
+ * The entry an ownership was read from, while the ownership is the one read (a changed one is a
+ * new object): written again as it is, not encoded anew. Only an entry that is exactly what
+ * `withOwnerships` would write for it is kept.
+ */
+const sourceEntries = new WeakMap<Ownership, ManagedFieldsEntry>();
+
+const WIRE_KEYS = ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1'];
+const WIRE_KEYS_SUBRESOURCE = [...WIRE_KEYS, 'subresource'];
+
+function isWireForm(entry: ManagedFieldsEntry, o: Ownership): boolean {
+  const keys = Object.keys(entry);
+  const expected = o.subresource ? WIRE_KEYS_SUBRESOURCE : WIRE_KEYS;
+  return (
+    keys.length === expected.length &&
+    keys.every((key, i) => key === expected[i]) &&
+    entry.manager === o.manager &&
+    entry.operation === o.operation &&
+    entry.apiVersion === o.apiVersion &&
+    entry.time === o.time &&
+    entry.fieldsType === 'FieldsV1' &&
+    (o.subresource === undefined || entry.subresource === o.subresource) &&
+    isEncodingOf(entry.fieldsV1, o.fields)
   );
 }
 
@@ -47,7 +72,7 @@ export function ownershipsOf(object: ApiObject, type: ResourceType): Ownership[]
 export function withOwnerships(object: ApiObject, ownerships: readonly Ownership[]): ApiObject {
   const managedFields: ManagedFieldsEntry[] = ownerships
     .filter((o) => o.fields.size > 0)
-    .map((o) => ({
+    .map((o) => sourceEntries.get(o) ?? ({
       manager: o.manager,
       operation: o.operation,
       apiVersion: o.apiVersion,
@@ -100,10 +125,21 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
     own = { ...manager, apiVersion: apiVersionOf(type), time: rfc3339(), fields: new Set() };
     ownerships.push(own);
   }
-  const inAfter = ownedAtOrBelow(after);
-  const fields = new Set([...own.fields, ...changed].filter(inAfter));
-  // The writer's set as it was (it already owned what it changed): kept, with its encoded form.
-  const unchanged = fields.size === own.fields.size && [...own.fields].every((path) => fields.has(path));
-  const updated = { ...own, time: rfc3339(), fields: unchanged ? own.fields : fields };
+  // The writer's set as it was (it already owned what it changed, and all it owns is still there):
+  // kept, with its encoded form, without indexing the object's paths.
+  const ownFields = own.fields;
+  const kept = changed.every((path) => ownFields.has(path)) && isSubset(ownFields, after);
+  let fields = ownFields;
+  if (!kept) {
+    const inAfter = ownedAtOrBelow(after);
+    const next = new Set([...ownFields, ...changed].filter(inAfter));
+    if (next.size !== ownFields.size || ![...ownFields].every((path) => next.has(path))) fields = next;
+  }
+  const updated = { ...own, time: rfc3339(), fields };
   return withOwnerships(next, ownerships.map((o) => (o === own ? updated : o)));
+}
+
+function isSubset(set: ReadonlySet<string>, of: ReadonlySet<string>): boolean {
+  for (const path of set) if (!of.has(path)) return false;
+  return true;
 }

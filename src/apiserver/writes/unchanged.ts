@@ -30,10 +30,26 @@ function differOnlyInTime(a: readonly ManagedFieldsEntry[] | undefined, b: reado
   if (a === b || a === undefined || b === undefined || a.length !== b.length) return false;
   // The times first: the entries are encoded to be compared only when one of them differs.
   if (a.every((entry, i) => entry.time === b[i]!.time)) return false;
-  for (let i = 0; i < a.length; i++) {
-    const { time: _ta, ...x } = a[i]!;
-    const { time: _tb, ...y } = b[i]!;
-    if (JSON.stringify(x) !== JSON.stringify(y)) return false;
+  for (let i = 0; i < a.length; i++) if (!sameButTime(a[i]!, b[i]!)) return false;
+  return true;
+}
+
+/**
+ * Two entries' JSON the same but for `time`: the same keys in the same order, each value the same
+ * (an entry written again as it was shares its fieldsV1 with the stored one: no encoding then).
+ */
+function sameButTime(x: ManagedFieldsEntry, y: ManagedFieldsEntry): boolean {
+  if (x === y) return true;
+  const keys = Object.keys(x);
+  const other = Object.keys(y);
+  if (keys.length !== other.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key !== other[i]) return false;
+    if (key === 'time') continue;
+    const vx: unknown = x[key as keyof ManagedFieldsEntry];
+    const vy: unknown = y[key as keyof ManagedFieldsEntry];
+    if (vx !== vy && (typeof vx !== 'object' || typeof vy !== 'object' || JSON.stringify(vx) !== JSON.stringify(vy))) return false;
   }
   return true;
 }

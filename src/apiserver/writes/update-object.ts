@@ -9,7 +9,9 @@ import { splitWrite } from '../subresources/write-scope.js';
 import { strategyForUpdate } from './strategy.js';
 import { certificateSigningRequestOnUpdate, isCertificateSigningRequests } from './certificate-signing-requests.js';
 import { bytesToStore } from './unchanged.js';
-import { asServed, encodedTextOf } from '../storage-codec.js';
+import { asServed, encodedTextOf, keepStoredBytes } from '../storage-codec.js';
+import { isStorageError } from '../../storage/index.js';
+import { StaleGuess } from '../written-objects.js';
 import { spliceResourceVersion } from '../served-object.js';
 import { withAnswerText } from '../answer-text.js';
 import { yieldIfLarge } from '../request/index.js';
@@ -21,6 +23,12 @@ import { yieldIfLarge } from '../request/index.js';
  * whose last finalizer this write removes is removed from storage instead: the second phase of
  * deletion. A write whose result is the stored object stores nothing and answers the stored
  * object, version and all (unchanged.ts). With `dryRun` nothing is written.
+ *
+ * `current` may be the version this server last wrote (`ctx.reader.getForUpdate`), a guess: when
+ * the store holds another version (a Conflict or NotFound), or the write changes nothing and the
+ * store's version is not the guess's, this throws `StaleGuess` and the caller starts again from
+ * the store, as kube-apiserver's GuaranteedUpdate does with a cached object. Every version this
+ * writes is kept as the next write's guess.
  */
 export async function updateObject(
   ctx: HandlerContext,
@@ -49,9 +57,16 @@ export async function updateObject(
   const object = managedFieldsAfterUpdate(type, prepareForUpdate(defaulted, current), current, manager);
   const key = objectKey(ctx.store, type, info.namespace, name);
   const revision = Number(current.metadata.resourceVersion);
+  const guessed = ctx.reader.written.isGuess(current);
   if (isRemovable(ctx, object)) {
     if (dryRun) return object;
-    const kv = await ctx.store.delete(key, revision);
+    ctx.reader.written.forget(type, key);
+    let kv;
+    try {
+      kv = await ctx.store.delete(key, revision);
+    } catch (error) {
+      throw guessed && isStaleRevision(error) ? new StaleGuess() : error;
+    }
     if (ctx.services?.serves(type)) await ctx.services.released(current);
     return stamped(object, kv.modRevision);
   }
@@ -62,6 +77,11 @@ export async function updateObject(
   const bytes = bytesToStore(type, stored, current);
   if (bytes === undefined) {
     await service?.rollback();
+    // Nothing to write says nothing of the store: a guess is confirmed by the store's version.
+    if (guessed && (await ctx.store.get(key))?.modRevision !== revision) {
+      ctx.reader.written.forget(type, key);
+      throw new StaleGuess();
+    }
     return current;
   }
   if (dryRun) return stored;
@@ -72,12 +92,26 @@ export async function updateObject(
     kv = await ctx.store.update(key, bytes, revision);
   } catch (error) {
     await service?.rollback();
+    if (guessed && isStaleRevision(error)) {
+      ctx.reader.written.forget(type, key);
+      throw new StaleGuess();
+    }
     throw error;
   }
   await service?.commit();
   // The answer is the stored text with its version, as a GET sends it: not encoded again.
-  return withAnswerText(stamped(stored, kv.modRevision), text === undefined ? undefined : spliceResourceVersion(text, kv.modRevision));
+  const answerText = text === undefined ? undefined : spliceResourceVersion(text, kv.modRevision);
+  const answer = withAnswerText(stamped(stored, kv.modRevision), answerText);
+  // Kept as the next write's starting point, with the bytes it was stored as (unchanged.ts compares them).
+  if (answerText !== undefined) {
+    keepStoredBytes(answer, bytes);
+    ctx.reader.written.set(type, key, answer, bytes.byteLength);
+  } else ctx.reader.written.forget(type, key);
+  return answer;
 }
+
+/** The store holds another version than the one the write was checked against, or none. */
+const isStaleRevision = (error: unknown) => isStorageError(error, 'Conflict') || isStorageError(error, 'NotFound');
 
 /** Terminating, with no finalizer left and no grace period running: storage may let it go. */
 export function isRemovable(ctx: Pick<HandlerContext, 'type' | 'registry'>, object: ApiObject): boolean {

@@ -130,6 +130,27 @@ export function lazyObject<T extends KubeObject>(text: string, start: number): T
   return record.view<T>(ranges);
 }
 
+/**
+ * The view of `object` without `metadata.<member>`, as a new record whose text leaves that
+ * member out (cut from the text, nothing decoded); `object` itself when it has no such member;
+ * undefined when `object` is not a JSON record's view (the caller copies it instead). The new
+ * text is a copy: the record no longer holds the event line it came in.
+ */
+export function withoutMetadataMember<T extends KubeObject>(object: T, member: string): T | undefined {
+  const record = recordOf(object);
+  if (record === undefined) return undefined;
+  const { text, start } = record;
+  const { ranges, end } = scanMembers(text, start);
+  const m = findMember(text, ranges, 'metadata');
+  if (m < 0 || text.charCodeAt(ranges[m + 2]!) !== LBRACE) return object;
+  const meta = scanMembers(text, ranges[m + 2]!).ranges;
+  const f = findMember(text, meta, member);
+  if (f < 0) return object;
+  // With the comma that joins it to its neighbour: the one before it, else the one after it.
+  const [cutStart, cutEnd] = f > 0 ? [meta[f - 1]!, meta[f + 3]!] : f + 4 < meta.length ? [meta[f]!, meta[f + 4]!] : [meta[f]!, meta[f + 3]!];
+  return lazyObject<T>(text.slice(start, cutStart) + text.slice(cutEnd, end), 0);
+}
+
 function makeView(text: string, start: number, record: LazyRecord | undefined, members?: number[]): object {
   return new Proxy<Record<string, unknown>>({}, new View(text, start, record, members));
 }

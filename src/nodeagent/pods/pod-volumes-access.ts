@@ -1,7 +1,7 @@
 import type { Container, Pod, Secret } from '../../api/index.js';
 import { StatusError } from '../../api/index.js';
 import type { Input, Mount } from '../cri/index.js';
-import { resolveEnv, setUpPodVolumes, tearDownPodVolumes, type PodObjectReader } from '../volumes/index.js';
+import { forgetPodPayloads, resolveEnv, setUpPodVolumes, tearDownPodVolumes, type PodObjectReader } from '../volumes/index.js';
 
 /** What a sync uses of src/nodeagent/volumes, bound to the agent's root dir, node and API access. */
 export interface PodVolumesAccess {
@@ -33,12 +33,18 @@ export function podVolumesAccess(options: {
   readonly nodeAllocatable: Readonly<Record<string, string>>;
   /** false: no tmpfs for memory-backed volumes (a hollow node's); default true. */
   readonly memoryBacked?: boolean | undefined;
+  /** true: an unchanged volume payload is not compared with its files or written again (`PodVolumesContext.writtenPayloads`; a hollow node's). */
+  readonly rememberWrites?: boolean | undefined;
 }): PodVolumesAccess {
   const { rootDir, nodeName, hostIP, objects, nodeAllocatable } = options;
   const memoryBacked = options.memoryBacked ?? true;
+  const writtenPayloads = options.rememberWrites ? new Map<string, string>() : undefined;
   return {
-    setUp: (pod) => setUpPodVolumes(pod, { rootDir, nodeName, objects, nodeAllocatable, memoryBacked }),
-    tearDown: (uid) => tearDownPodVolumes(rootDir, uid),
+    setUp: (pod) => setUpPodVolumes(pod, { rootDir, nodeName, objects, nodeAllocatable, memoryBacked, ...(writtenPayloads ? { writtenPayloads } : {}) }),
+    tearDown: async (uid) => {
+      if (writtenPayloads) forgetPodPayloads(writtenPayloads, rootDir, uid);
+      await tearDownPodVolumes(rootDir, uid);
+    },
     resolveEnv: (pod, container, podIP, podIPs) => resolveEnv({ pod, container, nodeName, hostIP, podIP, podIPs, nodeAllocatable, objects }),
     pullSecrets: async (pod) => {
       const namespace = pod.metadata.namespace ?? 'default';

@@ -45,6 +45,8 @@ export interface PodWorkersOptions {
   readonly syncFrequencyMs?: number | undefined;
   /** Runtime relist period, ms. Default 1000. */
   readonly relistPeriodMs?: number | undefined;
+  /** The runtime's change signal, when it has one: the relist follows it (`relist`'s `changes$`) instead of listing every period. */
+  readonly runtimeChanges$?: Observable<unknown> | undefined;
   /** Pods synced at once (never two syncs of one pod). Default 10. */
   readonly concurrency?: number | undefined;
   readonly cpuCfsQuota?: boolean | undefined;
@@ -145,7 +147,7 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
   const entries = new Map<string, PodEntry>();
   const evictions = new Subject<string>();
   const onError = options.onError ?? logError;
-  const lister = relist({ cri: options.cri, periodMs: options.relistPeriodMs, scheduler: options.scheduler });
+  const lister = relist({ cri: options.cri, periodMs: options.relistPeriodMs, changes$: options.runtimeChanges$, scheduler: options.scheduler });
   const sourcesSeen = () => options.readiness?.allReady() ?? false;
 
   const fromUpdates = options.updates$.pipe(
@@ -153,6 +155,10 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
       const uid = update.pod.metadata.uid ?? '';
       const entry = entries.get(uid);
       if (update.type === 'RECONCILE') {
+        // The echo of the agent's own last status write needs no sync (the kubelet's
+        // HandlePodReconcile syncs only when the status needs reconciling): one fewer sync per
+        // status write, where each sync sets the pod's volumes up again and reads the runtime.
+        if (entry && context.statusWriter?.wrote(uid, update.pod.status) && entry.state === 'syncing') return undefined;
         if (entry) entry.apiStatus = update.pod.status;
       } else if (entry) {
         entry.pod = update.pod;
@@ -166,6 +172,7 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
       }
       return uid;
     }),
+    filter((uid): uid is string => uid !== undefined),
   );
   /** The kubelet's admission of a pod it is to run: the resource managers decide, a refused pod ends Failed at once. */
   const admit = (entry: PodEntry): void => {

@@ -1,4 +1,4 @@
-import { asyncScheduler, defer, exhaustMap, from, mergeMap, timer, catchError, EMPTY, type Observable, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, defer, exhaustMap, from, merge, mergeMap, throttleTime, timer, catchError, EMPTY, type Observable, type SchedulerLike } from 'rxjs';
 import type { CriClient } from '../cri/index.js';
 import { POD_UID_LABEL } from './runtime-labels.js';
 
@@ -7,6 +7,15 @@ export interface RelistOptions {
   readonly cri: CriClient;
   /** Period, ms. Default 1000 (the kubelet's PLEG period). */
   readonly periodMs?: number | undefined;
+  /**
+   * A signal of the runtime after each change of its sandboxes or containers (the kubelet's
+   * evented PLEG, on CRI GetContainerEvents). Given, the runtime is listed on a signal (at most
+   * once a period, the last signal of a period never lost) and otherwise only every
+   * `fallbackPeriodMs`, instead of every period: an idle node lists nothing.
+   */
+  readonly changes$?: Observable<unknown> | undefined;
+  /** With `changes$`: the relist that runs anyway, ms. Default 300 000 (the kubelet's evented PLEG's). */
+  readonly fallbackPeriodMs?: number | undefined;
   readonly scheduler?: SchedulerLike | undefined;
   /** Told about a failed relist (the runtime away); the next period tries again. */
   readonly onError?: ((error: unknown) => void) | undefined;
@@ -44,7 +53,12 @@ export function relist(options: RelistOptions): { readonly changes$: Observable<
     previous = next;
     return changed;
   };
-  const changes$ = timer(0, options.periodMs ?? 1000, options.scheduler ?? asyncScheduler).pipe(
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const periodMs = options.periodMs ?? 1000;
+  const ticks$ = options.changes$
+    ? merge(timer(0, options.fallbackPeriodMs ?? 300_000, scheduler), options.changes$.pipe(throttleTime(periodMs, scheduler, { leading: true, trailing: true })))
+    : timer(0, periodMs, scheduler);
+  const changes$ = ticks$.pipe(
     exhaustMap(() =>
       defer(list).pipe(
         catchError((error: unknown) => {

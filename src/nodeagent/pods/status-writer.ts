@@ -58,6 +58,15 @@ export class StatusWriter {
     return true;
   }
 
+  /**
+   * Is `status` (what the API server shows) the one this writer last wrote for the pod? Then a
+   * RECONCILE carrying it is the echo of that write, and there is nothing to reconcile.
+   */
+  wrote(uid: string, status: PodStatus | undefined): boolean {
+    const written = this.#written.get(uid);
+    return written !== undefined && written === statusFingerprint(status);
+  }
+
   forget(uid: string): void {
     this.#written.delete(uid);
   }

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { connectable, Subject } from 'rxjs';
 import type { Node, Pod } from '../../api/index.js';
 import { SIMULATED_NODE_ANNOTATION, SIMULATED_NODE_LABEL, SIMULATED_RUNTIME_NAME } from '../../api/index.js';
-import { builtin, type Client, type InformerFactory } from '../../client/index.js';
+import { builtin, NAMESPACE_INDEX, namespaceIndex, type Client, type InformerFactory } from '../../client/index.js';
 import { CriClient, type CriCallRecord } from '../cri/index.js';
 import { ImageManager } from '../images/index.js';
 import { criRuntimeInfo, hardThresholds, nodeAgentEvents, nodeObjectTtlMs, nodeResources, nodeStatusDefaults, startNodeStatus, type NodeStatusHandle, type NodeStatusOptions } from '../node/index.js';
@@ -125,6 +125,18 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
   const simulatedNodes = options.informers.informer(builtin.nodes, { labelSelector: `${SIMULATED_NODE_LABEL}=true`, metadataOnly: true }).start();
   let registeredNode = (): Node | undefined => undefined;
   const objectTtlMs = () => nodeObjectTtlMs(simulatedNodes.store.get(name) ?? registeredNode());
+  // The Services of the service-link env come from an informer, as the kubelet reads them (one
+  // watch of every Service), and the fleet's nodes share it (the factory hands each node the same
+  // one): a container start lists nothing, where a read per namespace per object TTL went to the
+  // server from every node.
+  const services = options.informers.informer(builtin.services, { indexers: { [NAMESPACE_INDEX]: namespaceIndex } }).start();
+  const objects = {
+    ...cachingObjectReader(podObjectReader(options.client), objectTtlMs),
+    async services(namespace: string) {
+      if (!services.hasSynced()) await services.waitForSync();
+      return services.store.byIndex(NAMESPACE_INDEX, namespace);
+    },
+  };
   const workers = startPodWorkers({
     cri,
     client: options.client,
@@ -138,11 +150,16 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     clusterDomain: options.clusterDomain,
     syncFrequencyMs: options.syncFrequencyMs,
     relistPeriodMs: options.relistPeriodMs,
+    // The simulated runtime says when it changed, as containerd's container events do for the
+    // kubelet's evented PLEG: an idle hollow node lists nothing instead of its runtime every second.
+    runtimeChanges$: runtime.changes$,
     nodeAllocatable: allocatable,
     nodeMemoryBytes: host.memory().totalBytes,
     runtimeName: SIMULATED_RUNTIME_NAME,
-    // The volumes are the agent's own, written under the root dir, but no tmpfs is mounted for secrets and tokens: thousands of mounts for containers that never read them.
-    volumes: podVolumesAccess({ rootDir: options.rootDir, nodeName: name, hostIP: options.nodeIp, objects: cachingObjectReader(podObjectReader(options.client), objectTtlMs), nodeAllocatable: allocatable, memoryBacked: false }),
+    // The volumes are the agent's own, written under the root dir, but no tmpfs is mounted for
+    // secrets and tokens (thousands of mounts for containers that never read them), and a volume
+    // whose content is unchanged is not read back from its files at every sync (rememberWrites).
+    volumes: podVolumesAccess({ rootDir: options.rootDir, nodeName: name, hostIP: options.nodeIp, objects, nodeAllocatable: allocatable, memoryBacked: false, rememberWrites: true }),
     images,
     probes,
     events,

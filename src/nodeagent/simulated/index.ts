@@ -6,3 +6,4 @@ export { serveSimulatedRuntime, type SimulatedRuntimeServer } from './runtime-se
 export { simulatedAddressSources, simulatedHost, type SimulatedHostShape } from './simulated-host.js';
 export { SIMULATED_NODE_NOTICE, startHollowNode, type HollowNode, type HollowNodeOptions } from './hollow-node.js';
 export { fleetAddresses, hollowNodeName, startHollowFleet, type HollowFleetOptions } from './hollow-fleet.js';
+export { fleetDescriptors, openFilesLimit } from './descriptor-budget.js';

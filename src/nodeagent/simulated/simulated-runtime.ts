@@ -10,12 +10,16 @@
  * stored sandboxes and containers are shaped once per change and shared by every list after.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { Subject, type Observable } from 'rxjs';
 import { SIMULATED_RUNTIME_NAME, SVC_VERSION } from '../../api/index.js';
 import { CriError, GrpcStatus, messageType, parseIpv4Cidr, shapeMessage } from '../cri/index.js';
 import type * as T from '../cri/index.js';
 import { simulationSettings, type SimulationSettings } from './simulation-settings.js';
 
 type Handler = (request: never) => unknown;
+
+/** The calls that change what the runtime holds: each is followed by a `changes$` signal. */
+const MUTATIONS: ReadonlySet<string> = new Set(['RunPodSandbox', 'StopPodSandbox', 'RemovePodSandbox', 'CreateContainer', 'StartContainer', 'StopContainer', 'RemoveContainer']);
 
 interface SandboxRecord {
   readonly id: string;
@@ -88,6 +92,14 @@ export class SimulatedRuntime {
   private readonly images = new Map<string, T.Image>();
   private readonly addresses: AddressPool;
   private readonly handlers: Record<string, Handler>;
+  readonly #changes = new Subject<void>();
+  /**
+   * A signal after every call that changed sandboxes or containers (failed ones too: a start that
+   * failed leaves an exited container). Nothing here changes on its own (no process exits), so
+   * the agent's relist can follow it as the kubelet's evented PLEG follows the runtime's
+   * container events, instead of listing an unchanged runtime every second.
+   */
+  readonly changes$: Observable<void> = this.#changes.asObservable();
 
   constructor(settings: Partial<SimulationSettings> = {}) {
     this.settings = simulationSettings(settings);
@@ -137,7 +149,12 @@ export class SimulatedRuntime {
   async handle(service: T.CriService, method: string, request: object): Promise<unknown> {
     const handler = this.handlers[method];
     if (!handler) throw new CriError(`${service}/${method}`, GrpcStatus.UNIMPLEMENTED, `the simulated runtime (${SIMULATED_RUNTIME_NAME}) has no ${method}: it runs no processes to stream from`);
-    return handler(request as never);
+    if (!MUTATIONS.has(method)) return handler(request as never);
+    try {
+      return await handler(request as never);
+    } finally {
+      this.#changes.next();
+    }
   }
 
   /** A network probe's attempt (httpGet, tcpSocket, grpc), which no socket can answer here. */

@@ -5,7 +5,7 @@ export { podObjectReader, type PodObjectReader } from './object-reader.js';
 export { cachingObjectReader } from './cached-object-reader.js';
 export { resolveEnv, resolveEnvReporting, type EnvContext } from './resolve-env.js';
 export { expandVariables } from './expand.js';
-export { setUpPodVolumes, tearDownPodVolumes, type PodVolumes, type PodVolumesContext } from './pod-volumes.js';
+export { forgetPodPayloads, setUpPodVolumes, tearDownPodVolumes, type PodVolumes, type PodVolumesContext } from './pod-volumes.js';
 export { writeAtomically, type FileProjection, type Payload } from './atomic-writer.js';
 export { VOLUME_PLUGINS, podDirOf, volumeDirOf, type VolumePlugin } from './paths.js';
 export { shareRootDir } from './root-dir.js';

@@ -22,8 +22,9 @@ export interface TokenSource {
  * memory, so a restarted agent renews exactly the tokens that are due. When a renewal fails while
  * the old token is still valid, the old one stays and the next sync tries again, as the kubelet does.
  */
-export async function projectedToken(volumeDir: string, pod: Pod, source: TokenSource, objects: PodObjectReader, now: number): Promise<string> {
-  const current = await readFile(currentDataPath(volumeDir, source.path), 'utf8').catch(() => undefined);
+export async function projectedToken(volumeDir: string, pod: Pod, source: TokenSource, objects: PodObjectReader, now: number, remembered?: string): Promise<string> {
+  // `remembered`: the token this process last wrote there (a hollow node's `writtenPayloads`), in place of reading the file.
+  const current = remembered ?? (await readFile(currentDataPath(volumeDir, source.path), 'utf8').catch(() => undefined));
   const claims = current === undefined ? undefined : tokenClaims(current);
   const fresh =
     claims !== undefined &&

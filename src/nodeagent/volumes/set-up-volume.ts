@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { isStatusError, type Pod } from '../../api/index.js';
 import { writeAtomically, type FileProjection } from './atomic-writer.js';
@@ -32,6 +33,8 @@ export interface VolumeContext {
   readonly fsGroup?: number | undefined;
   /** false: no tmpfs for memory-backed volumes (`PodVolumesContext.memoryBacked`); default true. */
   readonly memoryBacked?: boolean | undefined;
+  /** `PodVolumesContext.writtenPayloads`: a volume dir whose payload is the one last written is left as it is. */
+  readonly writtenPayloads?: Map<string, string> | undefined;
 }
 
 /** A volume once set up: the host path containers mount, and whether it is API data (always read-only). */
@@ -120,7 +123,10 @@ async function setUp(volume: Volume, ctx: VolumeContext): Promise<PreparedVolume
         part = downwardAPIPayload(ctx.pod, projection.downwardAPI.items, defaultMode, ctx.nodeAllocatable);
       } else if (projection.serviceAccountToken) {
         const tokenSource = projection.serviceAccountToken;
-        const token = await projectedToken(dir, ctx.pod, tokenSource, ctx.objects, ctx.now);
+        // With remembered writes the token is kept beside the payloads' digests (under the volume dir's key, so a teardown drops it too).
+        const tokenKey = `${dir}/\0token\0${tokenSource.path}`;
+        const token = await projectedToken(dir, ctx.pod, tokenSource, ctx.objects, ctx.now, ctx.writtenPayloads?.get(tokenKey));
+        ctx.writtenPayloads?.set(tokenKey, token);
         // With an fsGroup the token is for the owner (and, through the group bits, the group) alone.
         part = new Map([[tokenSource.path, { data: Buffer.from(token, 'utf8'), mode: ctx.fsGroup === undefined ? defaultMode : 0o600 }]]);
       } else {
@@ -137,6 +143,8 @@ async function setUp(volume: Volume, ctx: VolumeContext): Promise<PreparedVolume
 async function written(dir: string, payload: ReadonlyMap<string, FileProjection>, wantsMemory: boolean, ctx: VolumeContext): Promise<PreparedVolume> {
   const memory = wantsMemory && ctx.memoryBacked !== false;
   const { fsGroup } = ctx;
+  const digest = ctx.writtenPayloads ? payloadDigest(payload, fsGroup, memory) : undefined;
+  if (digest !== undefined && ctx.writtenPayloads?.get(dir) === digest) return { hostPath: dir, apiData: true };
   await ensureVolumeDir(dir, {
     memory,
     sizeBytes: memory ? memoryVolumeSize(ctx.pod, ctx.nodeAllocatable, undefined) : undefined,
@@ -144,7 +152,15 @@ async function written(dir: string, payload: ReadonlyMap<string, FileProjection>
     fsGroup,
   });
   await writeAtomically(dir, payload, { fsGroup });
+  if (digest !== undefined) ctx.writtenPayloads?.set(dir, digest);
   return { hostPath: dir, apiData: true };
+}
+
+/** What decides a volume's files: each path, mode and content, and the dir's owner and kind. */
+function payloadDigest(payload: ReadonlyMap<string, FileProjection>, fsGroup: number | undefined, memory: boolean): string {
+  const hash = createHash('sha256').update(`${fsGroup ?? ''}|${memory}`);
+  for (const [path, file] of [...payload].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) hash.update(`\0${path}\0${file.mode}\0`).update(file.data);
+  return hash.digest('base64');
 }
 
 function parsed<S extends Parameters<typeof parseSource>[0]>(schema: S, value: unknown, what: string) {

@@ -6,7 +6,7 @@
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Node, Pod } from '../../../src/api/index.js';
-import { builtin, EventRecorder, InformerFactory } from '../../../src/client/index.js';
+import { builtin, DiscoveryCache, EventRecorder, InformerFactory } from '../../../src/client/index.js';
 import { startTestCluster } from '../../../src/testing/index.js';
 import { desiredGroups, EndpointCache, endpointSliceController, ZONE_LABEL, type SyncReport } from '../../../controllers/endpointslice/index.js';
 import { eventually } from '../support.js';
@@ -82,7 +82,7 @@ describe('the loop\'s sync reports (onSync)', () => {
     const events = new EventRecorder({ client, component: 'endpointslice-controller' });
     const reports: { key: string; sync: SyncReport }[] = [];
     const loop = endpointSliceController(
-      { name: 'endpointslice-controller', client, informers, events, stop$, controllerDefaults: () => ({}) },
+      { name: 'endpointslice-controller', client, informers, discovery: new DiscoveryCache(client), events, stop$, controllerDefaults: () => ({}) },
       { maxEndpointsPerSlice: 2, onSync: (key, sync) => reports.push({ key, sync }) },
     ).subscribe();
     try {

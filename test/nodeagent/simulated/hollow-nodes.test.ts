@@ -6,12 +6,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Subscription } from 'rxjs';
+import { firstValueFrom, take, toArray, type Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIMULATED_NODE_ANNOTATION, SIMULATED_NODE_LABEL, type Deployment, type Node, type Pod } from '../../../src/api/index.js';
 import { builtin, InformerFactory, type Client } from '../../../src/client/index.js';
 import { scheduler } from '../../../controllers/index.js';
-import { startHollowNode, type HollowNode, type SimulationSettings } from '../../../src/nodeagent/index.js';
+import { SimulatedRuntime, startHollowNode, type HollowNode, type SimulationSettings } from '../../../src/nodeagent/index.js';
 import { startTestCluster, type TestCluster } from '../../../src/testing/index.js';
 import { eventually } from '../../controllers/support.js';
 
@@ -22,10 +22,30 @@ let informers: InformerFactory;
 const nodes: HollowNode[] = [];
 const errors: string[] = [];
 
-function hollowNode(name: string, index: number, simulation: Partial<SimulationSettings> = {}, labels: Record<string, string> = {}): HollowNode {
+/** A simulated runtime that keeps the calls made of it: which, and the env each container was created with. */
+class RecordingRuntime extends SimulatedRuntime {
+  readonly calls: string[] = [];
+  readonly envs: Record<string, string>[] = [];
+
+  override async handle(service: Parameters<SimulatedRuntime['handle']>[0], method: string, request: object): Promise<unknown> {
+    this.calls.push(method);
+    if (method === 'CreateContainer') {
+      const env = (request as { config?: { envs?: { key: string; value: string }[] } }).config?.envs ?? [];
+      this.envs.push(Object.fromEntries(env.map((e) => [e.key, e.value])));
+    }
+    return super.handle(service, method, request);
+  }
+}
+
+/** The requests the counted node's agent sent (its client's throttle hears every one), `METHOD path`. */
+const counted: string[] = [];
+let countedRuntime: RecordingRuntime;
+
+function hollowNode(name: string, index: number, simulation: Partial<SimulationSettings> = {}, labels: Record<string, string> = {}, parts: { client?: Client; runtime?: SimulatedRuntime } = {}): HollowNode {
   const node = startHollowNode({
     name,
-    client: cluster.client,
+    client: parts.client ?? cluster.client,
+    runtime: parts.runtime,
     informers,
     simulation,
     rootDir: join(root, name),
@@ -77,6 +97,13 @@ beforeAll(async () => {
   hollowNode('hollow-b', 1, {}, { pool: 'plain' });
   hollowNode('hollow-fails', 2, { startFailureRate: 1 }, { pool: 'fails' });
   hollowNode('hollow-probes-fail', 3, { probeFailureRate: 1 }, { pool: 'probes-fail' });
+  countedRuntime = new RecordingRuntime();
+  const countingClient = cluster.newClient({
+    throttle: async ({ method, path }) => {
+      counted.push(`${method} ${path}`);
+    },
+  });
+  hollowNode('hollow-counted', 4, {}, { pool: 'counted' }, { client: countingClient, runtime: countedRuntime });
 }, 60_000);
 
 afterAll(async () => {
@@ -174,5 +201,35 @@ describe('hollow nodes', () => {
       expect(pod.spec.nodeName).toBe('hollow-probes-fail');
       expect(podReady(pod)).toBe(false);
     }
+  });
+
+  it('list their runtime only when it changed (the evented relist), and start pods without listing Services', async () => {
+    const counted$ = nodes.find((n) => n.nodeName === 'hollow-counted')!;
+    await eventually(async () => isReady(await cluster.client.get(builtin.nodes, 'hollow-counted')), 'hollow-counted Ready');
+    // Idle: three status checks (a second apart here) pass without a runtime list; the daemon's
+    // 1 s relist would have listed about three times meanwhile.
+    const listsBefore = countedRuntime.calls.filter((m) => m === 'ListPodSandbox').length;
+    await firstValueFrom(counted$.status.checks$.pipe(take(3), toArray()));
+    expect(countedRuntime.calls.filter((m) => m === 'ListPodSandbox').length).toBe(listsBefore);
+
+    // Service links come from the fleet's shared Services informer: the Service is in it before the pods exist.
+    await cluster.client.create(builtin.services, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'counted-svc', namespace: 'default' }, spec: { ports: [{ port: 8080 }], clusterIP: '10.0.0.77' } } as never);
+    const services = informers.informer(builtin.services);
+    await eventually(async () => services.store.getByName('counted-svc', 'default') !== undefined, 'the Service in the shared informer');
+    counted.length = 0;
+    await cluster.client.create(builtin.deployments, deployment('counted', 3, 'counted'));
+    await eventually(async () => {
+      const pods = await podsOf(cluster.client, 'counted');
+      return pods.length === 3 && pods.every((pod) => pod.status?.phase === 'Running' && podReady(pod));
+    }, 'three Running pods on hollow-counted');
+    // A change of the runtime (the pods' sandboxes and containers) was listed.
+    expect(countedRuntime.calls.filter((m) => m === 'ListPodSandbox').length).toBeGreaterThan(listsBefore);
+    expect(countedRuntime.envs).toHaveLength(3);
+    for (const env of countedRuntime.envs) expect(env['COUNTED_SVC_SERVICE_HOST']).toBe('10.0.0.77');
+    // Per pod: no Services listed (the informer), one status write or two (ContainerCreating, Running).
+    expect(counted.filter((r) => /^GET .*\/services(\?|$)/.test(r))).toEqual([]);
+    const statusWrites = counted.filter((r) => /^PATCH .*\/pods\/[^/]+\/status/.test(r)).length;
+    expect(statusWrites).toBeGreaterThanOrEqual(3);
+    expect(statusWrites).toBeLessThanOrEqual(6);
   });
 });

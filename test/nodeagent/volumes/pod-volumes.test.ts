@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container, Pod } from '../../../src/api/index.js';
 import { builtin } from '../../../src/client/index.js';
-import { podObjectReader, setUpPodVolumes, tearDownPodVolumes, type PodObjectReader } from '../../../src/nodeagent/index.js';
+import { forgetPodPayloads, podObjectReader, setUpPodVolumes, tearDownPodVolumes, type PodObjectReader } from '../../../src/nodeagent/index.js';
 import { scratchDir } from '../../support/scratch.js';
 import { AUDIENCES, startVolumesApiServer, type VolumesApiServer } from './api-server.js';
 
@@ -68,7 +68,7 @@ const mountType = (dir: string) =>
     .filter((fields) => fields[4] === dir)
     .map((fields) => ({ fstype: fields[fields.indexOf('-') + 1], options: fields[fields.indexOf('-') + 3] }));
 
-async function setUp(pod: Pod, root: string, extra: { now?: () => number } = {}) {
+async function setUp(pod: Pod, root: string, extra: { now?: () => number; writtenPayloads?: Map<string, string>; objects?: PodObjectReader } = {}) {
   setUps.push([root, pod.metadata.uid!]);
   return setUpPodVolumes(pod, { rootDir: root, nodeName: 'node-a', objects, nodeAllocatable: { cpu: '4', memory: '8Gi' }, ...extra });
 }
@@ -563,5 +563,60 @@ describe('tearDownPodVolumes', () => {
     expect(execFileSync('cat', ['/proc/self/mountinfo']).toString()).not.toContain(join(root, 'pods'));
     // Again: nothing left to do is not an error.
     await tearDownPodVolumes(root, pod.metadata.uid!);
+  });
+});
+
+describe('remembered writes (a hollow node\'s writtenPayloads)', () => {
+  it('leave a volume whose payload is unchanged as it is, write a changed one, and start over after a teardown', async () => {
+    const root = scratchDir('vol-');
+    const writtenPayloads = new Map<string, string>();
+    await api.client.create(builtin.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'remembered', namespace: 'default' }, data: { key: 'one' } });
+    const pod = podWith([{ name: 'cfg', configMap: { name: 'remembered' } }]);
+    await setUp(pod, root, { writtenPayloads });
+    const file = join(vol(root, pod, 'configmap', 'cfg'), 'key');
+    expect(await text(file)).toBe('one');
+    expect([...writtenPayloads.keys()]).toEqual([vol(root, pod, 'configmap', 'cfg')]);
+    // Unchanged payload: the files are neither compared nor written (a change made behind the
+    // agent's back stays, which only a root dir nothing else writes to can afford).
+    writeFileSync(join(vol(root, pod, 'configmap', 'cfg'), '..data', 'key'), 'changed on disk');
+    await setUp(pod, root, { writtenPayloads });
+    expect(await text(file)).toBe('changed on disk');
+    // A changed ConfigMap is written.
+    await api.client.patch(builtin.configMaps, 'remembered', { data: { key: 'two' } }, { namespace: 'default' });
+    await setUp(pod, root, { writtenPayloads });
+    expect(await text(file)).toBe('two');
+    // Torn down and forgotten: the next set-up writes from scratch.
+    forgetPodPayloads(writtenPayloads, root, pod.metadata.uid!);
+    await tearDownPodVolumes(root, pod.metadata.uid!);
+    expect(writtenPayloads.size).toBe(0);
+    await setUp(pod, root, { writtenPayloads });
+    expect(await text(file)).toBe('two');
+  });
+
+  it('keep the projected token in memory: a second sync asks for none and reads no file', async () => {
+    const root = scratchDir('vol-');
+    const writtenPayloads = new Map<string, string>();
+    let requests = 0;
+    const counting: PodObjectReader = { ...objects, serviceAccountToken: (pod, request) => (requests++, objects.serviceAccountToken(pod, request)) };
+    const made = podWith([{ name: 'token', projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3600 } }] } }]);
+    // The pod must exist for the API server to bind a token to it.
+    await api.client.create(builtin.pods, made);
+    const pod = await api.client.get(builtin.pods, made.metadata.name!, { namespace: 'default' });
+    await setUp(pod, root, { writtenPayloads, objects: counting });
+    const file = join(vol(root, pod, 'projected', 'token'), 'token');
+    const token = await text(file);
+    // One TokenRequest per token volume (admission added the API-access one beside ours).
+    const first = requests;
+    expect(first).toBeGreaterThanOrEqual(1);
+    expect(token.split('.')).toHaveLength(3);
+    // The file changed behind the agent's back is not read: the remembered token is still fresh, so
+    // no TokenRequest (one that read the file would find no token there and ask for a new one).
+    writeFileSync(join(vol(root, pod, 'projected', 'token'), '..data', 'token'), 'not a token');
+    await setUp(pod, root, { writtenPayloads, objects: counting });
+    expect(requests).toBe(first);
+    expect(token.split('.')).toHaveLength(3);
+    // A teardown's forget drops the token with the payload digests.
+    forgetPodPayloads(writtenPayloads, root, pod.metadata.uid!);
+    expect(writtenPayloads.size).toBe(0);
   });
 });

@@ -1,0 +1,80 @@
+import type { ResourceType } from '../api/index.js';
+import type { ApiObject } from './api-object.js';
+
+/**
+ * The version this server last wrote of the objects it wrote lately, decoded, so that the next
+ * update of one of them starts from it instead of reading the store and parsing the stored text
+ * (a status writer, a Lease renewal, the endpointslice loop: the same objects written again and
+ * again). It is a guess, as kube-apiserver's GuaranteedUpdate takes the watch cache's object: a
+ * write that started from it is checked by the store's compare-and-swap on its resourceVersion,
+ * and whoever gets a Conflict, a NotFound, a failed precondition or a write that changes nothing
+ * reads the store and tries again (`isGuess`). Objects handed out are shared and never changed.
+ *
+ * Bounded by the stored bytes of the objects kept (a decoded object takes a few times its text in
+ * memory), least recently written or read first out.
+ */
+export class WrittenObjects {
+  private readonly entries = new Map<string, { readonly object: ApiObject; readonly bytes: number }>();
+  private readonly guesses = new WeakSet<ApiObject>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** The kept version of the object at `key` as `type` serves it. */
+  get(type: ResourceType, key: string): ApiObject | undefined {
+    const id = idOf(type, key);
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    this.entries.delete(id);
+    this.entries.set(id, entry);
+    return entry.object;
+  }
+
+  /** Keeps `object` (stored at `key`, `size` bytes, its resourceVersion set) as the newest version of it. */
+  set(type: ResourceType, key: string, object: ApiObject, size: number): void {
+    if (!keepable(type) || size > this.maxBytes) return;
+    // Two writes of one object may be answered out of order: the newer version stays.
+    const kept = this.entries.get(idOf(type, key));
+    if (kept && Number(kept.object.metadata.resourceVersion) > Number(object.metadata.resourceVersion)) return;
+    this.forget(type, key);
+    this.entries.set(idOf(type, key), { object, bytes: size });
+    this.guesses.add(object);
+    this.bytes += size;
+    for (const [id, entry] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(id);
+      this.bytes -= entry.bytes;
+    }
+  }
+
+  forget(type: ResourceType, key: string): void {
+    const id = idOf(type, key);
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    this.entries.delete(id);
+    this.bytes -= entry.bytes;
+  }
+
+  /** Whether `object` came from here: a write that started from it must not trust it to be current. */
+  isGuess(object: ApiObject): boolean {
+    return this.guesses.has(object);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/**
+ * Versions of one type share the stored key: each keeps its own view (apiVersion). A version
+ * converted to and from another stored form is not kept: its stored text is not the served object.
+ */
+const idOf = (type: ResourceType, key: string) => `${type.group}/${type.version}\n${key}`;
+const keepable = (type: ResourceType) => !type.conversion && (type.storageVersion === undefined || type.storageVersion === type.version);
+
+/** A write started from a guess that the store's version is not: start again from the store. */
+export class StaleGuess extends Error {
+  constructor() {
+    super('the object changed since this server last wrote it');
+  }
+}

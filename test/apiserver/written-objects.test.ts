@@ -1,0 +1,45 @@
+// The last versions written lately (src/apiserver/written-objects.ts): bounded by their stored
+// bytes, least recently used out first, a newer version never replaced by an older one, and only
+// the objects handed out from it are guesses.
+import { describe, expect, it } from 'vitest';
+import { builtinTypes } from '../../src/api/index.js';
+import { WrittenObjects } from '../../src/apiserver/written-objects.js';
+import type { ApiObject } from '../../src/apiserver/api-object.js';
+
+const object = (name: string, resourceVersion: number): ApiObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, resourceVersion: String(resourceVersion) } });
+const type = builtinTypes.find((t) => t.kind === 'ConfigMap')!;
+
+describe('WrittenObjects', () => {
+  it('keeps objects up to its byte bound, dropping the least recently used first', () => {
+    const written = new WrittenObjects(300);
+    written.set(type, 'a', object('a', 1), 100);
+    written.set(type, 'b', object('b', 2), 100);
+    written.set(type, 'c', object('c', 3), 100);
+    expect(written.get(type, 'a')?.metadata.name).toBe('a'); // a is now the most recent
+    written.set(type, 'd', object('d', 4), 100);
+    expect(written.get(type, 'b')).toBeUndefined();
+    expect(written.size).toBe(3);
+    written.set(type, 'huge', object('huge', 5), 301);
+    expect(written.get(type, 'huge')).toBeUndefined();
+  });
+
+  it('keeps the newer of two versions whatever order they come in', () => {
+    const written = new WrittenObjects(1_000);
+    written.set(type, 'k', object('k', 7), 10);
+    written.set(type, 'k', object('k', 5), 10);
+    expect(written.get(type, 'k')?.metadata.resourceVersion).toBe('7');
+    written.set(type, 'k', object('k', 9), 10);
+    expect(written.get(type, 'k')?.metadata.resourceVersion).toBe('9');
+    written.forget(type, 'k');
+    expect(written.get(type, 'k')).toBeUndefined();
+  });
+
+  it('calls only its own objects guesses, and keeps each served version apart', () => {
+    const written = new WrittenObjects(1_000);
+    const kept = object('x', 1);
+    written.set(type, 'x', kept, 10);
+    expect(written.isGuess(kept)).toBe(true);
+    expect(written.isGuess(object('x', 1))).toBe(false);
+    expect(written.get({ ...type, version: 'v2' }, 'x')).toBeUndefined();
+  });
+});
