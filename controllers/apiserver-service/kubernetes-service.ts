@@ -1,5 +1,5 @@
 import { interval, map, startWith, type Observable } from 'rxjs';
-import { firstServiceIp, isStatusError, microTime, SERVICE_NAME_LABEL, type EndpointSlice, type Endpoints, type Lease, type Service } from '../../src/api/index.js';
+import { canonicalJson, firstServiceIp, isStatusError, microTime, SERVICE_NAME_LABEL, type EndpointSlice, type Endpoints, type Lease, type Service } from '../../src/api/index.js';
 import { builtin, type Client, type InformerFactory } from '../../src/client/index.js';
 import { controller, type ControllerResult } from '../controller.js';
 
@@ -225,7 +225,12 @@ async function ensureSlice(client: Client, current: EndpointSlice | undefined, a
   await ignoreConflict(client.update(builtin.endpointSlices, { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, ...labels } }, endpoints, ports }, ns));
 }
 
-const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Equal as values, whatever the order of their keys: the informer's objects come in the wire's
+ * field order (protobuf's for a slice's ports: name, protocol, port), not the order written here,
+ * and a plain JSON comparison sent a PUT of an unchanged slice every pass.
+ */
+const sameJson = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
 /** A 409 means another server (or our own stale cache) got there first: the informer's event brings the next reconcile. */
 async function ignoreConflict<T>(write: Promise<T>): Promise<T | undefined> {

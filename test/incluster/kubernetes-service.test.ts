@@ -14,11 +14,18 @@ import { eventually } from '../controllers/support.js';
 let cluster: TestCluster;
 let client: Client;
 const running: RunningKubernetesService[] = [];
+/** Every write the loops sent (method and path), from their clients' throttle hook. */
+const writes: string[] = [];
 
 const start = (advertiseAddress: string, identity: string, now?: () => number, masterCount?: number) => {
   const loop = startKubernetesService({
     ...(masterCount !== undefined ? { masterCount } : {}),
-    client: cluster.newClient({ userAgent: identity }),
+    client: cluster.newClient({
+      userAgent: identity,
+      throttle: async ({ method, path }) => {
+        if (method !== 'GET') writes.push(`${method} ${path}`);
+      },
+    }),
     serviceCidr: '10.0.0.0/24',
     advertiseAddress,
     securePort: 6443,
@@ -72,6 +79,27 @@ describe('the kubernetes Service', () => {
     expect(slice.addressType).toBe('IPv4');
     const lease = await client.get(builtin.leases, 'apiserver-a', { namespace: 'svc-system' });
     expect(lease.spec?.holderIdentity).toBe('apiserver-a');
+  });
+
+  it('at rest renews its Lease and writes nothing else: the Service, Endpoints and slice keep their versions', async () => {
+    await eventually(async () => same(await endpointIps(), ['192.0.2.10']) && same(await sliceIps(), ['192.0.2.10']), 'endpoints of one server');
+    const versions = async () =>
+      Promise.all([
+        client.get(builtin.services, 'kubernetes', { namespace: 'default' }),
+        client.get(builtin.endpoints, 'kubernetes', { namespace: 'default' }),
+        client.get(builtin.endpointSlices, 'kubernetes', { namespace: 'default' }),
+      ]).then((objects) => objects.map((o) => o.metadata.resourceVersion));
+    const before = await versions();
+    const sent = writes.length;
+    // Each renewal is a pass of the loop that also checked the Service, Endpoints and slice.
+    const renewals = new Set<string | undefined>();
+    await eventually(async () => {
+      renewals.add((await client.get(builtin.leases, 'apiserver-a', { namespace: 'svc-system' })).metadata.resourceVersion);
+      return renewals.size >= 4;
+    }, 'three renewals of the Lease');
+    expect(await versions()).toEqual(before);
+    // Not even a write that would change nothing (the server would store nothing, but answer it).
+    expect(writes.slice(sent).filter((w) => !w.includes('/leases/'))).toEqual([]);
   });
 
   it('is repaired when the Service, its Endpoints or its slice is deleted or edited', async () => {
