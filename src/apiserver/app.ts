@@ -21,7 +21,7 @@ import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
 import { DEFAULT_CONNECTION_TIMEOUTS, serverTimeoutOptions, type ConnectionTimeouts } from './connection-timeouts.js';
 import { requestGate } from './request-gate.js';
-import { TURN_BUDGET_MS, TurnBudget } from './turn-budget.js';
+import { TurnBudget } from './turn-budget.js';
 import { FlowControl, type FlowControlOptions } from './flowcontrol/index.js';
 import { ApiServerMetrics, installMetrics, longRunningTracker, MeteredStore, watchCacheSamples } from './metrics/index.js';
 import { installAudit, type AuditOptions } from './audit/index.js';
@@ -73,7 +73,8 @@ export interface ApiServerOptions {
   watchSocketBudgetBytes?: number | undefined;
   /**
    * How long one event-loop turn may spend starting requests before further ones wait for a
-   * later turn (turn-budget.ts: so that watches send every turn). Default TURN_BUDGET_MS; 0: no bound.
+   * later turn (turn-budget.ts: so that watches send every turn). Default 0, no bound: on a budget
+   * a client's large writes met Node's paused HTTP parser on TLS sockets (turn-budget.ts says how).
    */
   turnBudgetMs?: number | undefined;
   /** Watches without timeoutSeconds end after [this, 2 × this] seconds (default 1800). */
@@ -171,7 +172,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   // Overload protection and the long-running gauge, applied once the user is known (request-gate.ts).
   const flowControl = new FlowControl(options.flowControl);
   flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
-  const gate = requestGate(app, flowControl, longRunningTracker(metrics, registry), new TurnBudget(options.turnBudgetMs ?? TURN_BUDGET_MS));
+  const gate = requestGate(app, flowControl, longRunningTracker(metrics, registry), new TurnBudget(options.turnBudgetMs ?? 0));
   // A callback hook, not an async one: token authentication is synchronous, and on the hot path
   // an await per request is a measurable share of a GET.
   // Defined once rather than as a closure per request: a GET allocates as little as it can.

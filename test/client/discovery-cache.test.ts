@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customResourceDefinitions, DiscoveryCache, Informer, type Discovery } from '../../src/client/index.js';
 import { startClientTestServer, type ClientTestServer } from './support.js';
 import { waitUntil } from '../support/wait.js';
+import { createOpenCrd } from '../support/crds.js';
 
 // The shared discovery (docs/client.md#discovery): counted in requests the server saw, which do not
 // depend on how fast the machine is.
@@ -67,17 +68,7 @@ describe('DiscoveryCache', () => {
       await waitUntil(() => emitted.length === 1, 'the first discovery');
       await crds.waitForSync();
       expect(emitted[0]!.resources.some((r) => r.group === 'cache.example.com')).toBe(false);
-      await t.client.create(customResourceDefinitions, {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: 'gizmos.cache.example.com' },
-        spec: {
-          group: 'cache.example.com',
-          scope: 'Namespaced',
-          names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'GizmoList' },
-          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-        },
-      } as never);
+      await createOpenCrd(t.client, { group: 'cache.example.com', plural: 'gizmos', kind: 'Gizmo' });
       await waitUntil(() => emitted.some((d) => d.resources.some((r) => r.group === 'cache.example.com' && r.resource === 'gizmos')), 'the new type in an emitted discovery');
       const last = emitted.at(-1)!;
       expect(last.resources.find((r) => r.resource === 'gizmos')).toMatchObject({ version: 'v1', kind: 'Gizmo', namespaced: true });

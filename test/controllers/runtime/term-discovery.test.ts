@@ -5,9 +5,10 @@ import { NEVER, type Observable } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControllerContext, ControllerResult, ControlLoop } from '../../../controllers/index.js';
 import { silentLog, startTerm } from '../../../controllers/manager/index.js';
-import { customResourceDefinitions, EventRecorder, type Discovery, type DiscoveryCache } from '../../../src/client/index.js';
+import { EventRecorder, type Discovery, type DiscoveryCache } from '../../../src/client/index.js';
 import { startClientTestServer, type ClientTestServer } from '../../client/support.js';
 import { waitUntil } from '../../support/wait.js';
+import { createOpenCrd } from '../../support/crds.js';
 
 let t: ClientTestServer;
 beforeAll(async () => {
@@ -49,17 +50,7 @@ describe("a term's discovery", () => {
       // Read once: the objects the CRD and APIService watches list at start asked for no second read.
       expect(appsReads).toBe(1);
 
-      await t.client.create(customResourceDefinitions, {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: 'probes.term.example.com' },
-        spec: {
-          group: 'term.example.com',
-          scope: 'Namespaced',
-          names: { plural: 'probes', singular: 'probe', kind: 'Probe', listKind: 'ProbeList' },
-          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-        },
-      } as never);
+      await createOpenCrd(t.client, { group: 'term.example.com', plural: 'probes', kind: 'Probe' });
       // A list read again that no refresh (30 s: new group versions only) would read before 5 min: the CRD's event did it.
       await waitUntil(() => listReads('/apis/apps/v1') > appsReads, 'every list read again');
       await waitUntil(() => emitted.some((d) => d.resources.some((r) => r.group === 'term.example.com' && r.resource === 'probes')), 'the new type emitted');
