@@ -39,7 +39,10 @@ const plane = await startControlPlane({
   managerBurst: '1000',
   schedulerQps: '1000',
   schedulerBurst: '2000',
-  ...(process.env['CPU_PROF'] ? { apiserverNodeFlags: ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] } : {}),
+  apiserverNodeFlags: [
+    ...(process.env['CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] : []),
+    ...(process.env['APISERVER_NODE_FLAGS'] ?? '').split(' ').filter(Boolean),
+  ],
 });
 const client = await Client.fromSvcconfig(plane.svcconfig, { userAgent: 'bench-idle-nodes' });
 const target = await loadSvcconfig(plane.svcconfig);

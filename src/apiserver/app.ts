@@ -5,7 +5,7 @@ import type { Authenticator, UserInfo } from './authn/user.js';
 import { cachedBoundObjects, legacyTokenUseRecorder, type Authentication, type BootstrapTokens, type ServiceAccountTokens } from './authn/index.js';
 import { chainAuthorizers, isApiPath, nonResourceAttributesOf, RbacState, reconcileBootstrapPolicy, requireAllowed, type AuthorizationMode } from './authz/index.js';
 import { virtualResources } from './virtual/index.js';
-import { ResourceMetrics, resourceMetricsHandlers } from './resource-metrics/index.js';
+import { cachedNodeEndpoints, ResourceMetrics, resourceMetricsHandlers } from './resource-metrics/index.js';
 import { Admission } from './admission/index.js';
 import { versionInfo } from './discovery.js';
 import { ensureSystemNamespaces } from './namespaces.js';
@@ -281,9 +281,9 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   });
   const reader = new ObjectReader(options.store);
   // The resource metrics API is served in process (no APIService to a metrics-server): docs/autoscaling.md.
+  const nodeType = registry.lookup('', 'v1', 'nodes');
   const resourceMetrics = new ResourceMetrics({
-    registry,
-    reader,
+    nodes: nodeType ? cachedNodeEndpoints(caches, nodeType, reader) : async () => [],
     proxy: app.nodeAgentProxy,
     resolutionMs: options.metricResolutionMs ?? 15_000,
     warn: (message) => app.log.warn(message),

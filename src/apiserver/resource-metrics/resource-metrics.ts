@@ -1,7 +1,5 @@
-import type { ResourceRegistry } from '../../api/index.js';
-import type { ApiObject } from '../api-object.js';
-import type { ObjectReader } from '../object-reader.js';
-import { nodeAgentEndpointOf, type NodeAgentProxy } from '../subresources/index.js';
+import type { NodeAgentEndpoint, NodeAgentProxy } from '../subresources/index.js';
+import type { NodeEndpoints } from './node-endpoints.js';
 import { summarySamples, type PodRef } from './summary-samples.js';
 import { advance, usageOf, type Series, type Usage } from './usage-series.js';
 
@@ -18,8 +16,8 @@ import { advance, usageOf, type Series, type Usage } from './usage-series.js';
 const SCRAPES_AT_ONCE = 16;
 
 export interface ResourceMetricsOptions {
-  readonly registry: ResourceRegistry;
-  readonly reader: ObjectReader;
+  /** The registered Nodes' agent endpoints, read at the start of each round (`cachedNodeEndpoints`). */
+  readonly nodes: NodeEndpoints;
   readonly proxy: NodeAgentProxy;
   /** How often the agents are read (metrics-server's `--metric-resolution`). */
   readonly resolutionMs: number;
@@ -75,15 +73,13 @@ export class ResourceMetrics {
   }
 
   async #scrapeAll(): Promise<void> {
-    const nodesType = this.#options.registry.lookup('', 'v1', 'nodes');
-    if (!nodesType) return;
-    let nodes;
+    let nodes: readonly NodeAgentEndpoint[];
     try {
-      nodes = (await this.#options.reader.list(nodesType, undefined)).items;
+      nodes = await this.#options.nodes();
     } catch {
       return;
     }
-    const names = new Set(nodes.map((n) => n.metadata.name!));
+    const names = new Set(nodes.map((n) => n.node));
     for (const name of this.#nodes.keys()) if (!names.has(name)) this.#nodes.delete(name);
     // A bounded number of scrapes at once: one round over a thousand nodes must not open a
     // thousand connections (or queue a thousand timeouts) in the API server at the same moment.
@@ -94,9 +90,8 @@ export class ResourceMetrics {
     await Promise.all(Array.from({ length: Math.min(SCRAPES_AT_ONCE, nodes.length) }, scrapeNext));
   }
 
-  async #scrapeNode(node: ApiObject): Promise<void> {
-    const name = node.metadata.name!;
-    const endpoint = nodeAgentEndpointOf(node);
+  async #scrapeNode(endpoint: NodeAgentEndpoint): Promise<void> {
+    const name = endpoint.node;
     if (endpoint.address === undefined || !endpoint.port) return;
     try {
       const body = await this.#options.proxy.fetch(endpoint, '/stats/summary');
