@@ -60,6 +60,23 @@ export const PLAIN_JSON: Representation = Object.freeze({
  */
 export function negotiate(accept: string | undefined, offer: Offer): Representation {
   if (accept === undefined || accept === JSON_MEDIA_TYPE || accept === '*/*') return PLAIN_JSON;
+  // Clients send the same few Accept headers on every request (a node agent's protobuf one on
+  // each Lease renewal): the answer for a header and an offer is kept, not parsed and sorted again.
+  const key = `${offer.target}${offer.protobuf ? 'p' : '-'}${offer.cbor ? 'c' : '-'}${offer.views ? 'v' : '-'} ${accept}`;
+  const known = negotiated.get(key);
+  if (known) return known;
+  const chosen = Object.freeze(negotiateAnew(accept, offer));
+  // Bounded: a client sending ever new headers empties it rather than growing it.
+  if (negotiated.size >= NEGOTIATED_MAX) negotiated.clear();
+  negotiated.set(key, chosen);
+  return chosen;
+}
+
+/** Answers of `negotiate` by offer and header; a 406 is not kept. */
+const negotiated = new Map<string, Representation>();
+const NEGOTIATED_MAX = 256;
+
+function negotiateAnew(accept: string, offer: Offer): Representation {
   const ranges = parseAccept(accept)
     .map((range, index) => ({ range, index }))
     .filter(({ range }) => range.q > 0)

@@ -77,4 +77,17 @@ describe('Accept negotiation', () => {
     expect(negotiate('application/cbor-seq', read('watch', { cbor: true })).contentType).toBe('application/cbor-seq');
     expect(negotiate('application/vnd.kubernetes.protobuf', read('watch')).contentType).toBe('application/vnd.kubernetes.protobuf;stream=watch');
   });
+
+  it('answers a header it has seen with the same frozen representation, per offer; a refusal every time', () => {
+    const accept = 'application/vnd.kubernetes.protobuf, application/json';
+    const first = negotiate(accept, read('object'));
+    expect(negotiate(accept, read('object'))).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(first.codec).toBe('protobuf');
+    // The same header for a type without protobuf messages, or for a watch, is its own answer.
+    expect(negotiate(accept, read('object', { protobuf: false })).codec).toBe('json');
+    expect(negotiate(accept, read('watch')).contentType).toBe('application/vnd.kubernetes.protobuf;stream=watch');
+    expect(negotiate(accept, read('object'))).toBe(first);
+    for (let i = 0; i < 2; i++) expect(refusal('text/html')).toMatchObject({ code: 406, reason: 'NotAcceptable' });
+  });
 });
