@@ -47,7 +47,8 @@ export class NodeHealth {
       seen.probeAt = now;
     }
     // A Lease renewal counts only when it moves forward (Date.parse: RFC 3339 and MicroTime alike).
-    if (leaseRenew !== undefined && (seen.leaseRenew === undefined || Date.parse(leaseRenew) > Date.parse(seen.leaseRenew))) {
+    // (The same text, which most passes see between two renewals, is no move: no parse.)
+    if (leaseRenew !== undefined && leaseRenew !== seen.leaseRenew && (seen.leaseRenew === undefined || Date.parse(leaseRenew) > Date.parse(seen.leaseRenew))) {
       seen.leaseRenew = leaseRenew;
       seen.probeAt = now;
     }

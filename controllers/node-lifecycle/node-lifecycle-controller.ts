@@ -80,6 +80,13 @@ class LifecycleState {
   readonly zones = new Map<string, ZoneState>();
   /** Nodes waiting for their zone's limiter, in the order they failed (a Map keeps insertion order). */
   readonly waiting = new Map<string, string>();
+  /**
+   * Node versions (the informer's objects) judged Ready with none of this loop's taints: a pass has
+   * nothing to do for them but keep them off `waiting`, so it does not judge them again. An idle
+   * cluster's pass over 5,000 nodes every 5 s is then a map lookup per node. A new version is a
+   * new object, judged afresh.
+   */
+  readonly settled = new WeakSet<Node>();
   allDisrupted = false;
 
   constructor(readonly options: NodeLifecycleOptions) {}
@@ -147,7 +154,13 @@ async function monitorPass(input: PassInput): Promise<void> {
   const rank = new Map([...state.waiting.keys()].map((name, i) => [name, i]));
   const last = rank.size;
   current.sort((a, b) => (rank.get(a.metadata.name!) ?? last) - (rank.get(b.metadata.name!) ?? last));
-  await Promise.all(current.map((node) => syncNode(input, node).catch(collect)));
+  await Promise.all(
+    current.map((node) => {
+      if (!state.settled.has(node)) return syncNode(input, node).catch(collect);
+      state.waiting.delete(node.metadata.name!);
+      return undefined;
+    }),
+  );
   if (errors.length > 0) throw errors[0];
 }
 
@@ -170,6 +183,7 @@ async function syncNode(input: PassInput, node: Node): Promise<void> {
     if (noExecute !== undefined) state.waiting.delete(name);
   }
   const taints = withManagedTaints(node, { NoSchedule: key, NoExecute: noExecute }, rfc3339(now));
+  if (ready === 'True' && taints === undefined) state.settled.add(node);
   if (taints !== undefined) {
     try {
       await input.client.patch(builtin.nodes, name, { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints } });

@@ -133,6 +133,21 @@ describe('node lifecycle and taint eviction', () => {
     await eventually(() => evicted('intolerant'), "'intolerant' evicted");
     expect(await evicted('tolerant')).toBe(false);
   });
+
+  it('judges a healthy node again when it changes: a managed taint put on a Ready node is lifted at the next pass', async () => {
+    await createSimNode(client(), 'steady', time.now());
+    await eventually(() => lifecycle.ctx.informers.informer(builtin.nodes).store.get('steady') !== undefined, 'the node in the cache');
+    const live = ['live', 'quiet', 'sick', 'steady'];
+    // Passes that find it Ready and untainted: nothing to write, and it stays so.
+    for (let i = 0; i < 3; i++) await period(live);
+    expect(await taintsOf(client(), 'steady')).toEqual([]);
+    // A taint of this loop's put on the Ready node (a new version of it) is the loop's to lift.
+    await client().patch(builtin.nodes, 'steady', { spec: { taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] } });
+    await eventually(async () => lifecycle.ctx.informers.informer(builtin.nodes).store.get('steady')?.spec?.taints?.length === 1, 'the tainted version in the cache');
+    await period(live);
+    await eventually(async () => (await taintsOf(client(), 'steady')).length === 0, 'the taint lifted');
+    expect(await readyOf(client(), 'steady')).toBe('True');
+  });
 });
 
 describe('zone states and eviction rates', () => {
