@@ -3,6 +3,7 @@ import type { KeyValue } from '../storage/index.js';
 import { apiVersionOf, type ApiObject } from './api-object.js';
 import { StringPool, ValuePool } from './value-pool.js';
 import { takeEncodedSource } from './storage-codec.js';
+import { rememberServedText } from './served-texts.js';
 
 /**
  * One object version as the read path holds it: its response bytes (the stored JSON with
@@ -58,8 +59,10 @@ export function servedObjectDecoder(type: ResourceType): (kv: KeyValue, revision
     const spliced = source && spliceResourceVersion(source.text, revision);
     if (source && spliced !== undefined) {
       const meta = source.object.metadata;
+      const json = ownBytes(spliced);
+      rememberServedText(spliced, json);
       return {
-        json: ownBytes(spliced),
+        json,
         namespace: strings.intern(meta.namespace ?? ''),
         name: meta.name ?? '',
         labels: meta.labels ? labelSets.share(JSON.stringify(meta.labels), Object.freeze({ ...meta.labels })) : EMPTY,

@@ -1,10 +1,11 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-import { acceptsGzip, compressBuffer, compressLarge, renderValue, type JsonObject } from '../../encoding/index.js';
+import { acceptsGzip, compressBuffer, compressLarge, renderObject, renderValue, type JsonObject } from '../../encoding/index.js';
 import { endingWithNewline, jsonBody, withNewline } from '../json-newline.js';
 import { renameText, type Renamer } from '../upstream-names.js';
 import type { HandlerContext } from './context.js';
 import { answerTextOf } from '../answer-text.js';
+import { servedBytesOfText } from '../served-texts.js';
 import { isPretty } from './query.js';
 import { renderOptionsOf, representationOf } from './representation.js';
 
@@ -56,7 +57,12 @@ export function sendObject(ctx: HandlerContext, code: number, object: unknown, j
     const text = given === undefined ? jsonBody(object) : `${given}\n`;
     return ctx.reply.code(code).type('application/json').send(rename ? renameText(rename, text) : text);
   }
-  const rendered = renderValue(renderOptionsOf(ctx, rep), value);
+  // A protobuf answer of a version the watch cache holds: its message bytes, encoded once for
+  // the answer and the type's protobuf watches alike (served-texts.ts).
+  const text = rep.codec === 'protobuf' && rep.view === 'Object' ? answerTextOf(object) : undefined;
+  const served = text === undefined ? undefined : servedBytesOfText(text);
+  const options = renderOptionsOf(ctx, rep);
+  const rendered = served === undefined ? renderValue(options, value) : renderObject(options, served);
   const bytes = Buffer.from(rep.codec === 'json' ? withNewline(rendered) : rendered);
   return ctx.reply.code(code).type(rep.contentType).send(rename ? rename(bytes) : bytes);
 }
