@@ -8,7 +8,7 @@
 // With AB_BEFORE=<checkout> a server of that checkout runs beside this one's, both renewed at
 // the same time in every window, so the machine's load touches both alike (same-run A/B); the
 // figure is each server's CPU (/proc, all threads) per renewal answered in the window.
-//   AB_BEFORE=/tmp/before LEASES=2000 RATE=200 WINDOW_S=30 ROUNDS=4 node --import tsx bench/scale/lease-renewals.ts
+//   AB_BEFORE=/tmp/before LEASES=2000 RATE=200 WINDOW_S=30 ROUNDS=5 npm run bench:lease-renewals
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
