@@ -11,13 +11,21 @@
  * No timing decides the outcome: the client runs on a worker thread, and the server's thread,
  * right after writing an answer, waits (Atomics) until the client says its next request is
  * sent — the rest of a long loop turn — so that request is always read before the write completes.
+ *
+ * Then the API server itself: a client that pipelines a PUT behind a list it has not read yet
+ * meets the same pause (the list's answer cannot drain), and gets both answers.
  */
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { connect, type TLSSocket } from 'node:tls';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
+import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp, type UserInfo } from '../../../src/apiserver/index.js';
 import { selfSignedCertificate } from '../../../src/encoding/index.js';
+import { MemoryStore } from '../../../src/storage/index.js';
 import { readPausedTlsConnectionsThroughStreams } from '../../../src/apiserver/paused-tls-reads.js';
 import { TurnBudget } from '../../../src/apiserver/turn-budget.js';
 
@@ -129,5 +137,117 @@ describe('a TLS connection paused by the HTTP server while an answer drains', ()
   it('with the fix, holds the request until the answer drained, then answers it on the same connection', async () => {
     const outcome = await exchange(true);
     expect(outcome).toEqual({ answered: EXCHANGES, closed: false, clientErrors: [] });
+  });
+});
+
+const ADMIN: UserInfo = { name: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'] };
+
+/** The complete HTTP/1.1 answers at the start of `bytes`, in order: status and body (Content-Length or chunked). */
+function answersIn(bytes: Buffer): { status: number; body: Buffer }[] {
+  const answers: { status: number; body: Buffer }[] = [];
+  let at = 0;
+  for (;;) {
+    const headEnd = bytes.indexOf('\r\n\r\n', at);
+    if (headEnd < 0) return answers;
+    const head = bytes.subarray(at, headEnd).toString('latin1');
+    const status = Number(head.split(' ')[1]);
+    let next = headEnd + 4;
+    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+    if (length) {
+      if (bytes.length < next + Number(length[1])) return answers;
+      answers.push({ status, body: bytes.subarray(next, next + Number(length[1])) });
+      at = next + Number(length[1]);
+      continue;
+    }
+    const chunks: Buffer[] = [];
+    for (;;) {
+      const lineEnd = bytes.indexOf('\r\n', next);
+      if (lineEnd < 0) return answers;
+      const size = parseInt(bytes.subarray(next, lineEnd).toString('latin1'), 16);
+      next = lineEnd + 2;
+      if (bytes.length < next + size + 2) return answers;
+      if (size === 0) break;
+      chunks.push(bytes.subarray(next, next + size));
+      next += size + 2;
+    }
+    answers.push({ status, body: Buffer.concat(chunks) });
+    at = next + 2;
+  }
+}
+
+describe('the API server, to a client that pipelines a PUT behind a list it has not read', () => {
+  let app: FastifyInstance | undefined;
+  let store: MemoryStore | undefined;
+  afterEach(async () => {
+    await app?.close();
+    await store?.close();
+  });
+
+  it('answers both on the same connection', async () => {
+    const now = Date.now();
+    store = new MemoryStore();
+    app = await buildApp({
+      store,
+      authenticate: (headers) => (headers['authorization'] === 'Bearer admin' ? ADMIN : undefined),
+      https: selfSignedCertificate({ commonName: 'localhost', ipAddresses: ['127.0.0.1'], dnsNames: ['localhost'], notBefore: new Date(now - 60_000), notAfter: new Date(now + 3_600_000) }),
+    });
+    const clientErrors: string[] = [];
+    app.server.on('clientError', (error: NodeJS.ErrnoException) => clientErrors.push(error.code ?? error.message));
+    const serverSockets: TLSSocket[] = [];
+    app.server.on('secureConnection', (socket: TLSSocket) => serverSockets.push(socket));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (app.server.address() as AddressInfo).port;
+
+    // A list of about 9 MB: more than the loopback connection's kernel buffers hold unread.
+    const value = 'v'.repeat(900_000);
+    let firstVersion = '';
+    for (let i = 0; i < 10; i++) {
+      const created = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', headers: { authorization: 'Bearer admin', 'content-type': 'application/json' }, payload: { metadata: { name: `big-${i}` }, data: { value } } });
+      expect(created.statusCode).toBe(201);
+      if (i === 0) firstVersion = (created.json() as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    }
+    const put = Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big-0', namespace: 'default', resourceVersion: firstVersion }, data: { value: 'w'.repeat(40_000) } }));
+
+    const client = connect({ port, host: '127.0.0.1', rejectUnauthorized: false });
+    await once(client, 'secureConnect');
+    const received: Buffer[] = [];
+    client.pause();
+    client.write('GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer admin\r\n\r\n');
+    // Until the server's socket holds the list's answer undrained and makes no progress over ten
+    // checks: the kernel's buffers are full, and stay so while the client reads nothing.
+    let written = -1;
+    let unchanged = 0;
+    while (unchanged < 10) {
+      await sleep(5);
+      const socket = serverSockets[0];
+      const stuck = socket !== undefined && socket.writableNeedDrain && socket.bytesWritten === written;
+      unchanged = stuck ? unchanged + 1 : 0;
+      written = socket?.bytesWritten ?? -1;
+    }
+    const closed = new Promise<boolean>((resolve) => client.once('close', () => resolve(true)));
+    client.write(
+      Buffer.concat([
+        Buffer.from(`PUT /api/v1/namespaces/default/configmaps/big-0 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer admin\r\nContent-Type: application/json\r\nContent-Length: ${put.length}\r\n\r\n`),
+        put,
+      ]),
+    );
+    client.on('data', (chunk: Buffer) => received.push(chunk));
+    client.resume();
+    // Both answers, or the connection closed.
+    const ended = await Promise.race([
+      closed,
+      (async () => {
+        while (answersIn(Buffer.concat(received)).length < 2) await sleep(50);
+        return false;
+      })(),
+    ]);
+    expect(ended).toBe(false);
+    expect(clientErrors).toEqual([]);
+    const [list, updated] = answersIn(Buffer.concat(received));
+    expect(list!.status).toBe(200);
+    expect((JSON.parse(list!.body.toString()) as { items: unknown[] }).items).toHaveLength(10);
+    expect(updated!.status).toBe(200);
+    expect((JSON.parse(updated!.body.toString()) as { data: { value: string } }).data.value).toHaveLength(40_000);
+    client.destroy();
   });
 });
