@@ -24,6 +24,10 @@ import type { Server as TlsServer, TLSSocket } from 'node:tls';
  * at once does that, for each connection after the HTTP server set it up (this listener is added
  * after the HTTPS server's own `'secureConnection'` listener, so it runs after it). Plain TCP needs
  * none of this: there stopping reads stops every read, and a chunk is parsed whole before the pause.
+ *
+ * Not a larger high-water mark on the accepted sockets instead: it would only move the threshold
+ * (a list's answer passes any), and it is also the back-pressure point of every streamed answer.
+ * What reading through the stream costs: a few µs per TLS record read (docs/benchmarks.md).
  */
 export function readPausedTlsConnectionsThroughStreams(server: TlsServer): void {
   server.on('secureConnection', readThroughStream);
