@@ -12,7 +12,10 @@
 //                                         COOLDOWN_MS=2000: a pod is not flipped again sooner;
 //                                         WRITES_IN_FLIGHT=n: a sync's slice writes in flight at once,
 //                                         WRITER=phase: a whole phase at once;
-//                                         PHASES=0,1000 overrides the batch periods run)
+//                                         PHASES=0,1000 overrides the batch periods run;
+//                                         PROFILE_SERVER=<file>.cpuprofile: the API server's CPU profile
+//                                         over the flips (the last phase's is kept), split by innermost
+//                                         svc file; the server's store reads per flip are always printed)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -23,6 +26,7 @@ import { builtin, Client, DiscoveryCache, EventRecorder, InformerFactory } from 
 import { endpointSliceController, type SyncReport } from '../../controllers/index.js';
 import type { PhaseResult } from './endpointslice-load.js';
 import { quantile } from './fill.js';
+import type { splitProfile } from '../support/profile-split.js';
 
 const PODS = Number(process.env['PODS'] ?? 5_000);
 const FLIP_RATE = Number(process.env['FLIP_RATE'] ?? 1_000);
@@ -48,6 +52,17 @@ process.once('exit', () => {
   rmSync(dir, { recursive: true, force: true });
 });
 const { svcconfig } = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: server.stdout! }).once('line', resolve))) as { svcconfig: string };
+/** Asks the API server process something over IPC (bench/controllers/server.ts) and waits for the answer with `field`. */
+const askServer = <T>(message: string, field: string): Promise<T> =>
+  new Promise((resolve) => {
+    const listener = (answer: Record<string, unknown>) => {
+      if (!(field in answer)) return;
+      server.off('message', listener);
+      resolve(answer[field] as T);
+    };
+    server.on('message', listener);
+    server.send(message);
+  });
 const admin = await Client.fromSvcconfig(svcconfig, { userAgent: 'bench-setup' });
 console.log(`node ${process.version}, ${process.platform}/${process.arch}; svc-apiserver in a child process (memory store, HTTPS loopback); ${PODS} pods, ${FLIP_RATE} flips/s asked for ${SECONDS} s; slice writes in flight: ${WRITES_IN_FLIGHT ?? "the loop's default"}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
 
@@ -95,11 +110,16 @@ function cpuOf(child: ChildProcess): number {
   const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
+/** The kernel's share of a child's CPU time so far (ms): its syscalls (sockets, TLS records' writes). */
+function systemCpuOf(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[12]) * 1000) / 100;
+}
 const ownCpu = (): number => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
-const cpuNow = () => ({ loop: ownCpu(), server: cpuOf(server), load: cpuOf(load) });
+const cpuNow = () => ({ loop: ownCpu(), server: cpuOf(server), serverSystem: systemCpuOf(server), load: cpuOf(load) });
 
 interface Recorded {
   readonly syncs: (SyncReport & { readonly byPod: Map<number, { at: number; ready: boolean }> })[];
@@ -145,8 +165,12 @@ async function phase(batchMs: number, inFlight: number | undefined) {
   await fromLoad('flipping');
   const cpuStart = cpuNow();
   const flippingAt = epoch();
+  await askServer('counts', 'counts');
+  server.send('profile-start');
   const flipped = (await fromLoad('flipped')) as { at: number; seconds: number };
   const cpuEnd = cpuNow();
+  const storeCalls = await askServer<Record<string, number>>('counts', 'counts');
+  const profile = await askServer<ReturnType<typeof splitProfile> | undefined>('profile-stop', 'profile');
   const { result } = (await finished) as { result: PhaseResult };
   stop$.next();
   loop.unsubscribe();
@@ -154,7 +178,7 @@ async function phase(batchMs: number, inFlight: number | undefined) {
   informers.stop();
   events.stop();
   const during = recorded.syncs.slice(syncsBefore).filter((s) => s.startedAt >= flippingAt - 1000);
-  return { batchMs, inFlight, result, recorded, during, outcomes, watchErrors, cpu: { loop: cpuEnd.loop - cpuStart.loop, server: cpuEnd.server - cpuStart.server, load: cpuEnd.load - cpuStart.load }, flipSeconds: flipped.seconds };
+  return { batchMs, inFlight, result, recorded, during, outcomes, watchErrors, storeCalls, profile, cpu: { loop: cpuEnd.loop - cpuStart.loop, server: cpuEnd.server - cpuStart.server, serverSystem: cpuEnd.serverSystem - cpuStart.serverSystem, load: cpuEnd.load - cpuStart.load }, flipSeconds: flipped.seconds };
 }
 
 const STAGES = ['answered → loop pod event', 'pod event → sync start (queue)', 'sync start → desired computed', 'computed → its slice written', 'slice written → observer event'] as const;
@@ -211,7 +235,9 @@ for (const { batchMs, inFlight } of PHASES) {
   Object.assign(r, { latencies, answered, writes, computeMs, syncMs, placed });
   console.log(`\nbatch ${batchMs} ms, writes in flight ${r.inFlight ?? 'default'}: ${answered} flips answered (${result.failed} failed) in ${result.seconds.toFixed(1)} s = ${(answered / result.seconds).toFixed(0)}/s; syncs ${[...r.outcomes].map(([what, n]) => `${what} ${n}`).join(', ')}; watch errors loop ${r.watchErrors}, observer ${result.watchErrors}`);
   console.log(`  syncs from the first flip: ${during.length}, ${writes} slice writes (${(writes / Math.max(1, during.length)).toFixed(1)} a sync); a sync's computation p50 ${quantile(computeMs, 0.5).toFixed(1)} ms, max ${(computeMs.at(-1) ?? 0).toFixed(1)} ms; a sync's whole time p50 ${quantile(syncMs, 0.5).toFixed(0)} ms, max ${(syncMs.at(-1) ?? 0).toFixed(0)} ms`);
-  console.log(`  CPU over the ${r.flipSeconds.toFixed(1)} s of flips: loop process ${r.cpu.loop.toFixed(0)} ms (${(r.cpu.loop / answered).toFixed(3)} ms a flip), API server ${r.cpu.server.toFixed(0)} ms (${(r.cpu.server / answered).toFixed(3)} a flip), load ${r.cpu.load.toFixed(0)} ms (${(r.cpu.load / answered).toFixed(3)} a flip); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`  CPU over the ${r.flipSeconds.toFixed(1)} s of flips: loop process ${r.cpu.loop.toFixed(0)} ms (${(r.cpu.loop / answered).toFixed(3)} ms a flip), API server ${r.cpu.server.toFixed(0)} ms (${(r.cpu.server / answered).toFixed(3)} a flip, of which system ${(r.cpu.serverSystem / answered).toFixed(3)}), load ${r.cpu.load.toFixed(0)} ms (${(r.cpu.load / answered).toFixed(3)} a flip); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`  the API server's store calls over the flips (per flip): ${Object.entries(r.storeCalls).sort(([, a], [, b]) => b - a).map(([what, n]) => `${what} ${n} (${(n / answered).toFixed(3)})`).join(', ')}`);
+  if (r.profile) console.log(`  the API server's profile over the flips: busy ${r.profile.busyMs} ms of ${r.profile.sampledMs} ms sampled\n${JSON.stringify({ shares: r.profile.shares, byInnermostSvcFile: r.profile.byInnermostSvcFile, topSelf: r.profile.topSelf }, null, 1)}`);
   if (result.disagreeing) console.log(`  unconverged: endpoints disagreeing with the pods: server ${result.disagreeing.server}, observer ${result.disagreeing.observer}`);
   console.log(`  where a flip waits (${placed.placed} flips placed, ${placed.unplaced} not):`);
   console.log('  | stage | p50 (ms) | p99 (ms) | mean over the slowest 1 % (ms) |');
