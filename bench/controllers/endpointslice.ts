@@ -175,7 +175,7 @@ async function phase(batchMs: number, inFlight: number | undefined, planned: boo
   const flipped = (await fromLoad('flipped')) as { at: number; seconds: number };
   const cpuEnd = cpuNow();
   const storeCalls = await askServer<Record<string, number>>('counts', 'counts');
-  const profile = await askServer<ReturnType<typeof splitProfile> | undefined>('profile-stop', 'profile');
+  const profile = await askServer<ReturnType<typeof splitProfile> | null>('profile-stop', 'profile');
   const { result } = (await finished) as { result: PhaseResult };
   stop$.next();
   loop.unsubscribe();

@@ -64,7 +64,7 @@ process.on('message', async (message) => {
   if (message === 'profile-stop') {
     const started = stopProfile;
     stopProfile = undefined;
-    if (started === undefined || PROFILE_SERVER === undefined) return process.send!({ profile: undefined });
+    if (started === undefined || PROFILE_SERVER === undefined) return process.send!({ profile: null });
     const profile = await (await started)();
     writeFileSync(PROFILE_SERVER, JSON.stringify(profile));
     return process.send!({ profile: splitProfile(profile) });
