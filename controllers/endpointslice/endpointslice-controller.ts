@@ -13,8 +13,9 @@ import { builtin, type Informer } from '../../src/client/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult, type SyncedSource } from '../controller.js';
 import { controllerRef } from '../controller-ref.js';
-import { applySlices, endpointKey, hasPodSelector, labelsFromService, podServiceTriggers, serviceFamilies, SliceTracker, type SliceEndpoint, type SliceWrites } from '../service-endpoints/index.js';
-import { desiredGroups, EndpointCache, ZONE_LABEL } from './desired-endpoints.js';
+import { applySlices, hasPodSelector, labelsFromService, podServiceTriggers, serviceFamilies, SliceTracker, type SliceWrites } from '../service-endpoints/index.js';
+import { conditionsAtWrite } from './conditions-at-write.js';
+import { desiredGroups, EndpointCache } from './desired-endpoints.js';
 import { applyTopologyHints, topologyModeAuto, zoneCpuRatios } from './topology-hints.js';
 
 export interface EndpointSliceControllerOptions {
@@ -160,37 +161,11 @@ async function syncSlices(ctx: ControllerContext, key: string, input: SyncInput)
     maxPerSlice: input.max,
     placeholder: serviceFamilies(service)[0],
     writesInFlight: input.writesInFlight,
-    ...(input.conditionsAtWrite ? { current: currentConditions(service, input) } : {}),
+    ...(input.conditionsAtWrite ? { current: conditionsAtWrite(service, (name) => input.pods.store.get(`${namespace}/${name}`), (node) => input.nodes.store.get(node), input.cache) } : {}),
     ...(onSync ? { onWritten: (slice: EndpointSlice) => written.push({ slice, at: performance.now() }) } : {}),
   });
   onSync?.(key, { startedAt, computedAt, endedAt: performance.now(), writes, written });
 }
-
-/**
- * A planned endpoint with its pod's conditions as the pod cache shows them now: the same pod (name
- * and uid), still selected, with the same address, node, zone and hostname — only the conditions
- * may differ, so the endpoint stays where the plan put it (hints included).
- */
-function currentConditions(service: Service, input: SyncInput): (planned: SliceEndpoint) => SliceEndpoint {
-  const namespace = service.metadata.namespace!;
-  const zoneOf = (nodeName: string) => input.nodes.store.get(nodeName)?.metadata.labels?.[ZONE_LABEL];
-  return (planned) => {
-    const ref = planned.targetRef;
-    if (ref?.kind !== 'Pod' || ref.name === undefined) return planned;
-    const pod = input.pods.store.get(`${namespace}/${ref.name}`);
-    if (pod === undefined || pod.metadata.uid !== ref.uid) return planned;
-    const key = endpointKey(planned);
-    const now = input.cache.endpointsOf(service, pod, zoneOf)?.byFamily.find((entry) => entry !== undefined && endpointKey(entry.endpoint) === key)?.endpoint;
-    if (now === undefined || now.conditions === planned.conditions || sameConditions(now.conditions, planned.conditions)) return planned;
-    if (now.hostname !== planned.hostname || now.nodeName !== planned.nodeName || now.zone !== planned.zone) return planned;
-    if (planned.hints === undefined && planned.deprecatedTopology === undefined) return now;
-    // A hinted endpoint is the plan's own copy (a plain object): its hints stay.
-    return Object.getPrototypeOf(planned) === Object.prototype ? Object.freeze({ ...planned, conditions: now.conditions }) : planned;
-  };
-}
-
-const sameConditions = (a: SliceEndpoint['conditions'], b: SliceEndpoint['conditions']): boolean =>
-  a?.ready === b?.ready && a?.serving === b?.serving && a?.terminating === b?.terminating;
 
 /** A slice's labels: the Service's own, the Service's name and the manager, each in both spellings. */
 function sliceLabels(service: Service): Record<string, string> {
