@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CommandIO } from '../../src/cli/command.js';
 import { main } from '../../src/cli/svc-command.js';
 import { loadSvcconfig } from '../../src/client/index.js';
+import { kubectl } from '../support/kubectl.js';
 import { testPodCidr } from '../support/svc-up.js';
 
 const dirs: string[] = [];
@@ -68,21 +69,33 @@ describe('svc', () => {
 });
 
 describe('svc up as a process', () => {
-  it('starts, prints where its config is and how long it took, serves, and stops on SIGINT', async () => {
+  it('starts, prints where its config is and how long it took, serves, and stops on SIGINT', async ({ onTestFailed }) => {
     const dir = tempDir();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/svc.ts', 'up', `--data-dir=${dir}`, '--secure-port=0', '--storage=memory', '--dashboard-port=0', '--node-agent-port=0', testPodCidr()], {
       cwd: join(import.meta.dirname, '..', '..'),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // Every line stamped with the ms since the spawn, shown if the test fails: where its time went
+    // (start to listening, to ready, the stop) is the first question a timeout asks.
+    const spawnedAt = performance.now();
+    const timeline: string[] = [];
+    const stamp = (stream: string, line: string) => timeline.push(`${String(Math.round(performance.now() - spawnedAt)).padStart(6)} ${stream} ${line}`);
+    onTestFailed(() => console.error(`svc up, ms since spawn:\n${timeline.join('\n')}`));
     const stderr: string[] = [];
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    createInterface({ input: child.stderr }).on('line', (line) => stamp('err', line));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
       const lines: string[] = [];
-      for await (const line of createInterface({ input: child.stdout })) {
-        lines.push(line);
-        if (line.startsWith('  kubectl')) break;
-      }
+      const ready = new Promise<void>((resolve) => {
+        createInterface({ input: child.stdout }).on('line', (line) => {
+          stamp('out', line);
+          lines.push(line);
+          if (line.startsWith('  kubectl')) resolve();
+        });
+        void exited.then(() => resolve());
+      });
+      await ready;
       const text = lines.join('\n');
       expect(text, stderr.join('')).toMatch(/^svc-apiserver listening on https:\/\/127\.0\.0\.1:\d+$/m);
       expect(text).toMatch(/^ready in \d+ ms$/m);
@@ -105,6 +118,17 @@ describe('svc up as a process', () => {
       } finally {
         await agent.close();
       }
+
+      // The manager's start went out in one burst (svc up gives it room for one): no request of
+      // its waited a second for a token of its rate limiter. At kube's burst of 30 some hundred
+      // waited up to 5 s, readiness with them, and a stop in those seconds drained behind them.
+      const manager = /^controller manager: (https:\/\/127\.0\.0\.1:\d+)/m.exec(text)?.[1];
+      expect(manager).toBeDefined();
+      const metrics = await kubectl(svcconfig, ['--server', manager!, 'get', '--raw', '/metrics']);
+      expect(metrics.code, metrics.stderr).toBe(0);
+      const sample = (series: string) => Number(metrics.stdout.split('\n').find((l) => l.startsWith(`rest_client_rate_limiter_duration_seconds_${series} `))?.split(' ')[1]);
+      expect(sample('count')).toBeGreaterThan(30);
+      expect(sample('bucket{le="1"}')).toBe(sample('count'));
 
       child.kill('SIGINT');
       expect(await exited).toBe(0);
