@@ -4,7 +4,7 @@
  * "ready" line, → the node Ready, → a pod Running, and SIGINT → exit.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
@@ -12,12 +12,20 @@ import { loadavg } from 'node:os';
 import { freePodCidr } from '../../src/nodeagent/index.js';
 
 const run = promisify(execFile);
-const REPO = join(import.meta.dirname, '..', '..');
+/** The checkout whose `svc up` runs (default this one; another for a same-run A/B). */
+const REPO = process.env.SVC_REPO ?? join(import.meta.dirname, '..', '..');
 const RUNS = Number(process.env.RUNS ?? 1);
 const EXTRA = (process.env.UP_ARGS ?? '').split(' ').filter(Boolean);
 const VERBOSE = process.env.LINES === '1';
 /** A directory for the child's CPU profile (`--cpu-prof`), written when it exits. */
 const PROFILE_DIR = process.env.PROFILE_DIR;
+
+/** CPU time (user + system, ms) the process has used so far: a figure the machine's load does not stretch. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 async function once(): Promise<Record<string, number>> {
   const dir = mkdtempSync('/tmp/svc-phases-');
@@ -36,7 +44,10 @@ async function once(): Promise<Record<string, number>> {
   createInterface({ input: child.stdout }).on('line', (line) => {
     if (VERBOSE) console.log(`${String(at()).padStart(6)} out ${line}`);
     if (line.startsWith('svc-apiserver listening')) phases.listening = at();
-    if (line.startsWith('ready in')) phases.readyLine = at();
+    if (line.startsWith('ready in')) {
+      phases.readyLine = at();
+      phases.cpuAtReady = cpuMs(child.pid!);
+    }
     managerUrl ??= /^controller manager: (https:\/\/\S+)/.exec(line)?.[1];
     if (line.startsWith('  kubectl')) ready();
   });
@@ -59,6 +70,7 @@ async function once(): Promise<Record<string, number>> {
     await new Promise((r) => setTimeout(r, 50));
   }
   phases.podRunning = at();
+  phases.cpuAtPodRunning = cpuMs(child.pid!);
   // The manager's client: how many requests waited for a token of its bucket, and how long in all.
   if (managerUrl) {
     const metrics = await k('--server', managerUrl, 'get', '--raw', '/metrics');
