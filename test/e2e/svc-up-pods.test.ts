@@ -67,8 +67,10 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    child.kill('SIGKILL');
+  // SIGTERM, not SIGKILL: svc up takes its containerd, shims, bridge and mounts down with it (its
+  // own grace ends it within 30 s), and the dir below is not removed through a mount.
+  if (child && child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGTERM');
     await exited;
   }
   await hub?.stop();
