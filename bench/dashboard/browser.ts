@@ -23,7 +23,7 @@
 //     a CPU profile of the API server's process over the stream, and its split: delivery to the
 //     watchers against the write path (bench/support/profile-split.ts).
 //   TURN_BUDGET_MS=<ms> npm run bench:dashboard
-//     the API server's turnBudgetMs (src/apiserver/turn-budget.ts; 0: none, the rule before it),
+//     the API server's turnBudgetMs (src/apiserver/turn-budget.ts; default 10, 0: none),
 //     for an A/B of runs back to back. The server's event loop delay is reported either way.
 import { fork, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

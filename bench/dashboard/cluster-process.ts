@@ -13,7 +13,7 @@ import { splitProfile } from '../support/profile-split.js';
 import { startProfile } from '../support/self-profile.js';
 
 const PROFILE_SERVER = process.env['PROFILE_SERVER'];
-// TURN_BUDGET_MS: the server's turnBudgetMs (src/apiserver/turn-budget.ts), for an A/B of it.
+// TURN_BUDGET_MS: the server's turnBudgetMs (src/apiserver/turn-budget.ts; default 10, 0: none), for an A/B of it.
 const turnBudget = process.env['TURN_BUDGET_MS'];
 const cluster = await startTestCluster({ namespaces: ['bench'], ...(turnBudget === undefined ? {} : { apiServer: { turnBudgetMs: Number(turnBudget) } }) });
 const { server, token, caData } = cluster.connection;

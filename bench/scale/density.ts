@@ -52,7 +52,8 @@ const plane = await startControlPlane({ dir, ...settings, ...(process.env['CPU_P
 const { svcconfig, apiserver, manager, scheduler: schedulerProc } = plane;
 const client = await Client.fromSvcconfig(svcconfig, { userAgent: 'bench-density' });
 const target = await loadSvcconfig(svcconfig);
-const metricsAgent = new Agent({ connect: { ca: target.caData } });
+// A saturated server may take more than undici's 10 s to accept and handshake a new connection.
+const metricsAgent = new Agent({ connect: { ca: target.caData, timeout: 60_000 } });
 
 // ---- measurement helpers ----
 
@@ -178,6 +179,21 @@ for (let i = 0; i < deployments; i++) {
     },
   } as Deployment);
 }
+// A scale step that meets a transport failure (a connection the saturated server did not accept in
+// time) is tried again and counted: the run measures the cluster, it does not end on one lost socket.
+let scaleRetries = 0;
+async function scaleTo(name: string, replicas: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.patch(builtin.deployments, name, { spec: { replicas } }, { namespace: NAMESPACE, type: 'merge' });
+      return;
+    } catch (error) {
+      if (attempt >= 10 || (error as { code?: unknown }).code === 422) throw error;
+      scaleRetries++;
+      log(`scale ${name} to ${replicas}: ${(error as Error).message}; trying again`);
+    }
+  }
+}
 let paced: Promise<void> = Promise.resolve();
 if (CREATE_RATE !== undefined) {
   // Scale steps: each second the Deployments, in order, are asked for rate × elapsed pods in all.
@@ -193,7 +209,7 @@ if (CREATE_RATE !== undefined) {
         left -= replicas;
         if (replicas === asked[i]) continue;
         asked[i] = replicas;
-        patches.push(client.patch(builtin.deployments, `density-${i}`, { spec: { replicas } }, { namespace: NAMESPACE, type: 'merge' }));
+        patches.push(scaleTo(`density-${i}`, replicas));
       }
       await Promise.all(patches);
       total = want;
@@ -201,6 +217,8 @@ if (CREATE_RATE !== undefined) {
     log(`all ${TOTAL} pods asked for, ${((performance.now() - began) / 1000).toFixed(1)} s after the first step (${CREATE_RATE} pods/s asked)`);
   })();
 }
+// Its failure is reported where it is awaited, after the wait below, not as an unhandled rejection.
+paced.catch(() => undefined);
 log(`${deployments} Deployments of ≤${REPLICAS} created; waiting for ${TOTAL} pods Running`);
 let lastReport = 0;
 while (running.size < TOTAL) {
@@ -241,6 +259,7 @@ const report = {
   podsPerNode: PODS_PER_NODE,
   pods: TOTAL,
   running: running.size,
+  scaleRetries,
   nodesReadyS: Number(nodesReadyS.toFixed(1)),
   runS: Number(((runEnd - runStart) / 1000).toFixed(1)),
   podStartupMs: { p50: Math.round(quantile(latencies, 0.5)), p99: Math.round(quantile(latencies, 0.99)), max: Math.round(latencies.at(-1) ?? NaN) },

@@ -1,3 +1,4 @@
+import type { Server as TlsServer } from 'node:tls';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { badRequest, builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry, SVC_VERSION } from '../api/index.js';
 import type { Store } from '../storage/index.js';
@@ -21,7 +22,8 @@ import { pathNotFound, sendStatus, toStatusError } from './status.js';
 import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresources/node-agent-proxy.js';
 import { DEFAULT_CONNECTION_TIMEOUTS, serverTimeoutOptions, type ConnectionTimeouts } from './connection-timeouts.js';
 import { requestGate } from './request-gate.js';
-import { TurnBudget } from './turn-budget.js';
+import { TurnBudget, TURN_BUDGET_MS } from './turn-budget.js';
+import { readPausedTlsConnectionsThroughStreams } from './paused-tls-reads.js';
 import { FlowControl, type FlowControlOptions } from './flowcontrol/index.js';
 import { ApiServerMetrics, installMetrics, longRunningTracker, MeteredStore, watchCacheSamples } from './metrics/index.js';
 import { installAudit, type AuditOptions } from './audit/index.js';
@@ -73,8 +75,8 @@ export interface ApiServerOptions {
   watchSocketBudgetBytes?: number | undefined;
   /**
    * How long one event-loop turn may spend starting requests before further ones wait for a
-   * later turn (turn-budget.ts: so that watches send every turn). Default 0, no bound: on a budget
-   * a client's large writes met Node's paused HTTP parser on TLS sockets (turn-budget.ts says how).
+   * later turn (turn-budget.ts: so that watches send every turn). Default `TURN_BUDGET_MS` (10);
+   * 0: no bound, every request starts in the turn it arrives.
    */
   turnBudgetMs?: number | undefined;
   /** Watches without timeoutSeconds end after [this, 2 × this] seconds (default 1800). */
@@ -150,6 +152,8 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     // A URL Fastify cannot decode (`%zz`) is a 400 Status too, not Fastify's own error shape.
     frameworkErrors: (error, _request, reply) => void sendStatus(reply, badRequest(`the request URL is not valid: ${error.message}`)),
   }) as unknown as FastifyInstance;
+  // A TLS connection Node pauses must keep its bytes, not be closed (paused-tls-reads.ts).
+  if (options.https) readPausedTlsConnectionsThroughStreams(app.server as unknown as TlsServer);
 
   const BODY_TYPES = bodyTypes(options.featureGates?.['CBORServingAndStorage'] === true);
   app.removeAllContentTypeParsers();
@@ -172,7 +176,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
   // Overload protection and the long-running gauge, applied once the user is known (request-gate.ts).
   const flowControl = new FlowControl(options.flowControl);
   flowControl.onReject = (kind, reason) => metrics.rejected(kind, reason);
-  const gate = requestGate(app, flowControl, longRunningTracker(metrics, registry), new TurnBudget(options.turnBudgetMs ?? 0));
+  const gate = requestGate(app, flowControl, longRunningTracker(metrics, registry), new TurnBudget(options.turnBudgetMs ?? TURN_BUDGET_MS));
   // A callback hook, not an async one: token authentication is synchronous, and on the hot path
   // an await per request is a measurable share of a GET.
   // Defined once rather than as a closure per request: a GET allocates as little as it can.

@@ -110,17 +110,11 @@ export class TurnBudget {
 const NOOP = (): void => {};
 
 /**
- * Why the server runs without a budget by default (`turnBudgetMs` 0), although 10 ms cut the
- * dashboard's store → DOM p99 from 110 to 29 ms on a quiet machine: with it, under a flood of
- * writes, the EndpointSlice loop's 20 KB slice PUTs had their connections closed by the server
- * (about 20 in 10 s; the client sees "other side closed", and its retries then meet 409s). Node
- * pauses a connection's HTTP parser when a request arrives while the previous answer on it has not
- * drained, and a TLS socket still hands the paused parser data, which fails it with `HPE_PAUSED`
- * (`clientError`) and the server destroys the socket. The budget's later starts made that state
- * common. Until the server's sockets never meet it, the budget is for measurement only.
- *
- * The budget that measurement used: a watch's event waits at most about this long (plus one request) for its
- * socket's next write on a busy server, while a turn still starts enough requests that the extra
- * turns (an epoll wait and a check phase each) cost little.
+ * The server's budget by default (the app option `turnBudgetMs`; 0 turns it off): a watch's event
+ * waits at most about this long (plus one request) for its socket's next write on a busy server,
+ * while a turn still starts enough requests that the extra turns (an epoll wait and a check phase
+ * each) cost little. It cut the dashboard's store → DOM p99 from 110 to 29 ms on a quiet machine
+ * (docs/benchmarks.md). Its later starts answer in check phases, whose writes complete a turn
+ * later; the connections Node pauses meanwhile are kept open by paused-tls-reads.ts.
  */
 export const TURN_BUDGET_MS = 10;
