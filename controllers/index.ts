@@ -81,7 +81,7 @@ export type { ClusterDns, ClusterDnsOptions, ClusterView } from './cluster-dns/i
 export * from './service-endpoints/index.js';
 export { desiredSubsets, endpointsController, MAX_ENDPOINT_ADDRESSES, OVER_CAPACITY_ANNOTATION, OVER_CAPACITY_TRUNCATED, truncateSubsets } from './endpoints/index.js';
 export type { EndpointsControllerOptions } from './endpoints/index.js';
-export { desiredGroups, EndpointCache, endpointSliceController, managedByEndpointSliceController, ZONE_LABEL } from './endpointslice/index.js';
+export { conditionsAtWrite, desiredGroups, EndpointCache, endpointSliceController, managedByEndpointSliceController, ZONE_LABEL } from './endpointslice/index.js';
 export type { EndpointSliceControllerOptions, SyncReport } from './endpointslice/index.js';
 export { endpointSliceMirroringController, managedByMirroringController, mirroredGroups } from './endpointslice-mirroring/index.js';
 export type { EndpointSliceMirroringControllerOptions } from './endpointslice-mirroring/index.js';

@@ -78,6 +78,29 @@ export function splitProfile(profile: CpuProfile, categories: readonly Category[
     const interval = (profile.endTime - profile.startTime) / Math.max(1, hits);
     for (const n of profile.nodes) timeOf.set(n.id, (n.hitCount ?? 0) * interval);
   }
+  // The innermost svc frame (src/ or controllers/) of each sample, by file: where svc's own code
+  // spent the time, with the library and node frames it called counted to it.
+  const svcFileOf = new Map<number, string>();
+  const innermostSvcFile = (id: number): string => {
+    const known = svcFileOf.get(id);
+    if (known !== undefined) return known;
+    let file = '(no svc frame)';
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const { url, functionName } = nodes.get(at)!.callFrame;
+      if (functionName === '(garbage collector)' || functionName === '(idle)' || functionName === '(program)') {
+        file = functionName;
+        break;
+      }
+      const match = /\/((?:src|controllers)\/.*)$/.exec(url);
+      if (match && !url.includes('node_modules')) {
+        file = match[1]!;
+        break;
+      }
+    }
+    svcFileOf.set(id, file);
+    return file;
+  };
+  const byFile = new Map<string, number>();
   const shares = new Map<string, number>();
   const self = new Map<string, number>();
   let total = 0;
@@ -87,6 +110,8 @@ export function splitProfile(profile: CpuProfile, categories: readonly Category[
     shares.set(category, (shares.get(category) ?? 0) + micros);
     total += micros;
     if (category !== '(idle)') busy += micros;
+    const file = innermostSvcFile(id);
+    byFile.set(file, (byFile.get(file) ?? 0) + micros);
     const { functionName, url, lineNumber } = nodes.get(id)!.callFrame;
     const fn = `${functionName || '(anonymous)'}${url === '' ? '' : ` ${url.replace(/^.*\/(src|node_modules)\//, '$1/')}:${lineNumber + 1}`}`;
     self.set(fn, (self.get(fn) ?? 0) + micros);
@@ -97,6 +122,8 @@ export function splitProfile(profile: CpuProfile, categories: readonly Category[
     busyMs: Math.round(busy / 1000),
     /** Shares of the busy (not idle) time. */
     shares: [...shares].filter(([name]) => name !== '(idle)').sort(([, a], [, b]) => b - a).map(([name, micros]) => ({ name, ms: Math.round(micros / 1000), busyPercent: pct(micros, busy) })),
+    /** Busy time by the innermost svc source file on the stack (what it called included). */
+    byInnermostSvcFile: [...byFile].filter(([file]) => file !== '(idle)').sort(([, a], [, b]) => b - a).slice(0, top).map(([file, micros]) => ({ file, ms: Math.round(micros / 1000), busyPercent: pct(micros, busy) })),
     topSelf: [...self].filter(([fn]) => !fn.startsWith('(idle)')).sort(([, a], [, b]) => b - a).slice(0, top).map(([fn, micros]) => ({ fn, ms: Math.round(micros / 1000), busyPercent: pct(micros, busy) })),
   };
 }

@@ -14,6 +14,7 @@ import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult, type SyncedSource } from '../controller.js';
 import { controllerRef } from '../controller-ref.js';
 import { applySlices, hasPodSelector, labelsFromService, podServiceTriggers, serviceFamilies, SliceTracker, type SliceWrites } from '../service-endpoints/index.js';
+import { conditionsAtWrite } from './conditions-at-write.js';
 import { desiredGroups, EndpointCache } from './desired-endpoints.js';
 import { applyTopologyHints, topologyModeAuto, zoneCpuRatios } from './topology-hints.js';
 
@@ -34,6 +35,12 @@ export interface EndpointSliceControllerOptions {
    * and flooded the slice watchers (docs/benchmarks.md, issue #24).
    */
   readonly writesInFlight?: number;
+  /**
+   * Each slice write carries its endpoints' conditions as the pod cache shows them when the write
+   * is sent, not when the sync computed its plan (default true; false: as planned, for the
+   * bench's A/B). See `applySlices`' `current`.
+   */
+  readonly conditionsAtWrite?: boolean;
   /** Called after each sync of a Service with a selector, with what it did and when (the bench splits a flip's latency by it). */
   readonly onSync?: (key: string, sync: SyncReport) => void;
 }
@@ -81,7 +88,7 @@ export function endpointSliceController(ctx: ControllerContext, options: Endpoin
     concurrency: options.concurrency ?? 5,
     ...(scheduler ? { scheduler } : {}),
     reconcile: async (key) => {
-      await syncSlices(ctx, key, { services, pods, nodes, slices, tracker, cache, max, writesInFlight: options.writesInFlight ?? 4, onSync: options.onSync });
+      await syncSlices(ctx, key, { services, pods, nodes, slices, tracker, cache, max, writesInFlight: options.writesInFlight ?? 4, conditionsAtWrite: options.conditionsAtWrite ?? true, onSync: options.onSync });
     },
   });
 }
@@ -112,6 +119,7 @@ interface SyncInput {
   readonly cache: EndpointCache;
   readonly max: number;
   readonly writesInFlight: number;
+  readonly conditionsAtWrite: boolean;
   readonly onSync: EndpointSliceControllerOptions['onSync'];
 }
 
@@ -153,6 +161,7 @@ async function syncSlices(ctx: ControllerContext, key: string, input: SyncInput)
     maxPerSlice: input.max,
     placeholder: serviceFamilies(service)[0],
     writesInFlight: input.writesInFlight,
+    ...(input.conditionsAtWrite ? { current: conditionsAtWrite(service, (name) => input.pods.store.get(`${namespace}/${name}`), (node) => input.nodes.store.get(node), input.cache) } : {}),
     ...(onSync ? { onWritten: (slice: EndpointSlice) => written.push({ slice, at: performance.now() }) } : {}),
   });
   onSync?.(key, { startedAt, computedAt, endedAt: performance.now(), writes, written });

@@ -2,3 +2,4 @@
 export { endpointSliceController, managedByEndpointSliceController } from './endpointslice-controller.js';
 export type { EndpointSliceControllerOptions, SyncReport } from './endpointslice-controller.js';
 export { desiredGroups, EndpointCache, ZONE_LABEL } from './desired-endpoints.js';
+export { conditionsAtWrite } from './conditions-at-write.js';

@@ -35,6 +35,15 @@ export interface ApplySlicesInput {
    * each rewriting the slices its flips touched (docs/benchmarks.md, issue #24).
    */
   readonly writesInFlight?: number | undefined;
+  /**
+   * Each planned endpoint as the caches show it at the moment its slice's write is sent (the
+   * conditions of a pod that flipped since the desired slices were computed), or the planned one.
+   * Only what does not move an endpoint may change (its conditions): the plan's minimal churn —
+   * which slices change, where each endpoint sits — stands. Without it a flip that arrives while
+   * a sync's writes go out waits for the next sync; with it, one still to be written carries it
+   * (docs/benchmarks.md, issue #24).
+   */
+  readonly current?: ((endpoint: SliceEndpoint) => SliceEndpoint) | undefined;
   /** Called with each slice as the server answered its create or update (the bench times each write). */
   readonly onWritten?: ((slice: EndpointSlice) => void) | undefined;
 }
@@ -108,6 +117,12 @@ export async function applySlices(input: ApplySlicesInput): Promise<SliceWrites>
     creates.splice(i, 1);
   }
 
+  // Each sync rewrites a busy Service's slices in one order (by name), so a slice's writes come
+  // about one sync apart: a flip that just missed its slice's write is in the next one.
+  updates.sort((a, b) => (a.slice.metadata.name! < b.slice.metadata.name! ? -1 : a.slice.metadata.name! > b.slice.metadata.name! ? 1 : 0));
+  const current = input.current;
+  const now = (endpoints: readonly SliceEndpoint[]): SliceEndpoint[] => (current === undefined ? [...endpoints] : endpoints.map(current));
+
   const writes: SliceWrites = { created: 0, updated: 0, deleted: 0 };
   const { client, tracker, namespace, owner } = input;
   // The phases stay in order; within one, `writesInFlight` writes go at once. After a failure no
@@ -136,7 +151,7 @@ export async function applySlices(input: ApplySlicesInput): Promise<SliceWrites>
         kind: 'EndpointSlice',
         metadata: { generateName: input.namePrefix, namespace, labels: { ...labels }, ...(Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}), ownerReferences: [owner] },
         addressType: create.addressType,
-        endpoints: create.endpoints,
+        endpoints: now(create.endpoints),
         ports: [...create.ports],
       };
       const created = await client.create(builtin.endpointSlices, slice, { namespace });
@@ -148,7 +163,7 @@ export async function applySlices(input: ApplySlicesInput): Promise<SliceWrites>
       const metadata = { ...update.slice.metadata, labels: { ...labels }, ownerReferences: [owner] };
       if (Object.keys(annotations).length > 0) metadata.annotations = { ...annotations };
       else delete metadata.annotations;
-      const slice: EndpointSlice = { ...update.slice, metadata, endpoints: [...update.endpoints], ports: [...update.ports] };
+      const slice: EndpointSlice = { ...update.slice, metadata, endpoints: now(update.endpoints), ports: [...update.ports] };
       const updated = await client.update(builtin.endpointSlices, slice, { namespace });
       tracker.wrote(updated);
       input.onWritten?.(updated);

@@ -2,7 +2,8 @@ import { storageReadError, type Labels, type ResourceType } from '../api/index.j
 import type { KeyValue } from '../storage/index.js';
 import { apiVersionOf, type ApiObject } from './api-object.js';
 import { StringPool, ValuePool } from './value-pool.js';
-import { takeEncodedSource } from './storage-codec.js';
+import { storedObject, takeEncodedSource } from './storage-codec.js';
+import { knownObjectOf } from '../encoding/index.js';
 
 /**
  * One object version as the read path holds it: its response bytes (the stored JSON with
@@ -58,8 +59,12 @@ export function servedObjectDecoder(type: ResourceType): (kv: KeyValue, revision
     const spliced = source && spliceResourceVersion(source.text, revision);
     if (source && spliced !== undefined) {
       const meta = source.object.metadata;
+      const json = ownBytes(spliced);
+      // The version's protobuf message (a watch event's, a moment from now) is encoded from the object, not a parse of `json`.
+      const stored = storedObject(source.object, type);
+      knownObjectOf(json, { ...stored, metadata: { resourceVersion: String(revision), ...stored.metadata } });
       return {
-        json: ownBytes(spliced),
+        json,
         namespace: strings.intern(meta.namespace ?? ''),
         name: meta.name ?? '',
         labels: meta.labels ? labelSets.share(JSON.stringify(meta.labels), Object.freeze({ ...meta.labels })) : EMPTY,

@@ -37,6 +37,11 @@ export function encodeForStorage(object: ApiObject, type?: Pick<ResourceType, 'g
  * the version spliced in: `spliceResourceVersion`) instead of encoding the object a second time.
  */
 export function storageText(served: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion' | 'conversion'>): string {
+  return JSON.stringify(storedObject(served, type));
+}
+
+/** The object `storageText` encodes: what a parse of the stored text gives back. */
+export function storedObject(served: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion' | 'conversion'>): ApiObject {
   // A version whose objects differ from the stored ones is converted (the other fields are kept as sent).
   const object = type?.conversion ? (type.conversion.toStorage(served) as ApiObject) : served;
   const metadata = storedMetadata(object.metadata);
@@ -44,7 +49,7 @@ export function storageText(served: ApiObject, type?: Pick<ResourceType, 'group'
   // A type served in several versions stores one of them (conversion None: only apiVersion differs).
   const apiVersion = type?.storageVersion !== undefined ? apiVersionOf({ group: type.group, version: type.storageVersion }) : sent;
   // kind, apiVersion, metadata lead, always: `spliceResourceVersion` relies on where metadata starts.
-  return JSON.stringify({ kind, apiVersion, metadata, ...rest });
+  return { kind, apiVersion, metadata, ...rest } as ApiObject;
 }
 
 /**

@@ -33,6 +33,9 @@ export interface UpOptions {
   readonly startedAt?: number;
 }
 
+/** The burst of svc up's in-process controller manager (`--svc-api-burst`): room for its whole start. */
+const UP_MANAGER_API_BURST = 300;
+
 /** Runs `svc up` until SIGINT/SIGTERM; returns the exit code. */
 export async function up(argv: readonly string[], io: CommandIO, options: UpOptions = {}): Promise<number> {
   const read = readCommandLine(upDoc, upFlags, argv, io, (values) => ({
@@ -138,6 +141,11 @@ export async function up(argv: readonly string[], io: CommandIO, options: UpOpti
         // csrsigning issues with the cluster CA (the node's certificates when it joins with a token).
         `--cluster-signing-cert-file=${join(pkiDir, 'ca.crt')}`,
         `--cluster-signing-key-file=${join(pkiDir, 'ca.key')}`,
+        // Its start (every informer's list and watch, the garbage collector's of every resource,
+        // the first reconciles: ~220 requests) in one burst. At kube's 30 they queued at 20/s for
+        // ~5 s: the default ServiceAccount that readiness waits for came seconds late, and a stop
+        // in those seconds drained behind the queue (docs/testing.md). The rate stays kube's 20/s.
+        `--svc-api-burst=${UP_MANAGER_API_BURST}`,
         ...controllerManagerArgs,
       ],
       textLog(io, { verbosity: config.verbosity ?? 0, splitStream: false }),

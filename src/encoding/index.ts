@@ -40,7 +40,7 @@ export { isObject, parseObject, type JsonObject } from './json-value.js';
 export { MAX_OBJECT_BYTES, objectTooLarge, jsonSizeExceeds, jsonSizeUpTo, jsonTextLengthAtLeast, requireStorableSize } from './object-size.js';
 export { MAX_NESTING_DEPTH, nestingTooDeep, jsonTextTooDeep, valueTooDeep, requireNestingWithin } from './nesting.js';
 export { jsonStringEnd } from './json-string-end.js';
-export { PROTOBUF_MAGIC, encodeProtobuf, decodeProtobuf, decodeProtobufWatchEvent, protobufCodec, protobufListChunks, hasProtobufMessage, encodeRaw, envelope } from './protobuf/envelope.js';
+export { PROTOBUF_MAGIC, encodeProtobuf, decodeProtobuf, decodeProtobufWatchEvent, protobufCodec, protobufListChunks, hasProtobufMessage, encodeRaw, envelope, knownObjectOf } from './protobuf/envelope.js';
 export { protoRoot, messageOf } from './protobuf/schema.js';
 export { LazyProtoRoot } from './protobuf/lazy-root.js';
 export { codecsOnFirstUse } from './protobuf/codecs-on-first-use.js';

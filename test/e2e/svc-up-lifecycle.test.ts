@@ -27,8 +27,9 @@ const up = (dir: string) => {
 
 afterAll(async () => {
   for (const p of running) {
+    // SIGTERM, not SIGKILL: svc up takes its node down with it (its own grace ends it within 30 s).
     if (p.child.exitCode === null && p.child.signalCode === null) {
-      p.child.kill('SIGKILL');
+      p.child.kill('SIGTERM');
       await p.exited;
     }
   }

@@ -67,8 +67,10 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    child.kill('SIGKILL');
+  // SIGTERM, not SIGKILL: svc up takes its containerd, shims, bridge and mounts down with it (its
+  // own grace ends it within 30 s), and the dir below is not removed through a mount.
+  if (child && child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGTERM');
     await exited;
   }
   await hub?.stop();
@@ -78,7 +80,7 @@ afterAll(async () => {
 
 describe('kubectl against svc up with real containers', () => {
   it('runs a pod to Running with a pod IP in the node\'s pod network', async () => {
-    const run = await k(runArgs('e2e-ticker', 'echo started; i=0; while true; do i=$((i+1)); echo tick $i; sleep 1; done'));
+    const run = await k(runArgs('e2e-ticker', 'trap "exit 0" TERM; echo started; i=0; while true; do i=$((i+1)); echo tick $i; sleep 1; done'));
     expect(run.code, run.stderr).toBe(0);
     // The README's commands print no warning (test/e2e/kubectl-no-warnings.test.ts has the rest).
     expect(run.stderr).toBe('');
@@ -129,7 +131,7 @@ describe('kubectl against svc up with real containers', () => {
   }, 60_000);
 
   it('kubectl port-forward reaches a server listening inside the pod', async () => {
-    const run = await k(runArgs('e2e-web', 'mkdir -p /www && echo hello-from-pod > /www/index.html && exec httpd -f -p 8080 -h /www'));
+    const run = await k(runArgs('e2e-web', 'mkdir -p /www && echo hello-from-pod > /www/index.html || exit 1; httpd -f -p 8080 -h /www & trap "kill $!; exit 0" TERM; wait'));
     expect(run.code, run.stderr).toBe(0);
     expect((await k(['wait', '--for=condition=Ready', 'pod/e2e-web', '--timeout=90s'])).code).toBe(0);
     const forward = spawn(requireKubectl(), ['--kubeconfig', config, 'port-forward', 'pod/e2e-web', ':8080'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -153,6 +155,8 @@ describe('kubectl against svc up with real containers', () => {
     }
   }, 120_000);
 
+  // Both pods stop on SIGTERM (their scripts trap it): as PID 1 without a handler they ignored it,
+  // and every run of this test waited out the 30 s grace period before the SIGKILL.
   it('kubectl delete ends the pods for good', async () => {
     const deleted = await k(['delete', 'pod', 'e2e-ticker', 'e2e-web', '--wait=true', '--timeout=90s']);
     expect(deleted.code, deleted.stderr).toBe(0);

@@ -88,6 +88,23 @@ describe('protobuf over the API', () => {
     expect(frames.slice(0, 2).map((f) => [f.type, (f.object['metadata'] as JsonObject)['name']])).toEqual([['ADDED', 'p1'], ['ADDED', 'p2']]);
     expect(frames[0]!.object).toMatchObject({ kind: 'Pod', apiVersion: 'v1', spec: { containers: [{ image: 'nginx' }] } });
   });
+
+  it('sends each written version in a protobuf watch as the JSON watch sends it (encoded from the writer\'s object, not a parse)', async () => {
+    const from = (await s.call('GET', PODS)).body.metadata.resourceVersion as string;
+    const url = `${s.url}${PODS}?watch=1&resourceVersion=${from}&timeoutSeconds=2`;
+    const inProtobuf = fetch(url, { headers: { ...auth, accept: KPB } }).then(async (res) => protobufFrames(Buffer.from(await res.arrayBuffer())));
+    const inJson = fetch(url, { headers: { ...auth, accept: 'application/json' } }).then(async (res) =>
+      (await res.text()).split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { type: string; object: JsonObject }),
+    );
+    expect((await s.call('POST', PODS, { ...pod('w1'), metadata: { name: 'w1', labels: { app: 'w' }, annotations: { a: 'b' } } })).status).toBe(201);
+    const status = { status: { phase: 'Running', podIP: '10.0.0.9', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-11-27T17:00:00Z' }] } };
+    expect((await s.call('PATCH', `${PODS}/w1/status`, status, { headers: { 'content-type': 'application/merge-patch+json' } })).status).toBe(200);
+    expect((await s.call('PATCH', `${PODS}/w1`, { metadata: { labels: { app: 'x', tier: null } } }, { headers: { 'content-type': 'application/merge-patch+json' } })).status).toBe(200);
+    expect((await s.call('DELETE', `${PODS}/w1`)).status).toBe(200);
+    const [protobufEvents, jsonEvents] = await Promise.all([inProtobuf, inJson]);
+    expect(jsonEvents.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'MODIFIED', 'DELETED']);
+    expect(protobufEvents).toEqual(jsonEvents);
+  });
 });
 
 describe('protobuf and custom types', () => {

@@ -85,6 +85,8 @@ function installExitHook(): void {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** How often a starting containerd is asked whether it answers yet (CRI Version). */
+const STARTUP_POLL_MS = 100;
 
 export async function startContainerdProcess(options: ContainerdProcessOptions): Promise<ContainerdProcess> {
   const { dir, podCidr, bridge } = options;
@@ -146,7 +148,10 @@ export async function startContainerdProcess(options: ContainerdProcessOptions):
     }
   });
 
-  const cri = new CriClient({ endpoint: `unix://${address}`, timeoutMs: options.criTimeoutMs ?? 120_000 });
+  // Polled every STARTUP_POLL_MS until it answers: gRPC must try to connect as often, not wait its
+  // default second after the first refused connect (the socket appears ~0.3 s after the spawn, and
+  // every containerd start paid that second: 1.2-1.4 s to the first answer instead of ~0.3 s).
+  const cri = new CriClient({ endpoint: `unix://${address}`, timeoutMs: options.criTimeoutMs ?? 120_000, reconnectBackoffMs: STARTUP_POLL_MS });
   const sandboxNetns = new Set<string>();
 
   const leftovers = (): ContainerdLeftovers => ({
@@ -217,7 +222,7 @@ export async function startContainerdProcess(options: ContainerdProcessOptions):
         break;
       } catch {
         if (Date.now() > deadline) throw new Error(`containerd did not answer CRI Version in time:\n${tail.join('\n').slice(-4000)}`);
-        await sleep(100);
+        await sleep(STARTUP_POLL_MS);
       }
     }
   } catch (error) {

@@ -36,10 +36,12 @@ export class GrpcTransport implements CriTransport {
   private readonly image: grpc.Client;
 
   /** Targets as grpc-js takes them (`unix:///abs/path`, `host:port`). */
-  constructor(runtimeTarget: string, imageTarget: string) {
+  constructor(runtimeTarget: string, imageTarget: string, reconnectBackoffMs?: number) {
     const channelOptions: grpc.ChannelOptions = {
       'grpc.max_receive_message_length': MAX_CRI_MESSAGE_BYTES,
       'grpc.max_send_message_length': MAX_CRI_MESSAGE_BYTES,
+      // Initial and max alike: a fixed wait, not one that grows past the caller's poll interval.
+      ...(reconnectBackoffMs === undefined ? {} : { 'grpc.initial_reconnect_backoff_ms': reconnectBackoffMs, 'grpc.max_reconnect_backoff_ms': reconnectBackoffMs }),
     };
     this.runtime = new grpc.Client(runtimeTarget, grpc.credentials.createInsecure(), channelOptions);
     this.image = imageTarget === runtimeTarget ? this.runtime : new grpc.Client(imageTarget, grpc.credentials.createInsecure(), channelOptions);

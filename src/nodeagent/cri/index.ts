@@ -19,7 +19,7 @@ export {
   type LocalImageArchive,
   type LocalImages,
 } from './local-images.js';
-export { buildOciArchive, ociArchitecture, type BuiltImage, type ImageConfig, type ImageDefinition } from './oci-archive.js';
+export { buildOciArchive, ociArchitecture, type BuiltImage, type ImageConfig, type ImageDefinition, type OciArchiveOptions } from './oci-archive.js';
 export { writeTar, type TarEntry } from './ustar.js';
 export { bridgeConflist, parseIpv4Cidr, type BridgeNetworkOptions, type CniConflist } from './cni-config.js';
 export { applyPodCidrToBridge, BRIDGE_CONFLIST, bridgeConflistPath } from './pod-cidr-bridge.js';

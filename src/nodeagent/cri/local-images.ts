@@ -131,6 +131,13 @@ function save(cacheDir: string, image: BuiltImage): LocalImageArchive {
 }
 
 /**
+ * These archives are built at every `svc up` and every test's containerd start, synchronously,
+ * and only ever imported into a runtime on this host: gzip level 1 takes a third of level 9's CPU
+ * for the busybox layer (30 vs 98 ms) and makes it 5 % larger.
+ */
+const LOCAL_ARCHIVE_OPTIONS = { gzipLevel: 1 } as const;
+
+/**
  * Builds (or finds up to date in `cacheDir`) the busybox and pause archives from the static
  * busybox binary at `busybox` (default `/bin/busybox`; it must be statically linked, since the
  * images carry no libc).
@@ -141,7 +148,7 @@ export function buildLocalImages(cacheDir: string, busybox: string = DEFAULT_BUS
   if (isDynamicallyLinked(binary)) throw new Error(`${busybox} is dynamically linked; the images need a static busybox (Debian: apt-get install busybox-static)`);
   mkdirSync(cacheDir, { recursive: true });
   return {
-    busybox: save(cacheDir, buildOciArchive(busyboxImage(binary, applets(busybox)))),
-    pause: save(cacheDir, buildOciArchive(pauseImage(binary))),
+    busybox: save(cacheDir, buildOciArchive(busyboxImage(binary, applets(busybox)), LOCAL_ARCHIVE_OPTIONS)),
+    pause: save(cacheDir, buildOciArchive(pauseImage(binary), LOCAL_ARCHIVE_OPTIONS)),
   };
 }

@@ -56,9 +56,14 @@ function tag(ref: string): string {
   return colon > slash ? ref.slice(colon + 1) : 'latest';
 }
 
-export function buildOciArchive(image: ImageDefinition): BuiltImage {
+export interface OciArchiveOptions {
+  /** zlib level of the layer (default 9, the smallest): the same level always gives the same digests. */
+  readonly gzipLevel?: number;
+}
+
+export function buildOciArchive(image: ImageDefinition, options: OciArchiveOptions = {}): BuiltImage {
   const layerTar = writeTar(image.files);
-  const layer = gzipSync(layerTar, { level: 9 });
+  const layer = gzipSync(layerTar, { level: options.gzipLevel ?? 9 });
   const layerDigest = sha256(layer);
   const config = Buffer.from(
     JSON.stringify({
