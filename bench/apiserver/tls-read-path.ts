@@ -1,4 +1,4 @@
-// What reading requests through the socket's stream (src/apiserver/paused-tls-reads.ts) costs
+// What reading requests through the socket's stream (src/tls-connections/paused-tls-reads.ts) costs
 // against Node's default, where the HTTP parser reads the TLS handle itself: two HTTPS servers in
 // processes of their own, alike but for that, with a handler that does nothing but answer (so the
 // read path is as large a share of a request as it can be: an upper bound of the cost on the
@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { Agent, request } from 'undici';
 import { selfSignedCertificate } from '../../src/encoding/index.js';
-import { readPausedTlsConnectionsThroughStreams } from '../../src/apiserver/paused-tls-reads.js';
+import { readPausedTlsConnectionsThroughStreams } from '../../src/tls-connections/index.js';
 
 const BODY = Number(process.env['BODY'] ?? 0);
 const ANSWER = Number(process.env['ANSWER'] ?? 1000);

@@ -2,6 +2,7 @@ import type { Server as TlsServer } from 'node:tls';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction } from 'fastify';
 import { badRequest, builtinRegistry, unauthorized, unsupportedMediaType, type ResourceRegistry, SVC_VERSION } from '../api/index.js';
 import type { Store } from '../storage/index.js';
+import { readPausedTlsConnectionsThroughStreams } from '../tls-connections/index.js';
 import type { Authenticator, UserInfo } from './authn/user.js';
 import { cachedBoundObjects, legacyTokenUseRecorder, type Authentication, type BootstrapTokens, type ServiceAccountTokens } from './authn/index.js';
 import { chainAuthorizers, isApiPath, nonResourceAttributesOf, RbacState, reconcileBootstrapPolicy, requireAllowed, type AuthorizationMode } from './authz/index.js';
@@ -23,7 +24,6 @@ import { installNodeAgentProxy, type NodeAgentProxyOptions } from './subresource
 import { DEFAULT_CONNECTION_TIMEOUTS, serverTimeoutOptions, type ConnectionTimeouts } from './connection-timeouts.js';
 import { requestGate } from './request-gate.js';
 import { TurnBudget, TURN_BUDGET_MS } from './turn-budget.js';
-import { readPausedTlsConnectionsThroughStreams } from './paused-tls-reads.js';
 import { FlowControl, type FlowControlOptions } from './flowcontrol/index.js';
 import { ApiServerMetrics, installMetrics, longRunningTracker, MeteredStore, watchCacheSamples } from './metrics/index.js';
 import { installAudit, type AuditOptions } from './audit/index.js';
@@ -152,7 +152,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     // A URL Fastify cannot decode (`%zz`) is a 400 Status too, not Fastify's own error shape.
     frameworkErrors: (error, _request, reply) => void sendStatus(reply, badRequest(`the request URL is not valid: ${error.message}`)),
   }) as unknown as FastifyInstance;
-  // A TLS connection Node pauses must keep its bytes, not be closed (paused-tls-reads.ts).
+  // A TLS connection Node pauses must keep its bytes, not be closed (src/tls-connections/paused-tls-reads.ts).
   if (options.https) readPausedTlsConnectionsThroughStreams(app.server as unknown as TlsServer);
 
   const BODY_TYPES = bodyTypes(options.featureGates?.['CBORServingAndStorage'] === true);

@@ -115,6 +115,6 @@ const NOOP = (): void => {};
  * while a turn still starts enough requests that the extra turns (an epoll wait and a check phase
  * each) cost little. It cut the dashboard's store → DOM p99 from 110 to 29 ms on a quiet machine
  * (docs/benchmarks.md). Its later starts answer in check phases, whose writes complete a turn
- * later; the connections Node pauses meanwhile are kept open by paused-tls-reads.ts.
+ * later; the connections Node pauses meanwhile are kept open by src/tls-connections/paused-tls-reads.ts.
  */
 export const TURN_BUDGET_MS = 10;

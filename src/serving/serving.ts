@@ -4,6 +4,7 @@ import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse }
 import type { AddressInfo } from 'node:net';
 import type { SecureContextOptions, TLSSocket } from 'node:tls';
 import { isStatusError, StatusError } from '../api/index.js';
+import { readPausedTlsConnectionsThroughStreams } from '../tls-connections/index.js';
 import { runChecks, type HealthCheck } from './health.js';
 import { cpuProfile, heapSnapshot, profileSeconds } from './profiling.js';
 import type { RequestAuth } from './request-auth.js';
@@ -151,6 +152,8 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
   const server = options.http2
     ? createSecureServer({ ...tls, allowHTTP1: true, ...(options.maxStreamsPerConnection ? { settings: { maxConcurrentStreams: options.maxStreamsPerConnection } } : {}) }, listener)
     : createHttpsServer(tls, listener);
+  // A client's request pipelined behind an answer it has not read must wait, not close the connection.
+  readPausedTlsConnectionsThroughStreams(server);
   const sockets = new Set<import('node:net').Socket>();
   server.on('connection', (socket: import('node:net').Socket) => {
     sockets.add(socket);

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isStatusError, StatusError, internal, type Pod } from '../../api/index.js';
 import { runChecks, type HealthCheck } from '../../serving/index.js';
+import { readPausedTlsConnectionsThroughStreams } from '../../tls-connections/index.js';
 import type { CriClient } from '../cri/index.js';
 import type { AgentMetrics } from './agent-metrics.js';
 import type { AgentAuthenticator, AgentUser } from './authentication.js';
@@ -80,6 +81,8 @@ export async function buildAgentApp(type: AgentServerType, ctx: AgentAppContext)
     schemaController: { compilersFactory: NO_SCHEMA_COMPILERS },
     ...(ctx.https ? { https: ctx.https } : {}),
   }) as unknown as FastifyInstance;
+  // A client's request pipelined behind an answer it has not read (a log, /metrics) must wait, not close the connection.
+  if (ctx.https) readPausedTlsConnectionsThroughStreams(app.server as unknown as import('node:tls').Server);
   app.setErrorHandler((error, _request, reply) => sendStatus(reply, toStatus(error)));
   app.setNotFoundHandler((request, reply) => sendStatus(reply, new StatusError({ reason: 'NotFound', message: `the node agent does not serve ${pathOf(request.url)}${type === 'readwrite' ? '' : ` on its ${type} port`}` })));
   app.addHook('onResponse', async (request, reply) => {

@@ -1,6 +1,6 @@
 /**
  * A TLS connection that Node's HTTP server pauses keeps the bytes that arrive meanwhile
- * (src/apiserver/paused-tls-reads.ts). The case: a keep-alive client that sends its next request,
+ * (src/tls-connections/paused-tls-reads.ts). The case: a keep-alive client that sends its next request,
  * larger than one TLS record, the moment it has read an answer larger than the socket's
  * high-water mark which the server wrote in a loop turn's check phase — where the turn budget
  * starts requests it held back. The server's write of that answer completes only in the next
@@ -18,16 +18,16 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { connect, type TLSSocket } from 'node:tls';
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { TLSSocket } from 'node:tls';
 import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type UserInfo } from '../../../src/apiserver/index.js';
 import { selfSignedCertificate } from '../../../src/encoding/index.js';
 import { MemoryStore } from '../../../src/storage/index.js';
-import { readPausedTlsConnectionsThroughStreams } from '../../../src/apiserver/paused-tls-reads.js';
+import { readPausedTlsConnectionsThroughStreams } from '../../../src/tls-connections/index.js';
 import { TurnBudget } from '../../../src/apiserver/turn-budget.js';
+import { httpRequest, pipelineBehindUnreadAnswer, untilAnswerStuck } from '../../support/paused-tls.js';
 
 /** Above the socket's high-water mark on every Node (16 KiB on 20, 64 KiB on 22 and 24). */
 const ANSWER_BYTES = 100_000;
@@ -142,39 +142,6 @@ describe('a TLS connection paused by the HTTP server while an answer drains', ()
 
 const ADMIN: UserInfo = { name: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'] };
 
-/** The complete HTTP/1.1 answers at the start of `bytes`, in order: status and body (Content-Length or chunked). */
-function answersIn(bytes: Buffer): { status: number; body: Buffer }[] {
-  const answers: { status: number; body: Buffer }[] = [];
-  let at = 0;
-  for (;;) {
-    const headEnd = bytes.indexOf('\r\n\r\n', at);
-    if (headEnd < 0) return answers;
-    const head = bytes.subarray(at, headEnd).toString('latin1');
-    const status = Number(head.split(' ')[1]);
-    let next = headEnd + 4;
-    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-    if (length) {
-      if (bytes.length < next + Number(length[1])) return answers;
-      answers.push({ status, body: bytes.subarray(next, next + Number(length[1])) });
-      at = next + Number(length[1]);
-      continue;
-    }
-    const chunks: Buffer[] = [];
-    for (;;) {
-      const lineEnd = bytes.indexOf('\r\n', next);
-      if (lineEnd < 0) return answers;
-      const size = parseInt(bytes.subarray(next, lineEnd).toString('latin1'), 16);
-      next = lineEnd + 2;
-      if (bytes.length < next + size + 2) return answers;
-      if (size === 0) break;
-      chunks.push(bytes.subarray(next, next + size));
-      next += size + 2;
-    }
-    answers.push({ status, body: Buffer.concat(chunks) });
-    at = next + 2;
-  }
-}
-
 describe('the API server, to a client that pipelines a PUT behind a list it has not read', () => {
   let app: FastifyInstance | undefined;
   let store: MemoryStore | undefined;
@@ -208,46 +175,18 @@ describe('the API server, to a client that pipelines a PUT behind a list it has 
     }
     const put = Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big-0', namespace: 'default', resourceVersion: firstVersion }, data: { value: 'w'.repeat(40_000) } }));
 
-    const client = connect({ port, host: '127.0.0.1', rejectUnauthorized: false });
-    await once(client, 'secureConnect');
-    const received: Buffer[] = [];
-    client.pause();
-    client.write('GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer admin\r\n\r\n');
-    // Until the server's socket holds the list's answer undrained and makes no progress over ten
-    // checks: the kernel's buffers are full, and stay so while the client reads nothing.
-    let written = -1;
-    let unchanged = 0;
-    while (unchanged < 10) {
-      await sleep(5);
-      const socket = serverSockets[0];
-      const stuck = socket !== undefined && socket.writableNeedDrain && socket.bytesWritten === written;
-      unchanged = stuck ? unchanged + 1 : 0;
-      written = socket?.bytesWritten ?? -1;
-    }
-    const closed = new Promise<boolean>((resolve) => client.once('close', () => resolve(true)));
-    client.write(
-      Buffer.concat([
-        Buffer.from(`PUT /api/v1/namespaces/default/configmaps/big-0 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer admin\r\nContent-Type: application/json\r\nContent-Length: ${put.length}\r\n\r\n`),
-        put,
-      ]),
-    );
-    client.on('data', (chunk: Buffer) => received.push(chunk));
-    client.resume();
-    // Both answers, or the connection closed.
-    const ended = await Promise.race([
-      closed,
-      (async () => {
-        while (answersIn(Buffer.concat(received)).length < 2) await sleep(50);
-        return false;
-      })(),
-    ]);
-    expect(ended).toBe(false);
+    const { closed, answers } = await pipelineBehindUnreadAnswer({
+      port,
+      first: httpRequest('GET', '/api/v1/namespaces/default/configmaps', { Authorization: 'Bearer admin' }),
+      second: httpRequest('PUT', '/api/v1/namespaces/default/configmaps/big-0', { Authorization: 'Bearer admin', 'Content-Type': 'application/json' }, put),
+      answerStuck: () => untilAnswerStuck(() => serverSockets[0]),
+    });
+    expect(closed).toBe(false);
     expect(clientErrors).toEqual([]);
-    const [list, updated] = answersIn(Buffer.concat(received));
+    const [list, updated] = answers;
     expect(list!.status).toBe(200);
     expect((JSON.parse(list!.body.toString()) as { items: unknown[] }).items).toHaveLength(10);
     expect(updated!.status).toBe(200);
     expect((JSON.parse(updated!.body.toString()) as { data: { value: string } }).data.value).toHaveLength(40_000);
-    client.destroy();
   });
 });

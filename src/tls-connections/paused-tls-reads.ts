@@ -13,7 +13,7 @@ import type { Server as TlsServer, TLSSocket } from 'node:tls';
  * (`TLSWrap::ClearOut`, 16 KiB at a time) to the parser, which, paused, fails with `HPE_PAUSED`;
  * the server reports a `clientError` and destroys the socket. A request of more than one TLS
  * record (a 20 KB PUT) that arrives while the answer before it is still being written is enough,
- * and the turn budget (turn-budget.ts) made that common: an answer written in a check phase
+ * and the API server's turn budget (src/apiserver/turn-budget.ts) made that common: an answer written in a check phase
  * completes its write only in the next loop turn's check phase, after the poll phase that reads
  * the client's next request. The same holds for a client that pipelines a write behind a large
  * answer it has not read yet, budget or not.
@@ -24,6 +24,13 @@ import type { Server as TlsServer, TLSSocket } from 'node:tls';
  * at once does that, for each connection after the HTTP server set it up (this listener is added
  * after the HTTPS server's own `'secureConnection'` listener, so it runs after it). Plain TCP needs
  * none of this: there stopping reads stops every read, and a chunk is parsed whole before the pause.
+ * Nor does HTTP/2 (a secure server's `h2` connections, ALPN): its session reads the socket itself
+ * and has no such pause, so only HTTP/1 connections are switched, an HTTP/2 server's HTTP/1
+ * fallback (`allowHTTP1`) included.
+ *
+ * Every HTTPS server of svc calls this: the API server, the daemons' secure ports (src/serving)
+ * and the node agent's HTTPS port; each meets the pause when a client pipelines a request larger
+ * than one TLS record behind an answer it has not read yet.
  *
  * Not a larger high-water mark on the accepted sockets instead: it would only move the threshold
  * (a list's answer passes any), and it is also the back-pressure point of every streamed answer.
@@ -34,6 +41,7 @@ export function readPausedTlsConnectionsThroughStreams(server: TlsServer): void 
 }
 
 function readThroughStream(socket: TLSSocket): void {
+  if (socket.alpnProtocol === 'h2') return;
   socket.on('data', NOOP);
   socket.removeListener('data', NOOP);
 }
