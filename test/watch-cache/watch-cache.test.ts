@@ -229,6 +229,31 @@ describe('WatchCache: listAt from snapshots', () => {
   });
 });
 
+describe('WatchCache: a long snapshot window', () => {
+  it('answers every revision still in the window after thousands of snapshots have left it, and none that left', async () => {
+    // 5,000 writes 10 ms apart through a 10 s window: about 1,000 states are kept while 4,000
+    // leave from the front, so the retained list is trimmed and compacted many times over.
+    const store = new MemoryStore();
+    const clock = new Clock();
+    const cache = newCache(store, { now: clock.now, snapshotWindowMs: 10_000 });
+    await cache.ready;
+    let rev = (await store.create(key('a'), bytes(thing('a', 0)))).modRevision;
+    const revisions = [rev];
+    for (let n = 1; n < 5000; n++) {
+      clock.advance(10);
+      rev = (await store.update(key('a'), bytes(thing('a', n)), rev)).modRevision;
+      revisions.push(rev);
+    }
+    const at = (revision: number) => cache.listAt(revision)?.items.map((i) => i.object.spec.n);
+    // The state at revisions[n] stopped being current at write n+1, (n+1) × 10 ms on the clock; the
+    // clock is at 49,990 ms, so the window keeps n >= 3,998.
+    for (const n of [0, 1000, 3000, 3997]) expect(at(revisions[n]!)).toBeUndefined();
+    for (const n of [3998, 4200, 4500, 4998, 4999]) expect(at(revisions[n]!)).toEqual([n]);
+    cache.stop();
+    await store.close();
+  });
+});
+
 describe('WatchCache: stopping', () => {
   it('completes open watches and refuses reads once stopped', async () => {
     const store: Store = new MemoryStore();
