@@ -9,12 +9,12 @@
  * asynchronously, as an answer behind a TokenReview is): an answer queued at once would resume the
  * connection Node just paused (its `updateOutgoingData`) before the pause reached the parser.
  */
-import { connect as http2Connect } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { selfSignedCertificate } from '../../src/encoding/index.js';
 import { RequestAuth, startServing, type Serving } from '../../src/serving/index.js';
+import { http2Get } from '../support/http2-get.js';
 import { httpRequest, pipelineBehindUnreadAnswer, untilAnswerStuck } from '../support/paused-tls.js';
 
 /** More than the loopback connection's kernel buffers hold unread. */
@@ -83,19 +83,6 @@ describe("a daemon's secure port, to a client that pipelines a request behind an
 
   it('still serves HTTP/2 connections, which it leaves to their session', async () => {
     const { serving } = await start(true);
-    const session = http2Connect(serving.url, { rejectUnauthorized: false });
-    try {
-      const body = await new Promise<string>((resolve, reject) => {
-        const stream = session.request({ ':path': '/healthz' });
-        let text = '';
-        stream.setEncoding('utf8');
-        stream.on('data', (chunk: string) => (text += chunk));
-        stream.on('end', () => resolve(text));
-        stream.on('error', reject);
-      });
-      expect(body).toBe('ok');
-    } finally {
-      session.close();
-    }
+    expect((await http2Get(serving.url, '/healthz', { rejectUnauthorized: false })).body).toBe('ok');
   });
 });

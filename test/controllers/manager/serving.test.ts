@@ -2,7 +2,6 @@
 // and the authorization the spec describes (health paths always allowed, the rest forbidden
 // without --authorization-svcconfig).
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { connect } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningControllerManager } from '../../../controllers/manager/index.js';
 import { builtin } from '../../../src/client/index.js';
 import { eventually, ANY_SECURE_PORT, startCluster, type Cluster } from './support.js';
+import { http2Get } from '../../support/http2-get.js';
 import { scratchDir } from '../../support/scratch.js';
 
 describe('the secure port', () => {
@@ -130,21 +130,9 @@ describe('the secure port', () => {
   });
 
   it('speaks HTTP/2 by default', async () => {
-    const session = connect(open.serving!.url, { ca });
-    try {
-      const body = await new Promise<string>((resolve, reject) => {
-        const stream = session.request({ ':path': '/livez' });
-        let text = '';
-        stream.setEncoding('utf8');
-        stream.on('data', (chunk: string) => (text += chunk));
-        stream.on('end', () => resolve(text));
-        stream.on('error', reject);
-      });
-      expect(body).toBe('ok');
-      expect(session.alpnProtocol).toBe('h2');
-    } finally {
-      session.close();
-    }
+    const { body, alpnProtocol } = await http2Get(open.serving!.url, '/livez', { ca });
+    expect(body).toBe('ok');
+    expect(alpnProtocol).toBe('h2');
   });
 
   it('turns /readyz to failing while shutting down', async () => {
