@@ -51,22 +51,19 @@ export function splitProfile(profile: CpuProfile, categories: readonly Category[
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-  const categoryOf = new Map<number, string>();
-  const classify = (id: number): string => {
-    const known = categoryOf.get(id);
-    if (known !== undefined) return known;
-    let name = 'unclaimed (node internals, TLS, HTTP)';
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-      const frame = nodes.get(at)!.callFrame;
-      const category = categories.find((c) => c.claims(frame));
-      if (category) {
-        name = category.name;
-        break;
-      }
-    }
-    categoryOf.set(id, name);
-    return name;
+  // The first frame from a sample's own outwards that `pick` names, memoized per node.
+  const innermost = (pick: (frame: ProfileNode['callFrame']) => string | undefined, fallback: string) => {
+    const memo = new Map<number, string>();
+    return (id: number): string => {
+      let name = memo.get(id);
+      if (name !== undefined) return name;
+      for (let at: number | undefined = id; at !== undefined && name === undefined; at = parent.get(at)) name = pick(nodes.get(at)!.callFrame);
+      name ??= fallback;
+      memo.set(id, name);
+      return name;
+    };
   };
+  const classify = innermost((frame) => categories.find((c) => c.claims(frame))?.name, 'unclaimed (node internals, TLS, HTTP)');
   // Sampled time per node: the samples' time deltas when present, else hit counts at the mean interval.
   const timeOf = new Map<number, number>();
   const samples = profile.samples ?? [];
@@ -80,26 +77,11 @@ export function splitProfile(profile: CpuProfile, categories: readonly Category[
   }
   // The innermost svc frame (src/ or controllers/) of each sample, by file: where svc's own code
   // spent the time, with the library and node frames it called counted to it.
-  const svcFileOf = new Map<number, string>();
-  const innermostSvcFile = (id: number): string => {
-    const known = svcFileOf.get(id);
-    if (known !== undefined) return known;
-    let file = '(no svc frame)';
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-      const { url, functionName } = nodes.get(at)!.callFrame;
-      if (functionName === '(garbage collector)' || functionName === '(idle)' || functionName === '(program)') {
-        file = functionName;
-        break;
-      }
-      const match = /\/((?:src|controllers)\/.*)$/.exec(url);
-      if (match && !url.includes('node_modules')) {
-        file = match[1]!;
-        break;
-      }
-    }
-    svcFileOf.set(id, file);
-    return file;
-  };
+  const innermostSvcFile = innermost(({ url, functionName }) => {
+    if (functionName === '(garbage collector)' || functionName === '(idle)' || functionName === '(program)') return functionName;
+    const match = /\/((?:src|controllers)\/.*)$/.exec(url);
+    return match && !url.includes('node_modules') ? match[1] : undefined;
+  }, '(no svc frame)');
   const byFile = new Map<string, number>();
   const shares = new Map<string, number>();
   const self = new Map<string, number>();
