@@ -18,7 +18,10 @@
 // SCHED_QPS/SCHED_BURST (scheduler, 1000/2000), START_RATE (hollow nodes/s, 100),
 // TIMEOUT_S (wait for all Running, 1800), STEADY_S (steady-state window, 30), DAEMON_LOGS=1 (the
 // daemons' output on stderr), CPU_PROF=<dir> (--cpu-prof profiles of the API server and the
-// hollow-nodes process, written when they stop), HOLLOW_FLAGS (more flags for `svc hollow-nodes`).
+// hollow-nodes processes, written when they stop), HOLLOW_FLAGS (more flags for `svc hollow-nodes`),
+// HOLLOW_NODE_FLAGS (Node.js flags of the hollow-nodes processes, e.g. `--heapsnapshot-signal=SIGUSR2`),
+// HOLLOW_PROCS (1: the nodes split over that many `svc hollow-nodes` processes, each its share of
+// NODES with `--first-index`; the hollow-nodes figures are their sum, `hollowProcesses` each one's).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +41,8 @@ const STEADY_MS = Number(process.env['STEADY_S'] ?? 30) * 1000;
 const TOTAL = NODES * PODS_PER_NODE;
 const CREATE_RATE = process.env['CREATE_RATE'] ? Number(process.env['CREATE_RATE']) : undefined;
 const HOLLOW_FLAGS = (process.env['HOLLOW_FLAGS'] ?? '').split(' ').filter(Boolean);
+const HOLLOW_NODE_FLAGS = (process.env['HOLLOW_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
+const HOLLOW_PROCS = Math.max(1, Math.min(NODES, Number(process.env['HOLLOW_PROCS'] ?? 1)));
 const NAMESPACE = 'density';
 const settings = { managerQps: process.env['CM_QPS'] ?? '500', managerBurst: process.env['CM_BURST'] ?? '1000', schedulerQps: process.env['SCHED_QPS'] ?? '1000', schedulerBurst: process.env['SCHED_BURST'] ?? '2000' };
 
@@ -61,21 +66,27 @@ interface Usage {
   readonly cpuTicks: number;
   readonly at: number;
 }
-const processes = { apiserver: apiserver.pid!, 'controller-manager': manager.pid!, scheduler: schedulerProc.pid!, 'hollow-nodes': 0 };
+// Each name's processes: the hollow nodes may be several (HOLLOW_PROCS), their figures summed.
+const processes: Record<'apiserver' | 'controller-manager' | 'scheduler' | 'hollow-nodes', number[]> = { apiserver: [apiserver.pid!], 'controller-manager': [manager.pid!], scheduler: [schedulerProc.pid!], 'hollow-nodes': [] };
 type ProcName = keyof typeof processes;
+const sum = (pids: readonly number[], of: (pid: number) => number) => pids.reduce((total, pid) => total + of(pid), 0);
 const peakRss: Record<ProcName, number> = { apiserver: 0, 'controller-manager': 0, scheduler: 0, 'hollow-nodes': 0 };
+/** Each hollow-nodes process's own peak RSS, by pid. */
+const hollowPeakRss = new Map<number, number>();
 function usage(): Record<ProcName, Usage> {
   const out = {} as Record<ProcName, Usage>;
-  for (const [name, pid] of Object.entries(processes) as [ProcName, number][]) out[name] = { cpuTicks: pid ? cpuTicks(pid) : 0, at: performance.now() };
+  for (const [name, pids] of Object.entries(processes) as [ProcName, number[]][]) out[name] = { cpuTicks: sum(pids, cpuTicks), at: performance.now() };
   return out;
 }
+const hollowTicks = () => processes['hollow-nodes'].map((pid) => cpuTicks(pid));
 const peakSockets: Record<ProcName, number> = { apiserver: 0, 'controller-manager': 0, scheduler: 0, 'hollow-nodes': 0 };
 function sampleRss(): void {
-  for (const [name, pid] of Object.entries(processes) as [ProcName, number][]) {
-    if (!pid) continue;
-    peakRss[name] = Math.max(peakRss[name], residentMb(pid).rss);
-    peakSockets[name] = Math.max(peakSockets[name], openSockets(pid));
+  for (const [name, pids] of Object.entries(processes) as [ProcName, number[]][]) {
+    if (pids.length === 0) continue;
+    peakRss[name] = Math.max(peakRss[name], Math.round(sum(pids, (pid) => residentMb(pid).rss)));
+    peakSockets[name] = Math.max(peakSockets[name], sum(pids, openSockets));
   }
+  for (const pid of processes['hollow-nodes']) hollowPeakRss.set(pid, Math.max(hollowPeakRss.get(pid) ?? 0, residentMb(pid).rss));
 }
 const cpuPercent = (from: Record<ProcName, Usage>, to: Record<ProcName, Usage>, name: ProcName) =>
   Math.round(((to[name].cpuTicks - from[name].cpuTicks) * MS_PER_TICK * 100) / (to[name].at - from[name].at));
@@ -135,8 +146,23 @@ nodeInformer.events$.subscribe(({ object }) => {
 });
 
 const hollowStart = performance.now();
-const hollow = plane.daemon('svc hollow-nodes', 'src/cli/svc.ts', ['hollow-nodes', `--svcconfig=${svcconfig}`, `--count=${NODES}`, `--start-rate=${START_RATE}`, `--root-dir=${join(dir, 'hollow')}`, ...HOLLOW_FLAGS], process.env['CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] : []);
-processes['hollow-nodes'] = hollow.pid!;
+// HOLLOW_PROCS processes, each a contiguous share of the node indexes (same prefix and ranges,
+// `--first-index`), started together: each paces its own start at START_RATE / HOLLOW_PROCS, so the
+// fleet's registrations come at START_RATE as from one process.
+const hollowShares: { pid: number; firstIndex: number; count: number }[] = [];
+for (let k = 0, first = 0; k < HOLLOW_PROCS; k++) {
+  const count = Math.floor(NODES / HOLLOW_PROCS) + (k < NODES % HOLLOW_PROCS ? 1 : 0);
+  const startRate = Number(START_RATE) / HOLLOW_PROCS;
+  const hollow = plane.daemon(
+    HOLLOW_PROCS === 1 ? 'svc hollow-nodes' : `svc hollow-nodes ${k}`,
+    'src/cli/svc.ts',
+    ['hollow-nodes', `--svcconfig=${svcconfig}`, `--count=${count}`, `--first-index=${first}`, `--start-rate=${startRate}`, `--root-dir=${join(dir, `hollow-${k}`)}`, ...HOLLOW_FLAGS],
+    [...HOLLOW_NODE_FLAGS, ...(process.env['CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] : [])],
+  );
+  processes['hollow-nodes'].push(hollow.pid!);
+  hollowShares.push({ pid: hollow.pid!, firstIndex: first, count });
+  first += count;
+}
 const sampler = setInterval(sampleRss, 2000);
 while (nodesReadyAt.size < NODES) {
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -163,6 +189,7 @@ await new Promise<void>((resolve) => podInformer.synced$.subscribe((synced) => s
 const metricsBefore = await latencyBuckets();
 const countsBefore = await requestCounts(target.server, target.token, metricsAgent);
 const usageBefore = usage();
+const hollowTicksBefore = hollowTicks();
 const runStart = performance.now();
 const deployments = Math.ceil(TOTAL / REPLICAS);
 const sizeOf = (i: number) => Math.min(REPLICAS, TOTAL - i * REPLICAS);
@@ -236,6 +263,7 @@ while (running.size < TOTAL) {
 await paced;
 const runEnd = performance.now();
 const usageRun = usage();
+const hollowTicksRun = hollowTicks();
 const metricsAfter = await latencyBuckets();
 const countsAfter = await requestCounts(target.server, target.token, metricsAgent);
 const loadAfterRun = load();
@@ -270,13 +298,22 @@ const report = {
   cpuPercentSteady: Object.fromEntries((Object.keys(processes) as ProcName[]).map((n) => [n, cpuPercent(steadyFrom, steadyTo, n)])),
   peakRssMb: peakRss,
   peakSockets,
-  rssMbAtEnd: Object.fromEntries((Object.entries(processes) as [ProcName, number][]).map(([n, pid]) => [n, residentMb(pid).rss])),
+  rssMbAtEnd: Object.fromEntries((Object.entries(processes) as [ProcName, number[]][]).map(([n, pids]) => [n, Math.round(sum(pids, (pid) => residentMb(pid).rss))])),
+  // Each hollow-nodes process: its nodes, CPU ms per pod of the whole run's pods (the sum is the
+  // hollow-nodes figure of cpuMsPerPod), and RSS; with one process the same as the sums above.
+  hollowProcesses: hollowShares.map(({ pid, firstIndex, count }, k) => ({
+    firstIndex,
+    nodes: count,
+    cpuMsPerPod: Number((((hollowTicksRun[k]! - hollowTicksBefore[k]!) * MS_PER_TICK) / TOTAL).toFixed(2)),
+    peakRssMb: Math.round(hollowPeakRss.get(pid) ?? 0),
+    rssMbAtEnd: Math.round(residentMb(pid).rss),
+  })),
   apiP99ByVerb: p99ByVerb(metricsBefore, metricsAfter),
   apiRequestsPerPod: perPod(countsBefore, countsAfter, TOTAL),
   cpuMsPerPod: Object.fromEntries((Object.keys(processes) as ProcName[]).map((n) => [n, Number((((usageRun[n].cpuTicks - usageBefore[n].cpuTicks) * MS_PER_TICK) / TOTAL).toFixed(2))])),
   apiRequestsPerMinuteDuringRun: perMinute(countsBefore, countsAfter, (runEnd - runStart) / 60_000),
   apiRequestsPerMinuteSteady: perMinute(countsAfter, countsSteady, STEADY_MS / 60_000),
-  settings: { createRate: CREATE_RATE ?? 'all at once', hollowFlags: HOLLOW_FLAGS.join(' '), replicasPerDeployment: REPLICAS, cmQps: `${settings.managerQps}/${settings.managerBurst}`, schedulerQps: `${settings.schedulerQps}/${settings.schedulerBurst}`, startRate: START_RATE },
+  settings: { createRate: CREATE_RATE ?? 'all at once', hollowProcs: HOLLOW_PROCS, hollowFlags: HOLLOW_FLAGS.join(' '), replicasPerDeployment: REPLICAS, cmQps: `${settings.managerQps}/${settings.managerBurst}`, schedulerQps: `${settings.schedulerQps}/${settings.schedulerBurst}`, startRate: START_RATE },
   loadAverage: { afterRun: loadAfterRun, end: load() },
 };
 console.log(JSON.stringify(report, null, 2));

@@ -10,7 +10,9 @@
 // Ready, registrations' and first statuses' writes done), START_RATE (100 nodes/s), HOLLOW_FLAGS
 // (more flags for each `svc hollow-nodes`, space-separated), HOLLOW_NODE_FLAGS (Node.js flags of
 // each hollow-nodes process, e.g. `--heapsnapshot-signal=SIGUSR2`), CPU_PROF=<dir> (--cpu-prof profiles
-// of the API server and of each hollow-nodes process, whole run, written when they stop), DAEMON_LOGS=1.
+// of the API server and of each hollow-nodes process, whole run, written when they stop), DAEMON_LOGS=1,
+// HOLLOW_PROCS (1: each step's nodes split over that many processes with `--first-index`; the
+// hollow-nodes figures are their sums).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +28,7 @@ const SETTLE_MS = Number(process.env['SETTLE_S'] ?? 20) * 1000;
 const START_RATE = process.env['START_RATE'] ?? '100';
 const HOLLOW_FLAGS = (process.env['HOLLOW_FLAGS'] ?? '').split(' ').filter(Boolean);
 const HOLLOW_NODE_FLAGS = (process.env['HOLLOW_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
+const HOLLOW_PROCS = Math.max(1, Number(process.env['HOLLOW_PROCS'] ?? 1));
 const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -68,19 +71,26 @@ const results = [];
 let started = 0;
 for (const [step, nodes] of STEPS.entries()) {
   // Each step adds a fleet of its own (its own name prefix and address ranges): the earlier nodes keep running.
+  // HOLLOW_PROCS processes per step, each a contiguous share of the step's indexes (`--first-index`).
   const count = nodes - started;
-  const fleet = plane.daemon(`svc hollow-nodes ${step}`, 'src/cli/svc.ts', [
-    'hollow-nodes',
-    `--svcconfig=${plane.svcconfig}`,
-    `--count=${count}`,
-    `--name-prefix=idle-${step}-`,
-    `--node-cidr=100.${64 + step}.0.0/16`,
-    `--pod-cidr=10.${64 * (step + 1)}.0.0/10`,
-    `--start-rate=${START_RATE}`,
-    `--root-dir=${join(dir, `hollow-${step}`)}`,
-    ...HOLLOW_FLAGS,
-  ], [...HOLLOW_NODE_FLAGS, ...(process.env['CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] : [])]);
-  fleets.push(fleet.pid!);
+  const procs = Math.min(HOLLOW_PROCS, count);
+  for (let k = 0, first = 0; k < procs; k++) {
+    const share = Math.floor(count / procs) + (k < count % procs ? 1 : 0);
+    const fleet = plane.daemon(`svc hollow-nodes ${step}${procs === 1 ? '' : `.${k}`}`, 'src/cli/svc.ts', [
+      'hollow-nodes',
+      `--svcconfig=${plane.svcconfig}`,
+      `--count=${share}`,
+      `--first-index=${first}`,
+      `--name-prefix=idle-${step}-`,
+      `--node-cidr=100.${64 + step}.0.0/16`,
+      `--pod-cidr=10.${64 * (step + 1)}.0.0/10`,
+      `--start-rate=${Number(START_RATE) / procs}`,
+      `--root-dir=${join(dir, `hollow-${step}-${k}`)}`,
+      ...HOLLOW_FLAGS,
+    ], [...HOLLOW_NODE_FLAGS, ...(process.env['CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] : [])]);
+    fleets.push(fleet.pid!);
+    first += share;
+  }
   started = nodes;
   const began = performance.now();
   for (let said = began; ready.size < nodes; ) {

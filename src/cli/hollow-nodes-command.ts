@@ -27,8 +27,14 @@ export const hollowNodesFlags = defineFlags({
   'name-prefix': flag.string({
     default: 'hollow-',
     valueName: 'prefix',
-    meaning: 'Node names are this with the node\'s index, zero-padded to five digits (hollow-00000). Two processes need two prefixes.',
+    meaning: 'Node names are this with the node\'s index, zero-padded to five digits (hollow-00000). Two processes need two prefixes or distinct --first-index ranges.',
     validate: (p) => (/^[a-z0-9]([-a-z0-9.]*[-a-z0-9])?$/.test(p) && p.length <= 200 ? undefined : 'must start a DNS subdomain: lower-case letters, digits, - and .'),
+  }),
+  'first-index': flag.int({
+    default: 0,
+    valueName: 'i',
+    meaning: "The index of this process's first node: it runs nodes i .. i+count-1 (names, InternalIPs and pod ranges alike), so K processes with the same prefix split one fleet (the first --first-index 0, the next --first-index <the first's count>, ...).",
+    validate: (n) => (n >= 0 && n < 100_000 ? undefined : 'must be between 0 and 99999'),
   }),
   'root-dir': flag.string({ valueName: 'path', meaning: 'Where the nodes write their pods\' volumes, one dir per node (default: a dir under the system temp dir, removed at exit).' }),
   'node-cidr': flag.string({ default: '10.250.0.0/16', valueName: 'cidr', meaning: "Node i's InternalIP is address i+1 of this range (made up: nothing listens there).", validate: cidr }),
@@ -151,6 +157,7 @@ export async function startHollowNodes(values: HollowNodesValues, io: CommandIO,
     nodes.push(
       ...(await startHollowFleet({
         count: values.count,
+        firstIndex: values.firstIndex,
         namePrefix: values.namePrefix,
         client,
         statusClient,

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIMULATED_NODE_LABEL } from '../../src/api/index.js';
-import { hollowNodes } from '../../src/cli/hollow-nodes-command.js';
+import { hollowNodes, hollowNodesFlags, startHollowNodes } from '../../src/cli/hollow-nodes-command.js';
+import { parseFlags } from '../../src/cli/flags.js';
 import { builtin, Client, writeSvcconfig } from '../../src/client/index.js';
 import { startTestCluster, type TestCluster } from '../../src/testing/index.js';
 import { eventually } from '../controllers/support.js';
@@ -43,6 +44,7 @@ describe('svc hollow-nodes', () => {
     [['--start-failure-rate', '1.5'], 'must be between 0 and 1'],
     [['--node-cidr', '10.0.0.0/31'], 'not an IPv4 CIDR'],
     [['--memory', 'lots'], 'not a quantity of bytes'],
+    [['--first-index', '-1'], 'must be between 0 and 99999'],
   ])('rejects %j as a usage error', async (argv, message) => {
     const c = capture();
     expect(await hollowNodes(argv, c.io)).toBe(2);
@@ -87,6 +89,38 @@ describe('svc hollow-nodes', () => {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
+  }, 90_000);
+
+  it('splits one fleet over two processes with --first-index: distinct names, InternalIPs and pod ranges', async () => {
+    // Two fleets as two processes would run them (bench:density's HOLLOW_PROCS): same prefix and
+    // ranges, the second starting where the first ends.
+    const start = async (argv: string[]) => {
+      const parsed = parseFlags(hollowNodesFlags, [`--svcconfig=${svcconfig}`, '--name-prefix=split-', '--start-rate=0', `--root-dir=${join(dir, `split-${argv.join('')}`)}`, ...argv]);
+      if (parsed.help) throw new Error('unreachable: no --help given');
+      return startHollowNodes(parsed.values, capture().io);
+    };
+    const first = await start(['--count=2']);
+    const second = await start(['--count=1', '--first-index=2']);
+    try {
+      expect([...first.nodes, ...second.nodes].map((node) => node.nodeName)).toEqual(['split-00000', 'split-00001', 'split-00002']);
+      await eventually(async () => {
+        const nodes = (await cluster.client.list(builtin.nodes)).items.filter((node) => node.metadata.name?.startsWith('split-'));
+        return nodes.length === 3 && nodes.every((node) => node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      }, 'three Ready nodes from two fleets', 60_000);
+      const nodes = (await cluster.client.list(builtin.nodes)).items.filter((node) => node.metadata.name?.startsWith('split-'));
+      const internalIp = (name: string) => nodes.find((node) => node.metadata.name === name)?.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
+      expect(['split-00000', 'split-00001', 'split-00002'].map(internalIp)).toEqual(['10.250.0.1', '10.250.0.2', '10.250.0.3']);
+      const sandbox = async (fleet: typeof first, index: number) => {
+        const node = fleet.nodes[index]!;
+        const { podSandboxId } = (await node.runtime.handle('RuntimeService', 'RunPodSandbox', { config: { metadata: { name: 'p', namespace: 'default', uid: `uid-${node.nodeName}`, attempt: 0 } } })) as { podSandboxId: string };
+        return ((await node.runtime.handle('RuntimeService', 'PodSandboxStatus', { podSandboxId })) as { status: { network?: { ip?: string } } }).status.network?.ip;
+      };
+      expect(await sandbox(second, 0)).toMatch(/^10\.128\.2\./);
+      expect(await sandbox(first, 1)).toMatch(/^10\.128\.1\./);
+    } finally {
+      await second.close();
+      await first.close();
+    }
   }, 90_000);
 
   it('runs in svc up with --hollow-nodes, which says the containers are simulated', async () => {

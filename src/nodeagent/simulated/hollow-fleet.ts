@@ -23,6 +23,12 @@ import type { SimulationSettings } from './simulation-settings.js';
 
 export interface HollowFleetOptions {
   readonly count: number;
+  /**
+   * The index of the fleet's first node (default 0): its nodes are `firstIndex` ..
+   * `firstIndex + count - 1`, names and addresses alike, so fleets in several processes with the
+   * same prefix and ranges hold distinct nodes (`svc hollow-nodes --first-index`).
+   */
+  readonly firstIndex?: number | undefined;
   /** Node names are this with the index, zero-padded to 5 digits: `hollow-00042`. */
   readonly namePrefix: string;
   readonly client: Client;
@@ -52,7 +58,7 @@ export interface HollowFleetOptions {
 const toNumber = (address: string): number => address.split('.').reduce((n, octet) => n * 256 + Number(octet), 0) >>> 0;
 const toAddress = (n: number): string => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 
-/** The address of node `index` in `cidr`, and its pods' /24; a range too small for `count` is a RangeError. */
+/** The address of node `index` in `cidr`, and its pods' /24; a range too small for indexes below `count` is a RangeError. */
 export function fleetAddresses(nodeCidr: string, podCidr: string, count: number): (index: number) => { nodeIp: string; podNetwork: string } {
   const nodes = parseIpv4Cidr(nodeCidr);
   const pods = parseIpv4Cidr(podCidr);
@@ -69,14 +75,15 @@ export function hollowNodeName(prefix: string, index: number): string {
 
 /** Starts the fleet, `startRate` nodes a second; resolves with every node started (not yet Ready). */
 export async function startHollowFleet(options: HollowFleetOptions): Promise<HollowNode[]> {
-  const addressOf = fleetAddresses(options.nodeCidr, options.podCidr, options.count);
+  const first = options.firstIndex ?? 0;
+  const addressOf = fleetAddresses(options.nodeCidr, options.podCidr, first + options.count);
   const nodes: HollowNode[] = [];
   const rate = options.startRate ?? 0;
   const began = Date.now();
-  for (let index = 0; index < options.count; index++) {
+  for (let index = first; index < first + options.count; index++) {
     if (options.signal?.aborted) break;
     if (rate > 0) {
-      const due = began + (index / rate) * 1000;
+      const due = began + ((index - first) / rate) * 1000;
       if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
     }
     const name = hollowNodeName(options.namePrefix, index);
