@@ -125,7 +125,7 @@ async function setUp(volume: Volume, ctx: VolumeContext): Promise<PreparedVolume
         const tokenSource = projection.serviceAccountToken;
         // With remembered writes the token is kept beside the payloads' digests (under the volume dir's key, so a teardown drops it too).
         const tokenKey = `${dir}/\0token\0${tokenSource.path}`;
-        const token = await projectedToken(dir, ctx.pod, tokenSource, ctx.objects, ctx.now, ctx.writtenPayloads?.get(tokenKey));
+        const token = await projectedToken(dir, ctx.pod, tokenSource, ctx.objects, ctx.now, ctx.writtenPayloads ? (ctx.writtenPayloads.get(tokenKey) ?? null) : undefined);
         ctx.writtenPayloads?.set(tokenKey, token);
         // With an fsGroup the token is for the owner (and, through the group bits, the group) alone.
         part = new Map([[tokenSource.path, { data: Buffer.from(token, 'utf8'), mode: ctx.fsGroup === undefined ? defaultMode : 0o600 }]]);

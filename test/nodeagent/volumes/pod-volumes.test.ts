@@ -619,4 +619,27 @@ describe('remembered writes (a hollow node\'s writtenPayloads)', () => {
     forgetPodPayloads(writtenPayloads, root, pod.metadata.uid!);
     expect(writtenPayloads.size).toBe(0);
   });
+
+  it('remember writing no token: a first sync asks for one without reading the volume, where the daemon keeps the file\'s fresh one', async () => {
+    const made = podWith([{ name: 'token', projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3600 } }] } }]);
+    await api.client.create(builtin.pods, made);
+    const pod = await api.client.get(builtin.pods, made.metadata.name!, { namespace: 'default' });
+    let requests = 0;
+    const counting: PodObjectReader = { ...objects, serviceAccountToken: (p, request) => (requests++, objects.serviceAccountToken(p, request)) };
+    // A fresh token left in the volume by an earlier agent on the same root dir.
+    const root = scratchDir('vol-');
+    await setUp(pod, root, { objects: counting });
+    const file = join(vol(root, pod, 'projected', 'token'), 'token');
+    const left = await text(file);
+    const perSync = requests;
+    // The daemon (no remembered writes) reads it and keeps it: no TokenRequest.
+    await setUp(pod, root, { objects: counting });
+    expect(requests).toBe(perSync);
+    expect(await text(file)).toBe(left);
+    // A hollow node remembers writing none there, so it reads nothing and asks for a token.
+    const writtenPayloads = new Map<string, string>();
+    await setUp(pod, root, { writtenPayloads, objects: counting });
+    expect(requests).toBe(2 * perSync);
+    expect(writtenPayloads.get(`${vol(root, pod, 'projected', 'token')}/\0token\0token`)).toBe(await text(file));
+  });
 });
