@@ -16,7 +16,8 @@
 // unit of work do not depend on the machine's load.
 // Knobs: REPLICAS (per Deployment, 100), CM_QPS/CM_BURST (controller manager, 500/1000),
 // SCHED_QPS/SCHED_BURST (scheduler, 1000/2000), START_RATE (hollow nodes/s, 100),
-// TIMEOUT_S (wait for all Running, 1800), STEADY_S (steady-state window, 30), DAEMON_LOGS=1 (the
+// TIMEOUT_S (wait for all Running, 1800), STEADY_S (steady-state window, 30), IDLE_S (the nodes'
+// idle window before the first pod, 20: cpuMsPerPodLessIdle takes its rate out), DAEMON_LOGS=1 (the
 // daemons' output on stderr), CPU_PROF=<dir> (--cpu-prof profiles of the API server and the
 // hollow-nodes processes, written when they stop), HOLLOW_FLAGS (more flags for `svc hollow-nodes`),
 // HOLLOW_NODE_FLAGS (Node.js flags of the hollow-nodes processes, e.g. `--heapsnapshot-signal=SIGUSR2`),
@@ -38,6 +39,7 @@ const REPLICAS = Number(process.env['REPLICAS'] ?? 100);
 const START_RATE = process.env['START_RATE'] ?? '100';
 const TIMEOUT_MS = Number(process.env['TIMEOUT_S'] ?? 1800) * 1000;
 const STEADY_MS = Number(process.env['STEADY_S'] ?? 30) * 1000;
+const IDLE_MS = Number(process.env['IDLE_S'] ?? 20) * 1000;
 const TOTAL = NODES * PODS_PER_NODE;
 const CREATE_RATE = process.env['CREATE_RATE'] ? Number(process.env['CREATE_RATE']) : undefined;
 const HOLLOW_FLAGS = (process.env['HOLLOW_FLAGS'] ?? '').split(' ').filter(Boolean);
@@ -186,6 +188,14 @@ podInformer.events$.subscribe(({ object }) => {
 });
 await new Promise<void>((resolve) => podInformer.synced$.subscribe((synced) => synced && resolve()));
 
+// The nodes' idle cost, before any pod: CPU per pod over the run includes every node's Lease
+// renewals and status checks for the run's length (at 1,000 nodes about 6 CPU s a minute), which
+// depends on how long the run took, so the report also gives CPU per pod less this idle rate.
+const idleFrom = usage();
+await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+const idleTo = usage();
+const idleMsPerS = (name: ProcName) => ((idleTo[name].cpuTicks - idleFrom[name].cpuTicks) * MS_PER_TICK * 1000) / (idleTo[name].at - idleFrom[name].at);
+
 const metricsBefore = await latencyBuckets();
 const countsBefore = await requestCounts(target.server, target.token, metricsAgent);
 const usageBefore = usage();
@@ -311,6 +321,11 @@ const report = {
   apiP99ByVerb: p99ByVerb(metricsBefore, metricsAfter),
   apiRequestsPerPod: perPod(countsBefore, countsAfter, TOTAL),
   cpuMsPerPod: Object.fromEntries((Object.keys(processes) as ProcName[]).map((n) => [n, Number((((usageRun[n].cpuTicks - usageBefore[n].cpuTicks) * MS_PER_TICK) / TOTAL).toFixed(2))])),
+  // The same less each process's idle CPU rate (the IDLE_S window after the nodes were Ready, before any pod) over the run's length.
+  cpuMsPerPodLessIdle: Object.fromEntries(
+    (Object.keys(processes) as ProcName[]).map((n) => [n, Number((((usageRun[n].cpuTicks - usageBefore[n].cpuTicks) * MS_PER_TICK - (idleMsPerS(n) * (usageRun[n].at - usageBefore[n].at)) / 1000) / TOTAL).toFixed(2))]),
+  ),
+  idleCpuPercent: Object.fromEntries((Object.keys(processes) as ProcName[]).map((n) => [n, Number((idleMsPerS(n) / 10).toFixed(1))])),
   apiRequestsPerMinuteDuringRun: perMinute(countsBefore, countsAfter, (runEnd - runStart) / 60_000),
   apiRequestsPerMinuteSteady: perMinute(countsAfter, countsSteady, STEADY_MS / 60_000),
   settings: { createRate: CREATE_RATE ?? 'all at once', hollowProcs: HOLLOW_PROCS, hollowFlags: HOLLOW_FLAGS.join(' '), replicasPerDeployment: REPLICAS, cmQps: `${settings.managerQps}/${settings.managerBurst}`, schedulerQps: `${settings.schedulerQps}/${settings.schedulerBurst}`, startRate: START_RATE },
