@@ -22,14 +22,37 @@ export function serviceMethods(service: 'RuntimeService' | 'ImageService'): read
   return root.lookupService(`runtime.v1.${service}`).methodsArray;
 }
 
-/** bigints become decimal strings, which protobufjs accepts for every 64-bit field. */
+/**
+ * bigints become decimal strings, which protobufjs accepts for every 64-bit field, and undefined
+ * properties are left out (protobufjs would write a map's undefined value as "undefined"). Copied
+ * only where something changes: a request with no bigint is handed over as it is, where a copy of
+ * every object was the in-process runtime's largest cost per CRI call.
+ */
 function toWireValues(value: unknown): unknown {
   if (typeof value === 'bigint') return value.toString();
   if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return value;
-  if (Array.isArray(value)) return value.map(toWireValues);
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) if (v !== undefined) out[key] = toWireValues(v);
-  return out;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const wire = toWireValues(item);
+      if (wire !== item) (copy ??= value.slice())[i] = wire;
+    }
+    return copy ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(record)) {
+    const v = record[key];
+    if (v === undefined) {
+      copy ??= { ...record };
+      delete copy[key];
+      continue;
+    }
+    const wire = toWireValues(v);
+    if (wire !== v) (copy ??= { ...record })[key] = wire;
+  }
+  return copy ?? record;
 }
 
 export function encodeMessage(type: protobuf.Type, value: object): Buffer {
