@@ -9,7 +9,16 @@
 // the same time in every window, so the machine's load touches both alike (same-run A/B); the
 // figure is each server's CPU (/proc, all threads) per renewal answered in the window.
 //   AB_BEFORE=/tmp/before LEASES=2000 RATE=200 WINDOW_S=30 ROUNDS=5 npm run bench:lease-renewals
-import { fork, type ChildProcess } from 'node:child_process';
+// With CONNECTIONS=<n> the renewals arrive as hollow nodes send them (the quiet machine's case,
+// reproducible under load): n clients of one socket each (Lease i renewed through client
+// i % n), one renewal in flight per socket, sent one at a time evenly spaced (a renewal every
+// 1000/RATE ms, not RATE/100 together every 10 ms), so each tends to have a loop turn to itself.
+// With PROFILE_SERVER=<file>.cpuprofile (one side only) the server profiles itself over the first
+// round and the split of that profile (bench/support/profile-split.ts) is printed.
+// With STRACE_S=<s> the last round also counts the server's syscalls for s seconds
+// (`strace -c -f -p`) and reports them per renewal: counts, which the machine's load does not move.
+//   LEASES=5000 CONNECTIONS=5000 RATE=500 WINDOW_S=30 ROUNDS=3 STRACE_S=10 npm run bench:lease-renewals
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +33,9 @@ const RATE = Number(process.env['RATE'] ?? 200);
 const WINDOW_MS = Number(process.env['WINDOW_S'] ?? 30) * 1000;
 const ROUNDS = Number(process.env['ROUNDS'] ?? 4);
 const WARMUP_MS = Number(process.env['WARMUP_S'] ?? 20) * 1000;
+const CONNECTIONS = process.env['CONNECTIONS'] === undefined ? undefined : Number(process.env['CONNECTIONS']);
+const PROFILE = process.env['PROFILE_SERVER'] !== undefined;
+const STRACE_MS = Number(process.env['STRACE_S'] ?? 0) * 1000;
 const here = fileURLToPath(new URL('../..', import.meta.url));
 const before = process.env['AB_BEFORE'];
 const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
@@ -41,6 +53,8 @@ interface Side {
   readonly name: string;
   readonly server: ChildProcess;
   readonly client: Client;
+  /** The renewals' clients: `client` alone, or CONNECTIONS clients of one socket each. */
+  readonly renewers: Client[];
   readonly informers: Informer<Lease>[];
   readonly last: Lease[];
   renewed: number;
@@ -66,57 +80,115 @@ async function start(name: string, checkout: string): Promise<Side> {
   const informers = [new Informer(client, builtin.leases), new Informer(client, builtin.leases, { metadataOnly: true })];
   for (const informer of informers) informer.start();
   await Promise.all(informers.map((informer) => informer.waitForSync()));
-  return { name, server, client, informers, last, renewed: 0, failed: 0 };
+  const codec = await loadProtobufCodec();
+  const renewers = CONNECTIONS === undefined ? [client] : await Promise.all(Array.from({ length: CONNECTIONS }, () => Client.fromSvcconfig(svcconfig, { userAgent: 'bench-lease-renewals', codec, connections: 1 })));
+  return { name, server, client, renewers, informers, last, renewed: 0, failed: 0 };
 }
 
 const sides = before ? [await start('before', before), await start('after', here)] : [await start('this checkout', here)];
 process.stderr.write(`${sides.map((s) => `${s.name} pid ${s.server.pid}`).join(', ')}; ${LEASES} Leases at ${RATE}/s; load ${load()}\n`);
 
-// Renewals round-robin, a tick every 10 ms; a Lease whose last renewal is still in flight waits its next turn.
+// Renewals round-robin; a Lease whose last renewal is still in flight waits its next turn.
 let next = 0;
 const inFlight = sides.map(() => new Set<number>());
-const ticker = setInterval(() => {
-  const n = RATE / 100;
-  for (let k = 0; k < n; k++) {
-    const i = next++ % LEASES;
-    sides.forEach((side, s) => {
-      if (inFlight[s]!.has(i)) return;
-      inFlight[s]!.add(i);
-      const lease = side.last[i]!;
-      side.client
-        .update(builtin.leases, { ...lease, spec: { ...lease.spec, renewTime: microTime(Date.now()) } })
-        .then(
-          (renewed) => {
-            side.last[i] = renewed;
-            side.renewed++;
-          },
-          () => void side.failed++,
-        )
-        .finally(() => inFlight[s]!.delete(i));
-    });
+const renew = (): void => {
+  const i = next++ % LEASES;
+  sides.forEach((side, s) => {
+    if (inFlight[s]!.has(i)) return;
+    inFlight[s]!.add(i);
+    const lease = side.last[i]!;
+    side.renewers[i % side.renewers.length]!
+      .update(builtin.leases, { ...lease, spec: { ...lease.spec, renewTime: microTime(Date.now()) } })
+      .then(
+        (renewed) => {
+          side.last[i] = renewed;
+          side.renewed++;
+        },
+        () => void side.failed++,
+      )
+      .finally(() => inFlight[s]!.delete(i));
+  });
+};
+// Without CONNECTIONS: RATE/100 renewals together every 10 ms. With it: each when it is due
+// (a 1 ms timer sends those owed by now, usually one), so they arrive spread as the nodes' do.
+const paceStart = performance.now();
+let sent = 0;
+const ticker =
+  CONNECTIONS === undefined
+    ? setInterval(() => {
+        for (let k = 0; k < RATE / 100; k++) renew();
+      }, 10)
+    : setInterval(() => {
+        const owed = Math.floor(((performance.now() - paceStart) * RATE) / 1000);
+        // A stall of the bench (GC, a loaded machine) is not made up in a burst.
+        if (owed - sent > RATE / 50) sent = owed - 1;
+        while (sent < owed) {
+          sent++;
+          renew();
+        }
+      }, 1);
+
+/** The server's syscalls over `ms` (strace -c -f), by name: calls. */
+async function syscalls(pid: number, ms: number): Promise<Map<string, number>> {
+  const strace = spawn('strace', ['-c', '-f', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let out = '';
+  strace.stderr!.on('data', (chunk: Buffer) => void (out += chunk.toString()));
+  await sleep(ms);
+  strace.kill('SIGINT');
+  await new Promise((resolve) => strace.once('exit', resolve));
+  const calls = new Map<string, number>();
+  // strace -c's table: % time, seconds, usecs/call, calls, [errors,] syscall.
+  for (const line of out.split('\n')) {
+    const fields = line.trim().split(/\s+/);
+    if (fields.length >= 5 && /^\d+\.\d+$/.test(fields[0]!) && fields.at(-1) !== 'total') calls.set(fields.at(-1)!, Number(fields[3]));
   }
-}, 10);
+  return calls;
+}
+
+/** Each server's syscalls per renewal over STRACE_MS, the sides traced one after the other. */
+async function traceRound(): Promise<Record<string, string>> {
+  const row: Record<string, string> = {};
+  for (const side of sides) {
+    const renewedBefore = side.renewed;
+    const calls = await syscalls(side.server.pid!, STRACE_MS);
+    const renewals = Math.max(1, side.renewed - renewedBefore);
+    const per = [...calls].filter(([, n]) => n / renewals >= 0.05).sort((a, b) => b[1] - a[1]);
+    row[`${side.name} syscalls per renewal`] = per.map(([name, n]) => `${name} ${(n / renewals).toFixed(2)}`).join(', ');
+  }
+  return row;
+}
 
 await sleep(WARMUP_MS);
 const rounds: Record<string, number | string>[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   const loadBefore = load();
   const from = sides.map((side) => ({ ticks: cpuTicks(side.server.pid!), renewed: side.renewed }));
+  const profiled = round === 0 && PROFILE && sides.length === 1 ? sides[0]!.server : undefined;
+  profiled?.send('profile-start');
+  // strace slows the process it traces: its count is taken after the CPU window, not in it.
   await sleep(WINDOW_MS);
+  if (profiled) {
+    const split = new Promise((resolve) => profiled.once('message', resolve));
+    profiled.send('profile-stop');
+    process.stderr.write(`profile: ${JSON.stringify(await split)}\n`);
+  }
+  const traced = round === ROUNDS - 1 && STRACE_MS > 0 ? await traceRound() : undefined;
   const row: Record<string, number | string> = { round, load: `${loadBefore} → ${load()}` };
   sides.forEach((side, s) => {
     const renewals = side.renewed - from[s]!.renewed;
     row[`${side.name} renewals/s`] = Math.round(renewals / (WINDOW_MS / 1000));
     row[`${side.name} CPU µs per renewal`] = Math.round(((cpuTicks(side.server.pid!) - from[s]!.ticks) * MS_PER_TICK * 1000) / Math.max(1, renewals));
   });
+  if (traced) Object.assign(row, traced);
   if (sides.length === 2) row['after / before'] = Number(((row['after CPU µs per renewal'] as number) / (row['before CPU µs per renewal'] as number)).toFixed(3));
   process.stderr.write(`${JSON.stringify(row)}\n`);
   rounds.push(row);
 }
 clearInterval(ticker);
 const ratios = rounds.map((r) => r['after / before']).filter((r): r is number => typeof r === 'number').sort((a, b) => a - b);
-console.log(JSON.stringify({ leases: LEASES, rate: RATE, windowS: WINDOW_MS / 1000, rounds, medianRatio: ratios[Math.floor(ratios.length / 2)], failed: Object.fromEntries(sides.map((s) => [s.name, s.failed])) }, null, 2));
+console.log(JSON.stringify({ leases: LEASES, rate: RATE, connections: CONNECTIONS ?? 64, windowS: WINDOW_MS / 1000, rounds, medianRatio: ratios[Math.floor(ratios.length / 2)], failed: Object.fromEntries(sides.map((s) => [s.name, s.failed])) }, null, 2));
 for (const side of sides) for (const informer of side.informers) informer.stop();
+for (const side of sides) for (const renewer of side.renewers) if (renewer !== side.client) void renewer.close();
 for (const side of sides) side.server.send('stop');
 await sleep(2000);
 process.exit(0);
