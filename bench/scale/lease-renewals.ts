@@ -13,20 +13,24 @@
 // reproducible under load): n clients of one socket each (Lease i renewed through client
 // i % n), one renewal in flight per socket, sent one at a time evenly spaced (a renewal every
 // 1000/RATE ms, not RATE/100 together every 10 ms), so each tends to have a loop turn to itself.
+// Each server runs with the V8 flags of its checkout's svc-apiserver shebang, as installed. With
+// AB_FLAGS='<flags>' (and no AB_BEFORE) two servers of this checkout run side by side, "before"
+// with no V8 flags and "after" with these (a same-run A/B of flags); GC_TRACE=1 runs both under
+// --trace-gc and counts their collections per 1,000 renewals (a count, not a time).
 // With PROFILE_SERVER=<file>.cpuprofile (one side only) the server profiles itself over the first
 // round and the split of that profile (bench/support/profile-split.ts) is printed.
 // With STRACE_S=<s> the last round also counts the server's syscalls for s seconds
 // (`strace -c -f -p`) and reports them per renewal: counts, which the machine's load does not move.
 //   LEASES=5000 CONNECTIONS=5000 RATE=500 WINDOW_S=30 ROUNDS=3 STRACE_S=10 npm run bench:lease-renewals
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Lease } from '../../src/api/index.js';
 import { builtin, Client, Informer, loadProtobufCodec } from '../../src/client/index.js';
-import { cpuTicks, MS_PER_TICK } from '../support/proc.js';
+import { cpuTicks, MS_PER_TICK, residentMb } from '../support/proc.js';
 
 const LEASES = Number(process.env['LEASES'] ?? 2000);
 const RATE = Number(process.env['RATE'] ?? 200);
@@ -34,6 +38,8 @@ const WINDOW_MS = Number(process.env['WINDOW_S'] ?? 30) * 1000;
 const ROUNDS = Number(process.env['ROUNDS'] ?? 4);
 const WARMUP_MS = Number(process.env['WARMUP_S'] ?? 20) * 1000;
 const CONNECTIONS = process.env['CONNECTIONS'] === undefined ? undefined : Number(process.env['CONNECTIONS']);
+const AB_FLAGS = process.env['AB_FLAGS'];
+const GC_TRACE = process.env['GC_TRACE'] === '1';
 const PROFILE = process.env['PROFILE_SERVER'] !== undefined;
 const STRACE_MS = Number(process.env['STRACE_S'] ?? 0) * 1000;
 const here = fileURLToPath(new URL('../..', import.meta.url));
@@ -57,14 +63,42 @@ interface Side {
   readonly renewers: Client[];
   readonly informers: Informer<Lease>[];
   readonly last: Lease[];
+  /** Collections seen in the server's --trace-gc output (GC_TRACE=1). */
+  readonly collections: { scavenges: number; marks: number };
   renewed: number;
   failed: number;
 }
 
-async function start(name: string, checkout: string): Promise<Side> {
-  const server = fork(join(checkout, 'bench/controllers/server.ts'), [join(dir, name)], { cwd: checkout, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+/** CPU ticks of the process's main thread (its task id is its pid): the rest is V8's and libuv's helper threads. */
+function mainThreadTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** The V8 flags of a bin's shebang (`#!/usr/bin/env -S node --flag …`), as it runs installed. */
+function shebangFlags(file: string): string[] {
+  return /^#!\/usr\/bin\/env -S (?:\S+=\S+ )*node((?: --\S+)*)/.exec(readFileSync(file, 'utf8').split('\n', 1)[0]!)?.[1]?.trim().split(' ').filter((f) => f !== '') ?? [];
+}
+
+async function start(name: string, checkout: string, nodeFlags = shebangFlags(join(checkout, 'src/cli/svc-apiserver.ts'))): Promise<Side> {
+  const server = fork(join(checkout, 'bench/controllers/server.ts'), [join(dir, name)], {
+    cwd: checkout,
+    execArgv: [...nodeFlags, ...(GC_TRACE ? ['--trace-gc'] : []), '--import', 'tsx'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
   children.push(server);
-  const { svcconfig } = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: server.stdout! }).once('line', resolve))) as { svcconfig: string };
+  const lines = createInterface({ input: server.stdout! });
+  const collections = { scavenges: 0, marks: 0 };
+  const { svcconfig } = JSON.parse(
+    await new Promise<string>((resolve) =>
+      lines.on('line', (line) => {
+        if (line.startsWith('{')) return resolve(line);
+        // --trace-gc's lines: "[pid:addr:n] 1234 ms: Scavenge 40.1 (…) -> …" or "Mark-Compact" / "Mark-sweep".
+        if (/ ms: Scavenge/.test(line)) collections.scavenges++;
+        else if (/ ms: Mark/.test(line)) collections.marks++;
+      }),
+    ),
+  ) as { svcconfig: string };
   const client = await Client.fromSvcconfig(svcconfig, { userAgent: 'bench-lease-renewals', codec: await loadProtobufCodec(), connections: 64 });
   const last: Lease[] = [];
   for (let i = 0; i < LEASES; i += 64) {
@@ -82,10 +116,14 @@ async function start(name: string, checkout: string): Promise<Side> {
   await Promise.all(informers.map((informer) => informer.waitForSync()));
   const codec = await loadProtobufCodec();
   const renewers = CONNECTIONS === undefined ? [client] : await Promise.all(Array.from({ length: CONNECTIONS }, () => Client.fromSvcconfig(svcconfig, { userAgent: 'bench-lease-renewals', codec, connections: 1 })));
-  return { name, server, client, renewers, informers, last, renewed: 0, failed: 0 };
+  return { name, server, client, renewers, informers, last, collections, renewed: 0, failed: 0 };
 }
 
-const sides = before ? [await start('before', before), await start('after', here)] : [await start('this checkout', here)];
+const sides = before
+  ? [await start('before', before), await start('after', here)]
+  : AB_FLAGS !== undefined
+    ? [await start('before', here, []), await start('after', here, AB_FLAGS.split(' ').filter(Boolean))]
+    : [await start('this checkout', here)];
 process.stderr.write(`${sides.map((s) => `${s.name} pid ${s.server.pid}`).join(', ')}; ${LEASES} Leases at ${RATE}/s; load ${load()}\n`);
 
 // Renewals round-robin; a Lease whose last renewal is still in flight waits its next turn.
@@ -162,7 +200,7 @@ await sleep(WARMUP_MS);
 const rounds: Record<string, number | string>[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   const loadBefore = load();
-  const from = sides.map((side) => ({ ticks: cpuTicks(side.server.pid!), renewed: side.renewed }));
+  const from = sides.map((side) => ({ ticks: cpuTicks(side.server.pid!), main: mainThreadTicks(side.server.pid!), renewed: side.renewed, ...side.collections }));
   const profiled = round === 0 && PROFILE && sides.length === 1 ? sides[0]!.server : undefined;
   profiled?.send('profile-start');
   // strace slows the process it traces: its count is taken after the CPU window, not in it.
@@ -177,7 +215,14 @@ for (let round = 0; round < ROUNDS; round++) {
   sides.forEach((side, s) => {
     const renewals = side.renewed - from[s]!.renewed;
     row[`${side.name} renewals/s`] = Math.round(renewals / (WINDOW_MS / 1000));
-    row[`${side.name} CPU µs per renewal`] = Math.round(((cpuTicks(side.server.pid!) - from[s]!.ticks) * MS_PER_TICK * 1000) / Math.max(1, renewals));
+    const ticks = cpuTicks(side.server.pid!) - from[s]!.ticks;
+    row[`${side.name} CPU µs per renewal`] = Math.round((ticks * MS_PER_TICK * 1000) / Math.max(1, renewals));
+    row[`${side.name} helper threads' share`] = Number((1 - (mainThreadTicks(side.server.pid!) - from[s]!.main) / Math.max(1, ticks)).toFixed(3));
+    row[`${side.name} RSS MB`] = residentMb(side.server.pid!).rss;
+    if (GC_TRACE) {
+      const per1000 = (n: number) => Number(((n * 1000) / Math.max(1, renewals)).toFixed(2));
+      row[`${side.name} scavenges / mark-compacts per 1,000 renewals`] = `${per1000(side.collections.scavenges - from[s]!.scavenges)} / ${per1000(side.collections.marks - from[s]!.marks)}`;
+    }
   });
   if (traced) Object.assign(row, traced);
   if (sides.length === 2) row['after / before'] = Number(((row['after CPU µs per renewal'] as number) / (row['before CPU µs per renewal'] as number)).toFixed(3));
