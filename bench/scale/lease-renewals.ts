@@ -17,13 +17,16 @@
 // AB_FLAGS='<flags>' (and no AB_BEFORE) two servers of this checkout run side by side, "before"
 // with no V8 flags and "after" with these (a same-run A/B of flags); GC_TRACE=1 runs both under
 // --trace-gc and counts their collections per 1,000 renewals (a count, not a time).
-// With PROFILE_SERVER=<file>.cpuprofile (one side only) the server profiles itself over the first
-// round and the split of that profile (bench/support/profile-split.ts) is printed.
+// With NICE=<n> (e.g. -10; root) every thread of the servers and of this process runs at that
+// nice level, so on a loaded machine they get a core when they want one, as on a quiet machine:
+// the server's turns then carry what arrives in them, not what piled up while it waited for a core.
+// With PROFILE_SERVER=<file>.cpuprofile (one side only) the server profiles itself over the
+// last round and the split of that profile (bench/support/profile-split.ts) is printed.
 // With STRACE_S=<s> the last round also counts the server's syscalls for s seconds
 // (`strace -c -f -p`) and reports them per renewal: counts, which the machine's load does not move.
 //   LEASES=5000 CONNECTIONS=5000 RATE=500 WINDOW_S=30 ROUNDS=3 STRACE_S=10 npm run bench:lease-renewals
-import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -40,6 +43,7 @@ const WARMUP_MS = Number(process.env['WARMUP_S'] ?? 20) * 1000;
 const CONNECTIONS = process.env['CONNECTIONS'] === undefined ? undefined : Number(process.env['CONNECTIONS']);
 const AB_FLAGS = process.env['AB_FLAGS'];
 const GC_TRACE = process.env['GC_TRACE'] === '1';
+const NICE = process.env['NICE'];
 const PROFILE = process.env['PROFILE_SERVER'] !== undefined;
 const STRACE_MS = Number(process.env['STRACE_S'] ?? 0) * 1000;
 const here = fileURLToPath(new URL('../..', import.meta.url));
@@ -73,6 +77,13 @@ interface Side {
 function mainThreadTicks(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Every thread of `pid` (setpriority is per thread on Linux) at nice `level`. */
+function renice(pid: number, level: string): void {
+  const tids = readdirSync(`/proc/${pid}/task`);
+  const result = spawnSync('renice', ['-n', level, '-p', ...tids], { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (result.status !== 0) throw new Error(`renice ${level} of ${pid} failed: ${result.stderr.toString()}`);
 }
 
 /** The V8 flags of a bin's shebang (`#!/usr/bin/env -S node --flag …`), as it runs installed. */
@@ -124,6 +135,7 @@ const sides = before
   : AB_FLAGS !== undefined
     ? [await start('before', here, []), await start('after', here, AB_FLAGS.split(' ').filter(Boolean))]
     : [await start('this checkout', here)];
+if (NICE !== undefined) for (const pid of [process.pid, ...sides.map((side) => side.server.pid!)]) renice(pid, NICE);
 process.stderr.write(`${sides.map((s) => `${s.name} pid ${s.server.pid}`).join(', ')}; ${LEASES} Leases at ${RATE}/s; load ${load()}\n`);
 
 // Renewals round-robin; a Lease whose last renewal is still in flight waits its next turn.
@@ -201,7 +213,7 @@ const rounds: Record<string, number | string>[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   const loadBefore = load();
   const from = sides.map((side) => ({ ticks: cpuTicks(side.server.pid!), main: mainThreadTicks(side.server.pid!), renewed: side.renewed, ...side.collections }));
-  const profiled = round === 0 && PROFILE && sides.length === 1 ? sides[0]!.server : undefined;
+  const profiled = round === ROUNDS - 1 && PROFILE && sides.length === 1 ? sides[0]!.server : undefined;
   profiled?.send('profile-start');
   // strace slows the process it traces: its count is taken after the CPU window, not in it.
   await sleep(WINDOW_MS);
