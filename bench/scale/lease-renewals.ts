@@ -42,6 +42,8 @@ const ROUNDS = Number(process.env['ROUNDS'] ?? 4);
 const WARMUP_MS = Number(process.env['WARMUP_S'] ?? 20) * 1000;
 const CONNECTIONS = process.env['CONNECTIONS'] === undefined ? undefined : Number(process.env['CONNECTIONS']);
 const AB_FLAGS = process.env['AB_FLAGS'];
+// Node flags added to every server's (e.g. --perf-basic-prof, for `perf record -g -p <pid>`).
+const SERVER_NODE_FLAGS = (process.env['SERVER_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
 const GC_TRACE = process.env['GC_TRACE'] === '1';
 const NICE = process.env['NICE'];
 const PROFILE = process.env['PROFILE_SERVER'] !== undefined;
@@ -94,7 +96,7 @@ function shebangFlags(file: string): string[] {
 async function start(name: string, checkout: string, nodeFlags = shebangFlags(join(checkout, 'src/cli/svc-apiserver.ts'))): Promise<Side> {
   const server = fork(join(checkout, 'bench/controllers/server.ts'), [join(dir, name)], {
     cwd: checkout,
-    execArgv: [...nodeFlags, ...(GC_TRACE ? ['--trace-gc'] : []), '--import', 'tsx'],
+    execArgv: [...nodeFlags, ...SERVER_NODE_FLAGS, ...(GC_TRACE ? ['--trace-gc'] : []), '--import', 'tsx'],
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   children.push(server);
