@@ -12,7 +12,8 @@
 // With CONNECTIONS=<n> the renewals arrive as hollow nodes send them (the quiet machine's case,
 // reproducible under load): n clients of one socket each (Lease i renewed through client
 // i % n), one renewal in flight per socket, sent one at a time evenly spaced (a renewal every
-// 1000/RATE ms, not RATE/100 together every 10 ms), so each tends to have a loop turn to itself.
+// 1000/RATE ms, not RATE/100 together every 10 ms), so each tends to have a loop turn to itself;
+// every socket is opened (a renewal each, 64 at a time) before the warm-up starts.
 // Each server runs with the V8 flags of its checkout's svc-apiserver shebang, as installed. With
 // AB_FLAGS='<flags>' (and no AB_BEFORE) two servers of this checkout run side by side, "before"
 // with no V8 flags and "after" with these (a same-run A/B of flags); GC_TRACE=1 runs both under
@@ -140,6 +141,26 @@ const sides = before
 if (NICE !== undefined) for (const pid of [process.pid, ...sides.map((side) => side.server.pid!)]) renice(pid, NICE);
 process.stderr.write(`${sides.map((s) => `${s.name} pid ${s.server.pid}`).join(', ')}; ${LEASES} Leases at ${RATE}/s; load ${load()}\n`);
 
+/** Lease i renewed once through its client. */
+const renewOnce = (side: Side, i: number): Promise<void> => {
+  const lease = side.last[i]!;
+  return side.renewers[i % side.renewers.length]!.update(builtin.leases, { ...lease, spec: { ...lease.spec, renewTime: microTime(Date.now()) } }).then(
+    (renewed) => {
+      side.last[i] = renewed;
+      side.renewed++;
+    },
+    () => void side.failed++,
+  );
+};
+
+// Every client's socket opened (its TLS handshake done) before the pacing starts, 64 at a time.
+if (CONNECTIONS !== undefined) {
+  for (const side of sides) {
+    for (let i = 0; i < Math.min(LEASES, CONNECTIONS); i += 64) await Promise.all(Array.from({ length: Math.min(64, LEASES - i, CONNECTIONS - i) }, (_, j) => renewOnce(side, i + j)));
+  }
+  process.stderr.write(`${CONNECTIONS} sockets open per server; load ${load()}\n`);
+}
+
 // Renewals round-robin; a Lease whose last renewal is still in flight waits its next turn.
 let next = 0;
 const inFlight = sides.map(() => new Set<number>());
@@ -148,17 +169,7 @@ const renew = (): void => {
   sides.forEach((side, s) => {
     if (inFlight[s]!.has(i)) return;
     inFlight[s]!.add(i);
-    const lease = side.last[i]!;
-    side.renewers[i % side.renewers.length]!
-      .update(builtin.leases, { ...lease, spec: { ...lease.spec, renewTime: microTime(Date.now()) } })
-      .then(
-        (renewed) => {
-          side.last[i] = renewed;
-          side.renewed++;
-        },
-        () => void side.failed++,
-      )
-      .finally(() => inFlight[s]!.delete(i));
+    void renewOnce(side, i).finally(() => inFlight[s]!.delete(i));
   });
 };
 // Without CONNECTIONS: RATE/100 renewals together every 10 ms. With it: each when it is due
@@ -217,14 +228,7 @@ for (let round = 0; round < ROUNDS; round++) {
   const from = sides.map((side) => ({ ticks: cpuTicks(side.server.pid!), main: mainThreadTicks(side.server.pid!), renewed: side.renewed, ...side.collections }));
   const profiled = round === ROUNDS - 1 && PROFILE && sides.length === 1 ? sides[0]!.server : undefined;
   profiled?.send('profile-start');
-  // strace slows the process it traces: its count is taken after the CPU window, not in it.
   await sleep(WINDOW_MS);
-  if (profiled) {
-    const split = new Promise((resolve) => profiled.once('message', resolve));
-    profiled.send('profile-stop');
-    process.stderr.write(`profile: ${JSON.stringify(await split)}\n`);
-  }
-  const traced = round === ROUNDS - 1 && STRACE_MS > 0 ? await traceRound() : undefined;
   const row: Record<string, number | string> = { round, load: `${loadBefore} → ${load()}` };
   sides.forEach((side, s) => {
     const renewals = side.renewed - from[s]!.renewed;
@@ -238,7 +242,13 @@ for (let round = 0; round < ROUNDS; round++) {
       row[`${side.name} scavenges / mark-compacts per 1,000 renewals`] = `${per1000(side.collections.scavenges - from[s]!.scavenges)} / ${per1000(side.collections.marks - from[s]!.marks)}`;
     }
   });
-  if (traced) Object.assign(row, traced);
+  // Stopping the profile (its encoding) and strace cost the server CPU: both come after the window's figures.
+  if (profiled) {
+    const split = new Promise((resolve) => profiled.once('message', resolve));
+    profiled.send('profile-stop');
+    process.stderr.write(`profile: ${JSON.stringify(await split)}\n`);
+  }
+  if (round === ROUNDS - 1 && STRACE_MS > 0) Object.assign(row, await traceRound());
   if (sides.length === 2) row['after / before'] = Number(((row['after CPU µs per renewal'] as number) / (row['before CPU µs per renewal'] as number)).toFixed(3));
   process.stderr.write(`${JSON.stringify(row)}\n`);
   rounds.push(row);
