@@ -27,10 +27,11 @@
 //     for an A/B of runs back to back. The server's event loop delay is reported either way.
 //   BROWSER_SETUP=shared|nice|pinned npm run bench:dashboard
 //     where chromium runs beside the cluster (docs/benchmarks.md, "What the long frames were"):
-//     shared, every process at the same priority on both cores; nice, chromium's processes at
-//     nice -10 (root; the cluster and the bench at 0), as if the page had a machine of its own;
-//     pinned, chromium alone on CPU 1, the API server and the bench on CPU 0. Reported as
-//     `browserSetup`, with the nice and CPUs chromium actually got.
+//     shared, every process at the same priority on both cores; nice, the API server's and this
+//     process's threads at nice 10 once chromium runs (chromium sets its own threads' nice, 0 to
+//     -8, whatever it inherits), so chromium's threads get a CPU first, as if the page had a
+//     machine of its own; pinned, chromium alone on CPU 1, the API server and the bench on CPU 0.
+//     Reported as `browserSetup`, with the nice and CPUs each sampled thread had.
 //   TRACE_PAGE=<file>.json npm run bench:dashboard
 //     a chromium trace of the stream (devtools.timeline, v8, v8.gc, frames, toplevel,
 //     blink.user_timing; each long frame a `svc-long-frame` measure in it), for
@@ -38,8 +39,8 @@
 //     thread's run and run-queue wait during it (/proc schedstat every SCHED_SAMPLE_MS, 10) are
 //     in the output either way (`longFrames`, long-frames.ts).
 import { fork, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { chromium, type CDPSession, type Page } from 'playwright-core';
@@ -107,13 +108,17 @@ const dashboard = await startDashboard({ connection, port: 0 });
 const chromiumPath = spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).stdout.trim();
 /** chromium itself, or a wrapper that starts it at a higher priority or on a CPU of its own (BROWSER_SETUP). */
 function browserExecutable(): string {
-  if (BROWSER_SETUP === 'shared') return chromiumPath;
+  if (BROWSER_SETUP !== 'pinned') return chromiumPath;
   const wrapper = join(mkdtempSync(join(tmpdir(), 'svc-bench-chromium-')), 'chromium');
-  writeFileSync(wrapper, `#!/bin/sh\nexec ${BROWSER_SETUP === 'nice' ? 'nice -n -10' : 'taskset -c 1'} ${chromiumPath} "$@"\n`);
+  writeFileSync(wrapper, `#!/bin/sh\nexec taskset -c 1 ${chromiumPath} "$@"\n`);
   chmodSync(wrapper, 0o755);
   return wrapper;
 }
 const browser = await chromium.launch({ executablePath: browserExecutable(), headless: true, args: ['--no-sandbox', '--enable-precise-memory-info'] });
+// nice: every thread of the API server's process and of this one (the threads this one starts
+// later — writers, the reader thread — inherit it from the main thread), chromium already apart.
+if (BROWSER_SETUP === 'nice')
+  for (const pid of [clusterProcess.pid!, process.pid]) for (const tid of readdirSync(`/proc/${pid}/task`)) setPriority(Number(tid), 10);
 
 // By resourceVersion, when its patch was sent and when the API server answered it (epoch ms): the
 // store's commit lies between, so the two give the latency's upper and lower bound. Matched to

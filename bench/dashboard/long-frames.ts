@@ -151,5 +151,17 @@ export function explainLongFrames(options: {
       return { thread: t.label, ranPerSecond: +((1000 * t.run) / wall).toFixed(1), waitedPerSecondOverStream: +((1000 * t.wait) / wall).toFixed(1), waitedPerSecondInLongFrames: gapTotal === 0 ? 0 : +((1000 * inLong) / gapTotal).toFixed(1) };
     })
     .filter((t) => t.ranPerSecond >= 1 || t.waitedPerSecondInLongFrames >= 1);
-  return { longFrames: frames.slice(0, 40), longFramesWithScript: frames.filter((f) => f.longAnimationFrames.some((a) => a.scripts.length > 0)).length, waitShareMsPerSecond: waitShare };
+  // Each long frame classed: the page's main thread ran for most of it (work: ours or chromium's
+  // in our renderer), or one of the threads a frame needs — the renderer's main and compositor
+  // threads, the display compositor — waited for a CPU for most of it (starved), or neither.
+  const critical = (label: string) => (label.startsWith('renderer ') && (label.endsWith(' main') || label.endsWith(' Compositor'))) || label.endsWith(' VizCompositorTh');
+  const classes = { ranOverHalf: 0, waitedOverHalf: 0, neither: 0 };
+  for (const f of frames) {
+    const main = Object.entries(f.threads).find(([label]) => label.startsWith('renderer ') && label.endsWith(' main'))?.[1][0] ?? 0;
+    const wait = Math.max(0, ...Object.entries(f.threads).filter(([label]) => critical(label)).map(([, t]) => t[1]));
+    if (main > f.gapMs / 2) classes.ranOverHalf++;
+    else if (wait > f.gapMs / 2) classes.waitedOverHalf++;
+    else classes.neither++;
+  }
+  return { classes, longFrames: frames.slice(0, 40), longFramesWithScript: frames.filter((f) => f.longAnimationFrames.some((a) => a.scripts.length > 0)).length, waitShareMsPerSecond: waitShare };
 }
