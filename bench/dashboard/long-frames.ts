@@ -42,8 +42,8 @@ const read = (path: string): string | undefined => {
   }
 };
 
-/** Chromium's processes under `rootPid` (the bench), each thread to sample labelled "<type> <pid> <thread>". */
-export function chromiumThreads(rootPid: number): SampledThread[] {
+/** Chromium's processes under `rootPid` (the bench), with their type (browser, renderer, gpu-process, utility). */
+export function chromiumProcesses(rootPid: number): { pid: number; type: string }[] {
   const parents = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -54,23 +54,33 @@ export function chromiumThreads(rootPid: number): SampledThread[] {
     for (let p = parents.get(pid), hops = 0; p !== undefined && hops < 20; p = parents.get(p), hops++) if (p === rootPid) return true;
     return false;
   };
-  const threads: SampledThread[] = [];
+  const processes: { pid: number; type: string }[] = [];
   for (const pid of parents.keys()) {
     if (!descends(pid) || read(`/proc/${pid}/comm`)?.trim() !== 'chromium') continue;
     const type = /--type=([a-z-]+)/.exec(read(`/proc/${pid}/cmdline`)?.replaceAll('\0', ' ') ?? '')?.[1] ?? 'browser';
-    if (type === 'zygote') continue;
-    let tids: string[] = [];
-    try {
-      tids = readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of tids) {
-      const comm = read(`/proc/${pid}/task/${tid}/comm`)?.trim() ?? '';
-      if (Number(tid) !== pid && !CHROMIUM_THREADS.has(comm)) continue;
-      threads.push({ label: `${type} ${pid} ${Number(tid) === pid ? 'main' : comm}`, path: `/proc/${pid}/task/${tid}/schedstat` });
-    }
+    if (type !== 'zygote') processes.push({ pid, type });
   }
+  return processes;
+}
+
+/** A process's thread ids (none once it is gone). */
+export function threadIds(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Chromium's threads worth sampling under `rootPid`, each labelled "<type> <pid> <thread>". */
+export function chromiumThreads(rootPid: number): SampledThread[] {
+  const threads: SampledThread[] = [];
+  for (const { pid, type } of chromiumProcesses(rootPid))
+    for (const tid of threadIds(pid)) {
+      const comm = read(`/proc/${pid}/task/${tid}/comm`)?.trim() ?? '';
+      if (tid !== pid && !CHROMIUM_THREADS.has(comm)) continue;
+      threads.push({ label: `${type} ${pid} ${tid === pid ? 'main' : comm}`, path: `/proc/${pid}/task/${tid}/schedstat` });
+    }
   return threads;
 }
 
