@@ -25,17 +25,16 @@
 //   TURN_BUDGET_MS=<ms> npm run bench:dashboard
 //     the API server's turnBudgetMs (src/apiserver/turn-budget.ts; default 10, 0: none),
 //     for an A/B of runs back to back. The server's event loop delay is reported either way.
-//   BROWSER_SETUP=shared|boost|nice|pinned npm run bench:dashboard
-//     where chromium runs beside the cluster (docs/benchmarks.md, "What the long frames were"):
-//     shared, every process at the same priority on both cores; boost, chromium in a scheduler
-//     autogroup of its own (a session of its own: `setsid`) at nice -10 (root), so that it gets a
-//     CPU before the cluster, the bench and any other session's processes, as if the page had a
-//     machine of its own (Linux's autogroups share the CPU between sessions first: a thread's
-//     nice counts only within its session); nice, the API server's and this
-//     process's threads at nice 10 once chromium runs (chromium sets its own threads' nice, 0 to
-//     -8, whatever it inherits), so chromium's threads get a CPU first, as if the page had a
-//     machine of its own; pinned, chromium alone on CPU 1, the API server and the bench on CPU 0.
-//     Reported as `browserSetup`, with the nice and CPUs each sampled thread had.
+//   BROWSER_SETUP=boost|shared|nice|pinned npm run bench:dashboard
+//     where chromium runs beside the cluster (docs/benchmarks.md, "What the long frames were").
+//     boost (the default): chromium in a session of its own (`setsid`), so a scheduler autogroup
+//     of its own, at nice -10 (root): it gets a CPU before the cluster, the bench and any other
+//     session's processes, as a user's browser on its own machine would (autogroups share the CPU
+//     between sessions first; a thread's nice counts only within its session, and chromium sets
+//     its threads' nice itself). shared: everything in the bench's session, as before. nice: the
+//     API server's and this process's threads at nice 10 once chromium runs (no root needed; no
+//     help against other sessions). pinned: chromium alone on CPU 1, the API server and the bench
+//     on CPU 0. Reported as `browserSetup`, with each sampled thread's nice, CPUs and autogroup.
 //   TRACE_PAGE=<file>.json npm run bench:dashboard
 //     a chromium trace of the stream (devtools.timeline, v8, v8.gc, frames, toplevel,
 //     blink.user_timing; each long frame a `svc-long-frame` measure in it), for
@@ -62,7 +61,7 @@ const WRITERS = Number(process.env['WRITERS'] ?? 2);
 const COMPARE_UI = process.env['COMPARE_UI'];
 const PROFILE_PAGE = process.env['PROFILE_PAGE'];
 const PROFILE_SERVER = process.env['PROFILE_SERVER'];
-const BROWSER_SETUP = process.env['BROWSER_SETUP'] ?? 'shared';
+const BROWSER_SETUP = process.env['BROWSER_SETUP'] ?? 'boost';
 const TRACE_PAGE = process.env['TRACE_PAGE'];
 const SCHED_SAMPLE_MS = Number(process.env['SCHED_SAMPLE_MS'] ?? 10);
 if (!['shared', 'boost', 'nice', 'pinned'].includes(BROWSER_SETUP)) throw new Error(`BROWSER_SETUP=${BROWSER_SETUP}: shared, boost, nice or pinned`);
