@@ -35,6 +35,9 @@
 //     API server's and this process's threads at nice 10 once chromium runs (no root needed; no
 //     help against other sessions). pinned: chromium alone on CPU 1, the API server and the bench
 //     on CPU 0. Reported as `browserSetup`, with each sampled thread's nice, CPUs and autogroup.
+//   COMPARE_SETUP=shared npm run bench:dashboard
+//     a second chromium started as in the shared set-up, with a page of its own, beside the
+//     first (BROWSER_SETUP's): the two set-ups' frames in one run, under one load and one stream.
 //   TRACE_PAGE=<file>.json npm run bench:dashboard
 //     a chromium trace of the stream (devtools.timeline, v8, v8.gc, frames, toplevel,
 //     blink.user_timing; each long frame a `svc-long-frame` measure in it), for
@@ -62,6 +65,8 @@ const COMPARE_UI = process.env['COMPARE_UI'];
 const PROFILE_PAGE = process.env['PROFILE_PAGE'];
 const PROFILE_SERVER = process.env['PROFILE_SERVER'];
 const BROWSER_SETUP = process.env['BROWSER_SETUP'] ?? 'boost';
+const COMPARE_SETUP = process.env['COMPARE_SETUP'];
+if (COMPARE_SETUP !== undefined && COMPARE_SETUP !== 'shared') throw new Error(`COMPARE_SETUP=${COMPARE_SETUP}: only shared`);
 const TRACE_PAGE = process.env['TRACE_PAGE'];
 const SCHED_SAMPLE_MS = Number(process.env['SCHED_SAMPLE_MS'] ?? 10);
 if (!['shared', 'boost', 'nice', 'pinned'].includes(BROWSER_SETUP)) throw new Error(`BROWSER_SETUP=${BROWSER_SETUP}: shared, boost, nice or pinned`);
@@ -130,6 +135,10 @@ const boostChromium = (): void => {
   }
 };
 boostChromium();
+/** Each browser's processes: a page's long frames are told by its own browser's threads. */
+const browserPids = new Set(chromiumProcesses(process.pid).map((p) => p.pid));
+const sharedBrowser = COMPARE_SETUP === undefined ? undefined : await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--enable-precise-memory-info'] });
+const sharedBrowserPids = new Set(chromiumProcesses(process.pid).map((p) => p.pid).filter((pid) => !browserPids.has(pid)));
 // nice: every thread of the API server's process and of this one (the threads this one starts
 // later — writers, the reader thread — inherit it from the main thread), chromium already apart.
 if (BROWSER_SETUP === 'nice')
@@ -146,6 +155,8 @@ let startEpoch = 0;
 interface PageUnderTest {
   readonly label: string;
   readonly page: Page;
+  /** Which browser it is in: the first (BROWSER_SETUP's) or the second (COMPARE_SETUP's). */
+  readonly inBrowser: 'first' | 'shared';
   readonly cdp: CDPSession;
   readonly loadedMs: number;
   readonly latencies: number[];
@@ -170,9 +181,9 @@ interface PageUnderTest {
   metricsAtStart: Record<string, number>;
 }
 
-async function openPage(label: string, script: string | undefined): Promise<PageUnderTest> {
+async function openPage(label: string, script: string | undefined, inBrowser: 'first' | 'shared' = 'first'): Promise<PageUnderTest> {
   // bypassCSP: the driver's own probes are strings evaluated in the page, which its CSP (no eval) refuses.
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+  const page = await (inBrowser === 'first' ? browser : sharedBrowser!).newPage({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
   if (script !== undefined) await page.route('**/ui/app.js', (route) => route.fulfill({ status: 200, contentType: 'text/javascript; charset=utf-8', body: script }));
   // Every animation frame's gap to the one before, and when each resourceVersion reached the DOM
   // and was read off the stream (epoch ms), harvested and cleared by the driver every second.
@@ -213,7 +224,7 @@ async function openPage(label: string, script: string | undefined): Promise<Page
   const loadedMs = performance.now() - opened;
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');
-  return { label, page, cdp, loadedMs, latencies: [], fromSend: [], toPage: [], inPage: [], byWindow: new Map(), frames: [], gcFrames: [], heap: [], longFrames: [], animationFrames: [], longTasks: [], waiting: [], waitingGcMark: false, unmatched: 0, metricsAtStart: {} };
+  return { label, page, inBrowser, cdp, loadedMs, latencies: [], fromSend: [], toPage: [], inPage: [], byWindow: new Map(), frames: [], gcFrames: [], heap: [], longFrames: [], animationFrames: [], longTasks: [], waiting: [], waitingGcMark: false, unmatched: 0, metricsAtStart: {} };
 }
 
 /**
@@ -276,6 +287,7 @@ async function harvest(p: PageUnderTest): Promise<void> {
 
 const pages = [await openPage('page', PROFILE_PAGE === undefined ? undefined : await bundleUi(new URL('../../src/dashboard/ui/main.ts', import.meta.url).pathname, { minify: false }))];
 if (COMPARE_UI !== undefined) pages.push(await openPage(`page built from ${COMPARE_UI}`, await bundleUi(COMPARE_UI)));
+if (sharedBrowser !== undefined) pages.push(await openPage('page in a second chromium, set up shared', undefined, 'shared'));
 for (const p of pages) {
   await p.page.evaluate('window.frames_ = []; window.applied_ = []; window.longFrames_ = []; window.loafs_ = []; window.longTasks_ = []');
   p.heap.push({ atSecond: 0, mb: await heapMB(p) });
@@ -359,7 +371,6 @@ if (PROFILE_PAGE !== undefined) {
 if (PROFILE_SERVER !== undefined) clusterProcess.send('profile-start');
 if (TRACE_PAGE !== undefined)
   await browser.startTracing(pages[0]!.page, { path: TRACE_PAGE, categories: ['devtools.timeline', 'v8', 'v8.gc', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'toplevel', 'blink.user_timing', 'cc', 'viz', 'gpu'] });
-boostChromium();
 // Chromium's threads, the API server's and this process's main threads: run and run-queue wait.
 const sampledThreads = [...chromiumThreads(process.pid), mainThread('api-server main', clusterProcess.pid!), mainThread('bench main', process.pid)];
 const sampler = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./schedstat-sampler.ts', import.meta.url).href)}); })`, { eval: true, workerData: { threads: sampledThreads, intervalMs: SCHED_SAMPLE_MS } });
@@ -439,6 +450,11 @@ await readerThread.terminate();
 await Promise.all([proxiedReader.done, directReader.done]);
 await apiAgent.close();
 
+/** The processes of a page's browser: its browser process and every chromium process under it. */
+function processesOf(p: PageUnderTest): Set<number> {
+  const browserPid = chromiumProcesses(process.pid).find((c) => c.type === 'browser' && (p.inBrowser === 'first' ? browserPids : sharedBrowserPids).has(c.pid))?.pid;
+  return browserPid === undefined ? new Set() : new Set([browserPid, ...chromiumProcesses(browserPid).map((c) => c.pid)]);
+}
 /** The set-up asked for, and what chromium's processes got: their nice values and CPUs. */
 function browserSetup() {
   // Per sampled thread: chromium sets some of its threads' nice itself (its compositors, say);
@@ -496,7 +512,7 @@ const pageReport = async (p: PageUnderTest, atEnd: Record<string, number>) => {
     frameGapMs: { p50: q(frames, 0.5), p99: q(frames, 0.99), max: q(frames, 1), over50: frames.filter((f) => f > 50).length },
     frameGapsOfForcedGcMs: p.gcFrames,
     heapAfterGcMB: p.heap,
-    longFrameAccount: explainLongFrames({ longFrames: p.longFrames.filter((f) => f.start >= startEpoch && f.end <= streamEndEpoch), animationFrames: p.animationFrames, longTasks: p.longTasks, sampled, streamStart: startEpoch, streamEnd: streamEndEpoch }),
+    longFrameAccount: explainLongFrames({ pids: processesOf(p), longFrames: p.longFrames.filter((f) => f.start >= startEpoch && f.end <= streamEndEpoch), animationFrames: p.animationFrames, longTasks: p.longTasks, sampled, streamStart: startEpoch, streamEnd: streamEndEpoch }),
   };
 };
 console.log(
@@ -505,6 +521,7 @@ console.log(
       pods: PODS,
       seconds: +streamSeconds.toFixed(0),
       browserSetup: browserSetup(),
+      ...(COMPARE_SETUP === undefined ? {} : { compareSetup: COMPARE_SETUP }),
       loadAverage: { start: loadStart.map((l) => +l.toFixed(2)), end: loadEnd.map((l) => +l.toFixed(2)) },
       writesPerSecond: Math.round(done / streamSeconds),
       writesFailed: failed,
@@ -523,6 +540,7 @@ console.log(
   ),
 );
 await browser.close();
+await sharedBrowser?.close();
 await dashboard.close();
 await client.destroy();
 clusterProcess.send('stop');

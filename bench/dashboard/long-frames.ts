@@ -113,6 +113,8 @@ function across(data: Samples, i: number, start: number, end: number): { run: nu
  * epoch ms.
  */
 export function explainLongFrames(options: {
+  /** The processes of the page's browser: the other browser's threads, when two run, are left out. */
+  readonly pids?: ReadonlySet<number>;
   readonly longFrames: readonly LongFrame[];
   readonly animationFrames: readonly AnimationFrameEntry[];
   readonly longTasks: readonly LongTaskEntry[];
@@ -120,12 +122,14 @@ export function explainLongFrames(options: {
   readonly streamStart: number;
   readonly streamEnd: number;
 }) {
-  const { longFrames, animationFrames, longTasks, sampled, streamStart, streamEnd } = options;
+  const { pids, longFrames, animationFrames, longTasks, sampled, streamStart, streamEnd } = options;
+  const pidOf = (label: string) => Number(label.split(' ')[1]);
+  const ours = (label: string) => label.startsWith('api-server') || label.startsWith('bench') || pids === undefined || pids.has(pidOf(label));
   const overlaps = (start: number, duration: number, frame: LongFrame) => start < frame.end && start + duration > frame.start;
   // The threads that matter: the renderer busiest over the stream (the page's), and every other's.
-  const whole = sampled?.threads.map((label, i) => ({ label, ...(across(sampled, i, streamStart, streamEnd) ?? { run: 0, wait: 0 }) })) ?? [];
+  const whole = sampled?.threads.filter(ours).map((label) => ({ label, ...(across(sampled, sampled.threads.indexOf(label), streamStart, streamEnd) ?? { run: 0, wait: 0 }) })) ?? [];
   const pageRenderer = whole.filter((t) => t.label.startsWith('renderer ') && t.label.endsWith(' main')).sort((a, b) => b.run - a.run)[0]?.label.split(' ')[1];
-  const relevant = (label: string) => !label.startsWith('renderer ') || label.split(' ')[1] === pageRenderer;
+  const relevant = (label: string) => ours(label) && (!label.startsWith('renderer ') || label.split(' ')[1] === pageRenderer);
   const wall = streamEnd - streamStart;
   const frames = longFrames.map((frame) => {
     const threads: Record<string, [run: number, wait: number]> = {};
