@@ -27,14 +27,15 @@
 //     for an A/B of runs back to back. The server's event loop delay is reported either way.
 //   BROWSER_SETUP=boost|shared|nice|pinned npm run bench:dashboard
 //     where chromium runs beside the cluster (docs/benchmarks.md, "What the long frames were").
-//     boost (the default): chromium in a session of its own (`setsid`), so a scheduler autogroup
-//     of its own, at nice -10 (root): it gets a CPU before the cluster, the bench and any other
-//     session's processes, as a user's browser on its own machine would (autogroups share the CPU
-//     between sessions first; a thread's nice counts only within its session, and chromium sets
-//     its threads' nice itself). shared: everything in the bench's session, as before. nice: the
-//     API server's and this process's threads at nice 10 once chromium runs (no root needed; no
-//     help against other sessions). pinned: chromium alone on CPU 1, the API server and the bench
-//     on CPU 0. Reported as `browserSetup`, with each sampled thread's nice, CPUs and autogroup.
+//     boost (the default): chromium's session, so its scheduler autogroup, at nice -10 (root):
+//     it gets a CPU before the cluster, the bench and any other session's processes, as a user's
+//     browser on its own machine would (autogroups share the CPU between sessions first; a
+//     thread's nice counts only within its session, and chromium sets its threads' nice itself).
+//     shared: as Playwright starts it (detached: a session of its own, at nice 0), as before.
+//     nice: the API server's and this process's threads at nice 10 once chromium runs (no root
+//     needed; it orders threads within the bench's session only). pinned: chromium alone on
+//     CPU 1, the API server and the bench on CPU 0. Reported as `browserSetup`, with each sampled
+//     thread's nice, CPUs and autogroup.
 //   COMPARE_SETUP=shared npm run bench:dashboard
 //     a second chromium started as in the shared set-up, with a page of its own, beside the
 //     first (BROWSER_SETUP's): the two set-ups' frames in one run, under one load and one stream.
