@@ -25,14 +25,36 @@
 //   TURN_BUDGET_MS=<ms> npm run bench:dashboard
 //     the API server's turnBudgetMs (src/apiserver/turn-budget.ts; default 10, 0: none),
 //     for an A/B of runs back to back. The server's event loop delay is reported either way.
+//   BROWSER_SETUP=boost|shared|nice|pinned npm run bench:dashboard
+//     where chromium runs beside the cluster (docs/benchmarks.md, "What the long frames were").
+//     boost (the default): chromium's session, so its scheduler autogroup, at nice -10 (root):
+//     it gets a CPU before the cluster, the bench and any other session's processes, as a user's
+//     browser on its own machine would (autogroups share the CPU between sessions first; a
+//     thread's nice counts only within its session, and chromium sets its threads' nice itself).
+//     shared: as Playwright starts it (detached: a session of its own, at nice 0), as before.
+//     nice: the API server's and this process's threads at nice 10 once chromium runs (no root
+//     needed; it orders threads within the bench's session only). pinned: chromium alone on
+//     CPU 1, the API server and the bench on CPU 0. Reported as `browserSetup`, with each sampled
+//     thread's nice, CPUs and autogroup.
+//   COMPARE_SETUP=shared npm run bench:dashboard
+//     a second chromium started as in the shared set-up, with a page of its own, beside the
+//     first (BROWSER_SETUP's): the two set-ups' frames in one run, under one load and one stream.
+//   TRACE_PAGE=<file>.json npm run bench:dashboard
+//     a chromium trace of the stream (devtools.timeline, v8, v8.gc, frames, toplevel,
+//     blink.user_timing; each long frame a `svc-long-frame` measure in it), for
+//     trace-long-frames.ts. Each long frame's Long Animation Frame entries and each chromium
+//     thread's run and run-queue wait during it (/proc schedstat every SCHED_SAMPLE_MS, 10) are
+//     in the output either way (`longFrames`, long-frames.ts).
 import { fork, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg, setPriority, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { chromium, type CDPSession, type Page } from 'playwright-core';
 import { Agent, request, type Dispatcher } from 'undici';
 import { builtin, Client, type ConnectionOptions } from '../../src/client/index.js';
 import { bundleUi, startDashboard } from '../../src/dashboard/index.js';
+import { chromiumProcesses, chromiumThreads, explainLongFrames, threadIds, mainThread, type AnimationFrameEntry, type LongFrame, type LongTaskEntry } from './long-frames.js';
 import { readTableWatch } from './table-watch-events.js';
 
 const PODS = Number(process.env['PODS'] ?? 10_000);
@@ -43,12 +65,21 @@ const WRITERS = Number(process.env['WRITERS'] ?? 2);
 const COMPARE_UI = process.env['COMPARE_UI'];
 const PROFILE_PAGE = process.env['PROFILE_PAGE'];
 const PROFILE_SERVER = process.env['PROFILE_SERVER'];
+const BROWSER_SETUP = process.env['BROWSER_SETUP'] ?? 'boost';
+const COMPARE_SETUP = process.env['COMPARE_SETUP'];
+if (COMPARE_SETUP !== undefined && COMPARE_SETUP !== 'shared') throw new Error(`COMPARE_SETUP=${COMPARE_SETUP}: only shared`);
+const TRACE_PAGE = process.env['TRACE_PAGE'];
+const SCHED_SAMPLE_MS = Number(process.env['SCHED_SAMPLE_MS'] ?? 10);
+if (!['shared', 'boost', 'nice', 'pinned'].includes(BROWSER_SETUP)) throw new Error(`BROWSER_SETUP=${BROWSER_SETUP}: shared, boost, nice or pinned`);
 
 // The API server in a process of its own (cluster-process.ts): docs/benchmarks.md says why.
 type LoopDelay = { p50: number; p99: number; max: number };
 type ClusterMessage = { kind: 'ready'; connection: ConnectionOptions } | { kind: 'cpu'; micros: number; loopDelayMs: LoopDelay } | { kind: 'profile'; split?: unknown };
 const clusterProcess = fork(new URL('./cluster-process.ts', import.meta.url).pathname, { execArgv: ['--import', 'tsx'], serialization: 'advanced' });
 process.once('exit', () => clusterProcess.kill());
+// pinned: the API server's process and this one (the writers, the dashboard server, the readers:
+// every thread, and the threads started later inherit it) on CPU 0; chromium on CPU 1 (below).
+if (BROWSER_SETUP === 'pinned') for (const pid of [clusterProcess.pid!, process.pid]) spawnSync('taskset', ['-a', '-p', '-c', '0', String(pid)], { stdio: 'ignore' });
 const connection = await new Promise<ConnectionOptions>((resolve, reject) => {
   clusterProcess.once('message', (message: ClusterMessage) => (message.kind === 'ready' ? resolve(message.connection) : reject(new Error('cluster process: unexpected message'))));
   clusterProcess.once('exit', (code) => reject(new Error(`cluster process exited (${code})`)));
@@ -83,7 +114,36 @@ await Promise.all(
 );
 const dashboard = await startDashboard({ connection, port: 0 });
 // --enable-precise-memory-info: performance.memory unrounded.
-const browser = await chromium.launch({ executablePath: spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).stdout.trim(), headless: true, args: ['--no-sandbox', '--enable-precise-memory-info'] });
+const chromiumPath = spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).stdout.trim();
+/** chromium itself, or a wrapper that starts it at a higher priority or on a CPU of its own (BROWSER_SETUP). */
+function browserExecutable(): string {
+  if (BROWSER_SETUP !== 'pinned' && BROWSER_SETUP !== 'boost') return chromiumPath;
+  const wrapper = join(mkdtempSync(join(tmpdir(), 'svc-bench-chromium-')), 'chromium');
+  // setsid -w: chromium in a session (and so an autogroup) of its own, the wrapper waiting for it.
+  writeFileSync(wrapper, `#!/bin/sh\nexec ${BROWSER_SETUP === 'pinned' ? 'taskset -c 1' : 'setsid -w'} ${chromiumPath} "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  return wrapper;
+}
+const browser = await chromium.launch({ executablePath: browserExecutable(), headless: true, args: ['--no-sandbox', '--enable-precise-memory-info'] });
+/** boost: chromium's autogroup (its session's, all its processes) at nice -10. */
+const boostChromium = (): void => {
+  if (BROWSER_SETUP !== 'boost') return;
+  const browserPid = chromiumProcesses(process.pid).find((p) => p.type === 'browser')?.pid;
+  try {
+    if (browserPid !== undefined) writeFileSync(`/proc/${browserPid}/autogroup`, '-10');
+  } catch {
+    // not root, or no autogroups: reported in browserSetup
+  }
+};
+boostChromium();
+/** Each browser's processes: a page's long frames are told by its own browser's threads. */
+const browserPids = new Set(chromiumProcesses(process.pid).map((p) => p.pid));
+const sharedBrowser = COMPARE_SETUP === undefined ? undefined : await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--enable-precise-memory-info'] });
+const sharedBrowserPids = new Set(chromiumProcesses(process.pid).map((p) => p.pid).filter((pid) => !browserPids.has(pid)));
+// nice: every thread of the API server's process and of this one (the threads this one starts
+// later — writers, the reader thread — inherit it from the main thread), chromium already apart.
+if (BROWSER_SETUP === 'nice')
+  for (const pid of [clusterProcess.pid!, process.pid]) for (const tid of threadIds(pid)) setPriority(tid, 10);
 
 // By resourceVersion, when its patch was sent and when the API server answered it (epoch ms): the
 // store's commit lies between, so the two give the latency's upper and lower bound. Matched to
@@ -96,6 +156,8 @@ let startEpoch = 0;
 interface PageUnderTest {
   readonly label: string;
   readonly page: Page;
+  /** Which browser it is in: the first (BROWSER_SETUP's) or the second (COMPARE_SETUP's). */
+  readonly inBrowser: 'first' | 'shared';
   readonly cdp: CDPSession;
   readonly loadedMs: number;
   readonly latencies: number[];
@@ -109,6 +171,10 @@ interface PageUnderTest {
   /** Gaps of the frames a forced GC (the heap figure's) fell in: the bench's doing, not the page's. */
   readonly gcFrames: number[];
   readonly heap: { atSecond: number; mb: number }[];
+  /** Gaps over 50 ms (not a forced GC's), and the page's Long Animation Frame and long task entries. */
+  readonly longFrames: LongFrame[];
+  readonly animationFrames: AnimationFrameEntry[];
+  readonly longTasks: LongTaskEntry[];
   waiting: (string | number)[];
   /** A GC mark came last in a harvest: the next harvest's first gap is the GC's. */
   waitingGcMark: boolean;
@@ -116,19 +182,37 @@ interface PageUnderTest {
   metricsAtStart: Record<string, number>;
 }
 
-async function openPage(label: string, script: string | undefined): Promise<PageUnderTest> {
+async function openPage(label: string, script: string | undefined, inBrowser: 'first' | 'shared' = 'first'): Promise<PageUnderTest> {
   // bypassCSP: the driver's own probes are strings evaluated in the page, which its CSP (no eval) refuses.
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+  const page = await (inBrowser === 'first' ? browser : sharedBrowser!).newPage({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
   if (script !== undefined) await page.route('**/ui/app.js', (route) => route.fulfill({ status: 200, contentType: 'text/javascript; charset=utf-8', body: script }));
   // Every animation frame's gap to the one before, and when each resourceVersion reached the DOM
   // and was read off the stream (epoch ms), harvested and cleared by the driver every second.
   // A string, not a function: tsx would wrap a function's inner names in a helper the page lacks.
+  // A gap over 50 ms is kept with its times (epoch ms; flagged when a forced GC's: the frame after
+  // the mark) and is a \`svc-long-frame\` measure in a trace; chromium's own account of long
+  // frames (Long Animation Frames, with the scripts in them) and long tasks are kept too.
   await page.addInitScript(`
     window.frames_ = [];
     window.applied_ = [];
+    window.longFrames_ = [];
+    window.loafs_ = [];
+    window.longTasks_ = [];
     let last = performance.now();
-    const tick = (now) => { window.frames_.push(now - last); last = now; requestAnimationFrame(tick); };
+    const epoch = (t) => performance.timeOrigin + t;
+    const tick = (now) => {
+      const gap = now - last;
+      if (gap > 50) {
+        window.longFrames_.push(epoch(last), epoch(now), window.frames_[window.frames_.length - 1] === -1 ? 1 : 0);
+        performance.measure('svc-long-frame', { start: last, end: now });
+      }
+      window.frames_.push(gap); last = now; requestAnimationFrame(tick);
+    };
     requestAnimationFrame(tick);
+    try {
+      new PerformanceObserver((list) => { for (const e of list.getEntries()) window.loafs_.push({ start: epoch(e.startTime), duration: e.duration, blockingDuration: e.blockingDuration, renderStart: epoch(e.renderStart), styleAndLayoutStart: e.styleAndLayoutStart > 0 ? epoch(e.styleAndLayoutStart) : 0, scripts: e.scripts.filter((s) => s.duration >= 5).map((s) => ({ invoker: s.invoker, fn: s.sourceFunctionName + ' ' + (s.sourceURL || '').split('/').pop() + ':' + s.sourceCharPosition, duration: s.duration, layout: s.forcedStyleAndLayoutDuration })) }); }).observe({ type: 'long-animation-frame' });
+      new PerformanceObserver((list) => { for (const e of list.getEntries()) window.longTasks_.push({ start: epoch(e.startTime), duration: e.duration }); }).observe({ type: 'longtask' });
+    } catch {}
     window.svcDashboardApplied = (versions, received) => { const at = performance.timeOrigin + performance.now(); for (let i = 0; i < versions.length; i++) window.applied_.push(versions[i], at, received === undefined ? at : performance.timeOrigin + received[i]); };
   `);
   await page.goto(dashboard.url);
@@ -141,7 +225,7 @@ async function openPage(label: string, script: string | undefined): Promise<Page
   const loadedMs = performance.now() - opened;
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');
-  return { label, page, cdp, loadedMs, latencies: [], fromSend: [], toPage: [], inPage: [], byWindow: new Map(), frames: [], gcFrames: [], heap: [], waiting: [], waitingGcMark: false, unmatched: 0, metricsAtStart: {} };
+  return { label, page, inBrowser, cdp, loadedMs, latencies: [], fromSend: [], toPage: [], inPage: [], byWindow: new Map(), frames: [], gcFrames: [], heap: [], longFrames: [], animationFrames: [], longTasks: [], waiting: [], waitingGcMark: false, unmatched: 0, metricsAtStart: {} };
 }
 
 /**
@@ -162,7 +246,12 @@ async function pageMetrics(p: PageUnderTest): Promise<Record<string, number>> {
 }
 
 async function harvest(p: PageUnderTest): Promise<void> {
-  const [gaps, applied] = await p.page.evaluate<[number[], (string | number)[]]>('(() => { const r = [window.frames_, window.applied_]; window.frames_ = []; window.applied_ = []; return r; })()');
+  const [gaps, applied, longFrames, loafs, longTasks] = await p.page.evaluate<[number[], (string | number)[], number[], AnimationFrameEntry[], LongTaskEntry[]]>(
+    '(() => { const r = [window.frames_, window.applied_, window.longFrames_, window.loafs_, window.longTasks_]; window.frames_ = []; window.applied_ = []; window.longFrames_ = []; window.loafs_ = []; window.longTasks_ = []; return r; })()',
+  );
+  for (let i = 0; i < longFrames.length; i += 3) if (longFrames[i + 2] === 0) p.longFrames.push({ start: longFrames[i]!, end: longFrames[i + 1]! });
+  p.animationFrames.push(...loafs);
+  p.longTasks.push(...longTasks);
   for (let i = 0; i < gaps.length; i++) {
     if (gaps[i] === -1) {
       if (i + 1 < gaps.length) p.gcFrames.push(gaps[++i]!);
@@ -199,8 +288,9 @@ async function harvest(p: PageUnderTest): Promise<void> {
 
 const pages = [await openPage('page', PROFILE_PAGE === undefined ? undefined : await bundleUi(new URL('../../src/dashboard/ui/main.ts', import.meta.url).pathname, { minify: false }))];
 if (COMPARE_UI !== undefined) pages.push(await openPage(`page built from ${COMPARE_UI}`, await bundleUi(COMPARE_UI)));
+if (sharedBrowser !== undefined) pages.push(await openPage('page in a second chromium, set up shared', undefined, 'shared'));
 for (const p of pages) {
-  await p.page.evaluate('window.frames_ = []; window.applied_ = []');
+  await p.page.evaluate('window.frames_ = []; window.applied_ = []; window.longFrames_ = []; window.loafs_ = []; window.longTasks_ = []');
   p.heap.push({ atSecond: 0, mb: await heapMB(p) });
 }
 
@@ -280,6 +370,12 @@ if (PROFILE_PAGE !== undefined) {
   await pages[0]!.cdp.send('Profiler.start');
 }
 if (PROFILE_SERVER !== undefined) clusterProcess.send('profile-start');
+if (TRACE_PAGE !== undefined)
+  await browser.startTracing(pages[0]!.page, { path: TRACE_PAGE, categories: ['devtools.timeline', 'v8', 'v8.gc', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'toplevel', 'blink.user_timing', 'cc', 'viz', 'gpu'] });
+// Chromium's threads, the API server's and this process's main threads: run and run-queue wait.
+const sampledThreads = [...chromiumThreads(process.pid), mainThread('api-server main', clusterProcess.pid!), mainThread('bench main', process.pid)];
+const sampler = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./schedstat-sampler.ts', import.meta.url).href)}); })`, { eval: true, workerData: { threads: sampledThreads, intervalMs: SCHED_SAMPLE_MS } });
+await new Promise((resolve) => sampler.once('message', resolve));
 const clusterCpuAtStart = (await clusterCpu()).micros;
 const cpuAtStart = process.cpuUsage();
 const start = performance.now();
@@ -287,7 +383,7 @@ startEpoch = Date.now();
 let lastHarvest = start;
 let lastHeap = start;
 let harvesting: Promise<void> | undefined;
-const sampler = setInterval(() => {
+const harvester = setInterval(() => {
   const now = performance.now();
   // Every second: each harvest is an evaluate in the page, kept small.
   if (harvesting !== undefined || now - lastHarvest < 1_000) return;
@@ -303,9 +399,16 @@ const sampler = setInterval(() => {
 }, 250);
 for (const { worker } of writers) worker.postMessage('start');
 await Promise.all(writers.map((w) => w.exited));
-clearInterval(sampler);
+clearInterval(harvester);
 await harvesting;
 const streamSeconds = (performance.now() - start) / 1000;
+const streamEndEpoch = Date.now();
+const sampled = await new Promise<{ threads: string[]; samples: number[][] }>((resolve) => {
+  sampler.once('message', resolve);
+  sampler.postMessage('stop');
+});
+await sampler.terminate();
+if (TRACE_PAGE !== undefined) await browser.stopTracing();
 const loadEnd = loadavg();
 const driverCpu = process.cpuUsage(cpuAtStart);
 const clusterAtEnd = await clusterCpu();
@@ -348,6 +451,29 @@ await readerThread.terminate();
 await Promise.all([proxiedReader.done, directReader.done]);
 await apiAgent.close();
 
+/** The processes of a page's browser: its browser process and every chromium process under it. */
+function processesOf(p: PageUnderTest): Set<number> {
+  const browserPid = chromiumProcesses(process.pid).find((c) => c.type === 'browser' && (p.inBrowser === 'first' ? browserPids : sharedBrowserPids).has(c.pid))?.pid;
+  return browserPid === undefined ? new Set() : new Set([browserPid, ...chromiumProcesses(browserPid).map((c) => c.pid)]);
+}
+/** The set-up asked for, and what chromium's processes got: their nice values and CPUs. */
+function browserSetup() {
+  // Per sampled thread: chromium sets some of its threads' nice itself (its compositors, say);
+  // and its process's autogroup (a session's share of the CPU, and its nice).
+  const threads: Record<string, string> = {};
+  for (const t of sampledThreads) {
+    const dir = t.path.slice(0, -'/schedstat'.length);
+    try {
+      const stat = readFileSync(`${dir}/stat`, 'utf8');
+      const cpus = /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`${dir}/status`, 'utf8'))?.[1] ?? '?';
+      const group = readFileSync(`${dir.slice(0, dir.indexOf('/task/'))}/autogroup`, 'utf8').trim();
+      threads[t.label] = `nice ${stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]}, CPUs ${cpus}, ${group}`;
+    } catch {
+      // gone
+    }
+  }
+  return { mode: BROWSER_SETUP, threads };
+}
 const q = (values: number[], p: number) => +(values[Math.min(values.length - 1, Math.floor(p * values.length))] ?? 0).toFixed(1);
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 const quantiles = (values: number[]) => {
@@ -387,6 +513,7 @@ const pageReport = async (p: PageUnderTest, atEnd: Record<string, number>) => {
     frameGapMs: { p50: q(frames, 0.5), p99: q(frames, 0.99), max: q(frames, 1), over50: frames.filter((f) => f > 50).length },
     frameGapsOfForcedGcMs: p.gcFrames,
     heapAfterGcMB: p.heap,
+    longFrameAccount: explainLongFrames({ pids: processesOf(p), longFrames: p.longFrames.filter((f) => f.start >= startEpoch && f.end <= streamEndEpoch), animationFrames: p.animationFrames, longTasks: p.longTasks, sampled, streamStart: startEpoch, streamEnd: streamEndEpoch }),
   };
 };
 console.log(
@@ -394,6 +521,8 @@ console.log(
     {
       pods: PODS,
       seconds: +streamSeconds.toFixed(0),
+      browserSetup: browserSetup(),
+      ...(COMPARE_SETUP === undefined ? {} : { compareSetup: COMPARE_SETUP }),
       loadAverage: { start: loadStart.map((l) => +l.toFixed(2)), end: loadEnd.map((l) => +l.toFixed(2)) },
       writesPerSecond: Math.round(done / streamSeconds),
       writesFailed: failed,
@@ -412,6 +541,7 @@ console.log(
   ),
 );
 await browser.close();
+await sharedBrowser?.close();
 await dashboard.close();
 await client.destroy();
 clusterProcess.send('stop');

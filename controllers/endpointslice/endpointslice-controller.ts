@@ -1,4 +1,4 @@
-import { distinctUntilChanged, filter, map, mergeMap, type Observable, type SchedulerLike } from 'rxjs';
+import { defer, filter, mergeMap, type Observable, type SchedulerLike } from 'rxjs';
 import {
   ENDPOINTSLICE_CONTROLLER_MANAGER,
   ENDPOINTSLICE_MANAGED_BY_LABEL,
@@ -70,7 +70,7 @@ export const managedByEndpointSliceController = (slice: EndpointSlice): boolean 
  * node, zone and hints; rewritten with upstream's minimal churn (docs/controller-manager.md#endpointslice-controller).
  */
 export function endpointSliceController(ctx: ControllerContext, options: EndpointSliceControllerOptions = {}): Observable<ControllerResult<unknown>> {
-  const services = ctx.informers.informer(builtin.services);
+  const services = ctx.informers.informer(builtin.services, { indexers: { [TOPOLOGY_AUTO_INDEX]: topologyAutoIndex } });
   const pods = ctx.informers.informer(builtin.pods);
   const nodes = ctx.informers.informer(builtin.nodes);
   const slices = ctx.informers.informer(builtin.endpointSlices, { ownerIndex: true });
@@ -93,19 +93,37 @@ export function endpointSliceController(ctx: ControllerContext, options: Endpoin
   });
 }
 
+/** The services informer's index of the Services with topology-mode Auto (all under one value). */
+const TOPOLOGY_AUTO_INDEX = 'endpointslice-topology-auto';
+const topologyAutoIndex = (service: Service): string[] => (topologyModeAuto(service) ? ['Auto'] : []);
+
 /**
  * Nodes are read from the cache at each sync; only a change of the zones' CPU shares (a node
  * joining, leaving, becoming ready, relabelled, resized) resyncs something: the Services with
- * topology-mode Auto, whose hints follow the shares. Heartbeats change nothing.
+ * topology-mode Auto, whose hints follow the shares. Heartbeats change nothing. While no Service
+ * asks for hints (the usual case) the shares are not computed at all — reading every node on each
+ * node's status write is quadratic in the nodes — and the last ones are forgotten, so the first
+ * node event after an Auto Service appears resyncs it whatever the shares.
  */
 function zoneShareTriggers(nodes: Informer<Node>, services: Informer<Service>): SyncedSource<string> {
   return {
-    events$: nodes.events$.pipe(
-      filter((event) => event.type !== 'resync'),
-      map(() => JSON.stringify([...(zoneCpuRatios(nodes.store.list()) ?? [])])),
-      distinctUntilChanged(),
-      mergeMap(() => services.store.list().filter(topologyModeAuto).map((service) => `${service.metadata.namespace}/${service.metadata.name}`)),
-    ),
+    events$: defer(() => {
+      let last: string | undefined;
+      return nodes.events$.pipe(
+        filter((event) => event.type !== 'resync'),
+        mergeMap(() => {
+          const auto = services.store.indexKeys(TOPOLOGY_AUTO_INDEX, 'Auto');
+          if (auto.length === 0) {
+            last = undefined;
+            return [];
+          }
+          const shares = JSON.stringify([...(zoneCpuRatios(nodes.store.list()) ?? [])]);
+          if (shares === last) return [];
+          last = shares;
+          return auto;
+        }),
+      );
+    }),
     synced$: nodes.synced$,
   };
 }

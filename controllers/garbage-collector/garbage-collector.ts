@@ -5,7 +5,7 @@ import { mergeByKey } from '../../operators/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
 import { collect } from './collect.js';
-import { OWNER_INDEX, OwnershipGraph, ownerUids } from './graph.js';
+import { OwnershipGraph } from './graph.js';
 import { identityKey, parseIdentityKey } from './identity.js';
 import { triggeredBy } from './triggers.js';
 
@@ -51,7 +51,9 @@ export function garbageCollector(ctx: ControllerContext, options: GarbageCollect
       (type) => {
         // The graph reads owners, finalizers and deletion state only: managedFields (most of a
         // metadata-only object's bytes) are dropped rather than kept for every object in the cluster.
-        const informer = ctx.informers.informer<KubeObject>(type, { metadataOnly: true, transform: stripManagedFields, indexers: { [OWNER_INDEX]: ownerUids } });
+        // Dependents are found through the informer's own owner index, which a cache of views keeps
+        // from the ownerReferences' bytes: a renewal that leaves them alone decodes nothing for it.
+        const informer = ctx.informers.informer<KubeObject>(type, { metadataOnly: true, transform: stripManagedFields, ownerIndex: true });
         graph.watch(type, informer);
         return informer.events$.pipe(
           mergeMap((event) => triggeredBy(event, type, graph).map(identityKey)),

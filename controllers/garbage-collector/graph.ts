@@ -1,10 +1,6 @@
 import type { KubeObject } from '../../src/api/index.js';
 import type { ApiResource, Informer } from '../../src/client/index.js';
-import { groupOf, ownerReferences, type Identity } from './identity.js';
-
-/** The index every watched type gets: an object is filed under the uid of each of its owners. */
-export const OWNER_INDEX = 'gc-owner-uid';
-export const ownerUids = (object: KubeObject): string[] => ownerReferences(object).map((ref) => ref.uid);
+import { groupOf, type Identity } from './identity.js';
 
 /** A dependent found in the caches, with its type. */
 export interface Dependent {
@@ -56,7 +52,7 @@ export class OwnershipGraph {
   dependents(uid: string): Dependent[] {
     const found: Dependent[] = [];
     for (const { type, informer } of this.#caches.values()) {
-      for (const object of informer.store.byIndex(OWNER_INDEX, uid)) found.push({ type, object });
+      for (const object of informer.byOwner(uid)) found.push({ type, object });
     }
     return found;
   }

@@ -1,5 +1,5 @@
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type KubeObject, type OwnerReference } from '../../src/api/index.js';
-import type { ApiResource, InformerEvent } from '../../src/client/index.js';
+import { sameOwnerReferences, type ApiResource, type InformerEvent } from '../../src/client/index.js';
 import type { OwnershipGraph } from './graph.js';
 import { identityOf, ownerIdentity, ownerReferences, type Identity } from './identity.js';
 
@@ -39,6 +39,9 @@ export function triggeredBy(event: InformerEvent<KubeObject>, type: ApiResource,
     case 'resync':
       return needsCollecting(object) ? [identityOf(object, type)] : [];
     case 'updated': {
+      // The same references' bytes (most updates: a Lease renewal, a status write): nothing
+      // released, nothing changed, so only a pending orphan or foreground deletion asks for a look.
+      if (sameOwnerReferences(event.old, object)) return waitsForCollector(object) ? [identityOf(object, type)] : [];
       // An owner this object no longer blocks: no longer referenced, or no longer with blockOwnerDeletion.
       const blocks = new Map(ownerReferences(object).map((ref) => [ref.uid, ref.blockOwnerDeletion === true]));
       const released = new Set(ownerReferences(event.old).filter((ref) => !blocks.has(ref.uid) || (ref.blockOwnerDeletion === true && !blocks.get(ref.uid))).map((ref) => ref.uid));

@@ -1,4 +1,4 @@
-import { rfc3339, type Lease, type Node } from '../../src/api/index.js';
+import { rfc3339, type Node } from '../../src/api/index.js';
 
 /** The conditions a node agent reports and the controller turns Unknown when it goes silent. */
 export const NODE_CONDITIONS = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'] as const;
@@ -18,6 +18,17 @@ interface Observed {
   reported: boolean;
 }
 
+/** What node health reads of one Node version (node-reading.ts reads it once per version). */
+export interface NodeReport {
+  readonly name: string;
+  /** The Ready condition's status; undefined when the node has none (it never reported). */
+  readonly ready: string | undefined;
+  /** The Ready condition's lastHeartbeatTime. */
+  readonly heartbeat: string | undefined;
+  /** `metadata.creationTimestamp` parsed (NaN when absent). */
+  readonly created: number;
+}
+
 /**
  * When each node's agent last showed it is alive, by this controller's clock: a new Ready
  * heartbeat in the node's status or a newer `renewTime` on its Lease (upstream's
@@ -28,21 +39,21 @@ interface Observed {
 export class NodeHealth {
   readonly #observed = new Map<string, Observed>();
 
-  /** Records what the node and its Lease say now; returns when the agent was last heard from. */
-  observe(node: Node, lease: Lease | undefined, now: number): number {
-    const name = node.metadata.name!;
-    const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
-    const heartbeat = ready?.lastHeartbeatTime;
-    const leaseRenew = lease?.spec?.renewTime;
+  /**
+   * Records what the node and its Lease say now; returns when the agent was last heard from.
+   * `leaseRenew` is the Lease's `spec.renewTime`, `hasLease` whether the node has a Lease at all.
+   */
+  observe(node: NodeReport, hasLease: boolean, leaseRenew: string | undefined, now: number): number {
+    const { name, heartbeat } = node;
+    const reported = node.ready !== undefined;
     const seen = this.#observed.get(name);
     if (seen === undefined) {
       // A node that never reported is judged from its creation (its startup grace), as upstream.
-      const created = Date.parse(node.metadata.creationTimestamp ?? '');
-      const probeAt = ready === undefined && lease === undefined && Number.isFinite(created) ? Math.min(created, now) : now;
-      this.#observed.set(name, { probeAt, heartbeat, leaseRenew, reported: ready !== undefined });
+      const probeAt = !reported && !hasLease && Number.isFinite(node.created) ? Math.min(node.created, now) : now;
+      this.#observed.set(name, { probeAt, heartbeat, leaseRenew, reported });
       return probeAt;
     }
-    if (heartbeat !== seen.heartbeat || (ready !== undefined && !seen.reported)) {
+    if (heartbeat !== seen.heartbeat || (reported && !seen.reported)) {
       seen.heartbeat = heartbeat;
       seen.probeAt = now;
     }
@@ -52,7 +63,7 @@ export class NodeHealth {
       seen.leaseRenew = leaseRenew;
       seen.probeAt = now;
     }
-    seen.reported ||= ready !== undefined;
+    seen.reported ||= reported;
     return seen.probeAt;
   }
 

@@ -4,10 +4,11 @@ import { builtin, type Client, type EventSink, type Informer } from '../../src/c
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
 import { NodeHealth, unknownConditions } from './node-health.js';
+import { NodeReadings, type NodeReading } from './node-reading.js';
 import { conditionTaintKey, noExecuteKey, withManagedTaints } from './node-taints.js';
 import { POD_NODE_INDEX, podNodeIndex } from './pods-on-node.js';
 import { ZoneLimiter } from './zone-limiter.js';
-import { readyStatus, zoneOf, zoneRate, zoneStates, type ZoneState } from './zone-state.js';
+import { zoneRate, zoneStates, type ZoneState } from './zone-state.js';
 
 export interface NodeLifecycleOptions {
   /** `--node-monitor-period` (5 s): how often nodes are judged. */
@@ -76,17 +77,12 @@ export function nodeLifecycleController(ctx: ControllerContext, options: NodeLif
 /** What outlives one pass: when each node was last heard from, the zones' limiters and states, the nodes waiting for a NoExecute taint. */
 class LifecycleState {
   readonly health = new NodeHealth();
+  /** Each node's and Lease's current version as the pass reads it (status, labels, renewTime). */
+  readonly readings = new NodeReadings();
   readonly limiters = new Map<string, ZoneLimiter>();
   readonly zones = new Map<string, ZoneState>();
   /** Nodes waiting for their zone's limiter, in the order they failed (a Map keeps insertion order). */
   readonly waiting = new Map<string, string>();
-  /**
-   * Node versions (the informer's objects) judged Ready with none of this loop's taints: a pass has
-   * nothing to do for them but keep them off `waiting`, so it does not judge them again. An idle
-   * cluster's pass over 5,000 nodes every 5 s is then a map lookup per node. A new version is a
-   * new object, judged afresh.
-   */
-  readonly settled = new WeakSet<Node>();
   allDisrupted = false;
 
   constructor(readonly options: NodeLifecycleOptions) {}
@@ -116,29 +112,35 @@ async function monitorPass(input: PassInput): Promise<void> {
   const { state, options, now } = input;
   const errors: unknown[] = [];
   const collect = (error: unknown) => void errors.push(error);
-  // 1. Silent nodes' conditions turn Unknown; what follows judges the nodes as written.
-  const current: Node[] = [];
+  // 1. Silent nodes' conditions turn Unknown; what follows judges the nodes as written. A node's
+  // version is read once (NodeReadings), so an idle cluster's pass over 5,000 nodes every 5 s is
+  // a few map lookups per node.
+  const current: { node: Node; reading: NodeReading }[] = [];
   const present = new Set<string>();
-  for (const cached of input.nodes.store.list()) {
-    const name = cached.metadata.name!;
+  for (const name of [...input.nodes.store.keys()]) {
+    const cached = input.nodes.store.get(name);
+    if (cached === undefined) continue;
     present.add(name);
-    const heardAt = state.health.observe(cached, input.leases.store.get(`${NODE_LEASE_NAMESPACE}/${name}`), now);
-    const grace = readyStatus(cached) === undefined ? options.startupGracePeriodMs : options.gracePeriodMs;
-    let node = cached;
+    const reading = state.readings.node(name, cached);
+    const lease = input.leases.store.get(`${NODE_LEASE_NAMESPACE}/${name}`);
+    const heardAt = state.health.observe(reading, lease !== undefined, lease && state.readings.lease(name, lease), now);
+    const grace = reading.ready === undefined ? options.startupGracePeriodMs : options.gracePeriodMs;
+    let judged = { node: cached, reading };
     if (now - heardAt > grace) {
       const written = await markUnknown(input.client, cached, now).catch((error: unknown) => void collect(error));
       if (written) {
-        node = written;
-        if (readyStatus(cached) === 'True') input.events.record(nodeRef(node), 'Normal', 'NodeNotReady', `Node ${name} status is now: NodeNotReady`);
+        judged = { node: written, reading: state.readings.node(name, written) };
+        if (reading.ready === 'True') input.events.record(nodeRef(written), 'Normal', 'NodeNotReady', `Node ${name} status is now: NodeNotReady`);
       }
     }
-    current.push(node);
+    current.push(judged);
   }
   for (const name of [...state.health.names()]) if (!present.has(name)) state.health.forget(name);
+  for (const name of [...state.readings.names()]) if (!present.has(name)) state.readings.forget(name);
   for (const name of [...state.waiting.keys()]) if (!present.has(name)) state.waiting.delete(name);
 
   // 2. Zone states and their rates.
-  const zones = zoneStates(current, options.unhealthyZoneThreshold);
+  const zones = zoneStates(current.map((judged) => judged.reading), options.unhealthyZoneThreshold);
   const allDisrupted = zones.size > 0 && [...zones.values()].every((z) => z.state === 'FullDisruption');
   if (state.allDisrupted && !allDisrupted) state.health.resetAll(now);
   state.allDisrupted = allDisrupted;
@@ -153,21 +155,20 @@ async function monitorPass(input: PassInput): Promise<void> {
   // first, in the order they failed: each takes its zone's token before its first await.
   const rank = new Map([...state.waiting.keys()].map((name, i) => [name, i]));
   const last = rank.size;
-  current.sort((a, b) => (rank.get(a.metadata.name!) ?? last) - (rank.get(b.metadata.name!) ?? last));
+  current.sort((a, b) => (rank.get(a.reading.name) ?? last) - (rank.get(b.reading.name) ?? last));
   await Promise.all(
-    current.map((node) => {
-      if (!state.settled.has(node)) return syncNode(input, node).catch(collect);
-      state.waiting.delete(node.metadata.name!);
+    current.map(({ node, reading }) => {
+      if (!reading.settled) return syncNode(input, node, reading).catch(collect);
+      state.waiting.delete(reading.name);
       return undefined;
     }),
   );
   if (errors.length > 0) throw errors[0];
 }
 
-async function syncNode(input: PassInput, node: Node): Promise<void> {
+async function syncNode(input: PassInput, node: Node, reading: NodeReading): Promise<void> {
   const { state, now } = input;
-  const name = node.metadata.name!;
-  const ready = readyStatus(node);
+  const { name, ready, zone } = reading;
   const key = conditionTaintKey(ready);
   let noExecute: string | undefined;
   if (key === undefined || state.allDisrupted) {
@@ -177,20 +178,20 @@ async function syncNode(input: PassInput, node: Node): Promise<void> {
     // A node already tainted for the other cause swaps at once: its eviction was paid for.
     if (tainted !== undefined) noExecute = key;
     else {
-      if (!state.waiting.has(name)) state.waiting.set(name, zoneOf(node));
-      if (state.limiter(zoneOf(node)).tryTake(now)) noExecute = key;
+      if (!state.waiting.has(name)) state.waiting.set(name, zone);
+      if (state.limiter(zone).tryTake(now)) noExecute = key;
     }
     if (noExecute !== undefined) state.waiting.delete(name);
   }
   const taints = withManagedTaints(node, { NoSchedule: key, NoExecute: noExecute }, rfc3339(now));
-  if (ready === 'True' && taints === undefined) state.settled.add(node);
+  if (ready === 'True' && taints === undefined) reading.settled = true;
   if (taints !== undefined) {
     try {
       await input.client.patch(builtin.nodes, name, { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints } });
     } catch (error) {
       // The token is spent either way; a conflict is judged again next pass.
       if (!isStatusError(error, 'Conflict') && !isStatusError(error, 'NotFound')) throw error;
-      if (noExecute !== undefined && noExecuteKey(node) === undefined) state.waiting.set(name, zoneOf(node));
+      if (noExecute !== undefined && noExecuteKey(node) === undefined) state.waiting.set(name, zone);
     }
   }
   if (ready !== 'True') await markPodsNotReady(input.client, input.pods.store.byIndex(POD_NODE_INDEX, name), now);

@@ -58,13 +58,12 @@ export function zoneRate(state: ZoneState, zoneSize: number, rates: EvictionRate
   return rates.primary;
 }
 
-/** Groups nodes by zone with each zone's state. */
-export function zoneStates(nodes: readonly Node[], unhealthyThreshold: number): Map<string, { state: ZoneState; size: number }> {
+/** Groups nodes (each its zone, `zoneOf`, and its Ready status, `readyStatus`) by zone with each zone's state. */
+export function zoneStates(nodes: readonly { readonly zone: string; readonly ready: string | undefined }[], unhealthyThreshold: number): Map<string, { state: ZoneState; size: number }> {
   const counts = new Map<string, { ready: number; notReady: number }>();
-  for (const node of nodes) {
-    const zone = zoneOf(node);
+  for (const { zone, ready } of nodes) {
     const count = counts.get(zone) ?? { ready: 0, notReady: 0 };
-    if (readyStatus(node) === 'True') count.ready++;
+    if (ready === 'True') count.ready++;
     else count.notReady++;
     counts.set(zone, count);
   }

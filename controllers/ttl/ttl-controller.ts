@@ -22,10 +22,12 @@ export function ttlController(ctx: ControllerContext): Observable<ControllerResu
   const recount$ = nodes.events$.pipe(
     filter((event) => event.type === 'added' || event.type === 'deleted'),
     mergeMap(() => {
-      const next = ttlStep(nodes.store.list().length, step);
+      // The count and the keys (a Node's key is its name) read no object: a pass over every node per
+      // registration made thousands of nodes joining quadratic.
+      const next = ttlStep(nodes.store.size, step);
       if (next === step) return [];
       step = next;
-      return nodes.store.list().map((node) => node.metadata.name!);
+      return [...nodes.store.keys()];
     }),
   );
   return controller<unknown>({

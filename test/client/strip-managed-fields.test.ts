@@ -47,6 +47,30 @@ describe('stripManagedFields on a lazy (JSON) object', () => {
     expect([record.name, record.namespace, record.resourceVersion, record.labelValues(), record.ownerValues()]).toEqual(['p', 'n', '7', ['app=a'], ['rs']]);
   });
 
+  // The cut record's labels, owners and members are moved, not scanned again: wherever the cut
+  // falls, they must be where a fresh scan of the new text finds them.
+  const owners = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'r', uid: 'rs', controller: true }];
+  const placements: [string, Record<string, unknown>][] = [
+    ['before the labels and owners', { managedFields: managed, name: 'p', namespace: 'n', resourceVersion: '7', labels: { app: 'a' }, ownerReferences: owners }],
+    ['between them', { name: 'p', namespace: 'n', resourceVersion: '7', labels: { app: 'a' }, managedFields: managed, ownerReferences: owners }],
+    ['after them', { name: 'p', namespace: 'n', resourceVersion: '7', labels: { app: 'a' }, ownerReferences: owners, managedFields: managed }],
+  ];
+  for (const [where, metadata] of placements) {
+    it(`files the cut record as a fresh scan does, managedFields ${where}`, () => {
+      const object = { apiVersion: 'v1', kind: 'Pod', metadata, spec: { nodeName: 'n1' }, status: { phase: 'Running' } };
+      const stripped = stripManagedFields(lazy(object, '{"type":"MODIFIED","object":'));
+      const record = recordOf(stripped) as LazyRecord;
+      const fresh = recordOf(lazyObject<KubeObject>(record.text, 0)) as LazyRecord;
+      const filed = (r: LazyRecord) => [r.name, r.namespace, r.resourceVersion, r.labelsText(), r.labelValues(), r.ownerValues(), r.labelsStart, r.labelsEnd, r.ownersStart, r.ownersEnd];
+      expect(filed(record)).toEqual(filed(fresh));
+      expect(record.ownerValues()).toEqual(['rs']);
+      expect(record.sameOwners(fresh)).toBe(true);
+      expect((stripped as unknown as { spec: { nodeName: string } }).spec.nodeName).toBe('n1');
+      expect(stripped.metadata.ownerReferences).toEqual(owners);
+      expect(JSON.parse(JSON.stringify(stripped))).toEqual(withoutManaged(object));
+    });
+  }
+
   it('copies a plain object without the member, as before', () => {
     const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', managedFields: managed } } as unknown as KubeObject;
     expect(stripManagedFields(object)).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });

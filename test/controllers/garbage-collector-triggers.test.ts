@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/api/index.js';
-import type { ApiResource } from '../../src/client/index.js';
+import { sameOwnerReferences, type ApiResource } from '../../src/client/index.js';
+import { lazyObject } from '../../src/client/lazy/json-view.js';
 import { OwnershipGraph } from '../../controllers/garbage-collector/graph.js';
 import { triggeredBy } from '../../controllers/garbage-collector/triggers.js';
 
@@ -34,5 +35,32 @@ describe('garbage collector triggers', () => {
   it('an object being deleted with the foreground or orphan finalizer is looked at on every update', () => {
     const deleting = (t: string) => lease(t, { deletionTimestamp: '2026-11-27T00:00:00Z', finalizers: ['foregroundDeletion'] });
     expect(looked(deleting('t1'), deleting('t2'))).toEqual(['lease-uid']);
+  });
+
+  // The informer hands out views over each version's bytes: an update whose ownerReferences are
+  // the same bytes is passed over without decoding them, and must answer as the decoded path does.
+  describe('on cache views', () => {
+    const view = (object: KubeObject) => lazyObject<KubeObject>(JSON.stringify(object), 0);
+
+    it('a renewal with the same references\' bytes is not looked at; the views say so without decoding', () => {
+      expect(sameOwnerReferences(view(lease('t1')), view(lease('t2')))).toBe(true);
+      expect(looked(view(lease('t1')), view(lease('t2')))).toEqual([]);
+    });
+
+    it('an object being deleted with a finalizer the collector owns is still looked at', () => {
+      const deleting = (t: string) => view(lease(t, { deletionTimestamp: '2026-11-27T00:00:00Z', finalizers: ['orphan'] }));
+      expect(looked(deleting('t1'), deleting('t2'))).toEqual(['lease-uid']);
+    });
+
+    it('changed references are compared as before (a dropped blocking owner too)', () => {
+      const otherRef = { apiVersion: 'v1', kind: 'ConfigMap', name: 'c', uid: 'cm-uid' };
+      const blocking = view(lease('t1', { ownerReferences: [{ ...nodeRef, blockOwnerDeletion: true }, otherRef] }));
+      expect(sameOwnerReferences(blocking, view(lease('t2', { ownerReferences: [otherRef] })))).toBe(false);
+      expect(looked(blocking, view(lease('t2', { ownerReferences: [otherRef] })))).toEqual(['lease-uid', 'node-uid']);
+    });
+
+    it('plain objects are never taken as the same (they are compared decoded)', () => {
+      expect(sameOwnerReferences(lease('t1'), lease('t1'))).toBe(false);
+    });
   });
 });

@@ -35,3 +35,24 @@ export function recordOf(value: unknown): CachedRecord | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   return (value as { [RECORD]?: CachedRecord })[RECORD];
 }
+
+/**
+ * An object's `metadata.resourceVersion`, from its record when it is a cache's view (nothing
+ * decoded: a protobuf view would decode its whole ObjectMeta for it). A loop that looks at every
+ * cached object each pass compares it to skip the versions it has read already.
+ */
+export function resourceVersionOf(object: { readonly metadata: { readonly resourceVersion?: string | undefined } }): string | undefined {
+  const record = recordOf(object);
+  return record ? record.resourceVersion : object.metadata.resourceVersion;
+}
+
+/**
+ * True when `a` and `b` are cache views whose `metadata.ownerReferences` are surely the same (the
+ * same bytes; both absent counts): a loop that only follows owners can pass over an update
+ * without decoding them. False means "maybe not": compare the decoded references then.
+ */
+export function sameOwnerReferences(a: unknown, b: unknown): boolean {
+  const before = recordOf(a);
+  const after = recordOf(b);
+  return before !== undefined && after !== undefined && before.sameOwners(after);
+}

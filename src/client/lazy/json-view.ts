@@ -148,7 +148,19 @@ export function withoutMetadataMember<T extends KubeObject>(object: T, member: s
   if (f < 0) return object;
   // With the comma that joins it to its neighbour: the one before it, else the one after it.
   const [cutStart, cutEnd] = f > 0 ? [meta[f - 1]!, meta[f + 3]!] : f + 4 < meta.length ? [meta[f]!, meta[f + 4]!] : [meta[f]!, meta[f + 3]!];
-  return lazyObject<T>(text.slice(start, cutStart) + text.slice(cutEnd, end), 0);
+  const cutText = text.slice(start, cutStart) + text.slice(cutEnd, end);
+  // Where the record's members land in the new text: what it knows (name, namespace, version) is
+  // unchanged, and the labels, the owners and the object's members only move, so they are moved
+  // rather than found again by a second scan (this runs on every Lease renewal the garbage
+  // collector's informers see). A cut that takes the labels or the owners themselves is scanned.
+  const cutLength = cutEnd - cutStart;
+  // (An extent's end is exclusive: one that ends where the cut starts is before it.)
+  const moved = (at: number) => (at < 0 ? at : at < cutStart ? at - start : at - start - cutLength);
+  const movedEnd = (at: number) => (at < 0 ? at : at <= cutStart ? at - start : at - start - cutLength);
+  const inCut = (from: number) => from >= cutStart && from < cutEnd;
+  if (inCut(record.labelsStart) || inCut(record.ownersStart)) return lazyObject<T>(cutText, 0);
+  const cut = new LazyRecord(cutText, 0, record.name, record.namespace, record.resourceVersion, moved(record.labelsStart), movedEnd(record.labelsEnd), moved(record.ownersStart), movedEnd(record.ownersEnd));
+  return cut.view<T>(ranges.map((at, i) => (i % 2 === 0 ? moved(at) : movedEnd(at))));
 }
 
 function makeView(text: string, start: number, record: LazyRecord | undefined, members?: number[]): object {
