@@ -9,6 +9,9 @@
 // (phase Running, Ready and ContainersReady True, as a node agent writes when its container
 // starts), by up to 32 writes in flight, so the ReplicaSets' and Deployments' status follow the
 // pods as they do with nodes. Otherwise the pods stay Pending and nothing but the manager writes.
+// NODES=<n> (with RUNNING=1) adds n Node objects without agents: Ready, their Leases renewed by
+// the bench every 10 s (the node lifecycle loop keeps them healthy), each pod bound to one of them
+// (the binding subresource, round robin) before its status patch, as the scheduler would.
 //
 // Per BUCKET (10,000) pods created: the seconds the bucket took, its creation rate, the manager's
 // and the API server's CPU ms per created pod (from /proc: CPU per pod does not depend on the
@@ -23,7 +26,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
-import type { Deployment } from '../../src/api/index.js';
+import { microTime, type Deployment } from '../../src/api/index.js';
 import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index.js';
 import { cpuTicks, MS_PER_TICK, residentMb } from '../support/proc.js';
 import { log, startControlPlane } from './control-plane.js';
@@ -35,6 +38,7 @@ const REPLICAS = Number(process.env['REPLICAS'] ?? 100);
 const CREATE_RATE = Number(process.env['CREATE_RATE'] ?? 500);
 const TIMEOUT_MS = Number(process.env['TIMEOUT_S'] ?? 1800) * 1000;
 const RUNNING = process.env['RUNNING'] === '1';
+const NODES = Number(process.env['NODES'] ?? 0);
 const NAMESPACE = 'fill';
 const settings = { managerQps: process.env['CM_QPS'] ?? '500', managerBurst: process.env['CM_BURST'] ?? '1000', schedulerQps: '1000', schedulerBurst: '2000' };
 
@@ -59,8 +63,47 @@ for (;;) {
   }
 }
 
+// Nodes without agents: created Ready, their Leases renewed from here.
+const nodeName = (i: number) => `fill-node-${i}`;
+const renewLeases = async (create: boolean): Promise<void> => {
+  for (let i = 0; i < NODES; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, NODES - i) }, (_, j) => {
+        const name = nodeName(i + j);
+        const spec = { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime() };
+        return create
+          ? client.create(builtin.leases, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: 'kube-node-lease' }, spec }, { namespace: 'kube-node-lease' })
+          : client.patch(builtin.leases, name, { spec }, { namespace: 'kube-node-lease', type: 'merge' });
+      }),
+    );
+  }
+};
+let leaseTimer: NodeJS.Timeout | undefined;
+if (NODES > 0) {
+  await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-node-lease' } }).catch(() => undefined);
+  for (let i = 0; i < NODES; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, NODES - i) }, async (_, j) => {
+        const name = nodeName(i + j);
+        await client.create(builtin.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } }, spec: {} });
+        const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+        await client.patchStatus(
+          builtin.nodes,
+          name,
+          { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: at, lastTransitionTime: at }], allocatable: { cpu: '1000', memory: '10000Gi', pods: '1000' }, capacity: { cpu: '1000', memory: '10000Gi', pods: '1000' } } },
+          { type: 'merge' },
+        );
+      }),
+    );
+  }
+  await renewLeases(true);
+  leaseTimer = setInterval(() => void renewLeases(false).catch((error: unknown) => log(`lease renewal: ${(error as Error).message}`)), 10_000);
+  log(`${NODES} Nodes created Ready, their Leases renewed every 10 s`);
+}
+
 let created = 0;
 let running = 0;
+let bound = 0;
 const toRun: string[] = [];
 let inFlight = 0;
 const runNext = (): void => {
@@ -69,8 +112,11 @@ const runNext = (): void => {
     inFlight += 1;
     const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const ready = (type: string) => ({ type, status: 'True', lastTransitionTime: at });
-    client
-      .patchStatus(builtin.pods, name, { status: { phase: 'Running', startTime: at, conditions: [ready('Initialized'), ready('Ready'), ready('ContainersReady'), ready('PodScheduled')] } }, { namespace: NAMESPACE, type: 'merge' })
+    const node = NODES > 0 ? nodeName(bound++ % NODES) : undefined;
+    (node === undefined ? Promise.resolve() : client.bind(name, node, { namespace: NAMESPACE }))
+      .then(() =>
+        client.patchStatus(builtin.pods, name, { status: { phase: 'Running', startTime: at, conditions: [ready('Initialized'), ready('Ready'), ready('ContainersReady'), ready('PodScheduled')] } }, { namespace: NAMESPACE, type: 'merge' }),
+      )
       .then(
         () => (running += 1),
         (error: unknown) => log(`status of ${name}: ${(error as Error).message}`),
@@ -175,6 +221,7 @@ while (created < TOTAL) {
 }
 stop = true;
 await paced;
+clearInterval(leaseTimer);
 
 const buckets = marks.slice(1).map((m, i) => {
   const prev = marks[i]!;
@@ -190,7 +237,7 @@ const buckets = marks.slice(1).map((m, i) => {
     load: `${prev.load} → ${m.load}`,
   };
 });
-console.log(JSON.stringify({ pods: TOTAL, created, running, buckets, settings: { runningPatches: RUNNING, createRate: CREATE_RATE, replicasPerDeployment: REPLICAS, cmQps: `${settings.managerQps}/${settings.managerBurst}` }, managerRssMb: residentMb(plane.manager.pid!), apiserverRssMb: residentMb(plane.apiserver.pid!) }, null, 2));
+console.log(JSON.stringify({ pods: TOTAL, created, running, buckets, settings: { runningPatches: RUNNING, nodes: NODES, createRate: CREATE_RATE, replicasPerDeployment: REPLICAS, cmQps: `${settings.managerQps}/${settings.managerBurst}` }, managerRssMb: residentMb(plane.manager.pid!), apiserverRssMb: residentMb(plane.apiserver.pid!) }, null, 2));
 podInformer.stop();
 await client.close();
 await plane.stop();
