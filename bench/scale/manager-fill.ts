@@ -15,8 +15,8 @@
 //
 // Per BUCKET (10,000) pods created: the seconds the bucket took, its creation rate, the manager's
 // and the API server's CPU ms per created pod (from /proc: CPU per pod does not depend on the
-// machine's load the way a rate does) and the API requests per pod by verb and resource. The load
-// average is printed beside every bucket.
+// machine's load the way a rate does), the server's mean time per pod create, and the API requests
+// per pod by verb and resource. The load average is printed beside every bucket.
 //
 // Knobs: PODS, BUCKET, REPLICAS, CREATE_RATE, CM_QPS/CM_BURST (500/1000 as density),
 // TIMEOUT_S (1800), MANAGER_CPU_PROF=<dir> (the manager's --cpu-prof profile, written when it
@@ -25,7 +25,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent } from 'undici';
+import { Agent, request } from 'undici';
 import { microTime, type Deployment } from '../../src/api/index.js';
 import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index.js';
 import { cpuTicks, MS_PER_TICK, residentMb } from '../support/proc.js';
@@ -138,12 +138,26 @@ podInformer.events$.subscribe((event) => {
 });
 await new Promise<void>((resolve) => podInformer.synced$.subscribe((synced) => synced && resolve()));
 
+/** The API server's POST pods requests: count and seconds in all (apiserver_request_duration_seconds, summed over the other labels). */
+async function createLatency(): Promise<{ count: number; sum: number }> {
+  const res = await request(new URL('/metrics', target.server), { dispatcher: metricsAgent, headers: target.token ? { authorization: `Bearer ${target.token}` } : {} });
+  const out = { count: 0, sum: 0 };
+  for (const line of (await res.body.text()).split('\n')) {
+    const sum = line.startsWith('apiserver_request_duration_seconds_sum{');
+    if (!sum && !line.startsWith('apiserver_request_duration_seconds_count{')) continue;
+    if (!line.includes('verb="POST"') || !line.includes('resource="pods"') || /subresource="[^"]+"/.test(line)) continue;
+    out[sum ? 'sum' : 'count'] += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return out;
+}
+
 interface Mark {
   readonly pods: number;
   readonly at: number;
   readonly manager: number;
   readonly apiserver: number;
   readonly counts: RequestCounts;
+  readonly creates: { count: number; sum: number };
   readonly load: string;
 }
 const mark = async (pods: number): Promise<Mark> => ({
@@ -152,6 +166,7 @@ const mark = async (pods: number): Promise<Mark> => ({
   manager: cpuTicks(plane.manager.pid!),
   apiserver: cpuTicks(plane.apiserver.pid!),
   counts: await requestCounts(target.server, target.token, metricsAgent),
+  creates: await createLatency(),
   load: load(),
 });
 
@@ -207,7 +222,7 @@ while (created < TOTAL) {
     const prev = marks.at(-1)!;
     marks.push(m);
     const pods = m.pods - prev.pods;
-    log(`${m.pods} pods: bucket ${((m.at - prev.at) / 1000).toFixed(1)} s, ${((pods * 1000) / (m.at - prev.at)).toFixed(1)} pods/s, manager ${(((m.manager - prev.manager) * MS_PER_TICK) / pods).toFixed(2)} ms/pod, apiserver ${(((m.apiserver - prev.apiserver) * MS_PER_TICK) / pods).toFixed(2)} ms/pod; load ${m.load}`);
+    log(`${m.pods} pods: bucket ${((m.at - prev.at) / 1000).toFixed(1)} s, ${((pods * 1000) / (m.at - prev.at)).toFixed(1)} pods/s, manager ${(((m.manager - prev.manager) * MS_PER_TICK) / pods).toFixed(2)} ms/pod, apiserver ${(((m.apiserver - prev.apiserver) * MS_PER_TICK) / pods).toFixed(2)} ms/pod, create ${(((m.creates.sum - prev.creates.sum) * 1000) / Math.max(1, m.creates.count - prev.creates.count)).toFixed(1)} ms mean; load ${m.load}`);
   }
   if (elapsed - lastReport > 15_000) {
     lastReport = elapsed;
@@ -233,6 +248,9 @@ const buckets = marks.slice(1).map((m, i) => {
     managerCpuMsPerPod: Number((((m.manager - prev.manager) * MS_PER_TICK) / pods).toFixed(2)),
     apiserverCpuMsPerPod: Number((((m.apiserver - prev.apiserver) * MS_PER_TICK) / pods).toFixed(2)),
     managerCpuPercent: Math.round(((m.manager - prev.manager) * MS_PER_TICK * 100) / (m.at - prev.at)),
+    // The server's time per pod create (mean): with the manager's CPU well below a core, what
+    // paces the ReplicaSet loop's slow-start rounds.
+    podCreateMeanMs: Number((((m.creates.sum - prev.creates.sum) * 1000) / Math.max(1, m.creates.count - prev.creates.count)).toFixed(1)),
     requestsPerPod: perPod(prev.counts, m.counts, pods),
     load: `${prev.load} → ${m.load}`,
   };
