@@ -19,8 +19,9 @@
 // per pod by verb and resource. The load average is printed beside every bucket.
 //
 // Knobs: PODS, BUCKET, REPLICAS, CREATE_RATE, CM_QPS/CM_BURST (500/1000 as density),
-// TIMEOUT_S (1800), MANAGER_ARGS (more manager flags), MANAGER_CPU_PROF=<dir> (the manager's --cpu-prof profile, written when it
-// stops; cut it by time with bench/support/profile-window.ts), DAEMON_LOGS=1.
+// TIMEOUT_S (1800), MANAGER_ARGS (more manager flags, e.g. `--concurrent-replicaset-syncs=20`),
+// MANAGER_CPU_PROF=<dir> (the manager's --cpu-prof profile, written when it stops; cut it by time
+// with bench/support/profile-window.ts), DAEMON_LOGS=1.
 // `NODE_OPTIONS=--max-old-space-size=12288 PODS=100000 npm run bench:manager-fill`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
