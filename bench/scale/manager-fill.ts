@@ -11,7 +11,9 @@
 // pods as they do with nodes. Otherwise the pods stay Pending and nothing but the manager writes.
 // NODES=<n> (with RUNNING=1) adds n Node objects without agents: Ready, their Leases renewed by
 // the bench every 10 s (the node lifecycle loop keeps them healthy), each pod bound to one of them
-// (the binding subresource, round robin) before its status patch, as the scheduler would.
+// (the binding subresource, round robin) before its status patch, as the scheduler would. Keep n
+// small (100): on a loaded machine 1,000 renewals every 10 s from this process fell behind the
+// Leases' 40 s, the Nodes went NotReady and their pods were evicted, which spoils the counts.
 //
 // Per BUCKET (10,000) pods created: the seconds the bucket took, its creation rate, the manager's
 // and the API server's CPU ms per created pod (from /proc: CPU per pod does not depend on the
@@ -80,6 +82,10 @@ const renewLeases = async (create: boolean): Promise<void> => {
   }
 };
 let leaseTimer: NodeJS.Timeout | undefined;
+// One pass at a time: under load a pass of many renewals can outlast the period, and passes that
+// pile up would starve each other past the Lease's 40 s (the node lifecycle loop would mark the
+// Nodes NotReady, and the taint eviction would start deleting pods).
+let renewing = false;
 if (NODES > 0) {
   await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-node-lease' } }).catch(() => undefined);
   for (let i = 0; i < NODES; i += 50) {
@@ -98,7 +104,13 @@ if (NODES > 0) {
     );
   }
   await renewLeases(true);
-  leaseTimer = setInterval(() => void renewLeases(false).catch((error: unknown) => log(`lease renewal: ${(error as Error).message}`)), 10_000);
+  leaseTimer = setInterval(() => {
+    if (renewing) return;
+    renewing = true;
+    renewLeases(false)
+      .catch((error: unknown) => log(`lease renewal: ${(error as Error).message}`))
+      .finally(() => (renewing = false));
+  }, 10_000);
   log(`${NODES} Nodes created Ready, their Leases renewed every 10 s`);
 }
 
