@@ -11,9 +11,9 @@
 // pods as they do with nodes. Otherwise the pods stay Pending and nothing but the manager writes.
 // NODES=<n> (with RUNNING=1) adds n Node objects without agents: Ready, their Leases renewed by
 // the bench every 10 s (the node lifecycle loop keeps them healthy), each pod bound to one of them
-// (the binding subresource, round robin) before its status patch, as the scheduler would. Keep n
-// small (100): on a loaded machine 1,000 renewals every 10 s from this process fell behind the
-// Leases' 40 s, the Nodes went NotReady and their pods were evicted, which spoils the counts.
+// (the binding subresource, round robin) before its status patch, as the scheduler would. The
+// Leases go where the node lifecycle loop reads them (NODE_LEASE_NAMESPACE): anywhere else the
+// Nodes go NotReady after 40 s and their pods are evicted 300 s later, which spoils the counts.
 //
 // Per BUCKET (10,000) pods created: the seconds the bucket took, its creation rate, the manager's
 // and the API server's CPU ms per created pod (from /proc: CPU per pod does not depend on the
@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { microTime, type Deployment } from '../../src/api/index.js';
 import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index.js';
+import { NODE_LEASE_NAMESPACE } from '../../controllers/index.js';
 import { cpuTicks, MS_PER_TICK, residentMb } from '../support/proc.js';
 import { log, startControlPlane } from './control-plane.js';
 import { perPod, requestCounts, type RequestCounts } from './request-counts.js';
@@ -75,19 +76,17 @@ const renewLeases = async (create: boolean): Promise<void> => {
         const name = nodeName(i + j);
         const spec = { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime() };
         return create
-          ? client.create(builtin.leases, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: 'kube-node-lease' }, spec }, { namespace: 'kube-node-lease' })
-          : client.patch(builtin.leases, name, { spec }, { namespace: 'kube-node-lease', type: 'merge' });
+          ? client.create(builtin.leases, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: NODE_LEASE_NAMESPACE }, spec }, { namespace: NODE_LEASE_NAMESPACE })
+          : client.patch(builtin.leases, name, { spec }, { namespace: NODE_LEASE_NAMESPACE, type: 'merge' });
       }),
     );
   }
 };
 let leaseTimer: NodeJS.Timeout | undefined;
-// One pass at a time: under load a pass of many renewals can outlast the period, and passes that
-// pile up would starve each other past the Lease's 40 s (the node lifecycle loop would mark the
-// Nodes NotReady, and the taint eviction would start deleting pods).
+// One pass at a time: under load a pass of many renewals can outlast the period.
 let renewing = false;
 if (NODES > 0) {
-  await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-node-lease' } }).catch(() => undefined);
+  await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NODE_LEASE_NAMESPACE } }).catch(() => undefined);
   for (let i = 0; i < NODES; i += 50) {
     await Promise.all(
       Array.from({ length: Math.min(50, NODES - i) }, async (_, j) => {
