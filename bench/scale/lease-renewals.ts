@@ -9,21 +9,46 @@
 // the same time in every window, so the machine's load touches both alike (same-run A/B); the
 // figure is each server's CPU (/proc, all threads) per renewal answered in the window.
 //   AB_BEFORE=/tmp/before LEASES=2000 RATE=200 WINDOW_S=30 ROUNDS=5 npm run bench:lease-renewals
-import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+// With CONNECTIONS=<n> the renewals arrive as hollow nodes send them (the quiet machine's case,
+// reproducible under load): n clients of one socket each (Lease i renewed through client
+// i % n), one renewal in flight per socket, sent one at a time evenly spaced (a renewal every
+// 1000/RATE ms, not RATE/100 together every 10 ms), so each tends to have a loop turn to itself;
+// every socket is opened (a renewal each, 64 at a time) before the warm-up starts.
+// Each server runs with the V8 flags of its checkout's svc-apiserver shebang, as installed. With
+// AB_FLAGS='<flags>' (and no AB_BEFORE) two servers of this checkout run side by side, "before"
+// with no V8 flags and "after" with these (a same-run A/B of flags); GC_TRACE=1 runs both under
+// --trace-gc and counts their collections per 1,000 renewals (a count, not a time).
+// With NICE=<n> (e.g. -10; root) every thread of the servers and of this process runs at that
+// nice level, so on a loaded machine they get a core when they want one, as on a quiet machine:
+// the server's turns then carry what arrives in them, not what piled up while it waited for a core.
+// With PROFILE_SERVER=<file>.cpuprofile (one side only) the server profiles itself over the
+// last round and the split of that profile (bench/support/profile-split.ts) is printed.
+// With STRACE_S=<s> the last round also counts the server's syscalls for s seconds
+// (`strace -c -f -p`) and reports them per renewal: counts, which the machine's load does not move.
+//   LEASES=5000 CONNECTIONS=5000 RATE=500 WINDOW_S=30 ROUNDS=3 STRACE_S=10 npm run bench:lease-renewals
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Lease } from '../../src/api/index.js';
 import { builtin, Client, Informer, loadProtobufCodec } from '../../src/client/index.js';
-import { cpuTicks, MS_PER_TICK } from '../support/proc.js';
+import { cpuTicks, MS_PER_TICK, residentMb } from '../support/proc.js';
 
 const LEASES = Number(process.env['LEASES'] ?? 2000);
 const RATE = Number(process.env['RATE'] ?? 200);
 const WINDOW_MS = Number(process.env['WINDOW_S'] ?? 30) * 1000;
 const ROUNDS = Number(process.env['ROUNDS'] ?? 4);
 const WARMUP_MS = Number(process.env['WARMUP_S'] ?? 20) * 1000;
+const CONNECTIONS = process.env['CONNECTIONS'] === undefined ? undefined : Number(process.env['CONNECTIONS']);
+const AB_FLAGS = process.env['AB_FLAGS'];
+// Node flags added to every server's (e.g. --perf-basic-prof, for `perf record -g -p <pid>`).
+const SERVER_NODE_FLAGS = (process.env['SERVER_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
+const GC_TRACE = process.env['GC_TRACE'] === '1';
+const NICE = process.env['NICE'];
+const PROFILE = process.env['PROFILE_SERVER'] !== undefined;
+const STRACE_MS = Number(process.env['STRACE_S'] ?? 0) * 1000;
 const here = fileURLToPath(new URL('../..', import.meta.url));
 const before = process.env['AB_BEFORE'];
 const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
@@ -41,16 +66,53 @@ interface Side {
   readonly name: string;
   readonly server: ChildProcess;
   readonly client: Client;
+  /** The renewals' clients: `client` alone, or CONNECTIONS clients of one socket each. */
+  readonly renewers: Client[];
   readonly informers: Informer<Lease>[];
   readonly last: Lease[];
+  /** Collections seen in the server's --trace-gc output (GC_TRACE=1). */
+  readonly collections: { scavenges: number; marks: number };
   renewed: number;
   failed: number;
 }
 
-async function start(name: string, checkout: string): Promise<Side> {
-  const server = fork(join(checkout, 'bench/controllers/server.ts'), [join(dir, name)], { cwd: checkout, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+/** CPU ticks of the process's main thread (its task id is its pid): the rest is V8's and libuv's helper threads. */
+function mainThreadTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Every thread of `pid` (setpriority is per thread on Linux) at nice `level`. */
+function renice(pid: number, level: string): void {
+  const tids = readdirSync(`/proc/${pid}/task`);
+  const result = spawnSync('renice', ['-n', level, '-p', ...tids], { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (result.status !== 0) throw new Error(`renice ${level} of ${pid} failed: ${result.stderr.toString()}`);
+}
+
+/** The V8 flags of a bin's shebang (`#!/usr/bin/env -S node --flag …`), as it runs installed. */
+function shebangFlags(file: string): string[] {
+  return /^#!\/usr\/bin\/env -S (?:\S+=\S+ )*node((?: --\S+)*)/.exec(readFileSync(file, 'utf8').split('\n', 1)[0]!)?.[1]?.trim().split(' ').filter((f) => f !== '') ?? [];
+}
+
+async function start(name: string, checkout: string, nodeFlags = shebangFlags(join(checkout, 'src/cli/svc-apiserver.ts'))): Promise<Side> {
+  const server = fork(join(checkout, 'bench/controllers/server.ts'), [join(dir, name)], {
+    cwd: checkout,
+    execArgv: [...nodeFlags, ...SERVER_NODE_FLAGS, ...(GC_TRACE ? ['--trace-gc'] : []), '--import', 'tsx'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
   children.push(server);
-  const { svcconfig } = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: server.stdout! }).once('line', resolve))) as { svcconfig: string };
+  const lines = createInterface({ input: server.stdout! });
+  const collections = { scavenges: 0, marks: 0 };
+  const { svcconfig } = JSON.parse(
+    await new Promise<string>((resolve) =>
+      lines.on('line', (line) => {
+        if (line.startsWith('{')) return resolve(line);
+        // --trace-gc's lines: "[pid:addr:n] 1234 ms: Scavenge 40.1 (…) -> …" or "Mark-Compact" / "Mark-sweep".
+        if (/ ms: Scavenge/.test(line)) collections.scavenges++;
+        else if (/ ms: Mark/.test(line)) collections.marks++;
+      }),
+    ),
+  ) as { svcconfig: string };
   const client = await Client.fromSvcconfig(svcconfig, { userAgent: 'bench-lease-renewals', codec: await loadProtobufCodec(), connections: 64 });
   const last: Lease[] = [];
   for (let i = 0; i < LEASES; i += 64) {
@@ -66,57 +128,136 @@ async function start(name: string, checkout: string): Promise<Side> {
   const informers = [new Informer(client, builtin.leases), new Informer(client, builtin.leases, { metadataOnly: true })];
   for (const informer of informers) informer.start();
   await Promise.all(informers.map((informer) => informer.waitForSync()));
-  return { name, server, client, informers, last, renewed: 0, failed: 0 };
+  const codec = await loadProtobufCodec();
+  const renewers = CONNECTIONS === undefined ? [client] : await Promise.all(Array.from({ length: CONNECTIONS }, () => Client.fromSvcconfig(svcconfig, { userAgent: 'bench-lease-renewals', codec, connections: 1 })));
+  return { name, server, client, renewers, informers, last, collections, renewed: 0, failed: 0 };
 }
 
-const sides = before ? [await start('before', before), await start('after', here)] : [await start('this checkout', here)];
+const sides = before
+  ? [await start('before', before), await start('after', here)]
+  : AB_FLAGS !== undefined
+    ? [await start('before', here, []), await start('after', here, AB_FLAGS.split(' ').filter(Boolean))]
+    : [await start('this checkout', here)];
+if (NICE !== undefined) for (const pid of [process.pid, ...sides.map((side) => side.server.pid!)]) renice(pid, NICE);
 process.stderr.write(`${sides.map((s) => `${s.name} pid ${s.server.pid}`).join(', ')}; ${LEASES} Leases at ${RATE}/s; load ${load()}\n`);
 
-// Renewals round-robin, a tick every 10 ms; a Lease whose last renewal is still in flight waits its next turn.
+/** Lease i renewed once through its client. */
+const renewOnce = (side: Side, i: number): Promise<void> => {
+  const lease = side.last[i]!;
+  return side.renewers[i % side.renewers.length]!.update(builtin.leases, { ...lease, spec: { ...lease.spec, renewTime: microTime(Date.now()) } }).then(
+    (renewed) => {
+      side.last[i] = renewed;
+      side.renewed++;
+    },
+    () => void side.failed++,
+  );
+};
+
+// Every client's socket opened (its TLS handshake done) before the pacing starts, 64 at a time.
+if (CONNECTIONS !== undefined) {
+  for (const side of sides) {
+    for (let i = 0; i < Math.min(LEASES, CONNECTIONS); i += 64) await Promise.all(Array.from({ length: Math.min(64, LEASES - i, CONNECTIONS - i) }, (_, j) => renewOnce(side, i + j)));
+  }
+  process.stderr.write(`${CONNECTIONS} sockets open per server; load ${load()}\n`);
+}
+
+// Renewals round-robin; a Lease whose last renewal is still in flight waits its next turn.
 let next = 0;
 const inFlight = sides.map(() => new Set<number>());
-const ticker = setInterval(() => {
-  const n = RATE / 100;
-  for (let k = 0; k < n; k++) {
-    const i = next++ % LEASES;
-    sides.forEach((side, s) => {
-      if (inFlight[s]!.has(i)) return;
-      inFlight[s]!.add(i);
-      const lease = side.last[i]!;
-      side.client
-        .update(builtin.leases, { ...lease, spec: { ...lease.spec, renewTime: microTime(Date.now()) } })
-        .then(
-          (renewed) => {
-            side.last[i] = renewed;
-            side.renewed++;
-          },
-          () => void side.failed++,
-        )
-        .finally(() => inFlight[s]!.delete(i));
-    });
+const renew = (): void => {
+  const i = next++ % LEASES;
+  sides.forEach((side, s) => {
+    if (inFlight[s]!.has(i)) return;
+    inFlight[s]!.add(i);
+    void renewOnce(side, i).finally(() => inFlight[s]!.delete(i));
+  });
+};
+// Without CONNECTIONS: RATE/100 renewals together every 10 ms. With it: each when it is due
+// (a 1 ms timer sends those owed by now, usually one), so they arrive spread as the nodes' do.
+const paceStart = performance.now();
+let sent = 0;
+const ticker =
+  CONNECTIONS === undefined
+    ? setInterval(() => {
+        for (let k = 0; k < RATE / 100; k++) renew();
+      }, 10)
+    : setInterval(() => {
+        const owed = Math.floor(((performance.now() - paceStart) * RATE) / 1000);
+        // A stall of the bench (GC, a loaded machine) is not made up in a burst.
+        if (owed - sent > RATE / 50) sent = owed - 1;
+        while (sent < owed) {
+          sent++;
+          renew();
+        }
+      }, 1);
+
+/** The server's syscalls over `ms` (strace -c -f), by name: calls. */
+async function syscalls(pid: number, ms: number): Promise<Map<string, number>> {
+  const strace = spawn('strace', ['-c', '-f', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let out = '';
+  strace.stderr!.on('data', (chunk: Buffer) => void (out += chunk.toString()));
+  await sleep(ms);
+  strace.kill('SIGINT');
+  await new Promise((resolve) => strace.once('exit', resolve));
+  const calls = new Map<string, number>();
+  // strace -c's table: % time, seconds, usecs/call, calls, [errors,] syscall.
+  for (const line of out.split('\n')) {
+    const fields = line.trim().split(/\s+/);
+    if (fields.length >= 5 && /^\d+\.\d+$/.test(fields[0]!) && fields.at(-1) !== 'total') calls.set(fields.at(-1)!, Number(fields[3]));
   }
-}, 10);
+  return calls;
+}
+
+/** Each server's syscalls per renewal over STRACE_MS, the sides traced one after the other. */
+async function traceRound(): Promise<Record<string, string>> {
+  const row: Record<string, string> = {};
+  for (const side of sides) {
+    const renewedBefore = side.renewed;
+    const calls = await syscalls(side.server.pid!, STRACE_MS);
+    const renewals = Math.max(1, side.renewed - renewedBefore);
+    const per = [...calls].filter(([, n]) => n / renewals >= 0.05).sort((a, b) => b[1] - a[1]);
+    row[`${side.name} syscalls per renewal`] = per.map(([name, n]) => `${name} ${(n / renewals).toFixed(2)}`).join(', ');
+  }
+  return row;
+}
 
 await sleep(WARMUP_MS);
 const rounds: Record<string, number | string>[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   const loadBefore = load();
-  const from = sides.map((side) => ({ ticks: cpuTicks(side.server.pid!), renewed: side.renewed }));
+  const from = sides.map((side) => ({ ticks: cpuTicks(side.server.pid!), main: mainThreadTicks(side.server.pid!), renewed: side.renewed, ...side.collections }));
+  const profiled = round === ROUNDS - 1 && PROFILE && sides.length === 1 ? sides[0]!.server : undefined;
+  profiled?.send('profile-start');
   await sleep(WINDOW_MS);
   const row: Record<string, number | string> = { round, load: `${loadBefore} → ${load()}` };
   sides.forEach((side, s) => {
     const renewals = side.renewed - from[s]!.renewed;
     row[`${side.name} renewals/s`] = Math.round(renewals / (WINDOW_MS / 1000));
-    row[`${side.name} CPU µs per renewal`] = Math.round(((cpuTicks(side.server.pid!) - from[s]!.ticks) * MS_PER_TICK * 1000) / Math.max(1, renewals));
+    const ticks = cpuTicks(side.server.pid!) - from[s]!.ticks;
+    row[`${side.name} CPU µs per renewal`] = Math.round((ticks * MS_PER_TICK * 1000) / Math.max(1, renewals));
+    row[`${side.name} helper threads' share`] = Number((1 - (mainThreadTicks(side.server.pid!) - from[s]!.main) / Math.max(1, ticks)).toFixed(3));
+    row[`${side.name} RSS MB`] = residentMb(side.server.pid!).rss;
+    if (GC_TRACE) {
+      const per1000 = (n: number) => Number(((n * 1000) / Math.max(1, renewals)).toFixed(2));
+      row[`${side.name} scavenges / mark-compacts per 1,000 renewals`] = `${per1000(side.collections.scavenges - from[s]!.scavenges)} / ${per1000(side.collections.marks - from[s]!.marks)}`;
+    }
   });
+  // Stopping the profile (its encoding) and strace cost the server CPU: both come after the window's figures.
+  if (profiled) {
+    const split = new Promise((resolve) => profiled.once('message', resolve));
+    profiled.send('profile-stop');
+    process.stderr.write(`profile: ${JSON.stringify(await split)}\n`);
+  }
+  if (round === ROUNDS - 1 && STRACE_MS > 0) Object.assign(row, await traceRound());
   if (sides.length === 2) row['after / before'] = Number(((row['after CPU µs per renewal'] as number) / (row['before CPU µs per renewal'] as number)).toFixed(3));
   process.stderr.write(`${JSON.stringify(row)}\n`);
   rounds.push(row);
 }
 clearInterval(ticker);
 const ratios = rounds.map((r) => r['after / before']).filter((r): r is number => typeof r === 'number').sort((a, b) => a - b);
-console.log(JSON.stringify({ leases: LEASES, rate: RATE, windowS: WINDOW_MS / 1000, rounds, medianRatio: ratios[Math.floor(ratios.length / 2)], failed: Object.fromEntries(sides.map((s) => [s.name, s.failed])) }, null, 2));
+console.log(JSON.stringify({ leases: LEASES, rate: RATE, connections: CONNECTIONS ?? 64, windowS: WINDOW_MS / 1000, rounds, medianRatio: ratios[Math.floor(ratios.length / 2)], failed: Object.fromEntries(sides.map((s) => [s.name, s.failed])) }, null, 2));
 for (const side of sides) for (const informer of side.informers) informer.stop();
+for (const side of sides) for (const renewer of side.renewers) if (renewer !== side.client) void renewer.close();
 for (const side of sides) side.server.send('stop');
 await sleep(2000);
 process.exit(0);

@@ -46,6 +46,9 @@ export interface SqliteStoreOptions<V> {
   compactionChunk?: number;
 }
 
+/** Writes held while an fsync runs before they commit without waiting for it (enqueue). */
+const HELD_WRITES = 64;
+
 /*
  * Schema. `log` is the MVCC history: one row per write, its rowid the global revision. `live`
  * maps each existing key to its newest revision, so current reads never scan history (the
@@ -350,15 +353,23 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
         return reject(error);
       }
       this.pending.push({ op, resolve, reject });
-      if (!this.flushScheduled) {
+      // While an fsync runs, writes wait for its end and then commit together (syncWal): each
+      // would wait for the next fsync anyway, and one transaction for all of them writes each
+      // touched page to the WAL once. Writes arriving one per loop turn (nodes' Lease renewals on
+      // a quiet server) otherwise paid a transaction each. A burst past HELD_WRITES commits
+      // meanwhile, as before, so a large group's commit still overlaps the fsync.
+      if (!this.flushScheduled && (this.syncing === undefined || this.pending.length >= HELD_WRITES)) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
       }
     });
   }
 
-  /** Commits every queued write in one transaction, then tells watchers, then the writers. */
-  private flush(): void {
+  /**
+   * Commits every queued write in one transaction, then tells watchers, then the writers.
+   * `afterSync`: called by syncWal once every earlier commit is published.
+   */
+  private flush(afterSync = false): void {
     this.flushScheduled = false;
     const batch = this.pending;
     this.pending = [];
@@ -393,7 +404,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
         else if (outcome.ok) p.resolve(outcome.result);
         else p.reject(outcome.error);
       });
-    if (!this.walPath || (this.rev === startRev && !this.syncing)) {
+    if (!this.walPath || (this.rev === startRev && (!this.syncing || (afterSync && this.unsynced.length === 0)))) {
       // SQLite synced inside the commit, or nothing was written and nothing waits for a sync: done now.
       // (A write refused while an earlier commit syncs is answered after it: a writer that lost a
       // race must find the winner when it reads again.)
@@ -430,6 +441,8 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
         this.fanout.publish(commit.events);
         commit.settle(failure);
       }
+      // The writes held while it ran (enqueue) commit now, in one transaction; their fsync is the loop's next.
+      if (this.pending.length > 0 && !this.flushScheduled && !this.isClosed) this.flush(true);
     }
     this.syncing = undefined;
   }

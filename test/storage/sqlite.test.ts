@@ -1,4 +1,5 @@
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, closeSync, constants, mkdtempSync, open, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +80,62 @@ describe('group commits synced off the event loop', () => {
       await first;
       subscription.unsubscribe();
     } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('hold writes requested while an fsync runs, and commit them together in one transaction when it ends', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-held-'));
+    const path = join(dir, 'state.db');
+    const store = new SqliteStore({ path });
+    const key = (i: number) => `/registry/configmaps/default/cm-${i}`;
+    const walBytes = () => statSync(`${path}-wal`).size;
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    const releases: (() => void)[] = [];
+    const blocked: Promise<void>[] = [];
+    try {
+      const created = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => store.create(key(i), new Uint8Array([i]))));
+      const revs = new Map(created.map((kv) => [kv.key, kv.modRevision]));
+      const revision = await store.revision();
+      // What three updates in one transaction add to the WAL.
+      const beforeGroup = walBytes();
+      for (const kv of await Promise.all([1, 2, 3].map((i) => store.update(key(i), new Uint8Array([10 + i]), revs.get(key(i))!)))) revs.set(kv.key, kv.modRevision);
+      const oneGroup = walBytes() - beforeGroup;
+      expect(oneGroup).toBeGreaterThan(0);
+
+      // Every thread of libuv's pool blocked (each opening a FIFO nobody writes yet), so the next fsync waits until released.
+      for (let t = 0; t < Number(process.env['UV_THREADPOOL_SIZE'] ?? 4); t++) {
+        const fifo = join(dir, `fifo-${t}`);
+        expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+        blocked.push(new Promise<void>((resolve) => open(fifo, 'r', (error, fd) => (error ? resolve() : (closeSync(fd), resolve())))));
+        releases.push(() => closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)));
+      }
+      let firstDone = false;
+      const first = store.update(key(4), new Uint8Array([14]), revs.get(key(4))!).then((kv) => ((firstDone = true), kv));
+      await nextTurn();
+      await nextTurn();
+      const whileSyncing = walBytes();
+      expect(whileSyncing).toBeGreaterThan(beforeGroup + oneGroup); // the first write committed; its fsync waits
+      // Three writes, one per loop turn, while that fsync has not run.
+      const held = [];
+      for (const i of [5, 6, 1]) {
+        held.push(store.update(key(i), new Uint8Array([20 + i]), revs.get(key(i))!));
+        await nextTurn();
+      }
+      expect(firstDone).toBe(false);
+      // Held, not committed one transaction each.
+      expect(walBytes()).toBe(whileSyncing);
+      for (const release of releases.splice(0)) release();
+      await Promise.all(blocked);
+      const [written, ...others] = await Promise.all([first, ...held]);
+      // One transaction after the fsync: what one group of three adds, in order after the first write.
+      expect(walBytes() - whileSyncing).toBe(oneGroup);
+      expect([written!, ...others].map((kv) => kv.modRevision)).toEqual([revision + 4, revision + 5, revision + 6, revision + 7]);
+      expect(Array.from((await store.get(key(1)))!.value)).toEqual([21]);
+    } finally {
+      for (const release of releases) release();
+      await Promise.all(blocked);
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
