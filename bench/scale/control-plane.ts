@@ -38,6 +38,11 @@ function managerNodeFlags(): string[] {
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
 }
 
+/** `MANAGER_ARGS='<flags>'`: more flags for svc-controller-manager (e.g. `--concurrent-replicaset-syncs=20`). */
+function managerExtraArgs(): string[] {
+  return (process.env['MANAGER_ARGS'] ?? '').split(' ').filter(Boolean);
+}
+
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const children: ChildProcess[] = [];
   let stopping = false;
@@ -80,6 +85,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     `--svc-api-qps=${options.managerQps}`,
     `--svc-api-burst=${options.managerBurst}`,
     `--service-account-private-key-file=${join(options.dir, 'data', 'service-account.key')}`,
+    ...managerExtraArgs(),
   ], managerNodeFlags());
   const scheduler = daemon('svc-scheduler', 'src/cli/svc-scheduler.ts', [
     `--svcconfig=${svcconfig}`,

@@ -45,6 +45,32 @@ describe('attach-detach', () => {
     expect((await client.list(builtin.volumeAttachments)).items.map((a) => a.metadata.name)).toEqual([name]);
   });
 
+  it('leaves a node alone while only pods that use no claim change on it', async () => {
+    await client.create(builtin.nodes, node('n2'));
+    const n2 = volumeAttachmentName('vol-123', 'disk.example.com', 'n2');
+    const keys: string[] = [];
+    const subscription = cluster.manager!.activity.results$.subscribe((r) => {
+      if (r.controller === 'attachdetach-controller') keys.push(r.key);
+    });
+    // The node's own event reconciles it once; wait for that before counting.
+    await eventually(() => keys.includes('n2'), 'the new node reconciled');
+    keys.length = 0;
+    for (let i = 0; i < 5; i++) {
+      const plain = { apiVersion: 'v1', kind: 'Pod', metadata: { name: `plain-${i}`, namespace: NS }, spec: { nodeName: 'n2', containers: [{ name: 'c', image: 'busybox' }] } };
+      await client.create(builtin.pods, plain as never, { namespace: NS });
+      await client.patch(builtin.pods, `plain-${i}`, { metadata: { labels: { touched: 'yes' } } }, { namespace: NS, type: 'merge' });
+    }
+    // A pod with a claim after them: its event comes after theirs, so once its attachment is made
+    // the loop has seen every one of theirs.
+    await client.create(builtin.pods, podOn('db2', 'n2', 'disk') as never, { namespace: NS });
+    await eventually(async () => !(await isGone(client.get(builtin.volumeAttachments, n2))), 'the attachment on n2');
+    subscription.unsubscribe();
+    // Reconciles of n2: the claiming pod's and its attachment's (coalesced or not), never one per plain pod's change.
+    expect(keys.filter((key) => key === 'n2').length).toBeLessThanOrEqual(3);
+    await client.delete(builtin.pods, 'db2', { namespace: NS, gracePeriodSeconds: 0 });
+    await eventually(async () => isGone(client.get(builtin.volumeAttachments, n2)), 'the attachment on n2 deleted');
+  });
+
   it('detaches once no pod on the node uses it', async () => {
     await client.delete(builtin.pods, 'db', { namespace: NS, gracePeriodSeconds: 0 });
     await eventually(async () => isGone(client.get(builtin.volumeAttachments, name)), 'the VolumeAttachment deleted');

@@ -229,6 +229,37 @@ describe('deployment-controller', () => {
     expect(seen.size).toBe(8);
   });
 
+  it('adopts an orphan ReplicaSet its selector matches, and leaves one another Deployment controls alone', async () => {
+    const ns = 'deploy-adopt';
+    await createNamespace(client, ns);
+    const set = (name: string, owner?: Deployment): ReplicaSet => ({
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {
+        name,
+        namespace: ns,
+        labels: owner ? { app: 'claimer', tier: 'x' } : { app: 'claimer' },
+        ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true }] } : {}),
+      },
+      spec: { replicas: 0, selector: { matchLabels: { app: 'claimer' } }, template: { metadata: { labels: { app: 'claimer', ...(owner ? { tier: 'x' } : {}) } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } },
+    });
+    // `other` selects the set it controls (tier=x), which the claimer's selector (app=claimer) matches too.
+    const base = deployment('other', 0);
+    const other = await client.create(
+      builtin.deployments,
+      { ...base, metadata: { name: 'other', namespace: ns }, spec: { ...base.spec, selector: { matchLabels: { tier: 'x' } }, template: { ...base.spec.template, metadata: { labels: { tier: 'x' } } } } },
+      { namespace: ns },
+    );
+    await client.create(builtin.replicaSets, set('taken', other), { namespace: ns });
+    await client.create(builtin.replicaSets, set('loose'), { namespace: ns });
+    const claimer = await client.create(builtin.deployments, { ...deployment('claimer', 0), metadata: { name: 'claimer', namespace: ns } }, { namespace: ns });
+    const controllerUid = async (name: string) => (await client.get(builtin.replicaSets, name, { namespace: ns })).metadata.ownerReferences?.find((o) => o.controller)?.uid;
+    await eventually(async () => (await controllerUid('loose')) === claimer.metadata.uid, 'the orphan set adopted');
+    expect(await controllerUid('taken')).toBe(other.metadata.uid);
+    await eventually(async () => (await getD('claimer', ns)).status?.observedGeneration === 1, 'the claimer synced');
+    expect(await controllerUid('taken')).toBe(other.metadata.uid);
+  });
+
   it('writes nothing when restarted at steady state', async () => {
     await eventually(async () => (await complete('web', 3)) && (await complete('history', 1)) && (await complete('paused', 3)), 'settled');
     const before = (await client.list(builtin.pods, { namespace: NS })).resourceVersion;
