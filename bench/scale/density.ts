@@ -23,6 +23,8 @@
 // HOLLOW_NODE_FLAGS (Node.js flags of the hollow-nodes processes, e.g. `--heapsnapshot-signal=SIGUSR2`),
 // HOLLOW_PROCS (1: the nodes split over that many `svc hollow-nodes` processes, each its share of
 // NODES with `--first-index`; the hollow-nodes figures are their sum, `hollowProcesses` each one's).
+// Every 15 s a progress line: pods created, bound and Running, the nodes Ready once and not now,
+// and each process's share of a core since the line before.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -140,11 +142,17 @@ for (;;) {
 }
 
 const nodesReadyAt = new Map<string, number>();
+// Nodes that were Ready once and are not now (the node lifecycle loop judged them Unknown): the
+// progress lines show them, since such a judgement makes the manager write every pod of the node.
+const notReadyNow = new Set<string>();
 const nodeInformer = new Informer(client, builtin.nodes);
 nodeInformer.events$.subscribe(({ object }) => {
   if (!object) return;
   const node = object as { metadata: { name?: string }; status?: { conditions?: { type: string; status: string }[] } };
-  if (node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') && !nodesReadyAt.has(node.metadata.name!)) nodesReadyAt.set(node.metadata.name!, performance.now());
+  const ready = node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+  if (ready && !nodesReadyAt.has(node.metadata.name!)) nodesReadyAt.set(node.metadata.name!, performance.now());
+  if (ready) notReadyNow.delete(node.metadata.name!);
+  else if (nodesReadyAt.has(node.metadata.name!)) notReadyNow.add(node.metadata.name!);
 });
 
 const hollowStart = performance.now();
@@ -258,12 +266,17 @@ if (CREATE_RATE !== undefined) {
 paced.catch(() => undefined);
 log(`${deployments} Deployments of ≤${REPLICAS} created; waiting for ${TOTAL} pods Running`);
 let lastReport = 0;
+let lastUsage = usage();
 while (running.size < TOTAL) {
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const elapsed = performance.now() - runStart;
   if (elapsed - lastReport > 15_000) {
     lastReport = elapsed;
-    log(`${(elapsed / 1000).toFixed(0)}s: ${added.size} pods created, ${bound.size} bound, ${running.size} Running; load ${load()}`);
+    // Each process's share of a core since the last line: who was busy when the rate changed.
+    const now = usage();
+    const cpu = (Object.keys(processes) as ProcName[]).map((name) => `${name} ${Math.round(((now[name].cpuTicks - lastUsage[name].cpuTicks) * MS_PER_TICK * 100) / (now[name].at - lastUsage[name].at))}%`).join(', ');
+    lastUsage = now;
+    log(`${(elapsed / 1000).toFixed(0)}s: ${added.size} pods created, ${bound.size} bound, ${running.size} Running; nodes not Ready ${notReadyNow.size}; cpu ${cpu}; load ${load()}`);
   }
   if (elapsed > TIMEOUT_MS) {
     log(`TIMEOUT: ${running.size} of ${TOTAL} Running after ${TIMEOUT_MS / 1000}s`);
