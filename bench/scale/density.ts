@@ -29,10 +29,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import type { Deployment, Pod } from '../../src/api/index.js';
+import type { Pod } from '../../src/api/index.js';
 import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index.js';
 import { cpuTicks, MS_PER_TICK, openSockets, residentMb } from '../support/proc.js';
 import { log, startControlPlane } from './control-plane.js';
+import { createDeployments, deploymentCount, paceScaleSteps } from './deployment-load.js';
 import { perMinute, perPod, requestCounts } from './request-counts.js';
 
 const NODES = Number(process.env['NODES'] ?? 100);
@@ -209,21 +210,9 @@ const countsBefore = await requestCounts(target.server, target.token, metricsAge
 const usageBefore = usage();
 const hollowTicksBefore = hollowTicks();
 const runStart = performance.now();
-const deployments = Math.ceil(TOTAL / REPLICAS);
-const sizeOf = (i: number) => Math.min(REPLICAS, TOTAL - i * REPLICAS);
-for (let i = 0; i < deployments; i++) {
-  const name = `density-${i}`;
-  await client.create(builtin.deployments, {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace: NAMESPACE },
-    spec: {
-      replicas: CREATE_RATE === undefined ? sizeOf(i) : 0,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.example/pause:1', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] } },
-    },
-  } as Deployment);
-}
+const deploymentLoad = { namespace: NAMESPACE, prefix: 'density', total: TOTAL, replicas: REPLICAS };
+const deployments = deploymentCount(deploymentLoad);
+await createDeployments(client, deploymentLoad, CREATE_RATE !== undefined);
 // A scale step that meets a transport failure (a connection the saturated server did not accept in
 // time) is tried again and counted: the run measures the cluster, it does not end on one lost socket.
 let scaleRetries = 0;
@@ -241,24 +230,9 @@ async function scaleTo(name: string, replicas: number): Promise<void> {
 }
 let paced: Promise<void> = Promise.resolve();
 if (CREATE_RATE !== undefined) {
-  // Scale steps: each second the Deployments, in order, are asked for rate × elapsed pods in all.
   paced = (async () => {
-    const asked = new Array<number>(deployments).fill(0);
     const began = performance.now();
-    for (let total = 0; total < TOTAL; ) {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      const want = Math.min(TOTAL, Math.round((CREATE_RATE * (performance.now() - began)) / 1000));
-      const patches: Promise<unknown>[] = [];
-      for (let i = 0, left = want; i < deployments; i++) {
-        const replicas = Math.min(sizeOf(i), Math.max(0, left));
-        left -= replicas;
-        if (replicas === asked[i]) continue;
-        asked[i] = replicas;
-        patches.push(scaleTo(`density-${i}`, replicas));
-      }
-      await Promise.all(patches);
-      total = want;
-    }
+    await paceScaleSteps(deploymentLoad, CREATE_RATE, scaleTo);
     log(`all ${TOTAL} pods asked for, ${((performance.now() - began) / 1000).toFixed(1)} s after the first step (${CREATE_RATE} pods/s asked)`);
   })();
 }

@@ -29,11 +29,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { microTime, type Deployment } from '../../src/api/index.js';
+import { microTime } from '../../src/api/index.js';
 import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index.js';
 import { NODE_LEASE_NAMESPACE } from '../../controllers/index.js';
 import { cpuTicks, MS_PER_TICK, residentMb } from '../support/proc.js';
 import { log, startControlPlane } from './control-plane.js';
+import { createDeployments, deploymentCount, paceScaleSteps } from './deployment-load.js';
 import { perPod, requestCounts, type RequestCounts } from './request-counts.js';
 
 const TOTAL = Number(process.env['PODS'] ?? 30_000);
@@ -182,44 +183,20 @@ const mark = async (pods: number): Promise<Mark> => ({
   load: load(),
 });
 
-const deployments = Math.ceil(TOTAL / REPLICAS);
-const sizeOf = (i: number) => Math.min(REPLICAS, TOTAL - i * REPLICAS);
-for (let i = 0; i < deployments; i++) {
-  const name = `fill-${i}`;
-  await client.create(builtin.deployments, {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace: NAMESPACE },
-    spec: {
-      replicas: 0,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { schedulerName: 'manager-fill-none', containers: [{ name: 'app', image: 'registry.example/pause:1', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] } },
-    },
-  } as Deployment);
-}
+const deploymentLoad = { namespace: NAMESPACE, prefix: 'fill', total: TOTAL, replicas: REPLICAS, schedulerName: 'manager-fill-none' };
+const deployments = deploymentCount(deploymentLoad);
+await createDeployments(client, deploymentLoad, true);
 log(`${deployments} Deployments of ≤${REPLICAS} created (0 replicas); scaling at ${CREATE_RATE} pods/s`);
 
-// Scale steps as density makes them: each second the Deployments, in order, are asked for
-// rate × elapsed pods in all.
 let stop = false;
-const paced = (async () => {
-  const asked = new Array<number>(deployments).fill(0);
-  const began = performance.now();
-  for (let total = 0; total < TOTAL && !stop; ) {
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const want = Math.min(TOTAL, Math.round((CREATE_RATE * (performance.now() - began)) / 1000));
-    const patches: Promise<unknown>[] = [];
-    for (let i = 0, left = want; i < deployments; i++) {
-      const replicas = Math.min(sizeOf(i), Math.max(0, left));
-      left -= replicas;
-      if (replicas === asked[i]) continue;
-      asked[i] = replicas;
-      patches.push(client.patch(builtin.deployments, `fill-${i}`, { spec: { replicas } }, { namespace: NAMESPACE, type: 'merge' }));
-    }
-    await Promise.all(patches);
-    total = want;
-  }
-})();
+const paced = paceScaleSteps(
+  deploymentLoad,
+  CREATE_RATE,
+  async (name, replicas) => {
+    await client.patch(builtin.deployments, name, { spec: { replicas } }, { namespace: NAMESPACE, type: 'merge' });
+  },
+  () => stop,
+);
 paced.catch(() => undefined);
 
 const marks: Mark[] = [await mark(0)];
