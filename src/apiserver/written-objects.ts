@@ -1,4 +1,4 @@
-import type { ResourceType } from '../api/index.js';
+import { isStatusError, type ResourceType } from '../api/index.js';
 import type { ApiObject } from './api-object.js';
 
 /**
@@ -8,7 +8,8 @@ import type { ApiObject } from './api-object.js';
  * again). It is a guess, as kube-apiserver's GuaranteedUpdate takes the watch cache's object: a
  * write that started from it is checked by the store's compare-and-swap on its resourceVersion,
  * and whoever gets a Conflict, a NotFound, a failed precondition or a write that changes nothing
- * reads the store and tries again (`isGuess`). Objects handed out are shared and never changed.
+ * reads the store and tries again (`isGuess`, `failedOnGuess`). Objects handed out are shared and
+ * never changed.
  *
  * Bounded by the stored bytes of the objects kept (a decoded object takes a few times its text in
  * memory), least recently written or read first out.
@@ -77,4 +78,17 @@ export class StaleGuess extends Error {
   constructor() {
     super('the object changed since this server last wrote it');
   }
+}
+
+/**
+ * Whether a write that started from a guess failed in a way the guess can explain, so that trying
+ * again from the store is right: the store holds another version (`StaleGuess`), or the request
+ * was judged against the guess and refused (a 4xx: the body's resourceVersion, a precondition,
+ * admission, validation against the old object). Anything else is the write's own outcome and is
+ * answered as it is: a store failure after the compare-and-swap was sent (etcd's answer lost with
+ * its leader) may be a write that was carried out, and a second try from the store would find
+ * that write and answer its own success as a 409 Conflict (or apply a patch twice).
+ */
+export function failedOnGuess(error: unknown): boolean {
+  return error instanceof StaleGuess || (isStatusError(error) && error.code >= 400 && error.code < 500);
 }

@@ -1,9 +1,11 @@
 // The last versions written lately (src/apiserver/written-objects.ts): bounded by their stored
 // bytes, least recently used out first, a newer version never replaced by an older one, and only
-// the objects handed out from it are guesses.
+// the objects handed out from it are guesses; and which failures of a write from a guess are tried
+// again from the store.
 import { describe, expect, it } from 'vitest';
-import { builtinTypes } from '../../src/api/index.js';
-import { WrittenObjects } from '../../src/apiserver/written-objects.js';
+import { builtinTypes, conflict, invalid, optimisticLockMessage, serviceUnavailable } from '../../src/api/index.js';
+import { failedOnGuess, StaleGuess, WrittenObjects } from '../../src/apiserver/written-objects.js';
+import { StorageError } from '../../src/storage/index.js';
 import type { ApiObject } from '../../src/apiserver/api-object.js';
 
 const object = (name: string, resourceVersion: number): ApiObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, resourceVersion: String(resourceVersion) } });
@@ -41,5 +43,16 @@ describe('WrittenObjects', () => {
     expect(written.isGuess(kept)).toBe(true);
     expect(written.isGuess(object('x', 1))).toBe(false);
     expect(written.get({ ...type, version: 'v2' }, 'x')).toBeUndefined();
+  });
+
+  it('a write from a guess is tried again from the store on what the guess explains, never on a store failure', () => {
+    const gr = { group: '', resource: 'configmaps' };
+    expect(failedOnGuess(new StaleGuess())).toBe(true);
+    expect(failedOnGuess(conflict(gr, 'a', optimisticLockMessage))).toBe(true);
+    expect(failedOnGuess(invalid('ConfigMap', 'a', [{ reason: 'FieldValueInvalid', field: 'data', message: 'no' }]))).toBe(true);
+    // After the compare-and-swap was sent, a failure may be a write etcd carried out.
+    expect(failedOnGuess(new StorageError('Unavailable', 'etcd request failed: Connection dropped', {}))).toBe(false);
+    expect(failedOnGuess(serviceUnavailable('etcd request failed'))).toBe(false);
+    expect(failedOnGuess(new Error('anything else'))).toBe(false);
   });
 });

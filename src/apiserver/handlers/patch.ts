@@ -14,6 +14,7 @@ import { asTypedObject, decodeBody, dryRunOf, mediaTypeOf, nameFromUrl, sendObje
 import { abandonAdmission, admitWrite } from '../writes/admit.js';
 import type { ApiObject } from '../api-object.js';
 import { revalidate, validateForWrite } from '../writes/validate.js';
+import { failedOnGuess } from '../written-objects.js';
 
 /** The PATCH media types, and the kind of patch each one is. */
 export const PATCH_TYPES = {
@@ -54,10 +55,11 @@ export async function patch(ctx: HandlerContext): Promise<unknown> {
   const gr = { group: type.group, resource: type.resource };
 
   // The first try starts from this server's last write of the object, if it has it: a guess,
-  // as kube-apiserver's GuaranteedUpdate takes its cache's object. Whatever fails on a guess (a
-  // stale version, a precondition, a patch that no longer applies) is tried again from the store,
-  // and is not one of the patch's attempts. A dry run, and a Service (its addresses are reserved
-  // on the way), read the store.
+  // as kube-apiserver's GuaranteedUpdate takes its cache's object. What fails because of the guess
+  // (a stale version, a precondition, a patch that no longer applies: `failedOnGuess`) is tried
+  // again from the store, and is not one of the patch's attempts; a store failure is answered as
+  // it is (the write may have been carried out: a second try would apply the patch twice). A dry
+  // run, and a Service (its addresses are reserved on the way), read the store.
   let guess = !dryRun && !ctx.services?.serves(type);
   for (let attempt = 1; ; ) {
     const current = guess ? await ctx.reader.getForUpdate(type, info.namespace, name) : await ctx.reader.get(type, info.namespace, name);
@@ -67,7 +69,7 @@ export async function patch(ctx: HandlerContext): Promise<unknown> {
     try {
       updated = await patchOnce(current);
     } catch (error) {
-      if (ctx.reader.written.isGuess(current)) {
+      if (ctx.reader.written.isGuess(current) && failedOnGuess(error)) {
         await abandonAdmission(ctx);
         continue;
       }

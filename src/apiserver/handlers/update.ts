@@ -7,6 +7,7 @@ import { abandonAdmission, admitWrite } from '../writes/admit.js';
 import type { ApiObject } from '../api-object.js';
 import { createObject } from '../writes/create-object.js';
 import { revalidate, validateForWrite } from '../writes/validate.js';
+import { failedOnGuess } from '../written-objects.js';
 
 /**
  * PUT: replaces the object when the body carries the stored resourceVersion (another one is a
@@ -22,9 +23,10 @@ export async function update(ctx: HandlerContext): Promise<unknown> {
   const body = nameFromUrl(decoded.object, name);
   let object: ApiObject | undefined;
   // The first try starts from this server's last write of the object, if it has it: a guess, as
-  // kube-apiserver's GuaranteedUpdate takes its cache's object. Whatever fails on a guess (a stale
-  // version, the body's resourceVersion, a check against the old object) is tried again from the
-  // store. A dry run, and a Service (its addresses are reserved on the way), read the store.
+  // kube-apiserver's GuaranteedUpdate takes its cache's object. What fails because of the guess (a
+  // stale version, the body's resourceVersion, a check against the old object: `failedOnGuess`)
+  // is tried again from the store; a store failure is answered as it is (the write may have been
+  // carried out). A dry run, and a Service (its addresses are reserved on the way), read the store.
   for (let guess = !dryRun && !ctx.services?.serves(type); ; guess = false) {
     const current = guess ? await ctx.reader.getForUpdate(type, info.namespace, name) : await ctx.reader.get(type, info.namespace, name);
     if (!current) return createObject(ctx, body, { fields, manager });
@@ -34,7 +36,7 @@ export async function update(ctx: HandlerContext): Promise<unknown> {
     try {
       updated = await updateOnce(object, current);
     } catch (error) {
-      if (!ctx.reader.written.isGuess(current)) throw error;
+      if (!ctx.reader.written.isGuess(current) || !failedOnGuess(error)) throw error;
       await abandonAdmission(ctx);
       continue;
     }
