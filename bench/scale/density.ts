@@ -33,7 +33,7 @@ import type { Pod } from '../../src/api/index.js';
 import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index.js';
 import { cpuTicks, MS_PER_TICK, openSockets, residentMb } from '../support/proc.js';
 import { log, startControlPlane } from './control-plane.js';
-import { createDeployments, deploymentCount, paceScaleSteps } from './deployment-load.js';
+import { createDeployments, createLoadNamespace, deploymentCount, paceScaleSteps } from './deployment-load.js';
 import { perMinute, perPod, requestCounts } from './request-counts.js';
 
 const NODES = Number(process.env['NODES'] ?? 100);
@@ -131,16 +131,7 @@ const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorte
 // ---- the run ----
 
 log(`load average at start: ${load()}`);
-await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
-// Wait for the namespace's default ServiceAccount (the ServiceAccount admission plugin needs it for pods).
-for (;;) {
-  try {
-    await client.get(builtin.serviceAccounts, 'default', { namespace: NAMESPACE });
-    break;
-  } catch {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+await createLoadNamespace(client, NAMESPACE);
 
 const nodesReadyAt = new Map<string, number>();
 // Nodes that were Ready once and are not now (the node lifecycle loop judged them Unknown): the

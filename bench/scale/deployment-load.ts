@@ -1,6 +1,7 @@
-// The load the scale benches make (issue #26): `total` pods as Deployments of `replicas` each in
-// one namespace, named `<prefix>-<i>`, either created at their full size at once or created empty
-// and scaled up in steps at a create rate — the density SLO's "create rate" (500 pods/s).
+// The load the scale benches make (issue #26): a namespace of its own, and `total` pods in it as
+// Deployments of `replicas` each, named `<prefix>-<i>`, either created at their full size at once
+// or created empty and scaled up in steps at a create rate — the density SLO's "create rate"
+// (500 pods/s).
 import type { Deployment } from '../../src/api/index.js';
 import { builtin, type Client } from '../../src/client/index.js';
 
@@ -13,6 +14,22 @@ export interface DeploymentLoad {
   readonly replicas: number;
   /** The pods' `spec.schedulerName` (a name no scheduler serves keeps them Pending). */
   readonly schedulerName?: string;
+}
+
+/**
+ * Creates the load's namespace and waits for its default ServiceAccount, which the ServiceAccount
+ * admission plugin needs before it admits a pod there.
+ */
+export async function createLoadNamespace(client: Client, namespace: string): Promise<void> {
+  await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  for (;;) {
+    try {
+      await client.get(builtin.serviceAccounts, 'default', { namespace });
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
 }
 
 export const deploymentCount = (load: DeploymentLoad): number => Math.ceil(load.total / load.replicas);

@@ -34,7 +34,7 @@ import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index
 import { NODE_LEASE_NAMESPACE } from '../../controllers/index.js';
 import { cpuTicks, MS_PER_TICK, residentMb } from '../support/proc.js';
 import { log, startControlPlane } from './control-plane.js';
-import { createDeployments, deploymentCount, paceScaleSteps } from './deployment-load.js';
+import { createDeployments, createLoadNamespace, deploymentCount, paceScaleSteps } from './deployment-load.js';
 import { perPod, requestCounts, type RequestCounts } from './request-counts.js';
 
 const TOTAL = Number(process.env['PODS'] ?? 30_000);
@@ -58,15 +58,7 @@ const target = await loadSvcconfig(plane.svcconfig);
 const metricsAgent = new Agent({ connect: { ca: target.caData, timeout: 60_000 } });
 
 log(`load average at start: ${load()}`);
-await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
-for (;;) {
-  try {
-    await client.get(builtin.serviceAccounts, 'default', { namespace: NAMESPACE });
-    break;
-  } catch {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+await createLoadNamespace(client, NAMESPACE);
 
 // Nodes without agents: created Ready, their Leases renewed from here.
 const nodeName = (i: number) => `fill-node-${i}`;
