@@ -52,10 +52,7 @@ export function taintEvictionController(ctx: ControllerContext, options: TaintEv
     reconcile: async (name) => {
       const node = nodes.store.get(name);
       if (!node) return void seen.delete(name);
-      // A node without NoExecute taints evicts nothing: its pods are not read (each pod change on
-      // a node with hundreds of pods read them all, for nothing, on every untainted node).
-      if (!(node.spec?.taints ?? []).some((t) => t.effect === 'NoExecute')) return void seen.delete(name);
-      return evictFromNode({ client: ctx.client, events: ctx.events, node, pods: pods.store.byIndex(POD_NODE_INDEX, name), seen, now: scheduler.now() });
+      return evictFromNode({ client: ctx.client, events: ctx.events, node, pods: () => pods.store.byIndex(POD_NODE_INDEX, name), seen, now: scheduler.now() });
     },
   });
 }
@@ -64,7 +61,11 @@ interface NodeInput {
   readonly client: Client;
   readonly events: EventSink;
   readonly node: Node;
-  readonly pods: readonly Pod[];
+  /**
+   * The node's pods, read only when it has a NoExecute taint: each pod change on a node with
+   * hundreds of pods otherwise read them all, for nothing, on every untainted node.
+   */
+  readonly pods: () => readonly Pod[];
   readonly seen: Map<string, number>;
   readonly now: number;
 }
@@ -77,7 +78,7 @@ async function evictFromNode(input: NodeInput): Promise<Outcome<unknown> | void>
   const seenAt = input.seen.get(node.metadata.name!)!;
   let next = Infinity;
   const due: Pod[] = [];
-  for (const pod of input.pods) {
+  for (const pod of input.pods()) {
     if (pod.metadata.deletionTimestamp !== undefined) continue;
     const at = evictionTime(pod, taints, seenAt);
     if (at === undefined || at === Infinity) continue;
