@@ -92,8 +92,22 @@ describe('group commits synced off the event loop', () => {
     const key = (i: number) => `/registry/configmaps/default/cm-${i}`;
     const walBytes = () => statSync(`${path}-wal`).size;
     const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
-    const releases: (() => void)[] = [];
+    const fifos: string[] = [];
     const blocked: Promise<void>[] = [];
+    // Each FIFO gets a writer, held until every reader's open has returned. Opened O_RDWR, a FIFO's
+    // end never blocks and never fails for want of a reader (Linux): a pool thread that has not
+    // reached its open yet (a loaded machine) opens at once when it does. An O_WRONLY|O_NONBLOCK
+    // writer failed with ENXIO then, and the reader it should have released blocked forever.
+    let released: Promise<void> | undefined;
+    const release = () =>
+      (released ??= (async () => {
+        const writers = fifos.map((fifo) => openSync(fifo, constants.O_RDWR));
+        try {
+          await Promise.all(blocked);
+        } finally {
+          for (const fd of writers) closeSync(fd);
+        }
+      })());
     try {
       const created = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => store.create(key(i), new Uint8Array([i]))));
       const revs = new Map(created.map((kv) => [kv.key, kv.modRevision]));
@@ -108,8 +122,8 @@ describe('group commits synced off the event loop', () => {
       for (let t = 0; t < Number(process.env['UV_THREADPOOL_SIZE'] ?? 4); t++) {
         const fifo = join(dir, `fifo-${t}`);
         expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+        fifos.push(fifo);
         blocked.push(new Promise<void>((resolve) => open(fifo, 'r', (error, fd) => (error ? resolve() : (closeSync(fd), resolve())))));
-        releases.push(() => closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)));
       }
       let firstDone = false;
       const first = store.update(key(4), new Uint8Array([14]), revs.get(key(4))!).then((kv) => ((firstDone = true), kv));
@@ -126,16 +140,14 @@ describe('group commits synced off the event loop', () => {
       expect(firstDone).toBe(false);
       // Held, not committed one transaction each.
       expect(walBytes()).toBe(whileSyncing);
-      for (const release of releases.splice(0)) release();
-      await Promise.all(blocked);
+      await release();
       const [written, ...others] = await Promise.all([first, ...held]);
       // One transaction after the fsync: what one group of three adds, in order after the first write.
       expect(walBytes() - whileSyncing).toBe(oneGroup);
       expect([written!, ...others].map((kv) => kv.modRevision)).toEqual([revision + 4, revision + 5, revision + 6, revision + 7]);
       expect(Array.from((await store.get(key(1)))!.value)).toEqual([21]);
     } finally {
-      for (const release of releases) release();
-      await Promise.all(blocked);
+      await release();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
