@@ -48,28 +48,12 @@ function eachTopField(object: JsonObject, schema: Schema | undefined, visit: (va
   }
 }
 
-/** What a write does to an object's fields (`fieldChangesOf`). */
-export interface FieldChanges {
-  /** `fieldSetOf(before)`. */
-  readonly before: FieldSet;
-  /** `fieldSetOf(after)`. */
-  readonly after: FieldSet;
-  /** The paths of `after` that `before` lacks or holds another value at, in `after`'s order. */
-  readonly changed: readonly string[];
-  /** The paths of `before` that `after` lacks, in `before`'s order. */
-  readonly removed: readonly string[];
-}
-
 /**
- * The field sets of an object and its next version, and the paths the write changed and removed,
- * walking what the two hold alike only once. A top-level field (or metadata field) whose value is
- * the same in both (the very value, as a status write's spec, or an equal one, as every field of a
- * decoded PUT body but the one it changes: a Lease renewal's owner references and holder) gives
- * both sets the same paths, and none of them is changed: its paths are neither walked again nor
- * looked up one by one. Equal JSON values walk to equal paths, so this is exactly
- * `fieldSetOf` of each and the comparison of every path of `after` (test/apiserver/field-changes.test.ts).
+ * `[fieldSetOf(before), fieldSetOf(after)]` of an object and its next version, walking what the two
+ * share only once: a top-level field (or metadata field) whose value is the very same in both (a
+ * status write's spec, the labels of an unrelated patch) gives both sets the same paths.
  */
-export function fieldChangesOf(before: JsonObject, after: JsonObject, schema: Schema | undefined): FieldChanges {
+export function fieldSetsOf(before: JsonObject, after: JsonObject, schema: Schema | undefined): [FieldSet, FieldSet] {
   const walked = new Map<string, { readonly value: unknown; readonly paths: FieldSet }>();
   const beforeSet: FieldSet = new Set();
   eachTopField(before, schema, (value, parent, field, path) => {
@@ -80,24 +64,12 @@ export function fieldChangesOf(before: JsonObject, after: JsonObject, schema: Sc
     walked.set(path, { value, paths });
   });
   const afterSet: FieldSet = new Set();
-  const changed: string[] = [];
-  let same: ((path: string) => boolean) | undefined;
   eachTopField(after, schema, (value, parent, field, path) => {
     const shared = walked.get(path);
-    if (shared !== undefined && (shared.value === value || jsonEqual(shared.value, value))) {
-      for (const p of shared.paths) afterSet.add(p);
-      return;
-    }
-    const paths: FieldSet = new Set();
-    walk(value, parent, field, childSchema(parent, field), path, paths);
-    for (const p of paths) {
-      afterSet.add(p);
-      if (!beforeSet.has(p) || !(same ??= sameAtEach(before, after))(p)) changed.push(p);
-    }
+    if (shared !== undefined && shared.value === value) for (const p of shared.paths) afterSet.add(p);
+    else walk(value, parent, field, childSchema(parent, field), path, afterSet);
   });
-  const removed: string[] = [];
-  for (const p of beforeSet) if (!afterSet.has(p)) removed.push(p);
-  return { before: beforeSet, after: afterSet, changed, removed };
+  return [beforeSet, afterSet];
 }
 
 function walk(value: unknown, parent: Schema | undefined, field: string, schema: Schema | undefined, path: string, set: FieldSet): void {

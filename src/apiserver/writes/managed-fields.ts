@@ -1,6 +1,6 @@
 import { rfc3339, type ManagedFieldsEntry, type ResourceType } from '../../api/index.js';
 import { apiVersionOf, type ApiObject } from '../api-object.js';
-import { fieldChangesOf, fieldSetOf, fieldsV1Of, isEncodingOf, ownedAtOrBelow, sharedFieldSet, type FieldSet } from './field-set.js';
+import { fieldSetOf, fieldSetsOf, fieldsV1Of, isEncodingOf, ownedAtOrBelow, sameAtEach, sharedFieldSet, type FieldSet } from './field-set.js';
 import { jsonEqual } from './json-value.js';
 
 /** Who writes, and how: an apply, or any other write (`Update`). */
@@ -105,7 +105,10 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
   const sent = next.metadata.managedFields;
   const base = sent !== undefined && !jsonEqual(sent, current.metadata.managedFields) ? next : current;
   if (sent !== undefined && sent.length === 0 && base === next) return withOwnerships(next, []);
-  const { after, changed, removed } = fieldChangesOf(current, next, type.schema);
+  const [before, after] = fieldSetsOf(current, next, type.schema);
+  const same = sameAtEach(current, next);
+  const changed = [...after].filter((path) => !before.has(path) || !same(path));
+  const removed = [...before].filter((path) => !after.has(path));
   if (changed.length === 0 && removed.length === 0) return { ...next, metadata: { ...next.metadata, managedFields: base.metadata.managedFields } };
 
   const ownerships = ownershipsOf(base, type).map((o) => {
