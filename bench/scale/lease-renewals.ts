@@ -54,6 +54,8 @@ const before = process.env['AB_BEFORE'];
 const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const microTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 23)}000Z`;
+/** A made-up uid for node n's Lease owner (no Node exists: the servers run no controller). */
+const nodeUid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-lease-renewals-'));
 const children: ChildProcess[] = [];
@@ -120,7 +122,13 @@ async function start(name: string, checkout: string, nodeFlags = shebangFlags(jo
     last.push(
       ...(await Promise.all(
         batch.map((n) =>
-          client.create(builtin.leases, { apiVersion: 'coordination.svc.io/v1', kind: 'Lease', metadata: { name: `node-${n}`, namespace: 'default' }, spec: { holderIdentity: `node-${n}`, leaseDurationSeconds: 40, renewTime: microTime(Date.now()) } }),
+          client.create(builtin.leases, {
+            apiVersion: 'coordination.svc.io/v1',
+            kind: 'Lease',
+            // Owned by its Node, as a node agent's Lease is (src/nodeagent/node/node-lease.ts).
+            metadata: { name: `node-${n}`, namespace: 'default', ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: `node-${n}`, uid: nodeUid(n) }] },
+            spec: { holderIdentity: `node-${n}`, leaseDurationSeconds: 40, renewTime: microTime(Date.now()) },
+          }),
         ),
       )),
     );
