@@ -26,7 +26,8 @@ export function readSomaxconn(path = SOMAXCONN): number | undefined {
   }
 }
 
-export function listenBacklog(asked: number | undefined, somaxconn = readSomaxconn()): ListenBacklog {
+export function listenBacklog(asked: number | undefined, kernelLimit: () => number | undefined = readSomaxconn): ListenBacklog {
+  const somaxconn = kernelLimit();
   if (asked === undefined) return { backlog: somaxconn ?? NODE_DEFAULT };
   if (somaxconn !== undefined && asked > somaxconn) {
     return { backlog: somaxconn, capped: `the listen backlog ${asked} is capped at ${somaxconn} by net.core.somaxconn (raise it with sysctl -w net.core.somaxconn=${asked})` };
