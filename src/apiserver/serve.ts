@@ -191,6 +191,8 @@ export interface ServingApiServer {
    * and tests that need writes the HTTP path cannot make fast enough.
    */
   readonly store: Store;
+  /** Extra handles on the listening socket (`--listener-copies`): the server accepts this many + 1 connections a loop turn. */
+  readonly listenerCopies: number;
   /** Stops listening (open requests and watches end), then closes the store. Idempotent. */
   close(): Promise<void>;
 }
@@ -352,5 +354,5 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
         await opened.close();
       }
     })());
-  return { url, listenUrl: urlFor(config.bindAddress, port), port, caPem: serving.caPem, adminToken, store: opened.store, close };
+  return { url, listenUrl: urlFor(config.bindAddress, port), port, caPem: serving.caPem, adminToken, store: opened.store, listenerCopies: copies.count, close };
 }
