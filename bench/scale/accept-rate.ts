@@ -64,8 +64,8 @@ async function round(copies: number): Promise<Round> {
   const seconds = (performance.now() - started) / 1000;
   clients.kill();
   await new Promise<void>((resolve) => clients.once('exit', () => resolve()));
-  listener.close();
   for (const socket of accepted) socket.destroy();
+  await listener.close();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return { copies: listener.count, seconds, turns, perSecond: CONNECTIONS / seconds };
 }

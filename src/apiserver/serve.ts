@@ -348,8 +348,8 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
   const close = () =>
     (closing ??= (async () => {
       try {
-        copies.close();
-        await app.close();
+        // The copies stop accepting at once; their connections are the server's, closed with its own.
+        await Promise.all([copies.close(), app.close()]);
       } finally {
         await opened.close();
       }

@@ -27,8 +27,12 @@ export interface ListenerCopies {
   readonly count: number;
   /** Set when fewer copies than asked could be made (the server still accepts through its own handle). */
   readonly shortfall?: string;
-  /** Stops the copies listening; call it with (before) the server's close. Idempotent. */
-  close(): void;
+  /**
+   * Stops the copies listening at once; resolves when the connections they accepted have closed
+   * too (a copy counts its own, so the server's close alone does not wait for them). Call it with
+   * the server's close. Idempotent.
+   */
+  close(): Promise<void>;
 }
 
 /** The helper: return the handle it is sent `argv[1]` times, then leave. Plain ASCII JavaScript, run with `node -e`. */
@@ -53,9 +57,11 @@ interface WithHandle {
 export async function copyListener(server: Server, copies: number, backlog: number): Promise<ListenerCopies> {
   const listening: Server[] = [];
   let closed = false;
+  let closing: Promise<void> | undefined;
   const close = () => {
     closed = true;
-    for (const copy of listening.splice(0)) copy.close();
+    closing ??= Promise.all(listening.splice(0).map((copy) => new Promise<void>((resolve) => copy.close(() => resolve())))).then(() => undefined);
+    return closing;
   };
   const handle = (server as unknown as WithHandle)._handle;
   if (copies <= 0 || handle === null) return { count: 0, close };

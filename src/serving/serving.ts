@@ -190,9 +190,9 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
     url: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close() {
       closing ??= new Promise<void>((resolve) => {
-        copies.close();
-        server.close(() => resolve());
+        const closed = Promise.all([copies.close(), new Promise<void>((done) => server.close(() => done()))]);
         for (const socket of sockets) socket.destroy();
+        void closed.then(() => resolve());
       });
       return closing;
     },

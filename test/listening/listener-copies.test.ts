@@ -20,9 +20,9 @@ let copies: ListenerCopies | undefined;
 let burst: Burst | undefined;
 afterEach(async () => {
   await burst?.close();
-  copies?.close();
-  if (server?.listening) await new Promise<void>((resolve) => server?.close(() => resolve()));
   for (const socket of accepted) socket.destroy();
+  await copies?.close();
+  if (server?.listening) await new Promise<void>((resolve) => server?.close(() => resolve()));
   accepted.length = 0;
   [server, copies, burst] = [undefined, undefined, undefined];
 });
@@ -86,7 +86,7 @@ describe('listener copies', () => {
     const { port, copies } = await listening(8, [0]);
     expect(copies.count).toBe(8);
     expect(children()).toEqual(before);
-    copies.close();
+    await copies.close();
     await new Promise<void>((resolve) => server?.close(() => resolve()));
     // A copy still listening would take this connection: the socket must be closed for good.
     const refused = await new Promise<string>((resolve) => {
