@@ -19,7 +19,7 @@ import { Server, type Socket } from 'node:net';
  * accepts nothing; it runs only while this function's promise is pending and exits when its
  * channel closes, so it cannot outlive the server. Why not an acceptor process handing over
  * every accepted socket: Node sends one handle per IPC round trip (each waits for the receiver's
- * ACK, which a slow loop answers once a turn) — back to one connection a turn.
+ * ACK, which a slow loop answers once a turn): back to one connection a turn.
  */
 
 export interface ListenerCopies {
