@@ -24,6 +24,7 @@ import {
 import type { AuthorizationMode } from './authz/index.js';
 import { AuditLogFile, parseAuditPolicy } from './audit/index.js';
 import type { FlowControlOptions } from './flowcontrol/index.js';
+import { copyListener, listenBacklog } from '../listening/index.js';
 import { ensureFrontProxyPki, ensurePki, FRONT_PROXY_CLIENT, loadServingCertificate, servingNames, type ServingNames } from '../pki/index.js';
 import { firstServiceIp } from '../api/index.js';
 import type { RequestHeaderOptions } from './authn/index.js';
@@ -45,6 +46,10 @@ export interface ApiServerConfig {
   readonly bindAddress: string;
   /** 0 picks a free port (see `RunningApiServer.port`). */
   readonly securePort: number;
+  /** `--listen-backlog`: the accept queue's length; default `net.core.somaxconn` (more is capped at it, and logged). */
+  readonly listenBacklog?: number | undefined;
+  /** `--listener-copies`: extra handles on the listening socket, each one more accept a loop turn (default 63; src/listening). */
+  readonly listenerCopies?: number | undefined;
   /** `--advertise-address`: the `kubernetes` Service's endpoint, in the serving certificate. */
   readonly advertiseAddress?: string | undefined;
   /** `--endpoint-reconciler-type` (default lease; the CLI layer runs the loop). */
@@ -186,11 +191,15 @@ export interface ServingApiServer {
    * and tests that need writes the HTTP path cannot make fast enough.
    */
   readonly store: Store;
+  /** Extra handles on the listening socket (`--listener-copies`): the server accepts this many + 1 connections a loop turn. */
+  readonly listenerCopies: number;
   /** Stops listening (open requests and watches end), then closes the store. Idempotent. */
   close(): Promise<void>;
 }
 
 const UNSPECIFIED = new Set(['0.0.0.0', '::']);
+/** `--listener-copies`' default: 64 accepts a loop turn (src/listening/listener-copies.ts). */
+export const DEFAULT_LISTENER_COPIES = 63;
 /** `--service-account-issuer`'s default, k3s's: the in-cluster name of the API server. */
 export const DEFAULT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
@@ -315,8 +324,9 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
     throw error;
   }
 
+  const { backlog, capped } = listenBacklog(config.listenBacklog);
   try {
-    await app.listen({ host: config.bindAddress, port: config.securePort });
+    await app.listen({ host: config.bindAddress, port: config.securePort, backlog });
   } catch (error) {
     await app.close();
     await opened.close();
@@ -327,6 +337,10 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
 
   // Said once the logger exists, and only when the flag asked for anonymous requests.
   if (config.anonymousAuth !== false && anonymous.warning) app.log.info(anonymous.warning);
+  if (capped !== undefined) app.log.warn(capped);
+  // A loop made slow by load must still take connections faster than one a turn (docs/apiserver.md#accepting-connections).
+  const copies = await copyListener(app.server, config.listenerCopies ?? DEFAULT_LISTENER_COPIES, backlog);
+  if (copies.shortfall !== undefined) app.log.warn(copies.shortfall);
   const port = (app.server.address() as AddressInfo).port;
   const clientHost = UNSPECIFIED.has(config.bindAddress) ? '127.0.0.1' : config.bindAddress;
   const url = urlFor(clientHost, port);
@@ -334,10 +348,11 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
   const close = () =>
     (closing ??= (async () => {
       try {
-        await app.close();
+        // The copies stop accepting at once; their connections are the server's, closed with its own.
+        await Promise.all([copies.close(), app.close()]);
       } finally {
         await opened.close();
       }
     })());
-  return { url, listenUrl: urlFor(config.bindAddress, port), port, caPem: serving.caPem, adminToken, store: opened.store, close };
+  return { url, listenUrl: urlFor(config.bindAddress, port), port, caPem: serving.caPem, adminToken, store: opened.store, listenerCopies: copies.count, close };
 }

@@ -43,6 +43,20 @@ export const apiServerFlags = defineFlags({
     meaning: 'The port to serve HTTPS on. 0 picks a free port; the server prints the one it got.',
     validate: (port) => (port >= 0 && port <= 65535 ? undefined : 'must be between 0 and 65535'),
   }),
+  'listen-backlog': flag.int({
+    default: 0,
+    valueName: 'connections',
+    meaning:
+      'How many connections the kernel may hold for the server before it accepts them; a full queue drops the SYNs of new ones. 0 (the default) takes net.core.somaxconn, as kube-apiserver does; more than somaxconn is capped at it, and the server says so at start.',
+    validate: (n) => (n >= 0 && n <= 65535 ? undefined : 'must be between 0 and 65535'),
+  }),
+  'listener-copies': flag.int({
+    default: 63,
+    valueName: 'n',
+    meaning:
+      'Extra handles on the listening socket, so a server whose event loop is busy accepts n+1 connections a loop turn instead of one (docs/apiserver.md#accepting-connections). Made at start by a helper process that exits at once; 0 turns them off.',
+    validate: (n) => (n >= 0 && n <= 1024 ? undefined : 'must be between 0 and 1024'),
+  }),
   'tls-cert-file': flag.string({
     valueName: 'path',
     meaning:
@@ -379,6 +393,8 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     etcdPrefix: flags.etcdPrefix.endsWith('/') ? flags.etcdPrefix : `${flags.etcdPrefix}/`,
     bindAddress: flags.bindAddress,
     securePort: flags.securePort,
+    ...(flags.listenBacklog !== 0 ? { listenBacklog: flags.listenBacklog } : {}),
+    listenerCopies: flags.listenerCopies,
     ...(flags.advertiseAddress !== undefined ? { advertiseAddress: flags.advertiseAddress } : {}),
     endpointReconcilerType: flags.endpointReconcilerType,
     ...(flags.endpointReconcilerType === 'master-count' ? { apiserverCount: flags.apiserverCount } : {}),

@@ -4,6 +4,7 @@ import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse }
 import type { AddressInfo } from 'node:net';
 import type { SecureContextOptions, TLSSocket } from 'node:tls';
 import { isStatusError, StatusError } from '../api/index.js';
+import { copyListener, listenBacklog } from '../listening/index.js';
 import { readPausedTlsConnectionsThroughStreams } from '../tls-connections/index.js';
 import { runChecks, type HealthCheck } from './health.js';
 import { cpuProfile, heapSnapshot, profileSeconds } from './profiling.js';
@@ -38,6 +39,14 @@ export interface ServingOptions {
    * 22.12 and later pass it to the socket (`reusePort`); Node 20 has no such option and binds alone.
    */
   readonly reusePort?: boolean;
+  /** The accept queue's length; default `net.core.somaxconn`, as the API server's (src/listening). */
+  readonly backlog?: number;
+  /**
+   * Extra handles on the listening socket, each one more accept a loop turn when the loop is slow
+   * (src/listening/listener-copies.ts). Default 0: a secure port's clients are a few scrapers and
+   * probes, not worth the helper process at start; a server with many clients sets it.
+   */
+  readonly listenerCopies?: number;
   readonly auth: RequestAuth;
   readonly health: { readonly livez: ReadonlyMap<string, HealthCheck>; readonly healthz: ReadonlyMap<string, HealthCheck>; readonly readyz: ReadonlyMap<string, HealthCheck> };
   /** The Prometheus exposition; without it `/metrics` is 404. */
@@ -159,11 +168,12 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
+  const { backlog } = listenBacklog(options.backlog);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     // Blank or unspecified: every interface and family (Node's default host is `::` with dual stack).
     const address = UNSPECIFIED.has(options.bindAddress) ? { port: options.port } : { port: options.port, host: options.bindAddress };
-    server.listen({ ...address, ...(options.reusePort ? { reusePort: true } : {}) }, () => {
+    server.listen({ ...address, backlog, ...(options.reusePort ? { reusePort: true } : {}) }, () => {
       server.off('error', reject);
       resolve();
     });
@@ -171,6 +181,7 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
     const reason = error.code === 'EADDRINUSE' ? 'the address is in use' : error.code === 'EADDRNOTAVAIL' ? 'no such local address' : error.message;
     throw new Error(`cannot listen on ${options.bindAddress || '0.0.0.0'}:${options.port}: ${reason}`);
   });
+  const copies = await copyListener(server, options.listenerCopies ?? 0, backlog);
   const port = (server.address() as AddressInfo).port;
   const host = UNSPECIFIED.has(options.bindAddress) ? '127.0.0.1' : options.bindAddress;
   let closing: Promise<void> | undefined;
@@ -179,8 +190,9 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
     url: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close() {
       closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const closed = Promise.all([copies.close(), new Promise<void>((done) => server.close(() => done()))]);
         for (const socket of sockets) socket.destroy();
+        void closed.then(() => resolve());
       });
       return closing;
     },

@@ -334,6 +334,7 @@ describe('svc-apiserver flags', () => {
       etcdPrefix: '/registry/',
       bindAddress: '0.0.0.0',
       securePort: 6443,
+      listenerCopies: 63,
       endpointReconcilerType: 'lease',
       serviceNetwork: { clusterIpRange: '10.0.0.0/24', nodePortRange: '30000-32767' },
       authorization: ['RBAC'],
@@ -399,6 +400,13 @@ describe('svc-apiserver flags', () => {
     expect(
       config(['--node-agent-client-certificate=c.crt', '--node-agent-client-key=c.key', '--node-agent-certificate-authority=ca.crt', '--node-agent-timeout=30s']).nodeAgent,
     ).toEqual({ clientCertificateFile: 'c.crt', clientKeyFile: 'c.key', certificateAuthorityFile: 'ca.crt', timeoutMs: 30_000 });
+  });
+
+  it('reads the listen backlog and listener copies, and rejects values out of range', () => {
+    expect(config(['--listen-backlog=8192', '--listener-copies=0'])).toMatchObject({ listenBacklog: 8192, listenerCopies: 0 });
+    expect(config([]).listenBacklog).toBeUndefined();
+    expect(() => config(['--listen-backlog=-1'])).toThrow(/must be between 0 and 65535/);
+    expect(() => config(['--listener-copies=5000'])).toThrow(/must be between 0 and 1024/);
   });
 
   it('reads the watch options', () => {
