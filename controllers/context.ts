@@ -10,7 +10,11 @@ import type { ControllerOptions, ControllerResult } from './controller.js';
 export interface ControllerContext {
   /** The name the runtime runs this loop under (`--controllers`, the metrics' `name` label). */
   readonly name: string;
-  /** The API client, already throttled by `--svc-api-qps` / `--svc-api-burst`. */
+  /**
+   * The loop's API client: in the controller manager (the runtime's `rateLimit`), a token bucket
+   * of `--svc-api-qps` / `--svc-api-burst` of its own and the user agent `…/<name>`, on the
+   * connections every loop shares.
+   */
   readonly client: Client;
   /** Shared informers: two loops that watch one type share one watch and one cache. */
   readonly informers: InformerFactory;

@@ -71,10 +71,10 @@ async function once(): Promise<Record<string, number>> {
   }
   phases.podRunning = at();
   phases.cpuAtPodRunning = cpuMs(child.pid!);
-  // The manager's client: how many requests waited for a token of its bucket, and how long in all.
+  // The manager's clients: how many requests waited for a token of their buckets (one per loop and a few more), and how long in all.
   if (managerUrl) {
     const metrics = await k('--server', managerUrl, 'get', '--raw', '/metrics');
-    const sample = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN);
+    const sample = (name: string) => [...metrics.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce((total, m) => total + Number(m[1]), 0);
     phases.managerRequests = sample('rest_client_rate_limiter_duration_seconds_count');
     phases.managerThrottledMs = Math.round(sample('rest_client_rate_limiter_duration_seconds_sum') * 1000);
   }

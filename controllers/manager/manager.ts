@@ -7,11 +7,14 @@ import { ManagerMetrics, runControllers, type LoopActivity, silentLog, type Cont
 import { builtinLoops, type LoopRegistry, type LoopSettings } from './loop-registry.js';
 
 /**
- * The controller manager: clients to the API server (throttled; the Lease on a client of its
- * own), the selected control loops — built-in ones and those of `--controller-module`s — run on
+ * The controller manager: clients to the API server (one connection pool; a token bucket per loop,
+ * for the shared informers, for discovery and for the manager's Events; the Lease on a client of
+ * its own), the selected control loops — built-in ones and those of `--controller-module`s — run on
  * the controller runtime (controllers/runtime: terms of leadership, drain, release, the secure
  * port). The CLI turns flags into these options; tests and `svc up` call `startControllerManager`.
  */
+
+const MANAGER_NAME = 'svc-controller-manager';
 
 /** The loops' request sockets when the options name none (the flag's default). */
 export const DEFAULT_API_CONNECTIONS = 64;
@@ -51,7 +54,7 @@ export interface ControllerManagerOptions {
     readonly auth: RequestAuth;
   };
   readonly metrics?: MetricsOptions;
-  /** The user agent of the manager's requests. */
+  /** The user agent of the manager's requests; each loop's is this and `/<loop name>` (as kube-controller-manager's). */
   readonly userAgent?: string;
   readonly log?: ManagerLog;
 }
@@ -60,7 +63,7 @@ export interface RunningControllerManager {
   readonly metrics: ManagerMetrics;
   /** Each reconcile's result and each queue's counters as they happen (the secure port's `/live/controllers`). */
   readonly activity: LoopActivity;
-  /** The client the loops use (throttled). */
+  /** The manager's own client (its bucket: the Events' writes); each loop has a client derived from it with a bucket of its own. */
   readonly client: Client;
   readonly serving: Serving | undefined;
   /** The candidate identity in the Lease. */
@@ -83,19 +86,21 @@ export async function startControllerManager(options: ControllerManagerOptions):
   // Protobuf for kinds that have a message, JSON for the rest (custom types, patches): the codec decides per object.
   const codec: Codec = options.contentType === PROTOBUF_MEDIA_TYPE ? await loadProtobufCodec() : jsonCodec;
   const userAgent = options.userAgent ?? 'svc-controller-manager';
+  // The manager's own bucket: its Events (the recorder's writes). Each loop, the shared informers
+  // and discovery get a bucket of their own from the runtime (`rateLimit`), on these connections.
   const client = new Client({
     ...options.connection,
     codec,
     userAgent,
     connections: options.connections ?? DEFAULT_API_CONNECTIONS,
-    throttle: apiThrottle({ qps: options.qps, burst: options.burst, onWait: (ms) => metrics.throttled(ms) }),
+    throttle: apiThrottle({ qps: options.qps, burst: options.burst, onWait: metrics.rateLimiterWait(MANAGER_NAME) }),
   });
-  // The lease has its own client and bucket: controller traffic must never delay a renewal.
+  // The lease has its own client, bucket and socket: controller traffic must never delay a renewal.
   const electionClient = new Client({
     ...options.connection,
     codec,
     userAgent: `${userAgent}/leader-election`,
-    throttle: apiThrottle({ qps: options.qps, burst: options.burst }),
+    throttle: apiThrottle({ qps: options.qps, burst: options.burst, onWait: metrics.rateLimiterWait('leader-election') }),
   });
 
   const registry = options.loops ?? builtinLoops();
@@ -119,9 +124,10 @@ export async function startControllerManager(options: ControllerManagerOptions):
   let runtime: ControllerRuntime;
   try {
     runtime = await runControllers({
-      name: 'svc-controller-manager',
+      name: MANAGER_NAME,
       controllers: loops,
       client,
+      rateLimit: { qps: options.qps, burst: options.burst },
       electionClient,
       election: options.election
         ? {
@@ -137,7 +143,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
       informerOptions: { resyncPeriodMs: options.loopSettings.minResyncPeriodMs },
       ...(options.serving ? { serving: options.serving } : {}),
       metrics,
-      events: new EventRecorder({ client, component: 'svc-controller-manager' }),
+      events: new EventRecorder({ client, component: MANAGER_NAME }),
       // The command handles signals (closeOnSignal), with its own grace.
       signals: false,
       log,

@@ -6,7 +6,7 @@ import type { ReconcileStart } from '../controller.js';
  * The manager's Prometheus metrics, in a registry of its own (two managers in one process, as in
  * tests, do not collide). Names follow client-go's, so dashboards built for kube-controller-manager
  * read them: per controller (label `name`) the work queue's depth, adds, retries, queue wait and
- * work duration; the leader status; the time requests waited for the API rate limiter.
+ * work duration; the leader status; the time requests waited for each API rate limiter.
  */
 
 export interface MetricsOptions {
@@ -49,7 +49,7 @@ export class ManagerMetrics {
   readonly #queued: Histogram<'name'> | undefined;
   readonly #work: Histogram<'name' | 'result'> | undefined;
   readonly #leader: Gauge<'name'> | undefined;
-  readonly #throttle: Histogram | undefined;
+  readonly #throttle: Histogram<'name'> | undefined;
   readonly #eventToStart: Histogram<'name'> | undefined;
   readonly #sentToStart: Histogram<'name'> | undefined;
   readonly #latencyAnnotation: string | undefined;
@@ -70,7 +70,13 @@ export class ManagerMetrics {
       : undefined;
     this.#leader = on('leader_election_master_status') ? new Gauge({ name: 'leader_election_master_status', help: '1 while this process leads, else 0.', labelNames: ['name'], registers }) : undefined;
     this.#throttle = on('rest_client_rate_limiter_duration_seconds')
-      ? new Histogram({ name: 'rest_client_rate_limiter_duration_seconds', help: 'How long requests to the API server waited for the client rate limiter.', buckets: DURATION_BUCKETS, registers })
+      ? new Histogram({
+          name: 'rest_client_rate_limiter_duration_seconds',
+          help: "How long requests to the API server waited for the client rate limiter, by bucket (a loop's name, shared-informers, controller-discovery, leader-election, or the process's own).",
+          labelNames: ['name'],
+          buckets: DURATION_BUCKETS,
+          registers,
+        })
       : undefined;
     this.#eventToStart = on('controller_event_to_reconcile_start_seconds')
       ? new Histogram({
@@ -150,8 +156,10 @@ export class ManagerMetrics {
     this.#leader?.set({ name: this.#label('leader_election_master_status', 'name', name) }, leads ? 1 : 0);
   }
 
-  throttled(waitMs: number): void {
-    this.#throttle?.observe(waitMs / 1000);
+  /** The hook the rate limiter named `name` (a loop's, or another client's) reports each request's wait for its token to, in ms. */
+  rateLimiterWait(name: string): (waitMs: number) => void {
+    const waits = this.#throttle?.labels({ name: this.#label('rest_client_rate_limiter_duration_seconds', 'name', name) });
+    return waits ? (ms) => waits.observe(ms / 1000) : () => undefined;
   }
 
   /** The exposition text, and its content type. */

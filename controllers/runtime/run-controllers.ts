@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { apiThrottle } from '../../operators/index.js';
 import { Client, EventRecorder, type InformerFactoryOptions } from '../../src/client/index.js';
 import { selfSignedCertificate } from '../../src/encoding/index.js';
 import { RequestAuth, startServing, type HealthCheck, type Serving, type ServingTls } from '../../src/serving/index.js';
@@ -23,6 +24,8 @@ import { startTerm, type Term } from './term.js';
  * - a secure port with /healthz, /livez, /readyz (ready once the caches of the running loops have
  *   synced) and Prometheus /metrics (each loop's work queue, the leader status);
  * - Events: each loop's context has a recorder reporting as the loop's name;
+ * - with `rateLimit`, a token bucket per loop (kube-controller-manager's client per controller):
+ *   one loop's burst of writes never delays another loop's requests;
  * - a live view for people: `activity` (every reconcile's result, each queue's depth, retries and
  *   the leadership), served as Server-Sent Events on the secure port's `/live/controllers`.
  */
@@ -62,6 +65,15 @@ export interface ControllerRuntimeOptions {
   readonly name?: string;
   /** The loops' client. Default `Client.fromEnv()` (kubectl's config order, then in-cluster), closed on stop. */
   readonly client?: Client;
+  /**
+   * A token bucket of these sizes for each loop, as kube-controller-manager builds a client per
+   * controller: each loop's `ctx.client` is `client` derived (same connections) with a bucket of
+   * its own and the user agent `<client's>/<loop name>`; the shared informers' lists and watches
+   * and the discovery reads get one each too (`/shared-informers`, `/controller-discovery`).
+   * Waits are observed per bucket (`rest_client_rate_limiter_duration_seconds{name}`). Unset:
+   * every loop, the informers and discovery use `client` as it is (its own throttle, if any).
+   */
+  readonly rateLimit?: { readonly qps: number; readonly burst: number };
   /** The Lease's client: give it a rate limit of its own so controller traffic never delays a renewal. Default `client`. */
   readonly electionClient?: Client;
   /** Leader election (default on, Lease `default/<name>`); `false` leads from the start. */
@@ -117,6 +129,16 @@ export async function runControllers(options: ControllerRuntimeOptions): Promise
   const ownClient = options.client === undefined;
   const client = options.client ?? (await Client.fromEnv({ userAgent: name }));
   const events = options.events ?? new EventRecorder({ client, component: name });
+  // One bucket per loop, made once for the process (as upstream's client per controller), so a term
+  // that starts again finds each loop's bucket as the last one left it.
+  const limited = (suffix: string): Client => {
+    const rate = options.rateLimit;
+    if (rate === undefined) return client;
+    return client.derive({ userAgent: `${client.userAgent}/${suffix}`, throttle: apiThrottle({ qps: rate.qps, burst: rate.burst, onWait: metrics.rateLimiterWait(suffix) }) });
+  };
+  const loopClients = new Map([...loops.keys()].map((loop) => [loop, limited(loop)]));
+  const informerClient = limited('shared-informers');
+  const discoveryClient = limited('controller-discovery');
   const drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
   const election = options.election === false ? undefined : options.election ?? {};
   const identity = election?.identity ?? `${hostname()}_${randomUUID()}`;
@@ -203,7 +225,9 @@ export async function runControllers(options: ControllerRuntimeOptions): Promise
     startTerm: () =>
       (currentTerm = startTerm({
         loops,
-        client,
+        client: informerClient,
+        loopClient: (loop) => loopClients.get(loop) ?? client,
+        discoveryClient,
         drainTimeoutMs,
         startIntervalMs: options.startIntervalMs ?? 0,
         ...(options.informerOptions ? { informerOptions: options.informerOptions } : {}),

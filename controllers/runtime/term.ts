@@ -15,7 +15,12 @@ import type { ManagerLog } from './log.js';
 export interface TermOptions {
   /** The loops to run, by controller name, in start order. */
   readonly loops: ReadonlyMap<string, ControlLoop>;
+  /** The shared informers' client (and every loop's and discovery's, unless given their own). */
   readonly client: Client;
+  /** Each loop's client (`ctx.client`): the runtime's `rateLimit` gives each its own bucket. Default `client`. */
+  readonly loopClient?: (loop: string) => Client;
+  /** The discovery cache's client. Default `client`. */
+  readonly discoveryClient?: Client;
   readonly informerOptions?: InformerFactoryOptions;
   /** `--controller-shutdown-timeout`: how long `stop()` lets loops finish their work in flight. */
   readonly drainTimeoutMs: number;
@@ -69,14 +74,14 @@ export function startTerm(options: TermOptions): Term {
   const informers = new InformerFactory(options.client, options.informerOptions ?? {});
   // One discovery for every loop of the term, read again when a type is added or removed: the
   // metadata of CRDs and APIServices is watched from the first loop that asks.
-  const discovery = new DiscoveryCache(options.client, {
+  const discovery = new DiscoveryCache(options.discoveryClient ?? options.client, {
     changes$: defer(() => merge(changesOf(informers.informer<KubeObject>(customResourceDefinitions, { metadataOnly: true })), changesOf(informers.informer(API_SERVICES, { metadataOnly: true })))),
   });
   // A replay: a loop that subscribes to stop$ after it fired (a late start) still sees it.
   const stop$ = new ReplaySubject<void>(1);
   const contextOf = (loopName: string): ControllerContext => ({
     name: loopName,
-    client: options.client,
+    client: options.loopClient?.(loopName) ?? options.client,
     informers,
     discovery,
     events: options.events.forComponent(loopName),

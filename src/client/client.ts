@@ -13,7 +13,7 @@ import { loadSvcconfig } from './svcconfig.js';
 import { attachQuery, ExecSession, type AttachOptions, type ExecOptions } from './exec-session.js';
 import { listenForwarding, portForwardQuery, PortForwardSession, type ForwardPortOptions, type PortForwarder, type PortForwardOptions } from './port-forward.js';
 import { EXEC_PROTOCOLS, PORT_FORWARD_PROTOCOLS } from './stream-channels.js';
-import { Transport, type ConnectionOptions } from './transport.js';
+import { Transport, type ConnectionOptions, type RequestThrottle } from './transport.js';
 import { watcher, type WatcherEvent, type WatchOptions } from './watcher.js';
 
 export interface ClientOptions extends ConnectionOptions {
@@ -95,9 +95,25 @@ export class Client {
   /** The namespace of namespaced requests that name none. */
   readonly namespace: string;
 
-  constructor(options: ClientOptions) {
-    this.transport = new Transport(options, options.codec ?? jsonCodec);
+  /** `transport`: another client's (see `derive`); unset: one of its own, with connections of its own. */
+  constructor(options: ClientOptions, transport?: Transport) {
+    this.transport = transport ?? new Transport(options, options.codec ?? jsonCodec);
     this.namespace = options.namespace ?? 'default';
+  }
+
+  /** The `User-Agent` this client's requests send. */
+  get userAgent(): string {
+    return this.transport.userAgent;
+  }
+
+  /**
+   * A client on this one's connections (the same bounded request pool, watch sockets, servers,
+   * credentials and codec) with its own user agent and throttle: each control loop's own token
+   * bucket without a socket more (docs/client.md#one-connection-pool-several-rate-limits). The
+   * connections are shared, so closing or destroying either closes them for both.
+   */
+  derive(overrides: { readonly userAgent?: string | undefined; readonly throttle?: RequestThrottle | undefined }): Client {
+    return new Client({ server: '', namespace: this.namespace }, this.transport.derive(overrides));
   }
 
   /** A client for a svcconfig (kubeconfig) file's current context, or `options.context`. */

@@ -84,26 +84,21 @@ export interface StreamResponse {
 
 /** Keep-alive HTTPS to one server (or the first of several that answers) through an undici Agent, with the credentials of a svcconfig. */
 export class Transport {
-  /** Requests' pool, bounded by `connections`. */
-  #agent: Agent;
-  /** Streams' pool: `#agent` itself when requests are unbounded, else one of its own. */
-  #streamAgent: Agent;
-  readonly #agentOptions: Agent.Options;
-  readonly #certificateSource: ConnectionOptions['clientCertificateSource'];
-  #pair: { readonly cert: string; readonly key: string } | undefined;
-  readonly #servers: ServerList;
+  /** The sockets and where they go: this transport's own, or those of the transport it was derived from. */
+  readonly #pool: ConnectionPool;
+  readonly #options: ConnectionOptions;
   readonly #headers: Record<string, string>;
   readonly #timeoutMs: number;
   readonly #throttle: RequestThrottle | undefined;
   readonly #tokenSource: (() => string | Promise<string>) | undefined;
-  /** The TLS settings of every connection, the undici Agent's and the WebSockets' alike. */
-  readonly #tls: SecureContextOptions & { readonly rejectUnauthorized: boolean };
 
+  /** `pool`: the connections of another transport (`derive`); unset: connections of its own. */
   constructor(
     options: ConnectionOptions,
     readonly codec: Codec,
+    pool?: ConnectionPool,
   ) {
-    this.#servers = new ServerList([options.server, ...(options.servers ?? [])]);
+    this.#options = options;
     this.#timeoutMs = options.requestTimeoutMs ?? 60_000;
     this.#throttle = options.throttle;
     this.#tokenSource = options.tokenSource;
@@ -112,49 +107,23 @@ export class Transport {
       'user-agent': options.userAgent ?? 'svc-client',
       ...(options.token !== undefined ? { authorization: `Bearer ${options.token}` } : {}),
     };
-    this.#tls = {
-      ...(options.caData !== undefined ? { ca: options.caData } : {}),
-      ...(options.clientCertificate !== undefined ? { cert: options.clientCertificate } : {}),
-      ...(options.clientKey !== undefined ? { key: options.clientKey } : {}),
-      rejectUnauthorized: !(options.insecureSkipTlsVerify ?? false),
-    };
-    this.#agentOptions = {
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
-      ...(options.connections !== undefined ? { connections: options.connections } : {}),
-    };
-    this.#certificateSource = options.clientCertificateSource;
-    const connect = sharedContext(this.#tls);
-    this.#agent = new Agent({ ...this.#agentOptions, connect });
-    this.#streamAgent = this.#streamPool(connect);
+    this.#pool = pool ?? new ConnectionPool(options);
   }
 
-  /** The streams' agent for these TLS settings: unbounded, and apart from the requests' when those are bounded. */
-  #streamPool(connect: Agent.Options['connect']): Agent {
-    if (this.#agentOptions.connections === undefined) return this.#agent;
-    const { connections: _bounded, ...unbounded } = this.#agentOptions;
-    return new Agent({ ...unbounded, connect });
+  /** The `User-Agent` every request of this transport sends. */
+  get userAgent(): string {
+    return this.#headers['user-agent']!;
   }
 
   /**
-   * The agent to send with. With a rotating client certificate, a new pair gets a new agent and
-   * the old one's connections are closed, watches too (they reconnect), as the kubelet closes
-   * its connections on rotation: the server reads the certificate once per connection, so a
-   * connection kept open would go on as the old certificate until it expires, and then fail.
+   * A transport on this one's connections (the same bounded pool, watch sockets, servers and
+   * credentials) with a user agent and a throttle of its own: one token bucket per control loop
+   * without a socket more (docs/client.md#one-connection-pool-several-rate-limits).
    */
-  #current(streaming: boolean): Agent {
-    if (this.#certificateSource !== undefined) {
-      const pair = this.#certificateSource();
-      if (pair.cert !== this.#pair?.cert || pair.key !== this.#pair.key) {
-        const old = new Set([this.#agent, this.#streamAgent]);
-        this.#pair = pair;
-        const connect = sharedContext({ ...this.#tls, cert: pair.cert, key: pair.key });
-        this.#agent = new Agent({ ...this.#agentOptions, connect });
-        this.#streamAgent = this.#streamPool(connect);
-        for (const agent of old) void agent.destroy().catch(() => undefined);
-      }
-    }
-    return streaming ? this.#streamAgent : this.#agent;
+  derive(overrides: { readonly userAgent?: string | undefined; readonly throttle?: RequestThrottle | undefined }): Transport {
+    return new Transport({ ...this.#options, ...overrides }, this.codec, this.#pool);
   }
+
 
   async #dispatch(req: HttpRequest, streaming: boolean): Promise<Dispatcher.ResponseData> {
     if (this.#throttle !== undefined) await this.#throttle({ method: req.method, path: req.path, signal: req.signal });
@@ -176,8 +145,8 @@ export class Transport {
         headers['content-type'] = encoded.contentType;
       }
     }
-    return this.#servers.send(req.method === 'GET', (server) =>
-      this.#current(streaming).request({
+    return this.#pool.servers.send(req.method === 'GET', (server) =>
+      this.#pool.current(streaming).request({
         origin: server.origin,
         path: server.base + req.path + queryString(req.query),
         method: req.method,
@@ -222,9 +191,9 @@ export class Transport {
     const authorization = this.#tokenSource !== undefined ? `Bearer ${await this.#tokenSource()}` : this.#headers['authorization'];
     if (authorization !== undefined) headers['authorization'] = authorization;
     const text = query.toString();
-    const server = this.#servers.current;
+    const server = this.#pool.servers.current;
     const url = `${server.origin.replace(/^http/, 'ws')}${server.base}${path}${text ? `?${text}` : ''}`;
-    const socket = new WebSocket(url, [...protocols], { ...this.#tls, headers, handshakeTimeout: this.#timeoutMs });
+    const socket = new WebSocket(url, [...protocols], { ...this.#pool.tls, headers, handshakeTimeout: this.#timeoutMs });
     return new Promise<WebSocket>((resolve, reject) => {
       socket.once('open', () => {
         socket.removeAllListeners('error');
@@ -234,7 +203,7 @@ export class Transport {
         resolve(socket);
       });
       socket.once('error', (error) => {
-        this.#servers.failed(server, error);
+        this.#pool.servers.failed(server, error);
         reject(error);
       });
       socket.once('unexpected-response', (_req, res) => {
@@ -260,11 +229,83 @@ export class Transport {
   }
 
   /** Closes idle sockets and waits for in-flight requests; open watches should be unsubscribed first. */
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+
+  /** Ends every socket now, in-flight requests and watches included (those of derived transports too: they are the same). A second call does nothing. */
+  destroy(): Promise<void> {
+    return this.#pool.destroy();
+  }
+}
+
+/**
+ * The connections of a transport and of every transport derived from it: the undici Agents (the
+ * requests' pool, bounded by `connections`, and the streams'), the servers to try, and the TLS
+ * settings, the client certificate's rotation included.
+ */
+export class ConnectionPool {
+  /** Requests' pool, bounded by `connections`. */
+  #agent: Agent;
+  /** Streams' pool: `#agent` itself when requests are unbounded, else one of its own. */
+  #streamAgent: Agent;
+  readonly #agentOptions: Agent.Options;
+  readonly #certificateSource: ConnectionOptions['clientCertificateSource'];
+  #pair: { readonly cert: string; readonly key: string } | undefined;
+  readonly servers: ServerList;
+  /** The TLS settings of every connection, the undici Agent's and the WebSockets' alike. */
+  readonly tls: SecureContextOptions & { readonly rejectUnauthorized: boolean };
+
+  constructor(options: ConnectionOptions) {
+    this.servers = new ServerList([options.server, ...(options.servers ?? [])]);
+    this.tls = {
+      ...(options.caData !== undefined ? { ca: options.caData } : {}),
+      ...(options.clientCertificate !== undefined ? { cert: options.clientCertificate } : {}),
+      ...(options.clientKey !== undefined ? { key: options.clientKey } : {}),
+      rejectUnauthorized: !(options.insecureSkipTlsVerify ?? false),
+    };
+    this.#agentOptions = {
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
+      ...(options.connections !== undefined ? { connections: options.connections } : {}),
+    };
+    this.#certificateSource = options.clientCertificateSource;
+    const connect = sharedContext(this.tls);
+    this.#agent = new Agent({ ...this.#agentOptions, connect });
+    this.#streamAgent = this.#streamPool(connect);
+  }
+
+  /** The streams' agent for these TLS settings: unbounded, and apart from the requests' when those are bounded. */
+  #streamPool(connect: Agent.Options['connect']): Agent {
+    if (this.#agentOptions.connections === undefined) return this.#agent;
+    const { connections: _bounded, ...unbounded } = this.#agentOptions;
+    return new Agent({ ...unbounded, connect });
+  }
+
+  /**
+   * The agent to send with. With a rotating client certificate, a new pair gets a new agent and
+   * the old one's connections are closed, watches too (they reconnect), as the kubelet closes
+   * its connections on rotation: the server reads the certificate once per connection, so a
+   * connection kept open would go on as the old certificate until it expires, and then fail.
+   */
+  current(streaming: boolean): Agent {
+    if (this.#certificateSource !== undefined) {
+      const pair = this.#certificateSource();
+      if (pair.cert !== this.#pair?.cert || pair.key !== this.#pair.key) {
+        const old = new Set([this.#agent, this.#streamAgent]);
+        this.#pair = pair;
+        const connect = sharedContext({ ...this.tls, cert: pair.cert, key: pair.key });
+        this.#agent = new Agent({ ...this.#agentOptions, connect });
+        this.#streamAgent = this.#streamPool(connect);
+        for (const agent of old) void agent.destroy().catch(() => undefined);
+      }
+    }
+    return streaming ? this.#streamAgent : this.#agent;
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.#agents().map((agent) => (agent.closed || agent.destroyed ? undefined : agent.close())));
   }
 
-  /** Ends every socket now, in-flight requests and watches included. A second call does nothing. */
   async destroy(): Promise<void> {
     await Promise.all(this.#agents().map((agent) => (agent.destroyed ? undefined : agent.destroy())));
   }

@@ -86,8 +86,8 @@ describe('the secure port', () => {
     // Every reconcile started was timed from its key's add.
     expect(res.text).toMatch(/^workqueue_queue_duration_seconds_count\{name="namespace-controller"\} [1-9]/m);
     expect(res.text).toMatch(/^leader_election_master_status\{name="svc-controller-manager"\} 1$/m);
-    // The loops' requests went through the --svc-api-qps bucket.
-    expect(res.text).toMatch(/^rest_client_rate_limiter_duration_seconds_count [1-9]/m);
+    // The informers' lists and watches went through a --svc-api-qps bucket of their own (each loop has one too).
+    expect(res.text).toMatch(/^rest_client_rate_limiter_duration_seconds_count\{name="shared-informers"\} [1-9]/m);
   });
 
   it('times reconciles from their event, and from the send time a writer put in --latency-annotation', async () => {
