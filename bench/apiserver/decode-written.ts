@@ -66,7 +66,7 @@ for (let round = 0; round < ROUNDS; round++) {
             },
           };
         },
-        { min_cpu_time: 500 * 1e6 },
+        { min_cpu_time: 200 * 1e6 },
       );
       (results[`${tree.name} ${withFrame ? 'decode + first protobuf frame' : 'decode'}`] ??= []).push(stats.avg);
     }
