@@ -9,7 +9,7 @@ import {
   type HorizontalPodAutoscaler,
   type Pod,
 } from '../../src/api/index.js';
-import { builtin, resource, type Client, type EventSink, type InvolvedObject, type Scale } from '../../src/client/index.js';
+import { builtin, resource, type Client, type DiscoveryCache, type EventSink, type InvolvedObject, type Scale } from '../../src/client/index.js';
 import { generationChanged, requeueAfter, type Outcome } from '../../operators/index.js';
 import { cacheOnly } from '../cache-only.js';
 import type { ControllerContext } from '../context.js';
@@ -17,7 +17,7 @@ import { controller, type ControllerResult } from '../controller.js';
 import { HpaConditions } from './hpa-conditions.js';
 import { MetricUnavailableError, resourceReplicas, type CalculatorSettings, type MetricSample, type PodSample, type ResourceTarget } from './replica-calculator.js';
 import { normalizeWithBehavior, normalizeWithoutBehavior, recordScaleEvent, resolveBehavior, ScaleHistory, type BehaviorSpec } from './scale-behavior.js';
-import { ScaleTargetError, ScaleTargets } from './scale-target.js';
+import { resolveScaleTarget, ScaleTargetError } from './scale-target.js';
 
 export interface HorizontalPodAutoscalerOptions {
   /** `--concurrent-horizontal-pod-autoscaler-syncs` (5). */
@@ -65,7 +65,6 @@ export function horizontalPodAutoscalerController(ctx: ControllerContext, option
     initialReadinessDelayMs: options.initialReadinessDelayMs ?? 30_000,
     downscaleStabilizationMs: options.downscaleStabilizationMs ?? 5 * 60_000,
   };
-  const targets = new ScaleTargets(ctx.client, syncPeriodMs, now);
   const histories = new Map<string, ScaleHistory>();
   return controller<unknown>({
     ...ctx.controllerDefaults(NAME),
@@ -85,7 +84,7 @@ export function horizontalPodAutoscalerController(ctx: ControllerContext, option
       let history = histories.get(key);
       if (!history) histories.set(key, (history = new ScaleHistory()));
       const namespacePods = pods.store.byIndex('namespace', hpa.metadata.namespace!);
-      await syncAutoscaler({ client: ctx.client, events: ctx.events, targets, settings, history, nowMs: now() }, hpa, namespacePods);
+      await syncAutoscaler({ client: ctx.client, events: ctx.events, discovery: ctx.discovery, settings, history, nowMs: now() }, hpa, namespacePods);
       return requeueAfter(syncPeriodMs);
     },
   });
@@ -98,7 +97,7 @@ interface Settings extends CalculatorSettings {
 interface SyncContext {
   readonly client: Client;
   readonly events: EventSink;
-  readonly targets: ScaleTargets;
+  readonly discovery: DiscoveryCache;
   readonly settings: Settings;
   readonly history: ScaleHistory;
   readonly nowMs: number;
@@ -126,7 +125,7 @@ async function syncAutoscaler(sc: SyncContext, hpa: HorizontalPodAutoscaler, nam
   let scale: Scale;
   let target;
   try {
-    target = await sc.targets.resolve(ref.apiVersion, ref.kind);
+    target = await resolveScaleTarget(sc.discovery, ref.apiVersion, ref.kind);
     scale = await sc.client.getScale(target.resource, ref.name, { namespace });
   } catch (error) {
     const message = error instanceof ScaleTargetError ? error.message : messageOf(error);

@@ -1,11 +1,12 @@
-import { groupVersionResources, resource, type Client, type GroupVersionEntry, type Resource } from '../../src/client/index.js';
+import { resource, typeAtVersion, type DiscoveryCache, type Resource } from '../../src/client/index.js';
 
 /**
- * The resource behind an autoscaler's `scaleTargetRef` (`apiVersion` + `kind`), found through
- * discovery as upstream's REST mapper finds it, so that any kind with a `scale` subresource works
- * (Deployments, ReplicaSets, StatefulSets, ReplicationControllers, custom resources that declare
- * one) and a kind without one is named as such. A group-version's resource list is read at most
- * once per `ttlMs`, so a CRD added later is found.
+ * The resource behind an autoscaler's `scaleTargetRef` (`apiVersion` + `kind`), found in the
+ * term's shared discovery (`ctx.discovery`: every served version, preferred or not, each type
+ * with its subresources) as upstream's REST mapper finds it, so that any kind with a `scale`
+ * subresource works (Deployments, ReplicaSets, StatefulSets, ReplicationControllers, custom
+ * resources that declare one, at any served version) and a kind without one is named as such.
+ * A CRD added later is found when the cache reads again (at once on the CRD's watch event).
  */
 
 export interface ScaleTarget {
@@ -16,45 +17,19 @@ export interface ScaleTarget {
 /** Why a target cannot be scaled: the message goes into AbleToScale=False. */
 export class ScaleTargetError extends Error {}
 
-export class ScaleTargets {
-  readonly #lists = new Map<string, { readonly atMs: number; readonly entries: Promise<readonly GroupVersionEntry[] | undefined> }>();
-
-  constructor(
-    private readonly client: Client,
-    private readonly ttlMs: number,
-    private readonly now: () => number,
-  ) {}
-
-  /** The target's resource; rejects with a ScaleTargetError when it has none or cannot scale. */
-  async resolve(apiVersion: string | undefined, kind: string): Promise<ScaleTarget> {
-    const [group, version] = splitApiVersion(apiVersion ?? '');
-    const entries = await this.#entries(group, version);
-    const groupText = JSON.stringify(group);
-    if (!entries) throw new ScaleTargetError(`no matches for kind ${JSON.stringify(kind)} in group ${groupText}: ${apiVersion ?? 'v1'} is not served`);
-    const entry = entries.find((e) => e.kind === kind && !e.name.includes('/'));
-    if (!entry) throw new ScaleTargetError(`no matches for kind ${JSON.stringify(kind)} in version ${JSON.stringify(apiVersion ?? 'v1')}`);
-    if (!entries.some((e) => e.name === `${entry.name}/scale`)) {
-      throw new ScaleTargetError(`${kind} (${group ? `${entry.name}.${group}` : entry.name}) has no scale subresource: it cannot be autoscaled`);
-    }
-    return { kind, resource: resource({ group, version, resource: entry.name, namespaced: entry.namespaced, kind }) };
+/** The target's resource; rejects with a ScaleTargetError when it has none or cannot scale, with the list's error when discovery could not read it. */
+export async function resolveScaleTarget(discovery: DiscoveryCache, apiVersion: string | undefined, kind: string): Promise<ScaleTarget> {
+  const exact = apiVersion || 'v1';
+  const found = typeAtVersion(await discovery.current(), exact, kind);
+  const slash = exact.indexOf('/');
+  const group = slash < 0 ? '' : exact.slice(0, slash);
+  if (!found.served) throw new ScaleTargetError(`no matches for kind ${JSON.stringify(kind)} in group ${JSON.stringify(group)}: ${exact} is not served`);
+  // The list failed this time (the server away): not an answer, the sync is tried again.
+  if (found.error !== undefined) throw found.error;
+  const type = found.type;
+  if (type === undefined) throw new ScaleTargetError(`no matches for kind ${JSON.stringify(kind)} in version ${JSON.stringify(exact)}`);
+  if (!type.subresources?.includes('scale')) {
+    throw new ScaleTargetError(`${kind} (${group ? `${type.resource}.${group}` : type.resource}) has no scale subresource: it cannot be autoscaled`);
   }
-
-  #entries(group: string, version: string): Promise<readonly GroupVersionEntry[] | undefined> {
-    const key = `${group}/${version}`;
-    const cached = this.#lists.get(key);
-    if (cached && this.now() - cached.atMs < this.ttlMs) return cached.entries;
-    const entries = groupVersionResources(this.client, group, version).catch((error: unknown) => {
-      // Not served is an answer (undefined); anything else (the server away) is retried on the next sync.
-      this.#lists.delete(key);
-      throw error;
-    });
-    this.#lists.set(key, { atMs: this.now(), entries });
-    return entries;
-  }
-}
-
-/** `apps/v1` → [apps, v1]; `v1` → ['', v1]. */
-function splitApiVersion(apiVersion: string): [string, string] {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? ['', apiVersion || 'v1'] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
+  return { kind, resource: resource({ group, version: type.version, resource: type.resource, namespaced: type.namespaced, kind }) };
 }

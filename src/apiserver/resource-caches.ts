@@ -3,6 +3,7 @@ import type { KeyValue, Store } from '../storage/index.js';
 import { collectionPrefix } from './object-keys.js';
 import type { ReadPlan } from './read-semantics.js';
 import { servedBytes, servedObjectDecoder, type ServedObject } from './served-object.js';
+import { ServedTexts } from './served-texts.js';
 import { WatchCache } from '../watch-cache/index.js';
 
 export interface ResourceCachesOptions {
@@ -49,6 +50,8 @@ export class ResourceCaches {
   /** Caches of the types added at runtime (custom resources), one per type even when versions share a prefix. */
   private readonly added = new Map<ResourceType, WatchCache<ServedObject>>();
   private started = false;
+  /** The bytes of the versions this server wrote lately, by their JSON text (served-texts.ts): filled by the decoders, read by write answers. */
+  readonly servedTexts = new ServedTexts();
 
   constructor(options: ResourceCachesOptions) {
     this.store = options.store;
@@ -63,7 +66,7 @@ export class ResourceCaches {
         continue;
       }
       if (this.caches.has(prefix)) continue;
-      const decode = servedObjectDecoder(type);
+      const decode = servedObjectDecoder(type, this.servedTexts);
       this.decoders.set(type, decode);
       this.caches.set(prefix, this.newCache(type, decode));
     }
@@ -96,7 +99,7 @@ export class ResourceCaches {
    * resource's version rewrites apiVersion and applies defaults). Started at once when the
    * caches already run; `ready` of `of(type)` says when its first list is in.
    */
-  add(type: ResourceType, decode: (kv: KeyValue, revision: number) => ServedObject = servedObjectDecoder(type)): void {
+  add(type: ResourceType, decode: (kv: KeyValue, revision: number) => ServedObject = servedObjectDecoder(type, this.servedTexts)): void {
     if (this.added.has(type)) return;
     this.decoders.set(type, decode);
     const cache = this.newCache(type, decode);
@@ -129,6 +132,7 @@ export class ResourceCaches {
     this.started = false;
     for (const cache of this.caches.values()) cache.stop();
     for (const cache of this.added.values()) cache.stop();
+    this.servedTexts.clear();
   }
 
   of(type: ResourceType): WatchCache<ServedObject> {
@@ -149,7 +153,7 @@ export class ResourceCaches {
   decoderOf(type: ResourceType): (kv: KeyValue, revision: number) => ServedObject {
     let decode = this.decoders.get(type);
     if (!decode) {
-      decode = servedObjectDecoder(type);
+      decode = servedObjectDecoder(type, this.servedTexts);
       this.decoders.set(type, decode);
     }
     return decode;

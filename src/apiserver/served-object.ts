@@ -4,7 +4,7 @@ import { apiVersionOf, type ApiObject } from './api-object.js';
 import { StringPool, ValuePool } from './value-pool.js';
 import { storedObject, takeEncodedSource } from './storage-codec.js';
 import { knownObjectOf } from '../encoding/index.js';
-import { rememberServedText } from './served-texts.js';
+import type { ServedTexts } from './served-texts.js';
 
 /**
  * One object version as the read path holds it: its response bytes (the stored JSON with
@@ -47,8 +47,10 @@ export function spliceResourceVersion(text: string, revision: number): string | 
 /**
  * Decodes stored values of one type into ServedObjects. The value is parsed once, for its labels
  * and selectable fields; the bytes sent are the stored ones with the version spliced in.
+ * `servedTexts`: the server's table of the versions it wrote (its `ResourceCaches`'), where each
+ * one decoded is noted; a decoder without one notes nothing.
  */
-export function servedObjectDecoder(type: ResourceType): (kv: KeyValue, revision: number) => ServedObject {
+export function servedObjectDecoder(type: ResourceType, servedTexts?: ServedTexts): (kv: KeyValue, revision: number) => ServedObject {
   const accessors = Object.values(type.fieldSelectors);
   const strings = new StringPool();
   const labelSets = new ValuePool<Labels>();
@@ -61,10 +63,15 @@ export function servedObjectDecoder(type: ResourceType): (kv: KeyValue, revision
     if (source && spliced !== undefined) {
       const meta = source.object.metadata;
       const json = ownBytes(spliced);
-      rememberServedText(spliced, json);
-      // The version's protobuf message (a watch event's, a moment from now) is encoded from the object, not a parse of `json`.
-      const stored = storedObject(source.object, type);
-      knownObjectOf(json, { ...stored, metadata: { resourceVersion: String(revision), ...stored.metadata } });
+      servedTexts?.remember(spliced, json);
+      // The version's protobuf message (a watch event's, a moment from now) is encoded from the
+      // writer's object, not a parse of `json`. That object as stored, its version set, is made
+      // only when a protobuf reader asks for the message: most versions never get one (no
+      // protobuf watcher of the type), and every version is decoded here. The writer never
+      // changes an object it stored (a write's result is a new object), so making it later
+      // gives what it would have given now.
+      const written = source.object;
+      knownObjectOf(json, () => storedAtRevision(written, type, revision));
       return {
         json,
         namespace: strings.intern(meta.namespace ?? ''),
@@ -102,6 +109,12 @@ export function servedObjectDecoder(type: ResourceType): (kv: KeyValue, revision
       fields: accessors.map((read) => strings.intern(read(object) ?? '')),
     };
   };
+}
+
+/** A written object as a parse of its stored JSON with `revision` spliced in gives it. */
+function storedAtRevision(written: ApiObject, type: ResourceType, revision: number): ApiObject {
+  const stored = storedObject(written, type);
+  return { ...stored, metadata: { resourceVersion: String(revision), ...stored.metadata } };
 }
 
 /**

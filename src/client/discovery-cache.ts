@@ -1,10 +1,10 @@
 import { defer, distinctUntilChanged, map, ReplaySubject, Subscription, type Observable } from 'rxjs';
 import type { Client } from './client.js';
-import { discoveryOf, groupVersionTypes, preferredGroupVersions, type ApiResource, type DiscoveredGroupVersion, type Discovery } from './discovery.js';
+import { discoveryOf, groupVersionTypes, servedGroupVersions, type ApiResource, type DiscoveredGroupVersion, type Discovery } from './discovery.js';
 
 export interface DiscoveryCacheOptions {
   /**
-   * How often `/api` and `/apis` are read again (the groups and their preferred versions); a
+   * How often `/api` and `/apis` are read again (the groups and their served versions); a
    * group version not seen before has its resource list read then. Default 30 s, the period
    * upstream's controller manager re-reads discovery with.
    */
@@ -27,7 +27,8 @@ export interface DiscoveryCacheOptions {
 
 /**
  * The served types, read once for every loop of a process and kept (a `Discovery`, as
- * `discoverResources` answers it). Each refresh reads `/api` and `/apis`, and a group version's
+ * `discoverResources` answers it: the preferred versions' types in `resources`, every served
+ * version's in `groupVersions`, each type with its subresources). Each refresh reads `/api` and `/apis`, and a group version's
  * resource list only when it is new, when `changes$` said a type changed (CRDs, APIServices), or
  * when `fullRefreshPeriodMs` has passed: in a cluster whose types do not change, two requests
  * every 30 s where reading everything took one per group version. A group version whose list
@@ -144,7 +145,7 @@ export class DiscoveryCache {
       this.#lastFullMs = this.#now();
       this.#lists.clear();
     }
-    const groupVersions = await preferredGroupVersions(this.#client);
+    const groupVersions = await servedGroupVersions(this.#client);
     const served = new Set(groupVersions.map((gv) => gv.path));
     for (const path of this.#lists.keys()) if (!served.has(path)) this.#lists.delete(path);
     const answers = await Promise.allSettled(groupVersions.map((gv) => this.#listOf(gv)));
@@ -163,9 +164,12 @@ export class DiscoveryCache {
   }
 }
 
-/** What a consumer reacts to: the served types and the group versions that failed. */
+/** What a consumer reacts to: the served types of every version, their subresources, and the group versions that failed. */
 function signatureOf(discovery: Discovery): string {
-  const types = discovery.resources.map((r) => `${r.group}/${r.version}/${r.resource}:${r.namespaced ? 'n' : 'c'}:${r.kind}:${r.verbs.join(',')}`);
-  const failed = discovery.failures.map((f) => `!${f.groupVersion}`);
-  return [...types, ...failed].join('\n');
+  return (discovery.groupVersions ?? [])
+    .flatMap((gv) => [
+      `${gv.preferred ? '*' : ''}${gv.group}/${gv.version}${gv.resources === undefined ? '!' : ''}`,
+      ...(gv.resources ?? []).map((r) => ` ${r.resource}:${r.namespaced ? 'n' : 'c'}:${r.kind}:${r.verbs.join(',')}:${(r.subresources ?? []).join(',')}`),
+    ])
+    .join('\n');
 }

@@ -6,6 +6,26 @@ import { isRecord } from './status.js';
 export interface ApiResource extends Resource {
   readonly kind: string;
   readonly verbs: readonly string[];
+  /**
+   * The names of its subresources (`status`, `scale`), as its group version's list names them
+   * (`deployments/scale`). `discoverResources` and `DiscoveryCache` always fill it; optional so
+   * that an `ApiResource` written by hand still type-checks.
+   */
+  readonly subresources?: readonly string[];
+}
+
+/**
+ * One served version of a group, preferred or not: its types (each with its subresources), or
+ * the error its resource list failed with.
+ */
+export interface ServedGroupVersion {
+  readonly group: string;
+  readonly version: string;
+  /** Whether it is the group's preferred version (its types are then also in `Discovery.resources`). */
+  readonly preferred: boolean;
+  /** Undefined when the list could not be read: `error` says why. */
+  readonly resources?: readonly ApiResource[];
+  readonly error?: unknown;
 }
 
 /** A group version whose resource list could not be read. */
@@ -23,53 +43,76 @@ export interface DiscoveryFailure {
 export interface Discovery {
   readonly resources: readonly ApiResource[];
   readonly failures: readonly DiscoveryFailure[];
+  /**
+   * Every served version of every group, the preferred ones included: what a caller that must
+   * address an exact `apiVersion` reads (an autoscaler's `scaleTargetRef` at a version that is
+   * not the preferred one, and whether that kind has a `scale` subresource). A non-preferred
+   * version whose list failed is here with its error, not in `failures`. `discoverResources`
+   * and `DiscoveryCache` always fill it; optional so that a `Discovery` written by hand still
+   * type-checks.
+   */
+  readonly groupVersions?: readonly ServedGroupVersion[];
 }
 
-/** A group version discovery lists, and the path of its resource list. */
+/** A group version discovery lists, the path of its resource list, and whether it is its group's preferred one. */
 export interface DiscoveredGroupVersion {
   readonly group: string;
   readonly version: string;
   readonly path: string;
+  readonly preferred: boolean;
 }
 
 /**
- * Reads the legacy discovery documents (`/api`, `/apis`, then each preferred group version's
- * resource list), so that types added since the last call (custom resources) are found.
- * Subresources (`pods/status`) are left out. A failure of `/api` or `/apis` itself rejects.
- * Nothing is kept: a loop that asks often shares a `DiscoveryCache` instead.
+ * Reads the legacy discovery documents (`/api`, `/apis`, then the resource list of every served
+ * version of each group), so that types added since the last call (custom resources) are found.
+ * `resources` holds the preferred versions' types, `groupVersions` every version's. A failure of
+ * `/api` or `/apis` itself rejects. Nothing is kept: a loop that asks often shares a
+ * `DiscoveryCache` instead.
  */
 export async function discoverResources(client: Client): Promise<Discovery> {
-  const groupVersions = await preferredGroupVersions(client);
+  const groupVersions = await servedGroupVersions(client);
   const answers = await Promise.allSettled(groupVersions.map((gv) => groupVersionTypes(client, gv)));
   return discoveryOf(groupVersions, answers);
 }
 
-/** The preferred version of every served group (`/api`, `/apis`): two requests. Rejects when either fails. */
-export async function preferredGroupVersions(client: Client): Promise<DiscoveredGroupVersion[]> {
+/** Every served version of every group (`/api`, `/apis`): two requests. Rejects when either fails. */
+export async function servedGroupVersions(client: Client): Promise<DiscoveredGroupVersion[]> {
   const get = (path: string) => client.transport.request({ method: 'GET', path });
   const [core, groups] = await Promise.all([get('/api'), get('/apis')]);
   const groupVersions: DiscoveredGroupVersion[] = [];
-  for (const version of stringsOf(isRecord(core) ? core['versions'] : undefined)) {
-    groupVersions.push({ group: '', version, path: `/api/${version}` });
-  }
+  // The core group has no preferredVersion field: its first version is the preferred one, as upstream's.
+  stringsOf(isRecord(core) ? core['versions'] : undefined).forEach((version, i) => groupVersions.push({ group: '', version, path: `/api/${version}`, preferred: i === 0 }));
   const groupList = isRecord(groups) && Array.isArray(groups['groups']) ? groups['groups'] : [];
   for (const group of groupList) {
     if (!isRecord(group) || typeof group['name'] !== 'string') continue;
-    const preferred = isRecord(group['preferredVersion']) ? group['preferredVersion']['version'] : undefined;
-    const first = Array.isArray(group['versions']) && isRecord(group['versions'][0]) ? group['versions'][0]['version'] : undefined;
-    const version = typeof preferred === 'string' ? preferred : typeof first === 'string' ? first : undefined;
-    if (version !== undefined) groupVersions.push({ group: group['name'], version, path: `/apis/${group['name']}/${version}` });
+    const name = group['name'];
+    const versions = (Array.isArray(group['versions']) ? group['versions'] : []).flatMap((v) => (isRecord(v) && typeof v['version'] === 'string' ? [v['version']] : []));
+    const stated = isRecord(group['preferredVersion']) ? group['preferredVersion']['version'] : undefined;
+    const preferred = typeof stated === 'string' ? stated : versions[0];
+    if (preferred !== undefined && !versions.includes(preferred)) versions.unshift(preferred);
+    for (const version of versions) groupVersions.push({ group: name, version, path: `/apis/${name}/${version}`, preferred: version === preferred });
   }
   return groupVersions;
 }
 
-/** The types of one group version's resource list, subresources left out. */
+/** The types of one group version's resource list, each with the names of its subresources. */
 export async function groupVersionTypes(client: Client, gv: DiscoveredGroupVersion): Promise<readonly ApiResource[]> {
   const doc = await client.transport.request({ method: 'GET', path: gv.path });
-  const list = isRecord(doc) && Array.isArray(doc['resources']) ? doc['resources'] : [];
+  const list = (isRecord(doc) && Array.isArray(doc['resources']) ? doc['resources'] : []).filter(isRecord);
+  // `deployments/scale` → scale of deployments; a list may name a subresource before its resource.
+  const subresources = new Map<string, string[]>();
+  for (const entry of list) {
+    const name = entry['name'];
+    const slash = typeof name === 'string' ? name.indexOf('/') : -1;
+    if (slash < 0) continue;
+    const parent = (name as string).slice(0, slash);
+    const named = subresources.get(parent) ?? [];
+    named.push((name as string).slice(slash + 1));
+    subresources.set(parent, named);
+  }
   const resources: ApiResource[] = [];
   for (const entry of list) {
-    if (!isRecord(entry) || typeof entry['name'] !== 'string' || entry['name'].includes('/')) continue;
+    if (typeof entry['name'] !== 'string' || entry['name'].includes('/')) continue;
     resources.push(
       Object.freeze({
         group: gv.group,
@@ -78,23 +121,56 @@ export async function groupVersionTypes(client: Client, gv: DiscoveredGroupVersi
         namespaced: entry['namespaced'] === true,
         kind: typeof entry['kind'] === 'string' ? entry['kind'] : '',
         verbs: Object.freeze(stringsOf(entry['verbs'])),
+        subresources: Object.freeze(subresources.get(entry['name']) ?? []),
       }),
     );
   }
   return resources;
 }
 
-/** Group versions' answers (in the same order) as one Discovery: the types of those read, the failures of the rest. */
+/**
+ * Group versions' answers (in the same order) as one Discovery: the preferred versions' types
+ * and failures, and every version as a `ServedGroupVersion`.
+ */
 export function discoveryOf(groupVersions: readonly DiscoveredGroupVersion[], answers: readonly PromiseSettledResult<readonly ApiResource[]>[]): Discovery {
   const resources: ApiResource[] = [];
   const failures: DiscoveryFailure[] = [];
+  const served: ServedGroupVersion[] = [];
   answers.forEach((answer, i) => {
-    const { group, version } = groupVersions[i]!;
-    if (answer.status === 'rejected') failures.push({ groupVersion: group === '' ? version : `${group}/${version}`, error: answer.reason });
-    else resources.push(...answer.value);
+    const { group, version, preferred } = groupVersions[i]!;
+    if (answer.status === 'rejected') {
+      served.push({ group, version, preferred, error: answer.reason });
+      if (preferred) failures.push({ groupVersion: group === '' ? version : `${group}/${version}`, error: answer.reason });
+    } else {
+      served.push({ group, version, preferred, resources: answer.value });
+      if (preferred) resources.push(...answer.value);
+    }
   });
-  return { resources, failures };
+  return { resources, failures, groupVersions: served };
 }
+
+/**
+ * `kind` at exactly `apiVersion` (`apps/v1`, `v1`), preferred version or not, as upstream's REST
+ * mapper finds it: whether the group version is served, and then its type, or the error its list
+ * failed with (ask again later), or neither when it serves no such kind.
+ */
+export function typeAtVersion(discovery: Discovery, apiVersion: string, kind: string): TypeAtVersion {
+  const slash = apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  const gv = discovery.groupVersions?.find((g) => g.group === group && g.version === version);
+  if (gv === undefined) return { served: false };
+  if (gv.resources === undefined) return { served: true, error: gv.error };
+  const type = gv.resources.find((r) => r.kind === kind);
+  return type === undefined ? { served: true } : { served: true, type };
+}
+
+/** What `typeAtVersion` answers. */
+export type TypeAtVersion =
+  /** The group version is not served. */
+  | { readonly served: false }
+  /** Served: `type` when the kind is among its types; `error` when its list could not be read. */
+  | { readonly served: true; readonly type?: ApiResource; readonly error?: unknown };
 
 /** One entry of a group version's resource list, subresources (`deployments/scale`) included. */
 export interface GroupVersionEntry {

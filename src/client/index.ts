@@ -51,11 +51,11 @@ export { OWNER_INDEX, ownerIndex, orphansKey } from './owner-index.js';
 export { resourceVersionOf, sameOwnerReferences } from './lazy/cached-record.js';
 export { Informer, InformerFactory, stripManagedFields } from './informer.js';
 export type { InformerEvent, InformerFactoryOptions, InformerOptions } from './informer.js';
-export { discoverResources, groupVersionResources, supports } from './discovery.js';
+export { discoverResources, groupVersionResources, supports, typeAtVersion } from './discovery.js';
 export { DiscoveryCache } from './discovery-cache.js';
 export type { DiscoveryCacheOptions } from './discovery-cache.js';
 export type { GroupVersionEntry } from './discovery.js';
-export type { ApiResource, Discovery, DiscoveryFailure } from './discovery.js';
+export type { ApiResource, Discovery, DiscoveryFailure, ServedGroupVersion, TypeAtVersion } from './discovery.js';
 export { customResourceDefinitions, defineCustomResource, isCustomResource } from './custom-resource.js';
 export type { CustomObject, CustomObjectOf, CustomResource, CustomResourceInit, CustomResourceNames, CustomResourcePrinterColumn } from './custom-resource.js';
 // Events, best effort and counted, as client-go's recorder writes them (docs/client.md#events).

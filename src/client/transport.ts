@@ -1,14 +1,10 @@
-import { createRequire } from 'node:module';
 import type { SecureContextOptions } from 'node:tls';
 import { Agent, type Dispatcher } from 'undici';
 import type WebSocket from 'ws';
 import type { Codec } from './wire-codec.js';
 import { ServerList } from './server-list.js';
 import { statusErrorFrom } from './status.js';
-
-// node:tls through require, not import, as in the node agent's serving-tls.ts: an ES module of
-// node:tls reads every export, `rootCertificates` too, and keeps them (the agent's bundle must not).
-const { createSecureContext } = createRequire(import.meta.url)('node:tls') as typeof import('node:tls');
+import { createSecureContext } from '../tls-connections/index.js';
 
 /** Where and as whom to connect; a resolved svcconfig context is one (see `Client.fromSvcconfig`). */
 export interface ConnectionOptions {

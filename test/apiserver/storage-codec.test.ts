@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { builtinRegistry } from '../../src/api/index.js';
 import { encodeForStorage } from '../../src/apiserver/storage-codec.js';
 import { servedObjectDecoder } from '../../src/apiserver/served-object.js';
+import { protobufEventFrame } from '../../src/encoding/protobuf/envelope.js';
 
 const kv = (value: Uint8Array, modRevision: number) => ({ key: '/registry/x', value, modRevision, createRevision: modRevision });
 const configMaps = builtinRegistry().lookup('', 'v1', 'configmaps')!;
@@ -48,5 +49,56 @@ describe('stored object bytes', () => {
 
   it('name an undecodable value as a storage read error', () => {
     expect(() => served(new TextEncoder().encode('{nope'), 1)).toThrow(/cannot be decoded/);
+  });
+});
+
+describe("the watch cache's decode of a version this server wrote", () => {
+  /** `object` behind proxies that count enumerations of it and of its metadata (what a spread or a rest pattern does). */
+  function counted<T extends { metadata: object }>(object: T): { object: T; enumerations: () => number } {
+    let count = 0;
+    const handler: ProxyHandler<object> = {
+      ownKeys: (target) => {
+        count++;
+        return Reflect.ownKeys(target);
+      },
+    };
+    return { object: new Proxy({ ...object, metadata: new Proxy(object.metadata, handler) }, handler) as T, enumerations: () => count };
+  }
+  const pod = (name: string) => ({
+    kind: 'Pod',
+    apiVersion: 'v1',
+    metadata: { name, namespace: 'default', uid: 'u-1', labels: { app: 'web' }, creationTimestamp: '2026-11-27T23:00:00Z' },
+    spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }] },
+    status: { phase: 'Running', podIP: '10.0.0.9' },
+  });
+
+  it('copies nothing of the writer\'s object; its protobuf frame, made later from that object, is byte for byte the frame of a parse', () => {
+    const { object, enumerations } = counted(pod('p1'));
+    const bytes = encodeForStorage(object, pods, true);
+    const before = enumerations();
+    const decoded = servedObjectDecoder(pods)(kv(bytes, 12), 12);
+    // The decode reads the fields selectors need and copies nothing: no spread of the object or its metadata.
+    expect(enumerations()).toBe(before);
+    expect(decoded.name).toBe('p1');
+    expect(decoded.fields).toContain('n1');
+
+    // The first protobuf frame of the version makes the stored object from the writer's (enumerated now)...
+    const frame = protobufEventFrame('ADDED', 'v1', 'Pod', decoded.json);
+    expect(enumerations()).toBeGreaterThan(before);
+    // ...and is the frame a parse of the same JSON gives (bytes of their own: no object known for them).
+    const parsed = protobufEventFrame('ADDED', 'v1', 'Pod', Buffer.from(decoded.json));
+    expect(Buffer.from(frame).equals(Buffer.from(parsed))).toBe(true);
+    expect(JSON.parse(decoded.json.toString('utf8'))).toEqual({ ...pod('p1'), metadata: { ...pod('p1').metadata, resourceVersion: '12' } });
+  });
+
+  it('a version no protobuf reader asks for never has the stored object made', () => {
+    const { object, enumerations } = counted(pod('p2'));
+    const bytes = encodeForStorage(object, pods, true);
+    const before = enumerations();
+    const decoded = servedObjectDecoder(pods)(kv(bytes, 13), 13);
+    // Sixty-four later versions push it out of the memo, unread.
+    for (let i = 0; i < 64; i++) servedObjectDecoder(pods)(kv(encodeForStorage(pod(`q${i}`), pods, true), 20 + i), 20 + i);
+    protobufEventFrame('ADDED', 'v1', 'Pod', decoded.json);
+    expect(enumerations()).toBe(before);
   });
 });

@@ -60,6 +60,9 @@ describe('the bundled nodeagent bin', () => {
 
   it('imports no node:tls as an ES module (its ES module facade reads and keeps every root certificate)', () => {
     expect(text).not.toMatch(/from\s*"(node:)?tls"/);
+    // svc's own require of it is one, src/tls-connections/node-tls.ts, shared by the client and the
+    // agent's server (a createRequire's call; the bundled CommonJS packages' requires are their own).
+    expect(text.match(/\(import\.meta\.url\)\("node:tls"\)/g)).toHaveLength(1);
   });
 
   it.each(NODEAGENT_LAZY)('loads %s from node_modules when first used', (name) => {

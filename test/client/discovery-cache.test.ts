@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { customResourceDefinitions, DiscoveryCache, Informer, type Discovery } from '../../src/client/index.js';
+import { customResourceDefinitions, DiscoveryCache, Informer, typeAtVersion, type Discovery } from '../../src/client/index.js';
 import { startClientTestServer, type ClientTestServer } from './support.js';
 import { waitUntil } from '../support/wait.js';
 import { createOpenCrd } from '../support/crds.js';
@@ -17,6 +17,12 @@ afterAll(() => t.close());
 function discoveryRequests(from: number): { roots: string[]; lists: string[] } {
   const seen = t.requests.slice(from).filter((url) => !url.includes('?') && /^\/apis?(\/[^/]+){0,2}$/.test(url));
   return { roots: seen.filter((url) => url === '/api' || url === '/apis'), lists: seen.filter((url) => url !== '/api' && url !== '/apis') };
+}
+
+/** The subresources of `kind` at exactly `apiVersion`, sorted; undefined when not found. */
+function subresourcesAt(discovery: Discovery, apiVersion: string, kind: string): string[] | undefined {
+  const found = typeAtVersion(discovery, apiVersion, kind);
+  return found.served && found.type ? [...(found.type.subresources ?? [])].sort() : undefined;
 }
 
 describe('DiscoveryCache', () => {
@@ -78,6 +84,52 @@ describe('DiscoveryCache', () => {
       subscription.unsubscribe();
       cache.stop();
       crds.stop();
+    }
+  });
+
+  it('holds every served version of a group, each type with its subresources, the preferred ones also in resources', async () => {
+    // Two served versions: v1 (preferred, as Kubernetes orders them) without a scale subresource, v1beta1 with one.
+    const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+    await t.client.create(customResourceDefinitions, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'dials.versions.example.com' },
+      spec: {
+        group: 'versions.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'dials', singular: 'dial', kind: 'Dial', listKind: 'DialList' },
+        versions: [
+          { name: 'v1beta1', served: true, storage: false, schema, subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } } },
+          { name: 'v1', served: true, storage: true, schema, subresources: { status: {} } },
+        ],
+      },
+    } as never);
+    const cache = new DiscoveryCache(t.client, { refreshPeriodMs: 600_000 });
+    try {
+      await waitUntil(async () => (await cache.fresh()).groupVersions!.some((gv) => gv.group === 'versions.example.com' && gv.version === 'v1beta1'), 'both versions served', 100);
+      const discovery = await cache.current();
+      // resources: the preferred version only, as before.
+      expect(discovery.resources.filter((r) => r.resource === 'dials').map((r) => r.version)).toEqual(['v1']);
+      const versions = discovery.groupVersions!.filter((gv) => gv.group === 'versions.example.com');
+      expect(versions.map((gv) => [gv.version, gv.preferred])).toEqual([
+        ['v1', true],
+        ['v1beta1', false],
+      ]);
+      expect(typeAtVersion(discovery, 'versions.example.com/v1beta1', 'Dial')).toMatchObject({ served: true, type: { version: 'v1beta1', resource: 'dials' } });
+      expect(subresourcesAt(discovery, 'versions.example.com/v1beta1', 'Dial')).toEqual(['scale', 'status']);
+      expect(subresourcesAt(discovery, 'versions.example.com/v1', 'Dial')).toEqual(['status']);
+      expect(typeAtVersion(discovery, 'versions.example.com/v1', 'Dial')).toMatchObject({ served: true, type: { version: 'v1', subresources: ['status'] } });
+      expect(typeAtVersion(discovery, 'versions.example.com/v2', 'Dial')).toEqual({ served: false });
+      expect(typeAtVersion(discovery, 'versions.example.com/v1', 'Knob')).toEqual({ served: true });
+      // Built-in kinds too: the core group, and a group with two served versions.
+      expect(typeAtVersion(discovery, 'v1', 'Pod')).toMatchObject({ served: true, type: { resource: 'pods' } });
+      expect(subresourcesAt(discovery, 'v1', 'Pod')).toEqual(expect.arrayContaining(['binding', 'eviction', 'log', 'status']));
+      expect(subresourcesAt(discovery, 'apps/v1', 'Deployment')).toEqual(expect.arrayContaining(['scale', 'status']));
+      expect(subresourcesAt(discovery, 'v1', 'ConfigMap')).toEqual([]);
+      expect(typeAtVersion(discovery, 'autoscaling/v1', 'HorizontalPodAutoscaler')).toMatchObject({ served: true, type: { version: 'v1' } });
+      expect(typeAtVersion(discovery, 'autoscaling/v2', 'HorizontalPodAutoscaler')).toMatchObject({ served: true, type: { version: 'v2' } });
+    } finally {
+      cache.stop();
     }
   });
 });

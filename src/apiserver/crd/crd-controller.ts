@@ -158,7 +158,7 @@ export class CustomResourceDefinitions {
     const defaults = entry.crd.spec.versions.some((v) => hasDefaults(v.schema?.openAPIV3Schema));
     const types = customResourceTypes(entry.crd, { terminating: () => entry.terminating });
     // Caches first: a request routed to a type always finds its cache.
-    for (const type of types) this.#caches.add(type, customResourceDecoder(type, defaults));
+    for (const type of types) this.#caches.add(type, customResourceDecoder(type, defaults, this.#caches.servedTexts));
     this.#registry.add(types);
     entry.types = types;
     entry.builtFrom = spec;

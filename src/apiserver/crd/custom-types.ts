@@ -12,6 +12,7 @@ import {
 import type { KeyValue } from '../../storage/index.js';
 import { apiVersionOf, type ApiObject } from '../api-object.js';
 import { servedObjectDecoder, type ServedObject } from '../served-object.js';
+import type { ServedTexts } from '../served-texts.js';
 import { customResourceZod } from './schema-to-zod.js';
 import { isSchemaObject } from './json-schema.js';
 
@@ -106,8 +107,8 @@ const encoder = new TextEncoder();
  * objects stored before a default existed read with it (defaulting on read, as Kubernetes does).
  * Values that need neither go straight to the shared decoder.
  */
-export function customResourceDecoder(type: ResourceType, defaults: boolean): (kv: KeyValue, revision: number) => ServedObject {
-  const decode = servedObjectDecoder(type);
+export function customResourceDecoder(type: ResourceType, defaults: boolean, servedTexts?: ServedTexts): (kv: KeyValue, revision: number) => ServedObject {
+  const decode = servedObjectDecoder(type, servedTexts);
   const apiVersion = apiVersionOf(type);
   const lead = `{"kind":${JSON.stringify(type.kind)},"apiVersion":${JSON.stringify(apiVersion)},`;
   return (kv, revision) => {

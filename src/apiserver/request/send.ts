@@ -5,7 +5,6 @@ import { endingWithNewline, jsonBody, withNewline } from '../json-newline.js';
 import { renameText, type Renamer } from '../upstream-names.js';
 import type { HandlerContext } from './context.js';
 import { answerTextOf } from '../answer-text.js';
-import { servedBytesOfText } from '../served-texts.js';
 import { isPretty } from './query.js';
 import { renderOptionsOf, representationOf } from './representation.js';
 
@@ -58,9 +57,9 @@ export function sendObject(ctx: HandlerContext, code: number, object: unknown, j
     return ctx.reply.code(code).type('application/json').send(rename ? renameText(rename, text) : text);
   }
   // A protobuf answer of a version the watch cache holds: its message bytes, encoded once for
-  // the answer and the type's protobuf watches alike (served-texts.ts).
+  // the answer and the type's protobuf watches alike (served-texts.ts: this server's table).
   const text = rep.codec === 'protobuf' && rep.view === 'Object' ? answerTextOf(object) : undefined;
-  const served = text === undefined ? undefined : servedBytesOfText(text);
+  const served = text === undefined ? undefined : ctx.caches.servedTexts.bytesOf(text);
   const options = renderOptionsOf(ctx, rep);
   const rendered = served === undefined ? renderValue(options, value) : renderObject(options, served);
   const bytes = Buffer.from(rep.codec === 'json' ? withNewline(rendered) : rendered);

@@ -127,11 +127,16 @@ const rawCache = new WeakMap<Uint8Array, Uint8Array>();
  * frame is made on the store commit's stack, so the last few suffice; the bound keeps objects no
  * protobuf watcher asks for from living as long as the cache's bytes.
  */
-const knownObjects = new Map<Uint8Array, JsonObject>();
+const knownObjects = new Map<Uint8Array, JsonObject | (() => JsonObject)>();
 const KNOWN_OBJECTS = 64;
 
-/** `object` is what `json` encodes (equal to its parse): its protobuf message need not parse it. */
-export function knownObjectOf(json: Uint8Array, object: JsonObject): void {
+/**
+ * `object` is what `json` encodes (equal to its parse): its protobuf message need not parse it.
+ * A function is called for the object only when the message is first encoded, so a caller whose
+ * object must first be made (the watch cache's decoder: the writer's object as stored, its
+ * version set) makes it only for the versions a protobuf reader asks for.
+ */
+export function knownObjectOf(json: Uint8Array, object: JsonObject | (() => JsonObject)): void {
   knownObjects.set(json, object);
   if (knownObjects.size > KNOWN_OBJECTS) knownObjects.delete(knownObjects.keys().next().value!);
 }
@@ -141,7 +146,7 @@ export function cachedRaw(json: Uint8Array): Uint8Array {
   if (!raw) {
     const known = knownObjects.get(json);
     if (known !== undefined) knownObjects.delete(json);
-    raw = encodeRaw(known ?? parseObject(json));
+    raw = encodeRaw(known === undefined ? parseObject(json) : typeof known === 'function' ? known() : known);
     if (!raw) throw new Error('an object of a kind without a protobuf message');
     rawCache.set(json, raw);
   }

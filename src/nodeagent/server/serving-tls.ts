@@ -2,17 +2,13 @@ import { constants as fsConstants } from 'node:fs';
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { SecureVersion } from 'node:tls';
 import { badRequest, validateName } from '../../api/index.js';
 import { selfSignedCertificate, type PemPair } from '../../encoding/index.js';
+import { getCiphers } from '../../tls-connections/index.js';
 import type { AgentServerFlags } from './options.js';
 
-// node:tls through require, not import: to build an ES module of node:tls, Node reads each of its
-// exports, `rootCertificates` too, and keeps its ~140 PEM strings for good (~250 KB of a daemon
-// that never uses them; node-agent.md, "Memory").
-const { getCiphers } = createRequire(import.meta.url)('node:tls') as typeof import('node:tls');
 
 /** The agent's serving certificate and the TLS options of its HTTPS port. */
 export interface AgentTls {

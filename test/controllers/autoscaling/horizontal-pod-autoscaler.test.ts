@@ -142,6 +142,42 @@ describe('horizontal pod autoscaler: conditions', () => {
     await eventually(async () => (await condition('widget', 'AbleToScale'))?.reason === 'SucceededRescale', 'AbleToScale SucceededRescale');
   });
 
+  it('a custom resource whose scale subresource is served only at a version that is not the preferred one is scaled at that version', async () => {
+    const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+    const crds = resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', namespaced: false });
+    // v1 is preferred (Kubernetes' version order) and has no scale subresource; v1beta1 has one.
+    await client.create(crds, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'pools.scaling.example.com' },
+      spec: {
+        group: 'scaling.example.com',
+        names: { plural: 'pools', singular: 'pool', kind: 'Pool', listKind: 'PoolList' },
+        scope: 'Namespaced',
+        versions: [
+          { name: 'v1', served: true, storage: true, schema, subresources: { status: {} } },
+          { name: 'v1beta1', served: true, storage: false, schema, subresources: { status: {}, scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.size' } } },
+        ],
+      },
+    } as never);
+    const poolsV1beta1 = resource({ group: 'scaling.example.com', version: 'v1beta1', resource: 'pools', namespaced: true });
+    await eventually(async () => {
+      try {
+        await client.create(poolsV1beta1, { apiVersion: 'scaling.example.com/v1beta1', kind: 'Pool', metadata: { name: 'p', namespace: ns }, spec: { size: 8 } } as never);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'the CRD served');
+    await client.create(builtin.horizontalPodAutoscalers, hpa('pool-preferred', { apiVersion: 'scaling.example.com/v1', kind: 'Pool', name: 'p' }));
+    await client.create(builtin.horizontalPodAutoscalers, hpa('pool', { apiVersion: 'scaling.example.com/v1beta1', kind: 'Pool', name: 'p' }, { maxReplicas: 3 }));
+    await eventually(async () => ((await client.get(poolsV1beta1, 'p', { namespace: ns })) as { spec?: { size?: number } }).spec?.size === 3, 'the Pool scaled to maxReplicas at v1beta1');
+    await eventually(async () => (await condition('pool', 'AbleToScale'))?.reason === 'SucceededRescale', 'AbleToScale SucceededRescale');
+    // The same kind at the preferred version has no scale subresource, and is named as such.
+    await eventually(async () => (await condition('pool-preferred', 'AbleToScale'))?.status === 'False', 'AbleToScale False at v1');
+    expect((await condition('pool-preferred', 'AbleToScale'))?.message).toContain('Pool (pools.scaling.example.com) has no scale subresource');
+  });
+
   it('a target scaled to zero: ScalingActive False (ScalingDisabled)', async () => {
     await client.create(builtin.deployments, deployment('zero', 0) as never);
     await client.create(builtin.horizontalPodAutoscalers, hpa('zero', { apiVersion: 'apps/v1', kind: 'Deployment', name: 'zero' }));
