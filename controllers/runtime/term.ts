@@ -144,7 +144,9 @@ export function startTerm(options: TermOptions): Term {
   return {
     started,
     failed,
-    synced: () => informers.hasSynced(),
+    // Not before discovery answered: a loop that registers informers per discovered type would
+    // add them after the others synced, and readiness would turn true, then false.
+    synced: () => discovery.answered() && informers.hasSynced(),
     stop() {
       stopped ??= (async () => {
         stopping = true;

@@ -98,6 +98,15 @@ export class DiscoveryCache {
     map(({ discovery }) => discovery),
   );
 
+  /**
+   * Whether everyone who asked has had a first discovery: true while nobody has, and once a read
+   * answered. Readiness waits on it, since loops that register informers per discovered type (the
+   * garbage collector, quota) have not asked for them before it answers.
+   */
+  answered(): boolean {
+    return this.#running === undefined || this.#latest !== undefined;
+  }
+
   /** Stops the timer and the change feed; reads in flight finish. Idempotent. */
   stop(): void {
     this.#stopped = true;
