@@ -56,16 +56,26 @@ process.prependOnceListener('exit', () => before.kill('SIGKILL'));
 log(`svc-controller-manager (before, ${BEFORE}) pid ${before.pid}; (after, ${repo}) pid ${plane.manager.pid}`);
 
 const client = await Client.fromSvcconfig(plane.svcconfig, { userAgent: 'bench-manager-leases' });
-await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }).catch(() => undefined);
-const leases: Lease[] = [];
-for (let i = 0; i < LEASES; i += 100) {
-  const made = await Promise.all(
-    Array.from({ length: Math.min(100, LEASES - i) }, (_, k) =>
-      client.create(builtin.leases, { apiVersion: 'coordination.svc.io/v1', kind: 'Lease', metadata: { name: `lease-${i + k}`, namespace: NS }, spec: { holderIdentity: `lease-${i + k}`, leaseDurationSeconds: 40, renewTime: microTime(Date.now()) } } as Lease),
-    ),
+for (let made = false; !made; ) {
+  made = await client.create(builtin.namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }).then(
+    () => true,
+    (error: { code?: unknown }) => error.code === 409,
   );
-  leases.push(...made);
 }
+// Created 20 at a time, each tried again until it is there: on a loaded machine the server may
+// not accept a connection within the client's 10 s.
+async function createLease(name: string): Promise<Lease> {
+  for (;;) {
+    try {
+      return await client.create(builtin.leases, { apiVersion: 'coordination.svc.io/v1', kind: 'Lease', metadata: { name, namespace: NS }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime(Date.now()) } } as Lease);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 409) return client.get(builtin.leases, name, { namespace: NS });
+      await sleep(1000);
+    }
+  }
+}
+const leases: Lease[] = [];
+for (let i = 0; i < LEASES; i += 20) leases.push(...(await Promise.all(Array.from({ length: Math.min(20, LEASES - i) }, (_, k) => createLease(`lease-${i + k}`)))));
 log(`${LEASES} Leases created; renewing ${RATE} a second; load ${load()}`);
 
 // Renewals, one every 1000/RATE ms in batches of 10 ms, each a PUT of the Lease as last written.
