@@ -32,10 +32,15 @@ export interface ControlPlane {
   stop(): Promise<void>;
 }
 
-/** `MANAGER_CPU_PROF=<dir>`: the controller manager runs under `--cpu-prof` (its profile is written when it stops). */
+/**
+ * `MANAGER_NODE_FLAGS='<flags>'`: V8 flags of the controller manager (started through tsx, it does
+ * not get its bin's shebang flags). `MANAGER_CPU_PROF=<dir>`: it runs under `--cpu-prof` (its
+ * profile is written when it stops).
+ */
 function managerNodeFlags(): string[] {
+  const flags = (process.env['MANAGER_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
   const dir = process.env['MANAGER_CPU_PROF'];
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  return dir ? [...flags, '--cpu-prof', `--cpu-prof-dir=${dir}`] : flags;
 }
 
 /** `MANAGER_ARGS='<flags>'`: more flags for svc-controller-manager (e.g. `--concurrent-replicaset-syncs=20`). */

@@ -1,5 +1,5 @@
 import { EMPTY, Subject, finalize, map, mergeMap, type Observable } from 'rxjs';
-import type { KubeObject } from '../../src/api/index.js';
+import { COORDINATION_GROUP, type KubeObject } from '../../src/api/index.js';
 import { stripManagedFields, supports, type ApiResource, type Discovery } from '../../src/client/index.js';
 import { mergeByKey } from '../../operators/index.js';
 import type { ControllerContext } from '../context.js';
@@ -19,6 +19,15 @@ const NAME = 'garbage-collector-controller';
 
 /** Types whose objects never own anything and come in floods (Kubernetes' collector ignores them too). */
 const IGNORED = new Set(['/events', 'events.k8s.io/events']);
+
+/**
+ * Types the collector reads through the shared informer of whole objects instead of a
+ * metadata-only one of its own: a Lease is little more than its metadata, and the node lifecycle
+ * caches every node's Lease whole anyway. Two caches of Leases meant two watches, and every node's
+ * renewal (500 a second at 5,000 nodes) framed by the API server and decoded by the manager
+ * twice; one shared cache reads it once (docs/benchmarks.md, branch mgrlease).
+ */
+const READ_WHOLE = new Set([`${COORDINATION_GROUP}/leases`]);
 
 /** What the collector watches: every type it can list, watch and delete. */
 export const collectable = (type: ApiResource) => supports(type, 'list', 'watch', 'delete') && !IGNORED.has(`${type.group}/${type.resource}`);
@@ -53,7 +62,9 @@ export function garbageCollector(ctx: ControllerContext, options: GarbageCollect
         // metadata-only object's bytes) are dropped rather than kept for every object in the cluster.
         // Dependents are found through the informer's own owner index, which a cache of views keeps
         // from the ownerReferences' bytes: a renewal that leaves them alone decodes nothing for it.
-        const informer = ctx.informers.informer<KubeObject>(type, { metadataOnly: true, transform: stripManagedFields, ownerIndex: true });
+        const informer = READ_WHOLE.has(`${type.group}/${type.resource}`)
+          ? ctx.informers.informer<KubeObject>(type, { ownerIndex: true })
+          : ctx.informers.informer<KubeObject>(type, { metadataOnly: true, transform: stripManagedFields, ownerIndex: true });
         graph.watch(type, informer);
         return informer.events$.pipe(
           mergeMap((event) => triggeredBy(event, type, graph).map(identityKey)),

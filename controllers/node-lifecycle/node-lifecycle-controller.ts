@@ -56,7 +56,9 @@ export const NODE_LEASE_NAMESPACE = 'svc-node-lease';
 export function nodeLifecycleController(ctx: ControllerContext, options: NodeLifecycleOptions): Observable<ControllerResult<unknown>> {
   const scheduler = options.scheduler ?? asyncScheduler;
   const nodes = ctx.informers.informer(builtin.nodes);
-  const leases = ctx.informers.informer(builtin.leases, { namespace: NODE_LEASE_NAMESPACE });
+  // Every namespace's Leases, though only NODE_LEASE_NAMESPACE's are read: the same informer as
+  // the garbage collector's, so a renewal comes over one watch and is decoded once.
+  const leases = ctx.informers.informer(builtin.leases);
   const pods = ctx.informers.informer(builtin.pods, { indexers: { [POD_NODE_INDEX]: podNodeIndex } });
   const state = new LifecycleState(options);
   const passes = {
