@@ -4,14 +4,12 @@ import { builtin, type Client } from '../../../src/client/index.js';
 import { startTestCluster, VirtualTime, type TestCluster } from '../../../src/testing/index.js';
 import { garbageCollector, nodeLifecycleController } from '../../../controllers/index.js';
 import { eventually, isGone, loopHarness, type LoopHarness } from '../support.js';
-import { createSimNode, LEASE_NS, readyOf, renewLease } from './node-sim.js';
+import { createSimNode, LEASE_NS, lifecycleOptions, PERIOD, readyOf, renewLease } from './node-sim.js';
 
 // The garbage collector and the node lifecycle in one manager's context read Leases through one
 // shared informer of whole Leases (one watch: a renewal is framed and decoded once, not once per
 // loop), and each still sees what it needs: the lifecycle every renewal's renewTime, the collector
 // the Leases' owners and dependents.
-const PERIOD = 5_000;
-const GRACE = 40_000;
 const LIFECYCLE = 'node-lifecycle-controller';
 
 describe('Leases: one watch for the garbage collector and the node lifecycle', () => {
@@ -29,16 +27,7 @@ describe('Leases: one watch for the garbage collector and the node lifecycle', (
     loops = loopHarness(client);
     loops.run(garbageCollector(loops.ctx, { concurrency: 5 }));
     loops.run(
-      nodeLifecycleController(loops.ctx, {
-        monitorPeriodMs: PERIOD,
-        gracePeriodMs: GRACE,
-        startupGracePeriodMs: 60_000,
-        evictionRate: 1,
-        secondaryEvictionRate: 0.01,
-        largeClusterThreshold: 50,
-        unhealthyZoneThreshold: 0.55,
-        scheduler: time,
-      }),
+      nodeLifecycleController(loops.ctx, lifecycleOptions(time)),
     );
   });
   afterAll(async () => {

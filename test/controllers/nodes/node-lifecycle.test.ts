@@ -3,13 +3,11 @@ import { builtin } from '../../../src/client/index.js';
 import { startTestCluster, VirtualTime, type TestCluster } from '../../../src/testing/index.js';
 import { nodeLifecycleController, taintEvictionController, zoneRate, zoneState, type ZoneState } from '../../../controllers/index.js';
 import { eventually, loopHarness, type LoopHarness } from '../support.js';
-import { agentBack, createBoundPod, createSimNode, readyOf, renewLease, taintsOf } from './node-sim.js';
+import { agentBack, createBoundPod, createSimNode, GRACE, lifecycleOptions, PERIOD, readyOf, renewLease, taintsOf } from './node-sim.js';
 
 // The node lifecycle and taint-eviction loops on a test cluster, on virtual time: nodes are
 // simulated (the test writes their status and Leases, as agents would), the monitor passes every
 // 5 s of virtual time, the grace period is 40 s.
-const PERIOD = 5_000;
-const GRACE = 40_000;
 const UNREACHABLE = ['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/unreachable:NoSchedule'];
 
 describe('node lifecycle and taint eviction', () => {
@@ -24,16 +22,7 @@ describe('node lifecycle and taint eviction', () => {
     lifecycle = loopHarness(cluster.client);
     eviction = loopHarness(cluster.client);
     lifecycle.run(
-      nodeLifecycleController(lifecycle.ctx, {
-        monitorPeriodMs: PERIOD,
-        gracePeriodMs: GRACE,
-        startupGracePeriodMs: 60_000,
-        evictionRate: 1,
-        secondaryEvictionRate: 0.01,
-        largeClusterThreshold: 50,
-        unhealthyZoneThreshold: 0.55,
-        scheduler: time,
-      }),
+      nodeLifecycleController(lifecycle.ctx, lifecycleOptions(time)),
     );
     eviction.run(taintEvictionController(eviction.ctx, { scheduler: time }));
   });
@@ -164,17 +153,7 @@ describe('zone states and eviction rates', () => {
     for (const name of zoneA) await createSimNode(cluster.client, name, time.now(), { zone: 'a' });
     for (const name of zoneB) await createSimNode(cluster.client, name, time.now(), { zone: 'b' });
     lifecycle.run(
-      nodeLifecycleController(lifecycle.ctx, {
-        monitorPeriodMs: PERIOD,
-        gracePeriodMs: GRACE,
-        startupGracePeriodMs: 60_000,
-        evictionRate: 0.1,
-        secondaryEvictionRate: 0.01,
-        largeClusterThreshold: 50,
-        unhealthyZoneThreshold: 0.55,
-        scheduler: time,
-        onZoneStates: (s) => states.push(new Map(s)),
-      }),
+      nodeLifecycleController(lifecycle.ctx, lifecycleOptions(time, { evictionRate: 0.1, onZoneStates: (s) => states.push(new Map(s)) })),
     );
   });
   afterAll(async () => {
@@ -246,7 +225,7 @@ describe('zone states and eviction rates', () => {
 describe('a restarted node lifecycle controller', () => {
   let cluster: TestCluster;
   const time = new VirtualTime(Date.now());
-  const options = { monitorPeriodMs: PERIOD, gracePeriodMs: GRACE, startupGracePeriodMs: 60_000, evictionRate: 1, secondaryEvictionRate: 0.01, largeClusterThreshold: 50, unhealthyZoneThreshold: 0.55, scheduler: time };
+  const options = lifecycleOptions(time);
   let loops: LoopHarness[] = [];
   const start = () => {
     const lifecycle = loopHarness(cluster.client);

@@ -2,8 +2,18 @@
 // svc-node-lease, renewed when the test says (on the test's virtual clock), as an agent would.
 import { microTime, rfc3339, type Lease, type Pod, type Taint } from '../../../src/api/index.js';
 import { builtin, type Client } from '../../../src/client/index.js';
+import type { NodeLifecycleOptions } from '../../../controllers/index.js';
 
 export const LEASE_NS = 'svc-node-lease';
+
+/** The monitor pass every 5 s of virtual time, and the 40 s grace period, of the node loops' tests. */
+export const PERIOD = 5_000;
+export const GRACE = 40_000;
+
+/** The node lifecycle's options in these tests, on the test's virtual clock; `overrides` changes some. */
+export function lifecycleOptions(scheduler: NodeLifecycleOptions['scheduler'], overrides: Partial<NodeLifecycleOptions> = {}): NodeLifecycleOptions {
+  return { monitorPeriodMs: PERIOD, gracePeriodMs: GRACE, startupGracePeriodMs: 60_000, evictionRate: 1, secondaryEvictionRate: 0.01, largeClusterThreshold: 50, unhealthyZoneThreshold: 0.55, scheduler, ...overrides };
+}
 
 export interface SimNodeOptions {
   readonly zone?: string;
