@@ -1,5 +1,5 @@
 import { isStatusError, type Deployment, type KubeObject, type OwnerReference, type Pod, type ReplicaSet, type ReplicationController, type StatefulSet } from '../../src/api/index.js';
-import { builtin, typeAtVersion, type Client, type DiscoveryCache, type Informer, type InformerFactory } from '../../src/client/index.js';
+import { builtin, type Client, type DiscoveryCache, type Informer, type InformerFactory } from '../../src/client/index.js';
 import { controllerOf, groupOfApiVersion } from '../controller-ref.js';
 
 /** The caches the scale of the known workload kinds is read from. */
@@ -79,9 +79,9 @@ async function controllerScale(client: Client, sources: ScaleSources, namespace:
 
 /** Any other kind: its `scale` subresource, the resource found by discovery. */
 async function scaleSubresource(client: Client, discovery: DiscoveryCache, namespace: string, reference: OwnerReference): Promise<ControllerScale | undefined> {
-  // A kind served since the last refresh is not found yet: the sync fails and its retry finds it
-  // (the cache is read again when a CRD or APIService changes). Any served version, preferred or not.
-  const found = typeAtVersion(await discovery.current(), reference.apiVersion, reference.kind);
+  // Any served version, preferred or not; a kind served since the cache's last read is found by
+  // the fresh read a miss makes.
+  const found = await discovery.typeAtVersion(reference.apiVersion, reference.kind);
   const type = found.served ? found.type : undefined;
   if (type === undefined) return undefined;
   try {

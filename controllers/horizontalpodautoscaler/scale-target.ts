@@ -1,4 +1,4 @@
-import { resource, typeAtVersion, type DiscoveryCache, type Resource } from '../../src/client/index.js';
+import { resource, type DiscoveryCache, type Resource } from '../../src/client/index.js';
 
 /**
  * The resource behind an autoscaler's `scaleTargetRef` (`apiVersion` + `kind`), found in the
@@ -6,7 +6,8 @@ import { resource, typeAtVersion, type DiscoveryCache, type Resource } from '../
  * with its subresources) as upstream's REST mapper finds it, so that any kind with a `scale`
  * subresource works (Deployments, ReplicaSets, StatefulSets, ReplicationControllers, custom
  * resources that declare one, at any served version) and a kind without one is named as such.
- * A CRD added later is found when the cache reads again (at once on the CRD's watch event).
+ * A kind not found is looked for again in a fresh read (`DiscoveryCache.typeAtVersion`), so a CRD
+ * whose routes came up after the cache's last read is found at the next sync, not in 30 s.
  */
 
 export interface ScaleTarget {
@@ -20,7 +21,7 @@ export class ScaleTargetError extends Error {}
 /** The target's resource; rejects with a ScaleTargetError when it has none or cannot scale, with the list's error when discovery could not read it. */
 export async function resolveScaleTarget(discovery: DiscoveryCache, apiVersion: string | undefined, kind: string): Promise<ScaleTarget> {
   const exact = apiVersion || 'v1';
-  const found = typeAtVersion(await discovery.current(), exact, kind);
+  const found = await discovery.typeAtVersion(exact, kind);
   const slash = exact.indexOf('/');
   const group = slash < 0 ? '' : exact.slice(0, slash);
   if (!found.served) throw new ScaleTargetError(`no matches for kind ${JSON.stringify(kind)} in group ${JSON.stringify(group)}: ${exact} is not served`);

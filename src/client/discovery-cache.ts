@@ -1,6 +1,6 @@
 import { defer, distinctUntilChanged, map, ReplaySubject, Subscription, type Observable } from 'rxjs';
 import type { Client } from './client.js';
-import { discoveryOf, groupVersionTypes, servedGroupVersions, type ApiResource, type DiscoveredGroupVersion, type Discovery } from './discovery.js';
+import { discoveryOf, groupVersionTypes, servedGroupVersions, typeAtVersion, type ApiResource, type DiscoveredGroupVersion, type Discovery, type TypeAtVersion } from './discovery.js';
 
 export interface DiscoveryCacheOptions {
   /**
@@ -79,6 +79,19 @@ export class DiscoveryCache {
     this.#start();
     this.#stale = true;
     return this.#readAfter();
+  }
+
+  /**
+   * `kind` at exactly `apiVersion` (`typeAtVersion`), from the latest discovery; on a miss (the
+   * group version not served, or serving no such kind) from a fresh read, once, as upstream's
+   * deferred REST mapper resets on a no-match. A type served after the latest read (a CRD whose
+   * routes came up after its last watch event) is found now, not at the next refresh; a kind
+   * that stays missing costs a read per call, as upstream.
+   */
+  async typeAtVersion(apiVersion: string, kind: string): Promise<TypeAtVersion> {
+    const found = typeAtVersion(await this.current(), apiVersion, kind);
+    if (found.served && (found.type !== undefined || found.error !== undefined)) return found;
+    return typeAtVersion(await this.fresh(), apiVersion, kind);
   }
 
   /** Served types may have changed: every resource list is read again now. */

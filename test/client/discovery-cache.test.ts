@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { customResourceDefinitions, DiscoveryCache, Informer, typeAtVersion, type Discovery } from '../../src/client/index.js';
+import { customResourceDefinitions, discoverResources, DiscoveryCache, Informer, typeAtVersion, type Discovery } from '../../src/client/index.js';
 import { startClientTestServer, type ClientTestServer } from './support.js';
 import { waitUntil } from '../support/wait.js';
 import { createOpenCrd } from '../support/crds.js';
@@ -128,6 +128,27 @@ describe('DiscoveryCache', () => {
       expect(subresourcesAt(discovery, 'v1', 'ConfigMap')).toEqual([]);
       expect(typeAtVersion(discovery, 'autoscaling/v1', 'HorizontalPodAutoscaler')).toMatchObject({ served: true, type: { version: 'v1' } });
       expect(typeAtVersion(discovery, 'autoscaling/v2', 'HorizontalPodAutoscaler')).toMatchObject({ served: true, type: { version: 'v2' } });
+    } finally {
+      cache.stop();
+    }
+  });
+});
+
+describe('DiscoveryCache.typeAtVersion', () => {
+  it('looks for a kind it misses in a fresh read: a type served after the latest read is found without waiting for a refresh', async () => {
+    // No change feed and an hour's refresh: only the miss can make it read again.
+    const cache = new DiscoveryCache(t.client, { refreshPeriodMs: 3_600_000 });
+    try {
+      expect(await cache.typeAtVersion('late.example.com/v1', 'Late')).toEqual({ served: false });
+      await createOpenCrd(t.client, { group: 'late.example.com', plural: 'lates', kind: 'Late' });
+      await waitUntil(async () => typeAtVersion(await discoverResources(t.client), 'late.example.com/v1', 'Late').served, 'the CRD served');
+      // The cache's latest read is from before the CRD: current() still misses it.
+      expect(typeAtVersion(await cache.current(), 'late.example.com/v1', 'Late')).toEqual({ served: false });
+      expect(await cache.typeAtVersion('late.example.com/v1', 'Late')).toMatchObject({ served: true, type: { resource: 'lates', kind: 'Late' } });
+      // A hit answers from the cache: no read.
+      const before = t.requests.length;
+      expect(await cache.typeAtVersion('apps/v1', 'Deployment')).toMatchObject({ served: true, type: { resource: 'deployments' } });
+      expect(discoveryRequests(before)).toEqual({ roots: [], lists: [] });
     } finally {
       cache.stop();
     }
