@@ -12,7 +12,7 @@
 // a step every second (`PATCH deployments`, filling them in order) so that the pods asked for
 // grow at that rate, as the density SLO's create rate (500 pods/s) asks; unset, every Deployment
 // is created at its full size at once. Per pod (the run's requests by verb and resource over the
-// pods, CPU ms of each process over the pods) is reported beside the rates: counts and CPU per
+// pods, the store's operations by operation and type, CPU ms of each process over the pods) is reported beside the rates: counts and CPU per
 // unit of work do not depend on the machine's load.
 // Knobs: REPLICAS (per Deployment, 100), CM_QPS/CM_BURST (controller manager, 500/1000),
 // SCHED_QPS/SCHED_BURST (scheduler, 1000/2000), START_RATE (hollow nodes/s, 100),
@@ -34,7 +34,7 @@ import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index
 import { cpuTicks, MS_PER_TICK, openSockets, residentMb } from '../support/proc.js';
 import { log, startControlPlane } from './control-plane.js';
 import { createDeployments, createLoadNamespace, deploymentCount, paceScaleSteps } from './deployment-load.js';
-import { perMinute, perPod, requestCounts } from './request-counts.js';
+import { perMinute, perPod, requestCounts, serverCounts } from './request-counts.js';
 
 const NODES = Number(process.env['NODES'] ?? 100);
 const PODS_PER_NODE = Number(process.env['PODS_PER_NODE'] ?? 30);
@@ -197,7 +197,7 @@ const idleTo = usage();
 const idleMsPerS = (name: ProcName) => ((idleTo[name].cpuTicks - idleFrom[name].cpuTicks) * MS_PER_TICK * 1000) / (idleTo[name].at - idleFrom[name].at);
 
 const metricsBefore = await latencyBuckets();
-const countsBefore = await requestCounts(target.server, target.token, metricsAgent);
+const { requests: countsBefore, storage: storageBefore } = await serverCounts(target.server, target.token, metricsAgent);
 const usageBefore = usage();
 const hollowTicksBefore = hollowTicks();
 const runStart = performance.now();
@@ -253,7 +253,7 @@ const runEnd = performance.now();
 const usageRun = usage();
 const hollowTicksRun = hollowTicks();
 const metricsAfter = await latencyBuckets();
-const countsAfter = await requestCounts(target.server, target.token, metricsAgent);
+const { requests: countsAfter, storage: storageAfter } = await serverCounts(target.server, target.token, metricsAgent);
 const loadAfterRun = load();
 
 log(`steady state: ${STEADY_MS / 1000}s without changes`);
@@ -298,6 +298,7 @@ const report = {
   })),
   apiP99ByVerb: p99ByVerb(metricsBefore, metricsAfter),
   apiRequestsPerPod: perPod(countsBefore, countsAfter, TOTAL),
+  storageOpsPerPod: perPod(storageBefore, storageAfter, TOTAL),
   cpuMsPerPod: Object.fromEntries((Object.keys(processes) as ProcName[]).map((n) => [n, Number((((usageRun[n].cpuTicks - usageBefore[n].cpuTicks) * MS_PER_TICK) / TOTAL).toFixed(2))])),
   // The same less each process's idle CPU rate (the IDLE_S window after the nodes were Ready, before any pod) over the run's length.
   cpuMsPerPodLessIdle: Object.fromEntries(

@@ -1,7 +1,11 @@
 import { badRequest, inMessage, conflict, invalid, notFound, rfc3339, type FieldCause } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { decodeBody, dryRunOf, sendObject, type HandlerContext } from '../request/index.js';
-import { encodeForStorage } from '../storage-codec.js';
+import { encodeForStorage, encodedTextOf, keepStoredBytes } from '../storage-codec.js';
+import { withAnswerText } from '../answer-text.js';
+import { spliceResourceVersion } from '../served-object.js';
+import { failedOnGuess } from '../written-objects.js';
+import { stamped } from '../writes/update-object.js';
 import { objectKey } from '../object-keys.js';
 import { type ApiObject } from '../api-object.js';
 import { isJsonObject } from '../writes/json-value.js';
@@ -84,8 +88,31 @@ export async function bindPod(ctx: HandlerContext): Promise<unknown> {
   const pods = { group: '', resource: 'pods' };
   const gr = { group: '', resource: 'pods/binding' };
   const key = objectKey(ctx.store, ctx.type, ctx.info.namespace, binding.name);
-  for (let attempt = 1; ; attempt++) {
-    const pod = await ctx.reader.get(ctx.type, ctx.info.namespace, binding.name);
+  // The first try starts from this server's last write of the pod (its create, as a rule: the
+  // scheduler binds a pod moments after the ReplicaSet made it), a guess the store's
+  // compare-and-swap checks, as an update's does (written-objects.ts). What the guess refuses (a
+  // stale version, a uid or a node that the store may not hold) is tried again from the store and
+  // is not one of the attempts. A dry run reads the store: nothing would check the guess.
+  let guess = !dryRun;
+  for (let attempt = 1; ; ) {
+    const pod = guess ? await ctx.reader.getForUpdate(ctx.type, ctx.info.namespace, binding.name) : await ctx.reader.get(ctx.type, ctx.info.namespace, binding.name);
+    const guessed = guess && pod !== undefined && ctx.reader.written.isGuess(pod);
+    guess = false;
+    try {
+      await bindOnce(pod);
+      return sendObject(ctx, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    } catch (error) {
+      if (guessed && (failedOnGuess(error) || isStorageError(error, 'Conflict') || isStorageError(error, 'NotFound'))) {
+        ctx.reader.written.forget(ctx.type, key);
+        continue;
+      }
+      if (isStorageError(error, 'NotFound')) throw notFound(pods, binding.name);
+      if (!isStorageError(error, 'Conflict') || !triesAgain(ctx, attempt)) throw error;
+      attempt++;
+    }
+  }
+
+  async function bindOnce(pod: ApiObject | undefined): Promise<void> {
     if (!pod) throw notFound(pods, binding.name);
     if (binding.uid !== undefined && binding.uid !== pod.metadata.uid) {
       throw conflict(gr, binding.name, `Precondition failed: UID in precondition: ${binding.uid}, UID in object meta: ${pod.metadata.uid}`);
@@ -93,15 +120,18 @@ export async function bindPod(ctx: HandlerContext): Promise<unknown> {
     if (pod.metadata.deletionTimestamp) throw conflict(gr, binding.name, `pod ${binding.name} is being deleted, cannot be assigned to a host`);
     const nodeName = (pod['spec'] as { nodeName?: string } | undefined)?.nodeName;
     if (nodeName) throw conflict(gr, binding.name, `pod ${binding.name} is already assigned to node ${JSON.stringify(nodeName)}`);
-    const now = rfc3339();
-    try {
-      // The pod is written as a whole (spec and status), not through one endpoint's part of it.
-      const next = bound(pod, binding, now);
-      if (!dryRun) await ctx.store.update(key, encodeForStorage(next, ctx.type, true), Number(pod.metadata.resourceVersion));
-      return sendObject(ctx, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
-    } catch (error) {
-      if (isStorageError(error, 'NotFound')) throw notFound(pods, binding.name);
-      if (!isStorageError(error, 'Conflict') || !triesAgain(ctx, attempt)) throw error;
-    }
+    // The pod is written as a whole (spec and status), not through one endpoint's part of it.
+    const next = bound(pod, binding, rfc3339());
+    if (dryRun) return;
+    const bytes = encodeForStorage(next, ctx.type, true);
+    // Before the write: the watch cache takes the text with the write's event, which may come first.
+    const text = encodedTextOf(bytes);
+    const kv = await ctx.store.update(key, bytes, Number(pod.metadata.resourceVersion));
+    // Kept as the next write's starting point: the node's first status patch of the pod follows.
+    const answerText = text === undefined ? undefined : spliceResourceVersion(text, kv.modRevision);
+    if (answerText === undefined) return ctx.reader.written.forget(ctx.type, key);
+    const kept = withAnswerText(stamped(next, kv.modRevision), answerText);
+    keepStoredBytes(kept, bytes);
+    ctx.reader.written.set(ctx.type, key, kept, bytes.byteLength);
   }
 }
