@@ -4,6 +4,7 @@ import { deepFreeze } from '../cache.js';
 import { orphansKey } from '../owner-index.js';
 import type { CachedRecord } from './cached-record.js';
 import { BytesReader, malformedProtobuf, TextReader, utf8Of } from './proto-wire.js';
+import { wireTime } from './proto-time.js';
 import { ViewHandler } from './view-handler.js';
 
 /**
@@ -42,6 +43,8 @@ interface TypeInfo {
   /** The number of its `metadata` field when that is an ObjectMeta; -1 otherwise. */
   readonly metaId: number;
   readonly metaType: protobuf.Type | undefined;
+  /** A `Time` or `MicroTime`: read off the wire by proto-time.ts. */
+  readonly time: 'seconds' | 'micro' | undefined;
 }
 const infoByType = new WeakMap<protobuf.Type, TypeInfo>();
 function infoOf(type: protobuf.Type): TypeInfo {
@@ -49,7 +52,8 @@ function infoOf(type: protobuf.Type): TypeInfo {
   if (!info) {
     const meta = type.fields['metadata'];
     const metaType = meta && !meta.repeated && meta.resolvedType instanceof protobuf.Type && meta.resolvedType.fullName === '.svc.meta.v1.ObjectMeta' ? meta.resolvedType : undefined;
-    info = { value: VALUE_MESSAGES.has(type.fullName), inline: type.fieldsArray.some((f) => f.name.endsWith('Inline')), metaId: metaType ? meta!.id : -1, metaType };
+    const time = type.fullName === '.svc.meta.v1.Time' ? 'seconds' : type.fullName === '.svc.meta.v1.MicroTime' ? 'micro' : undefined;
+    info = { value: VALUE_MESSAGES.has(type.fullName), inline: type.fieldsArray.some((f) => f.name.endsWith('Inline')), metaId: metaType ? meta!.id : -1, metaType, time };
     infoByType.set(type, info);
   }
   return info;
@@ -313,6 +317,10 @@ class MessageView extends ViewHandler {
         // The object's ObjectMeta knows its name, namespace and version from the record.
         const known = this.record && field.id === infoOf(this.type).metaId ? this.record : undefined;
         return new Proxy<Record<string, unknown>>({}, new MessageView(this.text, valueStart, valueEnd, message, undefined, known));
+      }
+      if (message instanceof protobuf.Type && infoOf(message).time !== undefined) {
+        const time = wireTime(this.text, valueStart, valueEnd, infoOf(message).time === 'micro');
+        if (time !== null) return time;
       }
       if (field.type === 'string') {
         const value = utf8Of(this.text, valueStart, valueEnd);
