@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { builtinTypes, StatusError } from '../../src/api/index.js';
-import { labelsIndex, orphansKey } from '../../src/client/index.js';
+import { deletionTimestampOf, labelsIndex, orphansKey, stripManagedFields } from '../../src/client/index.js';
 import { recordOf } from '../../src/client/lazy/cached-record.js';
-import { LazyRecord } from '../../src/client/lazy/json-view.js';
+import { lazyObject, LazyRecord } from '../../src/client/lazy/json-view.js';
 import { lazyFramerFor, lazyProtobufFramer, lazyProtobufListDecoder } from '../../src/client/lazy/proto-decode.js';
 import { ProtoRecord } from '../../src/client/lazy/proto-view.js';
 import protobuf from 'protobufjs';
@@ -192,6 +192,24 @@ describe('protobuf views', () => {
         expect(read(() => (views(protobufEventFrameOf(body))[0]!.object as Times).spec?.[key]), `${key} ${label}`).toEqual(expected);
       }
     }
+  });
+
+  it('deletionTimestampOf: from the record when the version has none, else as the view reads it', () => {
+    const meta = pod['metadata'] as JsonObject;
+    const deleting = { ...pod, metadata: { ...meta, deletionTimestamp: '2026-11-28T02:00:00Z', finalizers: ['f'] } };
+    expect(recordOf(viewOf(pod))!.mayBeDeleting).toBe(false);
+    expect(deletionTimestampOf(viewOf(pod) as never)).toBeUndefined();
+    expect(recordOf(viewOf(deleting))!.mayBeDeleting).toBe(true);
+    expect(deletionTimestampOf(viewOf(deleting) as never)).toBe('2026-11-28T02:00:00Z');
+    // JSON views alike, and what stripping managedFields leaves of them.
+    const json = (object: JsonObject) => lazyObject<never>(JSON.stringify(object), 0);
+    const managed = (object: JsonObject) => ({ ...object, metadata: { ...(object['metadata'] as JsonObject), managedFields: [{ manager: 'm', operation: 'Update' }] } });
+    expect(recordOf(json(pod))!.mayBeDeleting).toBe(false);
+    expect(deletionTimestampOf(json(deleting))).toBe('2026-11-28T02:00:00Z');
+    expect(deletionTimestampOf(stripManagedFields(json(managed(deleting))))).toBe('2026-11-28T02:00:00Z');
+    expect(recordOf(stripManagedFields(json(managed(pod))))!.mayBeDeleting).toBe(false);
+    // A plain object is read as it is.
+    expect(deletionTimestampOf(deleting as never)).toBe('2026-11-28T02:00:00Z');
   });
 
   it('frames split anywhere, several per chunk', () => {

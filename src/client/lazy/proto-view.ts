@@ -85,6 +85,8 @@ export class ProtoRecord implements CachedRecord {
     /** The ownerReferences' extent in `text`, as the labels'. */
     readonly ownersStart: number,
     readonly ownersEnd: number,
+    /** ObjectMeta's deletionTimestamp (field 9) is on the wire. */
+    readonly mayBeDeleting: boolean,
   ) {}
 
   get key(): string {
@@ -193,11 +195,14 @@ export function protoRecord(bytes: Buffer, start: number, end: number, type: pro
   let labelsEnd = -1;
   let ownersStart = -1;
   let ownersEnd = -1;
+  let mayBeDeleting = false;
   if (metaStart >= 0) {
     const meta = metaReader.reset(bytes, metaStart, metaEnd);
     let previous = -1;
     while (meta.next()) {
       const f = meta.current;
+      // deletionTimestamp, whatever its wire type: the view says what it holds.
+      if (f.field === 9) mayBeDeleting = true;
       if (f.wire !== 2) {
         previous = f.field;
         continue;
@@ -242,7 +247,7 @@ export function protoRecord(bytes: Buffer, start: number, end: number, type: pro
     ownersStart -= start;
     ownersEnd -= start;
   }
-  return new ProtoRecord(text, type, apiVersion, kind, name, namespace, resourceVersion, metaStart, metaEnd, labelsStart, labelsEnd, ownersStart, ownersEnd);
+  return new ProtoRecord(text, type, apiVersion, kind, name, namespace, resourceVersion, metaStart, metaEnd, labelsStart, labelsEnd, ownersStart, ownersEnd, mayBeDeleting);
 }
 
 /**
