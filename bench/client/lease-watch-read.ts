@@ -107,6 +107,8 @@ if (process.env['LEASE_WATCH_PUMP'] === '1') {
       round,
       renewalsPerSecond: Math.round((renewals * 1000) / (performance.now() - from.at)),
       cpuUsPerRenewal: Number(((used.user + used.system) / renewals).toFixed(1)),
+      // The kernel's share (the socket's reads, the loop's wake-ups) apart.
+      systemUsPerRenewal: Number((used.system / renewals).toFixed(1)),
       framesPerRead: Number((renewals / Math.max(1, chunks - from.chunks)).toFixed(2)),
       load: `${load} → ${loadavg()[0]!.toFixed(2)}`,
     };
