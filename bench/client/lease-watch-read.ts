@@ -6,8 +6,9 @@
 // stream, the watcher, the lazy protobuf framer) into a cache (ViewCacheWriter.upsert). Printed per
 // window: this process's CPU (all threads: V8's collector helpers too) per renewal read, and
 // `frames per read`: how many frames the socket handed over at once (1 is the idle case).
-// The child is a frame pump, not an API server: the figure is the reading side's alone.
-//   node --import tsx bench/client/lease-watch-read.ts        (RATE=500 LEASES=5000 WINDOW_S=20 ROUNDS=3)
+// The child is a frame pump, not an API server: the figure is the reading side's alone. BATCH=n
+// writes n frames at a time (what coalescing a watch's writes would give the reader).
+//   node --import tsx bench/client/lease-watch-read.ts        (RATE=500 LEASES=5000 WINDOW_S=20 ROUNDS=3 BATCH=1)
 import { fork } from 'node:child_process';
 import { createServer } from 'node:https';
 import { loadavg } from 'node:os';
@@ -23,6 +24,8 @@ const RATE = Number(process.env['RATE'] ?? 500);
 const LEASES = Number(process.env['LEASES'] ?? 5000);
 const WINDOW_MS = Number(process.env['WINDOW_S'] ?? 20) * 1000;
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
+/** Frames per write (1: each renewal alone, as at idle; more: what a server coalescing its writes would send). */
+const BATCH = Number(process.env['BATCH'] ?? 1);
 const nodeName = (i: number) => `hollow-${String(i).padStart(5, '0')}`;
 
 if (process.env['LEASE_WATCH_PUMP'] === '1') {
@@ -63,12 +66,16 @@ if (process.env['LEASE_WATCH_PUMP'] === '1') {
     let next = 0;
     let owed = 0;
     let at = performance.now();
-    // Every millisecond the frames owed since, each written on its own: one frame a write.
+    // Every millisecond the frames owed since, BATCH to a write.
     const timer = setInterval(() => {
       const now = performance.now();
       owed += ((now - at) * RATE) / 1000;
       at = now;
-      for (; owed >= 1; owed -= 1) res.write(frames[next++ % frames.length]);
+      for (; owed >= BATCH; owed -= BATCH) {
+        const batch: Buffer[] = [];
+        for (let k = 0; k < BATCH; k++) batch.push(frames[next++ % frames.length]!);
+        res.write(BATCH === 1 ? batch[0] : Buffer.concat(batch));
+      }
     }, 1);
     res.on('close', () => clearInterval(timer));
   });
