@@ -1,4 +1,4 @@
-import { EMPTY, Subject, finalize, map, mergeMap, type Observable } from 'rxjs';
+import { EMPTY, Subject, filter, finalize, map, mergeMap, type Observable } from 'rxjs';
 import { COORDINATION_GROUP, type KubeObject } from '../../src/api/index.js';
 import { stripManagedFields, supports, type ApiResource, type Discovery } from '../../src/client/index.js';
 import { mergeByKey } from '../../operators/index.js';
@@ -67,7 +67,10 @@ export function garbageCollector(ctx: ControllerContext, options: GarbageCollect
           : ctx.informers.informer<KubeObject>(type, { metadataOnly: true, transform: stripManagedFields, ownerIndex: true });
         graph.watch(type, informer);
         return informer.events$.pipe(
-          mergeMap((event) => triggeredBy(event, type, graph).map(identityKey)),
+          map((event) => triggeredBy(event, type, graph)),
+          // Most events ask for nothing (every node Lease renewal): those make no inner subscription.
+          filter((ids) => ids.length > 0),
+          mergeMap((ids) => ids.map(identityKey)),
           finalize(() => graph.unwatch(type)),
         );
       },

@@ -1,11 +1,15 @@
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, type KubeObject, type OwnerReference } from '../../src/api/index.js';
-import { sameOwnerReferences, type ApiResource, type InformerEvent } from '../../src/client/index.js';
+import { deletionTimestampOf, sameOwnerReferences, type ApiResource, type InformerEvent } from '../../src/client/index.js';
 import type { OwnershipGraph } from './graph.js';
 import { identityOf, ownerIdentity, ownerReferences, type Identity } from './identity.js';
 
-/** Being deleted with the orphan or foreground finalizer: the collector's work is pending. */
+/**
+ * Being deleted with the orphan or foreground finalizer: the collector's work is pending. Asked
+ * of every update; a cached version without a deletionTimestamp answers from its record, decoding
+ * no metadata (a node Lease's renewal, a pod's status write).
+ */
 const waitsForCollector = (object: KubeObject) =>
-  object.metadata.deletionTimestamp !== undefined && (object.metadata.finalizers ?? []).some((f) => f === ORPHAN_FINALIZER || f === FOREGROUND_FINALIZER);
+  deletionTimestampOf(object) !== undefined && (object.metadata.finalizers ?? []).some((f) => f === ORPHAN_FINALIZER || f === FOREGROUND_FINALIZER);
 
 const needsCollecting = (object: KubeObject) => ownerReferences(object).length > 0 || waitsForCollector(object);
 

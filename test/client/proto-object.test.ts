@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { builtinTypes, StatusError } from '../../src/api/index.js';
-import { labelsIndex, orphansKey } from '../../src/client/index.js';
+import { deletionTimestampOf, labelsIndex, orphansKey, stripManagedFields } from '../../src/client/index.js';
 import { recordOf } from '../../src/client/lazy/cached-record.js';
-import { LazyRecord } from '../../src/client/lazy/json-view.js';
+import { lazyObject, LazyRecord } from '../../src/client/lazy/json-view.js';
 import { lazyFramerFor, lazyProtobufFramer, lazyProtobufListDecoder } from '../../src/client/lazy/proto-decode.js';
 import { ProtoRecord } from '../../src/client/lazy/proto-view.js';
-import { decodeProtobuf, encodeProtobuf, protobufCodec, protobufListChunks, PROTOBUF_MEDIA_TYPE, type JsonObject } from '../../src/encoding/index.js';
+import protobuf from 'protobufjs';
+import { decodeProtobuf, encodeProtobuf, envelope, messageOf, protobufCodec, protobufListChunks, PROTOBUF_MEDIA_TYPE, type JsonObject } from '../../src/encoding/index.js';
 import { kindKey, MAXIMAL_BY_HAND, maximalObject, MODEL_OF_KIND } from '../encoding/support/maximal-fixtures.js';
 
 const apiVersionOf = (t: { group: string; version: string }) => (t.group ? `${t.group}/${t.version}` : t.version);
@@ -16,6 +17,19 @@ const views = (...chunks: Uint8Array[]): Event[] => {
   return chunks.flatMap((chunk) => framer.push(chunk) as Event[]);
 };
 const viewOf = (object: JsonObject) => views(frame('MODIFIED', object))[0]!.object;
+/** A MODIFIED watch frame around an envelope's bytes as they are (no re-encoding). */
+const protobufEventFrameOf = (body: Uint8Array): Buffer => {
+  const lengthOf = (n: number) => {
+    const out: number[] = [];
+    for (; n >= 0x80; n = Math.floor(n / 128)) out.push((n % 128) | 0x80);
+    return [...out, n];
+  };
+  const ext = [0x0a, ...lengthOf(body.length), ...body];
+  const event = [0x0a, 8, ...Buffer.from('MODIFIED'), 0x12, ...lengthOf(ext.length), ...ext];
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(event.length);
+  return Buffer.concat([head, Uint8Array.from(event)]);
+};
 
 const maximal = builtinTypes.map((t) => {
   const model = MODEL_OF_KIND[kindKey(t)];
@@ -123,6 +137,79 @@ describe('protobuf views', () => {
     expect(released.ownerValues()).toEqual(['u1', orphansKey(String(meta['namespace'] ?? ''))]);
     expect(none.sameOwners(recordOf(viewOf({ ...pod, metadata: { name: 'r' } }))!)).toBe(true);
     expect(none.sameOwners(a)).toBe(false);
+  });
+
+  it('Time and MicroTime fields read off the wire equal the full decode, whatever the bytes', () => {
+    // A Lease's message by hand: metadata {name}, spec {renewTime: <time bytes>}; the Time message's
+    // own bytes vary (zero, micro, repeated fields, negative seconds, another wire type).
+    const lease = messageOf('coordination.svc.io/v1', 'Lease')!;
+    const spec = lease.fields['spec']!.resolvedType as protobuf.Type;
+    const varint = (n: bigint) => {
+      const out: number[] = [];
+      let v = BigInt.asUintN(64, n);
+      do {
+        out.push(Number(v & 0x7fn) | (v > 0x7fn ? 0x80 : 0));
+        v >>= 7n;
+      } while (v > 0n);
+      return out;
+    };
+    const field = (id: number, wire: number, payload: number[]) => [...varint(BigInt((id << 3) | wire)), ...(wire === 2 ? varint(BigInt(payload.length)) : []), ...payload];
+    const time = (...parts: Array<[id: number, value: bigint]>) => parts.flatMap(([id, value]) => field(id, 0, varint(value)));
+    const leaseWith = (renewTime: number[], acquireTime: number[] = renewTime) => {
+      const meta = field(1, 2, [...Buffer.from('n1')]);
+      const specBytes = [...field(spec.fields['renewTime']!.id, 2, renewTime), ...field(spec.fields['acquireTime']!.id, 2, acquireTime)];
+      const raw = Uint8Array.from([...field(lease.fields['metadata']!.id, 2, meta), ...field(lease.fields['spec']!.id, 2, specBytes)]);
+      return envelope('coordination.svc.io/v1', 'Lease', raw);
+    };
+    const cases: number[][] = [
+      time([1, 1764295200n], [2, 123456789n]),
+      time([1, 1764295200n]),
+      time([2, 1000n]),
+      [],
+      time([1, 0n], [2, 0n]),
+      time([1, -62135596800n]),
+      time([1, -1n], [2, 5000n]),
+      time([1, 1n], [1, 1764295200n], [2, 7n], [2, 999999999n]),
+      time([1, 253402300799n], [2, 999999000n]),
+      [...time([1, 1764295200n]), ...field(2, 5, [1, 0, 0, 0])],
+      [...time([1, 1764295200n]), ...field(3, 2, [1, 2, 3])],
+      [...field(1, 2, [1]), ...time([2, 5n])],
+    ];
+    // Either way the same value, or both refuse the bytes.
+    const read = (get: () => unknown) => {
+      try {
+        return { value: get() };
+      } catch (error) {
+        return { error: (error as Error).constructor.name };
+      }
+    };
+    for (const bytes of cases) {
+      const body = leaseWith(bytes);
+      type Times = { spec?: { renewTime?: string; acquireTime?: string } };
+      const label = Buffer.from(bytes).toString('hex');
+      for (const key of ['renewTime', 'acquireTime'] as const) {
+        const expected = read(() => (decodeProtobuf(body) as Times).spec?.[key]);
+        expect(read(() => (views(protobufEventFrameOf(body))[0]!.object as Times).spec?.[key]), `${key} ${label}`).toEqual(expected);
+      }
+    }
+  });
+
+  it('deletionTimestampOf: from the record when the version has none, else as the view reads it', () => {
+    const meta = pod['metadata'] as JsonObject;
+    const deleting = { ...pod, metadata: { ...meta, deletionTimestamp: '2026-11-28T02:00:00Z', finalizers: ['f'] } };
+    expect(recordOf(viewOf(pod))!.mayBeDeleting).toBe(false);
+    expect(deletionTimestampOf(viewOf(pod) as never)).toBeUndefined();
+    expect(recordOf(viewOf(deleting))!.mayBeDeleting).toBe(true);
+    expect(deletionTimestampOf(viewOf(deleting) as never)).toBe('2026-11-28T02:00:00Z');
+    // JSON views alike, and what stripping managedFields leaves of them.
+    const json = (object: JsonObject) => lazyObject<never>(JSON.stringify(object), 0);
+    const managed = (object: JsonObject) => ({ ...object, metadata: { ...(object['metadata'] as JsonObject), managedFields: [{ manager: 'm', operation: 'Update' }] } });
+    expect(recordOf(json(pod))!.mayBeDeleting).toBe(false);
+    expect(deletionTimestampOf(json(deleting))).toBe('2026-11-28T02:00:00Z');
+    expect(deletionTimestampOf(stripManagedFields(json(managed(deleting))))).toBe('2026-11-28T02:00:00Z');
+    expect(recordOf(stripManagedFields(json(managed(pod))))!.mayBeDeleting).toBe(false);
+    // A plain object is read as it is.
+    expect(deletionTimestampOf(deleting as never)).toBe('2026-11-28T02:00:00Z');
   });
 
   it('frames split anywhere, several per chunk', () => {

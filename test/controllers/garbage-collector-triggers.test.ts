@@ -59,6 +59,24 @@ describe('garbage collector triggers', () => {
       expect(looked(blocking, view(lease('t2', { ownerReferences: [otherRef] })))).toEqual(['lease-uid', 'node-uid']);
     });
 
+    it('a renewal is passed over without reading its metadata: the record says it has no deletionTimestamp', () => {
+      // The view behind a proxy that counts reads of `metadata` (the record is still found through it).
+      let metadataReads = 0;
+      const counted = (object: KubeObject) =>
+        new Proxy(object, {
+          get: (target, key, receiver) => {
+            if (key === 'metadata') metadataReads += 1;
+            return Reflect.get(target, key, receiver) as unknown;
+          },
+        });
+      expect(looked(counted(view(lease('t1'))), counted(view(lease('t2'))))).toEqual([]);
+      expect(metadataReads).toBe(0);
+      // One being deleted is read (and looked at, with the finalizer the collector owns).
+      const deleting = (t: string) => counted(view(lease(t, { deletionTimestamp: '2026-11-27T00:00:00Z', finalizers: ['foregroundDeletion'] })));
+      expect(looked(deleting('t1'), deleting('t2'))).toEqual(['lease-uid']);
+      expect(metadataReads).toBeGreaterThan(0);
+    });
+
     it('plain objects are never taken as the same (they are compared decoded)', () => {
       expect(sameOwnerReferences(lease('t1'), lease('t1'))).toBe(false);
     });

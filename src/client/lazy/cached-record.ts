@@ -17,6 +17,11 @@ export interface CachedRecord {
   ownerValues(): string[];
   /** True when `other` surely has the same ownerReferences (as sameLabels). */
   sameOwners(other: CachedRecord): boolean;
+  /**
+   * False when the version surely has no `metadata.deletionTimestamp` (the member is not there at
+   * all); true when it may (it is there: read the view for its value).
+   */
+  readonly mayBeDeleting: boolean;
   /** The view: the live one if someone still holds it, else a new one. */
   view<T>(): T;
   /**
@@ -44,6 +49,16 @@ export function recordOf(value: unknown): CachedRecord | undefined {
 export function resourceVersionOf(object: { readonly metadata: { readonly resourceVersion?: string | undefined } }): string | undefined {
   const record = recordOf(object);
   return record ? record.resourceVersion : object.metadata.resourceVersion;
+}
+
+/**
+ * An object's `metadata.deletionTimestamp`; from a cache's view whose record has none, undefined
+ * without a decode (a protobuf view would decode its ObjectMeta's field list for it, a JSON view
+ * scan its metadata's members). The garbage collector asks it of every update it sees.
+ */
+export function deletionTimestampOf(object: { readonly metadata: { readonly deletionTimestamp?: string | undefined } }): string | undefined {
+  const record = recordOf(object);
+  return record !== undefined && !record.mayBeDeleting ? undefined : object.metadata.deletionTimestamp;
 }
 
 /**

@@ -38,6 +38,8 @@ export class LazyRecord implements CachedRecord {
     /** The ownerReferences array's text range; -1 when the object has none. */
     readonly ownersStart: number,
     readonly ownersEnd: number,
+    /** The metadata has a `deletionTimestamp` member (whatever its value). */
+    readonly mayBeDeleting: boolean,
   ) {}
 
   /** `namespace/name`, or `name` (as objectKey). */
@@ -110,6 +112,7 @@ export function lazyObject<T extends KubeObject>(text: string, start: number): T
   let labelsEnd = -1;
   let ownersStart = -1;
   let ownersEnd = -1;
+  let mayBeDeleting = false;
   if (m >= 0 && text.charCodeAt(ranges[m + 2]!) === LBRACE) {
     const meta = scanMembers(text, ranges[m + 2]!).ranges;
     name = stringMember(text, meta, 'name') ?? '';
@@ -125,8 +128,9 @@ export function lazyObject<T extends KubeObject>(text: string, start: number): T
       ownersStart = meta[o + 2]!;
       ownersEnd = meta[o + 3]!;
     }
+    mayBeDeleting = findMember(text, meta, 'deletionTimestamp') >= 0;
   }
-  const record = new LazyRecord(text, start, name, namespace, resourceVersion, labelsStart, labelsEnd, ownersStart, ownersEnd);
+  const record = new LazyRecord(text, start, name, namespace, resourceVersion, labelsStart, labelsEnd, ownersStart, ownersEnd, mayBeDeleting);
   return record.view<T>(ranges);
 }
 
@@ -159,7 +163,7 @@ export function withoutMetadataMember<T extends KubeObject>(object: T, member: s
   const movedEnd = (at: number) => (at < 0 ? at : at <= cutStart ? at - start : at - start - cutLength);
   const inCut = (from: number) => from >= cutStart && from < cutEnd;
   if (inCut(record.labelsStart) || inCut(record.ownersStart)) return lazyObject<T>(cutText, 0);
-  const cut = new LazyRecord(cutText, 0, record.name, record.namespace, record.resourceVersion, moved(record.labelsStart), movedEnd(record.labelsEnd), moved(record.ownersStart), movedEnd(record.ownersEnd));
+  const cut = new LazyRecord(cutText, 0, record.name, record.namespace, record.resourceVersion, moved(record.labelsStart), movedEnd(record.labelsEnd), moved(record.ownersStart), movedEnd(record.ownersEnd), record.mayBeDeleting);
   return cut.view<T>(ranges.map((at, i) => (i % 2 === 0 ? moved(at) : movedEnd(at))));
 }
 

@@ -4,6 +4,7 @@ import { deepFreeze } from '../cache.js';
 import { orphansKey } from '../owner-index.js';
 import type { CachedRecord } from './cached-record.js';
 import { BytesReader, malformedProtobuf, TextReader, utf8Of } from './proto-wire.js';
+import { wireTime } from './proto-time.js';
 import { ViewHandler } from './view-handler.js';
 
 /**
@@ -42,6 +43,8 @@ interface TypeInfo {
   /** The number of its `metadata` field when that is an ObjectMeta; -1 otherwise. */
   readonly metaId: number;
   readonly metaType: protobuf.Type | undefined;
+  /** A `Time` or `MicroTime`: read off the wire by proto-time.ts. */
+  readonly time: 'seconds' | 'micro' | undefined;
 }
 const infoByType = new WeakMap<protobuf.Type, TypeInfo>();
 function infoOf(type: protobuf.Type): TypeInfo {
@@ -49,7 +52,8 @@ function infoOf(type: protobuf.Type): TypeInfo {
   if (!info) {
     const meta = type.fields['metadata'];
     const metaType = meta && !meta.repeated && meta.resolvedType instanceof protobuf.Type && meta.resolvedType.fullName === '.svc.meta.v1.ObjectMeta' ? meta.resolvedType : undefined;
-    info = { value: VALUE_MESSAGES.has(type.fullName), inline: type.fieldsArray.some((f) => f.name.endsWith('Inline')), metaId: metaType ? meta!.id : -1, metaType };
+    const time = type.fullName === '.svc.meta.v1.Time' ? 'seconds' : type.fullName === '.svc.meta.v1.MicroTime' ? 'micro' : undefined;
+    info = { value: VALUE_MESSAGES.has(type.fullName), inline: type.fieldsArray.some((f) => f.name.endsWith('Inline')), metaId: metaType ? meta!.id : -1, metaType, time };
     infoByType.set(type, info);
   }
   return info;
@@ -81,6 +85,8 @@ export class ProtoRecord implements CachedRecord {
     /** The ownerReferences' extent in `text`, as the labels'. */
     readonly ownersStart: number,
     readonly ownersEnd: number,
+    /** ObjectMeta's deletionTimestamp (field 9) is on the wire. */
+    readonly mayBeDeleting: boolean,
   ) {}
 
   get key(): string {
@@ -189,11 +195,14 @@ export function protoRecord(bytes: Buffer, start: number, end: number, type: pro
   let labelsEnd = -1;
   let ownersStart = -1;
   let ownersEnd = -1;
+  let mayBeDeleting = false;
   if (metaStart >= 0) {
     const meta = metaReader.reset(bytes, metaStart, metaEnd);
     let previous = -1;
     while (meta.next()) {
       const f = meta.current;
+      // deletionTimestamp, whatever its wire type: the view says what it holds.
+      if (f.field === 9) mayBeDeleting = true;
       if (f.wire !== 2) {
         previous = f.field;
         continue;
@@ -238,7 +247,7 @@ export function protoRecord(bytes: Buffer, start: number, end: number, type: pro
     ownersStart -= start;
     ownersEnd -= start;
   }
-  return new ProtoRecord(text, type, apiVersion, kind, name, namespace, resourceVersion, metaStart, metaEnd, labelsStart, labelsEnd, ownersStart, ownersEnd);
+  return new ProtoRecord(text, type, apiVersion, kind, name, namespace, resourceVersion, metaStart, metaEnd, labelsStart, labelsEnd, ownersStart, ownersEnd, mayBeDeleting);
 }
 
 /**
@@ -313,6 +322,10 @@ class MessageView extends ViewHandler {
         // The object's ObjectMeta knows its name, namespace and version from the record.
         const known = this.record && field.id === infoOf(this.type).metaId ? this.record : undefined;
         return new Proxy<Record<string, unknown>>({}, new MessageView(this.text, valueStart, valueEnd, message, undefined, known));
+      }
+      if (message instanceof protobuf.Type && infoOf(message).time !== undefined) {
+        const time = wireTime(this.text, valueStart, valueEnd, infoOf(message).time === 'micro');
+        if (time !== null) return time;
       }
       if (field.type === 'string') {
         const value = utf8Of(this.text, valueStart, valueEnd);
