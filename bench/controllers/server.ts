@@ -2,7 +2,8 @@
 // over HTTPS on the embedded store (sqlite in the data dir given as argv[2]; argv[3] may name another
 // --storage, e.g. memory). Prints `{"svcconfig": <path>}` once it listens; exits on the IPC message "stop".
 // "census-start" / "census-stop" count the async resources it creates between them (bench/support/async-census.ts),
-// answered as `{ census }`.
+// answered as `{ census }`; "gc-start" / "gc-stop" the main thread's collection pauses between them
+// (bench/support/gc-pauses.ts), answered as `{ gc }`.
 // "counts" answers `{ counts }`: the store's reads, writes and lists per resource since the last
 // "counts" (how many of a write's reads the server's cache of its written objects saved).
 // With PROFILE_SERVER=<file>.cpuprofile it profiles itself between "profile-start" and
@@ -16,6 +17,7 @@ import { writeFileSync } from 'node:fs';
 import { splitProfile } from '../support/profile-split.js';
 import { startProfile } from '../support/self-profile.js';
 import { startAsyncCensus } from '../support/async-census.js';
+import { startGcPauses } from '../support/gc-pauses.js';
 import { pacedUpdates, SENT_ANNOTATION, sentNow, type PodUpdateJob } from './paced-load.js';
 
 const dir = process.argv[2];
@@ -37,6 +39,7 @@ for (const op of ['get', 'update', 'create', 'list'] as const) {
 const PROFILE_SERVER = process.env['PROFILE_SERVER'];
 let stopProfile: ReturnType<typeof startProfile> | undefined;
 let stopCensus: ReturnType<typeof startAsyncCensus> | undefined;
+let stopGc: ReturnType<typeof startGcPauses> | undefined;
 
 /** One pod's annotation set to now, straight in the store (again on a conflict with another writer). */
 async function stamp(namespace: string, pod: string): Promise<void> {
@@ -63,6 +66,12 @@ process.on('message', async (message) => {
   if (message === 'counts') {
     process.send!({ counts: Object.fromEntries(counts) });
     counts.clear();
+  }
+  if (message === 'gc-start') stopGc = startGcPauses();
+  if (message === 'gc-stop') {
+    const gc = stopGc?.();
+    stopGc = undefined;
+    return process.send!({ gc: gc ?? null });
   }
   if (message === 'census-start') stopCensus = startAsyncCensus();
   if (message === 'census-stop') {

@@ -30,6 +30,8 @@
 // With STRACE_S=<s> the last round also counts the server's syscalls for s seconds
 // (`strace -c -f -p`) and reports them per renewal: counts, which the machine's load does not move.
 //   LEASES=5000 CONNECTIONS=5000 RATE=500 WINDOW_S=30 ROUNDS=3 STRACE_S=10 npm run bench:lease-renewals
+// With GC_PAUSES=1 each window also sums the server's main-thread collection pauses by kind
+// (bench/support/gc-pauses.ts), per renewal: the collector's share of the event loop.
 // With CENSUS_S=<s> the last round also counts, for s seconds, the async resources each server
 // creates (promises, ticks, immediates, timers: bench/support/async-census.ts) and where a sample
 // of its promises is made, per renewal: counts, which the load does not move either (after the
@@ -44,6 +46,7 @@ import type { Lease } from '../../src/api/index.js';
 import { builtin, Client, Informer, loadProtobufCodec } from '../../src/client/index.js';
 import { cpuTicks, MS_PER_TICK, residentMb } from '../support/proc.js';
 import type { AsyncCensus } from '../support/async-census.js';
+import type { GcPauses } from '../support/gc-pauses.js';
 
 const LEASES = Number(process.env['LEASES'] ?? 2000);
 const RATE = Number(process.env['RATE'] ?? 200);
@@ -56,6 +59,7 @@ const AB_FLAGS = process.env['AB_FLAGS'];
 const SERVER_NODE_FLAGS = (process.env['SERVER_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
 const GC_TRACE = process.env['GC_TRACE'] === '1';
 const JIT_TRACE = process.env['JIT_TRACE'] === '1';
+const GC_PAUSES = process.env['GC_PAUSES'] === '1';
 const NICE = process.env['NICE'];
 const PROFILE = process.env['PROFILE_SERVER'] !== undefined;
 const STRACE_MS = Number(process.env['STRACE_S'] ?? 0) * 1000;
@@ -283,6 +287,7 @@ for (let round = 0; round < ROUNDS; round++) {
     side.jit.compiled.clear();
     side.jit.deopts.clear();
   }
+  if (GC_PAUSES) for (const side of sides) side.server.send('gc-start');
   const profiled = round === ROUNDS - 1 && PROFILE && sides.length === 1 ? sides[0]!.server : undefined;
   profiled?.send('profile-start');
   await sleep(WINDOW_MS);
@@ -306,6 +311,24 @@ for (let round = 0; round < ROUNDS; round++) {
       row[`${side.name} optimized`] = top(side.jit.compiled);
     }
   });
+  if (GC_PAUSES) {
+    for (const side of sides) {
+      const answer = new Promise<{ gc: GcPauses }>((resolve) => {
+        const take = (m: unknown) => {
+          if ((m as { gc?: unknown }).gc === undefined) return;
+          side.server.off('message', take);
+          resolve(m as { gc: GcPauses });
+        };
+        side.server.on('message', take);
+      });
+      side.server.send('gc-stop');
+      const { gc } = await answer;
+      const renewals = Math.max(1, (row[`${side.name} renewals/s`] as number) * (WINDOW_MS / 1000));
+      row[`${side.name} GC pause µs per renewal`] = Object.entries(gc)
+        .map(([kind, { count, ms }]) => `${kind} ${((ms * 1000) / renewals).toFixed(1)} (${count})`)
+        .join(', ');
+    }
+  }
   // Stopping the profile (its encoding) and strace cost the server CPU: both come after the window's figures.
   if (profiled) {
     const split = new Promise((resolve) => profiled.once('message', resolve));
