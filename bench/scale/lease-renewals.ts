@@ -32,6 +32,9 @@
 //   LEASES=5000 CONNECTIONS=5000 RATE=500 WINDOW_S=30 ROUNDS=3 STRACE_S=10 npm run bench:lease-renewals
 // With GC_PAUSES=1 each window also sums the server's main-thread collection pauses by kind
 // (bench/support/gc-pauses.ts), per renewal: the collector's share of the event loop.
+// With ALLOC_S=<s> the last round also samples, for s seconds, where each server allocates (V8's
+// sampling heap profiler, collected objects included: bench/support/allocation-sampling.ts), in
+// bytes per renewal by function: the volume behind its scavenges.
 // With CENSUS_S=<s> the last round also counts, for s seconds, the async resources each server
 // creates (promises, ticks, immediates, timers: bench/support/async-census.ts) and where a sample
 // of its promises is made, per renewal: counts, which the load does not move either (after the
@@ -47,6 +50,7 @@ import { builtin, Client, Informer, loadProtobufCodec } from '../../src/client/i
 import { cpuTicks, MS_PER_TICK, residentMb } from '../support/proc.js';
 import type { AsyncCensus } from '../support/async-census.js';
 import type { GcPauses } from '../support/gc-pauses.js';
+import type { AllocationSites } from '../support/allocation-sampling.js';
 
 const LEASES = Number(process.env['LEASES'] ?? 2000);
 const RATE = Number(process.env['RATE'] ?? 200);
@@ -64,6 +68,7 @@ const NICE = process.env['NICE'];
 const PROFILE = process.env['PROFILE_SERVER'] !== undefined;
 const STRACE_MS = Number(process.env['STRACE_S'] ?? 0) * 1000;
 const CENSUS_MS = Number(process.env['CENSUS_S'] ?? 0) * 1000;
+const ALLOC_MS = Number(process.env['ALLOC_S'] ?? 0) * 1000;
 const here = fileURLToPath(new URL('../..', import.meta.url));
 const before = process.env['AB_BEFORE'];
 const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
@@ -278,6 +283,31 @@ async function censusRound(): Promise<Record<string, string>> {
   return row;
 }
 
+/** Each server's allocations per renewal over ALLOC_MS, by the allocating function, the sides one after the other. */
+async function allocationRound(): Promise<Record<string, string>> {
+  const row: Record<string, string> = {};
+  for (const side of sides) {
+    const renewedBefore = side.renewed;
+    side.server.send('alloc-start');
+    await sleep(ALLOC_MS);
+    const answer = new Promise<{ alloc: AllocationSites }>((resolve) => {
+      const take = (m: unknown) => {
+        if ((m as { alloc?: unknown }).alloc === undefined) return;
+        side.server.off('message', take);
+        resolve(m as { alloc: AllocationSites });
+      };
+      side.server.on('message', take);
+    });
+    side.server.send('alloc-stop');
+    const { alloc } = await answer;
+    const renewals = Math.max(1, side.renewed - renewedBefore);
+    const kb = (bytes: number) => (bytes / renewals / 1024).toFixed(1);
+    row[`${side.name} KiB allocated per renewal`] = kb(alloc.bytes);
+    row[`${side.name} KiB per renewal by site`] = alloc.sites.slice(0, 25).map(([site, bytes]) => `${kb(bytes)} ${site}`).join('; ');
+  }
+  return row;
+}
+
 await sleep(WARMUP_MS);
 const rounds: Record<string, number | string>[] = [];
 for (let round = 0; round < ROUNDS; round++) {
@@ -337,6 +367,7 @@ for (let round = 0; round < ROUNDS; round++) {
   }
   if (round === ROUNDS - 1 && STRACE_MS > 0) Object.assign(row, await traceRound());
   if (round === ROUNDS - 1 && CENSUS_MS > 0) Object.assign(row, await censusRound());
+  if (round === ROUNDS - 1 && ALLOC_MS > 0) Object.assign(row, await allocationRound());
   if (sides.length === 2) row['after / before'] = Number(((row['after CPU µs per renewal'] as number) / (row['before CPU µs per renewal'] as number)).toFixed(3));
   process.stderr.write(`${JSON.stringify(row)}\n`);
   rounds.push(row);
