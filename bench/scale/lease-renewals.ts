@@ -5,6 +5,8 @@
 // manager watches them (a full protobuf informer, as node-lifecycle's, and a metadata-only one,
 // as the garbage collector's). bench:updates measures a Lease PUT alone at saturation (plain
 // HTTP, JSON, no watcher); this is a renewal at the nodes' pace with what surrounds it.
+// WATCHES=full drops the metadata-only watch: the controller manager's one Lease watch since it
+// shares the full informer with the garbage collector (docs/benchmarks.md, branch mgrlease).
 // With AB_BEFORE=<checkout> a server of that checkout runs beside this one's, both renewed at
 // the same time in every window, so the machine's load touches both alike (same-run A/B); the
 // figure is each server's CPU (/proc, all threads) per renewal answered in the window.
@@ -63,6 +65,9 @@ const AB_FLAGS = process.env['AB_FLAGS'];
 const SERVER_NODE_FLAGS = (process.env['SERVER_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
 const GC_TRACE = process.env['GC_TRACE'] === '1';
 const JIT_TRACE = process.env['JIT_TRACE'] === '1';
+// The manager has watched Leases once since the mgrlease branch (the collector reads the full informer).
+const WATCHES = process.env['WATCHES'] ?? 'full,metadata';
+if (WATCHES !== 'full' && WATCHES !== 'full,metadata') throw new Error('WATCHES is full or full,metadata');
 const GC_PAUSES = process.env['GC_PAUSES'] === '1';
 const NICE = process.env['NICE'];
 const PROFILE = process.env['PROFILE_SERVER'] !== undefined;
@@ -163,7 +168,7 @@ async function start(name: string, checkout: string, nodeFlags = shebangFlags(jo
       )),
     );
   }
-  const informers = [new Informer(client, builtin.leases), new Informer(client, builtin.leases, { metadataOnly: true })];
+  const informers = [new Informer(client, builtin.leases), ...(WATCHES === 'full' ? [] : [new Informer(client, builtin.leases, { metadataOnly: true })])];
   for (const informer of informers) informer.start();
   await Promise.all(informers.map((informer) => informer.waitForSync()));
   const codec = await loadProtobufCodec();
