@@ -12,13 +12,15 @@
 // each hollow-nodes process, e.g. `--heapsnapshot-signal=SIGUSR2`), CPU_PROF=<dir> (--cpu-prof profiles
 // of the API server and of each hollow-nodes process, whole run, written when they stop), DAEMON_LOGS=1,
 // HOLLOW_PROCS (1: each step's nodes split over that many processes with `--first-index`; the
-// hollow-nodes figures are their sums).
+// hollow-nodes figures are their sums), GC_PAUSES=1 (the API server's main-thread collection pauses
+// in the window, ms a minute by kind: bench/support/gc-pauses.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index.js';
 import { cpuTicks, MS_PER_TICK, openSockets, residentMb } from '../support/proc.js';
+import type { GcPauses } from '../support/gc-pauses.js';
 import { log, startControlPlane } from './control-plane.js';
 import { perMinute, requestCounts as requestCountsOf } from './request-counts.js';
 
@@ -29,6 +31,7 @@ const START_RATE = process.env['START_RATE'] ?? '100';
 const HOLLOW_FLAGS = (process.env['HOLLOW_FLAGS'] ?? '').split(' ').filter(Boolean);
 const HOLLOW_NODE_FLAGS = (process.env['HOLLOW_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
 const HOLLOW_PROCS = Math.max(1, Number(process.env['HOLLOW_PROCS'] ?? 1));
+const GC_PAUSES = process.env['GC_PAUSES'] === '1';
 const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -50,6 +53,20 @@ const plane = await startControlPlane({
 const client = await Client.fromSvcconfig(plane.svcconfig, { userAgent: 'bench-idle-nodes' });
 const target = await loadSvcconfig(plane.svcconfig);
 const metricsAgent = new Agent({ connect: { ca: target.caData } });
+
+/** The API server's collection pauses since 'gc-start' (bench/controllers/server.ts). */
+function apiserverGcPauses(): Promise<GcPauses> {
+  return new Promise((resolve) => {
+    const take = (message: unknown) => {
+      const gc = (message as { gc?: GcPauses | null }).gc;
+      if (gc === undefined) return;
+      plane.apiserver.off('message', take);
+      resolve(gc ?? {});
+    };
+    plane.apiserver.on('message', take);
+    plane.apiserver.send('gc-stop');
+  });
+}
 
 const requestCounts = () => requestCountsOf(target.server, target.token, metricsAgent);
 
@@ -103,10 +120,12 @@ for (const [step, nodes] of STEPS.entries()) {
   await sleep(SETTLE_MS);
   const loadBefore = load();
   const countsBefore = await requestCounts();
+  if (GC_PAUSES) plane.apiserver.send('gc-start');
   const from = ticks();
   const fromAt = performance.now();
   await sleep(WINDOW_MS);
   const to = ticks();
+  const gc = GC_PAUSES ? await apiserverGcPauses() : undefined;
   const minutes = (performance.now() - fromAt) / 60_000;
   const countsAfter = await requestCounts();
   const requests = perMinute(countsBefore, countsAfter, minutes);
@@ -122,6 +141,7 @@ for (const [step, nodes] of STEPS.entries()) {
     rssMb: Object.fromEntries(Object.entries(pids()).map(([name, list]) => [name, Math.round(list.reduce((sum, pid) => sum + residentMb(pid).rss, 0))])),
     sockets: Object.fromEntries(Object.entries(pids()).map(([name, list]) => [name, list.reduce((sum, pid) => sum + openSockets(pid), 0)])),
     loadAverage: { before: loadBefore, after: load() },
+    ...(gc ? { apiserverGcPauseMsPerMinute: Object.fromEntries(Object.entries(gc).map(([kind, { count, ms }]) => [kind, `${(ms / minutes).toFixed(0)} ms (${count})`])) } : {}),
   };
   log(JSON.stringify(result));
   results.push(result);
