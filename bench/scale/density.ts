@@ -20,6 +20,8 @@
 // idle window before the first pod, 20: cpuMsPerPodLessIdle takes its rate out), DAEMON_LOGS=1 (the
 // daemons' output on stderr), CPU_PROF=<dir> (--cpu-prof profiles of the API server and the
 // hollow-nodes processes, written when they stop), HOLLOW_FLAGS (more flags for `svc hollow-nodes`),
+// HOLLOW_FLAGS_<k> (more flags for process k only: one run's A/B, e.g. HOLLOW_PROCS=2
+// HOLLOW_FLAGS_0=--write-volumes, read from `hollowProcesses`' cpuMsPerOwnPodLessIdle),
 // HOLLOW_NODE_FLAGS (Node.js flags of the hollow-nodes processes, e.g. `--heapsnapshot-signal=SIGUSR2`),
 // HOLLOW_PROCS (1: the nodes split over that many `svc hollow-nodes` processes, each its share of
 // NODES with `--first-index`; the hollow-nodes figures are their sum, `hollowProcesses` each one's).
@@ -152,13 +154,14 @@ const hollowStart = performance.now();
 // `--first-index`), started together: each paces its own start at START_RATE / HOLLOW_PROCS, so the
 // fleet's registrations come at START_RATE as from one process.
 const hollowShares: { pid: number; firstIndex: number; count: number }[] = [];
+const hollowFlagsOf = (k: number) => (process.env[`HOLLOW_FLAGS_${k}`] ?? '').split(' ').filter(Boolean);
 for (let k = 0, first = 0; k < HOLLOW_PROCS; k++) {
   const count = Math.floor(NODES / HOLLOW_PROCS) + (k < NODES % HOLLOW_PROCS ? 1 : 0);
   const startRate = Number(START_RATE) / HOLLOW_PROCS;
   const hollow = plane.daemon(
     HOLLOW_PROCS === 1 ? 'svc hollow-nodes' : `svc hollow-nodes ${k}`,
     'src/cli/svc.ts',
-    ['hollow-nodes', `--svcconfig=${svcconfig}`, `--count=${count}`, `--first-index=${first}`, `--start-rate=${startRate}`, `--root-dir=${join(dir, `hollow-${k}`)}`, ...HOLLOW_FLAGS],
+    ['hollow-nodes', `--svcconfig=${svcconfig}`, `--count=${count}`, `--first-index=${first}`, `--start-rate=${startRate}`, `--root-dir=${join(dir, `hollow-${k}`)}`, ...HOLLOW_FLAGS, ...hollowFlagsOf(k)],
     [...HOLLOW_NODE_FLAGS, ...(process.env['CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] : [])],
   );
   processes['hollow-nodes'].push(hollow.pid!);
@@ -174,6 +177,8 @@ const nodesReadyS = (Math.max(...nodesReadyAt.values()) - hollowStart) / 1000;
 log(`${NODES} nodes Ready in ${nodesReadyS.toFixed(1)}s; load ${load()}`);
 
 const added = new Map<string, number>();
+/** Pods bound to each hollow-nodes process's nodes, for its CPU per pod of its own. */
+const podsOfProcess: number[] = [];
 const bound = new Map<string, number>();
 const running = new Map<string, number>();
 const podInformer = new Informer(client, builtin.pods, { namespace: NAMESPACE });
@@ -183,7 +188,12 @@ podInformer.events$.subscribe(({ object }) => {
   const uid = pod.metadata.uid!;
   const now = performance.now();
   if (!added.has(uid)) added.set(uid, now);
-  if (pod.spec?.nodeName && !bound.has(uid)) bound.set(uid, now);
+  if (pod.spec?.nodeName && !bound.has(uid)) {
+    bound.set(uid, now);
+    const index = Number(/(\d+)$/.exec(pod.spec.nodeName)?.[1]);
+    const k = hollowShares.findIndex((share) => index >= share.firstIndex && index < share.firstIndex + share.count);
+    if (k >= 0) podsOfProcess[k] = (podsOfProcess[k] ?? 0) + 1;
+  }
   if (pod.status?.phase === 'Running' && !running.has(uid)) running.set(uid, now);
 });
 await new Promise<void>((resolve) => podInformer.synced$.subscribe((synced) => synced && resolve()));
@@ -192,8 +202,10 @@ await new Promise<void>((resolve) => podInformer.synced$.subscribe((synced) => s
 // renewals and status checks for the run's length (at 1,000 nodes about 6 CPU s a minute), which
 // depends on how long the run took, so the report also gives CPU per pod less this idle rate.
 const idleFrom = usage();
+const hollowIdleBase = hollowTicks();
 await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
 const idleTo = usage();
+const hollowIdleTicks = hollowTicks();
 const idleMsPerS = (name: ProcName) => ((idleTo[name].cpuTicks - idleFrom[name].cpuTicks) * MS_PER_TICK * 1000) / (idleTo[name].at - idleFrom[name].at);
 
 const metricsBefore = await latencyBuckets();
@@ -293,6 +305,13 @@ const report = {
     firstIndex,
     nodes: count,
     cpuMsPerPod: Number((((hollowTicksRun[k]! - hollowTicksBefore[k]!) * MS_PER_TICK) / TOTAL).toFixed(2)),
+    flags: hollowFlagsOf(k).join(' '),
+    pods: podsOfProcess[k] ?? 0,
+    // Its CPU over the pods its nodes ran, less its own idle rate over the run: with
+    // HOLLOW_FLAGS_<k>, the two sides of one run's A/B.
+    cpuMsPerOwnPodLessIdle: Number(
+      (((hollowTicksRun[k]! - hollowTicksBefore[k]!) * MS_PER_TICK - ((hollowIdleTicks[k]! - hollowIdleBase[k]!) * MS_PER_TICK * (runEnd - runStart)) / (idleTo['hollow-nodes'].at - idleFrom['hollow-nodes'].at)) / Math.max(1, podsOfProcess[k] ?? 0)).toFixed(2),
+    ),
     peakRssMb: Math.round(hollowPeakRss.get(pid) ?? 0),
     rssMbAtEnd: Math.round(residentMb(pid).rss),
   })),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { isIP } from 'node:net';
 import { quantityBytes, SIMULATED_RUNTIME_NAME, SVC_VERSION } from '../api/index.js';
 import { Client, InformerFactory, loadProtobufCodec } from '../client/index.js';
-import { fleetDescriptors, openFilesLimit, startHollowFleet, type HollowNode } from '../nodeagent/index.js';
+import { fleetDescriptors, heartbeatConnections, openFilesLimit, startHollowFleet, type HollowNode } from '../nodeagent/index.js';
 import { EXIT_FAILED, isExit, readCommandLine, Shutdown, type CommandIO } from './command.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag } from './flag-spec.js';
@@ -36,7 +36,7 @@ export const hollowNodesFlags = defineFlags({
     meaning: "The index of this process's first node: it runs nodes i .. i+count-1 (names, InternalIPs and pod ranges alike), so K processes with the same prefix split one fleet (the first --first-index 0, the next --first-index <the first's count>, ...).",
     validate: (n) => (n >= 0 && n < 100_000 ? undefined : 'must be between 0 and 99999'),
   }),
-  'root-dir': flag.string({ valueName: 'path', meaning: 'Where the nodes write their pods\' volumes, one dir per node (default: a dir under the system temp dir, removed at exit).' }),
+  'root-dir': flag.string({ valueName: 'path', meaning: "The nodes' root dirs, one per node under it: the paths their pods' volumes are named by. Nothing is written there unless --write-volumes (a hollow node makes its volumes' payloads and writes no file; docs/hollow-nodes.md). Default: a dir under the system temp dir, removed at exit." }),
   'node-cidr': flag.string({ default: '10.250.0.0/16', valueName: 'cidr', meaning: "Node i's InternalIP is address i+1 of this range (made up: nothing listens there).", validate: cidr }),
   'pod-cidr': flag.string({ default: '10.128.0.0/9', valueName: 'cidr', meaning: "Node i's pods get addresses from the i-th /24 of this range.", validate: cidr }),
   cpus: flag.int({ default: 4, valueName: 'n', meaning: "Each node's CPUs (capacity).", validate: (n) => (n >= 1 ? undefined : 'must be 1 or more') }),
@@ -54,8 +54,18 @@ export const hollowNodesFlags = defineFlags({
   'api-connections': flag.int({
     default: 64,
     valueName: 'n',
-    meaning: "Sockets to the API server each of the fleet's three request clients (pods, status and Leases, Events) keeps at most; the nodes' pod watches have a client of their own, one socket each.",
+    meaning: "Sockets to the API server the fleet's pods client (pod status, volumes' reads, TokenRequests) and its Events client keep at most, each; the heartbeats have --heartbeat-connections, the nodes' pod watches a client of their own, one socket each.",
     validate: (n) => (n >= 1 ? undefined : 'must be 1 or more'),
+  }),
+  'heartbeat-connections': flag.int({
+    default: 0,
+    valueName: 'n',
+    meaning: "Sockets to the API server the fleet's heartbeat client (every node's Lease renewal, registration and Node status) keeps at most; 0: from --count, the renewals a second times 1 s (the API server's write SLO), at least 4 — 500 for 5,000 nodes. A real agent has a connection of its own; a pool smaller than that rule makes a slow API server's nodes go NotReady for the simulation's sake.",
+    validate: (n) => (n >= 0 ? undefined : 'must be 0 (from --count) or more'),
+  }),
+  'write-volumes': flag.bool({
+    default: false,
+    meaning: "Write the pods' volumes under --root-dir as the node agent daemon does (to look at them, or to weigh their cost). By default a hollow node makes every volume's payload (ConfigMaps, Secrets, tokens read through the API) and writes no file: nothing reads them.",
   }),
   'cluster-dns': flag.stringSlice({ valueName: 'ip,...', meaning: "The pods' DNS servers (the agent's flag; written to their resolv.conf only)." }),
   'cluster-domain': flag.string({ default: 'cluster.local', valueName: 'domain', meaning: "The pods' DNS search domain (the agent's flag)." }),
@@ -118,26 +128,31 @@ export async function startHollowNodes(values: HollowNodesValues, io: CommandIO,
   try {
     // Every node's watch is a socket of its own: a limit below the fleet's need shows up as nodes
     // that never turn Ready (EMFILE on the 1,000th watch under the usual 1,024), so it is said first.
-    const needed = fleetDescriptors(values.count, 3, values.apiConnections);
+    const heartbeats = values.heartbeatConnections > 0 ? values.heartbeatConnections : heartbeatConnections(values.count);
+    const pools = [values.apiConnections, values.apiConnections, heartbeats];
+    const needed = fleetDescriptors(values.count, pools);
     const limit = openFilesLimit();
     if (limit !== undefined && limit < needed) {
-      throw new Error(`${values.count} hollow nodes need about ${needed} open files (a pod watch socket each, ${3 * values.apiConnections} for the request pools) and this process may open ${limit}: raise the limit (ulimit -n; the hard limit, ulimit -Hn, as root) or run fewer nodes per process`);
+      throw new Error(`${values.count} hollow nodes need about ${needed} open files (a pod watch socket each, ${pools.reduce((a, b) => a + b)} for the request pools) and this process may open ${limit}: raise the limit (ulimit -n; the hard limit, ulimit -Hn, as root) or run fewer nodes per process`);
     }
     const rootDir = values.rootDir ?? join(tmpdir(), `svc-hollow-nodes-${process.pid}`);
     mkdirSync(rootDir, { recursive: true });
     if (values.rootDir === undefined) closers.push(async () => rmSync(rootDir, { recursive: true, force: true }));
     const codec = await loadProtobufCodec();
-    // Two request clients, as one agent has (pods, throttled by the agent's bucket in the daemon;
-    // status), each with a bounded pool: unbounded, a thousand nodes' syncs opened a socket each and
-    // filled the API server's accept queue (docs/benchmarks.md). The watches, one long-lived socket
-    // per node, have their own client so that they never hold a request's socket.
+    // The request clients one agent has (pods, throttled by the agent's bucket in the daemon;
+    // heartbeats; Events), each with a bounded pool: unbounded, a thousand nodes' syncs opened a
+    // socket each and filled the API server's accept queue (docs/benchmarks.md). The watches, one
+    // long-lived socket per node, have their own client so that they never hold a request's socket.
     const connect = async (userAgent: string, connections?: number): Promise<Client> => {
       const options = { userAgent, codec, ...(connections === undefined ? {} : { connections }) };
       return values.svcconfig !== undefined ? Client.fromSvcconfig(values.svcconfig, options) : Client.fromEnv(options);
     };
     const client = await connect('nodeagent/hollow', values.apiConnections);
     closers.push(() => client.close());
-    const statusClient = await connect('nodeagent/hollow-status', values.apiConnections);
+    // The heartbeats' pool is sized from the node count (heartbeat-pool.ts): a real agent's Lease
+    // has a connection of its own, and 64 shared sockets carried ~160 renewals a second of the 500
+    // that 5,000 nodes make once the API server took 0.4 s a PUT, so nodes went NotReady.
+    const statusClient = await connect('nodeagent/hollow-heartbeat', heartbeats);
     closers.push(() => statusClient.close());
     // The pods' Events have a pool of their own, as the kubelet has an event client beside its
     // heartbeat client: a burst of Events must not hold the sockets the Lease renewals need.
@@ -172,6 +187,7 @@ export async function startHollowNodes(values: HollowNodesValues, io: CommandIO,
         nodeOptions: { nodeLabels: values.nodeLabels, maxPods: values.maxPods, nodeStatusUpdateFrequency: values.nodeStatusUpdateFrequency },
         statusReportFrequencyMs: values.nodeStatusReportFrequency,
         syncFrequencyMs: values.syncFrequency,
+        writeVolumes: values.writeVolumes,
         clusterDNS: values.clusterDns,
         clusterDomain: values.clusterDomain,
         startRate: values.startRate,

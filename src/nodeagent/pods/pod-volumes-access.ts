@@ -35,15 +35,19 @@ export function podVolumesAccess(options: {
   readonly memoryBacked?: boolean | undefined;
   /** true: an unchanged volume payload is not compared with its files or written again (`PodVolumesContext.writtenPayloads`; a hollow node's). */
   readonly rememberWrites?: boolean | undefined;
+  /** false: the volumes' payloads are made but no file is written (`PodVolumesContext.writeFiles`; a hollow node's; implies `rememberWrites`); default true. */
+  readonly writeFiles?: boolean | undefined;
 }): PodVolumesAccess {
   const { rootDir, nodeName, hostIP, objects, nodeAllocatable } = options;
   const memoryBacked = options.memoryBacked ?? true;
-  const writtenPayloads = options.rememberWrites ? new Map<string, string>() : undefined;
+  const writeFiles = options.writeFiles ?? true;
+  // Without files the tokens are remembered in memory or not at all.
+  const writtenPayloads = options.rememberWrites || !writeFiles ? new Map<string, string>() : undefined;
   return {
-    setUp: (pod) => setUpPodVolumes(pod, { rootDir, nodeName, objects, nodeAllocatable, memoryBacked, ...(writtenPayloads ? { writtenPayloads } : {}) }),
+    setUp: (pod) => setUpPodVolumes(pod, { rootDir, nodeName, objects, nodeAllocatable, memoryBacked, writeFiles, ...(writtenPayloads ? { writtenPayloads } : {}) }),
     tearDown: async (uid) => {
       if (writtenPayloads) forgetPodPayloads(writtenPayloads, rootDir, uid);
-      await tearDownPodVolumes(rootDir, uid);
+      if (writeFiles) await tearDownPodVolumes(rootDir, uid);
     },
     resolveEnv: (pod, container, podIP, podIPs) => resolveEnv({ pod, container, nodeName, hostIP, podIP, podIPs, nodeAllocatable, objects }),
     pullSecrets: async (pod) => {

@@ -9,9 +9,9 @@
  */
 import { readFileSync } from 'node:fs';
 
-/** Descriptors a fleet of `count` nodes opens at most: a watch each, the request pools, and headroom. */
-export function fleetDescriptors(count: number, requestClients: number, connectionsEach: number): number {
-  return count + requestClients * connectionsEach + 64;
+/** Descriptors a fleet of `count` nodes opens at most: a watch each, the request pools (their bounds), and headroom. */
+export function fleetDescriptors(count: number, pools: readonly number[]): number {
+  return count + pools.reduce((sum, connections) => sum + connections, 0) + 64;
 }
 
 /** The soft limit on open files of this process (`/proc/self/limits`), or undefined where there is no /proc. */

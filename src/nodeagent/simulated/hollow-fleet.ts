@@ -47,6 +47,8 @@ export interface HollowFleetOptions {
   readonly nodeOptions?: Partial<NodeStatusOptions> | undefined;
   readonly statusReportFrequencyMs?: number | undefined;
   readonly syncFrequencyMs?: number | undefined;
+  /** `HollowNodeOptions.writeVolumes`. */
+  readonly writeVolumes?: boolean | undefined;
   readonly clusterDNS?: readonly string[] | undefined;
   readonly clusterDomain?: string | undefined;
   /** Nodes started per second (registrations spread out); 0 starts them all at once. */
@@ -103,6 +105,7 @@ export async function startHollowFleet(options: HollowFleetOptions): Promise<Hol
         nodeOptions: options.nodeOptions,
         statusReportFrequencyMs: options.statusReportFrequencyMs,
         syncFrequencyMs: options.syncFrequencyMs,
+        writeVolumes: options.writeVolumes,
         clusterDNS: options.clusterDNS,
         clusterDomain: options.clusterDomain,
         onError: (what, error) => options.onError?.(name, what, error),

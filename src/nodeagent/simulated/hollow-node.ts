@@ -42,7 +42,7 @@ export interface HollowNodeOptions {
   /** The node's runtime; default a new one with `simulation`. */
   readonly runtime?: SimulatedRuntime | undefined;
   readonly simulation?: Partial<SimulationSettings> | undefined;
-  /** Where the node's pod volumes are written (`--root-dir`). */
+  /** The node's root dir (`--root-dir`): where its pods' volumes are, by name (written only with `writeVolumes`). */
   readonly rootDir: string;
   /** The node's address (status.addresses InternalIP, pods' hostIP): each hollow node has its own, made up. */
   readonly nodeIp: string;
@@ -56,6 +56,8 @@ export interface HollowNodeOptions {
   readonly statusReportFrequencyMs?: number | undefined;
   /** `--sync-frequency`, ms; default 60 s. */
   readonly syncFrequencyMs?: number | undefined;
+  /** Write the pods' volumes under `rootDir` as the daemon does (remembering each one's digest); default false: their payloads are made and dropped. */
+  readonly writeVolumes?: boolean | undefined;
   /** Runtime relist period, ms; default 1 s, the agent's. */
   readonly relistPeriodMs?: number | undefined;
   readonly clusterDNS?: readonly string[] | undefined;
@@ -156,10 +158,12 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     nodeAllocatable: allocatable,
     nodeMemoryBytes: host.memory().totalBytes,
     runtimeName: SIMULATED_RUNTIME_NAME,
-    // The volumes are the agent's own, written under the root dir, but no tmpfs is mounted for
-    // secrets and tokens (thousands of mounts for containers that never read them), and a volume
-    // whose content is unchanged is not read back from its files at every sync (rememberWrites).
-    volumes: podVolumesAccess({ rootDir: options.rootDir, nodeName: name, hostIP: options.nodeIp, objects, nodeAllocatable: allocatable, memoryBacked: false, rememberWrites: true }),
+    // The volumes are the agent's own — their ConfigMaps and Secrets read, their tokens requested —
+    // but nothing is written unless asked: no container reads them, and the first write and the
+    // teardown of each pod's volumes were ~7 ms of CPU a pod (the tokens are remembered in memory).
+    // Written, no tmpfs is mounted for secrets and tokens, and an unchanged volume is not read back
+    // from its files at every sync (rememberWrites).
+    volumes: podVolumesAccess({ rootDir: options.rootDir, nodeName: name, hostIP: options.nodeIp, objects, nodeAllocatable: allocatable, memoryBacked: false, rememberWrites: true, writeFiles: options.writeVolumes === true }),
     images,
     probes,
     events,

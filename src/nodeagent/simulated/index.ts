@@ -7,3 +7,4 @@ export { simulatedAddressSources, simulatedHost, type SimulatedHostShape } from 
 export { SIMULATED_NODE_NOTICE, startHollowNode, type HollowNode, type HollowNodeOptions } from './hollow-node.js';
 export { fleetAddresses, hollowNodeName, startHollowFleet, type HollowFleetOptions } from './hollow-fleet.js';
 export { fleetDescriptors, openFilesLimit } from './descriptor-budget.js';
+export { HEARTBEAT_LATENCY_BUDGET_MS, heartbeatConnections, MIN_HEARTBEAT_CONNECTIONS } from './heartbeat-pool.js';

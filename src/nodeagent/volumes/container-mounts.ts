@@ -37,7 +37,7 @@ export function containerMounts(
     const subPath = mount.subPathExpr ? expandVariables(mount.subPathExpr, (name) => vars.get(name)) : (mount.subPath ?? '');
     return {
       containerPath: mount.mountPath,
-      hostPath: subPath ? subPathSource(volume.hostPath, subPath, mount.name, container.name) : volume.hostPath,
+      hostPath: subPath ? subPathSource(volume.hostPath, subPath, mount.name, container.name, volume.unwritten === true) : volume.hostPath,
       readonly: volume.apiData || volume.readOnly === true || mount.readOnly === true,
       selinuxRelabel: false,
       propagation,
@@ -49,10 +49,12 @@ export function containerMounts(
   });
 }
 
-function subPathSource(volumePath: string, subPath: string, mountName: string, containerName: string): string {
+function subPathSource(volumePath: string, subPath: string, mountName: string, containerName: string, unwritten: boolean): string {
   if (isAbsolute(subPath)) throw configError(`error SubPath \`${subPath}\` must not be an absolute path`);
   if (subPath.split('/').includes('..')) throw configError(`unable to provision SubPath \`${subPath}\`: must not contain '..'`);
   const target = join(volumePath, subPath);
+  // A volume with nothing on the disk has no symlink to escape through: its subPath is named, not made.
+  if (unwritten) return target;
   if (!existsSync(target)) {
     try {
       const mode = statSync(volumePath).mode & 0o7777;

@@ -35,6 +35,8 @@ export interface VolumeContext {
   readonly memoryBacked?: boolean | undefined;
   /** `PodVolumesContext.writtenPayloads`: a volume dir whose payload is the one last written is left as it is. */
   readonly writtenPayloads?: Map<string, string> | undefined;
+  /** false: no directory or file is made (`PodVolumesContext.writeFiles`); default true. */
+  readonly writeFiles?: boolean | undefined;
 }
 
 /** A volume once set up: the host path containers mount, and whether it is API data (always read-only). */
@@ -43,6 +45,8 @@ export interface PreparedVolume {
   readonly apiData: boolean;
   /** Mounted read-only in every container (a claim mounted `readOnly`). */
   readonly readOnly?: boolean;
+  /** Nothing is on the disk at `hostPath` (a hollow node's emptyDir and API-data volumes): a subPath is named, not made. */
+  readonly unwritten?: boolean;
 }
 
 // emptyDir is writable by any user of the pod, as in Kubernetes; the API-data volumes are read-only mounts.
@@ -78,6 +82,7 @@ async function setUp(volume: Volume, ctx: VolumeContext): Promise<PreparedVolume
     const dir = volumeDirOf(ctx.podDir, 'emptyDir', volume.name);
     const memory = source.medium === 'Memory' && ctx.memoryBacked !== false;
     const sizeBytes = memory ? memoryVolumeSize(ctx.pod, ctx.nodeAllocatable, source.sizeLimit) : undefined;
+    if (ctx.writeFiles === false) return { hostPath: dir, apiData: false, unwritten: true };
     await ensureVolumeDir(dir, { memory, sizeBytes, mode: EMPTY_DIR_MODE, fsGroup: ctx.fsGroup });
     return { hostPath: dir, apiData: false };
   }
@@ -141,6 +146,9 @@ async function setUp(volume: Volume, ctx: VolumeContext): Promise<PreparedVolume
 }
 
 async function written(dir: string, payload: ReadonlyMap<string, FileProjection>, wantsMemory: boolean, ctx: VolumeContext): Promise<PreparedVolume> {
+  // The payload was made (its objects read, its token asked for, a missing source an error) and
+  // is dropped here: nothing reads a hollow node's volumes.
+  if (ctx.writeFiles === false) return { hostPath: dir, apiData: true, unwritten: true };
   const memory = wantsMemory && ctx.memoryBacked !== false;
   const { fsGroup } = ctx;
   const digest = ctx.writtenPayloads ? payloadDigest(payload, fsGroup, memory) : undefined;

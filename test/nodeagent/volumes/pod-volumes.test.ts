@@ -68,7 +68,7 @@ const mountType = (dir: string) =>
     .filter((fields) => fields[4] === dir)
     .map((fields) => ({ fstype: fields[fields.indexOf('-') + 1], options: fields[fields.indexOf('-') + 3] }));
 
-async function setUp(pod: Pod, root: string, extra: { now?: () => number; writtenPayloads?: Map<string, string>; objects?: PodObjectReader } = {}) {
+async function setUp(pod: Pod, root: string, extra: { now?: () => number; writtenPayloads?: Map<string, string>; objects?: PodObjectReader; writeFiles?: boolean } = {}) {
   setUps.push([root, pod.metadata.uid!]);
   return setUpPodVolumes(pod, { rootDir: root, nodeName: 'node-a', objects, nodeAllocatable: { cpu: '4', memory: '8Gi' }, ...extra });
 }
@@ -641,5 +641,46 @@ describe('remembered writes (a hollow node\'s writtenPayloads)', () => {
     await setUp(pod, root, { writtenPayloads, objects: counting });
     expect(requests).toBe(2 * perSync);
     expect(writtenPayloads.get(`${vol(root, pod, 'projected', 'token')}/\0token\0token`)).toBe(await text(file));
+  });
+});
+
+describe("unwritten volumes (a hollow node's writeFiles: false)", () => {
+  it('make every payload as the daemon does and write nothing: the mounts name the daemon\'s paths, a missing source fails the mount as ever', async () => {
+    const made = podWith(
+      [
+        { name: 'cfg', configMap: { name: 'cfg' } },
+        { name: 'sec', secret: { secretName: 'sec' } },
+        { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+        { name: 'scratch', emptyDir: {} },
+        { name: 'token', projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3600 } }, { configMap: { name: 'kube-root-ca.crt' } }] } },
+      ],
+      [{ name: 'main', image: 'busybox', volumeMounts: [{ name: 'cfg', mountPath: '/etc/cfg' }, { name: 'scratch', mountPath: '/work', subPath: 'a/b' }, { name: 'token', mountPath: '/var/run/token' }] }],
+    );
+    await api.client.create(builtin.pods, made);
+    const pod = await api.client.get(builtin.pods, made.metadata.name!, { namespace: 'default' });
+    let requests = 0;
+    const counting: PodObjectReader = { ...objects, serviceAccountToken: (p, request) => (requests++, objects.serviceAccountToken(p, request)) };
+    const root = scratchDir('vol-');
+    const writtenPayloads = new Map<string, string>();
+    const volumes = await setUp(pod, root, { writeFiles: false, writtenPayloads, objects: counting });
+    expect(existsSync(join(root, 'pods'))).toBe(false);
+    // (Admission added the API-access volume's mount after these three.)
+    expect(volumes.mounts(pod.spec.containers[0]!).slice(0, 3).map((m) => [m.containerPath, m.hostPath, m.readonly])).toEqual([
+      ['/etc/cfg', vol(root, pod, 'configmap', 'cfg'), true],
+      ['/work', join(vol(root, pod, 'empty-dir', 'scratch'), 'a/b'), false],
+      ['/var/run/token', vol(root, pod, 'projected', 'token'), true],
+    ]);
+    expect(existsSync(join(root, 'pods'))).toBe(false);
+    // The token was asked for (one a token volume: admission may have added the API-access one) and is remembered in memory.
+    const first = requests;
+    expect(first).toBeGreaterThanOrEqual(1);
+    expect(writtenPayloads.get(`${vol(root, pod, 'projected', 'token')}/\0token\0token`)?.split('.')).toHaveLength(3);
+    await setUp(pod, root, { writeFiles: false, writtenPayloads, objects: counting });
+    expect(requests).toBe(first);
+    // A source that is not there is the daemon's error, files or not.
+    const missing = podWith([{ name: 'gone', configMap: { name: 'no-such-config' } }]);
+    const error = await failure(setUp(missing, root, { writeFiles: false }));
+    expect(error).toMatchObject({ reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "gone" : configmap "no-such-config" not found' });
+    expect(existsSync(join(root, 'pods'))).toBe(false);
   });
 });
