@@ -296,6 +296,7 @@ export {
   validateName,
   validateNamePrefix,
   validateObject,
+  validateStatusWrite,
   validateObjectMeta,
   validateQualifiedName,
   type ValidationResult,

@@ -15,14 +15,64 @@ export type ValidationResult = { readonly object: KubeObject } | { readonly caus
  * rules (names, labels...) are `validateObjectMeta`'s job, not this one's.
  */
 export function validateObject(type: ResourceType, body: unknown): ValidationResult {
+  return validateAgainst(type.schema, body);
+}
+
+/** The fields a status write is checked on; the rest is the stored object's (write-scope.ts). */
+const STATUS_VIEW = ['apiVersion', 'kind', 'metadata', 'status'] as const;
+
+/**
+ * Checks a write through `/status` as Kubernetes' status strategies do (ValidatePodStatusUpdate,
+ * ValidateNodeStatusUpdate, the generic status strategies): the kind's schema for `apiVersion`,
+ * `kind`, `metadata` and `status` only. The rest of `body` — the spec, which a status write keeps
+ * from the stored object — passes as it is: an object stored before a rule it fails keeps its
+ * status writable. A schema with checks on the whole object (a custom resource's root `allOf`,
+ * `anyOf`...) is run whole, since those checks may read the status.
+ */
+export function validateStatusWrite(type: ResourceType, body: unknown): ValidationResult {
+  const schema = statusPartOf(type.schema);
+  if (!schema || body === null || typeof body !== 'object' || Array.isArray(body)) return validateAgainst(type.schema, body);
+  const fields = body as Record<string, unknown>;
+  const view: Record<string, unknown> = {};
+  for (const key of STATUS_VIEW) if (Object.hasOwn(fields, key)) view[key] = fields[key];
+  const result = validateAgainst(schema, view);
+  if (!('object' in result)) return result;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(fields)) if (!(STATUS_VIEW as readonly string[]).includes(key)) setField(out, key, fields[key]);
+  return { object: Object.assign(out, result.object) as KubeObject };
+}
+
+/** Each kind schema's status part, built once: `null` when the whole schema must run. */
+const statusParts = new WeakMap<Schema, Schema | null>();
+
+function statusPartOf(schema: Schema): Schema | undefined {
+  let part = statusParts.get(schema);
+  if (part === undefined) {
+    part = buildStatusPart(schema);
+    statusParts.set(schema, part);
+  }
+  return part ?? undefined;
+}
+
+/** A loose object of the root's own `apiVersion`, `kind`, `metadata` and `status` schemas: the same schemas, no second copy. */
+function buildStatusPart(schema: Schema): Schema | null {
+  const def = schema._zod.def as unknown as { type: string; shape?: Record<string, Schema>; checks?: readonly unknown[] };
+  if (def.type !== 'object' || !def.shape || (def.checks?.length ?? 0) > 0) return null;
+  const shape: Record<string, Schema> = {};
+  for (const key of STATUS_VIEW) if (Object.hasOwn(def.shape, key)) shape[key] = def.shape[key]!;
+  return z.looseObject(shape as Record<string, z.ZodType>);
+}
+
+function validateAgainst(schema: Schema, body: unknown): ValidationResult {
   const seen = { proto: false };
   const data = copyWithoutNulls(body, seen);
-  const result = type.schema.safeParse(data);
-  if (!result.success) return { causes: causesFromIssues(type.schema, data, result.error.issues) };
-  if (!seen.proto) return { object: result.data };
+  const result = z.safeParse(schema, data);
+  if (!result.success) return { causes: causesFromIssues(schema, data, result.error.issues) };
+  const object = result.data as KubeObject;
+  if (!seen.proto) return { object };
   const causes: FieldCause[] = [];
-  restoreProtoFields(type.schema, data, result.data, '', causes);
-  return causes.length > 0 ? { causes } : { object: result.data };
+  restoreProtoFields(schema, data, object, '', causes);
+  return causes.length > 0 ? { causes } : { object };
 }
 
 /** A copy without null-valued object fields, at any depth (array items are left as they are). */

@@ -1,4 +1,4 @@
-import { invalid, validateObject, validateObjectMeta } from '../../api/index.js';
+import { invalid, validateObject, validateObjectMeta, validateStatusWrite } from '../../api/index.js';
 import type { ApiObject } from '../api-object.js';
 import type { HandlerContext } from '../request/index.js';
 import { fieldValidationOf, firstFatalError, reportFieldProblems, withoutUnknownFields, type FieldValidation } from './field-validation.js';
@@ -12,7 +12,9 @@ export interface FieldCheck {
 /**
  * Checks a write body: unknown fields are dropped (and reported as `fieldValidation` says), then
  * the kind's schema and the metadata rules (422 with causes; 400 with the first one when the body
- * also had unknown or duplicate fields).
+ * also had unknown or duplicate fields). A write through `/status` is checked on its metadata and
+ * status only, as Kubernetes' status strategies do: callers split it first (`splitWrite`), so
+ * the rest is the stored object's.
  */
 export function validateForWrite(ctx: HandlerContext, object: ApiObject, fields?: FieldCheck): ApiObject {
   const { type } = ctx;
@@ -20,7 +22,8 @@ export function validateForWrite(ctx: HandlerContext, object: ApiObject, fields?
   const pruned = value as ApiObject;
   const problems = { unknown, duplicates: fields?.duplicates ?? [] };
   const metaCauses = validateObjectMeta(pruned.metadata, { namespaced: type.namespaced, nameRule: type.nameValidation });
-  const result = validateObject(type, pruned);
+  // Through `/status` the rest is the stored object's (write-scope.ts): only what it may change is checked.
+  const result = isStatusWrite(ctx) ? validateStatusWrite(type, pruned) : validateObject(type, pruned);
   const causes = [...metaCauses, ...('causes' in result ? result.causes : [])];
   if (causes.length > 0) {
     throw firstFatalError(problems, causes) ?? invalid(type.kind, pruned.metadata.name ?? pruned.metadata.generateName ?? '', causes);
@@ -29,6 +32,8 @@ export function validateForWrite(ctx: HandlerContext, object: ApiObject, fields?
   // The schema's output, not a merge: it has dropped JSON nulls (kubectl sends `creationTimestamp: null`).
   return 'object' in result ? (result.object as ApiObject) : pruned;
 }
+
+const isStatusWrite = (ctx: HandlerContext) => ctx.info.subresource === 'status' && ctx.type.subresources.includes('status');
 
 /** The checks of a write body, again, on an object admission changed (fields it added that the kind lacks are dropped silently). */
 export const revalidate = (ctx: HandlerContext, object: ApiObject): ApiObject => validateForWrite(ctx, object, { duplicates: [], level: 'Ignore' });
