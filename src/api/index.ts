@@ -297,6 +297,8 @@ export {
   validateNamePrefix,
   validateObject,
   validateStatusWrite,
+  statusPartOf,
+  statusViewOf,
   validateObjectMeta,
   validateQualifiedName,
   type ValidationResult,

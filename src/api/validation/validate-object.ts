@@ -4,7 +4,7 @@ import type { ResourceType } from '../resource-type.js';
 import type { FieldCause } from '../status-error.js';
 import { causesFromIssues } from './zod-causes.js';
 import { setField } from '../json-fields.js';
-import { childSchema, itemSchema, schemaNode, type Schema } from '../schema-walk.js';
+import { childSchema, itemSchema, markStruct, schemaNode, type Schema } from '../schema-walk.js';
 
 export type ValidationResult = { readonly object: KubeObject } | { readonly causes: FieldCause[] };
 
@@ -19,7 +19,15 @@ export function validateObject(type: ResourceType, body: unknown): ValidationRes
 }
 
 /** The fields a status write is checked on; the rest is the stored object's (write-scope.ts). */
-const STATUS_VIEW = ['apiVersion', 'kind', 'metadata', 'status'] as const;
+const STATUS_VIEW: readonly string[] = ['apiVersion', 'kind', 'metadata', 'status'];
+
+/** A write body's status view (its `apiVersion`, `kind`, `metadata` and `status`) and the rest. */
+export function statusViewOf(body: Record<string, unknown>): { view: Record<string, unknown>; rest: Record<string, unknown> } {
+  const view: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const key of Object.keys(body)) setField(STATUS_VIEW.includes(key) ? view : rest, key, body[key]);
+  return { view, rest };
+}
 
 /**
  * Checks a write through `/status` as Kubernetes' status strategies do (ValidatePodStatusUpdate,
@@ -30,37 +38,38 @@ const STATUS_VIEW = ['apiVersion', 'kind', 'metadata', 'status'] as const;
  * `anyOf`...) is run whole, since those checks may read the status.
  */
 export function validateStatusWrite(type: ResourceType, body: unknown): ValidationResult {
-  const schema = statusPartOf(type.schema);
+  const schema = statusPartOf(type);
   if (!schema || body === null || typeof body !== 'object' || Array.isArray(body)) return validateAgainst(type.schema, body);
-  const fields = body as Record<string, unknown>;
-  const view: Record<string, unknown> = {};
-  for (const key of STATUS_VIEW) if (Object.hasOwn(fields, key)) view[key] = fields[key];
+  const { view, rest } = statusViewOf(body as Record<string, unknown>);
   const result = validateAgainst(schema, view);
-  if (!('object' in result)) return result;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(fields)) if (!(STATUS_VIEW as readonly string[]).includes(key)) setField(out, key, fields[key]);
-  return { object: Object.assign(out, result.object) as KubeObject };
+  return 'object' in result ? { object: Object.assign(rest, result.object) as KubeObject } : result;
 }
 
 /** Each kind schema's status part, built once: `null` when the whole schema must run. */
 const statusParts = new WeakMap<Schema, Schema | null>();
 
-function statusPartOf(schema: Schema): Schema | undefined {
-  let part = statusParts.get(schema);
+/**
+ * The part of a kind's schema a status write is checked (and pruned) against: a struct of the
+ * root's own `apiVersion`, `kind`, `metadata` and `status` schemas — the same schema objects, no
+ * second source of truth — as open or closed as the root. Undefined when the root has checks of
+ * its own, or is no struct.
+ */
+export function statusPartOf(type: ResourceType): Schema | undefined {
+  let part = statusParts.get(type.schema);
   if (part === undefined) {
-    part = buildStatusPart(schema);
-    statusParts.set(schema, part);
+    part = buildStatusPart(type.schema);
+    statusParts.set(type.schema, part);
   }
   return part ?? undefined;
 }
 
-/** A loose object of the root's own `apiVersion`, `kind`, `metadata` and `status` schemas: the same schemas, no second copy. */
 function buildStatusPart(schema: Schema): Schema | null {
   const def = schema._zod.def as unknown as { type: string; shape?: Record<string, Schema>; checks?: readonly unknown[] };
-  if (def.type !== 'object' || !def.shape || (def.checks?.length ?? 0) > 0) return null;
-  const shape: Record<string, Schema> = {};
-  for (const key of STATUS_VIEW) if (Object.hasOwn(def.shape, key)) shape[key] = def.shape[key]!;
-  return z.looseObject(shape as Record<string, z.ZodType>);
+  const root = schemaNode(schema);
+  if (def.type !== 'object' || !def.shape || (def.checks?.length ?? 0) > 0 || root.kind !== 'struct') return null;
+  const shape: Record<string, z.ZodType> = {};
+  for (const key of STATUS_VIEW) if (Object.hasOwn(def.shape, key)) shape[key] = def.shape[key] as z.ZodType;
+  return markStruct(z.looseObject(shape), { closed: root.closed });
 }
 
 function validateAgainst(schema: Schema, body: unknown): ValidationResult {

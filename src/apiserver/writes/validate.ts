@@ -1,4 +1,4 @@
-import { invalid, validateObject, validateObjectMeta, validateStatusWrite } from '../../api/index.js';
+import { invalid, statusPartOf, statusViewOf, validateObject, validateObjectMeta, validateStatusWrite, type ResourceType } from '../../api/index.js';
 import type { ApiObject } from '../api-object.js';
 import type { HandlerContext } from '../request/index.js';
 import { fieldValidationOf, firstFatalError, reportFieldProblems, withoutUnknownFields, type FieldValidation } from './field-validation.js';
@@ -18,12 +18,13 @@ export interface FieldCheck {
  */
 export function validateForWrite(ctx: HandlerContext, object: ApiObject, fields?: FieldCheck): ApiObject {
   const { type } = ctx;
-  const { value, unknown } = withoutUnknownFields(type.schema, object);
+  const statusWrite = isStatusWrite(ctx);
+  const { value, unknown } = statusWrite ? withoutUnknownStatusFields(type, object) : withoutUnknownFields(type.schema, object);
   const pruned = value as ApiObject;
   const problems = { unknown, duplicates: fields?.duplicates ?? [] };
   const metaCauses = validateObjectMeta(pruned.metadata, { namespaced: type.namespaced, nameRule: type.nameValidation });
   // Through `/status` the rest is the stored object's (write-scope.ts): only what it may change is checked.
-  const result = isStatusWrite(ctx) ? validateStatusWrite(type, pruned) : validateObject(type, pruned);
+  const result = statusWrite ? validateStatusWrite(type, pruned) : validateObject(type, pruned);
   const causes = [...metaCauses, ...('causes' in result ? result.causes : [])];
   if (causes.length > 0) {
     throw firstFatalError(problems, causes) ?? invalid(type.kind, pruned.metadata.name ?? pruned.metadata.generateName ?? '', causes);
@@ -34,6 +35,18 @@ export function validateForWrite(ctx: HandlerContext, object: ApiObject, fields?
 }
 
 const isStatusWrite = (ctx: HandlerContext) => ctx.info.subresource === 'status' && ctx.type.subresources.includes('status');
+
+/**
+ * A status write's unknown fields are looked for in what it may change: the rest is the stored
+ * object's, which the client did not send (it would hear of fields it never wrote).
+ */
+function withoutUnknownStatusFields(type: ResourceType, object: ApiObject): { value: unknown; unknown: string[] } {
+  const part = statusPartOf(type);
+  if (!part) return withoutUnknownFields(type.schema, object);
+  const { view, rest } = statusViewOf(object);
+  const pruned = withoutUnknownFields(part, view);
+  return { value: Object.assign(rest, pruned.value), unknown: pruned.unknown };
+}
 
 /** The checks of a write body, again, on an object admission changed (fields it added that the kind lacks are dropped silently). */
 export const revalidate = (ctx: HandlerContext, object: ApiObject): ApiObject => validateForWrite(ctx, object, { duplicates: [], level: 'Ignore' });
