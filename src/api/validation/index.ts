@@ -22,4 +22,4 @@ export {
 } from './labels.js';
 export { DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, validateName, validateNamePrefix } from './names.js';
 export { validateObjectMeta, type ObjectMetaRules } from './object-meta.js';
-export { validateObject, withoutNulls, type ValidationResult } from './validate-object.js';
+export { statusPartOf, statusViewOf, validateObject, validateStatusWrite, withoutNulls, type ValidationResult } from './validate-object.js';

@@ -4,7 +4,7 @@ import type { ResourceType } from '../resource-type.js';
 import type { FieldCause } from '../status-error.js';
 import { causesFromIssues } from './zod-causes.js';
 import { setField } from '../json-fields.js';
-import { childSchema, itemSchema, schemaNode, type Schema } from '../schema-walk.js';
+import { childSchema, itemSchema, markStruct, schemaNode, type Schema } from '../schema-walk.js';
 
 export type ValidationResult = { readonly object: KubeObject } | { readonly causes: FieldCause[] };
 
@@ -15,14 +15,73 @@ export type ValidationResult = { readonly object: KubeObject } | { readonly caus
  * rules (names, labels...) are `validateObjectMeta`'s job, not this one's.
  */
 export function validateObject(type: ResourceType, body: unknown): ValidationResult {
+  return validateAgainst(type.schema, body);
+}
+
+/** The fields a status write is checked on; the rest is the stored object's (write-scope.ts). */
+const STATUS_VIEW: readonly string[] = ['apiVersion', 'kind', 'metadata', 'status'];
+
+/** A write body's status view (its `apiVersion`, `kind`, `metadata` and `status`) and the rest. */
+export function statusViewOf(body: Record<string, unknown>): { view: Record<string, unknown>; rest: Record<string, unknown> } {
+  const view: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const key of Object.keys(body)) setField(STATUS_VIEW.includes(key) ? view : rest, key, body[key]);
+  return { view, rest };
+}
+
+/**
+ * Checks a write through `/status` as Kubernetes' status strategies do (ValidatePodStatusUpdate,
+ * ValidateNodeStatusUpdate, the generic status strategies): the kind's schema for `apiVersion`,
+ * `kind`, `metadata` and `status` only. The rest of `body` — the spec, which a status write keeps
+ * from the stored object — passes as it is: an object stored before a rule it fails keeps its
+ * status writable. A schema with checks on the whole object (a custom resource's root `allOf`,
+ * `anyOf`...) is run whole, since those checks may read the status.
+ */
+export function validateStatusWrite(type: ResourceType, body: unknown): ValidationResult {
+  const schema = statusPartOf(type);
+  if (!schema || body === null || typeof body !== 'object' || Array.isArray(body)) return validateAgainst(type.schema, body);
+  const { view, rest } = statusViewOf(body as Record<string, unknown>);
+  const result = validateAgainst(schema, view);
+  return 'object' in result ? { object: Object.assign(rest, result.object) as KubeObject } : result;
+}
+
+/** Each kind schema's status part, built once: `null` when the whole schema must run. */
+const statusParts = new WeakMap<Schema, Schema | null>();
+
+/**
+ * The part of a kind's schema a status write is checked (and pruned) against: a struct of the
+ * root's own `apiVersion`, `kind`, `metadata` and `status` schemas — the same schema objects, no
+ * second source of truth — as open or closed as the root. Undefined when the root has checks of
+ * its own, or is no struct.
+ */
+export function statusPartOf(type: ResourceType): Schema | undefined {
+  let part = statusParts.get(type.schema);
+  if (part === undefined) {
+    part = buildStatusPart(type.schema);
+    statusParts.set(type.schema, part);
+  }
+  return part ?? undefined;
+}
+
+function buildStatusPart(schema: Schema): Schema | null {
+  const def = schema._zod.def as unknown as { type: string; shape?: Record<string, Schema>; checks?: readonly unknown[] };
+  const root = schemaNode(schema);
+  if (def.type !== 'object' || !def.shape || (def.checks?.length ?? 0) > 0 || root.kind !== 'struct') return null;
+  const shape: Record<string, z.ZodType> = {};
+  for (const key of STATUS_VIEW) if (Object.hasOwn(def.shape, key)) shape[key] = def.shape[key] as z.ZodType;
+  return markStruct(z.looseObject(shape), { closed: root.closed });
+}
+
+function validateAgainst(schema: Schema, body: unknown): ValidationResult {
   const seen = { proto: false };
   const data = copyWithoutNulls(body, seen);
-  const result = type.schema.safeParse(data);
-  if (!result.success) return { causes: causesFromIssues(type.schema, data, result.error.issues) };
-  if (!seen.proto) return { object: result.data };
+  const result = z.safeParse(schema, data);
+  if (!result.success) return { causes: causesFromIssues(schema, data, result.error.issues) };
+  const object = result.data as KubeObject;
+  if (!seen.proto) return { object };
   const causes: FieldCause[] = [];
-  restoreProtoFields(type.schema, data, result.data, '', causes);
-  return causes.length > 0 ? { causes } : { object: result.data };
+  restoreProtoFields(schema, data, object, '', causes);
+  return causes.length > 0 ? { causes } : { object };
 }
 
 /** A copy without null-valued object fields, at any depth (array items are left as they are). */

@@ -15,6 +15,7 @@ import { abandonAdmission, admitWrite } from '../writes/admit.js';
 import type { ApiObject } from '../api-object.js';
 import { revalidate, validateForWrite } from '../writes/validate.js';
 import { failedOnGuess } from '../written-objects.js';
+import { splitWrite } from '../subresources/write-scope.js';
 
 /** The PATCH media types, and the kind of patch each one is. */
 export const PATCH_TYPES = {
@@ -101,7 +102,10 @@ export async function patch(ctx: HandlerContext): Promise<unknown> {
     const sent = object.metadata.resourceVersion;
     if (conditional && sent !== undefined && sent !== current.metadata.resourceVersion) throw conflict(gr, name, optimisticLockMessage);
     await yieldIfLarge(ctx);
-    const checked = validateForWrite(ctx, object, { duplicates: decoded!.duplicates, level });
+    // Through a subresource, what the endpoint does not write is the stored object's and is not
+    // checked (a status patch is validated on its metadata and status), as a PUT there is.
+    const scoped = info.subresource === undefined ? object : splitWrite(ctx, object, current);
+    const checked = validateForWrite(ctx, scoped, { duplicates: decoded!.duplicates, level });
     const admitted = (await admitWrite(ctx, { operation: 'UPDATE', object: checked, oldObject: current, dryRun, optionsKind: 'PatchOptions', revalidate: (o) => revalidate(ctx, o) }))!;
     return updateObject(ctx, admitted, current, manager, dryRun);
   }
