@@ -1,5 +1,4 @@
 import type { Writable } from 'node:stream';
-import { performance } from 'node:perf_hooks';
 
 /**
  * The most bytes of frames one watch holds back to leave in one write: more and they are
