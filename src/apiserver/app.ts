@@ -12,6 +12,7 @@ import { Admission } from './admission/index.js';
 import { versionInfo } from './discovery.js';
 import { ensureSystemNamespaces } from './namespaces.js';
 import { ContinueTokens } from './continue-token.js';
+import { WriteHold } from './watch/write-hold.js';
 import { CBOR_BODY_TYPES, DEFAULT_WATCH_SETTINGS, JSON_BODY_TYPES, PROTOBUF_BODY_TYPES, YAML_BODY_TYPES, type WatchSettings } from './request/index.js';
 import { ObjectReader } from './object-reader.js';
 import { ResourceCaches } from './resource-caches.js';
@@ -69,6 +70,8 @@ export interface ApiServerOptions {
   watchHistoryWindowMs?: number | undefined;
   /** How often watches that allow bookmarks get one (default 15 s). */
   bookmarkIntervalMs?: number | undefined;
+  /** How long a busy watch holds its frames to write them together (default 10 ms; 0: off). */
+  watchWriteIntervalMs?: number | undefined;
   /** Events a watch may have waiting for a slow client before it is ended (default 1000). */
   watchBufferEvents?: number | undefined;
   /** Bytes a watch's response may hold unsent before its events wait (default 256 KiB; 0: the stream's high-water mark). */
@@ -264,6 +267,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     bufferEvents: options.watchBufferEvents ?? DEFAULT_WATCH_SETTINGS.bufferEvents,
     socketBudgetBytes: options.watchSocketBudgetBytes,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_WATCH_SETTINGS.bookmarkIntervalMs,
+    writeHold: new WriteHold(options.watchWriteIntervalMs ?? DEFAULT_WATCH_SETTINGS.writeIntervalMs),
     minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? DEFAULT_WATCH_SETTINGS.minRequestTimeoutSeconds,
     watchList: options.featureGates?.['WatchList'] !== false,
     open: new Set(),

@@ -84,6 +84,7 @@ export interface ApiServerConfig {
   readonly minRequestTimeoutSeconds?: number | undefined;
   readonly watchHistoryWindowMs?: number | undefined;
   readonly bookmarkIntervalMs?: number | undefined;
+  readonly watchWriteIntervalMs?: number | undefined;
   readonly watchBufferEvents?: number | undefined;
   /** Admission plugins turned on and off beyond the defaults. */
   readonly admissionPlugins?: { readonly enable?: readonly string[]; readonly disable?: readonly string[] } | undefined;
@@ -300,6 +301,7 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
       watchHistoryWindowMs: config.watchHistoryWindowMs,
       bookmarkIntervalMs: config.bookmarkIntervalMs,
+      watchWriteIntervalMs: config.watchWriteIntervalMs,
       watchBufferEvents: config.watchBufferEvents,
       featureGates: config.featureGates,
       serviceNetwork: config.serviceNetwork,

@@ -190,6 +190,12 @@ export const apiServerFlags = defineFlags({
     meaning: 'How often a watch that allows bookmarks gets a BOOKMARK event with the resourceVersion it has seen everything up to.',
     validate: (ms) => (ms > 0 ? undefined : 'must be positive'),
   }),
+  'watch-write-interval': flag.duration({
+    default: 10,
+    meaning:
+      'How long a busy watch holds its events to write them together: a watch that wrote less than this ago sends its next events this long after that write, in one write. An event after a quiet spell leaves at once. 0: the events of each loop turn leave at the end of that turn.',
+    validate: (ms) => (ms >= 0 ? undefined : 'must not be negative'),
+  }),
   'watch-buffer-events': flag.int({
     default: 1000,
     valueName: 'events',
@@ -417,6 +423,7 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     minRequestTimeoutSeconds: flags.minRequestTimeout,
     watchHistoryWindowMs: flags.watchHistoryWindow,
     bookmarkIntervalMs: flags.watchBookmarkInterval,
+    watchWriteIntervalMs: flags.watchWriteInterval,
     watchBufferEvents: flags.watchBufferEvents,
     verbosity: flags.v,
     corsAllowedOrigins,

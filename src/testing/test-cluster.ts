@@ -28,7 +28,7 @@ import { WriteTap } from './write-tap.js';
 /** API server options a test may set (the rest is the kit's: memory store, HTTPS, one token). */
 export type TestApiServerOptions = Pick<
   ApiServerOptions,
-  'watchHistoryWindowMs' | 'bookmarkIntervalMs' | 'watchBufferEvents' | 'watchSocketBudgetBytes' | 'turnBudgetMs' | 'tooLargeResourceVersionWaitMs' | 'featureGates' | 'admissionPlugins' | 'maxRequestBodyBytes' | 'serviceNetwork'
+  'watchHistoryWindowMs' | 'bookmarkIntervalMs' | 'watchWriteIntervalMs' | 'watchBufferEvents' | 'watchSocketBudgetBytes' | 'turnBudgetMs' | 'tooLargeResourceVersionWaitMs' | 'featureGates' | 'admissionPlugins' | 'maxRequestBodyBytes' | 'serviceNetwork'
 >;
 
 /** What the controller manager runs, when a test asks for its loops. */

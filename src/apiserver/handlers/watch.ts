@@ -18,6 +18,7 @@ import { watchParameters } from '../watch/parameters.js';
 import { renderedFrameEncoder } from '../watch/rendered-frames.js';
 import { watchSource } from '../watch/source.js';
 import { until, withBookmarks } from '../watch/timers.js';
+import { NO_HOLD } from '../watch/write-hold.js';
 
 /**
  * GET on a collection with `watch=1`: the watch table's start point, then a chunked stream of
@@ -37,11 +38,13 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
 
   const reply = ctx.reply;
   reply.hijack();
+  // A busy watch's frames are held a few ms and leave together (write-hold.ts); its replay is not.
+  const pacing = (ctx.watch.writeHold ?? NO_HOLD).pacing();
   const output = upgrade
     ? await openWebSocket(ctx, upgrade, rep)
     : eventStream
-      ? openResponse(ctx, EVENT_STREAM, eventStreamFrameEncoder(type))
-      : openResponse(ctx, rep.contentType, rep === PLAIN_JSON && !isPretty(ctx) ? jsonFrameEncoder(type) : renderedFrameEncoder(renderOptionsOf(ctx, rep)));
+      ? openResponse(ctx, EVENT_STREAM, eventStreamFrameEncoder(type, pacing))
+      : openResponse(ctx, rep.contentType, rep === PLAIN_JSON && !isPretty(ctx) ? jsonFrameEncoder(type, pacing) : renderedFrameEncoder(renderOptionsOf(ctx, rep), pacing));
   if (output === undefined) return reply;
 
   // Live: the watch follows the cache's events. What it was handed before is its replay (initial
@@ -56,6 +59,7 @@ export async function watchObjects(ctx: HandlerContext): Promise<unknown> {
           : {}),
         onLive: () => {
           live = true;
+          pacing.live = true;
         },
       })
       .subscribe({

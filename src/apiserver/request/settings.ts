@@ -1,4 +1,5 @@
 import type { ResourceType } from '../../api/index.js';
+import type { WriteHold } from '../watch/write-hold.js';
 
 /** How the server runs watches: set once at start, carried by every request's context. */
 export interface WatchSettings {
@@ -13,6 +14,11 @@ export interface WatchSettings {
    * high-water mark, a tick of push-back ends a watch allowed no waiting events (tests).
    */
   readonly socketBudgetBytes?: number | undefined;
+  /**
+   * Holds a busy watch's frames to leave together, at most one write per interval a watch
+   * (`--watch-write-interval`; absent or 0: each tick's frames leave at the end of the tick).
+   */
+  readonly writeHold?: WriteHold | undefined;
   /** How often a watch that allows bookmarks gets one while it is idle or busy. */
   readonly bookmarkIntervalMs: number;
   /** Watches without `timeoutSeconds` end after a random time in [this, 2 × this] seconds. */
@@ -25,7 +31,7 @@ export interface WatchSettings {
   readonly events?: ((type: ResourceType) => { inc(): void }) | undefined;
 }
 
-export const DEFAULT_WATCH_SETTINGS = { bufferEvents: 1_000, bookmarkIntervalMs: 15_000, minRequestTimeoutSeconds: 1_800 } as const;
+export const DEFAULT_WATCH_SETTINGS = { bufferEvents: 1_000, bookmarkIntervalMs: 15_000, minRequestTimeoutSeconds: 1_800, writeIntervalMs: 10 } as const;
 
 /**
  * A watch's response is full at this many bytes unsent, not at the stream's 16 KiB high-water
