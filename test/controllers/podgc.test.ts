@@ -46,10 +46,25 @@ describe('pod garbage collector', () => {
     await client.updateStatus(builtin.pods, { ...pod, status: { ...pod.status, phase } });
   };
   const gone = (name: string) => isGone(client.get(builtin.pods, name, { namespace: 'default' }));
+  /**
+   * Waits until the loop's informers hold what `check` asks. A pass reads the caches, and a watch
+   * event may reach them after the write's answer (the server holds a busy watch's frames for
+   * --watch-write-interval): a pass run before would see the state before the case's writes.
+   */
+  const cached = (check: (pod: (name: string) => Pod | undefined, node: (name: string) => boolean) => boolean, what: string) =>
+    eventually(
+      () =>
+        check(
+          (name) => loop.ctx.informers.informer(builtin.pods).store.getByName(name, 'default'),
+          (name) => loop.ctx.informers.informer(builtin.nodes).store.getByName(name) !== undefined,
+        ),
+      `${what} in the loop's caches`,
+    );
 
   it('deletes the oldest terminated pods beyond the threshold, and no running pod', async () => {
     for (const name of ['done-1', 'done-2', 'done-3', 'done-4', 'live']) await makePod(name);
     for (const name of ['done-1', 'done-2', 'done-3', 'done-4']) await setPhase(name, name === 'done-2' ? 'Failed' : 'Succeeded');
+    await cached((pod) => ['done-1', 'done-2', 'done-3', 'done-4'].every((name) => pod(name)?.status?.phase !== undefined) && pod('live') !== undefined, 'the four terminated pods');
     await pass();
     await eventually(async () => (await gone('done-1')) && (await gone('done-2')), 'the two oldest gone');
     expect(await gone('done-3')).toBe(false);
@@ -63,6 +78,7 @@ describe('pod garbage collector', () => {
     await makePod('on-n1', { nodeName: 'n1' });
     // A finalizer keeps the orphan readable after its delete: its status shows what podgc wrote.
     await makePod('on-ghost', { nodeName: 'ghost', finalizers: ['example.com/hold'] });
+    await cached((pod, node) => node('n1') && pod('on-n1') !== undefined && pod('on-ghost') !== undefined, 'n1 and its pods');
     await pass();
     await pass();
     expect((await client.get(builtin.pods, 'on-ghost', { namespace: 'default' })).metadata.deletionTimestamp).toBeUndefined();
@@ -78,8 +94,10 @@ describe('pod garbage collector', () => {
 
   it('spares a node that comes back within the quarantine', async () => {
     await makePod('on-late', { nodeName: 'late' });
+    await cached((pod) => pod('on-late') !== undefined, 'on-late');
     await pass();
     await client.create(builtin.nodes, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'late' } });
+    await cached((_, node) => node('late'), 'node late');
     await pass();
     await pass();
     await pass();
@@ -90,6 +108,7 @@ describe('pod garbage collector', () => {
   it('marks an unscheduled terminating pod Failed and deletes it', async () => {
     await makePod('stuck', { finalizers: ['example.com/hold'] });
     await client.delete(builtin.pods, 'stuck', { namespace: 'default' });
+    await cached((pod) => pod('stuck')?.metadata.deletionTimestamp !== undefined, 'stuck terminating');
     await pass();
     await eventually(async () => (await client.get(builtin.pods, 'stuck', { namespace: 'default' })).status?.phase === 'Failed', 'marked Failed');
     const stuck = await client.get(builtin.pods, 'stuck', { namespace: 'default' });
@@ -108,6 +127,7 @@ describe('pod garbage collector', () => {
     await makePod('on-down', { nodeName: 'down', finalizers: ['example.com/hold'] });
     await makePod('on-down-live', { nodeName: 'down' });
     await client.delete(builtin.pods, 'on-down', { namespace: 'default' });
+    await cached((pod, node) => node('down') && pod('on-down')?.metadata.deletionTimestamp !== undefined && pod('on-down-live') !== undefined, 'down and its pods');
     await pass();
     await eventually(async () => (await client.get(builtin.pods, 'on-down', { namespace: 'default' })).status?.phase === 'Failed', 'marked Failed');
     expect((await client.get(builtin.pods, 'on-down', { namespace: 'default' })).status?.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({ reason: 'DeletionByPodGC' });
