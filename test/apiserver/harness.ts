@@ -151,3 +151,29 @@ export async function startTestServer(backend: BackendName, options: TestServerO
     },
   };
 }
+
+/**
+ * A second API server on `store`, not listening: the writes another server makes behind the
+ * first one's back (its watch cache and last-written versions know nothing of them).
+ */
+export async function startSecondServer(store: Store): Promise<{ call(method: string, url: string, body?: unknown, contentType?: string): Promise<CallResult>; close(): Promise<void> }> {
+  const app = await buildApp({
+    store,
+    authenticate: (headers) => {
+      if (headers['authorization'] === `Bearer ${TOKEN}`) return USER;
+      throw unauthorized('Unauthorized');
+    },
+  });
+  return {
+    async call(method, url, body, contentType = 'application/json') {
+      const res = await app.inject({
+        method: method as 'GET',
+        url,
+        headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
+        ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+      });
+      return { status: res.statusCode, body: JSON.parse(res.body), headers: res.headers };
+    },
+    close: () => app.close(),
+  };
+}

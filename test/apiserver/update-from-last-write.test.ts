@@ -4,11 +4,8 @@
 // first still sees the store's version: nothing another writer did is lost, a precondition is
 // judged against the store, a write that would change nothing on the guess is written, and an
 // object deleted or made anew is found as it is.
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unauthorized } from '../../src/api/index.js';
-import { buildApp } from '../../src/apiserver/index.js';
-import { startTestServer, TOKEN, USER, type BackendName, type CallResult, type TestServer } from './harness.js';
+import { startSecondServer, startTestServer, type BackendName, type CallResult, type TestServer } from './harness.js';
 
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
 const PODS = '/api/v1/namespaces/default/pods';
@@ -18,17 +15,9 @@ const JSON_PATCH = { headers: { 'content-type': 'application/json-patch+json' } 
 for (const backend of ['memory', 'sqlite'] satisfies BackendName[]) {
   describe(`updates after another server's write, on the ${backend} store`, () => {
     let a: TestServer;
-    let other: FastifyInstance;
-    /** The second server: writes the first one has not seen through its own requests. */
-    const b = async (method: string, url: string, body?: unknown, contentType = 'application/json'): Promise<CallResult> => {
-      const res = await other.inject({
-        method: method as 'GET',
-        url,
-        headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
-        ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-      });
-      return { status: res.statusCode, body: JSON.parse(res.body), headers: res.headers };
-    };
+    let other: Awaited<ReturnType<typeof startSecondServer>>;
+/** The second server: writes the first one has not seen through its own requests. */
+    const b = (method: string, url: string, body?: unknown, contentType?: string): Promise<CallResult> => other.call(method, url, body, contentType);
     const ok = (answer: CallResult, status = 200) => {
       expect(answer.status, JSON.stringify(answer.body)).toBe(status);
       return answer.body;
@@ -37,13 +26,7 @@ for (const backend of ['memory', 'sqlite'] satisfies BackendName[]) {
 
     beforeAll(async () => {
       a = await startTestServer(backend);
-      other = await buildApp({
-        store: a.store,
-        authenticate: (headers) => {
-          if (headers['authorization'] === `Bearer ${TOKEN}`) return USER;
-          throw unauthorized('Unauthorized');
-        },
-      });
+      other = await startSecondServer(a.store);
     });
     afterAll(async () => {
       await other.close();

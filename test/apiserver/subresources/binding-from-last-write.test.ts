@@ -4,11 +4,8 @@
 // (the server's etcd_request_duration_seconds, which times every store call) and change the pod
 // behind the server's back, through a second API server on the same store, to check that a
 // binding still judges the store's version.
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unauthorized } from '../../../src/api/index.js';
-import { buildApp } from '../../../src/apiserver/index.js';
-import { startTestServer, TOKEN, USER, type BackendName, type CallResult, type TestServer } from '../harness.js';
+import { startSecondServer, startTestServer, type BackendName, type CallResult, type TestServer } from '../harness.js';
 
 const PODS = '/api/v1/namespaces/default/pods';
 const MERGE = { headers: { 'content-type': 'application/merge-patch+json' } };
@@ -19,16 +16,8 @@ const running = { status: { phase: 'Running', podIP: '10.244.0.9', podIPs: [{ ip
 for (const backend of ['memory', 'sqlite'] satisfies BackendName[]) {
   describe(`a binding after this server's create, on the ${backend} store`, () => {
     let a: TestServer;
-    let other: FastifyInstance;
-    const b = async (method: string, url: string, body?: unknown, contentType = 'application/json'): Promise<CallResult> => {
-      const res = await other.inject({
-        method: method as 'GET',
-        url,
-        headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': contentType } : {}) },
-        ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-      });
-      return { status: res.statusCode, body: JSON.parse(res.body), headers: res.headers };
-    };
+    let other: Awaited<ReturnType<typeof startSecondServer>>;
+    const b = (method: string, url: string, body?: unknown, contentType?: string): Promise<CallResult> => other.call(method, url, body, contentType);
     const ok = (answer: CallResult, status = 200) => {
       expect(answer.status, JSON.stringify(answer.body)).toBe(status);
       return answer.body;
@@ -43,13 +32,7 @@ for (const backend of ['memory', 'sqlite'] satisfies BackendName[]) {
 
     beforeAll(async () => {
       a = await startTestServer(backend);
-      other = await buildApp({
-        store: a.store,
-        authenticate: (headers) => {
-          if (headers['authorization'] === `Bearer ${TOKEN}`) return USER;
-          throw unauthorized('Unauthorized');
-        },
-      });
+      other = await startSecondServer(a.store);
     });
     afterAll(async () => {
       await other.close();
