@@ -52,6 +52,8 @@ loopDelay.enable();
 const started = performance.now();
 const app = await buildApp({
   store,
+  // BENCH_WATCH_WRITE_INTERVAL_MS: the server's --watch-write-interval (unset: its default).
+  ...(process.env.BENCH_WATCH_WRITE_INTERVAL_MS ? { watchWriteIntervalMs: Number(process.env.BENCH_WATCH_WRITE_INTERVAL_MS) } : {}),
   authenticate: (headers) => {
     if (headers['authorization'] === `Bearer ${TOKEN}`) return { name: 'bench', uid: 'bench', groups: ['system:masters'] };
     throw unauthorized('Unauthorized');

@@ -2,7 +2,7 @@
 // kubelet's watch: fieldSelector=spec.nodeName=<node>), while 1,000 pod updates/s are written
 // through the API. Delivery latency is from the moment the writer sent the update to the moment
 // the watcher parsed its event; memory per watcher is the server's growth with 1,000 idle watches.
-//   npm run bench:fanout
+//   npm run bench:fanout   (BENCH_WATCH_WRITE_INTERVAL_MS=10 sets the server's --watch-write-interval)
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
