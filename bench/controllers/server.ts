@@ -24,7 +24,9 @@ import { pacedUpdates, SENT_ANNOTATION, sentNow, type PodUpdateJob } from './pac
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: server.ts <data-dir>');
-const server = await startApiServer([`--storage=${process.argv[3] ?? 'sqlite'}`, '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`]);
+// APISERVER_ARGS: more svc-apiserver flags, e.g. `--watch-write-interval=10ms`.
+const extraArgs = (process.env['APISERVER_ARGS'] ?? '').split(' ').filter(Boolean);
+const server = await startApiServer([`--storage=${process.argv[3] ?? 'sqlite'}`, '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`, ...extraArgs]);
 
 // The store's calls counted per operation and resource (the key's segment after the group).
 const counts = new Map<string, number>();
