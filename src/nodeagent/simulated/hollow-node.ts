@@ -155,6 +155,10 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     podLogsDir: join(options.rootDir, 'pod-logs'),
     clusterDNS: options.clusterDNS,
     clusterDomain: options.clusterDomain,
+    // The machine's /etc/resolv.conf is not a simulated node's (as its CPUs are not), and the
+    // sandbox config, DNS included, is computed at every pod sync: read there, it was a file read
+    // per sync of every pod. A hollow node's pods get --cluster-dns only; nothing reads their DNS.
+    resolvConf: '',
     syncFrequencyMs: options.syncFrequencyMs,
     relistPeriodMs: options.relistPeriodMs,
     // The simulated runtime says when it changed, as containerd's container events do for the
