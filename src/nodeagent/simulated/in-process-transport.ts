@@ -3,7 +3,7 @@
  * is handed to the runtime, and the runtime's shaped answer comes back as the gRPC transport's
  * decoder would give it, without the bytes or the socket between.
  *
- * Requests go over as the agent built them (`Input<…>` of the CRI's own types): the runtime reads
+ * Requests go over as the agent built them (`Input<...>` of the CRI's own types): the runtime reads
  * every field with the CRI's default itself, and answers only through the proto's types, so a
  * request never needs the decoded shape. Shaping each one through its protobuf type (what the
  * wire would do: unknown fields dropped, defaults filled in, numbers made bigints) was 7 % of a

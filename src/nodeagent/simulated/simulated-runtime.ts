@@ -10,7 +10,7 @@
  * a stored sandbox or container is shaped when it is first read after a change, and that shape is
  * shared by every read until its next change (a container created and started before anyone
  * looked at it is shaped once, not twice).
- * Requests are read as the agent built them (`Input<…>`: any field may be left out, or be null
+ * Requests are read as the agent built them (`Input<...>`: any field may be left out, or be null
  * where the decoder gives null): the in-process transport hands them over unshaped, so every
  * field read here falls back to the CRI's default itself (proto3: '', 0, false, an enum's first
  * value, an empty map; an unset message null). A request decoded from the socket has every field
@@ -174,7 +174,7 @@ export class SimulatedRuntime {
 
   /**
    * Answers one call. `request` is the method's request message as the agent built it
-   * (`Input<…>`, fields left out read as their defaults) or as the decoder gives it; the answer
+   * (`Input<...>`, fields left out read as their defaults) or as the decoder gives it; the answer
    * has the decoded shape of its response. Failures are CriErrors with the gRPC code a
    * runtime would give (NOT_FOUND for an unknown id, UNIMPLEMENTED for streaming).
    */
