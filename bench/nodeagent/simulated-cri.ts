@@ -7,7 +7,7 @@
 // mounts, labels, 64-bit resources —, StartContainer, read again) and one relist of its node.
 // CPU µs a pod (process.cpuUsage), the median of ROUNDS per mode:
 //   node --import tsx bench/nodeagent/simulated-cri.ts   (NODES=20 PODS=30 ROUNDS=8)
-import { CriClient, InProcessTransport, SimulatedRuntime, type Input, type PodSandboxConfig } from '../../src/nodeagent/index.js';
+import { CriClient, InProcessTransport, SimulatedRuntime, type ContainerConfig, type Input, type PodSandboxConfig } from '../../src/nodeagent/index.js';
 
 const NODES = Number(process.env['NODES'] ?? 20);
 const PODS = Number(process.env['PODS'] ?? 30);
@@ -25,14 +25,14 @@ const sandboxConfig = (uid: string, name: string): Input<PodSandboxConfig> => ({
   linux: { cgroupParent: '', sysctls: {}, securityContext: { namespaceOptions: { network: 'POD', pid: 'CONTAINER', ipc: 'POD' }, privileged: false, supplementalGroups: [] } },
 });
 
-const containerConfig = (uid: string, name: string) => ({
+const containerConfig = (uid: string, name: string): Input<ContainerConfig> => ({
   metadata: { name: 'app', attempt: 0 },
   image: { image: IMAGE },
   command: [],
   args: [],
   workingDir: '',
   envs: Array.from({ length: 12 }, (_, i) => ({ key: `KUBERNETES_SERVICE_${i}`, value: `10.96.0.${i}` })),
-  mounts: Array.from({ length: 3 }, (_, i) => ({ containerPath: `/var/run/secrets/${i}`, hostPath: `/var/lib/svc/pods/${uid}/volumes/${i}`, readonly: true, selinuxRelabel: false, propagation: 'PROPAGATION_PRIVATE' as const })),
+  mounts: Array.from({ length: 3 }, (_, i) => ({ containerPath: `/var/run/secrets/${i}`, hostPath: `/var/lib/svc/pods/${uid}/volumes/${i}`, readonly: true, selinuxRelabel: false, propagation: 'PROPAGATION_PRIVATE' })),
   labels: { 'io.kubernetes.pod.name': name, 'io.kubernetes.pod.namespace': 'density', 'io.kubernetes.pod.uid': uid, 'io.kubernetes.container.name': 'app' },
   annotations: { 'io.kubernetes.container.hash': '0123456789abcdef', 'io.kubernetes.container.restartCount': '0' },
   logPath: 'app/0.log',
