@@ -1,6 +1,7 @@
 // What shaping and encoding one CRI request costs (issue #26): the in-process runtime of hollow
-// nodes shapes every request through its protobuf type (`shapeMessage`), the daemon encodes it for
-// containerd (`encodeMessage`). A CreateContainer request as the agent builds one (12 env vars,
+// nodes shaped every request through its protobuf type (`shapeMessage`; now only with
+// `--shape-cri-requests`, and its answers still), the daemon encodes it for containerd
+// (`encodeMessage`). A CreateContainer request as the agent builds one (12 env vars,
 // 3 mounts, labels, 64-bit resources), CPU µs per call (process.cpuUsage over N calls):
 //   node --import tsx bench/nodeagent/cri-shape.ts [N]
 import { messageType, shapeMessage, encodeMessage } from '../../src/nodeagent/cri/index.js';

@@ -67,6 +67,11 @@ export const hollowNodesFlags = defineFlags({
     default: false,
     meaning: "Write the pods' volumes under --root-dir as the node agent daemon does (to look at them, or to weigh their cost). By default a hollow node makes every volume's payload (ConfigMaps, Secrets, tokens read through the API) and writes no file: nothing reads them.",
   }),
+  'shape-cri-requests': flag.bool({
+    default: false,
+    meaning:
+      "Shape every CRI request through the CRI proto's types before the simulated runtime reads it, as a socket's decoder would (to weigh that cost, or to check the simulation against the wire). By default a request goes to the in-process runtime as the agent built it and the runtime reads every field with the CRI's default.",
+  }),
   'cluster-dns': flag.stringSlice({ valueName: 'ip,...', meaning: "The pods' DNS servers (the agent's flag; written to their resolv.conf only)." }),
   'cluster-domain': flag.string({ default: 'cluster.local', valueName: 'domain', meaning: "The pods' DNS search domain (the agent's flag)." }),
 });
@@ -188,6 +193,7 @@ export async function startHollowNodes(values: HollowNodesValues, io: CommandIO,
         statusReportFrequencyMs: values.nodeStatusReportFrequency,
         syncFrequencyMs: values.syncFrequency,
         writeVolumes: values.writeVolumes,
+        shapeCriRequests: values.shapeCriRequests,
         clusterDNS: values.clusterDns,
         clusterDomain: values.clusterDomain,
         startRate: values.startRate,

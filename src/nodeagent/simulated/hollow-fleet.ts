@@ -49,6 +49,8 @@ export interface HollowFleetOptions {
   readonly syncFrequencyMs?: number | undefined;
   /** `HollowNodeOptions.writeVolumes`. */
   readonly writeVolumes?: boolean | undefined;
+  /** `HollowNodeOptions.shapeCriRequests`. */
+  readonly shapeCriRequests?: boolean | undefined;
   readonly clusterDNS?: readonly string[] | undefined;
   readonly clusterDomain?: string | undefined;
   /** Nodes started per second (registrations spread out); 0 starts them all at once. */
@@ -106,6 +108,7 @@ export async function startHollowFleet(options: HollowFleetOptions): Promise<Hol
         statusReportFrequencyMs: options.statusReportFrequencyMs,
         syncFrequencyMs: options.syncFrequencyMs,
         writeVolumes: options.writeVolumes,
+        shapeCriRequests: options.shapeCriRequests,
         clusterDNS: options.clusterDNS,
         clusterDomain: options.clusterDomain,
         onError: (what, error) => options.onError?.(name, what, error),

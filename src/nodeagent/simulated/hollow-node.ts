@@ -58,6 +58,11 @@ export interface HollowNodeOptions {
   readonly syncFrequencyMs?: number | undefined;
   /** Write the pods' volumes under `rootDir` as the daemon does (remembering each one's digest); default false: their payloads are made and dropped. */
   readonly writeVolumes?: boolean | undefined;
+  /**
+   * Shape every CRI request through its protobuf type before the simulated runtime reads it, as
+   * the wire would; default false: handed over as the agent built it (`InProcessTransportOptions`).
+   */
+  readonly shapeCriRequests?: boolean | undefined;
   /** Runtime relist period, ms; default 1 s, the agent's. */
   readonly relistPeriodMs?: number | undefined;
   readonly clusterDNS?: readonly string[] | undefined;
@@ -88,7 +93,7 @@ export const SIMULATED_NODE_NOTICE = `containers on this node are simulated by $
 export function startHollowNode(options: HollowNodeOptions): HollowNode {
   const name = options.name;
   const runtime = options.runtime ?? new SimulatedRuntime(options.simulation);
-  const cri = new CriClient({ endpoint: `${SIMULATED_RUNTIME_NAME}://in-process/${name}`, transport: new InProcessTransport(runtime), timeoutMs: 120_000, ...(options.onRuntimeCall ? { onCall: options.onRuntimeCall } : {}) });
+  const cri = new CriClient({ endpoint: `${SIMULATED_RUNTIME_NAME}://in-process/${name}`, transport: new InProcessTransport(runtime, { shapeRequests: options.shapeCriRequests }), timeoutMs: 120_000, ...(options.onRuntimeCall ? { onCall: options.onRuntimeCall } : {}) });
   const statusClient = options.statusClient ?? options.client;
   const host = simulatedHost(name, options.host);
   const onError = options.onError ?? (() => undefined);
@@ -150,6 +155,10 @@ export function startHollowNode(options: HollowNodeOptions): HollowNode {
     podLogsDir: join(options.rootDir, 'pod-logs'),
     clusterDNS: options.clusterDNS,
     clusterDomain: options.clusterDomain,
+    // The machine's /etc/resolv.conf is not a simulated node's (as its CPUs are not), and the
+    // sandbox config, DNS included, is computed at every pod sync: read there, it was a file read
+    // per sync of every pod. A hollow node's pods get --cluster-dns only; nothing reads their DNS.
+    resolvConf: '',
     syncFrequencyMs: options.syncFrequencyMs,
     relistPeriodMs: options.relistPeriodMs,
     // The simulated runtime says when it changed, as containerd's container events do for the

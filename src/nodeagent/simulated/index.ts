@@ -1,7 +1,7 @@
 /** svc's simulated CRI runtime and the hollow node: the real node agent with simulated containers (docs/hollow-nodes.md). */
 export { SimulatedRuntime } from './simulated-runtime.js';
 export { simulationDefaults, simulationSettings, type SimulationSettings } from './simulation-settings.js';
-export { InProcessTransport } from './in-process-transport.js';
+export { InProcessTransport, type InProcessTransportOptions } from './in-process-transport.js';
 export { serveSimulatedRuntime, type SimulatedRuntimeServer } from './runtime-server.js';
 export { simulatedAddressSources, simulatedHost, type SimulatedHostShape } from './simulated-host.js';
 export { SIMULATED_NODE_NOTICE, startHollowNode, type HollowNode, type HollowNodeOptions } from './hollow-node.js';

@@ -7,9 +7,17 @@
  * `svc-simulated` in Version, so the Node it serves says `svc-simulated://<version>`.
  *
  * Every answer has the shape the protobuf decoder would give (every field, enum names, bigints):
- * stored sandboxes and containers are shaped once per change and shared by every list after.
+ * a stored sandbox or container is shaped when it is first read after a change, and that shape is
+ * shared by every read until its next change (a container created and started before anyone
+ * looked at it is shaped once, not twice).
+ * Requests are read as the agent built them (`Input<...>`: any field may be left out, or be null
+ * where the decoder gives null): the in-process transport hands them over unshaped, so every
+ * field read here falls back to the CRI's default itself (proto3: '', 0, false, an enum's first
+ * value, an empty map; an unset message null). A request decoded from the socket has every field
+ * and reads the same.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type protobuf from 'protobufjs';
 import { Subject, type Observable } from 'rxjs';
 import { SIMULATED_RUNTIME_NAME, SVC_VERSION } from '../../api/index.js';
 import { CriError, GrpcStatus, messageType, parseIpv4Cidr, shapeMessage } from '../cri/index.js';
@@ -17,27 +25,37 @@ import type * as T from '../cri/index.js';
 import { simulationSettings, type SimulationSettings } from './simulation-settings.js';
 
 type Handler = (request: never) => unknown;
+type Req<R> = T.Input<R>;
+/** A map as a request may carry it: a key whose value is undefined is not on the wire. */
+type RequestMap = Readonly<Record<string, string | undefined>>;
+
+/** The answers' message types by name, looked up once (a lookup in the proto's root walks its namespaces). */
+const ANSWER_TYPES = new Map<string, protobuf.Type>();
 
 /** The calls that change what the runtime holds: each is followed by a `changes$` signal. */
 const MUTATIONS: ReadonlySet<string> = new Set(['RunPodSandbox', 'StopPodSandbox', 'RemovePodSandbox', 'CreateContainer', 'StartContainer', 'StopContainer', 'RemoveContainer']);
 
 interface SandboxRecord {
   readonly id: string;
-  readonly config: T.PodSandboxConfig;
+  /** The request's config as the agent built it: read with defaults, shaped only into answers. */
+  readonly config: Req<T.PodSandboxConfig>;
   readonly runtimeHandler: string;
   readonly createdAt: bigint;
   readonly ip: string;
   state: T.PodSandboxState;
-  /** The list item and the status, shaped at the last change. */
-  item: T.PodSandbox;
-  status: T.PodSandboxStatus;
+  /** The list item and the status, shaped at the first read since the last change. */
+  item: T.PodSandbox | undefined;
+  status: T.PodSandboxStatus | undefined;
 }
 
 interface ContainerRecord {
   readonly id: string;
   readonly sandboxId: string;
-  readonly config: T.ContainerConfig;
+  /** The request's config as the agent built it: read with defaults, shaped only into answers. */
+  readonly config: Req<T.ContainerConfig>;
   readonly imageRef: string;
+  /** The status's logPath: the sandbox's log directory and the config's logPath, joined. */
+  readonly logPath: string;
   readonly createdAt: bigint;
   state: T.ContainerState;
   startedAt: bigint;
@@ -45,20 +63,31 @@ interface ContainerRecord {
   exitCode: number;
   reason: string;
   message: string;
-  item: T.Container;
-  status: T.ContainerStatus;
+  /** The list item and the status, shaped at the first read since the last change. */
+  item: T.Container | undefined;
+  status: T.ContainerStatus | undefined;
 }
 
 const nowNanos = (): bigint => BigInt(Date.now()) * 1_000_000n;
 const newId = (): string => randomBytes(32).toString('hex');
 const sleep = (ms: number): Promise<void> => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
 
-/** Does every pair of the selector appear in the labels? */
-function selects(selector: T.StringMap | undefined, labels: T.StringMap): boolean {
+/**
+ * Does every pair of the selector appear in the labels? Either may be unset, and a key whose
+ * value is undefined is absent (the wire leaves it out), in the selector and in the labels.
+ */
+function selects(selector: RequestMap | null | undefined, labels: RequestMap | null | undefined): boolean {
   if (!selector) return true;
-  for (const key in selector) if (labels[key] !== selector[key]) return false;
+  for (const key in selector) {
+    const want = selector[key];
+    if (want !== undefined && labels?.[key] !== want) return false;
+  }
   return true;
 }
+
+/** A filter's state as the wire reads it: a state value with its enum unset is the enum's first. */
+const sandboxStateOf = (value: Req<T.PodSandboxStateValue> | null | undefined): T.PodSandboxState | undefined => (value ? (value.state ?? 'SANDBOX_READY') : undefined);
+const containerStateOf = (value: Req<T.ContainerStateValue> | null | undefined): T.ContainerState | undefined => (value ? (value.state ?? 'CONTAINER_CREATED') : undefined);
 
 /** Gives addresses from a CIDR in turn, from its second one, wrapping before its last. */
 class AddressPool {
@@ -92,6 +121,7 @@ export class SimulatedRuntime {
   private readonly images = new Map<string, T.Image>();
   private readonly addresses: AddressPool;
   private readonly handlers: Record<string, Handler>;
+  private statusAnswer: T.StatusResponse | undefined;
   readonly #changes = new Subject<void>();
   /**
    * A signal after every call that changed sandboxes or containers (failed ones too: a start that
@@ -106,30 +136,31 @@ export class SimulatedRuntime {
     this.addresses = new AddressPool(this.settings.podNetwork);
     this.handlers = {
       Version: () => ({ version: '0.1.0', runtimeName: SIMULATED_RUNTIME_NAME, runtimeVersion: SVC_VERSION, runtimeApiVersion: 'v1' }),
-      Status: () => this.shaped('StatusResponse', { status: { conditions: [{ type: 'RuntimeReady', status: true }, { type: 'NetworkReady', status: true }] } }),
-      UpdateRuntimeConfig: (r: T.UpdateRuntimeConfigRequest) => this.updateRuntimeConfig(r),
-      RunPodSandbox: (r: T.RunPodSandboxRequest) => this.runPodSandbox(r),
-      StopPodSandbox: (r: T.StopPodSandboxRequest) => this.stopPodSandbox(r.podSandboxId),
-      RemovePodSandbox: (r: T.RemovePodSandboxRequest) => this.removePodSandbox(r.podSandboxId),
-      PodSandboxStatus: (r: T.PodSandboxStatusRequest) => ({ status: this.sandbox(r.podSandboxId, 'PodSandboxStatus').status, info: {}, containersStatuses: [], timestamp: nowNanos() }),
-      ListPodSandbox: (r: T.ListPodSandboxRequest) => ({ items: this.listSandboxes(r.filter) }),
-      CreateContainer: (r: T.CreateContainerRequest) => this.createContainer(r),
-      StartContainer: (r: T.StartContainerRequest) => this.startContainer(r.containerId),
-      StopContainer: (r: T.StopContainerRequest) => this.stopContainer(r.containerId),
-      RemoveContainer: (r: T.RemoveContainerRequest) => this.removeContainer(r.containerId),
-      ListContainers: (r: T.ListContainersRequest) => ({ containers: this.listContainers(r.filter) }),
-      ContainerStatus: (r: T.ContainerStatusRequest) => ({ status: this.container(r.containerId, 'ContainerStatus').status, info: {} }),
-      UpdateContainerResources: (r: T.UpdateContainerResourcesRequest) => (this.container(r.containerId, 'UpdateContainerResources'), {}),
-      ReopenContainerLog: (r: T.ReopenContainerLogRequest) => (this.container(r.containerId, 'ReopenContainerLog'), {}),
-      ExecSync: (r: T.ExecSyncRequest) => this.execSync(r),
-      ContainerStats: (r: T.ContainerStatsRequest) => ({ stats: this.stats(this.container(r.containerId, 'ContainerStats')) }),
-      ListContainerStats: (r: T.ListContainerStatsRequest) => ({
-        stats: this.listContainers({ id: r.filter?.id ?? '', podSandboxId: r.filter?.podSandboxId ?? '', labelSelector: r.filter?.labelSelector ?? {}, state: { state: 'CONTAINER_RUNNING' } }).map((c) => this.stats(this.containers.get(c.id)!)),
+      // The same answer every time: shaped once, shared as the lists' items are.
+      Status: () => (this.statusAnswer ??= this.shaped<T.StatusResponse>('StatusResponse', { status: { conditions: [{ type: 'RuntimeReady', status: true }, { type: 'NetworkReady', status: true }] } })),
+      UpdateRuntimeConfig: (r: Req<T.UpdateRuntimeConfigRequest>) => this.updateRuntimeConfig(r),
+      RunPodSandbox: (r: Req<T.RunPodSandboxRequest>) => this.runPodSandbox(r),
+      StopPodSandbox: (r: Req<T.StopPodSandboxRequest>) => this.stopPodSandbox(r.podSandboxId ?? ''),
+      RemovePodSandbox: (r: Req<T.RemovePodSandboxRequest>) => this.removePodSandbox(r.podSandboxId ?? ''),
+      PodSandboxStatus: (r: Req<T.PodSandboxStatusRequest>) => ({ status: this.sandboxStatus(this.sandbox(r.podSandboxId ?? '', 'PodSandboxStatus')), info: {}, containersStatuses: [], timestamp: nowNanos() }),
+      ListPodSandbox: (r: Req<T.ListPodSandboxRequest>) => ({ items: this.listSandboxes(r.filter) }),
+      CreateContainer: (r: Req<T.CreateContainerRequest>) => this.createContainer(r),
+      StartContainer: (r: Req<T.StartContainerRequest>) => this.startContainer(r.containerId ?? ''),
+      StopContainer: (r: Req<T.StopContainerRequest>) => this.stopContainer(r.containerId ?? ''),
+      RemoveContainer: (r: Req<T.RemoveContainerRequest>) => this.removeContainer(r.containerId ?? ''),
+      ListContainers: (r: Req<T.ListContainersRequest>) => ({ containers: this.listContainers(r.filter) }),
+      ContainerStatus: (r: Req<T.ContainerStatusRequest>) => ({ status: this.containerStatus(this.container(r.containerId ?? '', 'ContainerStatus')), info: {} }),
+      UpdateContainerResources: (r: Req<T.UpdateContainerResourcesRequest>) => (this.container(r.containerId ?? '', 'UpdateContainerResources'), {}),
+      ReopenContainerLog: (r: Req<T.ReopenContainerLogRequest>) => (this.container(r.containerId ?? '', 'ReopenContainerLog'), {}),
+      ExecSync: (r: Req<T.ExecSyncRequest>) => this.execSync(r.containerId ?? ''),
+      ContainerStats: (r: Req<T.ContainerStatsRequest>) => ({ stats: this.stats(this.container(r.containerId ?? '', 'ContainerStats')) }),
+      ListContainerStats: (r: Req<T.ListContainerStatsRequest>) => ({
+        stats: this.listContainers({ id: r.filter?.id, podSandboxId: r.filter?.podSandboxId, labelSelector: r.filter?.labelSelector, state: { state: 'CONTAINER_RUNNING' } }).map((c) => this.stats(this.containers.get(c.id)!)),
       }),
       ListImages: () => ({ images: [...this.images.values()] }),
-      ImageStatus: (r: T.ImageStatusRequest) => ({ image: this.images.get(r.image?.image ?? '') ?? null, info: {} }),
-      PullImage: (r: T.PullImageRequest) => ({ imageRef: this.pull(r.image?.image ?? '') }),
-      RemoveImage: (r: T.RemoveImageRequest) => (this.images.delete(r.image?.image ?? ''), {}),
+      ImageStatus: (r: Req<T.ImageStatusRequest>) => ({ image: this.images.get(r.image?.image ?? '') ?? null, info: {} }),
+      PullImage: (r: Req<T.PullImageRequest>) => ({ imageRef: this.pull(r.image?.image ?? '') }),
+      RemoveImage: (r: Req<T.RemoveImageRequest>) => (this.images.delete(r.image?.image ?? ''), {}),
       ImageFsInfo: () => ({ imageFilesystems: [], containerFilesystems: [] }),
     };
   }
@@ -142,8 +173,9 @@ export class SimulatedRuntime {
   }
 
   /**
-   * Answers one call. `request` has the decoded shape of the method's request message; the
-   * answer has the decoded shape of its response. Failures are CriErrors with the gRPC code a
+   * Answers one call. `request` is the method's request message as the agent built it
+   * (`Input<...>`, fields left out read as their defaults) or as the decoder gives it; the answer
+   * has the decoded shape of its response. Failures are CriErrors with the gRPC code a
    * runtime would give (NOT_FOUND for an unknown id, UNIMPLEMENTED for streaming).
    */
   async handle(service: T.CriService, method: string, request: object): Promise<unknown> {
@@ -169,10 +201,12 @@ export class SimulatedRuntime {
   }
 
   private shaped<R>(type: string, value: object): R {
-    return shapeMessage<R>(messageType(type), value);
+    let message = ANSWER_TYPES.get(type);
+    if (!message) ANSWER_TYPES.set(type, (message = messageType(type)));
+    return shapeMessage<R>(message, value);
   }
 
-  private updateRuntimeConfig(request: T.UpdateRuntimeConfigRequest): object {
+  private updateRuntimeConfig(request: Req<T.UpdateRuntimeConfigRequest>): object {
     const ipv4 = (request.runtimeConfig?.networkConfig?.podCidr ?? '').split(',').find((cidr) => cidr.includes('.'));
     if (ipv4) {
       try {
@@ -196,7 +230,7 @@ export class SimulatedRuntime {
     return record;
   }
 
-  private async runPodSandbox(request: T.RunPodSandboxRequest): Promise<T.RunPodSandboxResponse> {
+  private async runPodSandbox(request: Req<T.RunPodSandboxRequest>): Promise<T.RunPodSandboxResponse> {
     const config = request.config;
     if (!config?.metadata) throw new CriError('RuntimeService/RunPodSandbox', GrpcStatus.INVALID_ARGUMENT, 'sandbox config must include metadata');
     await sleep(this.settings.startDelayMs);
@@ -205,26 +239,31 @@ export class SimulatedRuntime {
     const record: SandboxRecord = {
       id: newId(),
       config,
-      runtimeHandler: request.runtimeHandler,
+      runtimeHandler: request.runtimeHandler ?? '',
       createdAt: nowNanos(),
       ip: hostNetwork ? '' : this.addresses.take(),
       state: 'SANDBOX_READY',
-      item: undefined as never,
-      status: undefined as never,
+      item: undefined,
+      status: undefined,
     };
-    this.reshapeSandbox(record);
     this.sandboxes.set(record.id, record);
     return { podSandboxId: record.id };
   }
 
-  private reshapeSandbox(record: SandboxRecord): void {
-    const common = { id: record.id, metadata: record.config.metadata, state: record.state, createdAt: record.createdAt, labels: record.config.labels, annotations: record.config.annotations, runtimeHandler: record.runtimeHandler };
-    record.item = this.shaped('PodSandbox', common);
-    record.status = this.shaped('PodSandboxStatus', {
-      ...common,
+  private sandboxCommon(record: SandboxRecord): object {
+    return { id: record.id, metadata: record.config.metadata, state: record.state, createdAt: record.createdAt, labels: record.config.labels, annotations: record.config.annotations, runtimeHandler: record.runtimeHandler };
+  }
+
+  private sandboxItem(record: SandboxRecord): T.PodSandbox {
+    return (record.item ??= this.shaped<T.PodSandbox>('PodSandbox', this.sandboxCommon(record)));
+  }
+
+  private sandboxStatus(record: SandboxRecord): T.PodSandboxStatus {
+    return (record.status ??= this.shaped<T.PodSandboxStatus>('PodSandboxStatus', {
+      ...this.sandboxCommon(record),
       network: { ip: record.ip, additionalIps: [] },
       linux: { namespaces: { options: record.config.linux?.securityContext?.namespaceOptions ?? {} } },
-    });
+    }));
   }
 
   private stopPodSandbox(id: string): object {
@@ -234,7 +273,7 @@ export class SimulatedRuntime {
     for (const container of this.containers.values()) if (container.sandboxId === id && container.state === 'CONTAINER_RUNNING') this.exit(container, 137, 'Error', 'sandbox stopped');
     if (record.state !== 'SANDBOX_NOTREADY') {
       record.state = 'SANDBOX_NOTREADY';
-      this.reshapeSandbox(record);
+      record.item = record.status = undefined;
     }
     return {};
   }
@@ -245,30 +284,35 @@ export class SimulatedRuntime {
     return {};
   }
 
-  private listSandboxes(filter: T.PodSandboxFilter | null | undefined): T.PodSandbox[] {
+  private listSandboxes(filter: Req<T.PodSandboxFilter> | null | undefined): T.PodSandbox[] {
+    const state = sandboxStateOf(filter?.state);
     if (filter?.id) {
       const one = this.sandboxes.get(filter.id);
-      return one && (!filter.state || one.state === filter.state.state) && selects(filter.labelSelector, one.config.labels) ? [one.item] : [];
+      return one && (!state || one.state === state) && selects(filter.labelSelector, one.config.labels) ? [this.sandboxItem(one)] : [];
     }
     const out: T.PodSandbox[] = [];
     for (const record of this.sandboxes.values()) {
-      if (filter?.state && record.state !== filter.state.state) continue;
+      if (state && record.state !== state) continue;
       if (!selects(filter?.labelSelector, record.config.labels)) continue;
-      out.push(record.item);
+      out.push(this.sandboxItem(record));
     }
     return out;
   }
 
-  private createContainer(request: T.CreateContainerRequest): T.CreateContainerResponse {
-    const sandbox = this.sandbox(request.podSandboxId, 'CreateContainer');
+  private createContainer(request: Req<T.CreateContainerRequest>): T.CreateContainerResponse {
+    const sandbox = this.sandbox(request.podSandboxId ?? '', 'CreateContainer');
     const config = request.config;
     if (!config?.metadata || !config.image) throw new CriError('RuntimeService/CreateContainer', GrpcStatus.INVALID_ARGUMENT, 'container config must include metadata and image');
     if (sandbox.state !== 'SANDBOX_READY') throw new CriError('RuntimeService/CreateContainer', GrpcStatus.FAILED_PRECONDITION, `sandbox ${sandbox.id} is not ready`);
+    const image = config.image.image ?? '';
+    const logDirectory = sandbox.config.logDirectory ?? '';
+    const logPath = config.logPath ?? '';
     const record: ContainerRecord = {
       id: newId(),
       sandboxId: sandbox.id,
       config,
-      imageRef: this.images.get(config.image.image)?.id ?? this.pull(config.image.image),
+      imageRef: this.images.get(image)?.id ?? this.pull(image),
+      logPath: logPath && logDirectory ? `${logDirectory}/${logPath}` : logPath,
       createdAt: nowNanos(),
       state: 'CONTAINER_CREATED',
       startedAt: 0n,
@@ -276,30 +320,35 @@ export class SimulatedRuntime {
       exitCode: 0,
       reason: '',
       message: '',
-      item: undefined as never,
-      status: undefined as never,
+      item: undefined,
+      status: undefined,
     };
-    this.reshapeContainer(record);
     this.containers.set(record.id, record);
     return { containerId: record.id };
   }
 
-  private reshapeContainer(record: ContainerRecord): void {
+  private containerCommon(record: ContainerRecord): object {
     const { config } = record;
-    const common = { id: record.id, metadata: config.metadata, image: config.image, imageRef: record.imageRef, state: record.state, createdAt: record.createdAt, labels: config.labels, annotations: config.annotations };
-    record.item = this.shaped('Container', { ...common, podSandboxId: record.sandboxId });
-    const logDirectory = this.sandboxes.get(record.sandboxId)?.config.logDirectory ?? '';
-    record.status = this.shaped('ContainerStatus', {
-      ...common,
+    return { id: record.id, metadata: config.metadata, image: config.image, imageRef: record.imageRef, state: record.state, createdAt: record.createdAt, labels: config.labels, annotations: config.annotations };
+  }
+
+  private containerItem(record: ContainerRecord): T.Container {
+    return (record.item ??= this.shaped<T.Container>('Container', { ...this.containerCommon(record), podSandboxId: record.sandboxId }));
+  }
+
+  private containerStatus(record: ContainerRecord): T.ContainerStatus {
+    const { config } = record;
+    return (record.status ??= this.shaped<T.ContainerStatus>('ContainerStatus', {
+      ...this.containerCommon(record),
       startedAt: record.startedAt,
       finishedAt: record.finishedAt,
       exitCode: record.exitCode,
       reason: record.reason,
       message: record.message,
       mounts: config.mounts,
-      logPath: config.logPath && logDirectory ? `${logDirectory}/${config.logPath}` : config.logPath,
+      logPath: record.logPath,
       resources: config.linux?.resources ? { linux: config.linux.resources } : null,
-    });
+    }));
   }
 
   private async startContainer(id: string): Promise<object> {
@@ -315,7 +364,7 @@ export class SimulatedRuntime {
     }
     record.state = 'CONTAINER_RUNNING';
     record.startedAt = nowNanos();
-    this.reshapeContainer(record);
+    record.item = record.status = undefined;
     return {};
   }
 
@@ -325,7 +374,7 @@ export class SimulatedRuntime {
     record.exitCode = exitCode;
     record.reason = reason;
     record.message = message;
-    this.reshapeContainer(record);
+    record.item = record.status = undefined;
   }
 
   private stopContainer(id: string): object {
@@ -342,21 +391,22 @@ export class SimulatedRuntime {
     return {};
   }
 
-  private listContainers(filter: Partial<T.ContainerFilter> | null | undefined): T.Container[] {
+  private listContainers(filter: Req<T.ContainerFilter> | null | undefined): T.Container[] {
+    const state = containerStateOf(filter?.state);
     const matches = (record: ContainerRecord): boolean =>
-      (!filter?.state || record.state === filter.state.state) && (!filter?.podSandboxId || record.sandboxId === filter.podSandboxId) && selects(filter?.labelSelector, record.config.labels);
+      (!state || record.state === state) && (!filter?.podSandboxId || record.sandboxId === filter.podSandboxId) && selects(filter?.labelSelector, record.config.labels);
     if (filter?.id) {
       const one = this.containers.get(filter.id);
-      return one && matches(one) ? [one.item] : [];
+      return one && matches(one) ? [this.containerItem(one)] : [];
     }
     const out: T.Container[] = [];
-    for (const record of this.containers.values()) if (matches(record)) out.push(record.item);
+    for (const record of this.containers.values()) if (matches(record)) out.push(this.containerItem(record));
     return out;
   }
 
-  private execSync(request: T.ExecSyncRequest): T.ExecSyncResponse {
-    const record = this.container(request.containerId, 'ExecSync');
-    if (record.state !== 'CONTAINER_RUNNING') throw new CriError('RuntimeService/ExecSync', GrpcStatus.FAILED_PRECONDITION, `container ${request.containerId} is not running`);
+  private execSync(containerId: string): T.ExecSyncResponse {
+    const record = this.container(containerId, 'ExecSync');
+    if (record.state !== 'CONTAINER_RUNNING') throw new CriError('RuntimeService/ExecSync', GrpcStatus.FAILED_PRECONDITION, `container ${containerId} is not running`);
     const fail = this.chance(this.settings.probeFailureRate);
     return { stdout: new Uint8Array(), stderr: Buffer.from(fail ? 'simulated exec failure\n' : ''), exitCode: fail ? 1 : 0 };
   }

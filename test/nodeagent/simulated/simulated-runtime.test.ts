@@ -1,6 +1,8 @@
 // svc's simulated CRI runtime (issue #26): served over gRPC on a unix socket, the node agent's
 // CriClient drives a pod's whole life through it as through containerd; the in-process transport
-// gives answers of the same shape as the socket's; the settings' rates and bad settings.
+// gives answers of the same shape as the socket's, and hands requests over unshaped, which the
+// runtime reads with the CRI's defaults as it reads the socket's decoded ones; the settings' rates
+// and bad settings.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +15,7 @@ let runtime: SimulatedRuntime;
 let server: SimulatedRuntimeServer;
 let overSocket: CriClient;
 let inProcess: CriClient;
+let inProcessShaped: CriClient;
 
 const sandboxConfig = (uid: string) => ({
   metadata: { name: `pod-${uid}`, uid, namespace: 'default', attempt: 0 },
@@ -29,11 +32,13 @@ beforeAll(async () => {
   server = await serveSimulatedRuntime(runtime, join(dir, 'cri.sock'));
   overSocket = new CriClient({ endpoint: server.endpoint, timeoutMs: 10_000 });
   inProcess = new CriClient({ endpoint: 'svc-simulated://in-process', transport: new InProcessTransport(runtime) });
+  inProcessShaped = new CriClient({ endpoint: 'svc-simulated://in-process', transport: new InProcessTransport(runtime, { shapeRequests: true }) });
 });
 
 afterAll(async () => {
   overSocket?.close();
   inProcess?.close();
+  inProcessShaped?.close();
   await server?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -107,6 +112,67 @@ describe('the simulated runtime over its unix socket', () => {
     expect(await inProcess.containerStatus({ containerId })).toEqual(await overSocket.containerStatus({ containerId }));
     expect(await inProcess.podSandboxStatus({ podSandboxId }).then((r) => r.status)).toEqual(await overSocket.podSandboxStatus({ podSandboxId }).then((r) => r.status));
     expect(await inProcess.listContainers({ filter: { podSandboxId } })).toEqual(await overSocket.listContainers({ filter: { podSandboxId } }));
+  });
+});
+
+/**
+ * A pod's life with every request as sparse as the CRI's types let the agent build it (fields,
+ * maps and enums left out, a selector's key with no value), and what each answer said: ids,
+ * times and addresses replaced by what they are, so that two runs compare.
+ */
+async function sparseLife(cri: CriClient, uid: string): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  const { podSandboxId } = await cri.runPodSandbox({ config: { metadata: { name: `sparse-${uid}`, uid } } });
+  const sandbox = (await cri.podSandboxStatus({ podSandboxId })).status!;
+  expect(sandbox.network?.ip).toMatch(/^10\.77\.0\.\d+$/);
+  seen.push({ ...sandbox, id: 'sandbox', createdAt: 'created', network: 'an address', metadata: { ...sandbox.metadata, uid: 'uid', name: 'name' } });
+  const sandboxIds = async (filter: Parameters<CriClient['listPodSandbox']>[0]): Promise<string[]> => (await cri.listPodSandbox(filter)).items.map((s) => (s.id === podSandboxId ? 'sandbox' : s.id));
+  // An unset state is the enum's first value (SANDBOX_READY); a selector's key with no value is not on the wire.
+  seen.push(await sandboxIds({ filter: { id: podSandboxId, state: {} } }));
+  seen.push(await sandboxIds({ filter: { id: podSandboxId, labelSelector: { 'svc.io/pod.uid': undefined } } }));
+  seen.push(await sandboxIds({ filter: { id: podSandboxId, labelSelector: { 'svc.io/pod.uid': uid } } }));
+
+  const { containerId } = await cri.createContainer({ podSandboxId, config: { metadata: { name: 'app' }, image: { image: 'registry.example/sparse:1' } } });
+  const containerIds = async (filter: Parameters<CriClient['listContainers']>[0]): Promise<string[]> => (await cri.listContainers(filter)).containers.map((c) => (c.id === containerId ? 'container' : c.id));
+  const created = (await cri.containerStatus({ containerId })).status!;
+  seen.push({ ...created, id: 'container', createdAt: 'created' });
+  // An unset state is CONTAINER_CREATED: the container is listed before its start and not after.
+  seen.push(await containerIds({ filter: { podSandboxId, state: {} } }));
+  await cri.startContainer({ containerId });
+  seen.push(await containerIds({ filter: { podSandboxId, state: {} } }));
+  seen.push(await containerIds({ filter: { podSandboxId, state: { state: 'CONTAINER_RUNNING' }, labelSelector: { 'svc.io/container.name': undefined } } }));
+  seen.push(await containerIds({ filter: { podSandboxId, labelSelector: { 'svc.io/container.name': 'app' } } }));
+  await cri.stopContainer({ containerId });
+  await cri.stopPodSandbox({ podSandboxId });
+  seen.push(await sandboxIds({ filter: { id: podSandboxId, state: {} } }));
+  seen.push(await containerIds({ filter: { podSandboxId, state: { state: 'CONTAINER_EXITED' } } }));
+  await cri.removePodSandbox({ podSandboxId });
+  return seen;
+}
+
+describe('requests as the agent builds them', () => {
+  it("are read with the CRI's defaults in process, unshaped, as the socket's decoded ones are", async () => {
+    const overTheWire = await sparseLife(overSocket, 's1');
+    expect(overTheWire).toEqual([
+      expect.objectContaining({ state: 'SANDBOX_READY', labels: {}, annotations: {}, runtimeHandler: '', linux: { namespaces: { options: { network: 'POD', pid: 'POD', ipc: 'POD', targetId: '', usernsOptions: null } } } }),
+      ['sandbox'],
+      ['sandbox'],
+      [],
+      expect.objectContaining({ state: 'CONTAINER_CREATED', labels: {}, annotations: {}, logPath: '', mounts: [], resources: null, exitCode: 0, startedAt: 0n }),
+      ['container'],
+      [],
+      ['container'],
+      [],
+      [],
+      ['container'],
+    ]);
+    expect(await sparseLife(inProcess, 's2')).toEqual(overTheWire);
+    expect(await sparseLife(inProcessShaped, 's3')).toEqual(overTheWire);
+  });
+
+  it('shape the Status answer once and share it', async () => {
+    expect(await inProcess.status()).toBe(await inProcess.status());
+    expect(await inProcess.status()).toEqual(await overSocket.status());
   });
 });
 
