@@ -34,6 +34,7 @@ import {
   setNewReplicaSetAnnotations,
   setReplicasAnnotations,
 } from './revisions.js';
+import { TemplateKeys } from './template-key.js';
 
 const NAME = 'deployment-controller';
 const DEPLOYMENT_TYPE = { group: APPS_GROUP, version: 'v1', kind: 'Deployment' } as const;
@@ -61,6 +62,8 @@ export function deploymentController(ctx: ControllerContext, options: Deployment
   const replicaSets = ctx.informers.informer(builtin.replicaSets, { ownerIndex: true });
   const pods = ctx.informers.informer(builtin.pods, { ownerIndex: true });
   const now = options.now ?? Date.now;
+  // Kept across syncs: a template is written as a key once per object and generation.
+  const templates = new TemplateKeys();
   return controller<unknown>({
     ...ctx.controllerDefaults(NAME),
     name: NAME,
@@ -72,7 +75,7 @@ export function deploymentController(ctx: ControllerContext, options: Deployment
     reconcile: (key) => {
       const d = deployments.store.get(key);
       if (!d) return;
-      return new DeploymentSync(ctx.client, ctx.events, d, replicaSets, pods, now()).run();
+      return new DeploymentSync(ctx.client, ctx.events, d, replicaSets, pods, templates, now()).run();
     },
   });
 }
@@ -111,6 +114,7 @@ class DeploymentSync {
     deployment: Deployment,
     private readonly replicaSets: Informer<ReplicaSet>,
     private readonly pods: Informer<Pod>,
+    private readonly templates: TemplateKeys,
     private readonly nowMs: number,
   ) {
     this.#d = deployment;
@@ -161,7 +165,7 @@ class DeploymentSync {
   /** The new ReplicaSet (the oldest one whose template is the Deployment's) and the others. */
   #split(): { newRS: ReplicaSet | undefined; oldRSs: ReplicaSet[] } {
     const byAge = [...this.#sets].sort(byCreation);
-    const newRS = byAge.find((rs) => equalIgnoringHash(rs.spec.template, this.#d.spec.template));
+    const newRS = byAge.find((rs) => this.templates.same(rs, this.#d));
     return { newRS, oldRSs: byAge.filter((rs) => rs !== newRS) };
   }
 

@@ -47,7 +47,7 @@ export function intAnnotation(rs: ReplicaSet, names: readonly string[]): number 
 }
 
 /** The template without the pod-template-hash label: what "the same template" means. */
-function withoutHash(template: PodTemplateSpec | undefined): unknown {
+export function withoutHash(template: PodTemplateSpec | undefined): unknown {
   if (!template) return undefined;
   const labels = { ...template.metadata?.labels };
   delete labels[POD_TEMPLATE_HASH];
