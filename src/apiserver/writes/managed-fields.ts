@@ -1,6 +1,6 @@
 import { rfc3339, type ManagedFieldsEntry, type ResourceType } from '../../api/index.js';
 import { apiVersionOf, type ApiObject } from '../api-object.js';
-import { fieldSetOf, fieldSetsOf, fieldsV1Of, isEncodingOf, ownedAtOrBelow, sameAtEach, sharedFieldSet, type FieldSet } from './field-set.js';
+import { fieldSetOf, fieldSetsOf, fieldSetWithout, fieldsV1Of, isEncodingOf, ownedAtOrBelow, sameAtEach, sharedFieldSet, type FieldSet } from './field-set.js';
 import { jsonEqual } from './json-value.js';
 
 /** Who writes, and how: an apply, or any other write (`Update`). */
@@ -105,9 +105,12 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
   const sent = next.metadata.managedFields;
   const base = sent !== undefined && !jsonEqual(sent, current.metadata.managedFields) ? next : current;
   if (sent !== undefined && sent.length === 0 && base === next) return withOwnerships(next, []);
-  const [before, after] = fieldSetsOf(current, next, type.schema);
+  // The paths of fields both versions hold the very same value of (a status write's spec) are
+  // unchanged without a look: only the others are compared.
+  const shared: FieldSet[] = [];
+  const [before, after] = fieldSetsOf(current, next, type.schema, shared);
   const same = sameAtEach(current, next);
-  const changed = [...after].filter((path) => !before.has(path) || !same(path));
+  const changed = [...after].filter((path) => !before.has(path) || (!shared.some((paths) => paths.has(path)) && !same(path)));
   const removed = [...before].filter((path) => !after.has(path));
   if (changed.length === 0 && removed.length === 0) return { ...next, metadata: { ...next.metadata, managedFields: base.metadata.managedFields } };
 
@@ -115,10 +118,7 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
     // A manager whose fields the write leaves alone keeps its (shared) set as it is.
     const taken = sameManager(o, manager) ? [] : changed;
     if (!removed.some((path) => o.fields.has(path)) && !taken.some((path) => o.fields.has(path))) return o;
-    const fields = new Set(o.fields);
-    for (const path of removed) fields.delete(path);
-    for (const path of taken) fields.delete(path);
-    return { ...o, fields };
+    return { ...o, fields: fieldSetWithout(o.fields, [...removed, ...taken]) };
   });
   let own = ownerships.find((o) => sameManager(o, manager));
   if (!own) {
@@ -131,7 +131,9 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
   const kept = changed.every((path) => ownFields.has(path)) && isSubset(ownFields, after);
   let fields = ownFields;
   if (!kept) {
-    const inAfter = ownedAtOrBelow(after);
+    // `changed` is in `after`: the index of its ancestors is built only for an owned path that is not.
+    let below: ((path: string) => boolean) | undefined;
+    const inAfter = (path: string) => after.has(path) || (below ??= ownedAtOrBelow(after))(path);
     const next = new Set([...ownFields, ...changed].filter(inAfter));
     if (next.size !== ownFields.size || ![...ownFields].every((path) => next.has(path))) fields = next;
   }
