@@ -48,32 +48,40 @@ function eachTopField(object: JsonObject, schema: Schema | undefined, visit: (va
   }
 }
 
+/** The field sets a write compares: an object's and its next version's. */
+export interface FieldSetPair {
+  /** The object's paths, outside the fields both versions share. */
+  readonly before: FieldSet;
+  /** The next version's paths, outside the fields both versions share. */
+  readonly after: FieldSet;
+  /** The next version's whole set (`fieldSetOf`), walked when first asked for. */
+  whole(): FieldSet;
+}
+
 /**
- * `[fieldSetOf(before), fieldSetOf(after)]` of an object and its next version, walking what the two
- * share only once: a top-level field (or metadata field) whose value is the very same in both (a
- * status write's spec, the labels of an unrelated patch) gives both sets the same paths. Those
- * shared walks' paths are pushed to `shared` when given: the two objects hold the very same value
- * at each of them.
+ * The field sets of an object and its next version for what a write changed. A top-level field
+ * (or metadata field) whose value is the very same object in both (a status write's spec, the
+ * labels of an unrelated patch) has the same paths in both, none of them changed: neither set
+ * walks it. What the write did not touch costs nothing, and the next version's whole set is
+ * walked only for a question about a path in such a field.
  */
-export function fieldSetsOf(before: JsonObject, after: JsonObject, schema: Schema | undefined, shared?: FieldSet[]): [FieldSet, FieldSet] {
-  const walked = new Map<string, { readonly value: unknown; readonly paths: FieldSet }>();
+export function fieldSetsOf(before: JsonObject, after: JsonObject, schema: Schema | undefined): FieldSetPair {
+  const next = new Map<string, unknown>();
+  eachTopField(after, schema, (value, _parent, _field, path) => {
+    if (value !== null && typeof value === 'object') next.set(path, value);
+  });
+  const shared = new Set<string>();
   const beforeSet: FieldSet = new Set();
   eachTopField(before, schema, (value, parent, field, path) => {
-    if (value === null || typeof value !== 'object') return walk(value, parent, field, childSchema(parent, field), path, beforeSet);
-    const paths: FieldSet = new Set();
-    walk(value, parent, field, childSchema(parent, field), path, paths);
-    for (const p of paths) beforeSet.add(p);
-    walked.set(path, { value, paths });
+    if (value !== null && typeof value === 'object' && next.get(path) === value) shared.add(path);
+    else walk(value, parent, field, childSchema(parent, field), path, beforeSet);
   });
   const afterSet: FieldSet = new Set();
   eachTopField(after, schema, (value, parent, field, path) => {
-    const same = walked.get(path);
-    if (same !== undefined && same.value === value) {
-      for (const p of same.paths) afterSet.add(p);
-      shared?.push(same.paths);
-    } else walk(value, parent, field, childSchema(parent, field), path, afterSet);
+    if (!shared.has(path)) walk(value, parent, field, childSchema(parent, field), path, afterSet);
   });
-  return [beforeSet, afterSet];
+  let whole: FieldSet | undefined;
+  return { before: beforeSet, after: afterSet, whole: () => (whole ??= shared.size === 0 ? afterSet : fieldSetOf(after, schema)) };
 }
 
 function walk(value: unknown, parent: Schema | undefined, field: string, schema: Schema | undefined, path: string, set: FieldSet): void {

@@ -105,12 +105,11 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
   const sent = next.metadata.managedFields;
   const base = sent !== undefined && !jsonEqual(sent, current.metadata.managedFields) ? next : current;
   if (sent !== undefined && sent.length === 0 && base === next) return withOwnerships(next, []);
-  // The paths of fields both versions hold the very same value of (a status write's spec) are
-  // unchanged without a look: only the others are compared.
-  const shared: FieldSet[] = [];
-  const [before, after] = fieldSetsOf(current, next, type.schema, shared);
+  // Fields both versions hold the very same value of (a status write's spec) are in neither set:
+  // nothing there changed or went.
+  const { before, after, whole } = fieldSetsOf(current, next, type.schema);
   const same = sameAtEach(current, next);
-  const changed = [...after].filter((path) => !before.has(path) || (!shared.some((paths) => paths.has(path)) && !same(path)));
+  const changed = [...after].filter((path) => !before.has(path) || !same(path));
   const removed = [...before].filter((path) => !after.has(path));
   if (changed.length === 0 && removed.length === 0) return { ...next, metadata: { ...next.metadata, managedFields: base.metadata.managedFields } };
 
@@ -128,12 +127,14 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
   // The writer's set as it was (it already owned what it changed, and all it owns is still there):
   // kept, with its encoded form, without indexing the object's paths.
   const ownFields = own.fields;
-  const kept = changed.every((path) => ownFields.has(path)) && isSubset(ownFields, after);
+  // The next version's whole set is walked only for an owned path outside what the write changed.
+  const inNext = (path: string) => after.has(path) || whole().has(path);
+  const kept = changed.every((path) => ownFields.has(path)) && every(ownFields, inNext);
   let fields = ownFields;
   if (!kept) {
-    // `changed` is in `after`: the index of its ancestors is built only for an owned path that is not.
+    // `changed` is in the next version: the index of its ancestors is built only for an owned path that is not.
     let below: ((path: string) => boolean) | undefined;
-    const inAfter = (path: string) => after.has(path) || (below ??= ownedAtOrBelow(after))(path);
+    const inAfter = (path: string) => inNext(path) || (below ??= ownedAtOrBelow(whole()))(path);
     const next = new Set([...ownFields, ...changed].filter(inAfter));
     if (next.size !== ownFields.size || ![...ownFields].every((path) => next.has(path))) fields = next;
   }
@@ -141,7 +142,7 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
   return withOwnerships(next, ownerships.map((o) => (o === own ? updated : o)));
 }
 
-function isSubset(set: ReadonlySet<string>, of: ReadonlySet<string>): boolean {
-  for (const path of set) if (!of.has(path)) return false;
+function every(set: ReadonlySet<string>, test: (path: string) => boolean): boolean {
+  for (const path of set) if (!test(path)) return false;
   return true;
 }
