@@ -44,8 +44,18 @@ export interface WriteStrategy {
   prepareForCreate?(object: KubeObject): KubeObject;
   /** A replacement for `current`, after the schema check and before it is stored. */
   prepareForUpdate?(next: KubeObject, current: KubeObject): KubeObject;
-  /** Checks the schema cannot express; `old` on updates. Causes make a 422 Invalid. */
+  /**
+   * Checks the schema cannot express; `old` on updates. Causes make a 422 Invalid. Not run on a
+   * write through `/status`, which runs `validateStatus`.
+   */
   validate?(object: KubeObject, old: KubeObject | undefined): readonly FieldCause[];
+  /**
+   * The checks of a write through `/status`, as upstream's status strategies (ValidatePodStatusUpdate,
+   * ValidateDeploymentStatusUpdate, ...) check the metadata update and the status only: the spec is
+   * the stored one there, which may predate a rule `validate` has now. Absent: the schema's checks
+   * of the status (and the metadata rules) are all.
+   */
+  validateStatus?(object: KubeObject, old: KubeObject): readonly FieldCause[];
 }
 
 /** Everything svc knows about one served resource: names, scope, verbs, schema, selectors. */

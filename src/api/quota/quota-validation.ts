@@ -98,6 +98,12 @@ function validateResourceQuota(object: KubeObject): readonly FieldCause[] {
   for (const scope of scopes) if (!isQuotaScope(scope)) causes.push(fieldInvalid('spec.scopes', scopes, 'unsupported scope'));
   causes.push(...scopeConflicts(scopes.filter(isQuotaScope), hard, 'spec.scopes', scopes));
   if (spec.scopeSelector) causes.push(...validateScopeSelector(spec.scopeSelector.matchExpressions ?? [], hard, 'spec.scopeSelector'));
+  return [...causes, ...validateResourceQuotaStatus(object)];
+}
+
+/** A quota's status rules (upstream's ValidateResourceQuotaStatusUpdate): no negative amount. */
+function validateResourceQuotaStatus(object: KubeObject): FieldCause[] {
+  const causes: FieldCause[] = [];
   const status = (object['status'] ?? {}) as { hard?: Record<string, unknown>; used?: Record<string, unknown> };
   for (const field of ['hard', 'used'] as const) {
     for (const [name, value] of Object.entries(status[field] ?? {})) {
@@ -107,5 +113,5 @@ function validateResourceQuota(object: KubeObject): readonly FieldCause[] {
   return causes;
 }
 
-export const resourceQuotaStrategy: WriteStrategy = { validate: validateResourceQuota };
+export const resourceQuotaStrategy: WriteStrategy = { validate: validateResourceQuota, validateStatus: validateResourceQuotaStatus };
 

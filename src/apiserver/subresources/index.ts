@@ -2,7 +2,7 @@
 // subresources; see docs/subresources.md.
 
 export { subresourceEntries, subresourceHandler, virtualEndpoint, virtualResources, SUBRESOURCES, type SubresourceEndpoint } from './endpoints.js';
-export { splitWrite, statusOnCreate, writableThrough } from './write-scope.js';
+export { isStatusWrite, splitWrite, statusOnCreate, writableThrough } from './write-scope.js';
 export { endpointOf as nodeAgentEndpointOf, forwardToNodeAgent, nodeAgentEndpoint } from './node-agent.js';
 export type { NodeAgentProxy } from './node-agent-proxy.js';
 export type { NodeAgentEndpoint, NodeAgentTarget } from './node-agent-target.js';

@@ -58,6 +58,9 @@ const FIELD_SUBRESOURCES: Readonly<Record<string, readonly (readonly string[])[]
 };
 
 const hasStatus = (type: ResourceType) => type.subresources.includes('status');
+
+/** A write through `/status` of a type that has it: it may change the status (and, built-in, labels and annotations) only. */
+export const isStatusWrite = (ctx: WriteContext): boolean => ctx.info.subresource === 'status' && hasStatus(ctx.type);
 const isNamespaces = (type: ResourceType) => type.group === '' && type.resource === 'namespaces';
 
 /** The object a write through `ctx`'s endpoint stores: `next` where the endpoint writes, `current` elsewhere. */

@@ -48,28 +48,40 @@ function eachTopField(object: JsonObject, schema: Schema | undefined, visit: (va
   }
 }
 
+/** The field sets a write compares: an object's and its next version's. */
+export interface FieldSetPair {
+  /** The object's paths, outside the fields both versions share. */
+  readonly before: FieldSet;
+  /** The next version's paths, outside the fields both versions share. */
+  readonly after: FieldSet;
+  /** The next version's whole set (`fieldSetOf`), walked when first asked for. */
+  whole(): FieldSet;
+}
+
 /**
- * `[fieldSetOf(before), fieldSetOf(after)]` of an object and its next version, walking what the two
- * share only once: a top-level field (or metadata field) whose value is the very same in both (a
- * status write's spec, the labels of an unrelated patch) gives both sets the same paths.
+ * The field sets of an object and its next version for what a write changed. A top-level field
+ * (or metadata field) whose value is the very same object in both (a status write's spec, the
+ * labels of an unrelated patch) has the same paths in both, none of them changed: neither set
+ * walks it. What the write did not touch costs nothing, and the next version's whole set is
+ * walked only for a question about a path in such a field.
  */
-export function fieldSetsOf(before: JsonObject, after: JsonObject, schema: Schema | undefined): [FieldSet, FieldSet] {
-  const walked = new Map<string, { readonly value: unknown; readonly paths: FieldSet }>();
+export function fieldSetsOf(before: JsonObject, after: JsonObject, schema: Schema | undefined): FieldSetPair {
+  const next = new Map<string, unknown>();
+  eachTopField(after, schema, (value, _parent, _field, path) => {
+    if (value !== null && typeof value === 'object') next.set(path, value);
+  });
+  const shared = new Set<string>();
   const beforeSet: FieldSet = new Set();
   eachTopField(before, schema, (value, parent, field, path) => {
-    if (value === null || typeof value !== 'object') return walk(value, parent, field, childSchema(parent, field), path, beforeSet);
-    const paths: FieldSet = new Set();
-    walk(value, parent, field, childSchema(parent, field), path, paths);
-    for (const p of paths) beforeSet.add(p);
-    walked.set(path, { value, paths });
+    if (value !== null && typeof value === 'object' && next.get(path) === value) shared.add(path);
+    else walk(value, parent, field, childSchema(parent, field), path, beforeSet);
   });
   const afterSet: FieldSet = new Set();
   eachTopField(after, schema, (value, parent, field, path) => {
-    const shared = walked.get(path);
-    if (shared !== undefined && shared.value === value) for (const p of shared.paths) afterSet.add(p);
-    else walk(value, parent, field, childSchema(parent, field), path, afterSet);
+    if (!shared.has(path)) walk(value, parent, field, childSchema(parent, field), path, afterSet);
   });
-  return [beforeSet, afterSet];
+  let whole: FieldSet | undefined;
+  return { before: beforeSet, after: afterSet, whole: () => (whole ??= shared.size === 0 ? afterSet : fieldSetOf(after, schema)) };
 }
 
 function walk(value: unknown, parent: Schema | undefined, field: string, schema: Schema | undefined, path: string, set: FieldSet): void {
@@ -110,21 +122,55 @@ export function itemKey(item: JsonObject, keys: readonly string[]): string {
 export const splitPath = (path: string): string[] => path.split(SEP);
 
 /** A field set as FieldsV1: a trie of elements whose leaves are `{}` and whose `"."` marks a member node. */
-export function toFieldsV1(set: FieldSet): JsonObject {
+export const toFieldsV1 = (set: FieldSet): JsonObject => encodeFieldSet(set).wire;
+
+/**
+ * The trie, built from the paths in sorted order (so its keys are in that order). `plain` says that
+ * no path continues another with a character that sorts before the separator (a field name holding
+ * a raw control character): then a member's descendants follow it at once in that order, every
+ * node is a member or an ancestor of one, and a member is marked `"."` exactly when it has a
+ * descendant — the trie of a subset is this one with nodes taken out (`fieldSetWithout`).
+ */
+function encodeFieldSet(set: FieldSet): { readonly wire: JsonObject; readonly plain: boolean } {
   const root: JsonObject = {};
   const sorted = [...set].sort();
-  sorted.forEach((path, i) => {
-    let node = root;
-    for (const element of splitPath(path)) {
+  let plain = true;
+  // The nodes along the previous path: a path shares its leading elements with the one before it.
+  const nodes: JsonObject[] = [root];
+  let previous: readonly string[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const path = sorted[i]!;
+    const elements = splitPath(path);
+    let depth = 0;
+    while (depth < elements.length && depth < previous.length && elements[depth] === previous[depth]) depth++;
+    let node = nodes[depth]!;
+    for (let d = depth; d < elements.length; d++) {
+      const element = elements[d]!;
       // Own fields only: a client's managedFields may name `__proto__`, which must stay a key.
       let child = ownField(node, element) as JsonObject | undefined;
       if (child === undefined) setField(node, element, (child = {}));
       node = child;
+      nodes[d + 1] = node;
     }
+    previous = elements;
     // Sorted, a member's children follow it at once: it needs its "." when the next path is one.
-    if (Object.keys(node).length > 0 || sorted[i + 1]?.startsWith(`${path}${SEP}`)) node['.'] = {};
-  });
-  return root;
+    const next = sorted[i + 1];
+    let marked = hasOwnKeys(node);
+    if (next !== undefined && next.length > path.length && next.startsWith(path)) {
+      const after = next.charCodeAt(path.length);
+      if (after === SEP_CODE) marked = true;
+      else if (after < SEP_CODE) plain = false;
+    }
+    if (marked) node['.'] = {};
+  }
+  return { wire: root, plain };
+}
+
+const SEP_CODE = SEP.charCodeAt(0);
+
+function hasOwnKeys(node: JsonObject): boolean {
+  for (const key in node) if (Object.hasOwn(node, key)) return true;
+  return false;
 }
 
 /**
@@ -145,6 +191,7 @@ export function sharedFieldSet(fields: unknown): FieldSet {
     set = fromFieldsV1(fields);
     if (decodedFieldsV1.size >= MAX_SHARED_FIELD_SETS) decodedFieldsV1.clear();
     decodedFieldsV1.set(text, set);
+    sharedByText.add(set);
   }
   return set;
 }
@@ -156,6 +203,10 @@ const decodedFieldsV1 = new Map<string, FieldSet>();
 /** Each set's wire form, and back: both live as long as an object holds them. */
 const encodedFieldSets = new WeakMap<FieldSet, JsonObject>();
 const setsOfEncoded = new WeakMap<JsonObject, FieldSet>();
+/** Wire forms of plain sets (`encodeFieldSet`): a subset's is made from them by taking nodes out. */
+const plainWires = new WeakSet<JsonObject>();
+/** Sets decoded from a text that many objects' entries share (the pods of one template). */
+const sharedByText = new WeakSet<FieldSet>();
 
 /**
  * `toFieldsV1(set)`, encoded once per set and shared by every object that holds the set: a set is
@@ -165,10 +216,79 @@ const setsOfEncoded = new WeakMap<JsonObject, FieldSet>();
 export function fieldsV1Of(set: FieldSet): JsonObject {
   const kept = encodedFieldSets.get(set);
   if (kept) return kept;
-  const wire = toFieldsV1(set);
+  const { wire, plain } = encodeFieldSet(set);
+  remember(set, wire, plain);
+  return wire;
+}
+
+function remember(set: FieldSet, wire: JsonObject, plain: boolean): void {
   encodedFieldSets.set(set, wire);
   setsOfEncoded.set(wire, set);
-  return wire;
+  if (plain) plainWires.add(wire);
+}
+
+/**
+ * A new set: `set` without the paths of `dropped` it holds (a manager's fields after a write took
+ * some over or removed them). Its wire form is made now from `set`'s, when that one is known (or
+ * `set` is shared by many objects: encoded once for all of them) and plain: the dropped members
+ * are taken out of the trie and every node no dropped path passes through is shared — a creator's
+ * entry that loses `status.phase` to the node's first status write keeps its spec's subtree as it
+ * is, where encoding it anew sorted and rebuilt every path. The result is `toFieldsV1` of the new
+ * set, node for node and key for key (test/apiserver/field-set.test.ts compares them).
+ */
+export function fieldSetWithout(set: FieldSet, dropped: Iterable<string>): FieldSet {
+  const out = new Set(set);
+  const gone: string[] = [];
+  for (const path of dropped) if (out.delete(path)) gone.push(path);
+  if (gone.length === 0) return out;
+  const wire = encodedFieldSets.get(set) ?? (sharedByText.has(set) ? fieldsV1Of(set) : undefined);
+  if (wire === undefined || !plainWires.has(wire)) return out;
+  let derived = wire;
+  for (const path of gone) derived = trieWithout(derived, splitPath(path), 0, '', out) ?? {};
+  if (derived !== wire) remember(out, derived, true);
+  return out;
+}
+
+/**
+ * `node` (the trie's node at the first `depth` elements, `path`) with the member at `elements`
+ * taken out, copied along the way (nothing is changed in place: wire forms are shared); undefined
+ * when the node itself goes. A node that keeps nothing below it stays only as a member of `kept`
+ * (a leaf, `{}`); a member that keeps descendants loses its `"."` mark only.
+ */
+function trieWithout(node: JsonObject, elements: readonly string[], depth: number, path: string, kept: FieldSet): JsonObject | undefined {
+  let out: JsonObject;
+  if (depth === elements.length) {
+    out = hasField(node, '.') ? withoutField(node, '.') : node;
+  } else {
+    const key = elements[depth]!;
+    const child = ownField(node, key);
+    if (!isJsonObject(child)) return node;
+    const next = trieWithout(child, elements, depth + 1, depth === 0 ? key : `${path}${SEP}${key}`, kept);
+    if (next === child) return node;
+    out = next === undefined ? withoutField(node, key) : withField(node, key, next);
+  }
+  if (depth === 0 || hasChildren(out)) return out;
+  return depth < elements.length && kept.has(path) ? {} : undefined;
+}
+
+/** A copy of `node` with `key` set (an existing key keeps its place). */
+function withField(node: JsonObject, key: string, value: JsonObject): JsonObject {
+  const out: JsonObject = { ...node };
+  setField(out, key, value);
+  return out;
+}
+
+/** A copy of `node` without `key`, the others in their order. */
+function withoutField(node: JsonObject, key: string): JsonObject {
+  const out: JsonObject = {};
+  for (const k of Object.keys(node)) if (k !== key) setField(out, k, node[k]);
+  return out;
+}
+
+/** Whether a trie node has any element below it (its `"."` mark aside). */
+function hasChildren(node: JsonObject): boolean {
+  for (const key in node) if (key !== '.' && Object.hasOwn(node, key)) return true;
+  return false;
 }
 
 /** Whether `fields` is the very wire form `fieldsV1Of(set)` made. */

@@ -1,6 +1,6 @@
 import { rfc3339, type ManagedFieldsEntry, type ResourceType } from '../../api/index.js';
 import { apiVersionOf, type ApiObject } from '../api-object.js';
-import { fieldSetOf, fieldSetsOf, fieldsV1Of, isEncodingOf, ownedAtOrBelow, sameAtEach, sharedFieldSet, type FieldSet } from './field-set.js';
+import { fieldSetOf, fieldSetsOf, fieldSetWithout, fieldsV1Of, isEncodingOf, ownedAtOrBelow, sameAtEach, sharedFieldSet, type FieldSet } from './field-set.js';
 import { jsonEqual } from './json-value.js';
 
 /** Who writes, and how: an apply, or any other write (`Update`). */
@@ -105,7 +105,9 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
   const sent = next.metadata.managedFields;
   const base = sent !== undefined && !jsonEqual(sent, current.metadata.managedFields) ? next : current;
   if (sent !== undefined && sent.length === 0 && base === next) return withOwnerships(next, []);
-  const [before, after] = fieldSetsOf(current, next, type.schema);
+  // Fields both versions hold the very same value of (a status write's spec) are in neither set:
+  // nothing there changed or went.
+  const { before, after, whole } = fieldSetsOf(current, next, type.schema);
   const same = sameAtEach(current, next);
   const changed = [...after].filter((path) => !before.has(path) || !same(path));
   const removed = [...before].filter((path) => !after.has(path));
@@ -115,10 +117,7 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
     // A manager whose fields the write leaves alone keeps its (shared) set as it is.
     const taken = sameManager(o, manager) ? [] : changed;
     if (!removed.some((path) => o.fields.has(path)) && !taken.some((path) => o.fields.has(path))) return o;
-    const fields = new Set(o.fields);
-    for (const path of removed) fields.delete(path);
-    for (const path of taken) fields.delete(path);
-    return { ...o, fields };
+    return { ...o, fields: fieldSetWithout(o.fields, [...removed, ...taken]) };
   });
   let own = ownerships.find((o) => sameManager(o, manager));
   if (!own) {
@@ -128,10 +127,14 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
   // The writer's set as it was (it already owned what it changed, and all it owns is still there):
   // kept, with its encoded form, without indexing the object's paths.
   const ownFields = own.fields;
-  const kept = changed.every((path) => ownFields.has(path)) && isSubset(ownFields, after);
+  // The next version's whole set is walked only for an owned path outside what the write changed.
+  const inNext = (path: string) => after.has(path) || whole().has(path);
+  const kept = changed.every((path) => ownFields.has(path)) && every(ownFields, inNext);
   let fields = ownFields;
   if (!kept) {
-    const inAfter = ownedAtOrBelow(after);
+    // `changed` is in the next version: the index of its ancestors is built only for an owned path that is not.
+    let below: ((path: string) => boolean) | undefined;
+    const inAfter = (path: string) => inNext(path) || (below ??= ownedAtOrBelow(whole()))(path);
     const next = new Set([...ownFields, ...changed].filter(inAfter));
     if (next.size !== ownFields.size || ![...ownFields].every((path) => next.has(path))) fields = next;
   }
@@ -139,7 +142,7 @@ export function managedFieldsAfterUpdate(type: ResourceType, next: ApiObject, cu
   return withOwnerships(next, ownerships.map((o) => (o === own ? updated : o)));
 }
 
-function isSubset(set: ReadonlySet<string>, of: ReadonlySet<string>): boolean {
-  for (const path of set) if (!of.has(path)) return false;
+function every(set: ReadonlySet<string>, test: (path: string) => boolean): boolean {
+  for (const path of set) if (!test(path)) return false;
   return true;
 }

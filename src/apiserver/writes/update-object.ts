@@ -5,7 +5,7 @@ import { objectKey } from '../object-keys.js';
 import { prepareForUpdate } from './prepare.js';
 import { type ApiObject } from '../api-object.js';
 import { managedFieldsAfterUpdate, type WriteManager } from './managed-fields.js';
-import { splitWrite } from '../subresources/write-scope.js';
+import { isStatusWrite, splitWrite } from '../subresources/write-scope.js';
 import { strategyForUpdate } from './strategy.js';
 import { certificateSigningRequestOnUpdate, isCertificateSigningRequests } from './certificate-signing-requests.js';
 import { bytesToStore } from './unchanged.js';
@@ -52,7 +52,7 @@ export async function updateObject(
   // that has them (no generation bump).
   const split = splitWrite(ctx, next, current);
   const checked = isCertificateSigningRequests(type) ? certificateSigningRequestOnUpdate(split, current) : split;
-  const defaulted = withDefaults(type, strategyForUpdate(type, checked, current));
+  const defaulted = withDefaults(type, strategyForUpdate(type, checked, current, isStatusWrite(ctx)));
   await yieldIfLarge(ctx);
   const object = managedFieldsAfterUpdate(type, prepareForUpdate(defaulted, current), current, manager);
   const key = objectKey(ctx.store, type, info.namespace, name);

@@ -2,6 +2,7 @@ import { invalid, statusPartOf, statusViewOf, validateObject, validateObjectMeta
 import type { ApiObject } from '../api-object.js';
 import type { HandlerContext } from '../request/index.js';
 import { fieldValidationOf, firstFatalError, reportFieldProblems, withoutUnknownFields, type FieldValidation } from './field-validation.js';
+import { isStatusWrite } from '../subresources/write-scope.js';
 
 /** How a write body's fields were decoded: duplicates seen, and the fieldValidation level. */
 export interface FieldCheck {
@@ -34,7 +35,6 @@ export function validateForWrite(ctx: HandlerContext, object: ApiObject, fields?
   return 'object' in result ? (result.object as ApiObject) : pruned;
 }
 
-const isStatusWrite = (ctx: HandlerContext) => ctx.info.subresource === 'status' && ctx.type.subresources.includes('status');
 
 /**
  * A status write's unknown fields are looked for in what it may change: the rest is the stored

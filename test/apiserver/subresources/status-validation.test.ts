@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type BackendName, type CallResult, type TestServer } from '../harness.js';
 import { waitEstablished, widgetCrd } from '../crd/fixtures.js';
+import { REQUIRED } from './fixtures.js';
 
 const MERGE = { headers: { 'content-type': 'application/merge-patch+json' } };
 const APPLY = { headers: { 'content-type': 'application/apply-patch+yaml' } };
@@ -101,6 +102,60 @@ describe.each<BackendName>(['memory', 'sqlite'])('a write through /status valida
     expect(labelled.body).toMatchObject({ code: 400, reason: 'BadRequest' });
     expect(labelled.body.message).toContain('spec.containers[0].ports[0].containerPort');
     expect(ok(await s.call('GET', url)).metadata.labels).toBeUndefined();
+  });
+
+  // Each kind's spec rule a stored object may fail: its template's labels no longer selected.
+  const workloads = [
+    { kind: 'Deployment', path: '/apis/apps/v1/namespaces/default/deployments', key: 'apps/deployments', count: 'replicas' },
+    { kind: 'ReplicaSet', path: '/apis/apps/v1/namespaces/default/replicasets', key: 'apps/replicasets', count: 'replicas' },
+    { kind: 'StatefulSet', path: '/apis/apps/v1/namespaces/default/statefulsets', key: 'apps/statefulsets', count: 'replicas' },
+    { kind: 'DaemonSet', path: '/apis/apps/v1/namespaces/default/daemonsets', key: 'apps/daemonsets', count: 'numberReady' },
+    { kind: 'Job', path: '/apis/batch/v1/namespaces/default/jobs', key: 'batch/jobs', count: 'succeeded' },
+  ] as const;
+
+  it.each(workloads)('runs the $kind status rules on a /status write, not the spec rules its stored spec fails; a spec write still runs them', async ({ kind, path, key, count }) => {
+    const name = `stale-${kind.toLowerCase()}`;
+    const apiVersion = path.startsWith('/apis/batch') ? 'batch/v1' : 'apps/v1';
+    ok(await s.call('POST', path, { apiVersion, kind, metadata: { name }, ...REQUIRED[kind] }), 201);
+    const storeKey = `${s.store.prefix}${key}/default/${name}`;
+    // Stored before today's rule: its template's labels are not what its selector selects.
+    await storeDirectly(s, storeKey, (object) => (object.spec.template.metadata.labels = { other: 'labels' }));
+    const url = `${path}/${name}`;
+    const stored = await readsStored(s, url, storeKey);
+
+    const patched = ok(await s.call('PATCH', `${url}/status`, { status: { [count]: 1 } }, MERGE));
+    expect(patched.status[count]).toBe(1);
+    expect(patched.spec).toEqual(stored.spec);
+    const put = ok(await s.call('PUT', `${url}/status`, { ...patched, status: { ...patched.status, [count]: 2 } }));
+    expect(put.status[count]).toBe(2);
+
+    // An invalid status is still refused, naming the field, and nothing is written.
+    const bad = await s.call('PATCH', `${url}/status`, { status: { [count]: -1 } }, MERGE);
+    expect(bad.body).toMatchObject({ code: 422, reason: 'Invalid' });
+    expect(causeFields(bad)).toEqual([`status.${count}`]);
+    // The object endpoint runs the spec rules: the stored spec's fault is named.
+    const labelled = await s.call('PATCH', url, { metadata: { labels: { a: 'b' } } }, MERGE);
+    expect(labelled.body).toMatchObject({ code: 422, reason: 'Invalid' });
+    expect(causeFields(labelled)).toContain('spec.template.metadata.labels');
+    const got = ok(await s.call('GET', url));
+    expect(got.metadata.resourceVersion).toBe(put.metadata.resourceVersion);
+    expect(got.status[count]).toBe(2);
+  });
+
+  it('runs a ResourceQuota’s status rule on a /status write and refuses a negative amount, writing nothing', async () => {
+    const url = '/api/v1/namespaces/default/resourcequotas/quota';
+    ok(await s.call('POST', '/api/v1/namespaces/default/resourcequotas', { metadata: { name: 'quota' }, ...REQUIRED['ResourceQuota'] }), 201);
+    const written = ok(await s.call('PATCH', `${url}/status`, { status: { hard: { pods: '10' }, used: { pods: '1' } } }, MERGE));
+    const bad = await s.call('PATCH', `${url}/status`, { status: { used: { pods: '-1' } } }, MERGE);
+    expect(bad.body).toMatchObject({ code: 422, reason: 'Invalid' });
+    expect(causeFields(bad)).toEqual(['status.used[pods]']);
+    const got = ok(await s.call('GET', url));
+    expect(got.metadata.resourceVersion).toBe(written.metadata.resourceVersion);
+    expect(got.status.used).toEqual({ pods: '1' });
+    // A spec the quota rules refuse stays refused through the object endpoint.
+    const spec = await s.call('PATCH', url, { spec: { hard: { 'not-a-quota-name': '1' } } }, MERGE);
+    expect(spec.body).toMatchObject({ code: 422, reason: 'Invalid' });
+    expect(causeFields(spec)).toEqual(['spec.hard[not-a-quota-name]']);
   });
 
   it('checks a custom resource’s status against its schema’s status part, not its stored spec', async () => {
