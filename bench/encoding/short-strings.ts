@@ -1,11 +1,15 @@
-// Short strings shared by the protobuf decoder (src/encoding/protobuf/short-strings.ts): CPU of a
-// Pod's decode and the heap its decoded object holds, with protobufjs' own reader (before) and
-// with the shared-strings reader (now), in alternating rounds of one process. The pods are a
-// density run's as a hollow node holds them (Deployment-made, defaulted, bound, Running; three
-// managedFields entries), each with its own name, uid, IP and version; JSON.parse of the same
-// pods is measured alongside (V8 shares short JSON values of its own), and a JSON.parse whose
-// strings are then deduplicated through a Map (what sharing would save there at best).
-//   node --expose-gc --import tsx bench/encoding/short-strings.ts
+// Short strings and whole-second times shared by the protobuf decoder (src/encoding/protobuf/
+// short-strings.ts, time-strings.ts): CPU of a Pod's decode and the heap its decoded object holds,
+// before (AB_BEFORE: a checkout of the tree before the change, its node_modules linked; without
+// it, this tree's conversion over protobufjs' own reader, times shared) and now, in alternating
+// rounds of one process. The pods are a density run's as a hollow node holds them (made by a
+// Deployment, defaulted, bound, Running; three managedFields entries; created 50 a second), each
+// with its own name, uid, IP and version. JSON.parse of the same pods is measured alongside (V8
+// shares short JSON values of its own), and a JSON.parse whose strings are then deduplicated
+// through a Map (what sharing could save there at most).
+//   AB_BEFORE=/tmp/svc-before node --expose-gc --import tsx bench/encoding/short-strings.ts
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { measure } from 'mitata';
 import { decodeMessage, encodeRaw, fromMessage, messageOf, type JsonObject } from '../../src/encoding/index.js';
 
@@ -13,10 +17,11 @@ const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
-const time = '2026-11-28T06:00:00Z';
 
 /** Pod `i` of Deployment `d`, on node `n`, as the API server serves it once Running. */
 function pod(i: number): JsonObject {
+  // Created at 50 a second: neighbours share their times.
+  const time = `${new Date(Date.UTC(2026, 10, 28, 6) + Math.floor(i / 50) * 1000).toISOString().slice(0, 19)}Z`;
   const d = i % 50;
   const rs = `density-${d}-6b7c9d8f5`;
   const name = `${rs}-${pad(i, 5)}`;
@@ -121,8 +126,15 @@ const pods = Array.from({ length: N }, (_, i) => pod(i));
 const raws = pods.map((p) => Buffer.from(encodeRaw(p)!));
 const texts = pods.map((p) => Buffer.from(JSON.stringify(p)));
 
+interface Encoding {
+  messageOf(apiVersion: string, kind: string): typeof type | undefined;
+  fromMessage(type: object, message: JsonObject): JsonObject;
+}
+const before = process.env['AB_BEFORE'] ? ((await import(pathToFileURL(join(process.env['AB_BEFORE'], 'src/encoding/index.ts')).href)) as Encoding) : { messageOf, fromMessage };
+const beforeType = before.messageOf('v1', 'Pod')!;
+
 const ways: Record<string, (i: number) => unknown> = {
-  'protobuf, protobufjs reader (before)': (i) => fromMessage(type, type.decode(raws[i]!) as unknown as JsonObject),
+  [`protobuf, protobufjs reader (before${process.env['AB_BEFORE'] ? '' : ', times shared'})`]: (i) => before.fromMessage(beforeType, beforeType.decode(raws[i]!) as unknown as JsonObject),
   'protobuf, shared short strings (now)': (i) => fromMessage(type, decodeMessage(type, raws[i]!) as unknown as JsonObject),
   'JSON.parse': (i) => JSON.parse(texts[i]!.toString()),
   'JSON.parse, strings deduplicated (bound)': (i) => dedupe(JSON.parse(texts[i]!.toString())),

@@ -8,6 +8,7 @@ import {
   holdsShortString,
   messageOf,
   protoRoot,
+  secondsTime,
   shortString,
   shortStringOfLatin1,
   shortStringSlot,
@@ -158,5 +159,31 @@ describe('short strings shared by the protobuf decoder', () => {
     expect(error).toBeInstanceOf(StatusError);
     expect((error as StatusError).code).toBe(400);
     expect((error as StatusError).message).toMatch(/index out of range/);
+  });
+});
+
+describe('whole-second times shared by the protobuf decoder', () => {
+  /** What every decode formatted before the table: a Date's ISO text to the second. */
+  const formatted = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
+
+  it('gives the RFC 3339 text of the second, whichever second held its slot before', () => {
+    const base = Date.UTC(2026, 10, 28, 6) / 1000;
+    const seconds = [base, base + 1, base + 1024, base - 1024, base + 1, base, 0, 1, -1, -62135596799, 253402300799, 253402300800, 8.64e12, -8.64e12];
+    for (let round = 0; round < 2; round++) {
+      for (const s of seconds) expect(secondsTime(s), String(s)).toBe(formatted(s));
+    }
+    for (let s = base; s < base + 5000; s += 7) expect(secondsTime(s)).toBe(formatted(s));
+  });
+
+  it('throws as Date does past its range, and caches nothing for it', () => {
+    expect(() => secondsTime(8.64e12 + 1)).toThrow(RangeError);
+    expect(() => secondsTime(Number.NaN)).toThrow(RangeError);
+    expect(() => secondsTime(8.64e12 + 1)).toThrow(RangeError);
+  });
+
+  it('a decoded object reads its times as before', () => {
+    const time = '2026-11-28T06:00:00Z';
+    const object = { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p', creationTimestamp: time }, status: { startTime: '2026-11-28T06:17:04Z', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: time }] } };
+    for (let round = 0; round < 2; round++) expect(decodeProtobuf(encodeProtobuf(object))).toEqual(object);
   });
 });
