@@ -158,24 +158,30 @@ function dedupe(value: unknown): unknown {
   return value;
 }
 
-function heapPerPod(decode: (i: number) => unknown): number {
+/** The heap held a pod once all N are decoded and held, and the CPU µs a decode took (process.cpuUsage: robust to a loaded machine, unlike wall time). */
+function heapPerPod(decode: (i: number) => unknown): { heap: number; cpu: number } {
   for (let k = 0; k < 3; k++) gc!();
   const before = process.memoryUsage().heapUsed;
   const held = new Array<unknown>(N);
+  const cpu = process.cpuUsage();
   for (let i = 0; i < N; i++) held[i] = decode(i);
+  const { user, system } = process.cpuUsage(cpu);
   for (let k = 0; k < 3; k++) gc!();
   const after = process.memoryUsage().heapUsed;
   if (held.length !== N) throw new Error('unreachable');
-  return (after - before) / N;
+  return { heap: (after - before) / N, cpu: (user + system) / N };
 }
 
 const heap: Record<string, number[]> = {};
+const cpuHeld: Record<string, number[]> = {};
 const cpu: Record<string, number[]> = {};
 const names = Object.keys(ways);
 for (let round = 0; round < ROUNDS; round++) {
   for (const name of round % 2 ? [...names].reverse() : names) {
     seen.clear();
-    (heap[name] ??= []).push(heapPerPod(ways[name]!));
+    const held = heapPerPod(ways[name]!);
+    (heap[name] ??= []).push(held.heap);
+    (cpuHeld[name] ??= []).push(held.cpu);
     seen.clear();
     if (name.startsWith('JSON.parse, strings')) continue;
     let i = 0;
@@ -185,8 +191,9 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 console.log(`${N} pods, ${raws[0]!.length} B of message and ${texts[0]!.length} B of JSON each; medians of ${ROUNDS} alternating rounds`);
-console.log('| decode | heap held a pod (B) | µs a decode |');
-console.log('| --- | --- | --- |');
+console.log('| decode | heap held a pod (B) | CPU µs a decode, N held (cpuUsage) | µs a decode (mitata, wall) |');
+console.log('| --- | --- | --- | --- |');
 for (const name of names) {
-  console.log(`| ${name} | ${Math.round(median(heap[name]!))} (rounds ${heap[name]!.map(Math.round).join(', ')}) | ${cpu[name] ? (median(cpu[name]) / 1000).toFixed(2) : '—'} |`);
+  const rounds = (values: number[], digits: number) => values.map((v) => v.toFixed(digits)).join(', ');
+  console.log(`| ${name} | ${Math.round(median(heap[name]!))} (${rounds(heap[name]!, 0)}) | ${median(cpuHeld[name]!).toFixed(1)} (${rounds(cpuHeld[name]!, 1)}) | ${cpu[name] ? (median(cpu[name]) / 1000).toFixed(2) : '-'} |`);
 }
