@@ -3,7 +3,7 @@
 // svc-controller-manager (every default loop) and svc-scheduler. Children are killed when this
 // process exits; a daemon that dies before `stopping` is set ends the bench with its last output.
 import { spawn, fork, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -26,7 +26,7 @@ export interface ControlPlane {
   readonly apiserver: ChildProcess;
   readonly manager: ChildProcess;
   readonly scheduler: ChildProcess;
-  /** Starts one more daemon (`node --import tsx <script> ...args`) under the same watch. */
+  /** Starts one more daemon (`node --import tsx <script> ...args`; `script` relative to the repo, or absolute) under the same watch. */
   daemon(name: string, script: string, args: readonly string[], nodeFlags?: readonly string[]): ChildProcess;
   /** Stops every daemon (SIGTERM; the API server through IPC, so a --cpu-prof profile is written) and waits for them. */
   stop(): Promise<void>;
@@ -67,7 +67,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   log(`svc-apiserver pid ${apiserver.pid} (sqlite)`);
 
   const daemon = (name: string, script: string, args: readonly string[], nodeFlags: readonly string[] = []): ChildProcess => {
-    const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(repo, script), ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: repo });
+    const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', resolve(repo, script), ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: repo });
     children.push(child);
     let last = '';
     const keep = (chunk: Buffer) => {

@@ -23,6 +23,8 @@
 // HOLLOW_FLAGS_<k> (more flags for process k only: one run's A/B, e.g. HOLLOW_PROCS=2
 // HOLLOW_FLAGS_0=--write-volumes, read from `hollowProcesses`' cpuMsPerOwnPodLessIdle),
 // HOLLOW_NODE_FLAGS (Node.js flags of the hollow-nodes processes, e.g. `--heapsnapshot-signal=SIGUSR2`),
+// HOLLOW_TREE_<k> (process k runs `svc hollow-nodes` from the sources of that tree, e.g. an export of
+// the commit before a change with this tree's node_modules linked: one run's A/B of the code itself),
 // HOLLOW_PROCS (1: the nodes split over that many `svc hollow-nodes` processes, each its share of
 // NODES with `--first-index`; the hollow-nodes figures are their sum, `hollowProcesses` each one's).
 // Every 15 s a progress line: pods created, bound and Running, the nodes Ready once and not now,
@@ -160,7 +162,7 @@ for (let k = 0, first = 0; k < HOLLOW_PROCS; k++) {
   const startRate = Number(START_RATE) / HOLLOW_PROCS;
   const hollow = plane.daemon(
     HOLLOW_PROCS === 1 ? 'svc hollow-nodes' : `svc hollow-nodes ${k}`,
-    'src/cli/svc.ts',
+    process.env[`HOLLOW_TREE_${k}`] ? join(process.env[`HOLLOW_TREE_${k}`]!, 'src/cli/svc.ts') : 'src/cli/svc.ts',
     ['hollow-nodes', `--svcconfig=${svcconfig}`, `--count=${count}`, `--first-index=${first}`, `--start-rate=${startRate}`, `--root-dir=${join(dir, `hollow-${k}`)}`, ...HOLLOW_FLAGS, ...hollowFlagsOf(k)],
     [...HOLLOW_NODE_FLAGS, ...(process.env['CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] : [])],
   );

@@ -45,6 +45,9 @@ export { protoRoot, messageOf } from './protobuf/schema.js';
 export { LazyProtoRoot } from './protobuf/lazy-root.js';
 export { codecsOnFirstUse } from './protobuf/codecs-on-first-use.js';
 export { fromMessage } from './protobuf/convert.js';
+export { decodeMessage } from './protobuf/message-reader.js';
+export { secondsTime } from './protobuf/time-strings.js';
+export { shortString, shortStringOfLatin1, shortStringsHeld, shortStringSlot, holdsShortString, SHORT_STRING_BYTES, SHORT_STRING_SLOTS } from './protobuf/short-strings.js';
 export { PROTO_SOURCES } from './protobuf/sources.js';
 
 import { registerCodec } from './response-codecs.js';

@@ -99,6 +99,18 @@ describe('protobuf views', () => {
     expect(recordOf(metadata)).toBeUndefined();
   });
 
+  it('string fields read alone are the strings written, whatever their shape (the shared short strings leave them as they are)', () => {
+    const shapes = ['v1', 'Running', 'ü', 'café', '日本語', 'emoji 🙂', 'x'.repeat(63), 'y'.repeat(64), 'z'.repeat(65), 'é'.repeat(40), 'long '.repeat(100), 'Running'];
+    for (const value of shapes) {
+      const view = viewOf({ kind: 'Pod', apiVersion: 'v1', metadata: { name: 'p', namespace: value, generateName: value }, spec: { nodeName: value, schedulerName: value, containers: [{ name: value, image: value }] } });
+      const spec = view['spec'] as JsonObject;
+      expect([spec['nodeName'], spec['schedulerName']]).toEqual([value, value]);
+      expect((spec['containers'] as JsonObject[])[0]).toEqual({ name: value, image: value });
+      const metadata = view['metadata'] as JsonObject;
+      expect([metadata['namespace'], metadata['generateName'], recordOf(view)!.namespace]).toEqual([value, value, value]);
+    }
+  });
+
   it('refuses writes at every depth', () => {
     const view = viewOf(pod);
     const metadata = view['metadata'] as JsonObject;

@@ -1,3 +1,4 @@
+import { secondsTime } from '../../encoding/index.js';
 import { TextReader } from './proto-wire.js';
 
 /** Go's zero time (0001-01-01T00:00:00Z) in Unix seconds: JSON leaves it out, as convert.ts does. */
@@ -42,6 +43,7 @@ export function wireTime(text: string, start: number, end: number, micro: boolea
     else nanos = value;
   }
   if ((seconds === 0 && nanos === 0) || seconds === GO_ZERO_TIME_SECONDS) return undefined;
+  if (!micro) return secondsTime(seconds);
   const base = new Date(seconds * 1000).toISOString().slice(0, 19);
-  return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`;
+  return `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
 }

@@ -1,5 +1,5 @@
 import protobuf from 'protobufjs';
-import { fromMessage, type JsonObject } from '../../encoding/index.js';
+import { decodeMessage, fromMessage, shortString, shortStringOfLatin1, type JsonObject } from '../../encoding/index.js';
 import { deepFreeze } from '../cache.js';
 import { orphansKey } from '../owner-index.js';
 import type { CachedRecord } from './cached-record.js';
@@ -212,7 +212,8 @@ export function protoRecord(bytes: Buffer, start: number, end: number, type: pro
           name = bytes.toString('utf8', f.start, f.end);
           break;
         case 3:
-          namespace = f.end > f.start ? bytes.toString('utf8', f.start, f.end) : undefined;
+          // Shared: a namespace's objects all hold it.
+          namespace = f.end > f.start ? shortString(bytes, f.start, f.end) : undefined;
           break;
         case 6:
           resourceVersion = f.end > f.start ? bytes.toString('utf8', f.start, f.end) : undefined;
@@ -296,7 +297,7 @@ class MessageView extends ViewHandler {
 
   #decodeMessage(bytes: Buffer): JsonObject {
     try {
-      return fromMessage(this.type, this.type.decode(bytes) as unknown as JsonObject);
+      return fromMessage(this.type, decodeMessage(this.type, bytes) as unknown as JsonObject);
     } catch (error) {
       throw malformedProtobuf(`not a valid ${this.type.name}: ${(error as Error).message}`);
     }
@@ -328,7 +329,7 @@ class MessageView extends ViewHandler {
         if (time !== null) return time;
       }
       if (field.type === 'string') {
-        const value = utf8Of(this.text, valueStart, valueEnd);
+        const value = shortStringOfLatin1(this.text, valueStart, valueEnd);
         // Go's zero value: JSON leaves the field out (as fromMessage does).
         return value === '' ? undefined : value;
       }

@@ -1,6 +1,7 @@
 import protobuf from 'protobufjs';
 import { isObject, type JsonObject } from '../json-value.js';
 import { formatGoDuration, parseGoDuration, setField } from '../../api/index.js';
+import { secondsTime } from './time-strings.js';
 
 /**
  * JSON objects ↔ protobuf messages, by walking the message's reflection. The value types whose
@@ -32,8 +33,9 @@ function timeFromMessage(message: JsonObject, micro: boolean): string | typeof Z
   const seconds = toNumber(message['seconds']);
   const nanos = toNumber(message['nanos']);
   if ((seconds === 0 && nanos === 0) || seconds === GO_ZERO_TIME_SECONDS) return ZERO_TIME;
+  if (!micro) return secondsTime(seconds);
   const base = new Date(seconds * 1000).toISOString().slice(0, 19);
-  return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`;
+  return `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
 }
 
 function toNumber(value: unknown): number {

@@ -7,6 +7,7 @@ import type { ValueCodec } from '../response-codecs.js';
 import type { ListMetadata } from '../views.js';
 import { ConversionError, fromMessage, toMessage } from './convert.js';
 import { listMetaType, messageOf, typeMetaType, unknownType, watchEventType } from './schema.js';
+import { decodeMessage } from './message-reader.js';
 
 /** `k8s\0`: the first bytes of every protobuf body (the fourth is the envelope's version). */
 export const PROTOBUF_MAGIC = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
@@ -48,7 +49,7 @@ export function decodeProtobuf(body: Uint8Array): JsonObject {
   if (protobufTooDeep(body.subarray(4), 2 * MAX_NESTING_DEPTH + 2)) throw nestingTooDeep();
   let unknown: JsonObject;
   try {
-    unknown = unknownType.toObject(unknownType.decode(body.subarray(4)), { defaults: false }) as JsonObject;
+    unknown = unknownType.toObject(decodeMessage(unknownType, body.subarray(4)), { defaults: false }) as JsonObject;
   } catch (error) {
     throw badRequest(`the protobuf envelope cannot be decoded: ${(error as Error).message}`);
   }
@@ -65,7 +66,7 @@ export function decodeProtobuf(body: Uint8Array): JsonObject {
   if (!type) throw badRequest(`the protobuf envelope names ${JSON.stringify(`${apiVersion} ${kind}`)}, which has no protobuf message`);
   const raw = unknown['raw'] instanceof Uint8Array ? unknown['raw'] : new Uint8Array();
   try {
-    const object: JsonObject = { kind, apiVersion, ...fromMessage(type, type.decode(raw) as unknown as JsonObject) };
+    const object: JsonObject = { kind, apiVersion, ...fromMessage(type, decodeMessage(type, raw) as unknown as JsonObject) };
     // An empty repeated field is absent on the wire; a list's items are `[]` in JSON all the same.
     if (object['items'] === undefined && type.fields['items']?.repeated === true) object['items'] = [];
     // Embedded JSON (RawExtension, JSON fields) was parsed without a depth check.
@@ -85,7 +86,7 @@ export function decodeProtobuf(body: Uint8Array): JsonObject {
 export function decodeProtobufWatchEvent(frame: Uint8Array): { type: string; object: JsonObject } {
   let event: JsonObject;
   try {
-    event = watchEventType.toObject(watchEventType.decode(frame), { defaults: false }) as JsonObject;
+    event = watchEventType.toObject(decodeMessage(watchEventType, frame), { defaults: false }) as JsonObject;
   } catch (error) {
     throw badRequest(`the protobuf watch event cannot be decoded: ${(error as Error).message}`);
   }
