@@ -48,8 +48,11 @@ export async function createSimNode(client: Client, name: string, now: number, o
  * a Ready=False not yet there (docs/testing.md#virtual-time).
  */
 export async function cachesHold(ctx: ControllerContext, ...writes: readonly SimWrites[]): Promise<void> {
-  await cacheHolds(ctx.informers.informer(builtin.nodes), ...writes.flatMap((w) => w.nodes ?? []));
-  await cacheHolds(ctx.informers.informer(builtin.leases), ...writes.flatMap((w) => w.leases ?? []));
+  const nodes = writes.flatMap((w) => w.nodes ?? []);
+  const leases = writes.flatMap((w) => w.leases ?? []);
+  // The loop's own informers (the factory answers the same instance); none is made for nothing to wait for.
+  if (nodes.length > 0) await cacheHolds(ctx.informers.informer(builtin.nodes), ...nodes);
+  if (leases.length > 0) await cacheHolds(ctx.informers.informer(builtin.leases), ...leases);
 }
 
 export function readyConditions(now: number, ready: 'True' | 'False') {
