@@ -37,7 +37,3 @@ export async function cacheHolds<T extends KubeObject>(informer: Informer<T>, ..
   );
 }
 
-/** Resolves once `informer`'s cache holds none of `keys` (`namespace/name`, or `name` for a cluster-scoped object): their deletions have arrived. */
-export async function cacheLacks<T extends KubeObject>(informer: Informer<T>, ...keys: readonly string[]): Promise<void> {
-  await waitUntil(() => keys.every((key) => informer.store.get(key) === undefined), `the cache lacks ${keys.join(', ')}`);
-}
