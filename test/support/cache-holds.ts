@@ -26,7 +26,7 @@ const revision = (version: string | undefined, what: string): bigint => {
  */
 export async function cacheHolds<T extends KubeObject>(informer: Informer<T>, ...written: readonly T[]): Promise<void> {
   const wanted = written.map((object) => ({ key: keyOf(object), revision: revision(object.metadata.resourceVersion, keyOf(object)) }));
-  const what = `the cache holds ${wanted.map(({ key, revision }) => `${key}@${revision}`).join(', ')}`;
+  const what = `the cache holds ${wanted.map(({ key, revision: at }) => `${key}@${at}`).join(', ')}`;
   await waitUntil(
     () =>
       wanted.every(({ key, revision: at }) => {
