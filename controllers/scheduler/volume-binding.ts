@@ -11,7 +11,7 @@ import {
   type Pod,
   type StorageClass,
 } from '../../src/api/index.js';
-import { builtin, type CacheReader, type Client } from '../../src/client/index.js';
+import { builtin, resourceVersionOf, type CacheReader, type Client } from '../../src/client/index.js';
 import { bestVolume, classOf, volumeFitsNode, waitsForFirstConsumer } from '../volume-matching/index.js';
 import type { FilterPlugin } from './plugin.js';
 
@@ -34,6 +34,19 @@ export interface VolumeBindingCaches {
 /** Why the pod's volumes could not be bound on the chosen node: the pod goes back to the queue. */
 export class VolumeBindingError extends Error {
   override readonly name = 'VolumeBindingError';
+}
+
+const REVISION = /^\d+$/;
+
+/**
+ * Whether the cached claim is the version `written` or a later one (`written` undefined: nothing
+ * to wait for). svc's resourceVersions are its store's revisions, which grow with every write (as
+ * upstream's assume cache reads them); a version that is not one counts as caught up.
+ */
+function cachedSince(cached: PersistentVolumeClaim, written: string | undefined): boolean {
+  const version = resourceVersionOf(cached);
+  if (written === undefined || version === undefined || !REVISION.test(version) || !REVISION.test(written)) return true;
+  return BigInt(version) >= BigInt(written);
 }
 
 /** A claim the binder has finished binding (upstream's isPVCFullyBound). */
@@ -113,8 +126,9 @@ export class VolumeBinding {
     const keys = podClaims(pod).map(({ claimName }) => `${namespace}/${claimName}`);
     if (keys.length === 0) return;
     const node = this.caches.nodes.get(nodeName);
-    // Claims waiting for a provisioner on this node: it gives the node back by removing the annotation.
-    const provisioning = new Set<string>();
+    // Claims waiting for a provisioner on this node (it gives the node back by removing the
+    // annotation), each with the version this pre-bind wrote (undefined: the cache had it already).
+    const provisioning = new Map<string, string | undefined>();
     for (const key of keys) {
       const claim = this.caches.claims.get(key);
       if (!claim) throw new VolumeBindingError(`persistentvolumeclaim "${key.slice(namespace.length + 1)}" not found`);
@@ -123,15 +137,12 @@ export class VolumeBinding {
       // A node chosen already (for an earlier pod of a shared claim) stays chosen.
       if (selected !== undefined) {
         if (selected !== nodeName) throw new VolumeBindingError(`persistentvolumeclaim "${claim.metadata.name}" is being provisioned for node ${selected}`);
-        provisioning.add(key);
+        provisioning.set(key, undefined);
         continue;
       }
       const volume = node ? bestVolume(claim, this.caches.volumes.list(), node) : undefined;
       if (volume) await this.claimVolume(claim, volume);
-      else {
-        await this.selectNode(claim, nodeName);
-        provisioning.add(key);
-      }
+      else provisioning.set(key, await this.selectNode(claim, nodeName));
     }
     await this.waitBound(keys, provisioning, nodeName);
   }
@@ -155,9 +166,11 @@ export class VolumeBinding {
     }
   }
 
-  private async selectNode(claim: PersistentVolumeClaim, nodeName: string): Promise<void> {
+  /** Annotates the claim with the node; answers the resourceVersion written. */
+  private async selectNode(claim: PersistentVolumeClaim, nodeName: string): Promise<string | undefined> {
     try {
-      await this.client.patch(builtin.persistentVolumeClaims, claim.metadata.name ?? '', { metadata: { annotations: { [SELECTED_NODE_ANNOTATION]: nodeName } } }, { type: 'merge', namespace: claim.metadata.namespace });
+      const written = await this.client.patch(builtin.persistentVolumeClaims, claim.metadata.name ?? '', { metadata: { annotations: { [SELECTED_NODE_ANNOTATION]: nodeName } } }, { type: 'merge', namespace: claim.metadata.namespace });
+      return written.metadata.resourceVersion;
     } catch (error) {
       if (isStatusError(error, 'NotFound')) throw new VolumeBindingError(`persistentvolumeclaim "${claim.metadata.name}" not found`);
       throw error;
@@ -165,13 +178,18 @@ export class VolumeBinding {
   }
 
   /** Resolves once every claim is bound; rejects when one is gone or given back, or at the bind timeout. */
-  private async waitBound(keys: readonly string[], provisioning: ReadonlySet<string>, nodeName: string): Promise<void> {
+  private async waitBound(keys: readonly string[], provisioning: ReadonlyMap<string, string | undefined>, nodeName: string): Promise<void> {
     const check = (): string | undefined | 'bound' => {
       for (const key of keys) {
         const claim = this.caches.claims.get(key);
         if (!claim || claim.metadata.deletionTimestamp) return `persistentvolumeclaim "${key.split('/')[1]}" was deleted`;
         if (fullyBound(claim)) continue;
-        if (provisioning.has(key) && claim.metadata.annotations?.[SELECTED_NODE_ANNOTATION] !== nodeName) return `persistentvolumeclaim "${claim.metadata.name}" was given back by its provisioner`;
+        if (provisioning.has(key) && claim.metadata.annotations?.[SELECTED_NODE_ANNOTATION] !== nodeName) {
+          // The cache gets this pre-bind's own annotation after the patch's answer (the watch event
+          // is a later frame): a version before it has no annotation yet, and gives nothing back.
+          if (!cachedSince(claim, provisioning.get(key))) return undefined;
+          return `persistentvolumeclaim "${claim.metadata.name}" was given back by its provisioner`;
+        }
         return undefined;
       }
       return 'bound';

@@ -191,7 +191,7 @@ export const apiServerFlags = defineFlags({
     validate: (ms) => (ms > 0 ? undefined : 'must be positive'),
   }),
   'watch-write-interval': flag.duration({
-    default: 0,
+    default: 10,
     meaning:
       'How long a busy watch holds its events to write them together: a watch that wrote less than this ago sends its next events this long after that write, in one write. An event after a quiet spell leaves at once. 0: the events of each loop turn leave at the end of that turn.',
     validate: (ms) => (ms >= 0 ? undefined : 'must not be negative'),

@@ -350,7 +350,7 @@ describe('svc-apiserver flags', () => {
       minRequestTimeoutSeconds: 1800,
       watchHistoryWindowMs: 300_000,
       bookmarkIntervalMs: 15_000,
-      watchWriteIntervalMs: 0,
+      watchWriteIntervalMs: 10,
       watchBufferEvents: 1000,
       verbosity: 0,
       flowControl: { maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 },

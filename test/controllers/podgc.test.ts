@@ -64,7 +64,9 @@ describe('pod garbage collector', () => {
   it('deletes the oldest terminated pods beyond the threshold, and no running pod', async () => {
     for (const name of ['done-1', 'done-2', 'done-3', 'done-4', 'live']) await makePod(name);
     for (const name of ['done-1', 'done-2', 'done-3', 'done-4']) await setPhase(name, name === 'done-2' ? 'Failed' : 'Succeeded');
-    await cached((pod) => ['done-1', 'done-2', 'done-3', 'done-4'].every((name) => pod(name)?.status?.phase !== undefined) && pod('live') !== undefined, 'the four terminated pods');
+    // Their phases, not just their presence: a pod is created Pending, so the cache holds a phase
+    // before the status writes' events arrive, and a pass then would count fewer than three terminated.
+    await cached((pod) => ['done-1', 'done-2', 'done-3', 'done-4'].every((name) => pod(name)?.status?.phase === (name === 'done-2' ? 'Failed' : 'Succeeded')) && pod('live') !== undefined, 'the four terminated pods');
     await pass();
     await eventually(async () => (await gone('done-1')) && (await gone('done-2')), 'the two oldest gone');
     expect(await gone('done-3')).toBe(false);

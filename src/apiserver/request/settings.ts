@@ -31,7 +31,7 @@ export interface WatchSettings {
   readonly events?: ((type: ResourceType) => { inc(): void }) | undefined;
 }
 
-export const DEFAULT_WATCH_SETTINGS = { bufferEvents: 1_000, bookmarkIntervalMs: 15_000, minRequestTimeoutSeconds: 1_800, writeIntervalMs: 0 } as const;
+export const DEFAULT_WATCH_SETTINGS = { bufferEvents: 1_000, bookmarkIntervalMs: 15_000, minRequestTimeoutSeconds: 1_800, writeIntervalMs: 10 } as const;
 
 /**
  * A watch's response is full at this many bytes unsent, not at the stream's 16 KiB high-water

@@ -3,8 +3,9 @@ import type { Lease } from '../../../src/api/index.js';
 import { builtin, type Client } from '../../../src/client/index.js';
 import { startTestCluster, VirtualTime, type TestCluster } from '../../../src/testing/index.js';
 import { garbageCollector, nodeLifecycleController } from '../../../controllers/index.js';
+import { cacheHolds } from '../../support/cache-holds.js';
 import { eventually, isGone, loopHarness, type LoopHarness } from '../support.js';
-import { createSimNode, LEASE_NS, lifecycleOptions, PERIOD, readyOf, renewLease } from './node-sim.js';
+import { cachesHold, createSimNode, lifecycleOptions, PERIOD, readyOf, renewLease } from './node-sim.js';
 
 // The garbage collector and the node lifecycle in one manager's context read Leases through one
 // shared informer of whole Leases (one watch: a renewal is framed and decoded once, not once per
@@ -71,15 +72,13 @@ describe('Leases: one watch for the garbage collector and the node lifecycle', (
   });
 
   it('the lifecycle sees renewals through the shared cache: a renewing node stays Ready, a silent one goes Unknown', async () => {
-    await createSimNode(client, 'renewing', time.now());
-    await createSimNode(client, 'silent', time.now());
+    const renewing = await createSimNode(client, 'renewing', time.now());
+    const silent = await createSimNode(client, 'silent', time.now());
     const shared = loops.ctx.informers.informer(builtin.leases);
-    await eventually(() => shared.store.get(`${LEASE_NS}/renewing`) !== undefined && shared.store.get(`${LEASE_NS}/silent`) !== undefined, 'both Leases cached');
+    await cachesHold(loops.ctx, renewing, silent);
     for (let pass = 0; pass < 12; pass++) {
-      await renewLease(client, 'renewing', time.now() + PERIOD);
       // The pass must read this renewal: wait for the cache to hold it before the clock moves.
-      const renewed = (await client.get(builtin.leases, 'renewing', { namespace: LEASE_NS })).metadata.resourceVersion;
-      await eventually(() => shared.store.get(`${LEASE_NS}/renewing`)?.metadata.resourceVersion === renewed, 'the renewal cached');
+      await cacheHolds(shared, await renewLease(client, 'renewing', time.now() + PERIOD));
       const before = passes();
       await time.advanceBy(PERIOD);
       await eventually(() => passes() > before, 'a monitor pass');

@@ -3,7 +3,7 @@ import { builtin } from '../../../src/client/index.js';
 import { startTestCluster, VirtualTime, type TestCluster } from '../../../src/testing/index.js';
 import { nodeLifecycleController, taintEvictionController, zoneRate, zoneState, type ZoneState } from '../../../controllers/index.js';
 import { eventually, loopHarness, type LoopHarness } from '../support.js';
-import { agentBack, createBoundPod, createSimNode, GRACE, lifecycleOptions, PERIOD, readyOf, renewLease, taintsOf } from './node-sim.js';
+import { agentBack, cachesHold, createBoundPod, createSimNode, GRACE, lifecycleOptions, PERIOD, readyOf, renewLeases, taintsOf } from './node-sim.js';
 
 // The node lifecycle and taint-eviction loops on a test cluster, on virtual time: nodes are
 // simulated (the test writes their status and Leases, as agents would), the monitor passes every
@@ -32,9 +32,9 @@ describe('node lifecycle and taint eviction', () => {
     await cluster.stop();
   });
 
-  /** One monitor period: the live nodes renew first, then the pass runs and is waited for. */
+  /** One monitor period: the live nodes renew first, the loop's cache holds the renewals, then the pass runs and is waited for. */
   async function period(live: readonly string[]): Promise<void> {
-    for (const name of live) await renewLease(client(), name, time.now() + PERIOD);
+    await cachesHold(lifecycle.ctx, await renewLeases(client(), live, time.now() + PERIOD));
     const before = lifecycle.results.length;
     await time.advanceBy(PERIOD);
     await eventually(() => lifecycle.results.length > before, 'a monitor pass');
@@ -53,8 +53,8 @@ describe('node lifecycle and taint eviction', () => {
     // The first pass (at start) has run before the nodes exist: the loop hears of them at the next one.
     await time.advanceBy(0);
     await eventually(() => lifecycle.results.length > 0, 'the first pass');
-    await createSimNode(client(), 'quiet', time.now());
-    await createSimNode(client(), 'live', time.now());
+    const quietWrites = await createSimNode(client(), 'quiet', time.now());
+    const liveWrites = await createSimNode(client(), 'live', time.now());
     // The API server's DefaultTolerationSeconds gives each pod 300 s for not-ready and unreachable, unless it says otherwise.
     await createBoundPod(client(), 'defaulted', 'quiet');
     await createBoundPod(client(), 'short', 'quiet', [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 }]);
@@ -67,8 +67,9 @@ describe('node lifecycle and taint eviction', () => {
       ]),
     );
 
-    // The loop first hears of the nodes at its next pass: the grace period counts from there.
-    await eventually(() => lifecycle.ctx.informers.informer(builtin.nodes).store.get('quiet') !== undefined, 'the node in the cache');
+    // The loop first hears of the nodes at its next pass: the grace period counts from there. Its
+    // cache holds them whole first (Ready heartbeat, Lease), else a later pass hears of them again.
+    await cachesHold(lifecycle.ctx, quietWrites, liveWrites);
     await period(['live']);
     // Within the grace period nothing happens to the silent node.
     for (let t = 0; t < GRACE; t += PERIOD) await period(['live']);
@@ -103,18 +104,20 @@ describe('node lifecycle and taint eviction', () => {
     expect(await evicted('elsewhere')).toBe(false);
 
     // The agent comes back: the next pass lifts both taints.
-    await agentBack(client(), 'quiet', time.now());
+    await cachesHold(lifecycle.ctx, await agentBack(client(), 'quiet', time.now()));
     await period(['live', 'quiet']);
     await eventually(async () => (await taintsOf(client(), 'quiet')).length === 0, 'taints lifted');
     expect(await readyOf(client(), 'quiet')).toBe('True');
   });
 
   it('taints a node whose Ready is False not-ready, and evicts pods that do not tolerate a NoExecute taint at once', async () => {
-    await createSimNode(client(), 'sick', time.now());
+    const sickWrites = await createSimNode(client(), 'sick', time.now());
     await createBoundPod(client(), 'intolerant', 'sick');
     await createBoundPod(client(), 'tolerant', 'sick', [{ key: 'example.com/maintenance', operator: 'Exists', effect: 'NoExecute' }]);
     const node = await client().get(builtin.nodes, 'sick');
-    await client().updateStatus(builtin.nodes, { ...node, status: { ...node.status, conditions: node.status!.conditions!.map((c) => (c.type === 'Ready' ? { ...c, status: 'False' } : c)) } });
+    const notReady = await client().updateStatus(builtin.nodes, { ...node, status: { ...node.status, conditions: node.status!.conditions!.map((c) => (c.type === 'Ready' ? { ...c, status: 'False' } : c)) } });
+    // The pass is to judge the Ready=False version (one pass, then the taints are awaited).
+    await cachesHold(lifecycle.ctx, sickWrites, { nodes: [notReady] });
     await period(['live', 'quiet', 'sick']);
     await eventually(async () => (await taintsOf(client(), 'sick')).join() === 'node.kubernetes.io/not-ready:NoExecute,node.kubernetes.io/not-ready:NoSchedule', 'not-ready taints');
     // A NoExecute taint no pod here tolerates except 'tolerant' (it has the 300 s default for not-ready).
@@ -124,15 +127,14 @@ describe('node lifecycle and taint eviction', () => {
   });
 
   it('judges a healthy node again when it changes: a managed taint put on a Ready node is lifted at the next pass', async () => {
-    await createSimNode(client(), 'steady', time.now());
-    await eventually(() => lifecycle.ctx.informers.informer(builtin.nodes).store.get('steady') !== undefined, 'the node in the cache');
+    await cachesHold(lifecycle.ctx, await createSimNode(client(), 'steady', time.now()));
     const live = ['live', 'quiet', 'sick', 'steady'];
     // Passes that find it Ready and untainted: nothing to write, and it stays so.
     for (let i = 0; i < 3; i++) await period(live);
     expect(await taintsOf(client(), 'steady')).toEqual([]);
     // A taint of this loop's put on the Ready node (a new version of it) is the loop's to lift.
-    await client().patch(builtin.nodes, 'steady', { spec: { taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] } });
-    await eventually(async () => lifecycle.ctx.informers.informer(builtin.nodes).store.get('steady')?.spec?.taints?.length === 1, 'the tainted version in the cache');
+    const tainted = await client().patch(builtin.nodes, 'steady', { spec: { taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] } });
+    await cachesHold(lifecycle.ctx, { nodes: [tainted] });
     await period(live);
     await eventually(async () => (await taintsOf(client(), 'steady')).length === 0, 'the taint lifted');
     expect(await readyOf(client(), 'steady')).toBe('True');
@@ -162,7 +164,7 @@ describe('zone states and eviction rates', () => {
   });
 
   async function period(live: readonly string[]): Promise<void> {
-    for (const name of live) await renewLease(cluster.client, name, time.now() + PERIOD);
+    await cachesHold(lifecycle.ctx, await renewLeases(cluster.client, live, time.now() + PERIOD));
     const before = lifecycle.results.length;
     await time.advanceBy(PERIOD);
     await eventually(() => lifecycle.results.length > before, 'a monitor pass');
@@ -211,7 +213,7 @@ describe('zone states and eviction rates', () => {
     }
 
     // Zone b comes back: zone a (fully down) is tainted again at the primary rate.
-    for (const name of zoneB) await agentBack(cluster.client, name, time.now());
+    for (const name of zoneB) await cachesHold(lifecycle.ctx, await agentBack(cluster.client, name, time.now()));
     await period(zoneB);
     expect(last().get(zone('b'))).toBe('Normal');
     expect(last().get(zone('a'))).toBe('FullDisruption');
@@ -235,7 +237,7 @@ describe('a restarted node lifecycle controller', () => {
     loops = [lifecycle, eviction];
   };
   async function period(live: readonly string[]): Promise<void> {
-    for (const name of live) await renewLease(cluster.client, name, time.now() + PERIOD);
+    await cachesHold(loops[0]!.ctx, await renewLeases(cluster.client, live, time.now() + PERIOD));
     const before = loops[0]!.results.length;
     await time.advanceBy(PERIOD);
     await eventually(() => loops[0]!.results.length > before, 'a monitor pass');

@@ -4,7 +4,7 @@
  */
 import type { Subscription } from 'rxjs';
 import type { Node, Pod } from '../../../src/api/index.js';
-import { builtin, Client } from '../../../src/client/index.js';
+import { builtin, Client, InformerFactory } from '../../../src/client/index.js';
 import { scheduler, type ScheduleResult, type SchedulerOptions, type SchedulerState } from '../../../controllers/scheduler/index.js';
 import { startTestServer, TOKEN, type TestServer } from '../../apiserver/harness.js';
 import { WAIT_MS } from '../../support/wait.js';
@@ -31,12 +31,15 @@ export interface RunningScheduler {
   readonly results: ScheduleResult[];
   readonly state: SchedulerState;
   readonly subscription: Subscription;
+  /** The scheduler's informers: a test waits for their caches to hold its writes (test/support/cache-holds.ts). */
+  readonly informers: InformerFactory;
 }
 
 export async function startBed(): Promise<SchedulerTestBed> {
   const s = await startTestServer('memory', { listen: true });
   const clients: Client[] = [];
   const subscriptions: Subscription[] = [];
+  const factories: InformerFactory[] = [];
   const newClient = () => {
     const c = new Client({ server: s.url!, token: TOKEN });
     clients.push(c);
@@ -50,15 +53,20 @@ export async function startBed(): Promise<SchedulerTestBed> {
     start(options = {}) {
       const results: ScheduleResult[] = [];
       let state: SchedulerState | undefined;
+      const schedulerClient = options.client ?? newClient();
+      // Made here unless given (then the scheduler leaves it running): the bed stops it.
+      const informers = options.informers ?? new InformerFactory(schedulerClient);
+      if (!options.informers) factories.push(informers);
       const subscription = scheduler(
-        { client: options.client ?? newClient(), bucket: false, queue: { initialBackoffMs: 20, maxBackoffMs: 100 }, ...options },
+        { bucket: false, queue: { initialBackoffMs: 20, maxBackoffMs: 100 }, ...options, client: schedulerClient, informers },
         (st) => (state = st),
       ).subscribe({ next: (r) => results.push(r) });
       subscriptions.push(subscription);
-      return { results, state: state!, subscription };
+      return { results, state: state!, subscription, informers };
     },
     async close() {
       for (const sub of subscriptions) sub.unsubscribe();
+      for (const factory of factories) factory.stop();
       await Promise.all(clients.map((c) => c.destroy()));
       await s.close();
     },

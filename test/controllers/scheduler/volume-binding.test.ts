@@ -5,11 +5,12 @@
 // claimRef, or the claim gets `volume.kubernetes.io/selected-node` for its provisioner — and the pod
 // is bound only once its claims are.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pod } from '../../../src/api/index.js';
+import type { PersistentVolume, PersistentVolumeClaim, Pod } from '../../../src/api/index.js';
 import { builtin } from '../../../src/client/index.js';
 import { persistentVolumeBinder } from '../../../controllers/persistentvolume-binder/index.js';
+import { cacheHolds } from '../../support/cache-holds.js';
 import { loopHarness, type LoopHarness } from '../support.js';
-import { boundNode, createNodes, createPods, node, nodeOf, pod, startBed, unschedulableCondition, until, type SchedulerTestBed } from './support.js';
+import { boundNode, createNodes, createPods, node, nodeOf, pod, startBed, unschedulableCondition, until, type RunningScheduler, type SchedulerTestBed } from './support.js';
 
 const withClaim = (name: string, claimName: string): Pod => {
   const p = pod(name);
@@ -42,6 +43,17 @@ const getClaim = (bed: SchedulerTestBed, name: string) => bed.client.get(builtin
 describe('volume binding', () => {
   let bed: SchedulerTestBed;
   let binder: LoopHarness;
+  let running: RunningScheduler;
+  /**
+   * Waits until the scheduler's caches hold the claims and volumes as written. Its filter reads
+   * them, and a write's watch event reaches them after the write's answer (up to
+   * --watch-write-interval later for a busy watch): a pod created meanwhile would be judged by
+   * the earlier state — a claim not found, not yet Terminating, a volume unknown.
+   */
+  const schedulerHolds = async (written: { claims?: PersistentVolumeClaim[]; volumes?: PersistentVolume[] }) => {
+    await cacheHolds(running.informers.informer(builtin.persistentVolumeClaims), ...(written.claims ?? []));
+    await cacheHolds(running.informers.informer(builtin.persistentVolumes), ...(written.volumes ?? []));
+  };
   beforeAll(async () => {
     bed = await startBed();
     await createNodes(bed.client, node('n1'), node('n2'));
@@ -53,7 +65,7 @@ describe('volume binding', () => {
     await storageClass('local', 'kubernetes.io/no-provisioner', 'WaitForFirstConsumer');
     binder = loopHarness(bed.newClient());
     binder.run(persistentVolumeBinder(binder.ctx, { syncPeriodMs: 0, dynamicProvisioning: true }));
-    bed.start();
+    running = bed.start();
   });
   afterAll(async () => {
     binder?.stop();
@@ -68,7 +80,7 @@ describe('volume binding', () => {
   });
 
   it('keeps a pod whose Immediate claim is not bound unschedulable (upstream\'s PreFilter message), and schedules it once the claim is bound', async () => {
-    await bed.client.create(builtin.persistentVolumeClaims, claim('immediate', 'now') as never, { namespace: 'default' });
+    await schedulerHolds({ claims: [await bed.client.create(builtin.persistentVolumeClaims, claim('immediate', 'now') as never, { namespace: 'default' })] });
     await createPods(bed.client, withClaim('waits', 'immediate'));
     const c = await unschedulableCondition(bed.client, 'waits');
     expect(c.reason).toBe('Unschedulable');
@@ -102,7 +114,7 @@ describe('volume binding', () => {
   });
 
   it('keeps a pod unschedulable when no local volume fits it on any node', async () => {
-    await bed.client.create(builtin.persistentVolumeClaims, claim('no-disk', 'local') as never, { namespace: 'default' });
+    await schedulerHolds({ claims: [await bed.client.create(builtin.persistentVolumeClaims, claim('no-disk', 'local') as never, { namespace: 'default' })] });
     await createPods(bed.client, withClaim('no-disk-user', 'no-disk'));
     const c = await unschedulableCondition(bed.client, 'no-disk-user');
     expect(c.message).toBe("0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind.");
@@ -123,8 +135,11 @@ describe('volume binding', () => {
   });
 
   it('places a pod on the node its bound volume is pinned to', async () => {
-    await bed.client.create(builtin.persistentVolumes, localVolume('on-n2', 'n2', '') as never);
-    await bed.client.create(builtin.persistentVolumeClaims, claim('pinned', '', 'on-n2') as never, { namespace: 'default' });
+    // Until its cache holds the volume, the scheduler cannot know where it is pinned.
+    await schedulerHolds({
+      volumes: [await bed.client.create(builtin.persistentVolumes, localVolume('on-n2', 'n2', '') as never)],
+      claims: [await bed.client.create(builtin.persistentVolumeClaims, claim('pinned', '', 'on-n2') as never, { namespace: 'default' })],
+    });
     for (const name of ['p1', 'p2', 'p3']) await createPods(bed.client, withClaim(name, 'pinned'));
     for (const name of ['p1', 'p2', 'p3']) expect(await boundNode(bed.client, name)).toBe('n2');
   });
@@ -133,6 +148,9 @@ describe('volume binding', () => {
     await bed.client.create(builtin.persistentVolumeClaims, { ...claim('going', 'later'), metadata: { name: 'going', namespace: 'default', finalizers: ['test/hold'] } } as never, { namespace: 'default' });
     await bed.client.delete(builtin.persistentVolumeClaims, 'going', { namespace: 'default' });
     await until(async () => (await getClaim(bed, 'going')).metadata.deletionTimestamp !== undefined, 'going Terminating');
+    // Terminating in the scheduler's cache too, else the pod is judged by the claim before its delete
+    // (the pre-bind then fails it: "was deleted", a SchedulerError, not this Unschedulable message).
+    await schedulerHolds({ claims: [await getClaim(bed, 'going')] });
     await createPods(bed.client, withClaim('late', 'going'));
     const c = await unschedulableCondition(bed.client, 'late');
     expect(c.message).toBe('0/2 nodes are available: 2 persistentvolumeclaim "going" is being deleted.');
