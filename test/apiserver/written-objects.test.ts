@@ -48,7 +48,7 @@ describe('WrittenObjects', () => {
     expect(written.get({ ...type, version: 'v2' }, 'x')).toBeUndefined();
   });
 
-  it('keeps Events in a budget of their own: a flood of them leaves the pods' versions where they were', () => {
+  it('keeps Events in a budget of their own: a flood of them leaves the pod versions where they were', () => {
     const written = new WrittenObjects(1_000, 200);
     written.set(podType, 'pod-a', object('pod-a', 1), 400);
     written.set(podType, 'pod-b', object('pod-b', 2), 400);
