@@ -7,7 +7,8 @@ import { WrittenObjects } from './written-objects.js';
 
 /**
  * What the last versions written lately may hold, in stored bytes (see WrittenObjects): a few
- * thousand pods' or Leases', a few hundred 100-endpoint slices'.
+ * thousand pods' or Leases', a few hundred 100-endpoint slices'. Events have a sixteenth of it
+ * (512 KiB) apart.
  */
 const WRITTEN_OBJECTS_BYTES = 8 * 1024 * 1024;
 

@@ -1,4 +1,4 @@
-import { isStatusError, type ResourceType } from '../api/index.js';
+import { CORE_GROUP, EVENTS_GROUP, isStatusError, type ResourceType } from '../api/index.js';
 import type { ApiObject } from './api-object.js';
 
 /**
@@ -12,18 +12,60 @@ import type { ApiObject } from './api-object.js';
  * never changed.
  *
  * Bounded by the stored bytes of the objects kept (a decoded object takes a few times its text in
- * memory), least recently written or read first out.
+ * memory), least recently written or read first out. Events have a small budget of their own
+ * (`eventBytes`): a pod start writes three or four of them and 0.1–0.2 of them a pod are ever
+ * written again (a repeat's count), so in the one budget they pushed out the pods' and Leases'
+ * versions, which are. The Events written again soon (a combined Event counting a ReplicaSet's
+ * creates, a crash loop's BackOff) stay in theirs.
  */
 export class WrittenObjects {
-  private readonly entries = new Map<string, { readonly object: ApiObject; readonly bytes: number }>();
+  private readonly objects: Budget;
+  private readonly events: Budget;
   private readonly guesses = new WeakSet<ApiObject>();
+
+  /** `eventBytes`: what Events may hold, apart from `maxBytes` (default a sixteenth of it). */
+  constructor(maxBytes: number, eventBytes = Math.floor(maxBytes / 16)) {
+    this.objects = new Budget(maxBytes);
+    this.events = new Budget(eventBytes);
+  }
+
+  /** The kept version of the object at `key` as `type` serves it. */
+  get(type: ResourceType, key: string): ApiObject | undefined {
+    return this.budgetOf(type).get(idOf(type, key));
+  }
+
+  /** Keeps `object` (stored at `key`, `size` bytes, its resourceVersion set) as the newest version of it. */
+  set(type: ResourceType, key: string, object: ApiObject, size: number): void {
+    if (!keepable(type)) return;
+    if (this.budgetOf(type).set(idOf(type, key), object, size)) this.guesses.add(object);
+  }
+
+  forget(type: ResourceType, key: string): void {
+    this.budgetOf(type).forget(idOf(type, key));
+  }
+
+  /** Whether `object` came from here: a write that started from it must not trust it to be current. */
+  isGuess(object: ApiObject): boolean {
+    return this.guesses.has(object);
+  }
+
+  get size(): number {
+    return this.objects.size + this.events.size;
+  }
+
+  private budgetOf(type: ResourceType): Budget {
+    return type.resource === 'events' && (type.group === CORE_GROUP || type.group === EVENTS_GROUP) ? this.events : this.objects;
+  }
+}
+
+/** Kept versions by id up to a bound of stored bytes, least recently used out first. */
+class Budget {
+  private readonly entries = new Map<string, { readonly object: ApiObject; readonly bytes: number }>();
   private bytes = 0;
 
   constructor(private readonly maxBytes: number) {}
 
-  /** The kept version of the object at `key` as `type` serves it. */
-  get(type: ResourceType, key: string): ApiObject | undefined {
-    const id = idOf(type, key);
+  get(id: string): ApiObject | undefined {
     const entry = this.entries.get(id);
     if (!entry) return undefined;
     this.entries.delete(id);
@@ -31,34 +73,28 @@ export class WrittenObjects {
     return entry.object;
   }
 
-  /** Keeps `object` (stored at `key`, `size` bytes, its resourceVersion set) as the newest version of it. */
-  set(type: ResourceType, key: string, object: ApiObject, size: number): void {
-    if (!keepable(type) || size > this.maxBytes) return;
+  /** Whether `object` is kept (not larger than the bound, not older than the kept version). */
+  set(id: string, object: ApiObject, size: number): boolean {
+    if (size > this.maxBytes) return false;
     // Two writes of one object may be answered out of order: the newer version stays.
-    const kept = this.entries.get(idOf(type, key));
-    if (kept && Number(kept.object.metadata.resourceVersion) > Number(object.metadata.resourceVersion)) return;
-    this.forget(type, key);
-    this.entries.set(idOf(type, key), { object, bytes: size });
-    this.guesses.add(object);
+    const kept = this.entries.get(id);
+    if (kept && Number(kept.object.metadata.resourceVersion) > Number(object.metadata.resourceVersion)) return false;
+    this.forget(id);
+    this.entries.set(id, { object, bytes: size });
     this.bytes += size;
-    for (const [id, entry] of this.entries) {
+    for (const [oldest, entry] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(id);
+      this.entries.delete(oldest);
       this.bytes -= entry.bytes;
     }
+    return true;
   }
 
-  forget(type: ResourceType, key: string): void {
-    const id = idOf(type, key);
+  forget(id: string): void {
     const entry = this.entries.get(id);
     if (!entry) return;
     this.entries.delete(id);
     this.bytes -= entry.bytes;
-  }
-
-  /** Whether `object` came from here: a write that started from it must not trust it to be current. */
-  isGuess(object: ApiObject): boolean {
-    return this.guesses.has(object);
   }
 
   get size(): number {

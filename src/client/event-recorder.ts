@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isStatusError, rfc3339, type CoreEvent } from '../api/index.js';
 import type { Client } from './client.js';
+import { EventSpamFilter } from './event-spam-filter.js';
 import { builtin } from './resource.js';
 
 /** What an Event is about (its `involvedObject`). */
@@ -38,8 +39,12 @@ export interface EventRecorderOptions {
   readonly bufferSize?: number;
   /** Writes at once. Default 4. */
   readonly inFlight?: number;
-  /** Distinct Events remembered for counting repeats (least recently seen forgotten first). Default 4 096. */
+  /** Distinct Events remembered for counting repeats (least recently seen forgotten first), and sources and objects for the spam filter. Default 4 096. */
   readonly cacheSize?: number;
+  /** Events one source may write about one object at once (client-go's spam filter). Default 25. */
+  readonly spamBurst?: number;
+  /** Then one more per this many ms. Default 300 000 (5 minutes). */
+  readonly spamRefillMs?: number;
   /** The clock of the timestamps, ms. Default `Date.now` (tests pass a scheduler's `now`). */
   readonly now?: () => number;
 }
@@ -82,6 +87,10 @@ const COMBINED_PREFIX = '(combined from similar events): ';
  *   reason are counted on one Event whose message is `(combined from similar events): ` and the
  *   latest message, so a message with a changing detail (a time, a resource version) cannot flood
  *   the server either.
+ * - **A source writes at most 25 Events about one object at once, then one per 5 minutes**
+ *   (client-go's EventSourceObjectSpamFilter, after the two above): a ReplicaSet making 500 pods
+ *   writes 25 requests about itself, not one per pod; a repeat held back is still counted, and the
+ *   next write of that Event carries the count.
  */
 export class EventRecorder implements EventSink {
   readonly #options: EventRecorderOptions;
@@ -94,12 +103,14 @@ export class EventRecorder implements EventSink {
   readonly #series = new Map<string, Series>();
   /** Per object, type and reason: the different messages seen in the current window. */
   readonly #similar = new Map<string, { since: number; messages: Set<string> }>();
+  readonly #spam: EventSpamFilter;
   readonly #queue: Series[] = [];
   #head = 0;
   #running = 0;
   #stopped = false;
   #written = 0;
   #dropped = 0;
+  #filtered = 0;
 
   constructor(options: EventRecorderOptions) {
     this.#options = options;
@@ -108,6 +119,7 @@ export class EventRecorder implements EventSink {
     this.#inFlight = options.inFlight ?? 4;
     this.#cacheSize = options.cacheSize ?? 4096;
     this.#now = options.now ?? Date.now;
+    this.#spam = new EventSpamFilter({ burst: options.spamBurst ?? 25, refillMs: options.spamRefillMs ?? 300_000, size: this.#cacheSize });
   }
 
   /** Records an Event about `object`, in its namespace (`default` for cluster-scoped objects). */
@@ -120,9 +132,12 @@ export class EventRecorder implements EventSink {
     return { record: (object, type, reason, message) => this.#record(component, object, type, reason, message) };
   }
 
-  /** Events written (creates and patches), dropped (buffer full or write refused) and waiting. */
-  stats(): { written: number; dropped: number; pending: number } {
-    return { written: this.#written, dropped: this.#dropped, pending: this.#queue.length - this.#head };
+  /**
+   * Events written (creates and patches), dropped (buffer full or write refused), waiting, and
+   * held back by the spam filter (counted, not written).
+   */
+  stats(): { written: number; dropped: number; pending: number; filtered: number } {
+    return { written: this.#written, dropped: this.#dropped, pending: this.#queue.length - this.#head, filtered: this.#filtered };
   }
 
   /** Stops writing: waiting Events are dropped, writes in flight finish. */
@@ -145,17 +160,22 @@ export class EventRecorder implements EventSink {
       if (this.#similar.size > this.#cacheSize) this.#similar.delete(this.#similar.keys().next().value!);
     }
     similar.messages.add(message);
-    if (similar.messages.size < SIMILAR_LIMIT) return { key: JSON.stringify([similarKey, message]), message };
+    // JSON holds no raw newline: the similar key alone (the combined Event's) is no message's key.
+    if (similar.messages.size < SIMILAR_LIMIT) return { key: `${similarKey}\n${message}`, message };
     similar.messages.delete(similar.messages.values().next().value!); // the set stays bounded
-    return { key: JSON.stringify([similarKey]), message: `${COMBINED_PREFIX}${message}` };
+    return { key: similarKey, message: `${COMBINED_PREFIX}${message}` };
   }
 
   #record(component: string, object: InvolvedObject, type: EventType, reason: string, original: string): void {
     if (this.#stopped) return;
     const nowMs = this.#now();
     const at = rfc3339(nowMs);
-    const similarKey = JSON.stringify([component, this.#host, object.apiVersion, object.kind, object.namespace ?? '', object.name, object.uid ?? '', object.fieldPath ?? '', type, reason]);
+    const sourceAndObject = JSON.stringify([component, this.#host, object.apiVersion, object.kind, object.namespace ?? '', object.name, object.uid ?? '']);
+    const similarKey = `${sourceAndObject}${JSON.stringify([object.fieldPath ?? '', type, reason])}`;
     const { key, message } = this.#correlate(similarKey, original, nowMs);
+    // As client-go's correlator: counted first, then held back if the source wrote too much about the object.
+    const allowed = this.#spam.allow(sourceAndObject, nowMs);
+    if (!allowed) this.#filtered++;
     const known = this.#series.get(key);
     if (known !== undefined) {
       this.#series.delete(key); // to the most recently seen end
@@ -163,6 +183,7 @@ export class EventRecorder implements EventSink {
       known.count++;
       known.lastTimestamp = at;
       known.message = message; // a combined Event shows the latest of its messages
+      if (!allowed) return;
       if (known.busy) known.dirty = true;
       else this.#enqueue(known);
       return;
@@ -193,7 +214,8 @@ export class EventRecorder implements EventSink {
     };
     this.#series.set(key, series);
     if (this.#series.size > this.#cacheSize) this.#series.delete(this.#series.keys().next().value!);
-    this.#enqueue(series);
+    // Held back, it is created by the next repeat that is let through, with the count so far.
+    if (allowed) this.#enqueue(series);
   }
 
   #enqueue(series: Series): void {

@@ -780,6 +780,22 @@ export function writesSuite(backend: BackendName) {
         expect((await s.call('GET', `${CM}/mf`)).body.metadata.managedFields).toEqual(patched.body.metadata.managedFields);
       });
 
+      it('gives each created object the field set of its own fields, however many were made with the same ones', async () => {
+        // Creates with the same fields share one set and its wire form (sharedCreatedFieldSet):
+        // a later write of one of them changes its own entry only.
+        const fieldsOf = async (name: string) => entry((await s.call('GET', `${CM}/${name}`)).body, 'maker')?.fieldsV1;
+        for (const name of ['same-1', 'same-2']) expect((await s.call('POST', `${CM}?fieldManager=maker`, cm(name, { a: '1', b: '2' }))).status).toBe(201);
+        expect((await s.call('POST', `${CM}?fieldManager=maker`, cm('other-order', { b: '2', a: '1' }))).status).toBe(201);
+        expect((await s.call('POST', `${CM}?fieldManager=maker`, cm('other-keys', { a: '1', c: '3' }))).status).toBe(201);
+        const taken = await patch(`${CM}/same-1`, MERGE, { data: { a: 'changed' } }, '?fieldManager=editor');
+        expect(entry(taken.body, 'editor')!.fieldsV1).toEqual({ 'f:data': { 'f:a': {} } });
+        expect(entry(taken.body, 'maker')!.fieldsV1).toEqual({ 'f:data': { 'f:b': {} } });
+        expect((await s.call('POST', `${CM}?fieldManager=maker`, cm('same-3', { a: '1', b: '2' }))).status).toBe(201);
+        for (const name of ['same-2', 'same-3', 'other-order']) expect(await fieldsOf(name)).toEqual({ 'f:data': { 'f:a': {}, 'f:b': {} } });
+        expect(await fieldsOf('other-keys')).toEqual({ 'f:data': { 'f:a': {}, 'f:c': {} } });
+        expect(await fieldsOf('same-1')).toEqual({ 'f:data': { 'f:b': {} } });
+      });
+
       it('answers 422 to an apply without fieldManager and 400 to bad apply input, changing nothing', async () => {
         await applyDeploy('ssa-bad', 'alice', manifest('ssa-bad', ''));
         await unchanged(async () => {

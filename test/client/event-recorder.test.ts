@@ -32,6 +32,14 @@ describe('EventRecorder', () => {
     }
   };
 
+  /** Waits until `r` has heard back from `n` writes (the server may list an Event before its writer has its answer). */
+  const writesDone = async (r: EventRecorder, n: number) => {
+    for (let i = 0; r.stats().written < n; i++) {
+      if (i > 800) throw new Error(`${n} writes did not end: ${JSON.stringify(r.stats())}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+
   it('writes a core/v1 Event with source, reporting component and instance, and timestamps', async () => {
     recorder().record(pod, 'Warning', 'BackOff', 'restarting failed container');
     const [event] = await settle((l) => l.length === 1);
@@ -100,13 +108,38 @@ describe('EventRecorder', () => {
     expect(event!.involvedObject).toMatchObject({ kind: 'Node', name: 'n1' });
   });
 
+  it('holds back a source\'s Events about one object after 25, then lets one through per 5 minutes, counted all along', async () => {
+    let now = Date.parse('2026-11-28T06:00:00Z');
+    const r = recorder({ now: () => now });
+    for (let i = 0; i < 25; i++) r.record(pod, 'Normal', `Step${i}`, 'done');
+    // The 26th and 27th about the pod from this source: held back, though counted.
+    r.record(pod, 'Warning', 'BackOff', 'back-off restarting failed container');
+    r.record(pod, 'Warning', 'BackOff', 'back-off restarting failed container');
+    // Another object, and another source about the pod, have buckets of their own.
+    r.record({ ...pod, name: 'other', uid: 'uid-other' }, 'Normal', 'Step0', 'done');
+    r.forComponent('other-component').record(pod, 'Normal', 'Seen', 'seen');
+    const list = await settle((l) => l.length === 27);
+    await writesDone(r, 27);
+    expect(list.filter((e) => e.reason === 'BackOff')).toEqual([]);
+    expect(r.stats()).toEqual({ written: 27, dropped: 0, pending: 0, filtered: 2 });
+    // Five minutes on, one more may go: the Event is created with every repeat counted.
+    now += 5 * 60_000;
+    r.record(pod, 'Warning', 'BackOff', 'back-off restarting failed container');
+    const backOff = (await settle((l) => l.some((e) => e.reason === 'BackOff'))).filter((e) => e.reason === 'BackOff');
+    expect(backOff.map((e) => [e.count, e.lastTimestamp])).toEqual([[3, '2026-11-28T06:05:00Z']]);
+    // And the next one waits again.
+    r.record(pod, 'Warning', 'BackOff', 'back-off restarting failed container');
+    await writesDone(r, 28);
+    expect(r.stats()).toMatchObject({ written: 28, filtered: 3, pending: 0 });
+  });
+
   it('drops what overflows its buffer (counted), never blocking the caller', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const r = recorder({ bufferSize: 2, inFlight: 1, throttle: () => gate });
     for (let i = 0; i < 6; i++) r.record(pod, 'Normal', `R${i}`, 'm');
     // One write waits on the throttle, two wait in the buffer, three were dropped.
-    expect(r.stats()).toEqual({ written: 0, dropped: 3, pending: 2 });
+    expect(r.stats()).toEqual({ written: 0, dropped: 3, pending: 2, filtered: 0 });
     release();
     const list = await settle((l) => l.length === 3);
     expect(list.map((e) => e.reason).sort()).toEqual(['R0', 'R1', 'R2']);

@@ -200,6 +200,22 @@ export function sharedFieldSet(fields: unknown): FieldSet {
 // (A status writer's entry names the pod's IPs: it is found by identity instead.)
 const MAX_SHARED_FIELD_SETS = 512;
 const decodedFieldsV1 = new Map<string, FieldSet>();
+/**
+ * A create's field set, or the equal one an earlier create made: one writer's objects from one
+ * template (a recorder's Events, a ReplicaSet's pods) set the same fields, so their managedFields
+ * entries share one set, and its wire form (`fieldsV1Of`) is encoded once rather than once an
+ * object. Shared: copied before it is changed, as every set is. Sets that differ in their order
+ * only are kept apart (a miss, never a wrong answer).
+ */
+export function sharedCreatedFieldSet(set: FieldSet): FieldSet {
+  const key = JSON.stringify([...set]);
+  const shared = createdFieldSets.get(key);
+  if (shared) return shared;
+  if (createdFieldSets.size >= MAX_SHARED_FIELD_SETS) createdFieldSets.clear();
+  createdFieldSets.set(key, set);
+  return set;
+}
+const createdFieldSets = new Map<string, FieldSet>();
 /** Each set's wire form, and back: both live as long as an object holds them. */
 const encodedFieldSets = new WeakMap<FieldSet, JsonObject>();
 const setsOfEncoded = new WeakMap<JsonObject, FieldSet>();

@@ -1,6 +1,6 @@
 import { rfc3339, type ManagedFieldsEntry, type ResourceType } from '../../api/index.js';
 import { apiVersionOf, type ApiObject } from '../api-object.js';
-import { fieldSetOf, fieldSetsOf, fieldSetWithout, fieldsV1Of, isEncodingOf, ownedAtOrBelow, sameAtEach, sharedFieldSet, type FieldSet } from './field-set.js';
+import { fieldSetOf, fieldSetsOf, fieldSetWithout, fieldsV1Of, isEncodingOf, ownedAtOrBelow, sameAtEach, sharedCreatedFieldSet, sharedFieldSet, type FieldSet } from './field-set.js';
 import { jsonEqual } from './json-value.js';
 
 /** Who writes, and how: an apply, or any other write (`Update`). */
@@ -90,7 +90,7 @@ export function withOwnerships(object: ApiObject, ownerships: readonly Ownership
 /** A new object: everything it sets belongs to its writer. */
 export function managedFieldsAfterCreate(type: ResourceType, object: ApiObject, manager: WriteManager): ApiObject {
   return withOwnerships(object, [
-    { ...manager, apiVersion: apiVersionOf(type), time: rfc3339(), fields: fieldSetOf(object, type.schema) },
+    { ...manager, apiVersion: apiVersionOf(type), time: rfc3339(), fields: sharedCreatedFieldSet(fieldSetOf(object, type.schema)) },
   ]);
 }
 
