@@ -70,8 +70,10 @@ export function servedObjectDecoder(type: ResourceType, servedTexts?: ServedText
       // protobuf watcher of the type), and every version is decoded here. The writer never
       // changes an object it stored (a write's result is a new object), so making it later
       // gives what it would have given now.
-      const written = source.object;
-      knownObjectOf(json, () => storedAtRevision(written, type, revision));
+      // The closure holds one object either way: the writer's stored form when it made one
+      // (encodeForStorage), else the written object to make it from.
+      const { stored, object: written } = source;
+      knownObjectOf(json, stored ? () => atRevision(stored, revision) : () => atRevision(storedObject(written, type), revision));
       return {
         json,
         namespace: strings.intern(meta.namespace ?? ''),
@@ -111,9 +113,8 @@ export function servedObjectDecoder(type: ResourceType, servedTexts?: ServedText
   };
 }
 
-/** A written object as a parse of its stored JSON with `revision` spliced in gives it. */
-function storedAtRevision(written: ApiObject, type: ResourceType, revision: number): ApiObject {
-  const stored = storedObject(written, type);
+/** A written object's stored form (`storedObject`) as a parse of its stored JSON with `revision` spliced in gives it. */
+function atRevision(stored: ApiObject, revision: number): ApiObject {
   return { ...stored, metadata: { resourceVersion: String(revision), ...stored.metadata } };
 }
 

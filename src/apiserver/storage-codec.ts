@@ -29,7 +29,8 @@ function storedMetadata(meta: ObjectMeta): Record<string, unknown> {
 
 /** `remember`: the bytes are a write's to a cached type (see `storageBytes`). */
 export function encodeForStorage(object: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion' | 'conversion'>, remember = false): Uint8Array {
-  return storageBytes(storageText(object, type), remember ? object : undefined);
+  const stored = storedObject(object, type);
+  return storageBytes(JSON.stringify(stored), remember ? object : undefined, stored);
 }
 
 /**
@@ -57,12 +58,12 @@ export function storedObject(served: ApiObject, type?: Pick<ResourceType, 'group
  * object the text encodes), the bytes remember it until this server's watch cache takes the write's
  * event (`takeEncodedSource`), so the cache need not parse the bytes the writer has just encoded.
  */
-export function storageBytes(text: string, object?: ApiObject): Uint8Array {
+export function storageBytes(text: string, object?: ApiObject, stored?: ApiObject): Uint8Array {
   const bytes = encoder.encode(text);
   // Every backend refuses what etcd would: one object of many megabytes would slow every list,
   // watch and relist that carries it.
   if (bytes.length > MAX_OBJECT_BYTES) throw objectTooLarge(bytes.length);
-  if (object) encodedSources.set(bytes, { object, text });
+  if (object) encodedSources.set(bytes, { object, text, stored });
   return bytes;
 }
 
@@ -70,6 +71,11 @@ export function storageBytes(text: string, object?: ApiObject): Uint8Array {
 export interface EncodedSource {
   readonly object: ApiObject;
   readonly text: string;
+  /**
+   * `storedObject(object)`, the object `text` encodes, when the writer made it (`encodeForStorage`):
+   * the version's protobuf message is encoded from it without making it again.
+   */
+  readonly stored?: ApiObject | undefined;
 }
 // Weak: bytes of a write that failed take their entry with them; taken entries are deleted, so a
 // store that keeps the bytes (the memory store) does not keep the object too.
