@@ -14,5 +14,5 @@ export const LARGE_BODY_BYTES = 64 * 1024;
  */
 export function yieldIfLarge(ctx: Pick<HandlerContext, 'request'>): Promise<void> | undefined {
   const body: unknown = ctx.request.body;
-  return body instanceof Uint8Array && body.length >= LARGE_BODY_BYTES ? new Promise((resolve) => setImmediate(resolve)) : undefined;
+  return body instanceof Uint8Array && body.length >= LARGE_BODY_BYTES ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined;
 }

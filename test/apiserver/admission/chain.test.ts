@@ -52,7 +52,10 @@ describe('AdmissionChain', () => {
     const seen: string[] = [];
     const chain = new AdmissionChain([adding('a', seen), checking('v', seen), adding('b', seen)]);
     let revalidated = 0;
-    const answer = chain.run(attrs(configMap()), scope, (object) => (revalidated++, object));
+    const answer = chain.run(attrs(configMap()), scope, (object) => {
+      revalidated++;
+      return object;
+    });
     expect(answer).not.toBeInstanceOf(Promise);
     expect(dataOf(answer as ApiObject)).toEqual({ a: 'set', b: 'set' });
     expect(revalidated).toBe(1);
@@ -63,7 +66,10 @@ describe('AdmissionChain', () => {
     const seen: string[] = [];
     const object = configMap({ k: 'v' });
     let revalidated = 0;
-    const answer = new AdmissionChain([checking('v', seen)]).run(attrs(object), scope, (o) => (revalidated++, o));
+    const answer = new AdmissionChain([checking('v', seen)]).run(attrs(object), scope, (o) => {
+      revalidated++;
+      return o;
+    });
     expect(answer).toBe(object);
     expect(revalidated).toBe(0);
   });
@@ -85,7 +91,10 @@ describe('AdmissionChain', () => {
       checking('v2', seen),
     ]);
     let revalidated = 0;
-    const answer = chain.run(attrs(configMap()), scope, (object) => (revalidated++, object));
+    const answer = chain.run(attrs(configMap()), scope, (object) => {
+      revalidated++;
+      return object;
+    });
     expect(answer).toBeInstanceOf(Promise);
     // Only what comes before the first promise has run so far.
     expect(seen).toEqual(['admit a saw ', 'admit b saw a']);
