@@ -34,16 +34,21 @@ export class WrittenObjects {
   /** Keeps `object` (stored at `key`, `size` bytes, its resourceVersion set) as the newest version of it. */
   set(type: ResourceType, key: string, object: ApiObject, size: number): void {
     if (!keepable(type) || size > this.maxBytes) return;
+    // One id per call (each is a string made and hashed): every renewal of a Lease comes here.
+    const id = idOf(type, key);
     // Two writes of one object may be answered out of order: the newer version stays.
-    const kept = this.entries.get(idOf(type, key));
+    const kept = this.entries.get(id);
     if (kept && Number(kept.object.metadata.resourceVersion) > Number(object.metadata.resourceVersion)) return;
-    this.forget(type, key);
-    this.entries.set(idOf(type, key), { object, bytes: size });
+    if (kept) {
+      this.entries.delete(id);
+      this.bytes -= kept.bytes;
+    }
+    this.entries.set(id, { object, bytes: size });
     this.guesses.add(object);
     this.bytes += size;
-    for (const [id, entry] of this.entries) {
+    for (const [oldest, entry] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(id);
+      this.entries.delete(oldest);
       this.bytes -= entry.bytes;
     }
   }
