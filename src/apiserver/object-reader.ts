@@ -38,9 +38,10 @@ export class ObjectReader {
 
   /**
    * The object an update starts from: the version this server last wrote, when it has it (a guess
-   * the write checks: `written.isGuess`), else the store's.
+   * the write checks: `written.isGuess`), else the store's. The kept version is answered at once,
+   * not as a promise: a node's Lease renewal, nearly always a guess, need not await it.
    */
-  async getForUpdate(type: ResourceType, namespace: string | undefined, name: string): Promise<ApiObject | undefined> {
+  getForUpdate(type: ResourceType, namespace: string | undefined, name: string): ApiObject | Promise<ApiObject | undefined> {
     return this.written.get(type, objectKey(this.store, type, namespace, name)) ?? this.get(type, namespace, name);
   }
 

@@ -2,7 +2,7 @@ import { storageReadError, type Labels, type ResourceType } from '../api/index.j
 import type { KeyValue } from '../storage/index.js';
 import { apiVersionOf, type ApiObject } from './api-object.js';
 import { StringPool, ValuePool } from './value-pool.js';
-import { storedObject, takeEncodedSource } from './storage-codec.js';
+import { storedObject, takeEncodedSource, type EncodedSource } from './storage-codec.js';
 import { knownObjectOf } from '../encoding/index.js';
 import type { ServedTexts } from './served-texts.js';
 
@@ -45,6 +45,15 @@ export function spliceResourceVersion(text: string, revision: number): string | 
 }
 
 /**
+ * A write's answer text: the served text this server's watch cache made of the write's bytes at
+ * `revision` when it has taken them already (an in-process store publishes before it answers), or
+ * the stored text with the version spliced in, as the cache makes it.
+ */
+export function answerTextFor(source: EncodedSource, revision: number): string | undefined {
+  return source.servedRevision === revision && source.servedText !== undefined ? source.servedText : spliceResourceVersion(source.text, revision);
+}
+
+/**
  * Decodes stored values of one type into ServedObjects. The value is parsed once, for its labels
  * and selectable fields; the bytes sent are the stored ones with the version spliced in.
  * `servedTexts`: the server's table of the versions it wrote (its `ResourceCaches`'), where each
@@ -64,14 +73,20 @@ export function servedObjectDecoder(type: ResourceType, servedTexts?: ServedText
       const meta = source.object.metadata;
       const json = ownBytes(spliced);
       servedTexts?.remember(spliced, json);
+      // The writer answers with this very string (answerTextFor): its lookup in servedTexts finds
+      // the key by identity, with its hash made already.
+      source.servedRevision = revision;
+      source.servedText = spliced;
       // The version's protobuf message (a watch event's, a moment from now) is encoded from the
       // writer's object, not a parse of `json`. That object as stored, its version set, is made
       // only when a protobuf reader asks for the message: most versions never get one (no
       // protobuf watcher of the type), and every version is decoded here. The writer never
       // changes an object it stored (a write's result is a new object), so making it later
       // gives what it would have given now.
-      const written = source.object;
-      knownObjectOf(json, () => storedAtRevision(written, type, revision));
+      // The closure holds one object either way: the writer's stored form when it made one
+      // (encodeForStorage), else the written object to make it from.
+      const { stored, object: written } = source;
+      knownObjectOf(json, stored ? () => atRevision(stored, revision) : () => atRevision(storedObject(written, type), revision));
       return {
         json,
         namespace: strings.intern(meta.namespace ?? ''),
@@ -111,9 +126,8 @@ export function servedObjectDecoder(type: ResourceType, servedTexts?: ServedText
   };
 }
 
-/** A written object as a parse of its stored JSON with `revision` spliced in gives it. */
-function storedAtRevision(written: ApiObject, type: ResourceType, revision: number): ApiObject {
-  const stored = storedObject(written, type);
+/** A written object's stored form (`storedObject`) as a parse of its stored JSON with `revision` spliced in gives it. */
+function atRevision(stored: ApiObject, revision: number): ApiObject {
   return { ...stored, metadata: { resourceVersion: String(revision), ...stored.metadata } };
 }
 

@@ -29,7 +29,8 @@ function storedMetadata(meta: ObjectMeta): Record<string, unknown> {
 
 /** `remember`: the bytes are a write's to a cached type (see `storageBytes`). */
 export function encodeForStorage(object: ApiObject, type?: Pick<ResourceType, 'group' | 'version' | 'storageVersion' | 'conversion'>, remember = false): Uint8Array {
-  return storageBytes(storageText(object, type), remember ? object : undefined);
+  const stored = storedObject(object, type);
+  return storageBytes(JSON.stringify(stored), remember ? object : undefined, stored);
 }
 
 /**
@@ -57,12 +58,13 @@ export function storedObject(served: ApiObject, type?: Pick<ResourceType, 'group
  * object the text encodes), the bytes remember it until this server's watch cache takes the write's
  * event (`takeEncodedSource`), so the cache need not parse the bytes the writer has just encoded.
  */
-export function storageBytes(text: string, object?: ApiObject): Uint8Array {
+export function storageBytes(text: string, object?: ApiObject, stored?: ApiObject): Uint8Array {
   const bytes = encoder.encode(text);
   // Every backend refuses what etcd would: one object of many megabytes would slow every list,
   // watch and relist that carries it.
   if (bytes.length > MAX_OBJECT_BYTES) throw objectTooLarge(bytes.length);
-  if (object) encodedSources.set(bytes, { object, text });
+  // The served fields are set later, by the cache: present from the start, the shape stays one.
+  if (object) encodedSources.set(bytes, { object, text, stored, servedRevision: undefined, servedText: undefined });
   return bytes;
 }
 
@@ -70,6 +72,18 @@ export function storageBytes(text: string, object?: ApiObject): Uint8Array {
 export interface EncodedSource {
   readonly object: ApiObject;
   readonly text: string;
+  /**
+   * `storedObject(object)`, the object `text` encodes, when the writer made it (`encodeForStorage`):
+   * the version's protobuf message is encoded from it without making it again.
+   */
+  readonly stored?: ApiObject | undefined;
+  /**
+   * Set by this server's watch cache when it takes the bytes (`servedObjectDecoder`): the served
+   * text it made of them (the text with `servedRevision` spliced in), the key of its protobuf bytes
+   * in `ServedTexts`. The write's answer is that very string, not a second splice of `text`.
+   */
+  servedRevision?: number | undefined;
+  servedText?: string | undefined;
 }
 // Weak: bytes of a write that failed take their entry with them; taken entries are deleted, so a
 // store that keeps the bytes (the memory store) does not keep the object too.
@@ -77,6 +91,9 @@ const encodedSources = new WeakMap<Uint8Array, EncodedSource>();
 
 /** The text `bytes` were encoded from by `storageBytes` with an object, while the cache has not taken it. */
 export const encodedTextOf = (bytes: Uint8Array): string | undefined => encodedSources.get(bytes)?.text;
+
+/** What `bytes` were encoded from by `storageBytes` with an object, while the cache has not taken it (a writer keeps it past that). */
+export const encodedSourceOf = (bytes: Uint8Array): EncodedSource | undefined => encodedSources.get(bytes);
 
 /** The object and text `bytes` were encoded from by this process's write path, once; undefined for any other bytes. */
 export function takeEncodedSource(bytes: Uint8Array): EncodedSource | undefined {

@@ -5,7 +5,7 @@ import type { ObjectReader } from '../object-reader.js';
 import type { ResourceCaches } from '../resource-caches.js';
 import type { AdmissionAttributes } from './attributes.js';
 import { CachedObjects } from './cached-objects.js';
-import { AdmissionChain } from './chain.js';
+import { AdmissionChain, type Admitted } from './chain.js';
 import type { AdmissionEnv, AdmissionRequestScope } from './plugin.js';
 import { ADMISSION_PLUGINS, createPlugin, enabledPlugins, isAdmissionPluginName } from './plugins.js';
 import { QuotaUsageSync } from './quota-sync.js';
@@ -69,10 +69,11 @@ export class Admission {
   }
 
   /**
-   * Runs the chain; returns the object to store (the mutated one), or throws the first refusal.
+   * Runs the chain; returns the object to store (the mutated one), or throws the first refusal:
+   * at once when no plugin had to wait for anything, else as a promise (chain.ts).
    * `revalidate` re-runs the handler's checks on an object a plugin changed.
    */
-  admit(attrs: AdmissionAttributes, scope: AdmissionRequestScope, revalidate?: (object: ApiObject) => ApiObject): Promise<ApiObject | undefined> {
+  admit(attrs: AdmissionAttributes, scope: AdmissionRequestScope, revalidate?: (object: ApiObject) => ApiObject): Admitted {
     return this.#chain.run(attrs, scope, revalidate);
   }
 }

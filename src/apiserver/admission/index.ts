@@ -1,4 +1,5 @@
 export { Admission, type AdmissionOptions } from './admission.js';
+export type { Admitted } from './chain.js';
 export type { AdmissionAttributes, AdmissionOperation } from './attributes.js';
 export type { AdmissionPlugin, AdmissionEnv, AdmissionRequestScope } from './plugin.js';
 export { ADMISSION_PLUGINS, DEFAULT_ADMISSION_PLUGINS, enabledPlugins, isAdmissionPluginName, type AdmissionPluginName } from './plugins.js';

@@ -1,6 +1,7 @@
 import { badRequest, isStatusError, notFound } from '../../api/index.js';
 import { isStorageError } from '../../storage/index.js';
 import { admitWrite } from '../writes/admit.js';
+import type { Admitted } from '../admission/index.js';
 import { objectKey } from '../object-keys.js';
 import { type ApiObject } from '../api-object.js';
 import { deleteOptionsOf, type DeleteOptions } from '../writes/delete-options.js';
@@ -47,7 +48,7 @@ export async function deleteObject(ctx: HandlerContext): Promise<unknown> {
 const UNCONDITIONAL_RETRIES = 5;
 
 /** Admission of a delete: the object as stored, the options as AdmissionReview carries them. */
-function admitDelete(ctx: HandlerContext, current: ApiObject, options: DeleteOptions): Promise<unknown> {
+function admitDelete(ctx: HandlerContext, current: ApiObject, options: DeleteOptions): Admitted {
   const { dryRun: _dryRun, unsafeCorruptDelete: _unsafe, ...given } = options;
   return admitWrite(ctx, { operation: 'DELETE', oldObject: current, dryRun: options.dryRun, optionsKind: 'DeleteOptions', options: given });
 }

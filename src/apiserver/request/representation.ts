@@ -49,6 +49,22 @@ export function representationOf(ctx: HandlerContext, target: Target, views: boo
 
 /** Everything the encoders need to write this request's answer in `rep`. */
 export function renderOptionsOf(ctx: HandlerContext, rep: Representation): RenderOptions {
+  const pretty = isPretty(ctx);
+  // A Table's options carry the request's includeObject and its time (Age cells); the others are
+  // the same for every request of a type in a representation: made once, not per answer (each
+  // was a lookup string, a time and two objects on every protobuf write answer).
+  if (rep.view === 'Table' || pretty) return renderOptionsAnew(ctx, rep, pretty);
+  let byType = FIXED_RENDER_OPTIONS.get(rep);
+  if (!byType) FIXED_RENDER_OPTIONS.set(rep, (byType = new WeakMap()));
+  let options = byType.get(ctx.type);
+  if (!options) byType.set(ctx.type, (options = renderOptionsAnew(ctx, rep, false)));
+  return options;
+}
+
+// Weak both ways: negotiate's representations and a changed CRD's old type go when unused.
+const FIXED_RENDER_OPTIONS = new WeakMap<Representation, WeakMap<ResourceType, RenderOptions>>();
+
+function renderOptionsAnew(ctx: HandlerContext, rep: Representation, pretty: boolean): RenderOptions {
   const includeObject = rep.view === 'Table' ? parseIncludeObject(queryParam(ctx, 'includeObject')) : 'Metadata';
-  return renderOptions(rep, ctx.type, apiVersionOf(ctx.type), viewOptions(rep, ctx.type, isBuiltin(ctx.type), includeObject), isPretty(ctx));
+  return renderOptions(rep, ctx.type, apiVersionOf(ctx.type), viewOptions(rep, ctx.type, isBuiltin(ctx.type), includeObject), pretty);
 }

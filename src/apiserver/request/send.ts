@@ -62,7 +62,9 @@ export function sendObject(ctx: HandlerContext, code: number, object: unknown, j
   const served = text === undefined ? undefined : ctx.caches.servedTexts.bytesOf(text);
   const options = renderOptionsOf(ctx, rep);
   const rendered = served === undefined ? renderValue(options, value) : renderObject(options, served);
-  const bytes = Buffer.from(rep.codec === 'json' ? withNewline(rendered) : rendered);
+  // A view of the rendered bytes, not a copy of them: nothing writes to either.
+  const body = rep.codec === 'json' ? withNewline(rendered) : rendered;
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   return ctx.reply.code(code).type(rep.contentType).send(rename ? rename(bytes) : bytes);
 }
 

@@ -1,6 +1,6 @@
 import type { ApiObject } from '../api-object.js';
 import type { FastifyRequest } from 'fastify';
-import { reviewOptions, type AdmissionOperation, type AdmissionRequestScope } from '../admission/index.js';
+import { reviewOptions, type AdmissionOperation, type AdmissionRequestScope, type Admitted } from '../admission/index.js';
 import { queryParam, type HandlerContext } from '../request/index.js';
 import { addWarnings } from './warnings.js';
 import { addAuditAnnotations } from '../audit/index.js';
@@ -36,16 +36,12 @@ export async function abandonAdmission(ctx: HandlerContext): Promise<void> {
 
 /**
  * Admission for one write handler: the request's attributes from its context, warnings into the
- * reply's `Warning` header. Returns the object to store.
+ * reply's `Warning` header. Returns the object to store: at once when no plugin had anything to
+ * wait for (a write with no webhook or policy that selects it), else a promise (chain.ts); a
+ * refusal is thrown or rejected. Callers await it; a hot path may test for the promise first.
  */
-export async function admitWrite(ctx: HandlerContext, write: WriteAdmission): Promise<ApiObject | undefined> {
+export function admitWrite(ctx: HandlerContext, write: WriteAdmission): Admitted {
   const { type, info } = ctx;
-  const fieldManager = queryParam(ctx, 'fieldManager');
-  const options = reviewOptions(write.optionsKind, {
-    ...(write.dryRun ? { dryRun: ['All'] } : {}),
-    ...(fieldManager && write.optionsKind !== 'DeleteOptions' ? { fieldManager } : {}),
-    ...(write.options ?? {}),
-  });
   const name = write.object?.metadata.name ?? write.oldObject?.metadata.name ?? info.name ?? '';
   return ctx.admission.admit(
     {
@@ -57,12 +53,30 @@ export async function admitWrite(ctx: HandlerContext, write: WriteAdmission): Pr
       object: write.object,
       oldObject: write.oldObject,
       dryRun: write.dryRun,
-      options,
+      options: optionsOf(ctx, write),
       user: ctx.request.user,
     },
     new WriteScope(ctx),
     write.revalidate,
   );
+}
+
+/** A request's options object with nothing but its kind, per kind: most writes carry no option. */
+const bareOptions = new Map<OptionsKind, Readonly<Record<string, unknown>>>();
+
+/** The options object AdmissionReview and policies see (shared and frozen when the request set none). */
+function optionsOf(ctx: HandlerContext, write: WriteAdmission): Readonly<Record<string, unknown>> {
+  const fieldManager = write.optionsKind === 'DeleteOptions' ? undefined : queryParam(ctx, 'fieldManager');
+  if (!write.dryRun && !fieldManager && write.options === undefined) {
+    let bare = bareOptions.get(write.optionsKind);
+    if (!bare) bareOptions.set(write.optionsKind, (bare = Object.freeze(reviewOptions(write.optionsKind, {}))));
+    return bare;
+  }
+  return reviewOptions(write.optionsKind, {
+    ...(write.dryRun ? { dryRun: ['All'] } : {}),
+    ...(fieldManager ? { fieldManager } : {}),
+    ...(write.options ?? {}),
+  });
 }
 
 /** Where a write's admission puts its warnings, undos and audit annotations (a class: no closures made per write). */

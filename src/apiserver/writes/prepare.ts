@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { rfc3339, type ObjectMeta } from '../../api/index.js';
+import { hasField, rfc3339, type ObjectMeta } from '../../api/index.js';
 import type { ApiObject } from '../api-object.js';
 import { jsonEqual } from './json-value.js';
 
@@ -18,10 +18,9 @@ export function prepareForCreate(object: ApiObject, now: Date | number = Date.no
  * object; `generation` moves when anything outside metadata and status changes.
  */
 export function prepareForUpdate(next: ApiObject, current: ApiObject): ApiObject {
-  const { metadata: nextMeta, status: _nextStatus, ...nextRest } = next;
-  const { metadata: curMeta, status: _curStatus, ...curRest } = current;
-  // Compared as values: the schema's output and the stored bytes order their keys differently.
-  const specChanged = !jsonEqual(nextRest, curRest);
+  const nextMeta = next.metadata;
+  const curMeta = current.metadata;
+  const specChanged = !sameOutsideMetadataAndStatus(next, current);
   const generation = (curMeta.generation ?? 1) + (specChanged ? 1 : 0);
   const metadata: ObjectMeta = {
     ...nextMeta,
@@ -34,4 +33,23 @@ export function prepareForUpdate(next: ApiObject, current: ApiObject): ApiObject
   if (curMeta.deletionGracePeriodSeconds !== undefined) metadata.deletionGracePeriodSeconds = curMeta.deletionGracePeriodSeconds;
   else delete metadata.deletionGracePeriodSeconds;
   return { ...next, metadata };
+}
+
+/**
+ * Whether two objects hold equal values in every top-level field but metadata and status.
+ * Compared as values: the schema's output and the stored bytes order their keys differently. Field
+ * by field, not as two rest copies of the objects: every update compares them.
+ */
+function sameOutsideMetadataAndStatus(next: ApiObject, current: ApiObject): boolean {
+  const keys = Object.keys(next);
+  let fields = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key === 'metadata' || key === 'status') continue;
+    fields++;
+    if (!hasField(current, key) || !jsonEqual(next[key], current[key])) return false;
+  }
+  const others = Object.keys(current);
+  for (let i = 0; i < others.length; i++) if (others[i] !== 'metadata' && others[i] !== 'status') fields--;
+  return fields === 0;
 }

@@ -17,6 +17,10 @@ import { type ApiObject } from '../api-object.js';
  */
 export function bytesToStore(type: ResourceType, next: ApiObject, current: ApiObject): Uint8Array | undefined {
   const bytes = encodeForStorage(next, type, true);
+  // A new generation (prepareForUpdate: the spec changed) is stored, so the bytes differ, and not
+  // only in a time: no comparison. Every Lease renewal is one, and its same-length bytes with a
+  // new entry time in managedFields otherwise cost a second encoding of the whole object.
+  if (next.metadata.generation !== current.metadata.generation) return bytes;
   const stored = storedBytesOf(current) ?? encodeForStorage(current, type);
   if (Buffer.compare(bytes, stored) === 0) return undefined;
   // Times are fixed-width: an object whose only change is a time is as long as the stored one.

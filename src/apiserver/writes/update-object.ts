@@ -9,10 +9,10 @@ import { isStatusWrite, splitWrite } from '../subresources/write-scope.js';
 import { strategyForUpdate } from './strategy.js';
 import { certificateSigningRequestOnUpdate, isCertificateSigningRequests } from './certificate-signing-requests.js';
 import { bytesToStore } from './unchanged.js';
-import { asServed, encodedTextOf, keepStoredBytes } from '../storage-codec.js';
+import { asServed, encodedSourceOf, keepStoredBytes } from '../storage-codec.js';
 import { isStorageError } from '../../storage/index.js';
 import { StaleGuess } from '../written-objects.js';
-import { spliceResourceVersion } from '../served-object.js';
+import { answerTextFor } from '../served-object.js';
 import { withAnswerText } from '../answer-text.js';
 import { yieldIfLarge } from '../request/index.js';
 
@@ -53,7 +53,8 @@ export async function updateObject(
   const split = splitWrite(ctx, next, current);
   const checked = isCertificateSigningRequests(type) ? certificateSigningRequestOnUpdate(split, current) : split;
   const defaulted = withDefaults(type, strategyForUpdate(type, checked, current, isStatusWrite(ctx)));
-  await yieldIfLarge(ctx);
+  const turn = yieldIfLarge(ctx);
+  if (turn) await turn;
   const object = managedFieldsAfterUpdate(type, prepareForUpdate(defaulted, current), current, manager);
   const key = objectKey(ctx.store, type, info.namespace, name);
   const revision = Number(current.metadata.resourceVersion);
@@ -86,7 +87,7 @@ export async function updateObject(
   }
   if (dryRun) return stored;
   // Before the write: the watch cache takes the text with the write's event, which may come first.
-  const text = type.conversion || (type.storageVersion !== undefined && type.storageVersion !== type.version) ? undefined : encodedTextOf(bytes);
+  const source = type.conversion || (type.storageVersion !== undefined && type.storageVersion !== type.version) ? undefined : encodedSourceOf(bytes);
   let kv;
   try {
     kv = await ctx.store.update(key, bytes, revision);
@@ -98,9 +99,11 @@ export async function updateObject(
     }
     throw error;
   }
-  await service?.commit();
-  // The answer is the stored text with its version, as a GET sends it: not encoded again.
-  const answerText = text === undefined ? undefined : spliceResourceVersion(text, kv.modRevision);
+  // Not `await service?.commit()`: for every other type that is a trip through the microtask queue for nothing.
+  if (service) await service.commit();
+  // The answer is the stored text with its version, as a GET sends it: not encoded again (the
+  // cache's own string of it when it has taken the write already).
+  const answerText = source === undefined ? undefined : answerTextFor(source, kv.modRevision);
   const answer = withAnswerText(stamped(stored, kv.modRevision), answerText);
   // Kept as the next write's starting point, with the bytes it was stored as (unchanged.ts compares them).
   if (answerText !== undefined) {

@@ -20,13 +20,32 @@ export function encodeRaw(object: JsonObject): Uint8Array | undefined {
   return type.encode(toMessage(type, object)).finish();
 }
 
-/** The envelope around message bytes: magic, then Unknown{typeMeta, raw}. */
+/**
+ * The envelope around message bytes: magic, then Unknown{typeMeta, raw}. Written by hand in one
+ * buffer, as the watch frames are (every length is known up front): protobufjs built it in a
+ * writer of its own and the message was copied twice, on every protobuf answer (a Lease renewal's).
+ */
 export function envelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
-  const unknown = unknownType.encode({ typeMeta: { apiVersion, kind }, raw }).finish();
-  const out = new Uint8Array(PROTOBUF_MAGIC.length + unknown.length);
+  const typeMeta = typeMetaOf(apiVersion, kind);
+  const out = new Uint8Array(PROTOBUF_MAGIC.length + 1 + varintSize(typeMeta.length) + typeMeta.length + 1 + varintSize(raw.length) + raw.length);
   out.set(PROTOBUF_MAGIC);
-  out.set(unknown, PROTOBUF_MAGIC.length);
+  let at = putLengthDelimited(out, PROTOBUF_MAGIC.length, 1, typeMeta.length); // Unknown.typeMeta
+  out.set(typeMeta, at);
+  at = putLengthDelimited(out, at + typeMeta.length, 2, raw.length); // Unknown.raw
+  out.set(raw, at);
   return out;
+}
+
+/** A length-delimited field's key and length at `at` in `out`; returns where its bytes go. */
+function putLengthDelimited(out: Uint8Array, at: number, field: number, length: number): number {
+  out[at++] = (field << 3) | 2;
+  for (let n = length; ; n = Math.floor(n / 128)) {
+    if (n < 128) {
+      out[at++] = n;
+      return at;
+    }
+    out[at++] = (n % 128) | 0x80;
+  }
 }
 
 /** An object (with its kind and apiVersion) as a protobuf body. */
@@ -162,8 +181,16 @@ export function cachedRaw(json: Uint8Array): Uint8Array {
  */
 const frameCaches = new Map<string, WeakMap<Uint8Array, Uint8Array>>();
 
-/** TypeMeta{apiVersion, kind} per `apiVersion/kind`: a handful of kinds, each written once (a copy: protobufjs hands out slices of a shared pool). */
-const typeMetaCache = new Map<string, Uint8Array>();
+/** TypeMeta{apiVersion, kind} by apiVersion, then kind: a handful of kinds, each written once (a copy: protobufjs hands out slices of a shared pool). */
+const typeMetaCache = new Map<string, Map<string, Uint8Array>>();
+
+function typeMetaOf(apiVersion: string, kind: string): Uint8Array {
+  let kinds = typeMetaCache.get(apiVersion);
+  if (!kinds) typeMetaCache.set(apiVersion, (kinds = new Map()));
+  let typeMeta = kinds.get(kind);
+  if (!typeMeta) kinds.set(kind, (typeMeta = Uint8Array.from(typeMetaType.encode({ apiVersion, kind }).finish())));
+  return typeMeta;
+}
 
 /**
  * One watch frame of an object version in the Object view, from its cached message bytes:
@@ -178,9 +205,7 @@ export function protobufEventFrame(type: string, apiVersion: string, kind: strin
   if (cached) return cached;
   const first = !rawCache.has(json);
   const raw = cachedRaw(json);
-  const typeMetaKey = `${apiVersion}/${kind}`;
-  let typeMeta = typeMetaCache.get(typeMetaKey);
-  if (!typeMeta) typeMetaCache.set(typeMetaKey, (typeMeta = Uint8Array.from(typeMetaType.encode({ apiVersion, kind }).finish())));
+  const typeMeta = typeMetaOf(apiVersion, kind);
   const typeBytes = Buffer.from(type, 'latin1');
   const unknownSize = 1 + varintSize(typeMeta.length) + typeMeta.length + 1 + varintSize(raw.length) + raw.length;
   const envelopeSize = PROTOBUF_MAGIC.length + unknownSize;
