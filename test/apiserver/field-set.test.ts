@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { podSchema } from '../../src/api/index.js';
 import { fieldSetOf, fieldSetWithout, fieldsV1Of, sharedFieldSet, toFieldsV1, type FieldSet } from '../../src/apiserver/writes/field-set.js';
+import { seededRandom } from '../support/prng.js';
 
 type Trie = Record<string, unknown>;
 
@@ -24,18 +25,6 @@ function trieOf(set: ReadonlySet<string>): Trie {
 }
 
 const text = (wire: unknown) => JSON.stringify(wire);
-
-/** A small seeded generator (mulberry32): the same sets on every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Elements as walks make them, and as a client's FieldsV1 may hold them: `__proto__`, a key that
 // reads as an array index, and (not plain) a field name holding a raw control character.
@@ -69,7 +58,7 @@ const pod = {
 describe('FieldsV1 encoding', () => {
   it('is the oracle’s trie, key for key, for a pod and for sets of odd elements', () => {
     expect(text(toFieldsV1(fieldSetOf(pod, podSchema)))).toBe(text(trieOf(fieldSetOf(pod, podSchema))));
-    const random = seeded(26);
+    const random = seededRandom(26);
     for (let i = 0; i < 2_000; i++) {
       const set = randomSet(random, i % 2 === 0 ? PLAIN : [...PLAIN, ...CONTROL]);
       expect(text(toFieldsV1(set)), [...set].join(' | ')).toBe(text(trieOf(set)));
@@ -109,7 +98,7 @@ describe('a field set without some of its paths', () => {
   });
 
   it('gives the oracle’s trie for random sets and drops, one after another, plain or not', () => {
-    const random = seeded(5_000);
+    const random = seededRandom(5_000);
     for (let i = 0; i < 2_000; i++) {
       const set = randomSet(random, i % 3 === 0 ? [...PLAIN, ...CONTROL] : PLAIN);
       const wire = fieldsV1Of(set);
