@@ -70,8 +70,9 @@ describe('deployment-controller with a ReplicaSet status that lags its spec', ()
     });
     await watch.waitForSync();
 
-    const d = await client.get(builtin.deployments, 'web', { namespace: NS });
-    await client.update(builtin.deployments, { ...d, spec: { ...d.spec, template: { ...d.spec.template, spec: { containers: [{ name: 'c', image: 'v2' }] } } } }, { namespace: NS });
+    // A merge patch, as `kubectl set image` sends: the loop writes the Deployment's status
+    // meanwhile, so a read-then-update would race it for the resourceVersion.
+    await client.patch(builtin.deployments, 'web', { spec: { template: { spec: { containers: [{ name: 'c', image: 'v2' }] } } } }, { namespace: NS, type: 'merge' });
     // maxSurge 3, maxUnavailable 2: the old set scaled down to 8 and the new one up to 3 (then 5,
     // as the surge allows 13 in all); no new pod is available, so the rollout stops there.
     await eventually(async () => (await setOf('v1'))?.spec.replicas === 8 && ((await setOf('v2'))?.spec.replicas ?? 0) >= 3, 'the rollout at its first step');
