@@ -80,6 +80,8 @@ type State = 'idle' | 'listing' | 'watching' | 'recovering' | 'stopped';
 
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5_000;
+/** Relist revisions remembered as split (WatchSource.splitRevisions): relists are rare. */
+const MAX_SPLIT_REVISIONS = 64;
 
 /**
  * A watch cache for one resource type: it lists the store once, follows its watch, and serves
@@ -122,6 +124,8 @@ export class WatchCache<T> {
   private batchOpen = false;
   private replayingCount = 0;
   private relists = 0;
+  /** See WatchSource.splitRevisions; bounded (the oldest forgotten first: their watchers long gone). */
+  private readonly splitRevisions = new Set<number>();
   private eventsReceived = 0;
   private progressInFlight = false;
   private progressAgain = false;
@@ -162,6 +166,7 @@ export class WatchCache<T> {
       ready: this.ready,
       seq: () => this.seq,
       revision: () => this.rev,
+      splitRevisions: () => this.splitRevisions,
       tree: () => this.tree,
       now: this.now,
       isReady: () => this.isReady,
@@ -399,6 +404,10 @@ export class WatchCache<T> {
    */
   private replace({ tree, revision }: Listed<T>): void {
     const events = diffStates(this.versions, this.tree, tree, revision);
+    if (events.filter((e) => e.revision === revision).length > 1) {
+      this.splitRevisions.add(revision);
+      if (this.splitRevisions.size > MAX_SPLIT_REVISIONS) this.splitRevisions.delete(this.splitRevisions.values().next().value!);
+    }
     this.beginBatch();
     this.tree = tree;
     this.rev = Math.max(this.rev, revision);

@@ -58,6 +58,12 @@ export interface WatchSource<T> {
   readonly ready: Promise<void>;
   isReady(): boolean;
   stopped(): boolean;
+  /**
+   * Revisions of relists that told watchers of several changes at that one revision (the DELETEDs
+   * of a relist's diff all carry its revision): a watch that resumes from one of them may have
+   * been cut between those events, and no history or store can give it the rest, so it expires.
+   */
+  splitRevisions(): ReadonlySet<number>;
   /** Calls `reached` once the cache has applied `revision`; returns a cancel. */
   whenRevision(revision: number, reached: () => void): () => void;
   /** Counts watchers that are replaying from the store (they are not hub listeners). */
@@ -128,6 +134,7 @@ export class CacheWatcher<T> implements HubListener<T>, Unsubscribable {
       return;
     }
     if (from === undefined) return this.fromHistory(src.revision());
+    if (src.splitRevisions().has(from)) return this.subscriber.error(new WatchExpiredError(from, src.history.floor));
     src.history.evict(src.now());
     if (from >= src.history.floor) this.fromHistory(from);
     else this.fromStore(from);

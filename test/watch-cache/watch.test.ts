@@ -281,6 +281,38 @@ describe('WatchCache.watch', () => {
     filtered.sub.unsubscribe();
   });
 
+  it("expires a watch that resumes from a relist's revision when that relist told several changes at it", async () => {
+    const faulty = new FaultyStore(store);
+    cache = newCache(faulty);
+    await cache.ready;
+    const a = await store.create(key('a'), bytes(thing('a', 1)));
+    const b = await store.create(key('b'), bytes(thing('b', 1)));
+    const live = record(cache.watch());
+
+    // Both deletes are lost to the cache and compacted away: the relist's diff gives both at its revision.
+    faulty.dropping = true;
+    await store.delete(key('a'), a.modRevision);
+    await store.delete(key('b'), b.modRevision);
+    const c = await store.create(key('c'), bytes(thing('c', 1)));
+    await store.compact(c.modRevision);
+    faulty.dropping = false;
+    faulty.cut(new StorageError('Compacted', 'compacted', { compactedRevision: c.modRevision }));
+    expect(await cache.waitForRevision(c.modRevision, 60_000)).toBe(true);
+    const at = c.modRevision;
+    expect(lines(live.events)).toEqual([`DELETED a@${at} rv=${at}`, `DELETED b@${at} rv=${at}`, `ADDED c@${at} rv=${at}`]);
+
+    // A client cut after the first of them resumes from `at`: nothing can give it b's delete.
+    const resumed = record(cache.watch({ fromRevision: at }));
+    expect(resumed.error).toBeInstanceOf(WatchExpiredError);
+    // After the next change, a watch from it is served as ever.
+    const d = await store.create(key('d'), bytes(thing('d', 1)));
+    expect(await cache.waitForRevision(d.modRevision, 60_000)).toBe(true);
+    const after = record(cache.watch({ fromRevision: d.modRevision }));
+    expect(after.error).toBeUndefined();
+    live.sub.unsubscribe();
+    after.sub.unsubscribe();
+  });
+
   it('resumes its store watch after a transient failure without relisting or losing an event', async () => {
     const faulty = new FaultyStore(store);
     cache = newCache(faulty);
