@@ -243,6 +243,21 @@ describe('WatchCache.watch', () => {
     expect(cache.stats()).toMatchObject({ watchers: 0, hubListeners: 0, replaying: 0 });
   });
 
+  /**
+   * A cache whose store watch goes deaf while `lose` writes; the store then compacts past those
+   * writes and the watch fails with Compacted, so the cache must relist. Answers the revision of
+   * the last write (the relist's).
+   */
+  async function lostToCompaction(faulty: FaultyStore, lose: () => Promise<number>): Promise<number> {
+    faulty.dropping = true;
+    const last = await lose();
+    await store.compact(last);
+    faulty.dropping = false;
+    faulty.cut(new StorageError('Compacted', 'compacted', { compactedRevision: last }));
+    expect(await cache.waitForRevision(last, 60_000)).toBe(true);
+    return last;
+  }
+
   it('re-lists after its store watch fails with Compacted and turns the differences into events for live watchers', async () => {
     const faulty = new FaultyStore(store);
     cache = newCache(faulty);
@@ -254,20 +269,16 @@ describe('WatchCache.watch', () => {
     const filtered = record(cache.watch({ filter: red }));
 
     // The cache's watch loses these events, then the store compacts them away.
-    faulty.dropping = true;
-    await store.delete(key('a'), a.modRevision);
-    const b2 = await store.update(key('b'), bytes(thing('b', 2, { color: 'red' })), b.modRevision);
-    const c = await store.create(key('c'), bytes(thing('c', 1)));
-    await store.compact(c.modRevision);
-    faulty.dropping = false;
-    faulty.cut(new StorageError('Compacted', 'compacted', { compactedRevision: c.modRevision }));
-
-    expect(await cache.waitForRevision(c.modRevision, 60_000)).toBe(true);
-    const at = c.modRevision;
+    let b2!: { modRevision: number };
+    const at = await lostToCompaction(faulty, async () => {
+      await store.delete(key('a'), a.modRevision);
+      b2 = await store.update(key('b'), bytes(thing('b', 2, { color: 'red' })), b.modRevision);
+      return (await store.create(key('c'), bytes(thing('c', 1)))).modRevision;
+    });
     expect(lines(w.events)).toEqual([
       `MODIFIED b@${b2.modRevision} rv=${b2.modRevision}`,
       `DELETED a@${at} rv=${at}`,
-      `ADDED c@${c.modRevision} rv=${c.modRevision}`,
+      `ADDED c@${at} rv=${at}`,
     ]);
     expect(short(filtered.events)).toEqual([`ADDED b@${b2.modRevision}`]);
     const cached = new Map(cache.list().items.map((v) => [v.object.metadata.name, v.revision]));
@@ -290,15 +301,11 @@ describe('WatchCache.watch', () => {
     const live = record(cache.watch());
 
     // Both deletes are lost to the cache and compacted away: the relist's diff gives both at its revision.
-    faulty.dropping = true;
-    await store.delete(key('a'), a.modRevision);
-    await store.delete(key('b'), b.modRevision);
-    const c = await store.create(key('c'), bytes(thing('c', 1)));
-    await store.compact(c.modRevision);
-    faulty.dropping = false;
-    faulty.cut(new StorageError('Compacted', 'compacted', { compactedRevision: c.modRevision }));
-    expect(await cache.waitForRevision(c.modRevision, 60_000)).toBe(true);
-    const at = c.modRevision;
+    const at = await lostToCompaction(faulty, async () => {
+      await store.delete(key('a'), a.modRevision);
+      await store.delete(key('b'), b.modRevision);
+      return (await store.create(key('c'), bytes(thing('c', 1)))).modRevision;
+    });
     expect(lines(live.events)).toEqual([`DELETED a@${at} rv=${at}`, `DELETED b@${at} rv=${at}`, `ADDED c@${at} rv=${at}`]);
 
     // A client cut after the first of them resumes from `at`: nothing can give it b's delete.
