@@ -175,7 +175,7 @@ while (nodesReadyAt.size < NODES) {
   await new Promise((resolve) => setTimeout(resolve, 500));
   if (performance.now() - hollowStart > TIMEOUT_MS) throw new Error(`only ${nodesReadyAt.size} of ${NODES} nodes Ready after ${TIMEOUT_MS / 1000}s`);
 }
-const nodesReadyS = (Math.max(...nodesReadyAt.values()) - hollowStart) / 1000;
+const nodesReadyS = ([...nodesReadyAt.values()].reduce((a, b) => Math.max(a, b), -Infinity) - hollowStart) / 1000;
 log(`${NODES} nodes Ready in ${nodesReadyS.toFixed(1)}s; load ${load()}`);
 
 const added = new Map<string, number>();
@@ -282,8 +282,9 @@ const latencies = [...running].map(([uid, at]) => at - (added.get(uid) ?? at)).s
 const toBind = [...bound].map(([uid, at]) => at - (added.get(uid) ?? at)).sort((a, b) => a - b);
 const boundToRunning = [...running].map(([uid, at]) => at - (bound.get(uid) ?? at)).sort((a, b) => a - b);
 const ms = (sorted: readonly number[]) => ({ p50: Math.round(quantile(sorted, 0.5)), p99: Math.round(quantile(sorted, 0.99)) });
-const firstAdded = Math.min(...added.values());
-const lastRunning = Math.max(...running.values());
+// Reduced, not Math.min(...values): spreading 150,000 arguments overflows the stack.
+const firstAdded = [...added.values()].reduce((a, b) => Math.min(a, b), Infinity);
+const lastRunning = [...running.values()].reduce((a, b) => Math.max(a, b), -Infinity);
 const report = {
   nodes: NODES,
   podsPerNode: PODS_PER_NODE,
