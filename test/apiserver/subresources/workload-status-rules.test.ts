@@ -49,6 +49,10 @@ const collisionCountRules = (): Refused[] => [
   { rule: 'collisionCount dropped', before: { collisionCount: 2 }, after: {}, field: 'status.collisionCount', message: 'Invalid value: 0: cannot be decremented' },
 ];
 
+/** Counts that are never negative (the kinds' schemas check these, before the rules). */
+const negatives = (fields: readonly string[]): Refused[] =>
+  fields.map((field) => ({ rule: `a negative ${field}`, after: { [field]: -1 }, field: `status.${field}`, message: `Invalid value: -1: ${NEGATIVE}` }));
+
 const observedGeneration = (): Refused => ({ rule: 'a negative observedGeneration', after: { observedGeneration: -1 }, field: 'status.observedGeneration', message: `Invalid value: -1: ${NEGATIVE}` });
 
 const KINDS: readonly Kind[] = [
@@ -56,6 +60,7 @@ const KINDS: readonly Kind[] = [
     kind: 'Deployment',
     path: '/apis/apps/v1/namespaces/default/deployments',
     refused: [
+      ...negatives(['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'terminatingReplicas']),
       ...withinReplicas(['updatedReplicas', 'readyReplicas', 'availableReplicas']),
       { rule: 'more available than ready', after: { replicas: 3, readyReplicas: 1, availableReplicas: 2 }, field: 'status.availableReplicas', message: 'Invalid value: 2: cannot be greater than readyReplicas' },
       observedGeneration(),
@@ -70,6 +75,7 @@ const KINDS: readonly Kind[] = [
     kind: 'ReplicaSet',
     path: '/apis/apps/v1/namespaces/default/replicasets',
     refused: [
+      ...negatives(['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'terminatingReplicas']),
       ...withinReplicas(['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']),
       { rule: 'more available than ready', after: { replicas: 3, readyReplicas: 1, availableReplicas: 2 }, field: 'status.availableReplicas', message: 'Invalid value: 2: cannot be greater than readyReplicas' },
       observedGeneration(),
@@ -80,6 +86,7 @@ const KINDS: readonly Kind[] = [
     kind: 'ReplicationController',
     path: '/api/v1/namespaces/default/replicationcontrollers',
     refused: [
+      ...negatives(['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']),
       ...withinReplicas(['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']),
       { rule: 'more available than ready', after: { replicas: 3, readyReplicas: 1, availableReplicas: 2 }, field: 'status.availableReplicas', message: 'Invalid value: 2: cannot be greater than readyReplicas' },
       observedGeneration(),
@@ -90,6 +97,7 @@ const KINDS: readonly Kind[] = [
     kind: 'StatefulSet',
     path: '/apis/apps/v1/namespaces/default/statefulsets',
     refused: [
+      ...negatives(['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas']),
       ...withinReplicas(['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas']),
       { rule: 'more available than ready', after: { replicas: 3, readyReplicas: 1, availableReplicas: 2 }, field: 'status.availableReplicas', message: 'Invalid value: 2: cannot be greater than status.readyReplicas' },
       observedGeneration(),
@@ -103,7 +111,11 @@ const KINDS: readonly Kind[] = [
   {
     kind: 'DaemonSet',
     path: '/apis/apps/v1/namespaces/default/daemonsets',
-    refused: [observedGeneration(), ...collisionCountRules()],
+    refused: [
+      ...negatives(['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady', 'updatedNumberScheduled', 'numberAvailable', 'numberUnavailable']),
+      observedGeneration(),
+      ...collisionCountRules(),
+    ],
     accepted: [
       // Its counts are over different sets of nodes: none is bounded by another.
       { rule: 'counts not bounded by each other', after: { desiredNumberScheduled: 1, currentNumberScheduled: 2, numberReady: 3, numberAvailable: 4, updatedNumberScheduled: 5, numberMisscheduled: 6, observedGeneration: 0 } },
@@ -126,6 +138,7 @@ const JOB: Kind = {
   path: '/apis/batch/v1/namespaces/default/jobs',
   refused: [
     // The status as written.
+    ...negatives(['active', 'succeeded', 'failed', 'ready', 'terminating']),
     { rule: 'an empty uncounted uid', after: { uncountedTerminatedPods: { succeeded: [''] } }, field: 'status.uncountedTerminatedPods.succeeded[0]', message: 'Invalid value: "": must not be empty' },
     { rule: 'an uncounted pod twice', after: { uncountedTerminatedPods: { succeeded: ['a'], failed: ['a'] } }, field: 'status.uncountedTerminatedPods.failed[0]', message: 'Duplicate value: "a"', reason: 'FieldValueDuplicate' },
     { rule: 'Complete and Failed', after: { ...complete, ...on('SuccessCriteriaMet', 'Complete', 'Failed') }, field: 'status.conditions', message: 'Invalid value: cannot set Complete=True and Failed=true conditions' },
