@@ -243,15 +243,16 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
   // Pods deleted for a failure keep their finalizer until counted (next sync): not settled yet.
   const holding = live.some((pod) => hasFinalizer(pod) && !released.has(pod.metadata.uid!) && !toRelease.includes(pod));
   const settledNow = active.length === 0 && terminating === 0 && !holding && uncounted.succeeded.size === 0 && uncounted.failed.size === 0;
-  // A finished Job has a startTime (the API server requires it), even one that ends suspended.
+  // A finished Job has a startTime (the API server requires it), even one that ends suspended:
+  // the one it had, else now.
   if (settledNow && failureTarget) {
     conditions = setCondition(conditions, 'Failed', 'True', failureTarget, nowText);
-    startTime ??= nowText;
+    startTime ??= status.startTime ?? nowText;
     deps.events.record(about(job), 'Warning', failureTarget.reason, failureTarget.message);
   } else if (settledNow && successTarget) {
     conditions = setCondition(conditions, 'Complete', 'True', successTarget, nowText);
     completionTime = nowText;
-    startTime ??= nowText;
+    startTime ??= status.startTime ?? nowText;
     deps.events.record(about(job), 'Normal', 'Completed', 'Job completed');
   }
 
