@@ -119,8 +119,10 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
     newlyUncounted = true;
     toRelease.push(pod);
     ends.push({ failed: true, at: finishTimeOf(pod) ?? now });
-    if (match?.action === 'FailJob' && failureTarget === undefined) failureTarget = { reason: 'PodFailurePolicy', message: match.message };
-    if (perIndex && index !== undefined && (match?.action === 'FailIndex' || indexFailureCountOf(pod) + 1 > spec.backoffLimitPerIndex!)) failedIndexes.add(index);
+    // A Job that met its success criteria ends as succeeded, whatever its remaining pods do
+    // (both targets at once is a status the API server refuses); a completed index cannot fail.
+    if (match?.action === 'FailJob' && failureTarget === undefined && successTarget === undefined) failureTarget = { reason: 'PodFailurePolicy', message: match.message };
+    if (perIndex && index !== undefined && !completed.has(index) && (match?.action === 'FailIndex' || indexFailureCountOf(pod) + 1 > spec.backoffLimitPerIndex!)) failedIndexes.add(index);
   }
   let current = job;
   if (newlyUncounted) {
@@ -164,9 +166,11 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
   const occupying = replacePolicy === 'Failed' ? terminatingPods : [];
 
   // 3. Has the Job failed or succeeded?
-  let startTime = status.startTime;
+  // activeDeadlineSeconds counts from startTime, and the API server lets only a suspended Job's
+  // startTime change: it is cleared while the Job is suspended and set when it runs (again).
+  let startTime = suspended ? undefined : status.startTime;
   const wasSuspended = conditionOf(job, 'Suspended')?.status === 'True';
-  if (!suspended && (startTime === undefined || wasSuspended)) startTime = nowText;
+  if (!suspended && startTime === undefined) startTime = nowText;
   let requeueMs: number | undefined;
   if (failureTarget === undefined && successTarget === undefined) {
     if (perIndex) {
@@ -239,17 +243,22 @@ export async function syncJob(deps: JobSyncDeps, key: string, job: Job): Promise
   // Pods deleted for a failure keep their finalizer until counted (next sync): not settled yet.
   const holding = live.some((pod) => hasFinalizer(pod) && !released.has(pod.metadata.uid!) && !toRelease.includes(pod));
   const settledNow = active.length === 0 && terminating === 0 && !holding && uncounted.succeeded.size === 0 && uncounted.failed.size === 0;
+  // A finished Job has a startTime (the API server requires it), even one that ends suspended:
+  // the one it had, else now.
   if (settledNow && failureTarget) {
     conditions = setCondition(conditions, 'Failed', 'True', failureTarget, nowText);
+    startTime ??= status.startTime ?? nowText;
     deps.events.record(about(job), 'Warning', failureTarget.reason, failureTarget.message);
   } else if (settledNow && successTarget) {
     conditions = setCondition(conditions, 'Complete', 'True', successTarget, nowText);
     completionTime = nowText;
+    startTime ??= status.startTime ?? nowText;
     deps.events.record(about(job), 'Normal', 'Completed', 'Job completed');
   }
 
+  const { startTime: _startTime, ...rest } = status;
   const next: JobStatus = {
-    ...status,
+    ...rest,
     ...(startTime !== undefined ? { startTime } : {}),
     ...(completionTime !== undefined ? { completionTime } : {}),
     active: active.length,

@@ -214,6 +214,25 @@ describe('job controller', () => {
     expect((await getJob('sleepy')).status?.failed ?? 0).toBe(0);
   });
 
+  it('clears startTime while a running Job is suspended and sets it anew on resume (the API server lets only a suspended Job’s startTime change)', async () => {
+    await makeJob('paused', { parallelism: 1, completions: 1 });
+    await waitRunning('paused', 1);
+    const started = rfc3339(clock.now());
+    await eventually(async () => (await getJob('paused')).status?.startTime === started, 'startTime');
+    await clock.advance(5_000);
+    await client.patch(builtin.jobs, 'paused', { spec: { suspend: true } }, { namespace: NS });
+    await eventually(async () => condition(await getJob('paused'), 'Suspended')?.status === 'True', 'Suspended');
+    expect((await getJob('paused')).status?.startTime).toBeUndefined();
+    await clock.advance(5_000);
+    await client.patch(builtin.jobs, 'paused', { spec: { suspend: false } }, { namespace: NS });
+    const [pod] = await waitRunning('paused', 1);
+    await eventually(async () => condition(await getJob('paused'), 'Suspended')?.status === 'False', 'resumed');
+    expect((await getJob('paused')).status?.startTime).toBe(rfc3339(clock.now()));
+    await end(pod!, 'Succeeded');
+    await eventually(async () => condition(await getJob('paused'), 'Complete')?.status === 'True', 'Complete');
+    expect((await getJob('paused')).status).toMatchObject({ startTime: rfc3339(clock.now()), completionTime: rfc3339(clock.now()), succeeded: 1, active: 0 });
+  });
+
   it('counts a pod deleted while running as failed, once', async () => {
     await makeJob('crashy', { completions: 1, backoffLimit: 3 });
     const [pod] = await waitRunning('crashy', 1);

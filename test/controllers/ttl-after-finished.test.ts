@@ -38,7 +38,7 @@ describe('ttl-after-finished controller', () => {
   const finish = async (name: string) => {
     const job = await client.get(builtin.jobs, name, { namespace: NS });
     const at = rfc3339(clock.now());
-    return client.updateStatus(builtin.jobs, { ...job, status: { succeeded: 1, completionTime: at, conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: at, lastProbeTime: at }] } });
+    return client.updateStatus(builtin.jobs, { ...job, status: { succeeded: 1, startTime: at, completionTime: at, conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: at, lastProbeTime: at }] } });
   };
   const syncsOf = (name: string) => loop.results.filter((r) => r.key === `${NS}/${name}`).length;
   const exists = async (name: string) => !(await isGone(client.get(builtin.jobs, name, { namespace: NS })));

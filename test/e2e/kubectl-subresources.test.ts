@@ -46,6 +46,18 @@ describe('kubectl and the subresources', () => {
     expect(read.stdout).toBe('2');
   });
 
+  it('is refused a status the rules refuse, named by field, and nothing is written', async () => {
+    const before = await kubectl(k.config, ['get', 'deployment', 'web', '-o', 'jsonpath={.metadata.resourceVersion}']);
+    const refused = await kubectl(k.config, ['patch', 'deployment', 'web', '--subresource=status', '--type=merge', '-p', '{"status":{"availableReplicas":3}}']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('The Deployment "web" is invalid: status.availableReplicas: Invalid value: 3: cannot be greater than readyReplicas');
+    const after = await kubectl(k.config, ['get', 'deployment', 'web', '-o', 'jsonpath={.metadata.resourceVersion} {.status.readyReplicas} {.status.availableReplicas}']);
+    expect(after.stdout).toBe(`${before.stdout} 2 `);
+    // At the boundary (as many available as ready) it is taken.
+    const taken = await kubectl(k.config, ['patch', 'deployment', 'web', '--subresource=status', '--type=merge', '-p', '{"status":{"availableReplicas":2}}']);
+    expect(taken.code, taken.stderr).toBe(0);
+  });
+
   it('lists the resource types as before (subresources are discovery entries kubectl skips)', async () => {
     const res = await kubectl(k.config, ['api-resources', '--no-headers', '-o', 'name']);
     expect(res.code).toBe(0);

@@ -8,6 +8,7 @@ import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTo
 import { JOB_CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL, LEGACY_JOB_NAME_LABEL } from './batch-names.js';
 import { parseCronSchedule } from './cron-schedule.js';
 import { parseIndexIntervals } from './index-intervals.js';
+import { validateJobStatusUpdate } from './job-status-rules.js';
 import { withDefaults } from '../defaults/index.js';
 
 const JOB_KIND = { group: 'batch', kind: 'Job' } as const;
@@ -17,7 +18,7 @@ const JOB_KIND = { group: 'batch', kind: 'Job' } as const;
  * selector is generated from its uid (unless `manualSelector`), and what the schema cannot say
  * (fields that go together, the selector matching the template, a parsable schedule, a known time
  * zone) is a 422 naming the field. Defaults are applied after the strategy, so an unset field is
- * read here as its default.
+ * read here as its default. A `/status` write runs the status rules of job-status-rules.ts.
  */
 
 // Upstream's limits on Indexed Jobs.
@@ -200,6 +201,7 @@ export const jobStrategy: WriteStrategy = {
     if (old === undefined) return validateJobSpec(job.spec as Spec, 'spec', generated);
     return [...validateJobSpec(job.spec as Spec, 'spec', undefined), ...validateJobUpdate(job, old as Job)];
   },
+  validateStatus: (object, old) => validateJobStatusUpdate(object as Job, old as Job),
 };
 
 export const cronJobStrategy: WriteStrategy = {

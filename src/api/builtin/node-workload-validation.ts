@@ -6,6 +6,7 @@ import type { WriteStrategy } from '../resource-type.js';
 import type { FieldCause } from '../status-error.js';
 import { fieldForbidden, fieldInvalid, fieldRequired } from '../validation/causes.js';
 import { immutableSelector, validateIntOrPercent, validateLabelSelector, validateSelectorAndTemplate } from './replicated-validation.js';
+import { validateDaemonSetStatus, validateStatefulSetStatus } from './workload-status-rules.js';
 
 const STATEFUL_SET_KIND = { group: 'apps', kind: 'StatefulSet' } as const;
 
@@ -13,7 +14,8 @@ const STATEFUL_SET_KIND = { group: 'apps', kind: 'StatefulSet' } as const;
  * The checks of DaemonSets, StatefulSets and PodDisruptionBudgets that a schema cannot express
  * (kube-apiserver's ValidateDaemonSet, ValidateStatefulSet, ValidatePodDisruptionBudget): the
  * selector and template as for the other workloads, the update strategies' bounds, what an update
- * may change; negative counts are the schema's. Each is a 422 cause with its field path.
+ * may change; negative counts are the schema's. Each is a 422 cause with its field path. Their
+ * `/status` writes run the status rules of workload-status-rules.ts instead.
  */
 
 const isZero = (value: number | string | undefined): boolean => value === 0 || value === '0%';
@@ -74,6 +76,6 @@ function validatePodDisruptionBudget(object: KubeObject): FieldCause[] {
   return causes;
 }
 
-export const daemonSetStrategy: WriteStrategy = { validate: validateDaemonSet };
-export const statefulSetStrategy: WriteStrategy = { validate: validateStatefulSet };
+export const daemonSetStrategy: WriteStrategy = { validate: validateDaemonSet, validateStatus: validateDaemonSetStatus };
+export const statefulSetStrategy: WriteStrategy = { validate: validateStatefulSet, validateStatus: validateStatefulSetStatus };
 export const podDisruptionBudgetStrategy: WriteStrategy = { validate: validatePodDisruptionBudget };

@@ -4,13 +4,15 @@ import type { WriteStrategy } from '../resource-type.js';
 import type { FieldCause } from '../status-error.js';
 import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from '../validation/causes.js';
 import { validateLabelValue, validateQualifiedName } from '../validation/labels.js';
+import { validateDeploymentStatus, validateReplicaSetStatus } from './workload-status-rules.js';
 
 /**
  * The checks of the replicated workloads that a schema cannot express (kube-apiserver's
  * ValidateDeployment, ValidateReplicaSet, ValidateReplicationController): a selector that is
  * well formed and not empty, a template whose labels it selects, `restartPolicy: Always`, the
  * rolling-update bounds, a progress deadline beyond minReadySeconds, and (apps/v1) an immutable
- * selector. Each is a 422 cause with its field path; nothing is written.
+ * selector. Each is a 422 cause with its field path; nothing is written. Their `/status` writes
+ * run the status rules of workload-status-rules.ts instead.
  */
 
 type SelectorSpec = NonNullable<ReplicaSet['spec']['selector']>;
@@ -138,6 +140,6 @@ function validateReplicationController(object: KubeObject): FieldCause[] {
   return causes;
 }
 
-export const deploymentStrategy: WriteStrategy = { validate: validateDeployment };
-export const replicaSetStrategy: WriteStrategy = { validate: validateReplicaSet };
-export const replicationControllerStrategy: WriteStrategy = { validate: validateReplicationController };
+export const deploymentStrategy: WriteStrategy = { validate: validateDeployment, validateStatus: validateDeploymentStatus };
+export const replicaSetStrategy: WriteStrategy = { validate: validateReplicaSet, validateStatus: validateReplicaSetStatus };
+export const replicationControllerStrategy: WriteStrategy = { validate: validateReplicationController, validateStatus: validateReplicaSetStatus };

@@ -42,6 +42,14 @@ export function fieldInvalid(field: string, value: unknown, detail: string): Fie
   return { reason: 'FieldValueInvalid', field, message: withDetail(`Invalid value: ${formatValue(value)}`, detail) };
 }
 
+/**
+ * An Invalid cause that names no value (upstream's `field.OmitValueType`): the fault is in how the
+ * field's items go together (a Job's conditions), not in one value to show.
+ */
+export function fieldInvalidWithoutValue(field: string, detail: string): FieldCause {
+  return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${detail}` };
+}
+
 export function fieldTypeInvalid(field: string, value: unknown, detail: string): FieldCause {
   return { reason: 'FieldValueTypeInvalid', field, message: withDetail(`Invalid value: ${formatValue(value)}`, detail) };
 }

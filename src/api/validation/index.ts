@@ -2,6 +2,7 @@ export {
   fieldDuplicate,
   fieldForbidden,
   fieldInvalid,
+  fieldInvalidWithoutValue,
   fieldNotSupported,
   fieldRequired,
   fieldTooLong,

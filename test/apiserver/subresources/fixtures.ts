@@ -58,7 +58,8 @@ export const STATUSES: Readonly<Record<string, readonly [Record<string, unknown>
   HorizontalPodAutoscaler: [{ currentReplicas: 1, desiredReplicas: 2 }, { currentReplicas: 2, desiredReplicas: 3 }],
   ValidatingAdmissionPolicy: [{ observedGeneration: 1 }, { observedGeneration: 1, typeChecking: { expressionWarnings: [] } }],
   CronJob: [{ lastScheduleTime: '2026-01-01T00:00:00Z' }, { lastScheduleTime: '2026-01-02T00:00:00Z' }],
-  Job: [{ succeeded: 1 }, { succeeded: 2 }],
+  // Not counters: a Job's succeeded and failed never go down (the suites write `first` after `second`).
+  Job: [{ active: 1, ready: 0 }, { active: 2, ready: 1 }],
   PodDisruptionBudget: [
     { disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2 },
     { disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 2 },
