@@ -41,7 +41,8 @@ function shouldRestart(pod: Pod, exitCode: number): boolean {
  *    one restarts under the restart policy (with back-off) or, under `Never`, fails the pod;
  * 4. the containers: a running one whose spec hash changed is replaced; an exited one restarts
  *    per the restart policy, after its crash-loop back-off (waiting reason CrashLoopBackOff);
- * 5. the status, computed from a fresh read of the runtime, written when it changed.
+ * 5. the status, computed from the runtime (read again when the sync changed anything in it),
+ *    written when it changed.
  * Returns when to look again: at the end of a back-off, after a failure (1 s doubling to 60 s),
  * or on the next runtime change.
  */
@@ -53,6 +54,10 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
   let runtime = await readPodRuntime(context.cri, uid, context.exited, { signal: context.signal });
   let requeueMs = Infinity;
   let failed = false;
+  // Whether this sync asked the runtime for a change (a sandbox, a start, a stop): only then is the
+  // runtime read again for the status. A sync that changed nothing (every periodic one of a running
+  // pod) reports from the read it began with, as the kubelet reports from the pod status it synced with.
+  let acted = false;
 
   const report = async (): Promise<PodStatus> => {
     const status = computePodStatus({
@@ -74,6 +79,14 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
     return status;
   };
 
+  // The sandbox config of an attempt, built when a call needs it, at most once a sync (a first sync
+  // needs it for RunPodSandbox and again for each CreateContainer).
+  let built: { attempt: number; config: ReturnType<typeof sandboxConfig> } | undefined;
+  const configOf = (attempt: number): ReturnType<typeof sandboxConfig> => {
+    if (built === undefined || built.attempt !== attempt) built = { attempt, config: sandboxConfig(pod, attempt, context.sandbox) };
+    return built.config;
+  };
+
   let podVolumes: Awaited<ReturnType<WorkerContext['volumes']['setUp']>> | undefined;
   if (!terminal) {
     try {
@@ -90,12 +103,13 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
   if (!terminal) {
     // 1. the sandbox
     if (!sandboxReady(runtime)) {
+      acted = true;
       await Promise.all(runtime.containers.filter(isLive).map((c) => stopContainer(context, c.id, gracePeriodOf(pod))));
       for (const old of runtime.sandboxes) if (old.state === 'SANDBOX_READY') await context.cri.stopPodSandbox({ podSandboxId: old.id }, { signal: context.signal });
       const attempt = runtime.sandboxes.length ? (runtime.sandboxes[0]!.metadata?.attempt ?? 0) + 1 : 0;
       if (runtime.sandboxes.length) podEvent(context, pod, 'Normal', 'SandboxChanged', 'Pod sandbox changed, it will be killed and re-created.');
       try {
-        await context.cri.runPodSandbox({ config: sandboxConfig(pod, attempt, context.sandbox) }, { signal: context.signal });
+        await context.cri.runPodSandbox({ config: configOf(attempt) }, { signal: context.signal });
       } catch (error) {
         podEvent(context, pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${error instanceof Error ? error.message : String(error)}`);
         await report();
@@ -104,17 +118,27 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
       runtime = await readPodRuntime(context.cri, uid, context.exited, { signal: context.signal });
     }
     const current = runtime.sandbox!;
-    const config = sandboxConfig(pod, current.metadata?.attempt ?? 0, context.sandbox);
     const podIP = pod.spec.hostNetwork ? context.hostIPs[0] : current.network?.ip || undefined;
     const podIPs = pod.spec.hostNetwork ? context.hostIPs : podIP ? [podIP, ...(current.network?.additionalIps ?? []).map((a) => a.ip)] : [];
-    const sandbox = { id: current.id, config, podIP, podIPs };
+    const attempt = current.metadata?.attempt ?? 0;
+    // The config goes with CreateContainer only: a sync that starts nothing never builds it.
+    const sandbox = {
+      id: current.id,
+      get config() {
+        return configOf(attempt);
+      },
+      podIP,
+      podIPs,
+    };
 
     // 2. strays: unknown names, or live in an old sandbox
     const names = new Set([...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name));
     const strays = runtime.containers.filter((c) => isLive(c) && (!names.has(c.name) || c.sandboxId !== current.id));
+    if (strays.length) acted = true;
     await Promise.all(strays.map((c) => stopContainer(context, c.id, gracePeriodOf(pod))));
 
     const start = async (container: Container, restartCount: number): Promise<void> => {
+      acted = true;
       try {
         const id = await startContainer(context, pod, container, restartCount, sandbox, mounts);
         if (context.probes) context.probes.start({ pod, container, containerId: id, podIP });
@@ -169,6 +193,7 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
         const live = isLive(latest) && latest.sandboxId === current.id;
         if (live && latest.hash !== containerHash(container)) {
           podEvent(context, pod, 'Normal', 'Killing', `Container ${container.name} definition changed, will be restarted`);
+          acted = true;
           await stopContainer(context, latest.id, gracePeriodOf(pod));
           await start(container, latest.restartCount + 1);
         } else if (live) {
@@ -180,7 +205,7 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
         }
       }
     }
-    runtime = await readPodRuntime(context.cri, uid, context.exited, { signal: context.signal });
+    if (acted) runtime = await readPodRuntime(context.cri, uid, context.exited, { signal: context.signal });
   }
 
   // 5. the status

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { firstValueFrom, take, toArray, type Subscription } from 'rxjs';
+import { filter, firstValueFrom, take, toArray, type Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIMULATED_NODE_ANNOTATION, SIMULATED_NODE_LABEL, type Deployment, type Node, type Pod } from '../../../src/api/index.js';
 import { builtin, InformerFactory, type Client } from '../../../src/client/index.js';
@@ -22,13 +22,22 @@ let informers: InformerFactory;
 const nodes: HollowNode[] = [];
 const errors: string[] = [];
 
+/** The reads of one pod's runtime a sync makes (a relist lists the whole runtime, with no filter). */
+const POD_READS = new Set(['ListPodSandbox', 'ListContainers', 'PodSandboxStatus', 'ContainerStatus']);
+/** The calls of a sync that starts or stops something (an image first, for a start). */
+const POD_CHANGES = new Set(['RunPodSandbox', 'StopPodSandbox', 'RemovePodSandbox', 'ImageStatus', 'PullImage', 'CreateContainer', 'StartContainer', 'StopContainer', 'RemoveContainer']);
+
 /** A simulated runtime that keeps the calls made of it: which, and the env each container was created with. */
 class RecordingRuntime extends SimulatedRuntime {
   readonly calls: string[] = [];
+  /** The calls a pod's sync makes: its runtime read (lists by the pod's uid label, statuses) and every change. */
+  readonly podCalls: string[] = [];
   readonly envs: Record<string, string>[] = [];
 
   override async handle(service: Parameters<SimulatedRuntime['handle']>[0], method: string, request: object): Promise<unknown> {
     this.calls.push(method);
+    const listsOnePod = (request as { filter?: { labelSelector?: object } }).filter?.labelSelector !== undefined;
+    if (POD_CHANGES.has(method) || (POD_READS.has(method) && (listsOnePod || !method.startsWith('List')))) this.podCalls.push(method);
     if (method === 'CreateContainer') {
       const env = (request as { config?: { envs?: { key: string; value: string }[] } }).config?.envs ?? [];
       this.envs.push(Object.fromEntries(env.map((e) => [e.key, e.value])));
@@ -40,12 +49,14 @@ class RecordingRuntime extends SimulatedRuntime {
 /** The requests the counted node's agent sent (its client's throttle hears every one), `METHOD path`. */
 const counted: string[] = [];
 let countedRuntime: RecordingRuntime;
+let resyncRuntime: RecordingRuntime;
 
-function hollowNode(name: string, index: number, simulation: Partial<SimulationSettings> = {}, labels: Record<string, string> = {}, parts: { client?: Client; runtime?: SimulatedRuntime } = {}): HollowNode {
+function hollowNode(name: string, index: number, simulation: Partial<SimulationSettings> = {}, labels: Record<string, string> = {}, parts: { client?: Client; runtime?: SimulatedRuntime; syncFrequencyMs?: number } = {}): HollowNode {
   const node = startHollowNode({
     name,
     client: parts.client ?? cluster.client,
     runtime: parts.runtime,
+    syncFrequencyMs: parts.syncFrequencyMs,
     informers,
     simulation,
     rootDir: join(root, name),
@@ -104,6 +115,9 @@ beforeAll(async () => {
     },
   });
   hollowNode('hollow-counted', 4, {}, { pool: 'counted' }, { client: countingClient, runtime: countedRuntime });
+  resyncRuntime = new RecordingRuntime();
+  // Each pod synced again 300 to 450 ms after its last sync, where the agent's default is a minute.
+  hollowNode('hollow-resync', 5, {}, { pool: 'resync' }, { runtime: resyncRuntime, syncFrequencyMs: 300 });
 }, 60_000);
 
 afterAll(async () => {
@@ -231,5 +245,52 @@ describe('hollow nodes', () => {
     const statusWrites = counted.filter((r) => /^PATCH .*\/pods\/[^/]+\/status/.test(r)).length;
     expect(statusWrites).toBeGreaterThanOrEqual(3);
     expect(statusWrites).toBeLessThanOrEqual(6);
+  });
+
+  it('sync a Running pod again with one read of its runtime and no change, and replace its container when its spec changes', async () => {
+    const node = nodes.find((n) => n.nodeName === 'hollow-resync')!;
+    await cluster.client.create(builtin.deployments, deployment('resync', 1, 'resync'));
+    await eventually(async () => {
+      const pods = await podsOf(cluster.client, 'resync');
+      return pods.length === 1 && pods[0]!.status?.phase === 'Running';
+    }, 'the pod Running on hollow-resync');
+    const running = (await podsOf(cluster.client, 'resync'))[0]!;
+    const uid = running.metadata.uid!;
+    const first = containerStatus(running)!;
+    const syncs = node.workers.results$.pipe(filter((result) => result.key === uid));
+    // Past the syncs that follow the start (the relist's), then three periodic syncs of a pod whose runtime does not change.
+    await firstValueFrom(syncs.pipe(take(2), toArray()));
+    const from = resyncRuntime.podCalls.length;
+    await firstValueFrom(syncs.pipe(take(3), toArray()));
+    const calls = resyncRuntime.podCalls.slice(from);
+    const count = (method: string) => calls.filter((m) => m === method).length;
+    // Once per sync each, where a sync used to read the pod's runtime again for its status; nothing run, created, started or stopped.
+    expect({ ListPodSandbox: count('ListPodSandbox'), ListContainers: count('ListContainers'), PodSandboxStatus: count('PodSandboxStatus'), ContainerStatus: count('ContainerStatus') }).toEqual({
+      ListPodSandbox: 3,
+      ListContainers: 3,
+      PodSandboxStatus: 3,
+      ContainerStatus: 3,
+    });
+    expect(calls.filter((m) => !POD_READS.has(m))).toEqual([]);
+
+    // A new image (as `kubectl set image` on the pod): the running container no longer has its spec's hash.
+    const name = running.metadata.name!;
+    const current = await cluster.client.get(builtin.pods, name, { namespace: 'default' });
+    await cluster.client.update(builtin.pods, { ...current, spec: { ...current.spec, containers: current.spec.containers.map((c) => ({ ...c, image: 'registry.example/app:2' })) } });
+    type Replaced = ContainerStatusView & { readonly image?: string; readonly state?: { readonly running?: object } };
+    const replacedOf = async () => (await cluster.client.get(builtin.pods, name, { namespace: 'default' })).status?.containerStatuses?.[0] as Replaced | undefined;
+    await eventually(async () => {
+      const status = await replacedOf();
+      return status?.image === 'registry.example/app:2' && status.state?.running !== undefined;
+    }, 'the container replaced with the new image');
+    const replaced = (await replacedOf())!;
+    expect(replaced.restartCount).toBe(1);
+    expect(replaced.containerID).not.toBe(first.containerID);
+    expect(replaced.lastState?.terminated?.reason).toBe('Completed');
+    const events = (await cluster.client.list(builtin.coreEvents, { namespace: 'default' })).items;
+    expect(events.some((event) => event.reason === 'Killing' && event.involvedObject.uid === uid && /definition changed/.test(event.message ?? ''))).toBe(true);
+    // Replaced once: the periodic syncs after it find the new container's hash the spec's.
+    await firstValueFrom(syncs.pipe(take(3), toArray()));
+    expect(node.runtime.counts()).toMatchObject({ containers: 2, running: 1 });
   });
 });
