@@ -2,7 +2,7 @@ import type { AsyncIterableX } from 'ix/asynciterable/asynciterablex';
 import type { Observable } from 'rxjs';
 import type { KubeObject, StatusDetails } from '../api/index.js';
 import { jsonCodec, type Codec } from './wire-codec.js';
-import { decodeStrategy, type DecodeStrategy } from './decode-strategy.js';
+import { decodeStrategy, type DecodeMode, type DecodeStrategy } from './decode-strategy.js';
 import { listItemsObservable, listPagesIx, listPagesObservable, type ListOptions, type ListPage, type PageFetcher } from './list.js';
 import { builtin, resourcePath, type Resource } from './resource.js';
 import { isRecord } from './status.js';
@@ -13,7 +13,7 @@ import { loadSvcconfig } from './svcconfig.js';
 import { attachQuery, ExecSession, type AttachOptions, type ExecOptions } from './exec-session.js';
 import { listenForwarding, portForwardQuery, PortForwardSession, type ForwardPortOptions, type PortForwarder, type PortForwardOptions } from './port-forward.js';
 import { EXEC_PROTOCOLS, PORT_FORWARD_PROTOCOLS } from './stream-channels.js';
-import { Transport, type ConnectionOptions, type RequestThrottle } from './transport.js';
+import { Transport, type ConnectionOptions, type HttpRequest, type RequestThrottle } from './transport.js';
 import { watcher, type WatcherEvent, type WatchOptions } from './watcher.js';
 
 export interface ClientOptions extends ConnectionOptions {
@@ -31,6 +31,13 @@ export interface WriteOptions {
   /** Who makes the change (managedFields); required for apply patches. */
   readonly fieldManager?: string | undefined;
   readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore' | undefined;
+  /**
+   * How the answer is decoded: `'eager'` (the default) a plain object; `'protobuf'` (asked for in
+   * protobuf, JSON for kinds without a message) or `'lazy'` a frozen view that decodes a field
+   * when it is read, as an informer's (docs/client.md): a caller that does not read the answer —
+   * the node agent's pod status writes, the Event recorder — decodes nothing of it.
+   */
+  readonly decode?: DecodeMode | undefined;
 }
 
 /** The patch types svc-apiserver accepts, by their media type. */
@@ -145,7 +152,7 @@ export class Client {
   /** Creates `object` in `options.namespace`, else its own `metadata.namespace`, else the client's. */
   async create<T extends KubeObject>(res: Resource<T>, object: T, options: WriteOptions = {}): Promise<T> {
     const ns = this.#ns(res, options.namespace ?? object.metadata.namespace);
-    return (await this.transport.request({ method: 'POST', path: resourcePath(res, ns), query: writeQuery(options), body: object })) as T;
+    return (await this.transport.request({ method: 'POST', path: resourcePath(res, ns), query: writeQuery(options), body: object, ...(await this.#answer(options)) })) as T;
   }
 
   /** Replaces the object `object` names; `metadata.resourceVersion` must be the stored one (409 otherwise). */
@@ -153,7 +160,7 @@ export class Client {
     const name = object.metadata.name;
     if (name === undefined) throw new TypeError('update needs metadata.name');
     const ns = this.#ns(res, options.namespace ?? object.metadata.namespace);
-    return (await this.transport.request({ method: 'PUT', path: resourcePath(res, ns, name), query: writeQuery(options), body: object })) as T;
+    return (await this.transport.request({ method: 'PUT', path: resourcePath(res, ns, name), query: writeQuery(options), body: object, ...(await this.#answer(options)) })) as T;
   }
 
   /**
@@ -198,7 +205,7 @@ export class Client {
     const name = object.metadata.name;
     if (name === undefined) throw new TypeError('updateStatus needs metadata.name');
     const path = this.#sub(res, options.namespace ?? object.metadata.namespace, name, 'status');
-    return (await this.transport.request({ method: 'PUT', path, query: writeQuery(options), body: object })) as T;
+    return (await this.transport.request({ method: 'PUT', path, query: writeQuery(options), body: object, ...(await this.#answer(options)) })) as T;
   }
 
   /** Patches the status (any patch type, as `patch`); changes outside `status` are ignored by the server. */
@@ -323,7 +330,13 @@ export class Client {
       query: { ...writeQuery(options), force: type === 'apply' && options.force ? true : undefined },
       body: patch,
       contentType: PATCH_TYPES[type],
+      ...(await this.#answer(options)),
     })) as T;
+  }
+
+  /** How a write's answer is asked for and decoded (`WriteOptions.decode`): the codec's way unless a view is asked for. */
+  async #answer(options: Pick<WriteOptions, 'decode'>): Promise<Pick<HttpRequest, 'accept' | 'decode'> | undefined> {
+    return options.decode === undefined || options.decode === 'eager' ? undefined : this.#decoding(options).object();
   }
 
   /** One list request: everything (no `limit`), or one page. Namespaced types: every namespace unless `namespace` is given. */

@@ -17,7 +17,7 @@ import {
 } from '../api/index.js';
 import { CacheWriter, deepFreeze, type CacheWrites, type IndexFunc } from './cache.js';
 import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, type Codec, type WatchFramer } from './wire-codec.js';
-import { isJsonContentType, lazyJsonLinesFramer, lazyListDecoder } from './lazy/json-decode.js';
+import { isJsonContentType, lazyJsonLinesFramer, lazyListDecoder, lazyObjectDecoder } from './lazy/json-decode.js';
 import { ViewCacheWriter } from './lazy/view-cache.js';
 import type { Resource } from './resource.js';
 import type { HttpRequest } from './transport.js';
@@ -49,6 +49,8 @@ export interface DecodeStrategy {
   list(metadataOnly: boolean): Promise<Pick<HttpRequest, 'accept' | 'decode'>>;
   /** The `accept` and framer of a watch request. */
   watch(metadataOnly: boolean): Promise<WatchDecoding>;
+  /** The `accept` and body decoder of a request answered with one object (a write's answer). */
+  object(): Promise<Pick<HttpRequest, 'accept' | 'decode'>>;
   /** A cache of this mode's objects: decoded objects, or records behind views. */
   cache<T extends KubeObject>(indexers: Readonly<Record<string, IndexFunc<T>>>): CacheWrites<T>;
   /** An object about to be cached, frozen when `freeze` (views are frozen by construction). */
@@ -62,6 +64,7 @@ function eager(): DecodeStrategy {
     mode: 'eager',
     list: async (metadataOnly) => metadataAccept(metadataOnly, METADATA_LIST_ACCEPT),
     watch: async (metadataOnly) => metadataAccept(metadataOnly, METADATA_ACCEPT),
+    object: async () => ({}),
     cache: (indexers) => new CacheWriter(indexers),
     prepare: (object, freeze) => (freeze ? deepFreeze(object) : object),
   };
@@ -75,11 +78,13 @@ const views = {
 
 function lazy(codec: Codec): DecodeStrategy {
   const decode = lazyListDecoder(codec);
+  const decodeObject = lazyObjectDecoder(codec);
   const framerFor = (contentType: string | undefined) => (isJsonContentType(contentType) ? lazyJsonLinesFramer() : codec.watchFramer(contentType));
   return {
     mode: 'lazy',
     list: async (metadataOnly) => ({ ...metadataAccept(metadataOnly, METADATA_LIST_ACCEPT), decode }),
     watch: async (metadataOnly) => ({ ...metadataAccept(metadataOnly, METADATA_ACCEPT), framerFor }),
+    object: async () => ({ decode: decodeObject }),
     ...views,
   };
 }
@@ -99,6 +104,10 @@ function protobuf(): DecodeStrategy {
     watch: async (metadataOnly) => {
       const { PROTOBUF_ACCEPT, lazyFramerFor } = await loadProtobufDecoders();
       return { accept: metadataOnly ? METADATA_ACCEPT : PROTOBUF_ACCEPT, framerFor: lazyFramerFor };
+    },
+    object: async () => {
+      const { PROTOBUF_ACCEPT, lazyProtobufObjectDecoder } = await loadProtobufDecoders();
+      return { accept: PROTOBUF_ACCEPT, decode: lazyProtobufObjectDecoder };
     },
     ...views,
   };

@@ -259,14 +259,15 @@ export class EventRecorder implements EventSink {
     const { name, namespace } = series.event.metadata;
     if (series.created) {
       try {
-        await client.patch(builtin.coreEvents, name!, { count: series.count, lastTimestamp: series.lastTimestamp, message: series.message }, { namespace, type: 'merge' });
+        await client.patch(builtin.coreEvents, name!, { count: series.count, lastTimestamp: series.lastTimestamp, message: series.message }, { namespace, type: 'merge', decode: 'protobuf' });
         return;
       } catch (error) {
         if (!(isStatusError(error) && error.code === 404)) throw error;
         series.created = false; // gone (deleted, or expired by the event TTL): create it again
       }
     }
-    await client.create(builtin.coreEvents, { ...series.event, count: series.count, lastTimestamp: series.lastTimestamp, message: series.message }, { namespace });
+    // The answers are not read: views, so nothing of them is decoded (a pod's start writes three Events).
+    await client.create(builtin.coreEvents, { ...series.event, count: series.count, lastTimestamp: series.lastTimestamp, message: series.message }, { namespace, decode: 'protobuf' });
     series.created = true;
   }
 }

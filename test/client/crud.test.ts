@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { isStatusError, StatusError, type ConfigMap, type KubeObject } from '../../src/api/index.js';
 import { builtin, isSuccessStatus, resource, type Client } from '../../src/client/index.js';
+import { recordOf } from '../../src/client/lazy/cached-record.js';
 import { cm, startClientTestServer, type ClientTestServer } from './support.js';
 
 let t: ClientTestServer;
@@ -39,6 +40,32 @@ describe('Client CRUD', () => {
     expect((await client.get(leases, 'l1', { namespace: 'svc-system' }))['spec']).toMatchObject({ holderIdentity: 'me' });
     const namespaces = await client.list(builtin.namespaces);
     expect(namespaces.items.map((n) => n.metadata.name)).toContain('default');
+  });
+
+  it('answers a write as a view decoded on read when asked (decode), equal to the plain answer', async () => {
+    const lease = (name: string) => ({ apiVersion: 'coordination.svc.io/v1', kind: 'Lease', metadata: { name, namespace: 'default' }, spec: { holderIdentity: 'me' } }) as never;
+    for (const decode of ['protobuf', 'lazy'] as const) {
+      const created = await client.create(builtin.configMaps, cm(`view-${decode}`, { k: '1' }), { decode });
+      // A view: frozen, its record behind it; what it reads is what the server stored.
+      expect(recordOf(created), decode).toBeDefined();
+      expect(Object.isFrozen(created)).toBe(true);
+      const stored = await client.get(builtin.configMaps, `view-${decode}`);
+      expect(JSON.parse(JSON.stringify(created))).toEqual(stored);
+      const patched = await client.patch(builtin.configMaps, `view-${decode}`, { data: { k: '2' } }, { decode });
+      expect(recordOf(patched)).toBeDefined();
+      expect(patched.data).toEqual({ k: '2' });
+      const updated = await client.update(builtin.configMaps, { ...(await client.get(builtin.configMaps, `view-${decode}`)), data: { k: '3' } }, { decode });
+      expect([recordOf(updated) !== undefined, updated.data]).toEqual([true, { k: '3' }]);
+      const leases = resource({ group: 'coordination.svc.io', version: 'v1', resource: 'leases', namespaced: true });
+      const other = await client.create(leases, lease(`view-${decode}`), { decode });
+      expect([recordOf(other) !== undefined, other['spec']]).toEqual([true, { holderIdentity: 'me' }]);
+    }
+    // The default is a plain object, as before.
+    const plain = await client.patch(builtin.configMaps, 'view-protobuf', { data: { k: '4' } });
+    expect(recordOf(plain)).toBeUndefined();
+    expect(Object.isFrozen(plain)).toBe(false);
+    // A refused write is the same StatusError whatever the answer's decoding.
+    await expect(client.create(builtin.configMaps, cm('view-protobuf', {}), { decode: 'protobuf' })).rejects.toMatchObject({ reason: 'AlreadyExists', code: 409 });
   });
 
   it('round-trips every patch type', async () => {

@@ -1,7 +1,7 @@
 import { decodeProtobuf, KUBE_PROTOBUF_MEDIA_TYPE, messageOf, PROTOBUF_MAGIC, PROTOBUF_MEDIA_TYPE, fromMessage, type JsonObject } from '../../encoding/index.js';
 import type { KubeObject } from '../../api/index.js';
 import { jsonCodec, type WatchFramer } from '../wire-codec.js';
-import { isJsonContentType, lazyJsonLinesFramer, lazyListDecoder } from './json-decode.js';
+import { isJsonContentType, lazyJsonLinesFramer, lazyListDecoder, lazyObjectDecoder } from './json-decode.js';
 import { protoRecord } from './proto-view.js';
 import { BytesReader, malformedProtobuf } from './proto-wire.js';
 
@@ -238,3 +238,19 @@ export function lazyProtobufListDecoder(bytes: Uint8Array, contentType: string |
   return { kind: envelope.kind, apiVersion: envelope.apiVersion, metadata, items };
 }
 
+const lazyJsonObject = lazyObjectDecoder(jsonCodec);
+
+/**
+ * A single object's response body (the answer of a write) as a protobuf view: the envelope walked
+ * to the object's message, its bytes copied out, nothing decoded until read — a caller that does
+ * not read the answer (a status write, an Event) decodes nothing. JSON goes to the lazy JSON
+ * decoder; a kind without a message is decoded whole.
+ */
+export function lazyProtobufObjectDecoder(bytes: Uint8Array, contentType: string | undefined): unknown {
+  if (!isProtobufContentType(contentType)) return lazyJsonObject(bytes, contentType);
+  const body = asBuffer(bytes);
+  const envelope = readEnvelope(body, 0, body.length);
+  const message = messageOf(envelope.apiVersion, envelope.kind);
+  if (!message) return decodeProtobuf(body);
+  return protoRecord(body, envelope.rawStart, envelope.rawEnd, message, envelope.apiVersion, envelope.kind).view();
+}

@@ -48,7 +48,8 @@ export class StatusWriter {
     const target = isStaticPod(pod) ? await this.#mirrorOf(pod) : pod;
     if (!target) return false;
     try {
-      await this.#client.patchStatus(builtin.pods, target.metadata.name ?? '', { status: owned(status) }, { namespace: target.metadata.namespace ?? 'default' });
+      // The answer (the whole pod) is not read: a view, so nothing of it is decoded.
+      await this.#client.patchStatus(builtin.pods, target.metadata.name ?? '', { status: owned(status) }, { namespace: target.metadata.namespace ?? 'default', decode: 'protobuf' });
     } catch (error) {
       // The pod is gone (deleted for good): nothing to report to.
       if (isStatusError(error, 'NotFound')) return false;
