@@ -2,7 +2,8 @@ import type { Container, Pod, PodStatus } from '../../api/index.js';
 import { awaitChange, requeueAfter, type Outcome } from '../../../operators/index.js';
 import { GrpcStatus, isCriError, type Input, type Mount } from '../cri/index.js';
 import { backoffKey } from './crash-loop-backoff.js';
-import { latestContainer, nanosToDate, readPodRuntime, sandboxReady, type PodRuntime, type RuntimeContainer } from './pod-runtime.js';
+import { latestContainer, nanosToDate, sandboxReady, type PodRuntime, type RuntimeContainer } from './pod-runtime.js';
+import { cachedPodRuntime, podRuntimeChanged, readAndCachePodRuntime } from './pod-runtime-cache.js';
 import { computePodStatus, type WaitingReason } from './pod-status.js';
 import { containerHash } from './runtime-labels.js';
 import { sandboxConfig } from './sandbox-config.js';
@@ -51,13 +52,19 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
   const uid = pod.metadata.uid ?? '';
   const waiting = new Map<string, WaitingReason>();
   const terminal = entry.status?.phase === 'Succeeded' || entry.status?.phase === 'Failed';
-  let runtime = await readPodRuntime(context.cri, uid, context.exited, { signal: context.signal });
+  // The pod cache's read when nothing changed since (pod-runtime-cache.ts), else a fresh one.
+  let runtime = cachedPodRuntime(entry) ?? (await readAndCachePodRuntime(context, entry, uid));
   let requeueMs = Infinity;
   let failed = false;
   // Whether this sync asked the runtime for a change (a sandbox, a start, a stop): only then is the
   // runtime read again for the status. A sync that changed nothing (every periodic one of a running
   // pod) reports from the read it began with, as the kubelet reports from the pod status it synced with.
   let acted = false;
+  /** Before each change this sync asks of the runtime: the read it began with is stale from here on. */
+  const act = (): void => {
+    acted = true;
+    podRuntimeChanged(entry);
+  };
 
   const report = async (): Promise<PodStatus> => {
     const status = computePodStatus({
@@ -103,7 +110,7 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
   if (!terminal) {
     // 1. the sandbox
     if (!sandboxReady(runtime)) {
-      acted = true;
+      act();
       await Promise.all(runtime.containers.filter(isLive).map((c) => stopContainer(context, c.id, gracePeriodOf(pod))));
       for (const old of runtime.sandboxes) if (old.state === 'SANDBOX_READY') await context.cri.stopPodSandbox({ podSandboxId: old.id }, { signal: context.signal });
       const attempt = runtime.sandboxes.length ? (runtime.sandboxes[0]!.metadata?.attempt ?? 0) + 1 : 0;
@@ -115,7 +122,7 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
         await report();
         throw error;
       }
-      runtime = await readPodRuntime(context.cri, uid, context.exited, { signal: context.signal });
+      runtime = await readAndCachePodRuntime(context, entry, uid);
     }
     const current = runtime.sandbox!;
     const podIP = pod.spec.hostNetwork ? context.hostIPs[0] : current.network?.ip || undefined;
@@ -134,11 +141,11 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
     // 2. strays: unknown names, or live in an old sandbox
     const names = new Set([...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name));
     const strays = runtime.containers.filter((c) => isLive(c) && (!names.has(c.name) || c.sandboxId !== current.id));
-    if (strays.length) acted = true;
+    if (strays.length) act();
     await Promise.all(strays.map((c) => stopContainer(context, c.id, gracePeriodOf(pod))));
 
     const start = async (container: Container, restartCount: number): Promise<void> => {
-      acted = true;
+      act();
       try {
         const id = await startContainer(context, pod, container, restartCount, sandbox, mounts);
         if (context.probes) context.probes.start({ pod, container, containerId: id, podIP });
@@ -193,7 +200,7 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
         const live = isLive(latest) && latest.sandboxId === current.id;
         if (live && latest.hash !== containerHash(container)) {
           podEvent(context, pod, 'Normal', 'Killing', `Container ${container.name} definition changed, will be restarted`);
-          acted = true;
+          act();
           await stopContainer(context, latest.id, gracePeriodOf(pod));
           await start(container, latest.restartCount + 1);
         } else if (live) {
@@ -205,13 +212,14 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
         }
       }
     }
-    if (acted) runtime = await readPodRuntime(context.cri, uid, context.exited, { signal: context.signal });
+    if (acted) runtime = await readAndCachePodRuntime(context, entry, uid);
   }
 
   // 5. the status
   const status = await report();
   // A pod that finished for good gives its sandbox (and address) back, as the kubelet does.
   if ((status.phase === 'Succeeded' || status.phase === 'Failed') && sandboxReady(runtime)) {
+    podRuntimeChanged(entry);
     await stopLiveAndSandbox(context, runtime, pod);
   }
   if (failed) {
