@@ -211,10 +211,9 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
     ? options.probes.results$.pipe(
         mergeMap(async (result) => {
           if (result.result === 'failure' && (result.kind === 'liveness' || result.kind === 'startup')) {
-            const pod = entries.get(result.podUid)?.pod;
-            // A failed liveness or startup probe: the container is killed; the sync restarts it under the restart policy.
-            const grace = pod ? (pod.spec.terminationGracePeriodSeconds ?? 30) : 30;
             const entry = entries.get(result.podUid);
+            // A failed liveness or startup probe: the container is killed; the sync restarts it under the restart policy.
+            const grace = entry ? (entry.pod.spec.terminationGracePeriodSeconds ?? 30) : 30;
             if (entry) podRuntimeChanged(entry);
             await stopContainer(context, result.containerId, grace).catch((error: unknown) => onError(result.podUid, error));
           }
