@@ -1,6 +1,7 @@
 import type { Container, Pod, PodStatus } from '../../api/index.js';
 import { awaitChange, requeueAfter, type Outcome } from '../../../operators/index.js';
 import { GrpcStatus, isCriError, type Input, type Mount } from '../cri/index.js';
+import { isStaticPod } from '../sources/index.js';
 import { backoffKey } from './crash-loop-backoff.js';
 import { latestContainer, nanosToDate, sandboxReady, type PodRuntime, type RuntimeContainer } from './pod-runtime.js';
 import { cachedPodRuntime, podRuntimeChanged, readAndCachePodRuntime } from './pod-runtime-cache.js';
@@ -24,6 +25,9 @@ export async function stopContainer(context: WorkerContext, id: string, timeoutS
     if (!isCriError(error, GrpcStatus.NOT_FOUND)) throw error;
   }
 }
+
+/** Does any container of the pod have a probe (its readiness or start can change with no sync's doing)? */
+const probed = (pod: Pod): boolean => [...(pod.spec.initContainers ?? []), ...pod.spec.containers].some((c) => c.livenessProbe !== undefined || c.readinessProbe !== undefined || c.startupProbe !== undefined);
 
 const isLive = (c: RuntimeContainer) => c.state === 'CONTAINER_RUNNING' || c.state === 'CONTAINER_CREATED';
 
@@ -216,7 +220,15 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
   }
 
   // 5. the status
-  const status = await report();
+  const last = entry.reported;
+  // Nothing it depends on changed since the status was last computed and written: the same pod and
+  // runtime read, nothing waiting, no probe whose result could have moved, no one else's status to
+  // answer (a RECONCILE), no mirror pod to look for. Computing it would give that status again
+  // (its times move only with a change) and the writer would find it written: the periodic sync of
+  // a running pod skips both.
+  const unchanged = last !== undefined && !acted && waiting.size === 0 && entry.apiStatus === undefined && last.pod === pod && last.runtime === runtime && last.status === entry.status && !probed(pod) && !isStaticPod(pod);
+  const status = unchanged ? last.status : await report();
+  entry.reported = { pod, runtime, status };
   // A pod that finished for good gives its sandbox (and address) back, as the kubelet does.
   if ((status.phase === 'Succeeded' || status.phase === 'Failed') && sandboxReady(runtime)) {
     podRuntimeChanged(entry);

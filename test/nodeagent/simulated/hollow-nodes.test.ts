@@ -272,6 +272,11 @@ describe('hollow nodes', () => {
     expect([count('ListContainers'), count('PodSandboxStatus'), count('ContainerStatus')]).toEqual([count('ListPodSandbox'), count('ListPodSandbox'), count('ListPodSandbox')]);
     expect(calls.filter((m) => !POD_READS.has(m))).toEqual([]);
 
+    // Someone else writes a status field the agent owns: the agent writes its own back (a
+    // RECONCILE is answered even by a sync that finds nothing else changed).
+    await cluster.client.patchStatus(builtin.pods, name, { status: { message: 'not the agent' } }, { namespace: 'default' });
+    await eventually(async () => (await cluster.client.get(builtin.pods, name, { namespace: 'default' })).status?.message === undefined, "the agent's status written back");
+
     // A change the agent did not make (its container stopped behind its back, as a process that
     // exits): the relist sees it, the pod's next sync reads its runtime and restarts the container.
     const first = (await statusOf())!;
