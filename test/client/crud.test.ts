@@ -65,7 +65,9 @@ describe('Client CRUD', () => {
     expect(recordOf(plain)).toBeUndefined();
     expect(Object.isFrozen(plain)).toBe(false);
     // A refused write is the same StatusError whatever the answer's decoding.
-    await expect(client.create(builtin.configMaps, cm('view-protobuf', {}), { decode: 'protobuf' })).rejects.toMatchObject({ reason: 'AlreadyExists', code: 409 });
+    for (const decode of ['protobuf', 'lazy'] as const) {
+      await expect(client.create(builtin.configMaps, cm('view-protobuf', {}), { decode })).rejects.toMatchObject({ reason: 'AlreadyExists', code: 409, details: { name: 'view-protobuf', kind: 'configmaps' } });
+    }
   });
 
   it('round-trips every patch type', async () => {

@@ -68,15 +68,17 @@ function lazyFrame(line: string): unknown {
 
 /**
  * A single object's response body (the answer of a write) as a view, its text copied out of the
- * body: nothing is decoded until it is read. A body that is not a JSON object, or in another
- * encoding, is decoded as `codec` decodes it.
+ * body: nothing is decoded until it is read. A Status (a refusal, a deletion's answer), a body
+ * that is not a JSON object, or one in another encoding is decoded whole, as `codec` decodes it.
  */
 export function lazyObjectDecoder(codec: Codec): (bytes: Uint8Array, contentType: string | undefined) => unknown {
   return (bytes, contentType) => {
     if (!isJsonContentType(contentType)) return codec.decode(bytes, contentType);
     const body = text(asBuffer(bytes), isAscii(bytes));
     const start = skipWs(body, 0);
-    return body.charCodeAt(start) === 123 ? lazyObject(body, start) : (JSON.parse(body) as unknown);
+    if (body.charCodeAt(start) !== 123) return codec.decode(bytes, contentType);
+    const view = lazyObject(body, start);
+    return view.kind === 'Status' ? codec.decode(bytes, contentType) : view;
   };
 }
 

@@ -244,13 +244,14 @@ const lazyJsonObject = lazyObjectDecoder(jsonCodec);
  * A single object's response body (the answer of a write) as a protobuf view: the envelope walked
  * to the object's message, its bytes copied out, nothing decoded until read — a caller that does
  * not read the answer (a status write, an Event) decodes nothing. JSON goes to the lazy JSON
- * decoder; a kind without a message is decoded whole.
+ * decoder; a Status, or a kind without a message, is decoded whole.
  */
 export function lazyProtobufObjectDecoder(bytes: Uint8Array, contentType: string | undefined): unknown {
   if (!isProtobufContentType(contentType)) return lazyJsonObject(bytes, contentType);
   const body = asBuffer(bytes);
   const envelope = readEnvelope(body, 0, body.length);
-  const message = messageOf(envelope.apiVersion, envelope.kind);
+  const message = envelope.kind === 'Status' ? undefined : messageOf(envelope.apiVersion, envelope.kind);
+  // A Status (a refusal, a deletion's answer) is decoded whole, as the errors built from it expect.
   if (!message) return decodeProtobuf(body);
   return protoRecord(body, envelope.rawStart, envelope.rawEnd, message, envelope.apiVersion, envelope.kind).view();
 }
