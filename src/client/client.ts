@@ -32,10 +32,11 @@ export interface WriteOptions {
   readonly fieldManager?: string | undefined;
   readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore' | undefined;
   /**
-   * How the answer is decoded: `'eager'` (the default) a plain object; `'protobuf'` (asked for in
-   * protobuf, JSON for kinds without a message) or `'lazy'` a frozen view that decodes a field
-   * when it is read, as an informer's (docs/client.md): a caller that does not read the answer —
-   * the node agent's pod status writes, the Event recorder — decodes nothing of it.
+   * How the answer is decoded: `'eager'` (the default) a plain object; `'protobuf'` (a protobuf
+   * or a JSON answer) or `'lazy'` (a JSON answer) a frozen view that decodes a field when it is
+   * read, as an informer's (docs/client.md): a caller that does not read the answer — the node
+   * agent's pod status writes, the Event recorder — decodes nothing of it. The answer comes in the
+   * client's encoding either way (no `Accept` of its own, unlike a list's `decode`).
    */
   readonly decode?: DecodeMode | undefined;
 }
@@ -334,8 +335,8 @@ export class Client {
     })) as T;
   }
 
-  /** How a write's answer is asked for and decoded (`WriteOptions.decode`): the codec's way unless a view is asked for. */
-  async #answer(options: Pick<WriteOptions, 'decode'>): Promise<Pick<HttpRequest, 'accept' | 'decode'> | undefined> {
+  /** How a write's answer is decoded (`WriteOptions.decode`): the codec's way unless a view is asked for. */
+  async #answer(options: Pick<WriteOptions, 'decode'>): Promise<Pick<HttpRequest, 'decode'> | undefined> {
     return options.decode === undefined || options.decode === 'eager' ? undefined : this.#decoding(options).object();
   }
 

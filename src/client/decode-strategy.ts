@@ -49,8 +49,11 @@ export interface DecodeStrategy {
   list(metadataOnly: boolean): Promise<Pick<HttpRequest, 'accept' | 'decode'>>;
   /** The `accept` and framer of a watch request. */
   watch(metadataOnly: boolean): Promise<WatchDecoding>;
-  /** The `accept` and body decoder of a request answered with one object (a write's answer). */
-  object(): Promise<Pick<HttpRequest, 'accept' | 'decode'>>;
+  /**
+   * The body decoder of a request answered with one object (a write's answer). No `accept` of its
+   * own: the answer comes in the client's encoding, as it did, so the server encodes what it did.
+   */
+  object(): Promise<Pick<HttpRequest, 'decode'>>;
   /** A cache of this mode's objects: decoded objects, or records behind views. */
   cache<T extends KubeObject>(indexers: Readonly<Record<string, IndexFunc<T>>>): CacheWrites<T>;
   /** An object about to be cached, frozen when `freeze` (views are frozen by construction). */
@@ -105,10 +108,7 @@ function protobuf(): DecodeStrategy {
       const { PROTOBUF_ACCEPT, lazyFramerFor } = await loadProtobufDecoders();
       return { accept: metadataOnly ? METADATA_ACCEPT : PROTOBUF_ACCEPT, framerFor: lazyFramerFor };
     },
-    object: async () => {
-      const { PROTOBUF_ACCEPT, lazyProtobufObjectDecoder } = await loadProtobufDecoders();
-      return { accept: PROTOBUF_ACCEPT, decode: lazyProtobufObjectDecoder };
-    },
+    object: async () => ({ decode: (await loadProtobufDecoders()).lazyProtobufObjectDecoder }),
     ...views,
   };
 }

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { isStatusError, StatusError, type ConfigMap, type KubeObject } from '../../src/api/index.js';
-import { builtin, isSuccessStatus, resource, type Client } from '../../src/client/index.js';
+import { builtin, isSuccessStatus, loadProtobufCodec, resource, type Client } from '../../src/client/index.js';
 import { recordOf } from '../../src/client/lazy/cached-record.js';
+import { LazyRecord } from '../../src/client/lazy/json-view.js';
+import { ProtoRecord } from '../../src/client/lazy/proto-view.js';
 import { cm, startClientTestServer, type ClientTestServer } from './support.js';
 
 let t: ClientTestServer;
@@ -46,8 +48,8 @@ describe('Client CRUD', () => {
     const lease = (name: string) => ({ apiVersion: 'coordination.svc.io/v1', kind: 'Lease', metadata: { name, namespace: 'default' }, spec: { holderIdentity: 'me' } }) as never;
     for (const decode of ['protobuf', 'lazy'] as const) {
       const created = await client.create(builtin.configMaps, cm(`view-${decode}`, { k: '1' }), { decode });
-      // A view: frozen, its record behind it; what it reads is what the server stored.
-      expect(recordOf(created), decode).toBeDefined();
+      // A view (of the JSON this client asks for): frozen, its record behind it; what it reads is what the server stored.
+      expect(recordOf(created), decode).toBeInstanceOf(LazyRecord);
       expect(Object.isFrozen(created)).toBe(true);
       const stored = await client.get(builtin.configMaps, `view-${decode}`);
       expect(JSON.parse(JSON.stringify(created))).toEqual(stored);
@@ -60,13 +62,19 @@ describe('Client CRUD', () => {
       const other = await client.create(leases, lease(`view-${decode}`), { decode });
       expect([recordOf(other) !== undefined, other['spec']]).toEqual([true, { holderIdentity: 'me' }]);
     }
+    // A client that speaks protobuf gets protobuf answers: viewed over their message bytes.
+    const protobufClient = t.newClient({ codec: await loadProtobufCodec() });
+    const binary = await protobufClient.patch(builtin.configMaps, 'view-protobuf', { data: { k: '5' } }, { decode: 'protobuf' });
+    expect(recordOf(binary)).toBeInstanceOf(ProtoRecord);
+    expect(binary.data).toEqual({ k: '5' });
+    expect(JSON.parse(JSON.stringify(binary))).toEqual(await client.get(builtin.configMaps, 'view-protobuf'));
     // The default is a plain object, as before.
     const plain = await client.patch(builtin.configMaps, 'view-protobuf', { data: { k: '4' } });
     expect(recordOf(plain)).toBeUndefined();
     expect(Object.isFrozen(plain)).toBe(false);
-    // A refused write is the same StatusError whatever the answer's decoding.
-    for (const decode of ['protobuf', 'lazy'] as const) {
-      await expect(client.create(builtin.configMaps, cm('view-protobuf', {}), { decode })).rejects.toMatchObject({ reason: 'AlreadyExists', code: 409, details: { name: 'view-protobuf', kind: 'configmaps' } });
+    // A refused write is the same StatusError whatever the answer's decoding and encoding.
+    for (const [decode, writer] of [['protobuf', client], ['lazy', client], ['protobuf', protobufClient]] as const) {
+      await expect(writer.create(builtin.configMaps, cm('view-protobuf', {}), { decode })).rejects.toMatchObject({ reason: 'AlreadyExists', code: 409, details: { name: 'view-protobuf', kind: 'configmaps' } });
     }
   });
 
