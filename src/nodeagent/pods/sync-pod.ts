@@ -226,9 +226,10 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
   // answer (a RECONCILE), no mirror pod to look for. Computing it would give that status again
   // (its times move only with a change) and the writer would find it written: the periodic sync of
   // a running pod skips both.
-  const unchanged = last !== undefined && !acted && waiting.size === 0 && entry.apiStatus === undefined && last.pod === pod && last.runtime === runtime && last.status === entry.status && !probed(pod) && !isStaticPod(pod);
+  const unchanged = last !== undefined && !acted && waiting.size === 0 && entry.apiStatus === undefined && last.runtime === runtime && last.status === entry.status && last.pod.deref() === pod && !probed(pod) && !isStaticPod(pod);
   const status = unchanged ? last.status : await report();
-  entry.reported = { pod, runtime, status };
+  // The pod weakly: a newer version replacing it lets it go.
+  if (!unchanged) entry.reported = { pod: new WeakRef(pod), runtime, status };
   // A pod that finished for good gives its sandbox (and address) back, as the kubelet does.
   if ((status.phase === 'Succeeded' || status.phase === 'Failed') && sandboxReady(runtime)) {
     podRuntimeChanged(entry);

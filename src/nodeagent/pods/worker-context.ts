@@ -34,8 +34,8 @@ export interface PodEntry {
   runtimeEpoch?: number | undefined;
   /** The pod's runtime as a sync last read it, in the epoch it was read in (pod-runtime-cache.ts). */
   runtime?: { readonly epoch: number; readonly value: PodRuntime } | undefined;
-  /** What the last sync's status was computed from, and that status, once written (or found written). */
-  reported?: { readonly pod: Pod; readonly runtime: PodRuntime; readonly status: PodStatus } | undefined;
+  /** What the last sync's status was computed from (the pod weakly: a newer version lets it go), and that status, once written (or found written). */
+  reported?: { readonly pod: WeakRef<Pod>; readonly runtime: PodRuntime; readonly status: PodStatus } | undefined;
 }
 
 /** An eviction the worker carries out: the pod is stopped for good and its object kept, Failed. */
