@@ -315,5 +315,4 @@ describe('hollow nodes', () => {
     expect(statusWrites).toBeGreaterThanOrEqual(3);
     expect(statusWrites).toBeLessThanOrEqual(6);
   });
-
 });
