@@ -48,7 +48,7 @@ export type { InitReason, WatcherDeps, WatcherEvent, WatchOptions } from './watc
 export { CacheWriter, deepFreeze, LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, namespaceIndex } from './cache.js';
 export type { CacheChange, CacheReader, CacheWrites, IndexFunc } from './cache.js';
 export { OWNER_INDEX, ownerIndex, orphansKey } from './owner-index.js';
-export { deletionTimestampOf, resourceVersionOf, sameMember, sameMembersExcept, sameOwnerReferences } from './lazy/cached-record.js';
+export { deletionTimestampOf, resourceVersionOf, sameOwnerReferences } from './lazy/cached-record.js';
 export { Informer, InformerFactory, stripManagedFields } from './informer.js';
 export type { InformerEvent, InformerFactoryOptions, InformerOptions } from './informer.js';
 export { discoverResources, groupVersionResources, supports, typeAtVersion } from './discovery.js';

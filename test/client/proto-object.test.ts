@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { builtinTypes, StatusError } from '../../src/api/index.js';
-import { deletionTimestampOf, labelsIndex, orphansKey, sameMember, sameMembersExcept, stripManagedFields } from '../../src/client/index.js';
+import { deletionTimestampOf, labelsIndex, orphansKey, stripManagedFields } from '../../src/client/index.js';
 import { recordOf } from '../../src/client/lazy/cached-record.js';
 import { lazyObject, LazyRecord } from '../../src/client/lazy/json-view.js';
 import { lazyFramerFor, lazyProtobufFramer, lazyProtobufListDecoder } from '../../src/client/lazy/proto-decode.js';
@@ -149,44 +149,6 @@ describe('protobuf views', () => {
     expect(released.ownerValues()).toEqual(['u1', orphansKey(String(meta['namespace'] ?? ''))]);
     expect(none.sameOwners(recordOf(viewOf({ ...pod, metadata: { name: 'r' } }))!)).toBe(true);
     expect(none.sameOwners(a)).toBe(false);
-  });
-
-  it('members: equal bytes compare equal without decoding, any difference in a compared member does not', () => {
-    const meta = pod['metadata'] as JsonObject;
-    const spec = pod['spec'] as JsonObject;
-    const managed = (time: string) => [{ manager: 'svc-node', operation: 'Update', apiVersion: 'v1', time, fieldsType: 'FieldsV1', subresource: 'status', fieldsV1: { 'f:status': { 'f:phase': {} } } }];
-    const version = (rv: string, more: JsonObject = {}) => viewOf({ ...pod, metadata: { ...meta, resourceVersion: rv, managedFields: managed(`2026-11-28T09:0${rv}:00Z`) }, ...more });
-    const bookkeeping = ['resourceVersion', 'managedFields', 'generation'];
-    const a = version('1', { status: { phase: 'Pending' } });
-    // A status write: a new version, new managedFields, another status.
-    const b = version('2', { status: { phase: 'Running' } });
-    expect(sameMembersExcept(a, b, ['status'], bookkeeping)).toBe(true);
-    expect(sameMember(a, b, 'spec')).toBe(true);
-    expect(sameMember(a, b, 'status')).toBe(false);
-    expect(sameMembersExcept(a, b, [], bookkeeping)).toBe(false);
-    expect(sameMembersExcept(a, b, ['status'])).toBe(false);
-    expect(sameMembersExcept(a, b, ['status'], ['resourceVersion'])).toBe(false);
-    // The same status as well: the same pod but for its bookkeeping.
-    const c = version('3', { status: { phase: 'Running' } });
-    expect([sameMembersExcept(c, b, ['status'], bookkeeping), sameMember(c, b, 'status'), sameMember(c, b, 'metadata')]).toEqual([true, true, false]);
-    // Any other member that differs: a label, an annotation, a deletionTimestamp, the spec, a container's image.
-    const differing = [
-      version('4', { metadata: { ...meta, resourceVersion: '4', labels: { app: 'web' } } }),
-      version('5', { metadata: { ...meta, resourceVersion: '5', annotations: { a: 'c' } } }),
-      version('6', { metadata: { ...meta, resourceVersion: '6', deletionTimestamp: '2026-11-28T09:00:00Z' } }),
-      version('7', { spec: { ...spec, nodeName: 'n2' } }),
-      version('8', { spec: { ...spec, containers: [{ name: 'c', image: 'j' }] } }),
-    ];
-    for (const other of differing) expect(sameMembersExcept(a, other, ['status'], bookkeeping), JSON.stringify(other)).toBe(false);
-    // Not two protobuf views: "maybe not", the caller compares them decoded.
-    expect(sameMembersExcept(pod, pod, ['status'])).toBe(false);
-    expect(sameMembersExcept(a, pod, ['status'])).toBe(false);
-    const json = lazyObject<never>(JSON.stringify(pod), 0);
-    expect(sameMembersExcept(json, lazyObject<never>(JSON.stringify(pod), 0), ['status'])).toBe(false);
-    // Another kind with the same bytes is not the same object.
-    const configMap = viewOf({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p', namespace: 'ns' } });
-    expect(sameMembersExcept(configMap, viewOf({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p', namespace: 'ns' } }), [])).toBe(true);
-    expect(sameMembersExcept(configMap, viewOf({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'p', namespace: 'ns' } }), [])).toBe(false);
   });
 
   it('Time and MicroTime fields read off the wire equal the full decode, whatever the bytes', () => {

@@ -18,13 +18,6 @@ export interface CachedRecord {
   /** True when `other` surely has the same ownerReferences (as sameLabels). */
   sameOwners(other: CachedRecord): boolean;
   /**
-   * True when `other` is surely the same object in the top-level members `compared` picks and, if
-   * it picks `metadata`, in the metadata members `comparedMetadata` picks (by JSON name; a member
-   * neither knows is compared): the same bytes in the same order, nothing decoded. False means
-   * "maybe not" — the caller compares decoded values then. A JSON record always answers false.
-   */
-  sameMembers(other: CachedRecord, compared: (member: string) => boolean, comparedMetadata?: (member: string) => boolean): boolean;
-  /**
    * False when the version surely has no `metadata.deletionTimestamp` (the member is not there at
    * all); true when it may (it is there: read the view for its value).
    */
@@ -77,33 +70,4 @@ export function sameOwnerReferences(a: unknown, b: unknown): boolean {
   const before = recordOf(a);
   const after = recordOf(b);
   return before !== undefined && after !== undefined && before.sameOwners(after);
-}
-
-/**
- * True when `a` and `b` are cache views whose members, but the top-level ones named in `except`
- * and the metadata ones named in `exceptMetadata`, are surely the same (the same protobuf bytes in
- * the same order, nothing decoded). A consumer that tells a status-only change from a spec change
- * (the node agent's pod sources) asks this before comparing decoded objects, which decodes both
- * versions whole, managedFields too. False means "maybe not" — plain objects, JSON views, other
- * bytes: compare the decoded members then.
- */
-export function sameMembersExcept(a: unknown, b: unknown, except: readonly string[], exceptMetadata: readonly string[] = []): boolean {
-  const before = recordOf(a);
-  const after = recordOf(b);
-  return (
-    before !== undefined &&
-    after !== undefined &&
-    before.sameMembers(
-      after,
-      (member) => !except.includes(member),
-      (member) => !exceptMetadata.includes(member),
-    )
-  );
-}
-
-/** True when `a` and `b` are cache views whose top-level `member` is surely the same (as {@link sameMembersExcept}). */
-export function sameMember(a: unknown, b: unknown, member: string): boolean {
-  const before = recordOf(a);
-  const after = recordOf(b);
-  return before !== undefined && after !== undefined && before.sameMembers(after, (name) => name === member);
 }

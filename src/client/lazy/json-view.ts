@@ -77,11 +77,6 @@ export class LazyRecord implements CachedRecord {
     return this.text.slice(this.ownersStart, this.ownersEnd) === other.text.slice(other.ownersStart, other.ownersEnd);
   }
 
-  /** Not compared by text (a JSON member's text may differ for equal values): always "maybe not". */
-  sameMembers(): boolean {
-    return false;
-  }
-
   /** The view: the live one if someone still holds it, else a new one. */
   view<T>(members?: number[]): T {
     const live = this.#view?.deref();

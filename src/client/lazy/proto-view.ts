@@ -64,40 +64,6 @@ const EMPTY = new Uint8Array(0);
 const topReader = new BytesReader(EMPTY);
 const metaReader = new BytesReader(EMPTY);
 
-const everyMember = (): boolean => true;
-
-/** A message's field names by number, worked out once per message. */
-const namesByType = new WeakMap<protobuf.Type, ReadonlyMap<number, string>>();
-function fieldNames(type: protobuf.Type): ReadonlyMap<number, string> {
-  let names = namesByType.get(type);
-  if (!names) namesByType.set(type, (names = new Map(type.fieldsArray.map((field) => [field.id, field.name] as const))));
-  return names;
-}
-
-/** Steps `reader` to its next field that `kept` picks; false at the end. */
-function nextKept(reader: TextReader, kept: (id: number) => boolean): boolean {
-  while (reader.next()) if (kept(reader.current.field)) return true;
-  return false;
-}
-
-/**
- * Whether the fields `kept` picks of two messages are the same: the same numbers, wire types and
- * value bytes, in the same order (an encoder writes equal values alike, so equal objects compare
- * equal; bytes that differ answer false even where the values might not).
- */
-function sameFields(a: string, aStart: number, aEnd: number, b: string, bStart: number, bEnd: number, kept: (id: number) => boolean): boolean {
-  const x = new TextReader(a, aStart, aEnd);
-  const y = new TextReader(b, bStart, bEnd);
-  for (;;) {
-    const more = nextKept(x, kept);
-    if (more !== nextKept(y, kept)) return false;
-    if (!more) return true;
-    const f = x.current;
-    const g = y.current;
-    if (f.field !== g.field || f.wire !== g.wire || !sameRun(a, f.start, f.end, b, g.start, g.end)) return false;
-  }
-}
-
 export class ProtoRecord implements CachedRecord {
   #view: WeakRef<object> | undefined;
 
@@ -177,20 +143,6 @@ export class ProtoRecord implements CachedRecord {
 
   sameOwners(other: CachedRecord): boolean {
     return other instanceof ProtoRecord && sameRun(this.text, this.ownersStart, this.ownersEnd, other.text, other.ownersStart, other.ownersEnd);
-  }
-
-  sameMembers(other: CachedRecord, compared: (member: string) => boolean, comparedMetadata: (member: string) => boolean = everyMember): boolean {
-    if (!(other instanceof ProtoRecord) || other.type !== this.type || other.kind !== this.kind || other.apiVersion !== this.apiVersion) return false;
-    const info = infoOf(this.type);
-    // Embedded fields' members are flat in JSON: a proto field's name is not a member's there.
-    if (info.inline) return false;
-    const names = fieldNames(this.type);
-    // Every occurrence of the ObjectMeta field is left to the walk below, which reads the last one (the one a decode keeps).
-    if (!sameFields(this.text, 0, this.text.length, other.text, 0, other.text.length, (id) => id !== info.metaId && compared(names.get(id) ?? ''))) return false;
-    if (info.metaId < 0 || !compared('metadata')) return true;
-    if (this.metaStart < 0 || other.metaStart < 0) return this.metaStart === other.metaStart;
-    const metaNames = fieldNames(info.metaType!);
-    return sameFields(this.text, this.metaStart, this.metaEnd, other.text, other.metaStart, other.metaEnd, (id) => comparedMetadata(metaNames.get(id) ?? ''));
   }
 
   view<T>(): T {

@@ -1,6 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { Pod } from '../../api/index.js';
-import { resourceVersionOf, sameMember, sameMembersExcept } from '../../client/index.js';
 import type { PodSourceName, PodUpdate, SourceEvent } from './pod-update.js';
 import type { SourcesReadiness } from './sources-ready.js';
 
@@ -22,22 +21,14 @@ function meaningfulMetadata(pod: Pod): unknown {
   return rest;
 }
 
-/** The metadata members meaningfulMetadata leaves out. */
-const BOOKKEEPING = ['resourceVersion', 'managedFields', 'generation'];
-
 /** What changed between two versions of one pod: UPDATE (spec or metadata), RECONCILE (status only) or nothing. */
 function classify(old: Pod, pod: Pod): 'UPDATE' | 'RECONCILE' | undefined {
   if (old === pod) return undefined;
-  if (resourceVersionOf(old) !== undefined && resourceVersionOf(old) === resourceVersionOf(pod)) return undefined;
-  // Two versions from the API source's cache compare by their bytes first: the structural compare
-  // below decodes both pods whole, managedFields too, which nothing else of the agent reads (it
-  // was the largest share of a hollow node's decoding: every status write it makes comes back).
-  if (!sameMembersExcept(old, pod, ['status'], BOOKKEEPING)) {
-    const { metadata: _om, status: _os, ...oldRest } = old;
-    const { metadata: _nm, status: _ns, ...rest } = pod;
-    if (!sameJson(oldRest, rest) || !sameJson(meaningfulMetadata(old), meaningfulMetadata(pod))) return 'UPDATE';
-  }
-  return sameMember(old, pod, 'status') || sameJson(old.status, pod.status) ? undefined : 'RECONCILE';
+  if (old.metadata.resourceVersion !== undefined && old.metadata.resourceVersion === pod.metadata.resourceVersion) return undefined;
+  const { metadata: _om, status: oldStatus, ...oldRest } = old;
+  const { metadata: _nm, status, ...rest } = pod;
+  if (!sameJson(oldRest, rest) || !sameJson(meaningfulMetadata(old), meaningfulMetadata(pod))) return 'UPDATE';
+  return sameJson(oldStatus, status) ? undefined : 'RECONCILE';
 }
 
 const uidOf = (pod: Pod): string => pod.metadata.uid ?? '';

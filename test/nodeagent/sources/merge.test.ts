@@ -1,8 +1,6 @@
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../../src/api/index.js';
-import { lazyProtobufFramer } from '../../../src/client/lazy/proto-decode.js';
-import { protobufCodec, type JsonObject } from '../../../src/encoding/index.js';
 import { mergePodSources, SourcesReadiness, type PodUpdate, type SourceEvent } from '../../../src/nodeagent/index.js';
 
 const pod = (uid: string, extra: { rv?: string; image?: string; phase?: 'Running' | 'Pending'; deleting?: boolean } = {}): Pod => ({
@@ -12,13 +10,6 @@ const pod = (uid: string, extra: { rv?: string; image?: string; phase?: 'Running
   spec: { containers: [{ name: 'c', image: extra.image ?? 'img' }] },
   ...(extra.phase ? { status: { phase: extra.phase } } : {}),
 });
-
-/** `pod` as the API source's informer holds it: a view over its protobuf bytes, with a status writer's managedFields entry. */
-const viewOf = (object: Pod, writtenAt = '2026-11-28T09:00:00Z'): Pod => {
-  const managedFields = [{ manager: 'svc-node', operation: 'Update', apiVersion: 'v1', time: writtenAt, fieldsType: 'FieldsV1', subresource: 'status', fieldsV1: { 'f:status': { 'f:phase': {} } } }];
-  const json = { ...object, metadata: { ...object.metadata, managedFields } } as unknown as JsonObject;
-  return (lazyProtobufFramer().push(protobufCodec.frame!('MODIFIED', json)) as { object: Pod }[])[0]!.object;
-};
 
 function run(readiness?: SourcesReadiness) {
   const events = new Subject<SourceEvent>();
@@ -53,22 +44,6 @@ describe('mergePodSources', () => {
     events.next({ kind: 'delta', source: 'api', op: 'remove', pod: pod('x', { rv: '5' }) });
     events.next({ kind: 'delta', source: 'api', op: 'remove', pod: pod('x', { rv: '5' }) });
     expect(out).toEqual(['ADD api x', 'RECONCILE api x', 'UPDATE api x', 'UPDATE api x', 'REMOVE api x']);
-  });
-
-  it('tells them apart alike for the API source\'s protobuf views, whose bookkeeping (version, managedFields) changes with every write', () => {
-    const { events, out } = run();
-    const labelled = (p: Pod): Pod => ({ ...p, metadata: { ...p.metadata, labels: { app: 'web' } } });
-    const annotated = (p: Pod): Pod => ({ ...p, metadata: { ...p.metadata, annotations: { note: 'n' } } });
-    events.next({ kind: 'snapshot', source: 'api', pods: [viewOf(pod('x', { rv: '1' }))] });
-    events.next({ kind: 'delta', source: 'api', op: 'set', pod: viewOf(pod('x', { rv: '2', phase: 'Running' }), '2026-11-28T09:00:01Z') });
-    // Only the bookkeeping changed: nothing to tell.
-    events.next({ kind: 'delta', source: 'api', op: 'set', pod: viewOf(pod('x', { rv: '3', phase: 'Running' }), '2026-11-28T09:00:02Z') });
-    events.next({ kind: 'delta', source: 'api', op: 'set', pod: viewOf(labelled(pod('x', { rv: '4', phase: 'Running' }))) });
-    events.next({ kind: 'delta', source: 'api', op: 'set', pod: viewOf(annotated(labelled(pod('x', { rv: '5', phase: 'Running' })))) });
-    events.next({ kind: 'delta', source: 'api', op: 'set', pod: viewOf(annotated(labelled(pod('x', { rv: '6', phase: 'Running', image: 'v2' })))) });
-    events.next({ kind: 'delta', source: 'api', op: 'set', pod: viewOf(annotated(labelled(pod('x', { rv: '7', phase: 'Pending', image: 'v2' })))) });
-    events.next({ kind: 'delta', source: 'api', op: 'set', pod: viewOf(annotated(labelled(pod('x', { rv: '8', phase: 'Pending', image: 'v2', deleting: true })))) });
-    expect(out).toEqual(['ADD api x', 'RECONCILE api x', 'UPDATE api x', 'UPDATE api x', 'UPDATE api x', 'RECONCILE api x', 'UPDATE api x']);
   });
 
   it('keeps sources apart: one source’s snapshot never removes another’s pods, and a UID belongs to its first source', () => {
