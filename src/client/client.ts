@@ -13,7 +13,7 @@ import { loadSvcconfig } from './svcconfig.js';
 import { attachQuery, ExecSession, type AttachOptions, type ExecOptions } from './exec-session.js';
 import { listenForwarding, portForwardQuery, PortForwardSession, type ForwardPortOptions, type PortForwarder, type PortForwardOptions } from './port-forward.js';
 import { EXEC_PROTOCOLS, PORT_FORWARD_PROTOCOLS } from './stream-channels.js';
-import { Transport, type ConnectionOptions, type HttpRequest, type RequestThrottle } from './transport.js';
+import { Transport, type ConnectionOptions, type RequestThrottle } from './transport.js';
 import { watcher, type WatcherEvent, type WatchOptions } from './watcher.js';
 
 export interface ClientOptions extends ConnectionOptions {
@@ -31,12 +31,13 @@ export interface WriteOptions {
   /** Who makes the change (managedFields); required for apply patches. */
   readonly fieldManager?: string | undefined;
   readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore' | undefined;
+}
+
+export interface CreateOptions extends WriteOptions {
   /**
-   * How the answer is decoded: `'eager'` (the default) a plain object; `'protobuf'` (a protobuf
-   * or a JSON answer) or `'lazy'` (a JSON answer) a frozen view that decodes a field when it is
-   * read, as an informer's (docs/client.md): a caller that does not read the answer — the node
-   * agent's pod status writes, the Event recorder — decodes nothing of it. The answer comes in the
-   * client's encoding either way (no `Accept` of its own, unlike a list's `decode`).
+   * How the answer is read: `'eager'` (default) decodes it whole; `'protobuf'` (the answer asked
+   * for in protobuf) and `'lazy'` (JSON) give a frozen view that decodes a field when it is read,
+   * for a caller that reads a field or two of what it created (see DecodeMode).
    */
   readonly decode?: DecodeMode | undefined;
 }
@@ -63,6 +64,11 @@ export interface PatchOptions extends WriteOptions {
   readonly type?: PatchType | undefined;
   /** Apply only: take fields other managers own. */
   readonly force?: boolean | undefined;
+  /**
+   * How the answer is read, as a create's (`CreateOptions.decode`): a view for a caller that does
+   * not read it all — the node agent's pod status writes and the Event recorder read none of it.
+   */
+  readonly decode?: DecodeMode | undefined;
 }
 
 export interface DeleteOptions {
@@ -151,9 +157,10 @@ export class Client {
   }
 
   /** Creates `object` in `options.namespace`, else its own `metadata.namespace`, else the client's. */
-  async create<T extends KubeObject>(res: Resource<T>, object: T, options: WriteOptions = {}): Promise<T> {
+  async create<T extends KubeObject>(res: Resource<T>, object: T, options: CreateOptions = {}): Promise<T> {
     const ns = this.#ns(res, options.namespace ?? object.metadata.namespace);
-    return (await this.transport.request({ method: 'POST', path: resourcePath(res, ns), query: writeQuery(options), body: object, ...(await this.#answer(options)) })) as T;
+    const answer = options.decode === undefined || options.decode === 'eager' ? {} : await this.#decoding(options).object();
+    return (await this.transport.request({ method: 'POST', path: resourcePath(res, ns), query: writeQuery(options), body: object, ...answer })) as T;
   }
 
   /** Replaces the object `object` names; `metadata.resourceVersion` must be the stored one (409 otherwise). */
@@ -161,7 +168,7 @@ export class Client {
     const name = object.metadata.name;
     if (name === undefined) throw new TypeError('update needs metadata.name');
     const ns = this.#ns(res, options.namespace ?? object.metadata.namespace);
-    return (await this.transport.request({ method: 'PUT', path: resourcePath(res, ns, name), query: writeQuery(options), body: object, ...(await this.#answer(options)) })) as T;
+    return (await this.transport.request({ method: 'PUT', path: resourcePath(res, ns, name), query: writeQuery(options), body: object })) as T;
   }
 
   /**
@@ -206,7 +213,7 @@ export class Client {
     const name = object.metadata.name;
     if (name === undefined) throw new TypeError('updateStatus needs metadata.name');
     const path = this.#sub(res, options.namespace ?? object.metadata.namespace, name, 'status');
-    return (await this.transport.request({ method: 'PUT', path, query: writeQuery(options), body: object, ...(await this.#answer(options)) })) as T;
+    return (await this.transport.request({ method: 'PUT', path, query: writeQuery(options), body: object })) as T;
   }
 
   /** Patches the status (any patch type, as `patch`); changes outside `status` are ignored by the server. */
@@ -325,19 +332,15 @@ export class Client {
     const type = options.type ?? 'merge';
     if (type === 'apply' && options.fieldManager === undefined) throw new TypeError('an apply patch needs a fieldManager');
     if (type === 'json' && !Array.isArray(patch)) throw new TypeError('a JSON patch is an array of operations');
+    const answer = options.decode === undefined || options.decode === 'eager' ? {} : await this.#decoding(options).object();
     return (await this.transport.request({
       method: 'PATCH',
       path,
       query: { ...writeQuery(options), force: type === 'apply' && options.force ? true : undefined },
       body: patch,
       contentType: PATCH_TYPES[type],
-      ...(await this.#answer(options)),
+      ...answer,
     })) as T;
-  }
-
-  /** How a write's answer is decoded (`WriteOptions.decode`): the codec's way unless a view is asked for. */
-  async #answer(options: Pick<WriteOptions, 'decode'>): Promise<Pick<HttpRequest, 'decode'> | undefined> {
-    return options.decode === undefined || options.decode === 'eager' ? undefined : this.#decoding(options).object();
   }
 
   /** One list request: everything (no `limit`), or one page. Namespaced types: every namespace unless `namespace` is given. */

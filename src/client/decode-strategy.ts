@@ -47,13 +47,10 @@ export interface DecodeStrategy {
   readonly mode: DecodeMode;
   /** The `accept` and body decoder of a list request. */
   list(metadataOnly: boolean): Promise<Pick<HttpRequest, 'accept' | 'decode'>>;
+  /** The `accept` and body decoder of a request answered by one object (a create). */
+  object(): Promise<Pick<HttpRequest, 'accept' | 'decode'>>;
   /** The `accept` and framer of a watch request. */
   watch(metadataOnly: boolean): Promise<WatchDecoding>;
-  /**
-   * The body decoder of a request answered with one object (a write's answer). No `accept` of its
-   * own: the answer comes in the client's encoding, as it did, so the server encodes what it did.
-   */
-  object(): Promise<Pick<HttpRequest, 'decode'>>;
   /** A cache of this mode's objects: decoded objects, or records behind views. */
   cache<T extends KubeObject>(indexers: Readonly<Record<string, IndexFunc<T>>>): CacheWrites<T>;
   /** An object about to be cached, frozen when `freeze` (views are frozen by construction). */
@@ -66,8 +63,8 @@ function eager(): DecodeStrategy {
   return {
     mode: 'eager',
     list: async (metadataOnly) => metadataAccept(metadataOnly, METADATA_LIST_ACCEPT),
-    watch: async (metadataOnly) => metadataAccept(metadataOnly, METADATA_ACCEPT),
     object: async () => ({}),
+    watch: async (metadataOnly) => metadataAccept(metadataOnly, METADATA_ACCEPT),
     cache: (indexers) => new CacheWriter(indexers),
     prepare: (object, freeze) => (freeze ? deepFreeze(object) : object),
   };
@@ -86,8 +83,8 @@ function lazy(codec: Codec): DecodeStrategy {
   return {
     mode: 'lazy',
     list: async (metadataOnly) => ({ ...metadataAccept(metadataOnly, METADATA_LIST_ACCEPT), decode }),
-    watch: async (metadataOnly) => ({ ...metadataAccept(metadataOnly, METADATA_ACCEPT), framerFor }),
     object: async () => ({ decode: decodeObject }),
+    watch: async (metadataOnly) => ({ ...metadataAccept(metadataOnly, METADATA_ACCEPT), framerFor }),
     ...views,
   };
 }
@@ -104,11 +101,14 @@ function protobuf(): DecodeStrategy {
       const { PROTOBUF_ACCEPT, lazyProtobufListDecoder } = await loadProtobufDecoders();
       return { accept: metadataOnly ? METADATA_LIST_ACCEPT : PROTOBUF_ACCEPT, decode: lazyProtobufListDecoder };
     },
+    object: async () => {
+      const { PROTOBUF_ACCEPT, lazyProtobufObjectDecoder } = await loadProtobufDecoders();
+      return { accept: PROTOBUF_ACCEPT, decode: lazyProtobufObjectDecoder };
+    },
     watch: async (metadataOnly) => {
       const { PROTOBUF_ACCEPT, lazyFramerFor } = await loadProtobufDecoders();
       return { accept: metadataOnly ? METADATA_ACCEPT : PROTOBUF_ACCEPT, framerFor: lazyFramerFor };
     },
-    object: async () => ({ decode: (await loadProtobufDecoders()).lazyProtobufObjectDecoder }),
     ...views,
   };
 }

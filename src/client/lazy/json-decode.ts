@@ -67,18 +67,19 @@ function lazyFrame(line: string): unknown {
 }
 
 /**
- * A single object's response body (the answer of a write) as a view, its text copied out of the
- * body: nothing is decoded until it is read. A Status (a refusal, a deletion's answer), a body
- * that is not a JSON object, or one in another encoding is decoded whole, as `codec` decodes it.
+ * A single object's response body (a create's answer) as a view: a caller that reads a field or
+ * two of what it wrote decodes no more. A Status (an error's body) and a body in another encoding
+ * are decoded as usual.
  */
 export function lazyObjectDecoder(codec: Codec): (bytes: Uint8Array, contentType: string | undefined) => unknown {
   return (bytes, contentType) => {
     if (!isJsonContentType(contentType)) return codec.decode(bytes, contentType);
-    const body = text(asBuffer(bytes), isAscii(bytes));
+    const buf = asBuffer(bytes);
+    const body = text(buf, isAscii(buf));
     const start = skipWs(body, 0);
-    if (body.charCodeAt(start) !== 123) return codec.decode(bytes, contentType);
-    const view = lazyObject(body, start);
-    return view.kind === 'Status' ? codec.decode(bytes, contentType) : view;
+    if (body.charCodeAt(start) !== 123) return JSON.parse(body) as unknown;
+    const object = lazyObject<KubeObject>(body, start);
+    return object.kind === 'Status' ? (JSON.parse(body) as unknown) : object;
   };
 }
 
