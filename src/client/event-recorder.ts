@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isStatusError, rfc3339, type CoreEvent } from '../api/index.js';
 import type { Client } from './client.js';
+import type { DecodeMode } from './decode-strategy.js';
 import { EventSpamFilter } from './event-spam-filter.js';
 import { builtin } from './resource.js';
 
@@ -111,9 +112,16 @@ export class EventRecorder implements EventSink {
   #written = 0;
   #dropped = 0;
   #filtered = 0;
+  /**
+   * The Events' answers are not read: views over them, in the encoding the client speaks (a JSON
+   * client's are not asked for in protobuf, which the server would encode for them), so nothing of
+   * them is decoded — a pod's start writes three Events.
+   */
+  readonly #answers: DecodeMode;
 
   constructor(options: EventRecorderOptions) {
     this.#options = options;
+    this.#answers = options.client.transport.codec.mediaType.includes('protobuf') ? 'protobuf' : 'lazy';
     this.#host = options.host ?? hostname();
     this.#bufferSize = options.bufferSize ?? 1000;
     this.#inFlight = options.inFlight ?? 4;
@@ -259,14 +267,14 @@ export class EventRecorder implements EventSink {
     const { name, namespace } = series.event.metadata;
     if (series.created) {
       try {
-        await client.patch(builtin.coreEvents, name!, { count: series.count, lastTimestamp: series.lastTimestamp, message: series.message }, { namespace, type: 'merge' });
+        await client.patch(builtin.coreEvents, name!, { count: series.count, lastTimestamp: series.lastTimestamp, message: series.message }, { namespace, type: 'merge', decode: this.#answers });
         return;
       } catch (error) {
         if (!(isStatusError(error) && error.code === 404)) throw error;
         series.created = false; // gone (deleted, or expired by the event TTL): create it again
       }
     }
-    await client.create(builtin.coreEvents, { ...series.event, count: series.count, lastTimestamp: series.lastTimestamp, message: series.message }, { namespace });
+    await client.create(builtin.coreEvents, { ...series.event, count: series.count, lastTimestamp: series.lastTimestamp, message: series.message }, { namespace, decode: this.#answers });
     series.created = true;
   }
 }

@@ -26,6 +26,7 @@ export { PortForwardSession } from './port-forward.js';
 export type { ForwardPortOptions, PortForwarder, PortForwardOptions } from './port-forward.js';
 export type {
   ClientOptions,
+  CreateOptions,
   DeleteCollectionOptions,
   DeleteOptions,
   DeleteResult,

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { isStatusError, StatusError, type ConfigMap, type KubeObject } from '../../src/api/index.js';
 import { builtin, isSuccessStatus, resource, type Client } from '../../src/client/index.js';
+import { recordOf } from '../../src/client/lazy/cached-record.js';
+import { LazyRecord } from '../../src/client/lazy/json-view.js';
+import { ProtoRecord } from '../../src/client/lazy/proto-view.js';
 import { cm, startClientTestServer, type ClientTestServer } from './support.js';
 
 let t: ClientTestServer;
@@ -39,6 +42,35 @@ describe('Client CRUD', () => {
     expect((await client.get(leases, 'l1', { namespace: 'svc-system' }))['spec']).toMatchObject({ holderIdentity: 'me' });
     const namespaces = await client.list(builtin.namespaces);
     expect(namespaces.items.map((n) => n.metadata.name)).toContain('default');
+  });
+
+  it('answers a patch as a view decoded on read when asked (decode), equal to the plain answer', async () => {
+    for (const [decode, recordType] of [
+      ['protobuf', ProtoRecord],
+      ['lazy', LazyRecord],
+    ] as const) {
+      await client.create(builtin.configMaps, cm(`view-${decode}`, { k: '1' }));
+      const patched = await client.patch(builtin.configMaps, `view-${decode}`, { data: { k: '2' } }, { decode });
+      // A view (over the protobuf asked for, or the JSON): frozen, its record behind it; what it reads is what the server stored.
+      expect(recordOf(patched), decode).toBeInstanceOf(recordType);
+      expect(Object.isFrozen(patched)).toBe(true);
+      expect(patched.data).toEqual({ k: '2' });
+      expect(JSON.parse(JSON.stringify(patched))).toEqual(await client.get(builtin.configMaps, `view-${decode}`));
+      // A status patch too (the node agent's pod status writes).
+      await client.create(builtin.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: `view-${decode}`, namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'registry.example/c:1' }] } });
+      const pod = await client.patchStatus(builtin.pods, `view-${decode}`, { status: { message: 'from the test' } }, { namespace: 'default', decode });
+      expect(recordOf(pod)).toBeInstanceOf(recordType);
+      expect(pod.status?.message).toBe('from the test');
+      expect(pod.spec.containers.map((c) => c.image)).toEqual(['registry.example/c:1']);
+    }
+    // The default is a plain object, as before.
+    const plain = await client.patch(builtin.configMaps, 'view-protobuf', { data: { k: '4' } });
+    expect(recordOf(plain)).toBeUndefined();
+    expect(Object.isFrozen(plain)).toBe(false);
+    // A refused patch is the same StatusError whatever the answer's decoding.
+    for (const decode of ['protobuf', 'lazy'] as const) {
+      await expect(client.patch(builtin.configMaps, 'missing', { data: {} }, { decode })).rejects.toMatchObject({ reason: 'NotFound', code: 404, details: { name: 'missing', kind: 'configmaps' } });
+    }
   });
 
   it('round-trips every patch type', async () => {

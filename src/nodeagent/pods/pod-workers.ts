@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { totalmem } from 'node:os';
-import { EMPTY, filter, interval, map, merge, mergeMap, share, Subject, type Observable, type SchedulerLike } from 'rxjs';
+import { EMPTY, filter, interval, map, merge, mergeMap, share, Subject, tap, type Observable, type SchedulerLike } from 'rxjs';
 import { isStatusError, podQosClass, rfc3339, type Pod, type PodStatus } from '../../api/index.js';
 import { builtin, type Client, type EventRecorder } from '../../client/index.js';
 import { awaitChange, requeueAfter, workqueue, type Outcome, type WorkResult } from '../../../operators/index.js';
@@ -11,6 +11,7 @@ import type { ImageManager } from '../images/index.js';
 import type { ProbeManager } from '../probes/index.js';
 import { cachingObjectReader, podObjectReader } from '../volumes/index.js';
 import { noApiObjects, podVolumesAccess, type PodVolumesAccess } from './pod-volumes-access.js';
+import { podRuntimeChanged } from './pod-runtime-cache.js';
 import { relist } from './relister.js';
 import { StatusWriter } from './status-writer.js';
 import { stopContainer, syncPod } from './sync-pod.js';
@@ -210,9 +211,10 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
     ? options.probes.results$.pipe(
         mergeMap(async (result) => {
           if (result.result === 'failure' && (result.kind === 'liveness' || result.kind === 'startup')) {
-            const pod = entries.get(result.podUid)?.pod;
+            const entry = entries.get(result.podUid);
             // A failed liveness or startup probe: the container is killed; the sync restarts it under the restart policy.
-            const grace = pod ? (pod.spec.terminationGracePeriodSeconds ?? 30) : 30;
+            const grace = entry ? (entry.pod.spec.terminationGracePeriodSeconds ?? 30) : 30;
+            if (entry) podRuntimeChanged(entry);
             await stopContainer(context, result.containerId, grace).catch((error: unknown) => onError(result.podUid, error));
           }
           return result.podUid;
@@ -260,7 +262,14 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
     return awaitChange();
   };
 
-  const results$ = merge(fromUpdates, lister.changes$, orphanSweep, onSourcesSeen, fromProbes, evictions).pipe(
+  // A change the relist saw makes the pod's cached runtime read stale before its sync runs.
+  const fromRelist = lister.changes$.pipe(
+    tap((uid) => {
+      const entry = entries.get(uid);
+      if (entry) podRuntimeChanged(entry);
+    }),
+  );
+  const results$ = merge(fromUpdates, fromRelist, orphanSweep, onSourcesSeen, fromProbes, evictions).pipe(
     workqueue<string>({
       work: (uid) =>
         work(uid).catch((error: unknown) => {

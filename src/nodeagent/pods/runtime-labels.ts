@@ -30,12 +30,22 @@ export function podLogDirectory(podLogsDir: string, pod: Pod): string {
 /** `<container name>/<restart count>.log`, relative to the sandbox's log directory. */
 export const containerLogPath = (name: string, restartCount: number): string => `${name}/${restartCount}.log`;
 
+/** The hashes of frozen containers (a source's pods: replaced when they change, never changed). */
+const hashes = new WeakMap<Container, string>();
+
 /**
  * The hash of a container's spec: 16 hex digits of SHA-256 over its canonical JSON, so key order
- * does not matter. A running container whose hash differs from its spec's is replaced.
+ * does not matter. A running container whose hash differs from its spec's is replaced. Every sync
+ * of a running pod compares it, so a frozen container keeps its hash: the informer's pods are
+ * frozen, and the same objects from one sync to the next while the pod does not change.
  */
 export function containerHash(container: Container): string {
-  return createHash('sha256').update(canonicalJson(container)).digest('hex').slice(0, 16);
+  let hash = hashes.get(container);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(canonicalJson(container)).digest('hex').slice(0, 16);
+    if (Object.isFrozen(container)) hashes.set(container, hash);
+  }
+  return hash;
 }
 
 /** The restart count a runtime container records (its annotation, else its attempt). */

@@ -32,8 +32,12 @@ export class StatusWriter {
   readonly #client: Client;
   readonly #written = new Map<string, string>();
 
+  /** The answer (the whole pod) is not read: a view in the encoding the client speaks, so nothing of it is decoded. */
+  readonly #answers: 'protobuf' | 'lazy';
+
   constructor(client: Client) {
     this.#client = client;
+    this.#answers = client.transport.codec.mediaType.includes('protobuf') ? 'protobuf' : 'lazy';
   }
 
   /**
@@ -48,7 +52,7 @@ export class StatusWriter {
     const target = isStaticPod(pod) ? await this.#mirrorOf(pod) : pod;
     if (!target) return false;
     try {
-      await this.#client.patchStatus(builtin.pods, target.metadata.name ?? '', { status: owned(status) }, { namespace: target.metadata.namespace ?? 'default' });
+      await this.#client.patchStatus(builtin.pods, target.metadata.name ?? '', { status: owned(status) }, { namespace: target.metadata.namespace ?? 'default', decode: this.#answers });
     } catch (error) {
       // The pod is gone (deleted for good): nothing to report to.
       if (isStatusError(error, 'NotFound')) return false;

@@ -1,8 +1,10 @@
 import type { Container, Pod, PodStatus } from '../../api/index.js';
 import { awaitChange, requeueAfter, type Outcome } from '../../../operators/index.js';
 import { GrpcStatus, isCriError, type Input, type Mount } from '../cri/index.js';
+import { isStaticPod } from '../sources/index.js';
 import { backoffKey } from './crash-loop-backoff.js';
-import { latestContainer, nanosToDate, readPodRuntime, sandboxReady, type PodRuntime, type RuntimeContainer } from './pod-runtime.js';
+import { latestContainer, nanosToDate, sandboxReady, type PodRuntime, type RuntimeContainer } from './pod-runtime.js';
+import { cachedPodRuntime, podRuntimeChanged, readAndCachePodRuntime } from './pod-runtime-cache.js';
 import { computePodStatus, type WaitingReason } from './pod-status.js';
 import { containerHash } from './runtime-labels.js';
 import { sandboxConfig } from './sandbox-config.js';
@@ -24,6 +26,9 @@ export async function stopContainer(context: WorkerContext, id: string, timeoutS
   }
 }
 
+/** Does any container of the pod have a probe (its readiness or start can change with no sync's doing)? */
+const probed = (pod: Pod): boolean => [...(pod.spec.initContainers ?? []), ...pod.spec.containers].some((c) => c.livenessProbe !== undefined || c.readinessProbe !== undefined || c.startupProbe !== undefined);
+
 const isLive = (c: RuntimeContainer) => c.state === 'CONTAINER_RUNNING' || c.state === 'CONTAINER_CREATED';
 
 /** Should an exited container run again under the pod's restart policy? */
@@ -41,7 +46,8 @@ function shouldRestart(pod: Pod, exitCode: number): boolean {
  *    one restarts under the restart policy (with back-off) or, under `Never`, fails the pod;
  * 4. the containers: a running one whose spec hash changed is replaced; an exited one restarts
  *    per the restart policy, after its crash-loop back-off (waiting reason CrashLoopBackOff);
- * 5. the status, computed from a fresh read of the runtime, written when it changed.
+ * 5. the status, computed from the runtime (read again when the sync changed anything in it),
+ *    written when it changed.
  * Returns when to look again: at the end of a back-off, after a failure (1 s doubling to 60 s),
  * or on the next runtime change.
  */
@@ -50,9 +56,19 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
   const uid = pod.metadata.uid ?? '';
   const waiting = new Map<string, WaitingReason>();
   const terminal = entry.status?.phase === 'Succeeded' || entry.status?.phase === 'Failed';
-  let runtime = await readPodRuntime(context.cri, uid, context.exited, { signal: context.signal });
+  // The pod cache's read when nothing changed since (pod-runtime-cache.ts), else a fresh one.
+  let runtime = cachedPodRuntime(entry) ?? (await readAndCachePodRuntime(context, entry, uid));
   let requeueMs = Infinity;
   let failed = false;
+  // Whether this sync asked the runtime for a change (a sandbox, a start, a stop): only then is the
+  // runtime read again for the status. A sync that changed nothing (every periodic one of a running
+  // pod) reports from the read it began with, as the kubelet reports from the pod status it synced with.
+  let acted = false;
+  /** Before each change this sync asks of the runtime: the read it began with is stale from here on. */
+  const act = (): void => {
+    acted = true;
+    podRuntimeChanged(entry);
+  };
 
   const report = async (): Promise<PodStatus> => {
     const status = computePodStatus({
@@ -74,6 +90,14 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
     return status;
   };
 
+  // The sandbox config of an attempt, built when a call needs it, at most once a sync (a first sync
+  // needs it for RunPodSandbox and again for each CreateContainer).
+  let built: { attempt: number; config: ReturnType<typeof sandboxConfig> } | undefined;
+  const configOf = (attempt: number): ReturnType<typeof sandboxConfig> => {
+    if (built === undefined || built.attempt !== attempt) built = { attempt, config: sandboxConfig(pod, attempt, context.sandbox) };
+    return built.config;
+  };
+
   let podVolumes: Awaited<ReturnType<WorkerContext['volumes']['setUp']>> | undefined;
   if (!terminal) {
     try {
@@ -90,31 +114,42 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
   if (!terminal) {
     // 1. the sandbox
     if (!sandboxReady(runtime)) {
+      act();
       await Promise.all(runtime.containers.filter(isLive).map((c) => stopContainer(context, c.id, gracePeriodOf(pod))));
       for (const old of runtime.sandboxes) if (old.state === 'SANDBOX_READY') await context.cri.stopPodSandbox({ podSandboxId: old.id }, { signal: context.signal });
       const attempt = runtime.sandboxes.length ? (runtime.sandboxes[0]!.metadata?.attempt ?? 0) + 1 : 0;
       if (runtime.sandboxes.length) podEvent(context, pod, 'Normal', 'SandboxChanged', 'Pod sandbox changed, it will be killed and re-created.');
       try {
-        await context.cri.runPodSandbox({ config: sandboxConfig(pod, attempt, context.sandbox) }, { signal: context.signal });
+        await context.cri.runPodSandbox({ config: configOf(attempt) }, { signal: context.signal });
       } catch (error) {
         podEvent(context, pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${error instanceof Error ? error.message : String(error)}`);
         await report();
         throw error;
       }
-      runtime = await readPodRuntime(context.cri, uid, context.exited, { signal: context.signal });
+      runtime = await readAndCachePodRuntime(context, entry, uid);
     }
     const current = runtime.sandbox!;
-    const config = sandboxConfig(pod, current.metadata?.attempt ?? 0, context.sandbox);
     const podIP = pod.spec.hostNetwork ? context.hostIPs[0] : current.network?.ip || undefined;
     const podIPs = pod.spec.hostNetwork ? context.hostIPs : podIP ? [podIP, ...(current.network?.additionalIps ?? []).map((a) => a.ip)] : [];
-    const sandbox = { id: current.id, config, podIP, podIPs };
+    const attempt = current.metadata?.attempt ?? 0;
+    // The config goes with CreateContainer only: a sync that starts nothing never builds it.
+    const sandbox = {
+      id: current.id,
+      get config() {
+        return configOf(attempt);
+      },
+      podIP,
+      podIPs,
+    };
 
     // 2. strays: unknown names, or live in an old sandbox
     const names = new Set([...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name));
     const strays = runtime.containers.filter((c) => isLive(c) && (!names.has(c.name) || c.sandboxId !== current.id));
+    if (strays.length) act();
     await Promise.all(strays.map((c) => stopContainer(context, c.id, gracePeriodOf(pod))));
 
     const start = async (container: Container, restartCount: number): Promise<void> => {
+      act();
       try {
         const id = await startContainer(context, pod, container, restartCount, sandbox, mounts);
         if (context.probes) context.probes.start({ pod, container, containerId: id, podIP });
@@ -169,6 +204,7 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
         const live = isLive(latest) && latest.sandboxId === current.id;
         if (live && latest.hash !== containerHash(container)) {
           podEvent(context, pod, 'Normal', 'Killing', `Container ${container.name} definition changed, will be restarted`);
+          act();
           await stopContainer(context, latest.id, gracePeriodOf(pod));
           await start(container, latest.restartCount + 1);
         } else if (live) {
@@ -180,13 +216,23 @@ export async function syncPod(context: WorkerContext, entry: PodEntry): Promise<
         }
       }
     }
-    runtime = await readPodRuntime(context.cri, uid, context.exited, { signal: context.signal });
+    if (acted) runtime = await readAndCachePodRuntime(context, entry, uid);
   }
 
   // 5. the status
-  const status = await report();
+  const last = entry.reported;
+  // Nothing it depends on changed since the status was last computed and written: the same pod and
+  // runtime read, nothing waiting, no probe whose result could have moved, no one else's status to
+  // answer (a RECONCILE), no mirror pod to look for. Computing it would give that status again
+  // (its times move only with a change) and the writer would find it written: the periodic sync of
+  // a running pod skips both.
+  const unchanged = last !== undefined && !acted && waiting.size === 0 && entry.apiStatus === undefined && last.runtime === runtime && last.status === entry.status && last.pod.deref() === pod && !probed(pod) && !isStaticPod(pod);
+  const status = unchanged ? last.status : await report();
+  // The pod weakly: a newer version replacing it lets it go.
+  if (!unchanged) entry.reported = { pod: new WeakRef(pod), runtime, status };
   // A pod that finished for good gives its sandbox (and address) back, as the kubelet does.
   if ((status.phase === 'Succeeded' || status.phase === 'Failed') && sandboxReady(runtime)) {
+    podRuntimeChanged(entry);
     await stopLiveAndSandbox(context, runtime, pod);
   }
   if (failed) {

@@ -5,6 +5,7 @@ import type { ContainerConfigOptions } from './container-config.js';
 import type { CrashLoopBackoff } from './crash-loop-backoff.js';
 import type { ImageManager } from '../images/index.js';
 import type { ProbeManager } from '../probes/index.js';
+import type { PodRuntime } from './pod-runtime.js';
 import type { PodVolumesAccess } from './pod-volumes-access.js';
 import type { SandboxConfigOptions } from './sandbox-config.js';
 import type { StatusWriter } from './status-writer.js';
@@ -29,6 +30,12 @@ export interface PodEntry {
   rejected?: boolean | undefined;
   /** Set by the eviction manager: kill with this grace, then Failed with reason Evicted. */
   eviction?: PodEviction | undefined;
+  /** Bumped whenever the pod's runtime may have changed (pod-runtime-cache.ts). */
+  runtimeEpoch?: number | undefined;
+  /** The pod's runtime as a sync last read it, in the epoch it was read in (pod-runtime-cache.ts). */
+  runtime?: { readonly epoch: number; readonly value: PodRuntime } | undefined;
+  /** What the last sync's status was computed from (the pod weakly: a newer version lets it go), and that status, once written (or found written). */
+  reported?: { readonly pod: WeakRef<Pod>; readonly runtime: PodRuntime; readonly status: PodStatus } | undefined;
 }
 
 /** An eviction the worker carries out: the pod is stopped for good and its object kept, Failed. */

@@ -126,7 +126,10 @@ const fsGroupSchema = z.looseObject({ fsGroup: z.int().min(0).optional() });
 
 // A malformed fsGroup fails the pod rather than leaving its volumes unshared with the group it named.
 function fsGroupOf(pod: Pod): number | undefined {
-  const parsed = fsGroupSchema.safeParse(pod.spec.securityContext ?? {});
+  const context: unknown = pod.spec.securityContext;
+  // None, the usual case, asks no parse (this runs at every sync of every pod).
+  if (context === undefined || context === null || (typeof context === 'object' && (context as { fsGroup?: unknown }).fsGroup === undefined)) return undefined;
+  const parsed = fsGroupSchema.safeParse(context);
   if (!parsed.success) throw new StatusError({ reason: 'FailedMount', message: `invalid securityContext.fsGroup: ${JSON.stringify((pod.spec.securityContext as { fsGroup?: unknown }).fsGroup)}` });
   return parsed.data.fsGroup;
 }

@@ -171,8 +171,22 @@ function payloadDigest(payload: ReadonlyMap<string, FileProjection>, fsGroup: nu
   return hash.digest('base64');
 }
 
+/**
+ * Volume sources parsed, by kind and JSON. Every sync of every pod sets its volumes up again, and
+ * a node's pods name few distinct sources (every pod's API-access volume is the same projection:
+ * its token, kube-root-ca.crt, its namespace), so the JSON of a source is cheaper to make than
+ * its parse. The parsed sources are shared and only read. Cleared when full.
+ */
+const parsedSources = new Map<string, unknown>();
+const PARSED_SOURCES_MAX = 1_000;
+
 function parsed<S extends Parameters<typeof parseSource>[0]>(schema: S, value: unknown, what: string) {
+  const key = `${what}\0${JSON.stringify(value)}`;
+  const known = parsedSources.get(key);
+  if (known !== undefined) return known as z.infer<S>;
   const result = parseSource(schema, value);
   if (!result.ok) throw new Error(`invalid ${what} source: ${result.message}`);
+  if (parsedSources.size >= PARSED_SOURCES_MAX) parsedSources.clear();
+  parsedSources.set(key, result.value);
   return result.value as z.infer<S>;
 }

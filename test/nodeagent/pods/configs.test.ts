@@ -108,6 +108,17 @@ describe('container config', () => {
     expect(containerHash({ name: 'c', image: 'a' })).not.toBe(containerHash({ name: 'c', image: 'b' }));
   });
 
+  it("the spec hash follows a container that changes, and is the same for a frozen one (the sources' pods) at every sync", () => {
+    const mutable: Container = { name: 'c', image: 'a' };
+    const before = containerHash(mutable);
+    mutable.image = 'b';
+    expect(containerHash(mutable)).toBe(containerHash({ name: 'c', image: 'b' }));
+    expect(containerHash(mutable)).not.toBe(before);
+    const frozen = Object.freeze({ name: 'c', image: 'a' });
+    expect(containerHash(frozen)).toBe(before);
+    expect(containerHash(frozen)).toBe(before);
+  });
+
   it('resources: shares from the request, CFS quota from the limit, memory limit, OOM score by QoS', () => {
     const burstable: Container = { name: 'c', image: 'i', resources: { requests: { cpu: '250m', memory: '1Gi' }, limits: { cpu: '500m', memory: '2Gi' } } };
     expect(containerResources(pod({}, [burstable]), burstable, containerOptions)).toEqual({

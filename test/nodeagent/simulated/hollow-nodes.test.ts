@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIMULATED_NODE_ANNOTATION, SIMULATED_NODE_LABEL, type Deployment, type Node, type Pod } from '../../../src/api/index.js';
 import { builtin, InformerFactory, type Client } from '../../../src/client/index.js';
 import { scheduler } from '../../../controllers/index.js';
-import { SimulatedRuntime, startHollowNode, type HollowNode, type SimulationSettings } from '../../../src/nodeagent/index.js';
+import { POD_UID_LABEL, SimulatedRuntime, startHollowNode, type HollowNode, type SimulationSettings } from '../../../src/nodeagent/index.js';
 import { startTestCluster, type TestCluster } from '../../../src/testing/index.js';
 import { eventually } from '../../controllers/support.js';
 
@@ -22,13 +22,22 @@ let informers: InformerFactory;
 const nodes: HollowNode[] = [];
 const errors: string[] = [];
 
+/** The reads of one pod's runtime a sync makes (a relist lists the whole runtime, with no filter). */
+const POD_READS = new Set(['ListPodSandbox', 'ListContainers', 'PodSandboxStatus', 'ContainerStatus']);
+/** The calls of a sync that starts or stops something (an image first, for a start). */
+const POD_CHANGES = new Set(['RunPodSandbox', 'StopPodSandbox', 'RemovePodSandbox', 'ImageStatus', 'PullImage', 'CreateContainer', 'StartContainer', 'StopContainer', 'RemoveContainer']);
+
 /** A simulated runtime that keeps the calls made of it: which, and the env each container was created with. */
 class RecordingRuntime extends SimulatedRuntime {
   readonly calls: string[] = [];
+  /** The calls a pod's sync makes: its runtime read (lists by the pod's uid label, statuses) and every change. */
+  readonly podCalls: string[] = [];
   readonly envs: Record<string, string>[] = [];
 
   override async handle(service: Parameters<SimulatedRuntime['handle']>[0], method: string, request: object): Promise<unknown> {
     this.calls.push(method);
+    const listsOnePod = (request as { filter?: { labelSelector?: object } }).filter?.labelSelector !== undefined;
+    if (POD_CHANGES.has(method) || (POD_READS.has(method) && (listsOnePod || !method.startsWith('List')))) this.podCalls.push(method);
     if (method === 'CreateContainer') {
       const env = (request as { config?: { envs?: { key: string; value: string }[] } }).config?.envs ?? [];
       this.envs.push(Object.fromEntries(env.map((e) => [e.key, e.value])));
@@ -40,12 +49,14 @@ class RecordingRuntime extends SimulatedRuntime {
 /** The requests the counted node's agent sent (its client's throttle hears every one), `METHOD path`. */
 const counted: string[] = [];
 let countedRuntime: RecordingRuntime;
+let resyncRuntime: RecordingRuntime;
 
-function hollowNode(name: string, index: number, simulation: Partial<SimulationSettings> = {}, labels: Record<string, string> = {}, parts: { client?: Client; runtime?: SimulatedRuntime } = {}): HollowNode {
+function hollowNode(name: string, index: number, simulation: Partial<SimulationSettings> = {}, labels: Record<string, string> = {}, parts: { client?: Client; runtime?: SimulatedRuntime; syncFrequencyMs?: number } = {}): HollowNode {
   const node = startHollowNode({
     name,
     client: parts.client ?? cluster.client,
     runtime: parts.runtime,
+    syncFrequencyMs: parts.syncFrequencyMs,
     informers,
     simulation,
     rootDir: join(root, name),
@@ -104,6 +115,9 @@ beforeAll(async () => {
     },
   });
   hollowNode('hollow-counted', 4, {}, { pool: 'counted' }, { client: countingClient, runtime: countedRuntime });
+  resyncRuntime = new RecordingRuntime();
+  // Each pod synced again 300 to 450 ms after its last sync, where the agent's default is a minute.
+  hollowNode('hollow-resync', 5, {}, { pool: 'resync' }, { runtime: resyncRuntime, syncFrequencyMs: 300 });
 }, 60_000);
 
 afterAll(async () => {
@@ -201,6 +215,75 @@ describe('hollow nodes', () => {
       expect(pod.spec.nodeName).toBe('hollow-probes-fail');
       expect(podReady(pod)).toBe(false);
     }
+  });
+
+  it('sync a Running pod again without a runtime call until its runtime changes, and replace its container when its spec changes', async () => {
+    const node = nodes.find((n) => n.nodeName === 'hollow-resync')!;
+    await cluster.client.create(builtin.deployments, deployment('resync', 1, 'resync'));
+    await eventually(async () => {
+      const pods = await podsOf(cluster.client, 'resync');
+      return pods.length === 1 && pods[0]!.status?.phase === 'Running';
+    }, 'the pod Running on hollow-resync');
+    const name = (await podsOf(cluster.client, 'resync'))[0]!.metadata.name!;
+    const uid = (await podsOf(cluster.client, 'resync'))[0]!.metadata.uid!;
+    type Status = ContainerStatusView & { readonly image?: string; readonly state?: { readonly running?: object } };
+    const statusOf = async () => (await cluster.client.get(builtin.pods, name, { namespace: 'default' })).status?.containerStatuses?.[0] as Status | undefined;
+    /** Resolves once `count` more syncs of the pod have ended. */
+    const syncs = (count: number) =>
+      new Promise<void>((resolve) => {
+        let seen = 0;
+        const subscription = node.workers.results$.subscribe((result) => {
+          if (result.key !== uid || ++seen < count) return;
+          subscription.unsubscribe();
+          resolve();
+        });
+      });
+
+    // Six periodic syncs of a pod whose runtime does not change: they start from the read the last
+    // sync kept (the kubelet's pod cache), where each used to read the pod's runtime twice. At most
+    // one read: the relist's last look at the pod's start may still come, and is a change.
+    await syncs(2);
+    const from = resyncRuntime.podCalls.length;
+    await syncs(6);
+    const calls = resyncRuntime.podCalls.slice(from);
+    const count = (method: string) => calls.filter((m) => m === method).length;
+    expect(count('ListPodSandbox')).toBeLessThanOrEqual(1);
+    expect([count('ListContainers'), count('PodSandboxStatus'), count('ContainerStatus')]).toEqual([count('ListPodSandbox'), count('ListPodSandbox'), count('ListPodSandbox')]);
+    expect(calls.filter((m) => !POD_READS.has(m))).toEqual([]);
+
+    // Someone else writes a status field the agent owns: the agent writes its own back (a
+    // RECONCILE is answered even by a sync that finds nothing else changed).
+    await cluster.client.patchStatus(builtin.pods, name, { status: { message: 'not the agent' } }, { namespace: 'default' });
+    await eventually(async () => (await cluster.client.get(builtin.pods, name, { namespace: 'default' })).status?.message === undefined, "the agent's status written back");
+
+    // A change the agent did not make (its container stopped behind its back, as a process that
+    // exits): the relist sees it, the pod's next sync reads its runtime and restarts the container.
+    const first = (await statusOf())!;
+    const listed = (await node.runtime.handle('RuntimeService', 'ListContainers', { filter: { labelSelector: { [POD_UID_LABEL]: uid } } })) as { containers: { id: string }[] };
+    await node.runtime.handle('RuntimeService', 'StopContainer', { containerId: listed.containers[0]!.id });
+    await eventually(async () => {
+      const status = await statusOf();
+      return status?.restartCount === 1 && status.state?.running !== undefined;
+    }, 'the stopped container restarted');
+    const restarted = (await statusOf())!;
+    expect(restarted.containerID).not.toBe(first.containerID);
+
+    // A new image (as `kubectl set image` on the pod): the running container no longer has its spec's hash.
+    const current = await cluster.client.get(builtin.pods, name, { namespace: 'default' });
+    await cluster.client.update(builtin.pods, { ...current, spec: { ...current.spec, containers: current.spec.containers.map((c) => ({ ...c, image: 'registry.example/app:2' })) } });
+    await eventually(async () => {
+      const status = await statusOf();
+      return status?.image === 'registry.example/app:2' && status.state?.running !== undefined;
+    }, 'the container replaced with the new image');
+    const replaced = (await statusOf())!;
+    expect(replaced.restartCount).toBe(2);
+    expect(replaced.containerID).not.toBe(restarted.containerID);
+    expect(replaced.lastState?.terminated?.reason).toBe('Completed');
+    const events = (await cluster.client.list(builtin.coreEvents, { namespace: 'default' })).items;
+    expect(events.some((event) => event.reason === 'Killing' && event.involvedObject.uid === uid && /definition changed/.test(event.message ?? ''))).toBe(true);
+    // Replaced once: the periodic syncs after it find the new container's hash the spec's.
+    await syncs(3);
+    expect(node.runtime.counts()).toMatchObject({ containers: 3, running: 1 });
   });
 
   it('list their runtime only when it changed (the evented relist), and start pods without listing Services', async () => {

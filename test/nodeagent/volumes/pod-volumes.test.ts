@@ -235,6 +235,22 @@ describe('configMap and secret volumes', () => {
     expect(await modeOf(join(dir, 'o.txt'))).toBe(0o440);
   });
 
+  it('sources alike but for one field each get their own files, at every sync of each pod, in any order', async () => {
+    const root = scratchDir('vol-');
+    const source = (mode: number, path: string) => ({ name: 'cfg', defaultMode: 0o444, items: [{ key: 'other', path, mode }] });
+    const pods = [podWith([{ name: 'c', configMap: source(0o600, 'a.txt') }]), podWith([{ name: 'c', configMap: source(0o640, 'a.txt') }]), podWith([{ name: 'c', configMap: source(0o600, 'b.txt') }])];
+    for (const pod of [...pods, ...[...pods].reverse()]) await setUp(pod, root);
+    const [first, second, third] = pods;
+    expect(await modeOf(join(vol(root, first!, 'configmap', 'c'), 'a.txt'))).toBe(0o600);
+    expect(await modeOf(join(vol(root, second!, 'configmap', 'c'), 'a.txt'))).toBe(0o640);
+    expect((await readdir(vol(root, third!, 'configmap', 'c'))).filter((n) => !n.startsWith('..'))).toEqual(['b.txt']);
+    // A source made invalid is refused every time, whatever was parsed before it.
+    for (let i = 0; i < 2; i += 1) {
+      const error = await failure(setUp(podWith([{ name: 'c', configMap: { ...source(0o600, 'a.txt'), defaultMode: 0o1777 } }]), root));
+      expect(error.message).toContain('invalid configMap source');
+    }
+  });
+
   it('a secret volume decodes its values onto a tmpfs, with defaultMode', async () => {
     const root = scratchDir('vol-');
     const pod = podWith([{ name: 's', secret: { secretName: 'sec', defaultMode: 0o400 } }]);
