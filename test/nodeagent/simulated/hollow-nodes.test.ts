@@ -159,6 +159,17 @@ describe('hollow nodes', () => {
     }
     const counts = nodes[0]!.runtime.counts().running + nodes[1]!.runtime.counts().running;
     expect(counts).toBe(6);
+    // Each node holds its pods as the API server shows them now, the echo of its own status write
+    // included (a RECONCILE): not the version it first ran beside the newer one its source keeps.
+    const held = () => [...nodes[0]!.pods(), ...nodes[1]!.pods()].filter((pod) => pod.metadata.labels?.['app'] === 'web');
+    await eventually(async () => {
+      const shown = new Map((await podsOf(cluster.client, 'web')).map((pod) => [pod.metadata.uid, pod.metadata.resourceVersion]));
+      return held().length === 6 && held().every((pod) => shown.get(pod.metadata.uid) === pod.metadata.resourceVersion);
+    }, "the nodes' pods at the versions the API server shows");
+    for (const pod of held()) {
+      expect(pod.status?.phase).toBe('Running');
+      expect(pod.metadata.managedFields).toBeUndefined();
+    }
     await eventually(async () => {
       const deployment = await cluster.client.get(builtin.deployments, 'web', { namespace: 'default' });
       return deployment.status?.availableReplicas === 6;
