@@ -23,6 +23,7 @@
 // HOLLOW_FLAGS_<k> (more flags for process k only: one run's A/B, e.g. HOLLOW_PROCS=2
 // HOLLOW_FLAGS_0=--write-volumes, read from `hollowProcesses`' cpuMsPerOwnPodLessIdle),
 // HOLLOW_NODE_FLAGS (Node.js flags of the hollow-nodes processes, e.g. `--heapsnapshot-signal=SIGUSR2`),
+// HOLLOW_NODE_FLAGS_<k> (more Node.js flags for process k only: one run's A/B of V8 flags),
 // HOLLOW_TREE_<k> (process k runs `svc hollow-nodes` from the sources of that tree, e.g. an export of
 // the commit before a change with this tree's node_modules linked: one run's A/B of the code itself),
 // HOLLOW_PROCS (1: the nodes split over that many `svc hollow-nodes` processes, each its share of
@@ -164,7 +165,7 @@ for (let k = 0, first = 0; k < HOLLOW_PROCS; k++) {
     HOLLOW_PROCS === 1 ? 'svc hollow-nodes' : `svc hollow-nodes ${k}`,
     process.env[`HOLLOW_TREE_${k}`] ? join(process.env[`HOLLOW_TREE_${k}`]!, 'src/cli/svc.ts') : 'src/cli/svc.ts',
     ['hollow-nodes', `--svcconfig=${svcconfig}`, `--count=${count}`, `--first-index=${first}`, `--start-rate=${startRate}`, `--root-dir=${join(dir, `hollow-${k}`)}`, ...HOLLOW_FLAGS, ...hollowFlagsOf(k)],
-    [...HOLLOW_NODE_FLAGS, ...(process.env['CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] : [])],
+    [...HOLLOW_NODE_FLAGS, ...(process.env[`HOLLOW_NODE_FLAGS_${k}`] ?? '').split(' ').filter(Boolean), ...(process.env['CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['CPU_PROF']}`] : [])],
   );
   processes['hollow-nodes'].push(hollow.pid!);
   hollowShares.push({ pid: hollow.pid!, firstIndex: first, count });
@@ -309,6 +310,8 @@ const report = {
     nodes: count,
     cpuMsPerPod: Number((((hollowTicksRun[k]! - hollowTicksBefore[k]!) * MS_PER_TICK) / TOTAL).toFixed(2)),
     flags: hollowFlagsOf(k).join(' '),
+    nodeFlags: process.env[`HOLLOW_NODE_FLAGS_${k}`] ?? '',
+    tree: process.env[`HOLLOW_TREE_${k}`] ?? '.',
     pods: podsOfProcess[k] ?? 0,
     // Its CPU over the pods its nodes ran, less its own idle rate over the run: with
     // HOLLOW_FLAGS_<k>, the two sides of one run's A/B.

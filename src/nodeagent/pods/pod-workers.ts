@@ -156,6 +156,11 @@ export function startPodWorkers(options: PodWorkersOptions): PodWorkersHandle {
       const uid = update.pod.metadata.uid ?? '';
       const entry = entries.get(uid);
       if (update.type === 'RECONCILE') {
+        // The pod as the API server shows it now, as the kubelet's pod manager takes a reconciled
+        // pod: only its status differs from the one held, and holding the older version beside
+        // the source's newer one kept two decoded copies of every running pod (the first write's
+        // echo is a RECONCILE of every pod).
+        if (entry) entry.pod = update.pod;
         // The echo of the agent's own last status write needs no sync (the kubelet's
         // HandlePodReconcile syncs only when the status needs reconciling): one fewer sync per
         // status write, where each sync sets the pod's volumes up again and reads the runtime.

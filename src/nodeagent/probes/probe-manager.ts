@@ -59,8 +59,16 @@ class ContainerProbes {
     readonly startedAtMs: number,
   ) {}
 
+  get containerId(): string {
+    return this.target.containerId;
+  }
+
   get started(): boolean {
     return !this.target.container.startupProbe || this.state.startup === 'success';
+  }
+
+  get ready(): boolean {
+    return this.started && (!this.target.container.readinessProbe || this.state.readiness === 'success');
   }
 
   stopLoop(kind: ProbeKind): void {
@@ -72,6 +80,20 @@ class ContainerProbes {
     for (const loop of this.loops.values()) loop.unsubscribe();
     this.loops.clear();
   }
+}
+
+/**
+ * A container that declares no probe: started and ready while it runs, and nothing to keep but its
+ * ID. Its target's pod is the version the container started in: held for as long as the container
+ * runs, it kept an old copy of every running pod alive beside the agent's current one.
+ */
+class Unprobed {
+  readonly started = true;
+  readonly ready = true;
+
+  constructor(readonly containerId: string) {}
+
+  stop(): void {}
 }
 
 const TITLE: Record<ProbeKind, string> = { startup: 'Startup', liveness: 'Liveness', readiness: 'Readiness' };
@@ -88,7 +110,7 @@ const TITLE: Record<ProbeKind, string> = { startup: 'Startup', liveness: 'Livene
 export class ProbeManager {
   readonly #options: ProbeManagerOptions;
   readonly #scheduler: SchedulerLike;
-  readonly #pods = new Map<string, Map<string, ContainerProbes>>();
+  readonly #pods = new Map<string, Map<string, ContainerProbes | Unprobed>>();
   readonly #results = new Subject<ProbeResult>();
   readonly #attempts = new Subject<ProbeAttempt>();
   #inFlight = 0;
@@ -111,8 +133,12 @@ export class ProbeManager {
     let containers = this.#pods.get(podUid);
     if (!containers) this.#pods.set(podUid, (containers = new Map()));
     const existing = containers.get(target.container.name);
-    if (existing?.target.containerId === target.containerId) return;
+    if (existing?.containerId === target.containerId) return;
     existing?.stop();
+    if (!target.container.startupProbe && !target.container.livenessProbe && !target.container.readinessProbe) {
+      containers.set(target.container.name, new Unprobed(target.containerId));
+      return;
+    }
     const probes = new ContainerProbes(target, target.startedAtMs ?? this.#scheduler.now());
     containers.set(target.container.name, probes);
     if (target.container.startupProbe) this.#loop(probes, 'startup', target.container.startupProbe);
@@ -133,9 +159,7 @@ export class ProbeManager {
 
   /** Readiness now: false before the container's probes were started or while its startup probe has not passed; without a readiness probe, true once started. */
   ready(podUid: string, containerName: string): boolean {
-    const probes = this.#pods.get(podUid)?.get(containerName);
-    if (!probes?.started) return false;
-    return !probes.target.container.readinessProbe || probes.state.readiness === 'success';
+    return this.#pods.get(podUid)?.get(containerName)?.ready ?? false;
   }
 
   /** The startup probe passed (true without one, once the container's probes were started). */

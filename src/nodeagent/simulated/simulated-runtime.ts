@@ -6,10 +6,12 @@
  * "pulled" at once, and probes pass or fail as the settings' rates say. It names itself
  * `svc-simulated` in Version, so the Node it serves says `svc-simulated://<version>`.
  *
- * Every answer has the shape the protobuf decoder would give (every field, enum names, bigints):
- * a stored sandbox or container is shaped when it is first read after a change, and that shape is
- * shared by every read until its next change (a container created and started before anyone
- * looked at it is shaped once, not twice).
+ * Every answer has the shape the protobuf decoder would give (every field, enum names, bigints).
+ * A sandbox or container is kept as its two answers and nothing else: its list item and its status
+ * are shaped through the proto when it is made, sharing their metadata, labels and annotations,
+ * and each change replaces them with copies that differ in the fields it changed (state, times,
+ * exit). Every read hands out the current pair; the request's config is not kept (what a CRI
+ * answer never carries — env, command, security context, DNS — is dropped at the call).
  * Requests are read as the agent built them (`Input<...>`: any field may be left out, or be null
  * where the decoder gives null): the in-process transport hands them over unshaped, so every
  * field read here falls back to the CRI's default itself (proto3: '', 0, false, an enum's first
@@ -35,37 +37,23 @@ const ANSWER_TYPES = new Map<string, protobuf.Type>();
 /** The calls that change what the runtime holds: each is followed by a `changes$` signal. */
 const MUTATIONS: ReadonlySet<string> = new Set(['RunPodSandbox', 'StopPodSandbox', 'RemovePodSandbox', 'CreateContainer', 'StartContainer', 'StopContainer', 'RemoveContainer']);
 
+/**
+ * A sandbox as the runtime keeps it: its two answers (their state is its state, their labels what
+ * filters match) and the log directory its containers' log paths are joined to.
+ */
 interface SandboxRecord {
   readonly id: string;
-  /** The request's config as the agent built it: read with defaults, shaped only into answers. */
-  readonly config: Req<T.PodSandboxConfig>;
-  readonly runtimeHandler: string;
-  readonly createdAt: bigint;
-  readonly ip: string;
-  state: T.PodSandboxState;
-  /** The list item and the status, shaped at the first read since the last change. */
-  item: T.PodSandbox | undefined;
-  status: T.PodSandboxStatus | undefined;
+  readonly logDirectory: string;
+  item: T.PodSandbox;
+  status: T.PodSandboxStatus;
 }
 
+/** A container as the runtime keeps it: its two answers (the status holds its state, times and exit). */
 interface ContainerRecord {
   readonly id: string;
   readonly sandboxId: string;
-  /** The request's config as the agent built it: read with defaults, shaped only into answers. */
-  readonly config: Req<T.ContainerConfig>;
-  readonly imageRef: string;
-  /** The status's logPath: the sandbox's log directory and the config's logPath, joined. */
-  readonly logPath: string;
-  readonly createdAt: bigint;
-  state: T.ContainerState;
-  startedAt: bigint;
-  finishedAt: bigint;
-  exitCode: number;
-  reason: string;
-  message: string;
-  /** The list item and the status, shaped at the first read since the last change. */
-  item: T.Container | undefined;
-  status: T.ContainerStatus | undefined;
+  item: T.Container;
+  status: T.ContainerStatus;
 }
 
 const nowNanos = (): bigint => BigInt(Date.now()) * 1_000_000n;
@@ -142,14 +130,14 @@ export class SimulatedRuntime {
       RunPodSandbox: (r: Req<T.RunPodSandboxRequest>) => this.runPodSandbox(r),
       StopPodSandbox: (r: Req<T.StopPodSandboxRequest>) => this.stopPodSandbox(r.podSandboxId ?? ''),
       RemovePodSandbox: (r: Req<T.RemovePodSandboxRequest>) => this.removePodSandbox(r.podSandboxId ?? ''),
-      PodSandboxStatus: (r: Req<T.PodSandboxStatusRequest>) => ({ status: this.sandboxStatus(this.sandbox(r.podSandboxId ?? '', 'PodSandboxStatus')), info: {}, containersStatuses: [], timestamp: nowNanos() }),
+      PodSandboxStatus: (r: Req<T.PodSandboxStatusRequest>) => ({ status: this.sandbox(r.podSandboxId ?? '', 'PodSandboxStatus').status, info: {}, containersStatuses: [], timestamp: nowNanos() }),
       ListPodSandbox: (r: Req<T.ListPodSandboxRequest>) => ({ items: this.listSandboxes(r.filter) }),
       CreateContainer: (r: Req<T.CreateContainerRequest>) => this.createContainer(r),
       StartContainer: (r: Req<T.StartContainerRequest>) => this.startContainer(r.containerId ?? ''),
       StopContainer: (r: Req<T.StopContainerRequest>) => this.stopContainer(r.containerId ?? ''),
       RemoveContainer: (r: Req<T.RemoveContainerRequest>) => this.removeContainer(r.containerId ?? ''),
       ListContainers: (r: Req<T.ListContainersRequest>) => ({ containers: this.listContainers(r.filter) }),
-      ContainerStatus: (r: Req<T.ContainerStatusRequest>) => ({ status: this.containerStatus(this.container(r.containerId ?? '', 'ContainerStatus')), info: {} }),
+      ContainerStatus: (r: Req<T.ContainerStatusRequest>) => ({ status: this.container(r.containerId ?? '', 'ContainerStatus').status, info: {} }),
       UpdateContainerResources: (r: Req<T.UpdateContainerResourcesRequest>) => (this.container(r.containerId ?? '', 'UpdateContainerResources'), {}),
       ReopenContainerLog: (r: Req<T.ReopenContainerLogRequest>) => (this.container(r.containerId ?? '', 'ReopenContainerLog'), {}),
       ExecSync: (r: Req<T.ExecSyncRequest>) => this.execSync(r.containerId ?? ''),
@@ -168,7 +156,7 @@ export class SimulatedRuntime {
   /** How many sandboxes and containers it holds (for the hollow-node process's own figures). */
   counts(): { sandboxes: number; containers: number; running: number } {
     let running = 0;
-    for (const container of this.containers.values()) if (container.state === 'CONTAINER_RUNNING') running++;
+    for (const container of this.containers.values()) if (container.status.state === 'CONTAINER_RUNNING') running++;
     return { sandboxes: this.sandboxes.size, containers: this.containers.size, running };
   }
 
@@ -192,7 +180,7 @@ export class SimulatedRuntime {
   /** A network probe's attempt (httpGet, tcpSocket, grpc), which no socket can answer here. */
   probe(containerId: string): { result: 'success' | 'failure'; message: string } {
     const container = this.containers.get(containerId);
-    if (!container || container.state !== 'CONTAINER_RUNNING') return { result: 'failure', message: `simulated container ${containerId.slice(0, 12)} is not running` };
+    if (!container || container.status.state !== 'CONTAINER_RUNNING') return { result: 'failure', message: `simulated container ${containerId.slice(0, 12)} is not running` };
     return this.chance(this.settings.probeFailureRate) ? { result: 'failure', message: 'simulated probe failure' } : { result: 'success', message: 'simulated probe success' };
   }
 
@@ -235,45 +223,32 @@ export class SimulatedRuntime {
     if (!config?.metadata) throw new CriError('RuntimeService/RunPodSandbox', GrpcStatus.INVALID_ARGUMENT, 'sandbox config must include metadata');
     await sleep(this.settings.startDelayMs);
     if (this.chance(this.settings.sandboxFailureRate)) throw new CriError('RuntimeService/RunPodSandbox', GrpcStatus.UNKNOWN, 'simulated sandbox failure (svc-simulated sandboxFailureRate)');
-    const hostNetwork = config.linux?.securityContext?.namespaceOptions?.network === 'NODE';
-    const record: SandboxRecord = {
-      id: newId(),
-      config,
-      runtimeHandler: request.runtimeHandler ?? '',
-      createdAt: nowNanos(),
-      ip: hostNetwork ? '' : this.addresses.take(),
-      state: 'SANDBOX_READY',
-      item: undefined,
-      status: undefined,
-    };
-    this.sandboxes.set(record.id, record);
-    return { podSandboxId: record.id };
-  }
-
-  private sandboxCommon(record: SandboxRecord): object {
-    return { id: record.id, metadata: record.config.metadata, state: record.state, createdAt: record.createdAt, labels: record.config.labels, annotations: record.config.annotations, runtimeHandler: record.runtimeHandler };
-  }
-
-  private sandboxItem(record: SandboxRecord): T.PodSandbox {
-    return (record.item ??= this.shaped<T.PodSandbox>('PodSandbox', this.sandboxCommon(record)));
-  }
-
-  private sandboxStatus(record: SandboxRecord): T.PodSandboxStatus {
-    return (record.status ??= this.shaped<T.PodSandboxStatus>('PodSandboxStatus', {
-      ...this.sandboxCommon(record),
-      network: { ip: record.ip, additionalIps: [] },
-      linux: { namespaces: { options: record.config.linux?.securityContext?.namespaceOptions ?? {} } },
-    }));
+    const namespaceOptions = config.linux?.securityContext?.namespaceOptions;
+    const id = newId();
+    const common = { id, state: 'SANDBOX_READY', createdAt: nowNanos(), runtimeHandler: request.runtimeHandler ?? '' };
+    const status = this.shaped<T.PodSandboxStatus>('PodSandboxStatus', {
+      ...common,
+      metadata: config.metadata,
+      labels: config.labels,
+      annotations: config.annotations,
+      network: { ip: namespaceOptions?.network === 'NODE' ? '' : this.addresses.take(), additionalIps: [] },
+      linux: { namespaces: { options: namespaceOptions ?? {} } },
+    });
+    // The item's messages are the status's (the same proto types): shaped once, shared.
+    const item: T.PodSandbox = { ...this.shaped<T.PodSandbox>('PodSandbox', common), metadata: status.metadata, labels: status.labels, annotations: status.annotations };
+    this.sandboxes.set(id, { id, logDirectory: config.logDirectory ?? '', item, status });
+    return { podSandboxId: id };
   }
 
   private stopPodSandbox(id: string): object {
     const record = this.sandboxes.get(id);
     // Stopping what is gone is done (the CRI's rule: StopPodSandbox is idempotent).
     if (!record) return {};
-    for (const container of this.containers.values()) if (container.sandboxId === id && container.state === 'CONTAINER_RUNNING') this.exit(container, 137, 'Error', 'sandbox stopped');
-    if (record.state !== 'SANDBOX_NOTREADY') {
-      record.state = 'SANDBOX_NOTREADY';
-      record.item = record.status = undefined;
+    for (const container of this.containers.values()) if (container.sandboxId === id && container.status.state === 'CONTAINER_RUNNING') this.exit(container, 137, 'Error', 'sandbox stopped');
+    if (record.status.state !== 'SANDBOX_NOTREADY') {
+      // New answers: the ones handed out before stay as they were.
+      record.item = { ...record.item, state: 'SANDBOX_NOTREADY' };
+      record.status = { ...record.status, state: 'SANDBOX_NOTREADY' };
     }
     return {};
   }
@@ -288,13 +263,13 @@ export class SimulatedRuntime {
     const state = sandboxStateOf(filter?.state);
     if (filter?.id) {
       const one = this.sandboxes.get(filter.id);
-      return one && (!state || one.state === state) && selects(filter.labelSelector, one.config.labels) ? [this.sandboxItem(one)] : [];
+      return one && (!state || one.item.state === state) && selects(filter.labelSelector, one.item.labels) ? [one.item] : [];
     }
     const out: T.PodSandbox[] = [];
-    for (const record of this.sandboxes.values()) {
-      if (state && record.state !== state) continue;
-      if (!selects(filter?.labelSelector, record.config.labels)) continue;
-      out.push(this.sandboxItem(record));
+    for (const { item } of this.sandboxes.values()) {
+      if (state && item.state !== state) continue;
+      if (!selects(filter?.labelSelector, item.labels)) continue;
+      out.push(item);
     }
     return out;
   }
@@ -303,86 +278,64 @@ export class SimulatedRuntime {
     const sandbox = this.sandbox(request.podSandboxId ?? '', 'CreateContainer');
     const config = request.config;
     if (!config?.metadata || !config.image) throw new CriError('RuntimeService/CreateContainer', GrpcStatus.INVALID_ARGUMENT, 'container config must include metadata and image');
-    if (sandbox.state !== 'SANDBOX_READY') throw new CriError('RuntimeService/CreateContainer', GrpcStatus.FAILED_PRECONDITION, `sandbox ${sandbox.id} is not ready`);
+    if (sandbox.status.state !== 'SANDBOX_READY') throw new CriError('RuntimeService/CreateContainer', GrpcStatus.FAILED_PRECONDITION, `sandbox ${sandbox.id} is not ready`);
     const image = config.image.image ?? '';
-    const logDirectory = sandbox.config.logDirectory ?? '';
+    const logDirectory = sandbox.logDirectory;
     const logPath = config.logPath ?? '';
-    const record: ContainerRecord = {
-      id: newId(),
-      sandboxId: sandbox.id,
-      config,
-      imageRef: this.images.get(image)?.id ?? this.pull(image),
-      logPath: logPath && logDirectory ? `${logDirectory}/${logPath}` : logPath,
-      createdAt: nowNanos(),
-      state: 'CONTAINER_CREATED',
+    const id = newId();
+    const common = { id, imageRef: this.images.get(image)?.id ?? this.pull(image), state: 'CONTAINER_CREATED', createdAt: nowNanos() };
+    const status = this.shaped<T.ContainerStatus>('ContainerStatus', {
+      ...common,
+      metadata: config.metadata,
+      image: config.image,
+      labels: config.labels,
+      annotations: config.annotations,
       startedAt: 0n,
       finishedAt: 0n,
       exitCode: 0,
       reason: '',
       message: '',
-      item: undefined,
-      status: undefined,
-    };
-    this.containers.set(record.id, record);
-    return { containerId: record.id };
-  }
-
-  private containerCommon(record: ContainerRecord): object {
-    const { config } = record;
-    return { id: record.id, metadata: config.metadata, image: config.image, imageRef: record.imageRef, state: record.state, createdAt: record.createdAt, labels: config.labels, annotations: config.annotations };
-  }
-
-  private containerItem(record: ContainerRecord): T.Container {
-    return (record.item ??= this.shaped<T.Container>('Container', { ...this.containerCommon(record), podSandboxId: record.sandboxId }));
-  }
-
-  private containerStatus(record: ContainerRecord): T.ContainerStatus {
-    const { config } = record;
-    return (record.status ??= this.shaped<T.ContainerStatus>('ContainerStatus', {
-      ...this.containerCommon(record),
-      startedAt: record.startedAt,
-      finishedAt: record.finishedAt,
-      exitCode: record.exitCode,
-      reason: record.reason,
-      message: record.message,
       mounts: config.mounts,
-      logPath: record.logPath,
+      logPath: logPath && logDirectory ? `${logDirectory}/${logPath}` : logPath,
       resources: config.linux?.resources ? { linux: config.linux.resources } : null,
-    }));
+    });
+    // The item's messages are the status's (the same proto types): shaped once, shared.
+    const item: T.Container = { ...this.shaped<T.Container>('Container', { ...common, podSandboxId: sandbox.id }), metadata: status.metadata, image: status.image, labels: status.labels, annotations: status.annotations };
+    this.containers.set(id, { id, sandboxId: sandbox.id, item, status });
+    return { containerId: id };
+  }
+
+  /** A change of a container: new answers (the ones handed out before stay as they were). */
+  private change(record: ContainerRecord, status: Partial<T.ContainerStatus>): void {
+    record.status = { ...record.status, ...status };
+    if (status.state !== undefined && status.state !== record.item.state) record.item = { ...record.item, state: status.state };
   }
 
   private async startContainer(id: string): Promise<object> {
     const record = this.container(id, 'StartContainer');
-    if (record.state !== 'CONTAINER_CREATED') throw new CriError('RuntimeService/StartContainer', GrpcStatus.FAILED_PRECONDITION, `container ${id} is in state ${record.state}, not CONTAINER_CREATED`);
+    if (record.status.state !== 'CONTAINER_CREATED') throw new CriError('RuntimeService/StartContainer', GrpcStatus.FAILED_PRECONDITION, `container ${id} is in state ${record.status.state}, not CONTAINER_CREATED`);
     await sleep(this.settings.startDelayMs);
     // Removed while it was starting: the agent gave up on it.
     if (this.containers.get(id) !== record) throw new CriError('RuntimeService/StartContainer', GrpcStatus.NOT_FOUND, `container ${id} was removed while starting`);
     if (this.chance(this.settings.startFailureRate)) {
-      record.startedAt = nowNanos();
-      this.exit(record, 128, 'StartError', 'simulated start failure (svc-simulated startFailureRate)');
+      this.exit(record, 128, 'StartError', 'simulated start failure (svc-simulated startFailureRate)', nowNanos());
       throw new CriError('RuntimeService/StartContainer', GrpcStatus.UNKNOWN, 'failed to start containerd task: simulated start failure (svc-simulated startFailureRate)');
     }
-    record.state = 'CONTAINER_RUNNING';
-    record.startedAt = nowNanos();
-    record.item = record.status = undefined;
+    this.change(record, { state: 'CONTAINER_RUNNING', startedAt: nowNanos() });
     return {};
   }
 
-  private exit(record: ContainerRecord, exitCode: number, reason: string, message: string): void {
-    record.state = 'CONTAINER_EXITED';
-    record.finishedAt = nowNanos();
-    record.exitCode = exitCode;
-    record.reason = reason;
-    record.message = message;
-    record.item = record.status = undefined;
+  /** `startedAt`: set with the exit, for a start that failed (the status says when it was tried). */
+  private exit(record: ContainerRecord, exitCode: number, reason: string, message: string, startedAt?: bigint): void {
+    this.change(record, { state: 'CONTAINER_EXITED', ...(startedAt !== undefined ? { startedAt } : {}), finishedAt: nowNanos(), exitCode, reason, message });
   }
 
   private stopContainer(id: string): object {
     const record = this.containers.get(id);
     if (!record) return {};
     // A simulated process ends on SIGTERM at once, with status 0.
-    if (record.state === 'CONTAINER_RUNNING') this.exit(record, 0, 'Completed', '');
-    else if (record.state === 'CONTAINER_CREATED') this.exit(record, 0, 'Completed', 'never started');
+    if (record.status.state === 'CONTAINER_RUNNING') this.exit(record, 0, 'Completed', '');
+    else if (record.status.state === 'CONTAINER_CREATED') this.exit(record, 0, 'Completed', 'never started');
     return {};
   }
 
@@ -393,20 +346,20 @@ export class SimulatedRuntime {
 
   private listContainers(filter: Req<T.ContainerFilter> | null | undefined): T.Container[] {
     const state = containerStateOf(filter?.state);
-    const matches = (record: ContainerRecord): boolean =>
-      (!state || record.state === state) && (!filter?.podSandboxId || record.sandboxId === filter.podSandboxId) && selects(filter?.labelSelector, record.config.labels);
+    const matches = ({ item }: ContainerRecord): boolean =>
+      (!state || item.state === state) && (!filter?.podSandboxId || item.podSandboxId === filter.podSandboxId) && selects(filter?.labelSelector, item.labels);
     if (filter?.id) {
       const one = this.containers.get(filter.id);
-      return one && matches(one) ? [this.containerItem(one)] : [];
+      return one && matches(one) ? [one.item] : [];
     }
     const out: T.Container[] = [];
-    for (const record of this.containers.values()) if (matches(record)) out.push(this.containerItem(record));
+    for (const record of this.containers.values()) if (matches(record)) out.push(record.item);
     return out;
   }
 
   private execSync(containerId: string): T.ExecSyncResponse {
     const record = this.container(containerId, 'ExecSync');
-    if (record.state !== 'CONTAINER_RUNNING') throw new CriError('RuntimeService/ExecSync', GrpcStatus.FAILED_PRECONDITION, `container ${containerId} is not running`);
+    if (record.status.state !== 'CONTAINER_RUNNING') throw new CriError('RuntimeService/ExecSync', GrpcStatus.FAILED_PRECONDITION, `container ${containerId} is not running`);
     const fail = this.chance(this.settings.probeFailureRate);
     return { stdout: new Uint8Array(), stderr: Buffer.from(fail ? 'simulated exec failure\n' : ''), exitCode: fail ? 1 : 0 };
   }
@@ -414,7 +367,7 @@ export class SimulatedRuntime {
   private stats(record: ContainerRecord): T.ContainerStats {
     const at = nowNanos();
     return this.shaped('ContainerStats', {
-      attributes: { id: record.id, metadata: record.config.metadata, labels: record.config.labels, annotations: record.config.annotations },
+      attributes: { id: record.id, metadata: record.item.metadata, labels: record.item.labels, annotations: record.item.annotations },
       cpu: { timestamp: at, usageCoreNanoSeconds: { value: 0 }, usageNanoCores: { value: 0 } },
       memory: { timestamp: at, workingSetBytes: { value: 0 } },
     });

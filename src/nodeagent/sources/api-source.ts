@@ -1,11 +1,20 @@
 import { Observable } from 'rxjs';
 import type { Pod } from '../../api/index.js';
-import { builtin, type Informer, type InformerFactory } from '../../client/index.js';
+import { builtin, stripManagedFields, type Informer, type InformerFactory } from '../../client/index.js';
 import { isMirrorPod, type SourceEvent } from './pod-update.js';
 
-/** The informer of the pods bound to `nodeName`; shared through the factory with the mirror pod controller. */
+/**
+ * The informer of the pods bound to `nodeName`; shared through the factory with the mirror pod
+ * controller. Its pods are decoded whole when they arrive (`decode: 'eager'`), without their
+ * managedFields, and filed by namespace and labels only: the agent reads every field of every pod
+ * it runs (the sources compare versions whole, a sync reads the spec), never its managedFields
+ * nor its owners. Views over the message bytes (the default for built-in kinds) saved nothing
+ * here: each pod was decoded whole at its first change anyway, and then held twice — its bytes
+ * and its decoded fields — with the managedFields' JSON decoded into objects
+ * (docs/benchmarks.md, branch hollowmem).
+ */
 export function nodePodsInformer(informers: InformerFactory, nodeName: string): Informer<Pod> {
-  return informers.informer(builtin.pods, { fieldSelector: `spec.nodeName=${nodeName}` });
+  return informers.informer(builtin.pods, { fieldSelector: `spec.nodeName=${nodeName}`, decode: 'eager', transform: stripManagedFields, ownerIndex: false });
 }
 
 /**

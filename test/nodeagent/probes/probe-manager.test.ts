@@ -4,8 +4,10 @@
  * attempts the server sees at each instant, never by a wall clock.
  */
 import http from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CoreEvent } from '../../../src/api/index.js';
+import type { Container, CoreEvent, Pod } from '../../../src/api/index.js';
 import { builtin } from '../../../src/client/index.js';
 import { CriClient, nodeAgentEvents, ProbeManager, type Probe, type ProbeAttempt, type ProbeResult } from '../../../src/nodeagent/index.js';
 import { startClientTestServer } from '../../client/support.js';
@@ -255,6 +257,28 @@ describe('startup gating', () => {
     expect(manager.ready('uid-web', 'main')).toBe(true);
     expect(manager.ready('uid-web', 'other')).toBe(false);
     expect(manager.started('uid-nope', 'main')).toBe(false);
+  });
+
+  it('without probes a container keeps nothing of the pod it started in', async () => {
+    // The pod a container started in is an old version once its status is written: kept by the
+    // manager for as long as the container runs, every running pod would be held twice.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const started = (uid: string, probes: Partial<Container>): WeakRef<Pod> => {
+      const pod = podWith(probes, { uid });
+      manager.start(targetOf(pod));
+      return new WeakRef(pod);
+    };
+    const unprobed = started('uid-a', {});
+    const probed = started('uid-b', { readinessProbe: probe('/ready') });
+    // A WeakRef's target lives to the end of the job that made it.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(unprobed.deref()).toBeUndefined();
+    expect([manager.started('uid-a', 'main'), manager.ready('uid-a', 'main')]).toEqual([true, true]);
+    // A probe's loop needs its target (the kubelet's prober workers hold their pod too).
+    expect(probed.deref()).toBeDefined();
+    expect([manager.started('uid-b', 'main'), manager.ready('uid-b', 'main')]).toEqual([true, false]);
   });
 
   it('without a readiness probe, ready follows startup', async () => {

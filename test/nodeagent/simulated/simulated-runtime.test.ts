@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStatusError } from '../../../src/api/index.js';
 import { CriClient, GrpcStatus, InProcessTransport, isCriError, serveSimulatedRuntime, SimulatedRuntime, type SimulatedRuntimeServer } from '../../../src/nodeagent/index.js';
+import { messageType, shapeMessage } from '../../../src/nodeagent/cri/index.js';
 
 let dir: string;
 let runtime: SimulatedRuntime;
@@ -173,6 +174,82 @@ describe('requests as the agent builds them', () => {
   it('shape the Status answer once and share it', async () => {
     expect(await inProcess.status()).toBe(await inProcess.status());
     expect(await inProcess.status()).toEqual(await overSocket.status());
+  });
+});
+
+/** A sandbox and a container config with every part the agent fills in, most of which no answer carries. */
+const fullSandboxConfig = (uid: string) => ({
+  ...sandboxConfig(uid),
+  dnsConfig: { servers: ['10.96.0.10'], searches: ['default.svc.cluster.local', 'svc.cluster.local'], options: ['ndots:5'] },
+  portMappings: [{ protocol: 'TCP' as const, containerPort: 8080, hostPort: 18080, hostIp: '' }],
+  linux: { cgroupParent: '/kubepods/pod' + uid, sysctls: { 'net.ipv4.ip_forward': '1' }, securityContext: { namespaceOptions: { network: 'POD' as const, pid: 'CONTAINER' as const, ipc: 'POD' as const }, privileged: false, supplementalGroups: [1000] } },
+});
+const fullContainerConfig = (uid: string) => ({
+  ...containerConfig(uid),
+  command: ['/app'],
+  args: ['--serve'],
+  envs: [{ key: 'KUBERNETES_SERVICE_HOST', value: '10.96.0.1' }],
+  mounts: [{ containerPath: '/var/run/secrets/kubernetes.io/serviceaccount', hostPath: `/var/lib/svc/pods/${uid}/volumes/token`, readonly: true }],
+  annotations: { 'svc.io/container.hash': '0123456789abcdef' },
+  linux: { resources: { cpuShares: 10, memoryLimitInBytes: 16_777_216, oomScoreAdj: 1000 }, securityContext: { privileged: false, maskedPaths: ['/proc/kcore'], readonlyPaths: ['/proc/sys'], capabilities: { addCapabilities: [], dropCapabilities: ['NET_RAW'] } } },
+});
+
+describe('what the runtime keeps of a request', () => {
+  it('answers what the request said at its call: the config changed afterwards changes no answer', async () => {
+    const sandboxRequest = fullSandboxConfig('k1');
+    const containerRequest = fullContainerConfig('k1');
+    const { podSandboxId } = await inProcess.runPodSandbox({ config: sandboxRequest });
+    const { containerId } = await inProcess.createContainer({ podSandboxId, config: containerRequest, sandboxConfig: sandboxRequest });
+    // The agent builds every request afresh; were the runtime to keep the request and shape its
+    // answers from it later, a change like this would show in the answers after the start.
+    sandboxRequest.labels['svc.io/pod.uid'] = 'changed';
+    sandboxRequest.metadata.name = 'changed';
+    containerRequest.labels['svc.io/pod.uid'] = 'changed';
+    containerRequest.mounts[0]!.containerPath = '/changed';
+    containerRequest.linux.resources.cpuShares = 999;
+    containerRequest.metadata.name = 'changed';
+    await inProcess.startContainer({ containerId });
+    await inProcess.stopPodSandbox({ podSandboxId });
+    const status = (await inProcess.containerStatus({ containerId })).status!;
+    expect(status.state).toBe('CONTAINER_EXITED');
+    expect(status.metadata?.name).toBe('app');
+    expect(status.labels).toEqual({ 'svc.io/pod.uid': 'k1', 'svc.io/container.name': 'app' });
+    expect(status.mounts.map((m) => m.containerPath)).toEqual(['/var/run/secrets/kubernetes.io/serviceaccount']);
+    expect(status.resources?.linux?.cpuShares).toBe(10n);
+    const sandbox = (await inProcess.podSandboxStatus({ podSandboxId })).status!;
+    expect([sandbox.state, sandbox.metadata?.name, sandbox.labels]).toEqual(['SANDBOX_NOTREADY', 'pod-k1', { 'svc.io/pod.uid': 'k1' }]);
+    expect((await inProcess.listPodSandbox({ filter: { labelSelector: { 'svc.io/pod.uid': 'k1' } } })).items.map((s) => s.id)).toEqual([podSandboxId]);
+    expect((await inProcess.listContainers({ filter: { labelSelector: { 'svc.io/pod.uid': 'changed' } } })).containers).toEqual([]);
+  });
+
+  it("answers each read with the shapes of the request's fields a CRI answer carries, and changes none it handed out", async () => {
+    const sandboxRequest = fullSandboxConfig('k2');
+    const containerRequest = fullContainerConfig('k2');
+    const { podSandboxId } = await inProcess.runPodSandbox({ config: sandboxRequest });
+    const { containerId } = await inProcess.createContainer({ podSandboxId, config: containerRequest, sandboxConfig: sandboxRequest });
+    const created = (await inProcess.containerStatus({ containerId })).status!;
+    await inProcess.startContainer({ containerId });
+    const running = (await inProcess.containerStatus({ containerId })).status!;
+    const listed = (await inProcess.listContainers({ filter: { id: containerId } })).containers[0]!;
+    const sandbox = (await inProcess.podSandboxStatus({ podSandboxId })).status!;
+    const sandboxListed = (await inProcess.listPodSandbox({ filter: { id: podSandboxId } })).items[0]!;
+    // What shaping the request's own fields through the proto gives (how the answers were made
+    // from the kept request before): the same, field for field.
+    const common = { id: containerId, metadata: containerRequest.metadata, image: containerRequest.image, imageRef: running.imageRef, state: 'CONTAINER_RUNNING', createdAt: running.createdAt, labels: containerRequest.labels, annotations: containerRequest.annotations };
+    expect(running).toEqual(
+      shapeMessage(messageType('ContainerStatus'), { ...common, startedAt: running.startedAt, finishedAt: 0n, exitCode: 0, reason: '', message: '', mounts: containerRequest.mounts, logPath: '/var/log/pods/k2/app/0.log', resources: { linux: containerRequest.linux.resources } }),
+    );
+    expect(listed).toEqual(shapeMessage(messageType('Container'), { ...common, podSandboxId }));
+    const sandboxCommon = { id: podSandboxId, metadata: sandboxRequest.metadata, state: 'SANDBOX_READY', createdAt: sandbox.createdAt, labels: sandboxRequest.labels, annotations: sandboxRequest.annotations, runtimeHandler: '' };
+    expect(sandbox).toEqual(shapeMessage(messageType('PodSandboxStatus'), { ...sandboxCommon, network: { ip: sandbox.network!.ip, additionalIps: [] }, linux: { namespaces: { options: sandboxRequest.linux.securityContext.namespaceOptions } } }));
+    expect(sandboxListed).toEqual(shapeMessage(messageType('PodSandbox'), sandboxCommon));
+    // An answer handed out is the agent's to hold: a later change makes new ones.
+    expect(created.state).toBe('CONTAINER_CREATED');
+    expect(created.startedAt).toBe(0n);
+    await inProcess.stopContainer({ containerId });
+    expect(running.state).toBe('CONTAINER_RUNNING');
+    expect(listed.state).toBe('CONTAINER_RUNNING');
+    expect((await inProcess.listContainers({ filter: { id: containerId } })).containers[0]!.state).toBe('CONTAINER_EXITED');
   });
 });
 

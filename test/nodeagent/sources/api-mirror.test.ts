@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { types } from 'node:util';
 import { share } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONFIG_MIRROR_ANNOTATION, type Pod } from '../../../src/api/index.js';
@@ -61,6 +62,21 @@ describe('the API server source', () => {
     await until(() => recorder.values.length === 4, 'the REMOVE');
     expect(recorder.values[3]).toMatchObject({ type: 'REMOVE', pod: { metadata: { name: 'mine' } } });
     expect(recorder.values.some((u) => u.pod.metadata.name === 'other')).toBe(false);
+  });
+
+  it('gives each pod decoded whole, without the managedFields the agent never reads', async () => {
+    const { client } = server;
+    const created = await client.create(builtin.pods, { ...busybox('whole', NODE), metadata: { name: 'whole', namespace: 'default', labels: { app: 'whole' } } }, { namespace: 'default' });
+    expect(created.metadata.managedFields?.length).toBeGreaterThan(0);
+    const recorder = record(new Recorder<PodUpdate>()).start(podSources({ nodeName: NODE, informers, readiness: new SourcesReadiness(['api']) }));
+    await until(() => recorder.values.length === 1, 'the ADD');
+    const pod = recorder.values[0]!.pod;
+    // A plain object, not a view over the message that decodes on read and keeps the bytes beside.
+    expect(types.isProxy(pod)).toBe(false);
+    expect(types.isProxy(pod.metadata)).toBe(false);
+    expect(pod.metadata.managedFields).toBeUndefined();
+    expect(pod.metadata).toMatchObject({ name: 'whole', uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion, labels: { app: 'whole' } });
+    expect(pod.spec.containers).toEqual(created.spec.containers);
   });
 
   it('rejects a readiness that waits for other sources than the configured ones', () => {
