@@ -23,6 +23,8 @@ const b = (text: string) => enc.encode(text);
 const text = (bytes: Uint8Array | undefined) => (bytes === undefined ? undefined : dec.decode(bytes));
 const MINUTE = 60_000;
 
+const prevText = (event: StoreEvent | undefined) => (event?.type === 'delete' ? text(event.prevValue) : undefined);
+
 const firstEvents = (store: Store, from: number, count: number): Promise<StoreEvent[]> =>
   firstValueFrom(store.watch(store.prefix, from).pipe(take(count), toArray()));
 
@@ -92,7 +94,7 @@ describe.each(clocked)('keys with a time to live: $name', (backend) => {
     expect(await store.expire()).toBe(1);
     const [deleted] = await events;
     expect(deleted).toMatchObject({ type: 'delete', key: key('short') });
-    expect(text(deleted!.type === 'delete' ? deleted!.prevValue : undefined)).toBe('one');
+    expect(prevText(deleted)).toBe('one');
     expect(deleted!.revision).toBeGreaterThan(before);
     expect(await store.revision()).toBe(deleted!.revision);
     expect(await store.get(key('short'))).toBeUndefined();
@@ -245,7 +247,7 @@ describe('keys with a time to live: etcd (leases)', () => {
     const [created, deleted] = await events;
     expect(created).toMatchObject({ type: 'put', key: short.key, revision: short.modRevision });
     expect(deleted).toMatchObject({ type: 'delete', key: short.key });
-    expect(text(deleted!.type === 'delete' ? deleted!.prevValue : undefined)).toBe('one');
+    expect(prevText(deleted)).toBe('one');
     expect(deleted!.revision).toBeGreaterThan(short.modRevision);
     expect(await store.get(short.key)).toBeUndefined();
     expect(text((await store.get(kept.key))?.value)).toBe('kept');
