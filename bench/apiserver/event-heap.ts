@@ -11,7 +11,9 @@
 // history drop what is older (it evicts when it appends).
 //
 // Phases, each after two forced collections: the empty server; N Events held; the ttl run out
-// and the sweep run (N DELETEDs through the cache), the history's second passed.
+// and the sweep run (N DELETEDs through the cache), the history's second passed. Run twice in one
+// process, Events in the watch cache (the default) and not (--watch-cache-events=false), one
+// server after the other, each over a fresh database.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,8 +25,11 @@ const N = Number(process.argv[2] ?? 20_000);
 const TTL_SECONDS = 3600;
 const TOKEN = 'bench-token';
 
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('run with node --expose-gc');
+const gc =
+  (globalThis as { gc?: () => void }).gc ??
+  (() => {
+    throw new Error('run with node --expose-gc');
+  });
 const heap = () => {
   gc();
   gc();
@@ -33,90 +38,97 @@ const heap = () => {
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-event-heap-'));
-let clock = Date.now();
-const store = new SqliteStore({ path: join(dir, 'state.db'), now: () => clock, synchronous: 'NORMAL' });
-const app = await buildApp({
-  store,
-  authenticate: (headers) => (headers['authorization'] === `Bearer ${TOKEN}` ? { name: 'bench', uid: 'bench', groups: ['system:masters'] } : undefined),
-  eventTtlSeconds: TTL_SECONDS,
-  watchHistoryWindowMs: 1000,
-  featureGates: { ListFromCacheSnapshot: false },
-});
-const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) => {
-  const res = await app.inject({
-    method,
-    url,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { payload: JSON.stringify(body) } : {}),
+async function measure(cacheEvents: boolean): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-event-heap-'));
+  let clock = Date.now();
+  const store = new SqliteStore({ path: join(dir, 'state.db'), now: () => clock, synchronous: 'NORMAL' });
+  const app = await buildApp({
+    store,
+    authenticate: (headers) => (headers['authorization'] === `Bearer ${TOKEN}` ? { name: 'bench', uid: 'bench', groups: ['system:masters'] } : undefined),
+    eventTtlSeconds: TTL_SECONDS,
+    cacheEvents,
+    watchHistoryWindowMs: 1000,
+    featureGates: { ListFromCacheSnapshot: false },
   });
-  return { status: res.statusCode, body: JSON.parse(res.body) as { metadata?: { resourceVersion?: string }; remainingItemCount?: number; items?: unknown[] } };
-};
-/** A write elsewhere, after the history window: the caches' histories drop what is older. */
-const settle = async () => {
-  await sleep(1500);
-  await call('PUT', '/api/v1/namespaces/default/configmaps/tick', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'tick' }, data: { at: String(Date.now()) } });
-};
-const count = async () => {
-  const list = await call('GET', '/api/v1/events?limit=1');
-  return (list.body.items?.length ?? 0) + (list.body.remainingItemCount ?? 0);
-};
+  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) => {
+    const res = await app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { payload: JSON.stringify(body) } : {}),
+    });
+    return { status: res.statusCode, body: JSON.parse(res.body) as { metadata?: { resourceVersion?: string; remainingItemCount?: number }; items?: unknown[] } };
+  };
+  /** A write elsewhere, after the history window: the caches' histories drop what is older. */
+  const settle = async () => {
+    await sleep(1500);
+    await call('PUT', '/api/v1/namespaces/default/configmaps/tick', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'tick' }, data: { at: String(Date.now()) } });
+  };
+  const count = async () => {
+    const list = await call('GET', '/api/v1/events?limit=1');
+    return (list.body.items?.length ?? 0) + (list.body.metadata?.remainingItemCount ?? 0);
+  };
 
-// The Event a node agent writes when a container starts (the shape of kubelet's), made once through the API.
-const podUid = randomUUID();
-const sample = await call('POST', '/api/v1/namespaces/default/events', {
-  apiVersion: 'v1',
-  kind: 'Event',
-  metadata: { name: 'web-7d4b9c8f6d-x2x9k.187b4c2d9e6f0a11', namespace: 'default' },
-  involvedObject: { kind: 'Pod', namespace: 'default', name: 'web-7d4b9c8f6d-x2x9k', uid: podUid, apiVersion: 'v1', resourceVersion: '123456', fieldPath: 'spec.containers{web}' },
-  reason: 'Started',
-  message: 'Started container web',
-  source: { component: 'nodeagent', host: 'hollow-node-00042' },
-  firstTimestamp: '2026-11-28T09:00:00Z',
-  lastTimestamp: '2026-11-28T09:00:00Z',
-  count: 1,
-  type: 'Normal',
-  reportingComponent: 'nodeagent',
-  reportingInstance: 'hollow-node-00042',
-});
-if (sample.status !== 201) throw new Error(`creating the sample Event: ${sample.status} ${JSON.stringify(sample.body)}`);
-const sampleKey = '/registry/core/events/default/web-7d4b9c8f6d-x2x9k.187b4c2d9e6f0a11';
-const stored = await store.get(sampleKey);
-if (!stored) throw new Error(`the sample Event is not at ${sampleKey}`);
-const template = new TextDecoder().decode(stored.value);
-await settle();
-const before = heap();
+  // The Event a node agent writes when a container starts (the shape of kubelet's), made once through the API.
+  const podUid = randomUUID();
+  const sample = await call('POST', '/api/v1/namespaces/default/events', {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: 'web-7d4b9c8f6d-x2x9k.187b4c2d9e6f0a11', namespace: 'default' },
+    involvedObject: { kind: 'Pod', namespace: 'default', name: 'web-7d4b9c8f6d-x2x9k', uid: podUid, apiVersion: 'v1', resourceVersion: '123456', fieldPath: 'spec.containers{web}' },
+    reason: 'Started',
+    message: 'Started container web',
+    source: { component: 'nodeagent', host: 'hollow-node-00042' },
+    firstTimestamp: '2026-11-28T09:00:00Z',
+    lastTimestamp: '2026-11-28T09:00:00Z',
+    count: 1,
+    type: 'Normal',
+    reportingComponent: 'nodeagent',
+    reportingInstance: 'hollow-node-00042',
+  });
+  if (sample.status !== 201) throw new Error(`creating the sample Event: ${sample.status} ${JSON.stringify(sample.body)}`);
+  const sampleKey = '/registry/core/events/default/web-7d4b9c8f6d-x2x9k.187b4c2d9e6f0a11';
+  const stored = await store.get(sampleKey);
+  if (!stored) throw new Error(`the sample Event is not at ${sampleKey}`);
+  const template = new TextDecoder().decode(stored.value);
+  await settle();
+  const before = heap();
 
-const enc = new TextEncoder();
-for (let i = 0; i < N; i += 1000) {
-  const writes: Promise<unknown>[] = [];
-  for (let j = i; j < Math.min(N, i + 1000); j++) {
-    const pod = `web-7d4b9c8f6d-${j.toString(36).padStart(5, '0')}`;
-    const text = template
-      .replaceAll('web-7d4b9c8f6d-x2x9k', pod)
-      .replace(podUid, randomUUID())
-      .replace(/"uid":"[0-9a-f-]{36}"/, `"uid":"${randomUUID()}"`);
-    writes.push(store.create(`/registry/core/events/default/${pod}.187b4c2d9e6f0a11`, enc.encode(text), { ttlSeconds: TTL_SECONDS }));
+  const enc = new TextEncoder();
+  for (let i = 0; i < N; i += 1000) {
+    const writes: Promise<unknown>[] = [];
+    for (let j = i; j < Math.min(N, i + 1000); j++) {
+      const pod = `web-7d4b9c8f6d-${j.toString(36).padStart(5, '0')}`;
+      const text = template
+        .replaceAll('web-7d4b9c8f6d-x2x9k', pod)
+        .replace(podUid, randomUUID())
+        .replace(/"uid":"[0-9a-f-]{36}"/, `"uid":"${randomUUID()}"`);
+      writes.push(store.create(`/registry/core/events/default/${pod}.187b4c2d9e6f0a11`, enc.encode(text), { ttlSeconds: TTL_SECONDS }));
+    }
+    await Promise.all(writes);
   }
-  await Promise.all(writes);
+  await settle();
+  const held = await count();
+  const withEvents = heap();
+
+  clock += TTL_SECONDS * 1000;
+  const due = await store.expire(0);
+  await settle();
+  const left = await count();
+  const after = heap();
+
+  await app.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+  const mode = cacheEvents ? 'cached (default)' : 'not cached';
+  return [
+    `| ${mode}: empty server (one Event) | 1 | ${mb(before)} | 0 |`,
+    `| ${mode}: ${N.toLocaleString('en-US')} Events stored | ${held.toLocaleString('en-US')} | ${mb(withEvents)} | ${mb(withEvents - before)} (${Math.round((withEvents - before) / N)} B an Event; stored JSON ${enc.encode(template).byteLength} B) |`,
+    `| ${mode}: ttl run out, ${due.toLocaleString('en-US')} deleted by the sweep | ${left.toLocaleString('en-US')} | ${mb(after)} | ${mb(after - before)} |`,
+  ];
 }
-await settle();
-const held = await count();
-const withEvents = heap();
 
-clock += TTL_SECONDS * 1000;
-const due = await store.expire(0);
-await settle();
-const left = await count();
-const after = heap();
-
-console.log(`| phase | Events in the cache | heapUsed (MB) | vs empty (MB) |`);
-console.log(`| --- | ---: | ---: | ---: |`);
-console.log(`| empty server (one sample Event) | 1 | ${mb(before)} | 0 |`);
-console.log(`| ${N.toLocaleString('en-US')} Events held | ${held.toLocaleString('en-US')} | ${mb(withEvents)} | ${mb(withEvents - before)} |`);
-console.log(`| ttl run out, sweep deleted ${due.toLocaleString('en-US')} | ${left.toLocaleString('en-US')} | ${mb(after)} | ${mb(after - before)} |`);
-console.log(`\nper Event held: ${Math.round((withEvents - before) / N)} bytes of heap; stored JSON ${enc.encode(template).byteLength} bytes`);
-
-await app.close();
-await store.close();
-rmSync(dir, { recursive: true, force: true });
+const rows = [...(await measure(true)), ...(await measure(false))];
+console.log('| watch cache of Events: phase | Events listed | heapUsed (MB) | vs its empty server (MB) |');
+console.log('| --- | ---: | ---: | ---: |');
+for (const row of rows) console.log(row);

@@ -119,6 +119,12 @@ export interface ApiServerOptions {
    * sqlite and memory when their expiry sweep runs (`openStore` starts one; event-ttl-store.ts).
    */
   eventTtlSeconds?: number | undefined;
+  /**
+   * `--watch-cache-events`: whether the watch caches keep Events' objects (default true). false:
+   * as kube-apiserver, Events' gets and lists read the store and their watches start from it;
+   * their caches keep the history and the live stream only (docs/watch.md#which-types-are-cached).
+   */
+  cacheEvents?: boolean | undefined;
 }
 
 declare module 'fastify' {
@@ -269,6 +275,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     // ListFromCacheSnapshot=false: Exact and continued lists are read from the store.
     ...(options.featureGates?.['ListFromCacheSnapshot'] === false ? { snapshotWindowMs: 0 } : {}),
     tooLargeWaitMs: options.tooLargeResourceVersionWaitMs,
+    cacheEvents: options.cacheEvents,
   });
   const watch: WatchSettings = {
     bufferEvents: options.watchBufferEvents ?? DEFAULT_WATCH_SETTINGS.bufferEvents,

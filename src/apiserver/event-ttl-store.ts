@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
-import { CORE_GROUP, EVENTS_GROUP, type ResourceRegistry } from '../api/index.js';
+import type { ResourceRegistry } from '../api/index.js';
 import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent, WriteOptions } from '../storage/index.js';
+import { isEventType } from './event-types.js';
 import { collectionPrefix } from './object-keys.js';
 
 /** `--event-ttl`'s default, kube-apiserver's: an Event is kept an hour after its last write. */
@@ -99,7 +100,7 @@ export class EventTtlStore implements Store {
 export function eventPrefixes(store: Pick<Store, 'prefix'>, registry: ResourceRegistry): string[] {
   const prefixes = new Set<string>();
   for (const type of registry.all()) {
-    if (type.resource === 'events' && !type.virtual && (type.group === CORE_GROUP || type.group === EVENTS_GROUP)) prefixes.add(collectionPrefix(store, type));
+    if (isEventType(type) && !type.virtual) prefixes.add(collectionPrefix(store, type));
   }
   return [...prefixes];
 }

@@ -202,6 +202,11 @@ export const apiServerFlags = defineFlags({
       'How long an Event (core v1 and events.svc.io v1) is kept after its last write. Then the server deletes it: watchers see DELETED, as for any deletion. With etcd each Event is written under a lease (shared by the Events of up to a minute, so an Event may live up to 5 % or a minute longer); with sqlite and memory a sweep deletes the Events due every second. Whole seconds; 0 keeps Events for good.',
     validate: (ms) => (ms === 0 || (ms >= 1000 && ms % 1000 === 0) ? undefined : 'must be 0 or a whole number of seconds'),
   }),
+  'watch-cache-events': flag.bool({
+    default: true,
+    meaning:
+      'Whether the watch caches keep Events. false: as kube-apiserver, gets and lists of Events read the store and their watches start from it; the cache of Events keeps only the recent history (--watch-history-window) and the live stream, so the server\'s heap no longer grows with the Events the cluster keeps.',
+  }),
   'watch-buffer-events': flag.int({
     default: 1000,
     valueName: 'events',
@@ -432,6 +437,7 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     watchWriteIntervalMs: flags.watchWriteInterval,
     watchBufferEvents: flags.watchBufferEvents,
     eventTtlSeconds: flags.eventTtl / 1000,
+    cacheEvents: flags.watchCacheEvents,
     verbosity: flags.v,
     corsAllowedOrigins,
     browserSessionTtlSeconds: Math.floor(flags.browserSessionTtl / 1000),

@@ -353,6 +353,7 @@ describe('svc-apiserver flags', () => {
       watchWriteIntervalMs: 10,
       watchBufferEvents: 1000,
       eventTtlSeconds: 3600,
+      cacheEvents: true,
       verbosity: 0,
       flowControl: { maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 },
       anonymousAuth: true,
