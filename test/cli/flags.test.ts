@@ -437,6 +437,11 @@ describe('svc-apiserver flags', () => {
     expect(apiServerConfig(up.values).eventTtlSeconds).toBe(7200);
   });
 
+  it('reads --watch-cache-events (true unless turned off)', () => {
+    expect(config(['--watch-cache-events=false']).cacheEvents).toBe(false);
+    expect(config(['--watch-cache-events']).cacheEvents).toBe(true);
+  });
+
   it('svc up listens on loopback by default', () => {
     const result = parseFlags(upFlags, []);
     if (result.help) throw new Error('help');
