@@ -48,8 +48,8 @@ export class EtcdLeases {
         // Granted for another ttl, or taken up meanwhile: look again (at worst this grants).
         if (this.current && this.reusable(this.current, ttlSeconds)) continue;
       }
-      this.granting ??= this.grant(ttlSeconds).finally(() => (this.granting = undefined));
-      const granted = await this.granting;
+      const granting = (this.granting ??= this.grant(ttlSeconds).finally(() => (this.granting = undefined)));
+      const granted = await granting;
       if (granted.ttlSeconds === ttlSeconds) {
         granted.attached++;
         return granted.id;
