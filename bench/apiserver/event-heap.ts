@@ -7,8 +7,9 @@
 // would write, created through the API once and then written straight to the store (as 20,000
 // POSTs would, without the minute of requests): the watch cache takes them from the store's
 // change feed as it does any write. The history window is 1 s and snapshots are off, so once a
-// second has passed the heap holds the current objects only; a write after the wait lets the
-// history drop what is older (it evicts when it appends).
+// second has passed the heap holds the current objects only; an Event written after the wait (a
+// "tick": the counts include them) lets the Events' history drop what is older (it evicts when
+// it appends).
 //
 // Phases, each after two forced collections: the empty server; N Events held; the ttl run out
 // and the sweep run (N DELETEDs through the cache), the history's second passed. Run twice in one
@@ -50,7 +51,7 @@ async function measure(cacheEvents: boolean): Promise<string[]> {
     watchHistoryWindowMs: 1000,
     featureGates: { ListFromCacheSnapshot: false },
   });
-  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) => {
+  const call = async (method: 'GET' | 'POST', url: string, body?: unknown) => {
     const res = await app.inject({
       method,
       url,
@@ -59,10 +60,22 @@ async function measure(cacheEvents: boolean): Promise<string[]> {
     });
     return { status: res.statusCode, body: JSON.parse(res.body) as { metadata?: { resourceVersion?: string; remainingItemCount?: number }; items?: unknown[] } };
   };
-  /** A write elsewhere, after the history window: the caches' histories drop what is older. */
+  /**
+   * An Event written after the history window: a cache's history drops what is older when it
+   * appends (or a watch starts), so the Events' cache must get an event of its own.
+   */
+  let ticks = 0;
   const settle = async () => {
     await sleep(1500);
-    await call('PUT', '/api/v1/namespaces/default/configmaps/tick', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'tick' }, data: { at: String(Date.now()) } });
+    const tick = await call('POST', '/api/v1/namespaces/default/events', {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: `tick-${++ticks}` },
+      involvedObject: { kind: 'Pod', namespace: 'default', name: 'tick' },
+      reason: 'Tick',
+      type: 'Normal',
+    });
+    if (tick.status !== 201) throw new Error(`the tick Event: ${tick.status} ${JSON.stringify(tick.body)}`);
   };
   const count = async () => {
     const list = await call('GET', '/api/v1/events?limit=1');
