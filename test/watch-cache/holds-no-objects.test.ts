@@ -103,8 +103,8 @@ describe('a watch cache that keeps no objects', () => {
     const faulty = new FaultyStore(store);
     cache = newCache(faulty, { holdsObjects: false });
     await cache.ready;
-    const a = await store.create(key('a'), bytes(thing('a')));
     const w = record(cache.watch());
+    const a = await store.create(key('a'), bytes(thing('a')));
     faulty.dropping = true;
     await store.delete(key('a'), a.modRevision);
     const last = (await store.create(key('b'), bytes(thing('b')))).modRevision;
