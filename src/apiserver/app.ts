@@ -28,6 +28,7 @@ import { TurnBudget, TURN_BUDGET_MS } from './turn-budget.js';
 import { FlowControl, type FlowControlOptions } from './flowcontrol/index.js';
 import { ApiServerMetrics, installMetrics, longRunningTracker, MeteredStore, watchCacheSamples } from './metrics/index.js';
 import { installAudit, type AuditOptions } from './audit/index.js';
+import { DEFAULT_EVENT_TTL_SECONDS, withEventTtl } from './event-ttl-store.js';
 import { Aggregator, serveApiServices, type AggregatorOptions } from './aggregation/index.js';
 import { installCors } from './cors.js';
 import { BROWSER_SESSION_PATH, BrowserSessions, hasCredentialInUrl, type BrowserSessionsOptions } from './authn/browser-sessions.js';
@@ -112,6 +113,18 @@ export interface ApiServerOptions {
   corsAllowedOrigins?: readonly RegExp[] | undefined;
   /** Browser session cookies (authn/browser-sessions.ts); `false` turns the exchange off. */
   browserSessions?: BrowserSessionsOptions | false | undefined;
+  /**
+   * `--event-ttl`: seconds an Event is kept after its last write, then deleted by the store
+   * (default 3600, as kube-apiserver; 0: kept for good). The store deletes it: etcd by its lease,
+   * sqlite and memory when their expiry sweep runs (`openStore` starts one; event-ttl-store.ts).
+   */
+  eventTtlSeconds?: number | undefined;
+  /**
+   * `--watch-cache-events`: whether the watch caches keep Events' objects (default true). false:
+   * as kube-apiserver, Events' gets and lists read the store and their watches start from it;
+   * their caches keep the history and the live stream only (docs/watch.md#which-types-are-cached).
+   */
+  cacheEvents?: boolean | undefined;
 }
 
 declare module 'fastify' {
@@ -142,8 +155,8 @@ function httpsOptions({ key, cert, clientCa }: NonNullable<ApiServerOptions['htt
 export async function buildApp(options: ApiServerOptions): Promise<FastifyInstance> {
   const metrics = new ApiServerMetrics();
   const meteredStore = new MeteredStore(options.store, (operation, key, seconds) => metrics.storage(operation, key, options.store.prefix, seconds));
-  options = { ...options, store: meteredStore };
   const registry = options.registry ?? builtinRegistry();
+  options = { ...options, store: withEventTtl(meteredStore, registry, options.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS) };
   serveCustomResourceDefinitions(registry);
   const timeouts = options.connectionTimeouts ?? DEFAULT_CONNECTION_TIMEOUTS;
   serveApiServices(registry);
@@ -262,6 +275,7 @@ export async function buildApp(options: ApiServerOptions): Promise<FastifyInstan
     // ListFromCacheSnapshot=false: Exact and continued lists are read from the store.
     ...(options.featureGates?.['ListFromCacheSnapshot'] === false ? { snapshotWindowMs: 0 } : {}),
     tooLargeWaitMs: options.tooLargeResourceVersionWaitMs,
+    cacheEvents: options.cacheEvents,
   });
   const watch: WatchSettings = {
     bufferEvents: options.watchBufferEvents ?? DEFAULT_WATCH_SETTINGS.bufferEvents,

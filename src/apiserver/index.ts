@@ -22,6 +22,7 @@ export {
 export type { Attributes, AuthorizationMode, Authorizer, Decision } from './authz/index.js';
 // The daemon itself, for src/cli (svc-apiserver, svc up).
 export { DEFAULT_SERVICE_CIDR, serveApiServer } from './serve.js';
+export { DEFAULT_EVENT_TTL_SECONDS, EventTtlStore, eventPrefixes, withEventTtl } from './event-ttl-store.js';
 export type { ApiServerConfig, AuditConfig, NodeAgentClientConfig, RequestHeaderConfig, ServingApiServer } from './serve.js';
 export { ADMISSION_PLUGINS, isAdmissionPluginName } from './admission/index.js';
 // Service cluster IPs and NodePorts (src/apiserver/services).

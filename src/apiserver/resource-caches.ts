@@ -1,5 +1,6 @@
 import { resourceVersionTooLarge, type ResourceRegistry, type ResourceType } from '../api/index.js';
 import type { KeyValue, Store } from '../storage/index.js';
+import { isEventType } from './event-types.js';
 import { collectionPrefix } from './object-keys.js';
 import type { ReadPlan } from './read-semantics.js';
 import { servedBytes, servedObjectDecoder, type ServedObject } from './served-object.js';
@@ -15,6 +16,12 @@ export interface ResourceCachesOptions {
   readonly snapshotWindowMs?: number | undefined;
   /** Longest wait for a resourceVersion the server has not reached before the 504 (default 3 s). */
   readonly tooLargeWaitMs?: number | undefined;
+  /**
+   * Whether the caches keep Events' objects (default true). false: as kube-apiserver, which
+   * caches no Events — their caches keep only the history and the live stream, and their gets,
+   * lists and the start of their watches read the store (`holdsObjects` in watch-cache.ts).
+   */
+  readonly cacheEvents?: boolean | undefined;
 }
 
 /** Where a read that must see a revision is served from. */
@@ -87,6 +94,7 @@ export class ResourceCaches {
       onDecodeError: (key) => this.corrupt.add(key),
       ...(at >= 0 ? { triggerOf: (object: ServedObject) => object.fields[at] } : {}),
       encode: servedBytes,
+      holdsObjects: options.cacheEvents !== false || !isEventType(type),
       // Pages of a thousand keep the first list's transient memory small next to the cache.
       listPageSize: 1_000,
       ...(options.historyWindowMs !== undefined ? { historyWindowMs: options.historyWindowMs } : {}),
@@ -181,12 +189,18 @@ export class ResourceCaches {
    */
   sourceOf(type: ResourceType, start: ReadPlan): ReadSource | Promise<ReadSource> {
     const cache = this.of(type);
-    if (start.kind === 'MostRecent' && this.store.inProcess && cache.following) return 'cache';
+    if (start.kind === 'MostRecent' && this.store.inProcess && cache.following && cache.holdsObjects) return 'cache';
     return this.sourceAfterWait(cache, start);
   }
 
   private async sourceAfterWait(cache: WatchCache<ServedObject>, start: ReadPlan): Promise<ReadSource> {
     await cache.ready;
+    if (!cache.holdsObjects) {
+      // Only the store has the objects. A version beyond what the server has seen still waits for
+      // it (and 504s), as for any type: the store shows it once it, or the cache's feed, has it.
+      if (start.kind === 'NotOlderThan' || start.kind === 'Exact') await this.reach(cache, start.revision);
+      return 'store';
+    }
     switch (start.kind) {
       case 'Any':
       case 'Continuation':

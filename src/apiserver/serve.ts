@@ -86,6 +86,10 @@ export interface ApiServerConfig {
   readonly bookmarkIntervalMs?: number | undefined;
   readonly watchWriteIntervalMs?: number | undefined;
   readonly watchBufferEvents?: number | undefined;
+  /** `--event-ttl`, in seconds (default 3600; 0: Events are kept for good). */
+  readonly eventTtlSeconds?: number | undefined;
+  /** `--watch-cache-events` (default true). */
+  readonly cacheEvents?: boolean | undefined;
   /** Admission plugins turned on and off beyond the defaults. */
   readonly admissionPlugins?: { readonly enable?: readonly string[]; readonly disable?: readonly string[] } | undefined;
   /** `-v`: 0 warnings and errors, 2 requests, 4 debug, 6 trace. */
@@ -303,6 +307,8 @@ export async function serveApiServer(config: ApiServerConfig): Promise<ServingAp
       bookmarkIntervalMs: config.bookmarkIntervalMs,
       watchWriteIntervalMs: config.watchWriteIntervalMs,
       watchBufferEvents: config.watchBufferEvents,
+      eventTtlSeconds: config.eventTtlSeconds,
+      cacheEvents: config.cacheEvents,
       featureGates: config.featureGates,
       serviceNetwork: config.serviceNetwork,
       authorization: config.authorization,

@@ -1,5 +1,6 @@
-import { CORE_GROUP, EVENTS_GROUP, isStatusError, type ResourceType } from '../api/index.js';
+import { isStatusError, type ResourceType } from '../api/index.js';
 import type { ApiObject } from './api-object.js';
+import { isEventType } from './event-types.js';
 
 /**
  * The version this server last wrote of the objects it wrote lately, decoded, so that the next
@@ -54,7 +55,7 @@ export class WrittenObjects {
   }
 
   private budgetOf(type: ResourceType): Budget {
-    return type.resource === 'events' && (type.group === CORE_GROUP || type.group === EVENTS_GROUP) ? this.events : this.objects;
+    return isEventType(type) ? this.events : this.objects;
   }
 }
 

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ADMISSION_PLUGINS, AUTHORIZATION_MODES, isAdmissionPluginName, parseAllowedOrigins, parseAuthorizationModes, parseClusterIpRanges, parseNodePortRange, type ApiServerConfig } from '../apiserver/index.js';
+import { ADMISSION_PLUGINS, AUTHORIZATION_MODES, DEFAULT_EVENT_TTL_SECONDS, isAdmissionPluginName, parseAllowedOrigins, parseAuthorizationModes, parseClusterIpRanges, parseNodePortRange, type ApiServerConfig } from '../apiserver/index.js';
 import { describeFeatureGates, resolveFeatureGates, unknownFeatureGate } from './feature-gates.js';
 import type { CommandDoc } from './flag-docs.js';
 import { flag, type FlagValues } from './flag-spec.js';
@@ -195,6 +195,17 @@ export const apiServerFlags = defineFlags({
     meaning:
       'How long a busy watch holds its events to write them together: a watch that wrote less than this ago sends its next events this long after that write, in one write. An event after a quiet spell leaves at once. 0: the events of each loop turn leave at the end of that turn.',
     validate: (ms) => (ms >= 0 ? undefined : 'must not be negative'),
+  }),
+  'event-ttl': flag.duration({
+    default: DEFAULT_EVENT_TTL_SECONDS * 1000,
+    meaning:
+      'How long an Event (core v1 and events.svc.io v1) is kept after its last write. Then the server deletes it: watchers see DELETED, as for any deletion. With etcd each Event is written under a lease (shared by the Events of up to a minute, so an Event may live up to 5 % or a minute longer); with sqlite and memory a sweep deletes the Events due every second. Whole seconds; 0 keeps Events for good.',
+    validate: (ms) => (ms === 0 || (ms >= 1000 && ms % 1000 === 0) ? undefined : 'must be 0 or a whole number of seconds'),
+  }),
+  'watch-cache-events': flag.bool({
+    default: true,
+    meaning:
+      'Whether the watch caches keep Events. false: as kube-apiserver, gets and lists of Events read the store and their watches start from it; the cache of Events keeps only the recent history (--watch-history-window) and the live stream, so the server\'s heap no longer grows with the Events the cluster keeps.',
   }),
   'watch-buffer-events': flag.int({
     default: 1000,
@@ -425,6 +436,8 @@ export function apiServerConfig(flags: ApiServerFlags): ApiServerConfig {
     bookmarkIntervalMs: flags.watchBookmarkInterval,
     watchWriteIntervalMs: flags.watchWriteInterval,
     watchBufferEvents: flags.watchBufferEvents,
+    eventTtlSeconds: flags.eventTtl / 1000,
+    cacheEvents: flags.watchCacheEvents,
     verbosity: flags.v,
     corsAllowedOrigins,
     browserSessionTtlSeconds: Math.floor(flags.browserSessionTtl / 1000),

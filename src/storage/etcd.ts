@@ -21,10 +21,12 @@ import {
   checkPrefixOption,
   checkRangePrefix,
   checkRevision,
+  checkTtl,
   prefixEnd,
   rangeStart,
 } from './keys.js';
-import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent } from './store.js';
+import { EtcdLeases } from './etcd-leases.js';
+import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent, WriteOptions } from './store.js';
 
 export interface EtcdStoreOptions<V> {
   /** Client URLs of the etcd members, e.g. `http://127.0.0.1:2379`. */
@@ -88,6 +90,10 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
   private readonly watches = new Set<(error: StorageError) => void>();
   /** Watcher cancels still in flight; close() waits for them before closing the client. */
   private readonly cancelling = new Set<Promise<void>>();
+  /** The leases of keys written with a time to live (shared by many writes, see etcd-leases.ts). */
+  private readonly leases = new EtcdLeases({
+    grant: async (ttlSeconds) => (await this.call(true, () => this.client.leaseClient.leaseGrant({ TTL: ttlSeconds }))).ID,
+  });
 
   /** @internal use `openEtcdStore`. */
   constructor(
@@ -119,25 +125,30 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
     return { items, revision: revision || num(res.header.revision), remaining: num(res.count) - items.length };
   }
 
-  async create(key: string, value: V): Promise<KeyValue<V>> {
+  async create(key: string, value: V, options?: WriteOptions): Promise<KeyValue<V>> {
     checkOpen(this.isClosed);
     checkKey(key, this.prefix);
+    const ttl = checkTtl(options);
     const encoded = this.encode(value);
-    const res = await this.call(true, () =>
-      this.client.kv.txn({
-        compare: [{ key: buf(key), target: 'Create', result: 'Equal', create_revision: 0 }],
-        success: [{ request_put: { key: buf(key), value: encoded } }],
-      }),
+    const lease = ttl === undefined ? undefined : await this.leases.leaseFor(ttl);
+    const res = await this.underLease(lease, () =>
+      this.call(true, () =>
+        this.client.kv.txn({
+          compare: [{ key: buf(key), target: 'Create', result: 'Equal', create_revision: 0 }],
+          success: [{ request_put: { key: buf(key), value: encoded, ...(lease === undefined ? {} : { lease }) } }],
+        }),
+      ),
     );
     if (!res.succeeded) throw alreadyExists(key);
     const revision = num(res.header.revision);
     return { key, value, modRevision: revision, createRevision: revision };
   }
 
-  async update(key: string, value: V, expectedModRevision: number): Promise<KeyValue<V>> {
+  async update(key: string, value: V, expectedModRevision: number, options?: WriteOptions): Promise<KeyValue<V>> {
     checkOpen(this.isClosed);
     checkKey(key, this.prefix);
     checkRevision(expectedModRevision, 'expectedModRevision');
+    const ttl = checkTtl(options);
     const encoded = this.encode(value);
     // Like kube's GuaranteedUpdate: read and decode the current value first (a corrupt one fails
     // before anything is written), then compare-and-swap on the modRevision.
@@ -145,7 +156,11 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
     if (!current) throw notFound(key);
     if (num(current.mod_revision) !== expectedModRevision) throw conflict(key, expectedModRevision, num(current.mod_revision));
     decodeStored(this.codec, key, bytes(current.value));
-    const res = await this.casTxn(key, expectedModRevision, { request_put: { key: buf(key), value: encoded } });
+    // A put without a lease takes the key off the one it had: a write without a ttl keeps it for good.
+    const lease = ttl === undefined ? undefined : await this.leases.leaseFor(ttl);
+    const res = await this.underLease(lease, () =>
+      this.casTxn(key, expectedModRevision, { request_put: { key: buf(key), value: encoded, ...(lease === undefined ? {} : { lease }) } }),
+    );
     if (!res.succeeded) throw this.casFailure(key, expectedModRevision, res.responses[0]?.response_range.kvs[0]);
     return { key, value, modRevision: num(res.header.revision), createRevision: num(current.create_revision) };
   }
@@ -179,6 +194,13 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
     const res = await this.call(true, () => this.client.kv.deleteRange({ key: buf(key) }));
     if (num(res.deleted) === 0) throw notFound(key);
     return num(res.header.revision);
+  }
+
+  /** etcd deletes a key when its lease runs out (a delete event like any other): nothing to sweep. */
+  async expire(limit?: number): Promise<number> {
+    checkOpen(this.isClosed);
+    if (limit !== undefined) checkLimit(limit);
+    return 0;
   }
 
   watch(prefix: string, fromRevision: number): Observable<StoreEvent<V>> {
@@ -344,6 +366,16 @@ export class EtcdStore<V = Uint8Array> implements Store<V> {
   private async readRaw(key: string): Promise<IKeyValue | undefined> {
     const res = await this.call(false, () => this.client.kv.range({ key: buf(key) }));
     return res.kvs[0];
+  }
+
+  /** Runs a write under `lease`; a failed one forgets the lease (it may be gone: the next write grants anew). */
+  private async underLease<T>(lease: string | undefined, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (lease !== undefined) this.leases.forget(lease);
+      throw error;
+    }
   }
 
   /** `op` when `key` is at `modRevision`, else read it (for the error). */

@@ -1,4 +1,4 @@
-export type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent } from './store.js';
+export type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent, WriteOptions } from './store.js';
 export { StorageError, isStorageError } from './storage-error.js';
 export type { StorageErrorCode, StorageErrorDetails } from './storage-error.js';
 export { bytesCodec, jsonCodec } from './value-codec.js';
@@ -9,6 +9,8 @@ export type { MemoryStoreOptions } from './memory.js';
 export { SqliteStore } from './sqlite.js';
 export type { SqliteStoreOptions } from './sqlite.js';
 export { Retention } from './retention.js';
+export { ExpirySweep } from './expiry-sweep.js';
+export type { ExpirySweepOptions } from './expiry-sweep.js';
 export { Trampoline } from './trampoline.js';
 export { keyAfter, storePages } from './pages.js';
 export type { StorePagesOptions } from './pages.js';

@@ -51,6 +51,19 @@ export function checkLimit(limit: unknown): number {
   return limit;
 }
 
+/** A write's `ttlSeconds` (undefined: none); InvalidArgument unless a whole number of seconds, at least 1. */
+export function checkTtl(options: { readonly ttlSeconds?: number } | undefined): number | undefined {
+  const ttl: unknown = options?.ttlSeconds;
+  if (ttl === undefined) return undefined;
+  if (typeof ttl !== 'number' || !Number.isSafeInteger(ttl) || ttl < 1) {
+    throw invalid(`ttlSeconds must be a whole number of seconds, at least 1, got ${String(ttl)}`);
+  }
+  return ttl;
+}
+
+/** How many due keys `expire` deletes at a time unless told otherwise. */
+export const EXPIRE_BATCH = 1000;
+
 /** The first key after every key that starts with `prefix` (etcd's range_end for a prefix). */
 export function prefixEnd(prefix: string): string {
   const last = prefix.charCodeAt(prefix.length - 1);

@@ -12,8 +12,8 @@ import {
   notFound,
 } from './storage-error.js';
 import { EventFanout, watchFromLog } from './fanout.js';
-import { DEFAULT_PREFIX, checkKey, checkLimit, checkPrefixOption, checkRangePrefix, checkRevision, prefixEnd, rangeStart } from './keys.js';
-import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent } from './store.js';
+import { DEFAULT_PREFIX, EXPIRE_BATCH, checkKey, checkLimit, checkPrefixOption, checkRangePrefix, checkRevision, checkTtl, prefixEnd, rangeStart } from './keys.js';
+import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent, WriteOptions } from './store.js';
 
 // sorted-btree is CommonJS with `exports.default`; bundlers and Node disagree on what a default
 // import of it yields, so require it the one way both agree on.
@@ -48,12 +48,16 @@ export class MemoryData {
   /** Offset: log[i] has revision logBase + i. */
   logBase = 1;
   readonly committed = new Subject<readonly LogEntry[]>();
+  /** Keys written with a time to live: when (ms, by the store's clock) and the version it was given to. */
+  readonly expiries = new Map<string, { readonly at: number; readonly modRevision: number }>();
 }
 
 export interface MemoryStoreOptions<V> {
   prefix?: string;
   codec?: ValueCodec<V>;
   data?: MemoryData;
+  /** The clock of keys' time to live, in ms (default Date.now; tests pass their own and call `expire`). */
+  now?: () => number;
 }
 
 /** The memory backend: full MVCC semantics in-process, for tests and throwaway clusters. */
@@ -67,9 +71,11 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
   private readonly closing = new Subject<never>();
   private isClosed = false;
   private readonly unfollow: () => void;
+  private readonly now: () => number;
 
   constructor(options: MemoryStoreOptions<V> = {}) {
     this.prefix = checkPrefixOption(options.prefix ?? DEFAULT_PREFIX);
+    this.now = options.now ?? Date.now;
     this.codec = options.codec ?? (bytesCodec as unknown as ValueCodec<V>);
     this.data = options.data ?? new MemoryData();
     // Several stores may share one MemoryData: each turns the committed entries into its own
@@ -103,21 +109,24 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
     return { items, revision: at, remaining };
   }
 
-  async create(key: string, value: V): Promise<KeyValue<V>> {
+  async create(key: string, value: V, options?: WriteOptions): Promise<KeyValue<V>> {
     checkOpen(this.isClosed);
     checkKey(key, this.prefix);
+    const ttl = checkTtl(options);
     const bytes = this.codec.encode(this.codec.check(value));
     const current = latest(this.data.keys.get(key));
     if (current) throw alreadyExists(key);
     const revision = this.data.revision + 1;
     this.commit(key, { modRevision: revision, createRevision: revision, bytes }, undefined);
+    this.keepFor(key, revision, ttl);
     return { key, value, modRevision: revision, createRevision: revision };
   }
 
-  async update(key: string, value: V, expectedModRevision: number): Promise<KeyValue<V>> {
+  async update(key: string, value: V, expectedModRevision: number, options?: WriteOptions): Promise<KeyValue<V>> {
     checkOpen(this.isClosed);
     checkKey(key, this.prefix);
     checkRevision(expectedModRevision, 'expectedModRevision');
+    const ttl = checkTtl(options);
     const bytes = this.codec.encode(this.codec.check(value));
     const current = latest(this.data.keys.get(key));
     if (!current) throw notFound(key);
@@ -125,6 +134,7 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
     decodeStored(this.codec, key, current.bytes!);
     const revision = this.data.revision + 1;
     this.commit(key, { modRevision: revision, createRevision: current.createRevision, bytes }, current);
+    this.keepFor(key, revision, ttl);
     return { key, value, modRevision: revision, createRevision: current.createRevision };
   }
 
@@ -140,6 +150,7 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
     const value = decodeStored(this.codec, key, current.bytes!);
     const revision = this.data.revision + 1;
     this.commit(key, { modRevision: revision, createRevision: current.createRevision, bytes: undefined }, current);
+    this.data.expiries.delete(key);
     return { key, value, modRevision: revision, createRevision: current.createRevision };
   }
 
@@ -150,7 +161,25 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
     if (!current) throw notFound(key);
     const revision = this.data.revision + 1;
     this.commit(key, { modRevision: revision, createRevision: current.createRevision, bytes: undefined }, current);
+    this.data.expiries.delete(key);
     return revision;
+  }
+
+  async expire(limit = EXPIRE_BATCH): Promise<number> {
+    checkOpen(this.isClosed);
+    checkLimit(limit);
+    const now = this.now();
+    const due = [...this.data.expiries].filter(([key, e]) => e.at <= now && key.startsWith(this.prefix)).sort((a, b) => a[1].at - b[1].at);
+    const batch = limit === 0 ? due : due.slice(0, limit);
+    for (const [key, { modRevision }] of batch) {
+      // Written again since (with another time or none), or gone: not this expiry's to delete.
+      if (latest(this.data.keys.get(key))?.modRevision !== modRevision) {
+        if (this.data.expiries.get(key)?.modRevision === modRevision) this.data.expiries.delete(key);
+        continue;
+      }
+      await this.delete(key, modRevision);
+    }
+    return batch.length;
   }
 
   watch(prefix: string, fromRevision: number): Observable<StoreEvent<V>> {
@@ -212,6 +241,12 @@ export class MemoryStore<V = Uint8Array> implements Store<V> {
     this.isClosed = true;
     this.unfollow();
     this.closing.error(closed());
+  }
+
+  /** Remembers when the version just written expires (a write without a time to live clears it). */
+  private keepFor(key: string, modRevision: number, ttlSeconds: number | undefined): void {
+    if (ttlSeconds === undefined) this.data.expiries.delete(key);
+    else this.data.expiries.set(key, { at: this.now() + ttlSeconds * 1000, modRevision });
   }
 
   private commit(key: string, version: Version, prev: Version | undefined): void {

@@ -3,6 +3,7 @@ import type { ValueCodec } from './value-codec.js';
 import { invalid } from './storage-error.js';
 import { MemoryStore } from './memory.js';
 import { openEtcdStore } from './open-etcd.js';
+import { ExpirySweep, type ExpirySweepOptions } from './expiry-sweep.js';
 import { Retention, type RetentionOptions } from './retention.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
@@ -19,15 +20,21 @@ export interface OpenStoreOptions<V> {
   codec?: ValueCodec<V>;
   /** History kept for watches; `false` disables compaction (etcd's own compactor may run). */
   retention?: RetentionOptions | false;
+  /**
+   * The sweep that deletes keys whose time to live ran out (sqlite, memory; etcd's leases need
+   * none); `false`: none runs, and such keys stay until someone calls `store.expire()`.
+   */
+  expiry?: ExpirySweepOptions | false;
 }
 
 export interface OpenedStore<V> {
   store: Store<V>;
   retention: Retention | undefined;
+  expiry: ExpirySweep | undefined;
   close(): Promise<void>;
 }
 
-/** Opens the configured backend with its retention policy running (5 minutes by default). */
+/** Opens the configured backend with its retention policy (5 minutes by default) and its expiry sweep running. */
 export async function openStore<V = Uint8Array>(options: OpenStoreOptions<V>): Promise<OpenedStore<V>> {
   const common = { ...(options.prefix ? { prefix: options.prefix } : {}), ...(options.codec ? { codec: options.codec } : {}) };
   let store: Store<V>;
@@ -48,11 +55,14 @@ export async function openStore<V = Uint8Array>(options: OpenStoreOptions<V>): P
       throw invalid(`unknown storage backend ${JSON.stringify(options.backend)}: use sqlite, etcd or memory`);
   }
   const retention = options.retention === false ? undefined : new Retention(store as Store<unknown>, options.retention).start();
+  const expiry = options.expiry === false || store.backend === 'etcd' ? undefined : new ExpirySweep(store as Store<unknown>, options.expiry).start();
   return {
     store,
     retention,
+    expiry,
     async close() {
       retention?.stop();
+      expiry?.stop();
       await store.close();
     },
   };

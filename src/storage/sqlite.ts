@@ -14,8 +14,8 @@ import {
 } from './storage-error.js';
 import { EventFanout, watchFromLog } from './fanout.js';
 import { sqliteDatabase } from './sqlite-driver.js';
-import { DEFAULT_PREFIX, checkKey, checkLimit, checkPrefixOption, checkRangePrefix, checkRevision, prefixEnd, rangeStart } from './keys.js';
-import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent } from './store.js';
+import { DEFAULT_PREFIX, EXPIRE_BATCH, checkKey, checkLimit, checkPrefixOption, checkRangePrefix, checkRevision, checkTtl, prefixEnd, rangeStart } from './keys.js';
+import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent, WriteOptions } from './store.js';
 
 /**
  * The database holds every object, Secrets and tokens too: its file is made (or set) mode 0600
@@ -44,6 +44,8 @@ export interface SqliteStoreOptions<V> {
   synchronous?: 'FULL' | 'NORMAL';
   /** Revisions compacted per transaction, so a large compaction never blocks writers for long. */
   compactionChunk?: number;
+  /** The clock of keys' time to live, in ms since the epoch (default Date.now; tests pass their own and call `expire`). */
+  now?: () => number;
 }
 
 /** Writes held while an fsync runs before they commit without waiting for it (enqueue). */
@@ -52,7 +54,10 @@ const HELD_WRITES = 64;
 /*
  * Schema. `log` is the MVCC history: one row per write, its rowid the global revision. `live`
  * maps each existing key to its newest revision, so current reads never scan history (the
- * `GROUP BY key` over all revisions that makes kine's lists slow is left to historical reads).
+ * `GROUP BY key` over all revisions that makes kine's lists slow is left to historical reads),
+ * and to when it expires (ms since the epoch) if its last write gave it a time to live: set by
+ * the same statement that records the revision, so a write pays nothing more for it, and indexed
+ * only where set (EXPIRY_INDEX), so the sweep reads just the keys due.
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS log (
@@ -64,9 +69,12 @@ CREATE TABLE IF NOT EXISTS log (
   value      BLOB
 );
 CREATE INDEX IF NOT EXISTS log_key_rev ON log (key, rev);
-CREATE TABLE IF NOT EXISTS live (key TEXT PRIMARY KEY, rev INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS live (key TEXT PRIMARY KEY, rev INTEGER NOT NULL, expires INTEGER) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 `;
+
+/** After the `expires` column exists (a database from before it gets the column first). */
+const EXPIRY_INDEX = 'CREATE INDEX IF NOT EXISTS live_expires ON live (expires) WHERE expires IS NOT NULL;';
 
 interface Row {
   key: string;
@@ -84,8 +92,8 @@ interface ReplayRow extends Row {
 }
 
 type WriteOp<V> =
-  | { kind: 'create'; key: string; value: V; bytes: Uint8Array }
-  | { kind: 'update'; key: string; value: V; bytes: Uint8Array; expected: number }
+  | { kind: 'create'; key: string; value: V; bytes: Uint8Array; expires: number | null }
+  | { kind: 'update'; key: string; value: V; bytes: Uint8Array; expected: number; expires: number | null }
   | { kind: 'delete'; key: string; expected: number | undefined }
   | { kind: 'forceDelete'; key: string };
 
@@ -110,6 +118,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
   private readonly fanout = new EventFanout<V>();
   private readonly closing = new Subject<never>();
   private readonly chunk: number;
+  private readonly now: () => number;
   /** The last revision committed to SQLite (what the next write follows). */
   private rev: number;
   /**
@@ -133,6 +142,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
     this.prefix = checkPrefixOption(options.prefix ?? DEFAULT_PREFIX);
     this.codec = options.codec ?? (bytesCodec as unknown as ValueCodec<V>);
     this.chunk = options.compactionChunk ?? 5000;
+    this.now = options.now ?? Date.now;
     try {
       ownerOnly(options.path);
       this.db = new (sqliteDatabase())(options.path);
@@ -147,6 +157,9 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
       this.db.pragma('cache_size = -16384');
       this.db.pragma('temp_store = MEMORY');
       this.db.exec(SCHEMA);
+      const columns = this.db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('live')").all();
+      if (!columns.some((c) => c.name === 'expires')) this.db.exec('ALTER TABLE live ADD COLUMN expires INTEGER;');
+      this.db.exec(EXPIRY_INDEX);
     } catch (error) {
       throw new StorageError('Unavailable', `cannot open the sqlite store at ${options.path}: ${String(error)}`, {}, { cause: error });
     }
@@ -161,8 +174,11 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
       insert: db.prepare<[number, string, number, number | null, number, Uint8Array | null]>(
         'INSERT INTO log (rev, key, create_rev, prev_rev, deleted, value) VALUES (?, ?, ?, ?, ?, ?)',
       ),
-      setLive: db.prepare<[string, number]>(
-        'INSERT INTO live (key, rev) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET rev = excluded.rev',
+      setLive: db.prepare<[string, number, number | null]>(
+        'INSERT INTO live (key, rev, expires) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET rev = excluded.rev, expires = excluded.expires',
+      ),
+      due: db.prepare<[number, number], { key: string; rev: number }>(
+        'SELECT key, rev FROM live WHERE expires IS NOT NULL AND expires <= ? ORDER BY expires LIMIT ?',
       ),
       unsetLive: db.prepare<[string]>('DELETE FROM live WHERE key = ?'),
       // Lists read rows as arrays: 100k row objects cost more than the bytes they carry.
@@ -243,21 +259,39 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
     return { items, revision: at, remaining };
   }
 
-  create(key: string, value: V): Promise<KeyValue<V>> {
+  create(key: string, value: V, options?: WriteOptions): Promise<KeyValue<V>> {
     return this.enqueue(() => {
       checkKey(key, this.prefix);
+      const expires = this.expiresAt(options);
       const checked = this.codec.check(value);
-      return { kind: 'create', key, value: checked, bytes: this.codec.encode(checked) };
+      return { kind: 'create', key, value: checked, bytes: this.codec.encode(checked), expires };
     }) as Promise<KeyValue<V>>;
   }
 
-  update(key: string, value: V, expectedModRevision: number): Promise<KeyValue<V>> {
+  update(key: string, value: V, expectedModRevision: number, options?: WriteOptions): Promise<KeyValue<V>> {
     return this.enqueue(() => {
       checkKey(key, this.prefix);
       checkRevision(expectedModRevision, 'expectedModRevision');
+      const expires = this.expiresAt(options);
       const checked = this.codec.check(value);
-      return { kind: 'update', key, value: checked, bytes: this.codec.encode(checked), expected: expectedModRevision };
+      return { kind: 'update', key, value: checked, bytes: this.codec.encode(checked), expected: expectedModRevision, expires };
     }) as Promise<KeyValue<V>>;
+  }
+
+  /**
+   * The due keys go in one group commit of compare-and-swap deletes on the revision that set
+   * their expiry: one rewritten since (a Conflict) or deleted (NotFound) is left alone.
+   */
+  async expire(limit = EXPIRE_BATCH): Promise<number> {
+    checkOpen(this.isClosed);
+    checkLimit(limit);
+    const due = this.sql.due.all(this.now(), limit || -1);
+    const outcomes = await Promise.allSettled(due.map(({ key, rev }) => this.delete(key, rev)));
+    const failed = outcomes.find(
+      (o): o is PromiseRejectedResult => o.status === 'rejected' && !(o.reason instanceof StorageError && (o.reason.code === 'Conflict' || o.reason.code === 'NotFound')),
+    );
+    if (failed) throw failed.reason;
+    return due.length;
   }
 
   delete(key: string, expectedModRevision?: number): Promise<KeyValue<V>> {
@@ -455,7 +489,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
       if (current) throw alreadyExists(key);
       const rev = ++this.rev;
       this.sql.insert.run(rev, key, rev, null, 0, op.bytes);
-      this.sql.setLive.run(key, rev);
+      this.sql.setLive.run(key, rev, op.expires);
       events.push({ type: 'put', key, value: op.value, revision: rev, createRevision: rev });
       return { key, value: op.value, modRevision: rev, createRevision: rev };
     }
@@ -473,7 +507,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
     const rev = ++this.rev;
     if (op.kind === 'update') {
       this.sql.insert.run(rev, key, current.createRev, current.rev, 0, op.bytes);
-      this.sql.setLive.run(key, rev);
+      this.sql.setLive.run(key, rev, op.expires);
       events.push({ type: 'put', key, value: op.value, prevValue, revision: rev, createRevision: current.createRev });
       return { key, value: op.value, modRevision: rev, createRevision: current.createRev };
     }
@@ -481,6 +515,12 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
     this.sql.unsetLive.run(key);
     events.push({ type: 'delete', key, prevValue, revision: rev });
     return { key, value: prevValue, modRevision: rev, createRevision: current.createRev };
+  }
+
+  /** When a write with these options expires, by the store's clock (null: never). */
+  private expiresAt(options: WriteOptions | undefined): number | null {
+    const ttl = checkTtl(options);
+    return ttl === undefined ? null : this.now() + ttl * 1000;
   }
 
   private readRevision(revision: number | undefined): number {

@@ -48,6 +48,19 @@ export interface ListOptions {
   readonly startKey?: string;
 }
 
+/** How a write is kept. */
+export interface WriteOptions {
+  /**
+   * The key's time to live: once this many seconds have passed since this write, the store
+   * deletes the key, a delete like any other (at a new revision, told to watches, its last value
+   * as `prevValue`). A later write of the key without it keeps the key for good; one with it
+   * starts the time again. A whole number of seconds, at least 1. etcd keeps it as a lease (and
+   * may keep the key up to 5 % or 60 s longer: leases are shared, see etcd-leases.ts); sqlite and
+   * memory by their clock, deleting the keys due when `expire` runs.
+   */
+  readonly ttlSeconds?: number;
+}
+
 export interface ListResult<V = Uint8Array> {
   readonly items: readonly KeyValue<V>[];
   /** The revision the list was read at: the same snapshot for every page that passes it back. */
@@ -78,9 +91,9 @@ export interface Store<V = Uint8Array> {
   get(key: string, options?: GetOptions): Promise<KeyValue<V> | undefined>;
   list(prefix: string, options?: ListOptions): Promise<ListResult<V>>;
   /** Fails with `AlreadyExists` when the key exists. */
-  create(key: string, value: V): Promise<KeyValue<V>>;
+  create(key: string, value: V, options?: WriteOptions): Promise<KeyValue<V>>;
   /** Compare-and-swap: fails with `Conflict` unless the key's modRevision is `expectedModRevision`. */
-  update(key: string, value: V, expectedModRevision: number): Promise<KeyValue<V>>;
+  update(key: string, value: V, expectedModRevision: number, options?: WriteOptions): Promise<KeyValue<V>>;
   /**
    * Removes the key and returns its last version, with `modRevision` set to the revision of the
    * delete. With `expectedModRevision`, compare-and-swap as `update`. `NotFound` when absent.
@@ -92,6 +105,14 @@ export interface Store<V = Uint8Array> {
    * `NotFound` when absent.
    */
   forceDelete(key: string): Promise<number>;
+  /**
+   * Deletes up to `limit` (default 1,000; 0: no bound) of the keys whose time to live (`WriteOptions`) has run
+   * out by the store's clock, the longest overdue first, each as `delete` with its modRevision
+   * (a key written again meanwhile is left to its new time). Returns how many keys were due, so a
+   * caller that got `limit` knows more may be. An `ExpirySweep` calls it periodically. etcd deletes
+   * such keys itself when their lease runs out: there it does nothing and returns 0.
+   */
+  expire(limit?: number): Promise<number>;
   /**
    * Every event with revision > `fromRevision` under `prefix`, exactly once, in revision order,
    * including events committed while the watch is being set up. Errors with `Compacted` when

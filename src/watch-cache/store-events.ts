@@ -54,3 +54,31 @@ export function replayed<T>(versions: Versions<T>, e: StoreEvent, filtered: bool
   const next = versions.fromKeyValue({ key: e.key, value: e.value, modRevision: e.revision, createRevision: e.createRevision });
   return { next, event: next && { type: 'MODIFIED', revision: e.revision, object: next } };
 }
+
+/**
+ * A live store event for a cache that keeps no objects (`holdsObjects: false`): what the key
+ * held before comes from the event's `prevValue`, not from a tree. A DELETED is the last value
+ * stamped with the delete's revision (decoded once, as the tree's cache does); an update decodes
+ * its previous value too, for the selector transitions (it is stamped a revision before the
+ * update: only its content is used). 'lost' when a delete does not say what it deleted (etcd at
+ * its compaction point, a forced delete of an undecodable value): no DELETED can be made.
+ */
+export function fedChangeOf<T>(versions: Versions<T>, e: StoreEvent): CacheChange<T> | 'lost' {
+  const revision = e.revision;
+  // A null prevValue is how a backend with a nullable column reports none.
+  const last = e.prevValue ?? undefined;
+  if (e.type === 'delete') {
+    if (last === undefined) return 'lost';
+    const object = versions.deleted(e.key, revision, undefined, last);
+    return { next: undefined, event: object && { type: 'DELETED', revision, object } };
+  }
+  const next = versions.fromKeyValue({ key: e.key, value: e.value, modRevision: revision, createRevision: e.createRevision });
+  if (!next) {
+    // Undecodable: what the tree's cache does, the deletion of what was there.
+    const object = last === undefined ? undefined : versions.deleted(e.key, revision, undefined, last);
+    return { next: undefined, event: object && { type: 'DELETED', revision, object } };
+  }
+  if (last === undefined) return { next, event: { type: e.createRevision === revision ? 'ADDED' : 'MODIFIED', revision, object: next } };
+  const prev = versions.fromKeyValue({ key: e.key, value: last, modRevision: revision - 1, createRevision: e.createRevision });
+  return { next, event: prev ? { type: 'MODIFIED', revision, object: next, prev } : { type: 'ADDED', revision, object: next } };
+}

@@ -2,7 +2,7 @@ import type { Observable, Subscription } from 'rxjs';
 import { StorageError, isStorageError, type KeyValue, type Store, type StoreEvent } from '../storage/index.js';
 import { newTree, type Tree } from './btree.js';
 import { encodeJson, type CachedObject, type CachedVersion } from './cached-object.js';
-import { cacheChangeOf } from './store-events.js';
+import { cacheChangeOf, fedChangeOf, type CacheChange } from './store-events.js';
 import { WatchCacheNotReadyError } from './watch-cache-errors.js';
 import type { CacheEvent } from './events.js';
 import { History } from './history.js';
@@ -52,6 +52,16 @@ export interface WatchCacheOptions<T> {
   onDecodeError?(key: string, error: unknown): void;
   /** The clock of the history and snapshot windows, in ms (default: performance.now). */
   now?(): number;
+  /**
+   * Whether the cache keeps the current objects (default true). Without them — for a type written
+   * far more than it is read, as Events — it keeps the history and the live stream only: it starts
+   * at the store's revision without a list, `get` and `list` refuse (`holdsObjects` tells callers
+   * to read the store), `listAt` answers nothing, a watch with `initialEvents` is refused (the
+   * caller lists the store and watches from that list's revision), and a relist, which could not
+   * tell watchers what vanished, ends every watch instead (each resumes from its last revision:
+   * the store replays it, or it expires and the client relists).
+   */
+  readonly holdsObjects?: boolean;
 }
 
 export interface WatchCacheStats {
@@ -93,6 +103,8 @@ const MAX_SPLIT_REVISIONS = 64;
  */
 export class WatchCache<T> {
   readonly prefix: string;
+  /** See WatchCacheOptions.holdsObjects. */
+  readonly holdsObjects: boolean;
   /** Resolves once the first list is applied; rejects (StorageError `Closed`) if stopped first. */
   readonly ready: Promise<void>;
 
@@ -137,9 +149,11 @@ export class WatchCache<T> {
     }
     this.store = store;
     this.prefix = prefix;
+    this.holdsObjects = options.holdsObjects ?? true;
     this.hub = new Hub<T>(options.triggerOf?.bind(options));
     const maxHistory = positive(options.maxHistory ?? 100_000, 'maxHistory');
-    const snapshotWindowMs = options.snapshotWindowMs ?? 75_000;
+    // Snapshots are of the objects: a cache without them keeps none.
+    const snapshotWindowMs = this.holdsObjects ? (options.snapshotWindowMs ?? 75_000) : 0;
     this.history = new History(options.historyWindowMs ?? 300_000, maxHistory);
     this.snapshots = new Snapshots(snapshotWindowMs, maxHistory);
     this.snapshotting = snapshotWindowMs > 0;
@@ -235,12 +249,14 @@ export class WatchCache<T> {
   /** The current version of `key`. */
   get(key: string): CachedObject<T> | undefined {
     this.checkReadable();
+    this.checkHolds('get');
     return this.tree.get(key);
   }
 
   /** A page of the current state. `remaining` counts matching keys after the page. */
   list(options: CacheListOptions<T> = {}): CacheList<T> {
     this.checkReadable();
+    this.checkHolds('list');
     return listTree(this.tree, this.checkList(options), options, this.rev);
   }
 
@@ -254,6 +270,7 @@ export class WatchCache<T> {
   listAt(revision: number, options: CacheListOptions<T> = {}): CacheList<T> | undefined {
     this.checkReadable();
     const prefix = this.checkList(options);
+    if (!this.holdsObjects) return undefined;
     if (revision === this.rev) return listTree(this.tree, prefix, options, revision);
     if (revision > this.rev) return undefined;
     const tree = this.treeAt(revision);
@@ -284,6 +301,7 @@ export class WatchCache<T> {
   watch(options: CacheWatchOptions<T> = {}): Observable<CacheEvent<T>> {
     const prefix = this.checkPrefix(options.prefix);
     if (options.fromRevision !== undefined) checkCount(options.fromRevision, 'fromRevision');
+    if (options.initialEvents) this.checkHolds('watch with initial events');
     return cacheWatch(this.source, prefix, options);
   }
 
@@ -306,6 +324,7 @@ export class WatchCache<T> {
 
   /** Lists the store; the first time this fills the cache, later times replace it (relist). */
   private async relist(): Promise<void> {
+    if (!this.holdsObjects) return this.restartFeed();
     let listed: Listed<T> | undefined;
     try {
       listed = await listStore(this.store, this.prefix, this.pageSize, this.versions, this.isReady ? this.tree : undefined, () => this.state === 'stopped');
@@ -324,6 +343,39 @@ export class WatchCache<T> {
       this.waiters.release(this.rev);
     }
     this.watchStore();
+  }
+
+  /**
+   * A cache without objects starts at the store's revision (nothing to list). Started again after
+   * the store compacted past it, it cannot tell its watchers what changed in the gap: it ends them.
+   */
+  private async restartFeed(): Promise<void> {
+    let revision: number;
+    try {
+      revision = await this.store.revision();
+    } catch (error) {
+      return this.recover(error, true);
+    }
+    if (this.state === 'stopped') return;
+    if (this.isReady) {
+      this.rev = Math.max(this.rev, revision);
+      this.history.reset(this.rev);
+      this.relists++;
+      this.failures = 0;
+      this.endWatchers();
+    } else {
+      this.rev = revision;
+      this.history.reset(revision);
+      this.isReady = true;
+      this.resolveReady();
+    }
+    this.waiters.release(this.rev);
+    this.watchStore();
+  }
+
+  /** Ends every watch: each resumes from the last revision it got (see `holdsObjects`). */
+  private endWatchers(): void {
+    for (const watcher of [...this.watchers]) watcher.complete();
   }
 
   private watchStore(): void {
@@ -382,13 +434,26 @@ export class WatchCache<T> {
 
   private apply(e: StoreEvent): void {
     this.beginBatch();
-    const prev = this.tree.get(e.key);
-    const { event, next } = cacheChangeOf(this.versions, e, prev);
-    if (next) this.tree.set(e.key, next);
-    else if (prev) this.tree.delete(e.key);
+    let change: CacheChange<T> | 'lost';
+    if (this.holdsObjects) {
+      const prev = this.tree.get(e.key);
+      change = cacheChangeOf(this.versions, e, prev);
+      if (change.next) this.tree.set(e.key, change.next);
+      else if (prev) this.tree.delete(e.key);
+    } else {
+      change = fedChangeOf(this.versions, e);
+    }
     this.rev = e.revision;
     this.failures = 0;
     this.eventsReceived++;
+    // A deletion nobody can be told of: the watches end, and resuming past it expires them.
+    if (change === 'lost') {
+      this.endWatchers();
+      this.history.reset(this.rev);
+      this.waiters.release(this.rev);
+      return;
+    }
+    const { event } = change;
     if (event) {
       const entry = { seq: ++this.seq, event };
       this.history.append(entry, this.now());
@@ -508,6 +573,10 @@ export class WatchCache<T> {
   private checkReadable(): void {
     if (this.state === 'stopped') throw new StorageError('Closed', `the watch cache of ${this.prefix} was stopped`);
     if (!this.isReady) throw new WatchCacheNotReadyError(this.prefix);
+  }
+
+  private checkHolds(what: string): void {
+    if (!this.holdsObjects) throw new StorageError('InvalidArgument', `the watch cache of ${this.prefix} keeps no objects: ${what} reads the store`);
   }
 
   private checkPrefix(prefix: string | undefined): string {

@@ -48,6 +48,8 @@ export type TestServerOptions = Pick<
   | 'admissionPlugins'
   | 'corsAllowedOrigins'
   | 'browserSessions'
+  | 'cacheEvents'
+  | 'eventTtlSeconds'
 > & {
   /** Listen on 127.0.0.1, a free port, plain HTTP (see TestServer.url). Default: inject only. */
   listen?: boolean;

@@ -352,6 +352,8 @@ describe('svc-apiserver flags', () => {
       bookmarkIntervalMs: 15_000,
       watchWriteIntervalMs: 10,
       watchBufferEvents: 1000,
+      eventTtlSeconds: 3600,
+      cacheEvents: true,
       verbosity: 0,
       flowControl: { maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 },
       anonymousAuth: true,
@@ -425,6 +427,20 @@ describe('svc-apiserver flags', () => {
       expect(() => config([arg])).toThrow();
     },
   );
+
+  it('reads --event-ttl in whole seconds, 0 keeping Events for good, and svc up passes it on', () => {
+    expect(config(['--event-ttl=30m']).eventTtlSeconds).toBe(1800);
+    expect(config(['--event-ttl=0']).eventTtlSeconds).toBe(0);
+    for (const bad of ['--event-ttl=500ms', '--event-ttl=1500ms', '--event-ttl=-1s']) expect(() => config([bad]), bad).toThrow();
+    const up = parseFlags(upFlags, ['--event-ttl=2h']);
+    if (up.help) throw new Error('help');
+    expect(apiServerConfig(up.values).eventTtlSeconds).toBe(7200);
+  });
+
+  it('reads --watch-cache-events (true unless turned off)', () => {
+    expect(config(['--watch-cache-events=false']).cacheEvents).toBe(false);
+    expect(config(['--watch-cache-events']).cacheEvents).toBe(true);
+  });
 
   it('svc up listens on loopback by default', () => {
     const result = parseFlags(upFlags, []);

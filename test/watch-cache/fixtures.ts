@@ -95,8 +95,9 @@ export class FaultyStore implements Store {
   }
   get: Store['get'] = (k, o) => this.inner.get(k, o);
   list: Store['list'] = (p, o) => this.inner.list(p, o);
-  create: Store['create'] = (k, v) => this.inner.create(k, v);
-  update: Store['update'] = (k, v, r) => this.inner.update(k, v, r);
+  create: Store['create'] = (k, v, o) => this.inner.create(k, v, o);
+  update: Store['update'] = (k, v, r, o) => this.inner.update(k, v, r, o);
+  expire: Store['expire'] = (l) => this.inner.expire(l);
   delete: Store['delete'] = (k, r) => this.inner.delete(k, r);
   forceDelete: Store['forceDelete'] = (k) => this.inner.forceDelete(k);
   compact: Store['compact'] = (r) => this.inner.compact(r);

@@ -31,6 +31,11 @@ export class CachedObjects {
     private readonly store: Pick<Store, 'prefix'>,
   ) {}
 
+  /** Whether the caches keep a type's objects (not Events', with `cacheEvents: false`): `list` and `get` need them. */
+  holds(type: ResourceType): boolean {
+    return this.caches.of(type).holdsObjects;
+  }
+
   /** The current objects of a type (in one namespace, or all of them). */
   list(type: ResourceType, namespace?: string): readonly ApiObject[] {
     const prefix = this.#prefixOf(type, namespace);

@@ -7,10 +7,14 @@ export function servedType(registry: ResourceRegistry, counted: CountedType): Re
   return type && type.namespaced && !type.virtual ? type : undefined;
 }
 
-/** The watch caches as the quota calculation reads objects. */
+/**
+ * The watch caches as the quota calculation reads objects. A type whose cache keeps no objects
+ * (Events, with `cacheEvents: false`) is not counted here: a `count/events` quota is then counted
+ * by the resourcequota loop alone, from its own informer.
+ */
 export function cachedQuotaObjects(registry: ResourceRegistry, objects: CachedObjects): QuotaObjectLister {
   return (counted, namespace) => {
     const type = servedType(registry, counted);
-    return type ? objects.list(type, namespace) : undefined;
+    return type && objects.holds(type) ? objects.list(type, namespace) : undefined;
   };
 }

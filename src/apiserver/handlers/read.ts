@@ -85,7 +85,9 @@ export async function listObjects(ctx: HandlerContext): Promise<unknown> {
     const startKey = prefix + point.start;
     await ctx.caches.sourceOf(type, plan);
     if (point.revision === -1) {
-      page = fromCache(cache.list({ prefix, startKey, limit, filter }), limit);
+      page = cache.holdsObjects
+        ? fromCache(cache.list({ prefix, startKey, limit, filter }), limit)
+        : await fromStore(store, ctx.caches.decoderOf(type), prefix, { revision: 0, startKey, limit, filter });
     } else {
       const cached = cache.listAt(point.revision, { prefix, startKey, limit, filter });
       try {
