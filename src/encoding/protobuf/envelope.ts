@@ -55,11 +55,21 @@ export function encodeProtobuf(object: JsonObject): Uint8Array {
   return envelope(String(object['apiVersion']), String(object['kind']), raw);
 }
 
+/** How `decodeProtobuf` may build its object. */
+export interface ProtobufDecodeOptions {
+  /**
+   * A FieldsV1 whose text is that of a value this process shares (shared-json.ts) is that very
+   * value, not a parse of it: for a process that never changes a decoded object in place (the
+   * API server's request bodies).
+   */
+  readonly sharedJson?: boolean;
+}
+
 /**
  * A protobuf body back to JSON, with kind and apiVersion from its envelope. A wrong prefix, a
  * malformed message, an encoding other than none or an unknown kind is a 400.
  */
-export function decodeProtobuf(body: Uint8Array): JsonObject {
+export function decodeProtobuf(body: Uint8Array, options: ProtobufDecodeOptions = {}): JsonObject {
   if (body.length < 4 || PROTOBUF_MAGIC.some((byte, i) => body[i] !== byte)) {
     throw badRequest('the protobuf body does not begin with the magic prefix 6b 38 73 00: it is not a protobuf envelope (is the Content-Type right?)');
   }
@@ -85,7 +95,7 @@ export function decodeProtobuf(body: Uint8Array): JsonObject {
   if (!type) throw badRequest(`the protobuf envelope names ${JSON.stringify(`${apiVersion} ${kind}`)}, which has no protobuf message`);
   const raw = unknown['raw'] instanceof Uint8Array ? unknown['raw'] : new Uint8Array();
   try {
-    const object: JsonObject = { kind, apiVersion, ...fromMessage(type, decodeMessage(type, raw) as unknown as JsonObject) };
+    const object: JsonObject = { kind, apiVersion, ...fromMessage(type, decodeMessage(type, raw) as unknown as JsonObject, options.sharedJson === true) };
     // An empty repeated field is absent on the wire; a list's items are `[]` in JSON all the same.
     if (object['items'] === undefined && type.fields['items']?.repeated === true) object['items'] = [];
     // Embedded JSON (RawExtension, JSON fields) was parsed without a depth check.
