@@ -174,12 +174,18 @@ export function knownObjectOf(json: Uint8Array, object: JsonObject | (() => Json
 export function cachedRaw(json: Uint8Array): Uint8Array {
   let raw = rawCache.get(json);
   if (!raw) {
-    const known = knownObjects.get(json);
-    if (known !== undefined) knownObjects.delete(json);
-    raw = encodeRaw(known === undefined ? parseObject(json) : typeof known === 'function' ? known() : known);
-    if (!raw) throw new Error('an object of a kind without a protobuf message');
+    raw = rawOfVersion(json);
     rawCache.set(json, raw);
   }
+  return raw;
+}
+
+/** The message bytes of a version, encoded now (from the writer's object when it is known). */
+function rawOfVersion(json: Uint8Array): Uint8Array {
+  const known = knownObjects.get(json);
+  if (known !== undefined) knownObjects.delete(json);
+  const raw = encodeRaw(known === undefined ? parseObject(json) : typeof known === 'function' ? known() : known);
+  if (!raw) throw new Error('an object of a kind without a protobuf message');
   return raw;
 }
 
@@ -213,8 +219,10 @@ export function protobufEventFrame(type: string, apiVersion: string, kind: strin
   if (!frames) frameCaches.set(type, (frames = new WeakMap()));
   const cached = frames.get(json);
   if (cached) return cached;
-  const first = !rawCache.has(json);
-  const raw = cachedRaw(json);
+  // A version's first frame encodes its message, kept below as a view into the frame (one entry
+  // made, not one for the message and then another for the view).
+  const kept = rawCache.get(json);
+  const raw = kept ?? rawOfVersion(json);
   const typeMeta = typeMetaOf(apiVersion, kind);
   const typeBytes = Buffer.from(type, 'latin1');
   const unknownSize = 1 + varintSize(typeMeta.length) + typeMeta.length + 1 + varintSize(raw.length) + raw.length;
@@ -248,7 +256,7 @@ export function protobufEventFrame(type: string, apiVersion: string, kind: strin
   out.set(raw, at);
   frames.set(json, out);
   // The message was encoded just now for this frame: keep it as a view into it, not twice.
-  if (first) rawCache.set(json, out.subarray(at, at + raw.length));
+  if (kept === undefined) rawCache.set(json, out.subarray(at, at + raw.length));
   return out;
 }
 
