@@ -8,9 +8,9 @@ import type { JsonObject } from '../json-value.js';
  * the managedFields entry the API server wrote, whose FieldsV1 travels as JSON text in bytes. The
  * server parsed that text on every renewal (a JSON.parse whose keys are unique per node: the
  * owner reference's `k:{...uid...}`, so V8 also made a new hidden class for each) only to find it
- * equal, key by key, to the entry it holds (a few per cent of its CPU per renewal:
- * docs/benchmarks.md, branch renewcost). Each such entry's FieldsV1 is one object, kept from version to version
- * while the manager's fields stay the same (src/apiserver/writes/field-set.ts, `fieldsV1Of`).
+ * equal, key by key, to the entry it holds (docs/benchmarks.md, branch renewcost). Each such
+ * entry's FieldsV1 is one object, kept from version to version while the manager's fields stay
+ * the same (src/apiserver/writes/field-set.ts, `fieldsV1Of`).
  *
  * How: the API server marks each FieldsV1 it makes as shared (`shareEmbeddedJson`); the first
  * protobuf encoding of a marked value keeps its bytes (later encodings reuse them) and notes the
