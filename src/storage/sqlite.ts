@@ -87,6 +87,9 @@ interface Row {
 /** key, rev, create_rev, value */
 type RawRow = [string, number, number, Uint8Array];
 
+/** rev, create_rev, value: the live version of a key a write names. */
+type CurrentRow = [number, number, Uint8Array];
+
 interface ReplayRow extends Row {
   prevValue: Uint8Array | null;
 }
@@ -102,6 +105,9 @@ interface Pending<V> {
   resolve(result: KeyValue<V> | number): void;
   reject(error: unknown): void;
 }
+
+/** What one write of a group commit came to. */
+type Outcome<V> = { ok: true; result: KeyValue<V> | number } | { ok: false; error: unknown };
 
 /**
  * The embedded default backend: one SQLite file in WAL mode. Writes are queued and committed in
@@ -137,6 +143,12 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
   private flushScheduled = false;
   private isClosed = false;
   private readonly sql;
+  /**
+   * One transaction applying a batch, made once: better-sqlite3's `transaction()` builds four
+   * wrapper functions and defines their properties each time it is called, which every group
+   * commit (a Lease renewal alone in its turn is one) paid for.
+   */
+  private readonly applyBatch: (batch: readonly Pending<V>[], outcomes: Outcome<V>[], events: StoreEvent<V>[]) => void;
 
   constructor(options: SqliteStoreOptions<V>) {
     this.prefix = checkPrefixOption(options.prefix ?? DEFAULT_PREFIX);
@@ -168,6 +180,9 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
       live: db.prepare<[string], Row>(
         'SELECT live.key AS key, l.rev AS rev, l.create_rev AS createRev, l.value AS value FROM live JOIN log l ON l.rev = live.rev WHERE live.key = ?',
       ),
+      // A write's look at the key it changes: an array, without the key it already has (a row
+      // object and the key's string made again cost more than the three values it reads).
+      current: db.prepare<[string], CurrentRow>('SELECT l.rev, l.create_rev, l.value FROM live JOIN log l ON l.rev = live.rev WHERE live.key = ?').raw(true),
       at: db.prepare<[string, number], Row>(
         'SELECT key, rev, create_rev AS createRev, deleted, value FROM log WHERE key = ? AND rev <= ? ORDER BY rev DESC LIMIT 1',
       ),
@@ -224,6 +239,16 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
       db.close();
       throw new StorageError('Unavailable', `the sqlite store at ${options.path} is in use by another process`, {}, { cause: error });
     }
+    this.applyBatch = db.transaction((batch: readonly Pending<V>[], outcomes: Outcome<V>[], events: StoreEvent<V>[]) => {
+      for (const { op } of batch) {
+        try {
+          outcomes.push({ ok: true, result: this.apply(op, events) });
+        } catch (error) {
+          if (!(error instanceof StorageError)) throw error;
+          outcomes.push({ ok: false, error });
+        }
+      }
+    });
     this.compactRev = this.sql.getMeta.get('compact_rev')?.value ?? 0;
     // Compaction never removes the newest row, so the log's last rowid is the current revision.
     this.rev = Math.max(this.sql.maxRev.get()?.rev ?? 0, this.compactRev);
@@ -412,19 +437,10 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
       return;
     }
     const startRev = this.rev;
-    const outcomes: ({ ok: true; result: KeyValue<V> | number } | { ok: false; error: unknown })[] = [];
+    const outcomes: Outcome<V>[] = [];
     const events: StoreEvent<V>[] = [];
     try {
-      this.db.transaction(() => {
-        for (const { op } of batch) {
-          try {
-            outcomes.push({ ok: true, result: this.apply(op, events) });
-          } catch (error) {
-            if (!(error instanceof StorageError)) throw error;
-            outcomes.push({ ok: false, error });
-          }
-        }
-      })();
+      this.applyBatch(batch, outcomes, events);
     } catch (error) {
       this.rev = startRev;
       const failure = new StorageError('Unavailable', `sqlite commit failed: ${String(error)}`, {}, { cause: error });
@@ -484,7 +500,7 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
   /** One write inside the group transaction; a StorageError fails only this write. */
   private apply(op: WriteOp<V>, events: StoreEvent<V>[]): KeyValue<V> | number {
     const { key } = op;
-    const current = this.sql.live.get(key);
+    const current = this.sql.current.get(key);
     if (op.kind === 'create') {
       if (current) throw alreadyExists(key);
       const rev = ++this.rev;
@@ -494,27 +510,28 @@ export class SqliteStore<V = Uint8Array> implements Store<V> {
       return { key, value: op.value, modRevision: rev, createRevision: rev };
     }
     if (!current) throw notFound(key);
+    const [currentRev, createRev, currentValue] = current;
     if (op.kind === 'forceDelete') {
       const rev = ++this.rev;
-      this.sql.insert.run(rev, key, current.createRev, current.rev, 1, null);
+      this.sql.insert.run(rev, key, createRev, currentRev, 1, null);
       this.sql.unsetLive.run(key);
-      const prev = tryDecodeStored(this.codec, current.value!);
+      const prev = tryDecodeStored(this.codec, currentValue);
       events.push(prev.ok ? { type: 'delete', key, prevValue: prev.value, revision: rev } : { type: 'delete', key, revision: rev });
       return rev;
     }
-    if (op.expected !== undefined && current.rev !== op.expected) throw conflict(key, op.expected, current.rev);
-    const prevValue = decodeStored(this.codec, key, current.value!);
+    if (op.expected !== undefined && currentRev !== op.expected) throw conflict(key, op.expected, currentRev);
+    const prevValue = decodeStored(this.codec, key, currentValue);
     const rev = ++this.rev;
     if (op.kind === 'update') {
-      this.sql.insert.run(rev, key, current.createRev, current.rev, 0, op.bytes);
+      this.sql.insert.run(rev, key, createRev, currentRev, 0, op.bytes);
       this.sql.setLive.run(key, rev, op.expires);
-      events.push({ type: 'put', key, value: op.value, prevValue, revision: rev, createRevision: current.createRev });
-      return { key, value: op.value, modRevision: rev, createRevision: current.createRev };
+      events.push({ type: 'put', key, value: op.value, prevValue, revision: rev, createRevision: createRev });
+      return { key, value: op.value, modRevision: rev, createRevision: createRev };
     }
-    this.sql.insert.run(rev, key, current.createRev, current.rev, 1, null);
+    this.sql.insert.run(rev, key, createRev, currentRev, 1, null);
     this.sql.unsetLive.run(key);
     events.push({ type: 'delete', key, prevValue, revision: rev });
-    return { key, value: prevValue, modRevision: rev, createRevision: current.createRev };
+    return { key, value: prevValue, modRevision: rev, createRevision: createRev };
   }
 
   /** When a write with these options expires, by the store's clock (null: never). */

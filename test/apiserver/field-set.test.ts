@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { podSchema } from '../../src/api/index.js';
 import { fieldSetOf, fieldSetWithout, fieldsV1Of, sharedFieldSet, toFieldsV1, type FieldSet } from '../../src/apiserver/writes/field-set.js';
+import { decodeProtobuf, encodeProtobuf } from '../../src/encoding/index.js';
 import { seededRandom } from '../support/prng.js';
 
 type Trie = Record<string, unknown>;
@@ -122,5 +123,28 @@ describe('a field set without some of its paths', () => {
     const out = fieldSetWithout(decoded, ['f:status\nf:phase', 'f:metadata\nf:labels\nf:app']);
     expect(text(fieldsV1Of(out))).toBe(text(trieOf(out)));
     expect(fieldsV1Of(out)['f:spec']).toBe(fieldsV1Of(decoded)['f:spec']);
+  });
+});
+
+describe('a wire form on the protobuf wire', () => {
+  // An object of the server's answer, as a node sends it back: a ConfigMap carries managedFields as a Lease does.
+  const withEntry = (fieldsV1: unknown) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'c', namespace: 'default', managedFields: [{ manager: 'm', operation: 'Update', apiVersion: 'v1', time: '2026-11-28T09:00:00Z', fieldsType: 'FieldsV1', fieldsV1 }] },
+    data: { a: 'b' },
+  });
+  const sentBack = (fieldsV1: unknown) => {
+    const body = decodeProtobuf(encodeProtobuf(withEntry(fieldsV1)), { sharedJson: true });
+    return ((body['metadata'] as Trie)['managedFields'] as Trie[])[0]!['fieldsV1'];
+  };
+
+  it('decodes, in a body that sends it back, to the encoder’s own object; a trie made otherwise is parsed', () => {
+    const set = new Set(['f:data\nf:a', 'f:metadata\nf:labels\nf:app']);
+    const wire = fieldsV1Of(set);
+    expect(sentBack(wire)).toBe(wire);
+    const made = toFieldsV1(new Set(['f:data\nf:b']));
+    expect(sentBack(made)).not.toBe(made);
+    expect(sentBack(made)).toEqual(made);
   });
 });

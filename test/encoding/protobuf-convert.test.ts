@@ -78,6 +78,18 @@ describe('JSON ↔ protobuf value shapes', () => {
     expect(roundTrip(json)).toEqual(json);
   });
 
+  it('converts a whole-second time once: one message for its text, the time it was, and a bad one still refused', () => {
+    const json = { times: { a: '2026-11-23T10:20:30Z', b: '2026-11-23T10:20:30Z', c: '2026-11-23T10:20:31Z' } };
+    const first = toMessage(shapes, json)['times'] as JsonObject;
+    const again = toMessage(shapes, json)['times'] as JsonObject;
+    expect(first['b']).toBe(first['a']);
+    expect(again['a']).toBe(first['a']);
+    expect(first['c']).not.toBe(first['a']);
+    expect(roundTrip(json)).toEqual(json);
+    expect(() => toMessage(shapes, { times: { a: '2026-13-23T10:20:30Z' } })).toThrow('"2026-13-23T10:20:30Z" is not an RFC 3339 time');
+    expect(() => toMessage(shapes, { times: { a: '2026-13-23T10:20:30Z' } })).toThrow('is not an RFC 3339 time');
+  });
+
   it('carries free-form JSON, quantity lists, microseconds and inlined structs (flat in JSON)', () => {
     const json = {
       raw: { any: [1, 'two', { three: null }] },

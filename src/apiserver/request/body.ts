@@ -69,7 +69,9 @@ export function decodeBody(ctx: HandlerContext, options: { object?: boolean } = 
   if (raw === undefined || raw === null || (raw instanceof Uint8Array && raw.length === 0)) return undefined;
   const media = bodyMediaType(ctx);
   if (ctx.request.method !== 'PATCH' && !OBJECT_BODY_TYPES.includes(media)) throw unsupportedMediaType(media, OBJECT_BODY_TYPES);
-  if ((PROTOBUF_BODY_TYPES as readonly string[]).includes(media)) return { value: decodeProtobuf(asBytes(raw)), duplicates: [] };
+  // The write path copies what it changes and never changes a body in place: a managedFields
+  // entry sent back as this server wrote it may be the server's own FieldsV1 (shared-json.ts).
+  if ((PROTOBUF_BODY_TYPES as readonly string[]).includes(media)) return { value: decodeProtobuf(asBytes(raw), { sharedJson: true }), duplicates: [] };
   if ((CBOR_BODY_TYPES as readonly string[]).includes(media)) return { value: decodeCbor(asBytes(raw)), duplicates: [] };
   const text = bodyText(raw);
   if (options.object && text.length > MAX_OBJECT_BYTES && JSON_START.test(text) && jsonTextLengthAtLeast(text) > MAX_OBJECT_BYTES) {

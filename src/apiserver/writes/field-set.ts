@@ -1,5 +1,6 @@
 import { childSchema, hasField, itemSchema, listTypeOf, ownField, schemaNode, setField, type Schema } from '../../api/index.js';
 import { isJsonObject, jsonEqual, type JsonObject } from './json-value.js';
+import { shareEmbeddedJson } from '../../encoding/index.js';
 
 /**
  * The set of fields an object (or an applied configuration) sets, as server-side apply tracks
@@ -241,6 +242,9 @@ function remember(set: FieldSet, wire: JsonObject, plain: boolean): void {
   encodedFieldSets.set(set, wire);
   setsOfEncoded.set(wire, set);
   if (plain) plainWires.add(wire);
+  // Never changed in place: its protobuf text is made once, and a body that sends the text back
+  // (a node renewing its Lease) decodes to this very object, found equal to it by identity.
+  shareEmbeddedJson(wire);
 }
 
 /**

@@ -2,6 +2,7 @@ import protobuf from 'protobufjs';
 import { isObject, type JsonObject } from '../json-value.js';
 import { formatGoDuration, parseGoDuration, setField } from '../../api/index.js';
 import { secondsTime } from './time-strings.js';
+import { embeddedJsonBytes, sharedEmbeddedJson } from './shared-json.js';
 
 /**
  * JSON objects ↔ protobuf messages, by walking the message's reflection. The value types whose
@@ -22,12 +23,32 @@ export class ConversionError extends Error {}
 
 function timeToMessage(value: unknown, path: string): JsonObject {
   if (typeof value !== 'string') throw new ConversionError(`${path}: expected an RFC 3339 time`);
+  // `2026-11-28T09:00:00Z`: a whole second in UTC, the form the server writes its times in.
+  const wholeSecond = value.length === WHOLE_SECOND_LENGTH;
+  const known = wholeSecond ? secondMessages.get(value) : undefined;
+  if (known !== undefined) return known;
   const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(value);
   const ms = match ? Date.parse(`${match[1]}${match[3]}`) : NaN;
   if (!match || Number.isNaN(ms)) throw new ConversionError(`${path}: ${JSON.stringify(value)} is not an RFC 3339 time`);
   const nanos = match[2] ? Number(match[2].padEnd(9, '0')) : 0;
-  return { seconds: ms / 1000, ...(nanos ? { nanos } : {}) };
+  const message = { seconds: ms / 1000, ...(nanos ? { nanos } : {}) };
+  if (wholeSecond) {
+    if (secondMessages.size >= SECOND_MESSAGES) secondMessages.clear();
+    secondMessages.set(value, Object.freeze(message));
+  }
+  return message;
 }
+
+/**
+ * Whole-second times converted once, the last ones seen by their text (emptied when full): every
+ * version of an object encodes its creation time and each managedFields entry's time again, and
+ * the writes of one second share their entries' time. A regular expression, a Date.parse and an
+ * object per time were spent on each (a Lease renewal's version has two such times). Frozen: the
+ * encoder only reads them.
+ */
+const secondMessages = new Map<string, JsonObject>();
+const SECOND_MESSAGES = 1024;
+const WHOLE_SECOND_LENGTH = '2026-11-28T09:00:00Z'.length;
 
 function timeFromMessage(message: JsonObject, micro: boolean): string | typeof ZERO_TIME {
   const seconds = toNumber(message['seconds']);
@@ -148,7 +169,7 @@ function fieldValue(field: protobuf.Field, value: unknown, path: string): unknow
       case '.svc.runtime.RawExtension':
         return { raw: utf8.encode(JSON.stringify(value)) };
       case '.svc.meta.v1.FieldsV1':
-        return { Raw: utf8.encode(JSON.stringify(value)) };
+        return { Raw: embeddedJsonBytes(value) };
       case '.svc.util.StringList':
         if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw new ConversionError(`${path}: expected an array of strings`);
         return { items: value };
@@ -172,8 +193,11 @@ function fieldValue(field: protobuf.Field, value: unknown, path: string): unknow
   }
 }
 
-/** A decoded message as JSON (fields that were not on the wire are left out). */
-export function fromMessage(type: protobuf.Type, message: JsonObject): JsonObject {
+/**
+ * A decoded message as JSON (fields that were not on the wire are left out). `sharedJson`: a
+ * FieldsV1 whose text is that of a value this process shares (shared-json.ts) is that value.
+ */
+export function fromMessage(type: protobuf.Type, message: JsonObject, sharedJson = false): JsonObject {
   const out: JsonObject = {};
   // The decoder's own properties are the fields on the wire (and the empty lists and maps it
   // starts with); every other field is a prototype default and is skipped without a lookup.
@@ -182,15 +206,15 @@ export function fromMessage(type: protobuf.Type, message: JsonObject): JsonObjec
     const value = message[name];
     if (!field || value === undefined || value === null) continue;
     if (name.endsWith(INLINE) && field.resolvedType instanceof protobuf.Type) {
-      Object.assign(out, fromMessage(field.resolvedType, value as JsonObject));
+      Object.assign(out, fromMessage(field.resolvedType, value as JsonObject, sharedJson));
     } else if (field.map) {
       // Empty maps and lists are not on the wire (the decoder's defaults): JSON leaves them out too.
       const entries = Object.entries(value as JsonObject);
-      if (entries.length > 0) out[name] = Object.fromEntries(entries.map(([key, entry]) => [key, jsonValue(field, entry)]));
+      if (entries.length > 0) out[name] = Object.fromEntries(entries.map(([key, entry]) => [key, jsonValue(field, entry, sharedJson)]));
     } else if (field.repeated) {
-      if ((value as unknown[]).length > 0) out[name] = (value as unknown[]).map((item) => jsonValue(field, item));
+      if ((value as unknown[]).length > 0) out[name] = (value as unknown[]).map((item) => jsonValue(field, item, sharedJson));
     } else {
-      const json = jsonValue(field, value);
+      const json = jsonValue(field, value, sharedJson);
       // Go writes its zero values (an empty string, the zero time) where JSON leaves the field out.
       if (json !== '' && json !== ZERO_TIME) out[name] = json;
     }
@@ -201,7 +225,7 @@ export function fromMessage(type: protobuf.Type, message: JsonObject): JsonObjec
 /** What a Time without seconds and nanos, or Go's zero time, reads as: left out. */
 const ZERO_TIME = Symbol('zero time');
 
-function jsonValue(field: protobuf.Field, value: unknown): unknown {
+function jsonValue(field: protobuf.Field, value: unknown, sharedJson: boolean): unknown {
   const message = field.resolvedType;
   if (message instanceof protobuf.Type) {
     const m = value as JsonObject;
@@ -217,13 +241,13 @@ function jsonValue(field: protobuf.Field, value: unknown): unknown {
       case '.svc.util.IntOrString':
         return toNumber(m['type']) === 1 ? (m['strVal'] ?? '') : toNumber(m['intVal']);
       case '.svc.runtime.RawExtension':
-        return embeddedJson(m['raw']);
+        return embeddedJson(m['raw'], false);
       case '.svc.meta.v1.FieldsV1':
-        return embeddedJson(m['Raw']);
+        return embeddedJson(m['Raw'], sharedJson);
       case '.svc.util.StringList':
         return Array.isArray(m['items']) ? m['items'] : [];
     }
-    return fromMessage(message, m);
+    return fromMessage(message, m, sharedJson);
   }
   switch (field.type) {
     case 'bytes':
@@ -236,10 +260,13 @@ function jsonValue(field: protobuf.Field, value: unknown): unknown {
   }
 }
 
-function embeddedJson(raw: unknown): unknown {
+function embeddedJson(raw: unknown, sharedJson: boolean): unknown {
   if (!(raw instanceof Uint8Array) || raw.length === 0) return null;
+  const text = fromUtf8.decode(raw);
+  const known = sharedJson ? sharedEmbeddedJson(text) : undefined;
+  if (known !== undefined) return known;
   try {
-    return JSON.parse(fromUtf8.decode(raw));
+    return JSON.parse(text);
   } catch {
     throw new ConversionError('an embedded object is not JSON');
   }

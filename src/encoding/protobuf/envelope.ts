@@ -55,11 +55,21 @@ export function encodeProtobuf(object: JsonObject): Uint8Array {
   return envelope(String(object['apiVersion']), String(object['kind']), raw);
 }
 
+/** How `decodeProtobuf` may build its object. */
+export interface ProtobufDecodeOptions {
+  /**
+   * A FieldsV1 whose text is that of a value this process shares (shared-json.ts) is that very
+   * value, not a parse of it: for a process that never changes a decoded object in place (the
+   * API server's request bodies).
+   */
+  readonly sharedJson?: boolean;
+}
+
 /**
  * A protobuf body back to JSON, with kind and apiVersion from its envelope. A wrong prefix, a
  * malformed message, an encoding other than none or an unknown kind is a 400.
  */
-export function decodeProtobuf(body: Uint8Array): JsonObject {
+export function decodeProtobuf(body: Uint8Array, options: ProtobufDecodeOptions = {}): JsonObject {
   if (body.length < 4 || PROTOBUF_MAGIC.some((byte, i) => body[i] !== byte)) {
     throw badRequest('the protobuf body does not begin with the magic prefix 6b 38 73 00: it is not a protobuf envelope (is the Content-Type right?)');
   }
@@ -85,7 +95,7 @@ export function decodeProtobuf(body: Uint8Array): JsonObject {
   if (!type) throw badRequest(`the protobuf envelope names ${JSON.stringify(`${apiVersion} ${kind}`)}, which has no protobuf message`);
   const raw = unknown['raw'] instanceof Uint8Array ? unknown['raw'] : new Uint8Array();
   try {
-    const object: JsonObject = { kind, apiVersion, ...fromMessage(type, decodeMessage(type, raw) as unknown as JsonObject) };
+    const object: JsonObject = { kind, apiVersion, ...fromMessage(type, decodeMessage(type, raw) as unknown as JsonObject, options.sharedJson === true) };
     // An empty repeated field is absent on the wire; a list's items are `[]` in JSON all the same.
     if (object['items'] === undefined && type.fields['items']?.repeated === true) object['items'] = [];
     // Embedded JSON (RawExtension, JSON fields) was parsed without a depth check.
@@ -164,12 +174,18 @@ export function knownObjectOf(json: Uint8Array, object: JsonObject | (() => Json
 export function cachedRaw(json: Uint8Array): Uint8Array {
   let raw = rawCache.get(json);
   if (!raw) {
-    const known = knownObjects.get(json);
-    if (known !== undefined) knownObjects.delete(json);
-    raw = encodeRaw(known === undefined ? parseObject(json) : typeof known === 'function' ? known() : known);
-    if (!raw) throw new Error('an object of a kind without a protobuf message');
+    raw = rawOfVersion(json);
     rawCache.set(json, raw);
   }
+  return raw;
+}
+
+/** The message bytes of a version, encoded now (from the writer's object when it is known). */
+function rawOfVersion(json: Uint8Array): Uint8Array {
+  const known = knownObjects.get(json);
+  if (known !== undefined) knownObjects.delete(json);
+  const raw = encodeRaw(known === undefined ? parseObject(json) : typeof known === 'function' ? known() : known);
+  if (!raw) throw new Error('an object of a kind without a protobuf message');
   return raw;
 }
 
@@ -203,8 +219,10 @@ export function protobufEventFrame(type: string, apiVersion: string, kind: strin
   if (!frames) frameCaches.set(type, (frames = new WeakMap()));
   const cached = frames.get(json);
   if (cached) return cached;
-  const first = !rawCache.has(json);
-  const raw = cachedRaw(json);
+  // A version's first frame encodes its message, kept below as a view into the frame (one entry
+  // made, not one for the message and then another for the view).
+  const kept = rawCache.get(json);
+  const raw = kept ?? rawOfVersion(json);
   const typeMeta = typeMetaOf(apiVersion, kind);
   const typeBytes = Buffer.from(type, 'latin1');
   const unknownSize = 1 + varintSize(typeMeta.length) + typeMeta.length + 1 + varintSize(raw.length) + raw.length;
@@ -238,7 +256,7 @@ export function protobufEventFrame(type: string, apiVersion: string, kind: strin
   out.set(raw, at);
   frames.set(json, out);
   // The message was encoded just now for this frame: keep it as a view into it, not twice.
-  if (first) rawCache.set(json, out.subarray(at, at + raw.length));
+  if (kept === undefined) rawCache.set(json, out.subarray(at, at + raw.length));
   return out;
 }
 
