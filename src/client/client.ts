@@ -2,7 +2,7 @@ import type { AsyncIterableX } from 'ix/asynciterable/asynciterablex';
 import type { Observable } from 'rxjs';
 import type { KubeObject, StatusDetails } from '../api/index.js';
 import { jsonCodec, type Codec } from './wire-codec.js';
-import { decodeStrategy, type DecodeStrategy } from './decode-strategy.js';
+import { decodeStrategy, type DecodeMode, type DecodeStrategy } from './decode-strategy.js';
 import { listItemsObservable, listPagesIx, listPagesObservable, type ListOptions, type ListPage, type PageFetcher } from './list.js';
 import { builtin, resourcePath, type Resource } from './resource.js';
 import { isRecord } from './status.js';
@@ -31,6 +31,15 @@ export interface WriteOptions {
   /** Who makes the change (managedFields); required for apply patches. */
   readonly fieldManager?: string | undefined;
   readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore' | undefined;
+}
+
+export interface CreateOptions extends WriteOptions {
+  /**
+   * How the answer is read: `'eager'` (default) decodes it whole; `'protobuf'` (the answer asked
+   * for in protobuf) and `'lazy'` (JSON) give a frozen view that decodes a field when it is read,
+   * for a caller that reads a field or two of what it created (see DecodeMode).
+   */
+  readonly decode?: DecodeMode | undefined;
 }
 
 /** The patch types svc-apiserver accepts, by their media type. */
@@ -143,9 +152,10 @@ export class Client {
   }
 
   /** Creates `object` in `options.namespace`, else its own `metadata.namespace`, else the client's. */
-  async create<T extends KubeObject>(res: Resource<T>, object: T, options: WriteOptions = {}): Promise<T> {
+  async create<T extends KubeObject>(res: Resource<T>, object: T, options: CreateOptions = {}): Promise<T> {
     const ns = this.#ns(res, options.namespace ?? object.metadata.namespace);
-    return (await this.transport.request({ method: 'POST', path: resourcePath(res, ns), query: writeQuery(options), body: object })) as T;
+    const answer = options.decode === undefined || options.decode === 'eager' ? {} : await this.#decoding(options).object();
+    return (await this.transport.request({ method: 'POST', path: resourcePath(res, ns), query: writeQuery(options), body: object, ...answer })) as T;
   }
 
   /** Replaces the object `object` names; `metadata.resourceVersion` must be the stored one (409 otherwise). */

@@ -17,7 +17,7 @@ import {
 } from '../api/index.js';
 import { CacheWriter, deepFreeze, type CacheWrites, type IndexFunc } from './cache.js';
 import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, type Codec, type WatchFramer } from './wire-codec.js';
-import { isJsonContentType, lazyJsonLinesFramer, lazyListDecoder } from './lazy/json-decode.js';
+import { isJsonContentType, lazyJsonLinesFramer, lazyListDecoder, lazyObjectDecoder } from './lazy/json-decode.js';
 import { ViewCacheWriter } from './lazy/view-cache.js';
 import type { Resource } from './resource.js';
 import type { HttpRequest } from './transport.js';
@@ -47,6 +47,8 @@ export interface DecodeStrategy {
   readonly mode: DecodeMode;
   /** The `accept` and body decoder of a list request. */
   list(metadataOnly: boolean): Promise<Pick<HttpRequest, 'accept' | 'decode'>>;
+  /** The `accept` and body decoder of a request answered by one object (a create). */
+  object(): Promise<Pick<HttpRequest, 'accept' | 'decode'>>;
   /** The `accept` and framer of a watch request. */
   watch(metadataOnly: boolean): Promise<WatchDecoding>;
   /** A cache of this mode's objects: decoded objects, or records behind views. */
@@ -61,6 +63,7 @@ function eager(): DecodeStrategy {
   return {
     mode: 'eager',
     list: async (metadataOnly) => metadataAccept(metadataOnly, METADATA_LIST_ACCEPT),
+    object: async () => ({}),
     watch: async (metadataOnly) => metadataAccept(metadataOnly, METADATA_ACCEPT),
     cache: (indexers) => new CacheWriter(indexers),
     prepare: (object, freeze) => (freeze ? deepFreeze(object) : object),
@@ -75,10 +78,12 @@ const views = {
 
 function lazy(codec: Codec): DecodeStrategy {
   const decode = lazyListDecoder(codec);
+  const decodeObject = lazyObjectDecoder(codec);
   const framerFor = (contentType: string | undefined) => (isJsonContentType(contentType) ? lazyJsonLinesFramer() : codec.watchFramer(contentType));
   return {
     mode: 'lazy',
     list: async (metadataOnly) => ({ ...metadataAccept(metadataOnly, METADATA_LIST_ACCEPT), decode }),
+    object: async () => ({ decode: decodeObject }),
     watch: async (metadataOnly) => ({ ...metadataAccept(metadataOnly, METADATA_ACCEPT), framerFor }),
     ...views,
   };
@@ -95,6 +100,10 @@ function protobuf(): DecodeStrategy {
     list: async (metadataOnly) => {
       const { PROTOBUF_ACCEPT, lazyProtobufListDecoder } = await loadProtobufDecoders();
       return { accept: metadataOnly ? METADATA_LIST_ACCEPT : PROTOBUF_ACCEPT, decode: lazyProtobufListDecoder };
+    },
+    object: async () => {
+      const { PROTOBUF_ACCEPT, lazyProtobufObjectDecoder } = await loadProtobufDecoders();
+      return { accept: PROTOBUF_ACCEPT, decode: lazyProtobufObjectDecoder };
     },
     watch: async (metadataOnly) => {
       const { PROTOBUF_ACCEPT, lazyFramerFor } = await loadProtobufDecoders();

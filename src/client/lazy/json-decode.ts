@@ -67,6 +67,23 @@ function lazyFrame(line: string): unknown {
 }
 
 /**
+ * A single object's response body (a create's answer) as a view: a caller that reads a field or
+ * two of what it wrote decodes no more. A Status (an error's body) and a body in another encoding
+ * are decoded as usual.
+ */
+export function lazyObjectDecoder(codec: Codec): (bytes: Uint8Array, contentType: string | undefined) => unknown {
+  return (bytes, contentType) => {
+    if (!isJsonContentType(contentType)) return codec.decode(bytes, contentType);
+    const buf = asBuffer(bytes);
+    const body = text(buf, isAscii(buf));
+    const start = skipWs(body, 0);
+    if (body.charCodeAt(start) !== 123) return JSON.parse(body) as unknown;
+    const object = lazyObject<KubeObject>(body, start);
+    return object.kind === 'Status' ? (JSON.parse(body) as unknown) : object;
+  };
+}
+
+/**
  * A list response body whose items are views: `{…, metadata, items}` with `metadata` decoded and
  * each item's text copied out of the body. A body in another encoding goes to `codec`.
  */
