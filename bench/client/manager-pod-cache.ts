@@ -170,7 +170,7 @@ const nextFrames = frames(next as JsonObject[]);
 /** CPU µs per status write: the frame read, transformed (now: managedFields cut), filed under the pod indexes. */
 function statusWriteMicros(now: boolean): number {
   const cache = new ViewCacheWriter<Pod>({ namespace: namespaceIndex, labels: labelsIndex, [OWNER_INDEX]: ownerIndex, ...indexers(now) });
-  const prepare = now ? stripManagedFields : (pod: Pod) => pod;
+  const prepare: (pod: Pod) => Pod = now ? stripManagedFields : (pod) => pod;
   const framer = lazyProtobufFramer();
   for (const frame of storedFrames) for (const event of framer.push(frame) as { object: Pod }[]) cache.upsert(prepare(event.object));
   let events = 0;

@@ -113,9 +113,9 @@ describe('stripManagedFields on a protobuf view', () => {
       // The ObjectMeta is the message's first field: its tag is one byte, its length the rest before it.
       expect([(recordOf(view) as ProtoRecord).metaStart - 1, record.metaStart - 1]).toEqual(lengthBytes);
       expect(stripped.metadata.managedFields).toBeUndefined();
-      expect(JSON.parse(JSON.stringify(stripped))).toEqual(withoutManaged(object as { metadata: Record<string, unknown> }));
+      expect(JSON.parse(JSON.stringify(stripped))).toEqual(withoutManaged(object as unknown as { metadata: Record<string, unknown> }));
       // What the cache files it by, as a record made from the stripped bytes by the decoder.
-      const fresh = recordOf(viewOf(withoutManaged(object as { metadata: Record<string, unknown> }) as unknown as JsonObject)) as ProtoRecord;
+      const fresh = recordOf(viewOf(withoutManaged(object as unknown as { metadata: Record<string, unknown> }) as unknown as JsonObject)) as ProtoRecord;
       expect(record.text).toBe(fresh.text);
       const filed = (r: ProtoRecord) => [r.key, r.resourceVersion, r.labelValues(), r.ownerValues(), r.metaStart, r.metaEnd, r.mayBeDeleting];
       expect(filed(record)).toEqual(filed(fresh));
@@ -135,6 +135,6 @@ describe('stripManagedFields on a protobuf view', () => {
     const object = full({ kind: t.kind, apiVersion: t.group ? `${t.group}/${t.version}` : t.version, ...(model ? maximalObject(model) : byHand!()) });
     const stripped = stripManagedFields(viewOf(object));
     const metadata = object['metadata'] as Record<string, unknown> | undefined;
-    expect(JSON.parse(JSON.stringify(stripped))).toEqual(metadata === undefined ? object : withoutManaged(object as { metadata: Record<string, unknown> }));
+    expect(JSON.parse(JSON.stringify(stripped))).toEqual(metadata === undefined ? object : withoutManaged(object as unknown as { metadata: Record<string, unknown> }));
   });
 });
