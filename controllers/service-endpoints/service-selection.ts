@@ -72,10 +72,11 @@ function servicesOfChange(event: InformerEvent<Pod>, services: Informer<Service>
   const namespace = pod.metadata.namespace ?? '';
   // A namespace without Services (a density run's): no change of its pods concerns one, and
   // saying so decodes nothing of either version (two loops look at every pod change).
-  if (services.store.indexKeys('namespace', namespace).length === 0) return found;
+  const candidates = services.store.byIndex('namespace', namespace);
+  if (candidates.length === 0) return found;
   const old = event.type === 'updated' ? event.old : undefined;
   if (old !== undefined && !endpointRelevantChange(old, pod)) return found;
-  for (const service of services.store.byIndex('namespace', namespace)) {
+  for (const service of candidates) {
     if (serviceSelects(service, pod) || (old !== undefined && serviceSelects(service, old))) found.add(`${namespace}/${service.metadata.name!}`);
   }
   return found;
