@@ -49,8 +49,19 @@ describe('podServiceTriggers', () => {
     // Every other read of the pods is counted (a cache's view would decode it).
     const read: string[] = [];
     const watched = (p: Pod): Pod => {
-      const metadata = new Proxy(p.metadata, { get: (target, key) => (key !== 'namespace' && typeof key === 'string' && read.push(`metadata.${key}`), Reflect.get(target, key)) });
-      return new Proxy(p, { get: (target, key) => (key === 'metadata' ? metadata : (typeof key === 'string' && read.push(key), Reflect.get(target, key))) });
+      const metadata = new Proxy(p.metadata, {
+        get(target, key) {
+          if (key !== 'namespace' && typeof key === 'string') read.push(`metadata.${key}`);
+          return Reflect.get(target, key) as unknown;
+        },
+      });
+      return new Proxy(p, {
+        get(target, key) {
+          if (key === 'metadata') return metadata;
+          if (typeof key === 'string') read.push(key);
+          return Reflect.get(target, key) as unknown;
+        },
+      });
     };
     const before = withRv(pod('a', 'elsewhere', { labels: { app: 'web' } }), '1');
     const after = withRv(before, '2', { status: { phase: 'Running', podIP: '10.0.0.1' } } as Partial<Pod>);
