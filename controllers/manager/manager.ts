@@ -1,9 +1,10 @@
 import { apiThrottle } from '../../operators/index.js';
-import { Client, EventRecorder, jsonCodec, loadProtobufCodec, stripManagedFields, type Codec, type ConnectionOptions } from '../../src/client/index.js';
+import { Client, EventRecorder, jsonCodec, loadProtobufCodec, type Codec, type ConnectionOptions } from '../../src/client/index.js';
 import { PROTOBUF_MEDIA_TYPE } from '../../src/encoding/index.js';
 import type { RequestAuth, Serving, ServingTls } from '../../src/serving/index.js';
 import type { ControlLoop } from '../context.js';
 import { ManagerMetrics, runControllers, type LoopActivity, silentLog, type ControllerRuntime, type ElectionSettings, type ManagerLog, type MetricsOptions } from '../runtime/index.js';
+import { cacheTransform } from './cache-transform.js';
 import { builtinLoops, type LoopRegistry, type LoopSettings } from './loop-registry.js';
 
 /**
@@ -140,10 +141,9 @@ export async function startControllerManager(options: ControllerManagerOptions):
         : false,
       drainTimeoutMs: options.drainTimeoutMs,
       startIntervalMs: options.startIntervalMs,
-      // No loop reads managedFields, and they were a third or more of a pod's bytes in every cache
-      // (a create's entry and the node agent's status entry): at 100,000 pods, ~150 MB held for
-      // nothing. A write from a cached object sends none, and the server keeps the stored ones.
-      informerOptions: { resyncPeriodMs: options.loopSettings.minResyncPeriodMs, transform: stripManagedFields },
+      // Cached without managedFields (but Leases): no loop reads them. A write from a cached
+      // object sends none, and the server keeps the stored ones.
+      informerOptions: { resyncPeriodMs: options.loopSettings.minResyncPeriodMs, transform: cacheTransform },
       ...(options.serving ? { serving: options.serving } : {}),
       metrics,
       events: new EventRecorder({ client, component: MANAGER_NAME }),
