@@ -107,8 +107,9 @@ export function deploymentTimedOut(d: Deployment, status: DeploymentStatus, nowM
 /**
  * Whether writing `b` would leave the status `a` as it is: equal as their JSON would be, so a
  * member whose value is undefined is absent (the computed status leaves some undefined) and the
- * members' order is free. Compared in place: a JSON round trip of both (as this was) was a tenth
- * of the manager's CPU at 49,000 pods, as a Deployment syncs on each status change of its sets.
+ * members' order is free. Compared in place: a JSON round trip of both (as this was) was 8.5 % of
+ * the manager's busy CPU in a density run at 49,000 pods and 13.6 % at 75,000, as a Deployment
+ * syncs on each status change of its sets.
  */
 export const statusEqual = (a: DeploymentStatus | undefined, b: DeploymentStatus): boolean => sameJson(a ?? {}, b);
 

@@ -7,8 +7,8 @@ const isTerminal = (pod: Pod): boolean => pod.status?.phase === 'Succeeded' || p
  * What the pod garbage collector's passes look at, kept from the pod informer's events: the pods
  * bound to each node, the pods being deleted, and the ended pods not being deleted. A pass used
  * to read every cached pod (a view, then its metadata, spec and status decoded, every 20 s): 2.6 %
- * of the manager's busy CPU in a density run's profile at 49,000 pods, growing with the pods
- * while nothing changed, and garbage for the collector each pass. An event costs one look at the
+ * of the manager's busy CPU in a density run's profile at 49,000 pods, 7.6 % at 75,000, growing
+ * with the pods while nothing changed, and garbage for the collector each pass. An event costs one look at the
  * version it brings, and at the node only when the spec changed (a pod is bound once).
  *
  * Applying an event is idempotent: the informer replays `added` for every cached pod to a new
