@@ -35,12 +35,43 @@ export interface ControlPlane {
 /**
  * `MANAGER_NODE_FLAGS='<flags>'`: V8 flags of the controller manager (started through tsx, it does
  * not get its bin's shebang flags). `MANAGER_CPU_PROF=<dir>`: it runs under `--cpu-prof` (its
- * profile is written when it stops).
+ * profile is written when it stops). `MANAGER_SNAPSHOT_DIR=<dir>`: it writes a heap snapshot
+ * there on SIGUSR2 (`snapshotManager`).
  */
 function managerNodeFlags(): string[] {
   const flags = (process.env['MANAGER_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
   const dir = process.env['MANAGER_CPU_PROF'];
-  return dir ? [...flags, '--cpu-prof', `--cpu-prof-dir=${dir}`] : flags;
+  const snapshots = process.env['MANAGER_SNAPSHOT_DIR'];
+  return [...flags, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...(snapshots ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshots}`] : [])];
+}
+
+/**
+ * `MANAGER_TREE=<dir>`: the controller manager runs from that tree's sources (an export of another
+ * commit, this tree's node_modules linked into it), the rest from this one: a manager's A/B on
+ * the same bench settings.
+ */
+const managerScript = (): string => (process.env['MANAGER_TREE'] ? join(process.env['MANAGER_TREE'], 'src/cli/svc-controller-manager.ts') : 'src/cli/svc-controller-manager.ts');
+
+/**
+ * A heap snapshot of the manager (`MANAGER_SNAPSHOT_DIR` set): SIGUSR2, then the new file's path
+ * once its size has stopped changing. The snapshot's full collection first makes it the live heap.
+ */
+export async function snapshotManager(plane: ControlPlane): Promise<string | undefined> {
+  const dir = process.env['MANAGER_SNAPSHOT_DIR'];
+  if (!dir) return undefined;
+  const { readdirSync, statSync } = await import('node:fs');
+  const before = new Set(readdirSync(dir));
+  plane.manager.kill('SIGUSR2');
+  let last = -1;
+  for (let stable = 0; stable < 3; ) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const file = readdirSync(dir).find((name) => name.endsWith('.heapsnapshot') && !before.has(name));
+    const size = file ? statSync(join(dir, file)).size : -1;
+    stable = size > 0 && size === last ? stable + 1 : 0;
+    last = size;
+    if (stable === 3) return join(dir, file!);
+  }
+  return undefined;
 }
 
 /** `MANAGER_ARGS='<flags>'`: more flags for svc-controller-manager (e.g. `--concurrent-replicaset-syncs=20`). */
@@ -86,7 +117,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     return child;
   };
 
-  const manager = daemon('svc-controller-manager', 'src/cli/svc-controller-manager.ts', [
+  const manager = daemon('svc-controller-manager', managerScript(), [
     `--svcconfig=${svcconfig}`,
     '--secure-port=0',
     '--leader-elect=false',

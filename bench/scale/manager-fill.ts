@@ -23,7 +23,9 @@
 // Knobs: PODS, BUCKET, REPLICAS, CREATE_RATE, CM_QPS/CM_BURST (500/1000 as density),
 // TIMEOUT_S (1800), MANAGER_ARGS (more manager flags, e.g. `--concurrent-replicaset-syncs=20`),
 // MANAGER_CPU_PROF=<dir> (the manager's --cpu-prof profile, written when it stops; cut it by time
-// with bench/support/profile-window.ts), DAEMON_LOGS=1.
+// with bench/support/profile-window.ts), MANAGER_TREE=<dir> (the manager from another tree's sources:
+// an A/B of the manager on the same settings), MANAGER_SNAPSHOT_DIR=<dir> (a heap snapshot of the
+// manager at the end, every pod in its caches), DAEMON_LOGS=1.
 // `NODE_OPTIONS=--max-old-space-size=12288 PODS=100000 npm run bench:manager-fill`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -33,7 +35,7 @@ import { microTime } from '../../src/api/index.js';
 import { builtin, Client, Informer, loadSvcconfig } from '../../src/client/index.js';
 import { NODE_LEASE_NAMESPACE } from '../../controllers/index.js';
 import { cpuTicks, MS_PER_TICK, residentMb } from '../support/proc.js';
-import { log, startControlPlane } from './control-plane.js';
+import { log, snapshotManager, startControlPlane } from './control-plane.js';
 import { createDeployments, createLoadNamespace, deploymentCount, paceScaleSteps } from './deployment-load.js';
 import { perPod, requestCounts, type RequestCounts } from './request-counts.js';
 
@@ -254,6 +256,10 @@ const buckets = marks.slice(1).map((m, i) => {
   };
 });
 console.log(JSON.stringify({ pods: TOTAL, created, running, wholeRun, buckets, settings: { runningPatches: RUNNING, nodes: NODES, createRate: CREATE_RATE, replicasPerDeployment: REPLICAS, cmQps: `${settings.managerQps}/${settings.managerBurst}` }, managerRssMb: residentMb(plane.manager.pid!), apiserverRssMb: residentMb(plane.apiserver.pid!) }, null, 2));
+// MANAGER_SNAPSHOT_DIR: the manager's live heap now, every pod in its caches (heap-summary.ts reads
+// it); after the figures above, whose RSS the snapshot's own work would inflate.
+const snapshot = await snapshotManager(plane);
+if (snapshot) log(`manager heap snapshot: ${snapshot}`);
 podInformer.stop();
 await client.close();
 await plane.stop();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { filter, from, interval, map, mergeMap, type Observable } from 'rxjs';
 import { isStatusError, podClaims, type PersistentVolume, type Pod, type VolumeAttachment } from '../../src/api/index.js';
-import { builtin, type InformerEvent } from '../../src/client/index.js';
+import { builtin, indexOn, sameMembers, type InformerEvent } from '../../src/client/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
 import { cacheOnly } from '../cache-only.js';
@@ -30,11 +30,12 @@ const running = (pod: Pod): boolean => pod.status?.phase !== 'Succeeded' && pod.
  * largest cost at 375 pods a node: bench:manager-fill with NODES=100).
  */
 const CLAIM_NODE_INDEX = 'attach-detach/claims-by-node';
-const claimNodeIndex = (pod: Pod): string[] => (pod.spec.nodeName && podClaims(pod).length > 0 ? [pod.spec.nodeName] : []);
+const claimNodeIndex = indexOn<Pod>(['spec'], (pod) => (pod.spec.nodeName && podClaims(pod).length > 0 ? [pod.spec.nodeName] : []));
 
 /** The node whose attachments a pod event may change: that of a bound pod using a claim, before or after the change. */
 function nodeOfClaimingPod(event: InformerEvent<Pod>): string | undefined {
-  if (event.type === 'updated') return claimNodeIndex(event.object)[0] ?? claimNodeIndex(event.old)[0];
+  // A status write leaves the spec as it was: the old version says what the new one said.
+  if (event.type === 'updated') return claimNodeIndex(event.object)[0] ?? (sameMembers(event.old, event.object, ['spec']) ? undefined : claimNodeIndex(event.old)[0]);
   return claimNodeIndex(event.object)[0];
 }
 

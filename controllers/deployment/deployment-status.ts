@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import { rfc3339, type Deployment, type ReplicaSet } from '../../src/api/index.js';
 import { findCondition, removeCondition, type WorkloadCondition } from '../workload/index.js';
 import { desiredReplicas, maxUnavailable } from './fenceposts.js';
@@ -105,5 +104,34 @@ export function deploymentTimedOut(d: Deployment, status: DeploymentStatus, nowM
   return !Number.isNaN(from) && from + d.spec.progressDeadlineSeconds! * 1000 < nowMs;
 }
 
-export const statusEqual = (a: DeploymentStatus | undefined, b: DeploymentStatus): boolean => isDeepStrictEqual(stripUndefined(a ?? {}), stripUndefined(b));
-const stripUndefined = (value: object): object => JSON.parse(JSON.stringify(value)) as object;
+/**
+ * Whether writing `b` would leave the status `a` as it is: equal as their JSON would be, so a
+ * member whose value is undefined is absent (the computed status leaves some undefined) and the
+ * members' order is free. Compared in place: a JSON round trip of both (as this was) was 8.5 % of
+ * the manager's busy CPU in a density run at 49,000 pods and 13.6 % at 75,000, as a Deployment
+ * syncs on each status change of its sets.
+ */
+export const statusEqual = (a: DeploymentStatus | undefined, b: DeploymentStatus): boolean => sameJson(a ?? {}, b);
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    // JSON writes an undefined element as null.
+    for (let i = 0; i < a.length; i += 1) if (!sameJson(a[i] ?? null, b[i] ?? null)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let members = 0;
+  for (const key of Object.keys(x)) {
+    const value = x[key];
+    if (value === undefined) continue;
+    members += 1;
+    if (!Object.hasOwn(y, key) || !sameJson(value, y[key])) return false;
+  }
+  for (const key of Object.keys(y)) if (y[key] !== undefined) members -= 1;
+  return members === 0;
+}

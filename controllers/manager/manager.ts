@@ -4,6 +4,7 @@ import { PROTOBUF_MEDIA_TYPE } from '../../src/encoding/index.js';
 import type { RequestAuth, Serving, ServingTls } from '../../src/serving/index.js';
 import type { ControlLoop } from '../context.js';
 import { ManagerMetrics, runControllers, type LoopActivity, silentLog, type ControllerRuntime, type ElectionSettings, type ManagerLog, type MetricsOptions } from '../runtime/index.js';
+import { cacheTransform } from './cache-transform.js';
 import { builtinLoops, type LoopRegistry, type LoopSettings } from './loop-registry.js';
 
 /**
@@ -140,7 +141,9 @@ export async function startControllerManager(options: ControllerManagerOptions):
         : false,
       drainTimeoutMs: options.drainTimeoutMs,
       startIntervalMs: options.startIntervalMs,
-      informerOptions: { resyncPeriodMs: options.loopSettings.minResyncPeriodMs },
+      // Cached without managedFields (but Leases): no loop reads them. A write from a cached
+      // object sends none, and the server keeps the stored ones.
+      informerOptions: { resyncPeriodMs: options.loopSettings.minResyncPeriodMs, transform: cacheTransform },
       ...(options.serving ? { serving: options.serving } : {}),
       metrics,
       events: new EventRecorder({ client, component: MANAGER_NAME }),

@@ -1,8 +1,9 @@
-import { EMPTY, Observable, asyncScheduler, combineLatest, ignoreElements, map, merge, timer, type SchedulerLike } from 'rxjs';
+import { EMPTY, Observable, asyncScheduler, combineLatest, defer, ignoreElements, map, merge, tap, timer, type SchedulerLike } from 'rxjs';
 import { isStatusError, rfc3339, type Node, type Pod } from '../../src/api/index.js';
 import { builtin, type Client, type Informer } from '../../src/client/index.js';
 import type { ControllerContext } from '../context.js';
 import { controller, type ControllerResult } from '../controller.js';
+import { PodBook } from './pod-book.js';
 
 export interface PodGcOptions {
   /** Terminated pods kept before the oldest are deleted (`--terminated-pod-gc-threshold`, 12500); ≤ 0: never. */
@@ -41,9 +42,15 @@ export function podGcController(ctx: ControllerContext, options: PodGcOptions): 
   const nodes = ctx.informers.informer(builtin.nodes);
   const missingSince = new Map<string, number>();
   const quarantineMs = options.quarantineMs ?? QUARANTINE_MS;
+  const book = new PodBook();
+  // A run's subscription starts the book anew: the informer replays its pods to it.
+  const booked$ = defer(() => {
+    book.clear();
+    return pods.events$.pipe(tap((event) => book.apply(event)));
+  });
   const passes = {
-    // The informers run while the loop does (their events are not keys: each pass reads the caches).
-    events$: merge(timer(0, options.periodMs ?? GC_PERIOD_MS, scheduler).pipe(map(() => KEY)), pods.events$.pipe(ignoreElements()), nodes.events$.pipe(ignoreElements())),
+    // The informers run while the loop does (their events are not keys: the pod events keep the book the passes read).
+    events$: merge(timer(0, options.periodMs ?? GC_PERIOD_MS, scheduler).pipe(map(() => KEY)), booked$.pipe(ignoreElements()), nodes.events$.pipe(ignoreElements())),
     synced$: combineLatest([pods.synced$, nodes.synced$]).pipe(map(([a, b]) => a && b)),
   };
   return controller<unknown>({
@@ -54,13 +61,16 @@ export function podGcController(ctx: ControllerContext, options: PodGcOptions): 
     stop$: ctx.stop$,
     scheduler,
     reconcile: async () => {
-      const all = pods.store.list();
+      // The informer says it has synced before it announces its first list: the term's first pass reads the cache whole.
+      if (!book.filled) book.fill(pods.store.list());
+      const cached = (keys: Iterable<string>): Pod[] => Array.from(keys, (key) => pods.store.get(key)).filter((pod): pod is Pod => pod !== undefined);
+      const deleting = cached(book.deleting);
       const errors: unknown[] = [];
       const collect = (error: unknown) => errors.push(error);
-      await gcTerminatingOutOfService(ctx.client, all, nodes, scheduler.now()).catch(collect);
-      await gcOrphaned(ctx.client, all, nodes, missingSince, scheduler.now(), quarantineMs).catch(collect);
-      await gcUnscheduledTerminating(ctx.client, all, scheduler.now()).catch(collect);
-      if (options.terminatedPodThreshold > 0) await gcTerminated(ctx.client, all, options.terminatedPodThreshold).catch(collect);
+      await gcTerminatingOutOfService(ctx.client, deleting, nodes, scheduler.now()).catch(collect);
+      await gcOrphaned(ctx.client, book, cached, nodes, missingSince, scheduler.now(), quarantineMs).catch(collect);
+      await gcUnscheduledTerminating(ctx.client, deleting, scheduler.now()).catch(collect);
+      if (options.terminatedPodThreshold > 0 && book.ended.size > options.terminatedPodThreshold) await gcTerminated(ctx.client, cached(book.ended), options.terminatedPodThreshold).catch(collect);
       if (errors.length > 0) throw errors[0];
     },
   });
@@ -83,13 +93,13 @@ async function gcTerminatingOutOfService(client: Client, pods: readonly Pod[], n
   await Promise.all(stuck.map((pod) => markFailedAndDelete(client, pod, now, 'PodGC: node is out of service')));
 }
 
-async function gcOrphaned(client: Client, pods: readonly Pod[], nodes: Informer<Node>, missingSince: Map<string, number>, now: number, quarantineMs: number): Promise<void> {
+async function gcOrphaned(client: Client, book: PodBook, cached: (keys: Iterable<string>) => Pod[], nodes: Informer<Node>, missingSince: Map<string, number>, now: number, quarantineMs: number): Promise<void> {
+  // The pods of the nodes the cache does not have.
   const bound = new Map<string, Pod[]>();
-  for (const pod of pods) {
-    const node = pod.spec.nodeName;
-    if (node === undefined || node === '') continue;
+  for (const node of book.nodes()) {
     if (nodes.store.get(node) !== undefined) continue;
-    bound.set(node, [...(bound.get(node) ?? []), pod]);
+    const orphans = cached(book.podsOn(node)).filter((pod) => pod.spec.nodeName === node);
+    if (orphans.length > 0) bound.set(node, orphans);
   }
   for (const node of missingSince.keys()) if (!bound.has(node)) missingSince.delete(node);
   for (const [node, orphans] of bound) {

@@ -48,7 +48,7 @@ export function replicaSetController(ctx: ControllerContext, options: ReplicaSet
 
 /** The loop of a replicated kind (ReplicaSet, ReplicationController). */
 export function replicatedController<T extends KubeObject>(ctx: ControllerContext, kind: ReplicatedKind<T>, options: ReplicaSetControllerOptions = {}): Observable<ControllerResult<unknown>> {
-  const owners = ctx.informers.informer(kind.resource);
+  const owners = ctx.informers.informer(kind.resource, { ownerIndex: true });
   const pods = ctx.informers.informer(builtin.pods, { ownerIndex: true });
   const expectations = new Expectations(options.now ? { now: options.now } : {});
   const now = options.now ?? Date.now;
@@ -169,7 +169,8 @@ async function manageReplicas<T extends KubeObject>(input: SyncInput<T>, active:
 function relatedPods<T extends KubeObject>(input: SyncInput<T>, active: readonly Pod[]): readonly Pod[] {
   const parent = controllerOf(input.object);
   if (!input.siblings || !parent) return active;
-  const sets = input.siblings.store.byIndex('namespace', input.object.metadata.namespace!).filter((rs) => controllerOf(rs)?.uid === parent.uid);
+  // The parent's sets from the owner index, not every set of the namespace (1,500 at 150,000 pods).
+  const sets = input.siblings.byOwner(parent.uid).filter((rs) => controllerOf(rs)?.uid === parent.uid);
   return sets.flatMap((rs) => input.pods.byOwner(rs.metadata.uid!).filter((pod) => controllerOf(pod)?.uid === rs.metadata.uid));
 }
 

@@ -69,10 +69,14 @@ function servicesOfChange(event: InformerEvent<Pod>, services: Informer<Service>
   const found = new Set<string>();
   if (event.type === 'resync') return found;
   const pod = event.object;
+  const namespace = pod.metadata.namespace ?? '';
+  // A namespace without Services (a density run's): no change of its pods concerns one, and
+  // saying so decodes nothing of either version (two loops look at every pod change).
+  const candidates = services.store.byIndex('namespace', namespace);
+  if (candidates.length === 0) return found;
   const old = event.type === 'updated' ? event.old : undefined;
   if (old !== undefined && !endpointRelevantChange(old, pod)) return found;
-  const namespace = pod.metadata.namespace ?? '';
-  for (const service of services.store.byIndex('namespace', namespace)) {
+  for (const service of candidates) {
     if (serviceSelects(service, pod) || (old !== undefined && serviceSelects(service, old))) found.add(`${namespace}/${service.metadata.name!}`);
   }
   return found;

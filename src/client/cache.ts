@@ -2,7 +2,22 @@ import type { KubeObject } from '../api/index.js';
 import { objectKey } from './resource.js';
 
 /** The values an object is filed under in one index (e.g. its namespace, or its `k=v` labels). */
-export type IndexFunc<T> = (object: T) => readonly string[];
+export interface IndexFunc<T> {
+  (object: T): readonly string[];
+  /**
+   * The top-level members (`spec`, …) the values are worked out from, besides the object's key
+   * (namespace and name), when that is all they read (`indexOn`). A lazy cache then keeps an
+   * updated object's values without asking again when those members are the same bytes as
+   * before: a pod's status write leaves its spec as it was, and reading the spec of both versions
+   * (a view and a decode each) was most of what a pod index cost per event.
+   */
+  readonly reads?: readonly string[] | undefined;
+}
+
+/** `fn` as an index that reads nothing of an object but its key and its top-level members `reads` (IndexFunc.reads). */
+export function indexOn<T>(reads: readonly string[], fn: (object: T) => readonly string[]): IndexFunc<T> {
+  return Object.assign((object: T) => fn(object), { reads: Object.freeze([...reads]) });
+}
 
 /** Built-in index: an object's namespace (cluster-scoped objects: none). */
 export const NAMESPACE_INDEX = 'namespace';

@@ -46,10 +46,10 @@ export { WatchFrameError, WatchStalledError, watchEvents } from './watch-stream.
 export type { RawWatchEvent } from './watch-stream.js';
 export { INITIAL_EVENTS_END, watcher } from './watcher.js';
 export type { InitReason, WatcherDeps, WatcherEvent, WatchOptions } from './watcher.js';
-export { CacheWriter, deepFreeze, LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, namespaceIndex } from './cache.js';
+export { CacheWriter, deepFreeze, indexOn, LABELS_INDEX, labelsIndex, NAMESPACE_INDEX, namespaceIndex } from './cache.js';
 export type { CacheChange, CacheReader, CacheWrites, IndexFunc } from './cache.js';
 export { OWNER_INDEX, ownerIndex, orphansKey } from './owner-index.js';
-export { deletionTimestampOf, resourceVersionOf, sameOwnerReferences } from './lazy/cached-record.js';
+export { deletionTimestampOf, resourceVersionOf, sameMembers, sameOwnerReferences } from './lazy/cached-record.js';
 export { Informer, InformerFactory, stripManagedFields } from './informer.js';
 export type { InformerEvent, InformerFactoryOptions, InformerOptions } from './informer.js';
 export { discoverResources, groupVersionResources, supports, typeAtVersion } from './discovery.js';

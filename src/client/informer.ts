@@ -6,6 +6,7 @@ import { decodeStrategy, fastestDecodeMode, type DecodeMode, type DecodeStrategy
 import { OWNER_INDEX, ownerIndex, orphansKey } from './owner-index.js';
 import type { Resource } from './resource.js';
 import type { WatcherEvent, WatchOptions } from './watcher.js';
+import { recordOf } from './lazy/cached-record.js';
 import { withoutMetadataMember } from './lazy/json-view.js';
 
 /**
@@ -78,6 +79,12 @@ export function stripManagedFields<T extends KubeObject>(object: T): T {
   // the rest of the event's handling; docs/benchmarks.md).
   const cut = withoutMetadataMember(object, 'managedFields');
   if (cut !== undefined) return cut;
+  // A protobuf view loses the entries from its message bytes, as cheaply.
+  const record = recordOf(object);
+  if (record !== undefined) {
+    const stripped = record.withoutManagedFields();
+    return stripped === record ? object : stripped.view<T>();
+  }
   if (object.metadata.managedFields === undefined) return object;
   const { managedFields: _dropped, ...metadata } = object.metadata;
   return { ...object, metadata };
@@ -232,7 +239,13 @@ export class Informer<T extends KubeObject> {
 }
 
 /** Defaults a factory applies to every informer it makes. */
-export type InformerFactoryOptions = Pick<InformerOptions<KubeObject>, 'resyncPeriodMs' | 'initialList' | 'pageSize' | 'timeoutSeconds' | 'stallGraceMs' | 'backoff' | 'onError' | 'decode'>;
+export type InformerFactoryOptions = Pick<InformerOptions<KubeObject>, 'resyncPeriodMs' | 'initialList' | 'pageSize' | 'timeoutSeconds' | 'stallGraceMs' | 'backoff' | 'onError' | 'decode'> & {
+  /**
+   * Applied to each object of every informer made (one that names its own `transform` has that
+   * one instead): e.g. `stripManagedFields` in a process none of whose readers reads managedFields.
+   */
+  readonly transform?: (<T extends KubeObject>(object: T) => T) | undefined;
+};
 
 /**
  * Shares informers: asking twice for the same resource, namespace and selectors returns the

@@ -18,6 +18,17 @@ export interface CachedRecord {
   /** True when `other` surely has the same ownerReferences (as sameLabels). */
   sameOwners(other: CachedRecord): boolean;
   /**
+   * True when `other` surely has the same top-level members `names` (each the same bytes, or
+   * absent from both); false may still mean equal members. What an index that declares its
+   * reads (IndexFunc.reads) is skipped by.
+   */
+  sameMembers(other: CachedRecord, names: readonly string[]): boolean;
+  /**
+   * This version without `metadata.managedFields`, as a record of its own (this one when there
+   * are none): cut from the bytes, nothing decoded. What `stripManagedFields` does to a view.
+   */
+  withoutManagedFields(): CachedRecord;
+  /**
    * False when the version surely has no `metadata.deletionTimestamp` (the member is not there at
    * all); true when it may (it is there: read the view for its value).
    */
@@ -59,6 +70,17 @@ export function resourceVersionOf(object: { readonly metadata: { readonly resour
 export function deletionTimestampOf(object: { readonly metadata: { readonly deletionTimestamp?: string | undefined } }): string | undefined {
   const record = recordOf(object);
   return record !== undefined && !record.mayBeDeleting ? undefined : object.metadata.deletionTimestamp;
+}
+
+/**
+ * True when `a` and `b` are cache views whose top-level members `names` (`spec`, …) are surely
+ * the same bytes (absent from both counts): a trigger that only reads those can take an update's
+ * new version for its old one without decoding the old. False means "maybe not".
+ */
+export function sameMembers(a: unknown, b: unknown, names: readonly string[]): boolean {
+  const before = recordOf(a);
+  const after = recordOf(b);
+  return before !== undefined && after !== undefined && before.sameMembers(after, names);
 }
 
 /**

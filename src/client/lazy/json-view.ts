@@ -77,6 +77,26 @@ export class LazyRecord implements CachedRecord {
     return this.text.slice(this.ownersStart, this.ownersEnd) === other.text.slice(other.ownersStart, other.ownersEnd);
   }
 
+  sameMembers(other: CachedRecord, names: readonly string[]): boolean {
+    if (!(other instanceof LazyRecord)) return false;
+    const mine = scanMembers(this.text, this.start).ranges;
+    const theirs = scanMembers(other.text, other.start).ranges;
+    for (const name of names) {
+      const a = findMember(this.text, mine, name);
+      const b = findMember(other.text, theirs, name);
+      if (a < 0 || b < 0) {
+        if (a !== b) return false;
+        continue;
+      }
+      if (this.text.slice(mine[a + 2], mine[a + 3]) !== other.text.slice(theirs[b + 2], theirs[b + 3])) return false;
+    }
+    return true;
+  }
+
+  withoutManagedFields(): CachedRecord {
+    return recordOf(withoutMetadataMember(this.view<KubeObject>(), 'managedFields')) ?? this;
+  }
+
   /** The view: the live one if someone still holds it, else a new one. */
   view<T>(members?: number[]): T {
     const live = this.#view?.deref();

@@ -145,6 +145,45 @@ export class ProtoRecord implements CachedRecord {
     return other instanceof ProtoRecord && sameRun(this.text, this.ownersStart, this.ownersEnd, other.text, other.ownersStart, other.ownersEnd);
   }
 
+  sameMembers(other: CachedRecord, names: readonly string[]): boolean {
+    if (!(other instanceof ProtoRecord) || other.type !== this.type) return false;
+    for (const name of names) {
+      // A member of an embedded message has no field of its own: nothing to compare.
+      const field = Object.hasOwn(this.type.fields, name) ? this.type.fields[name] : undefined;
+      if (field === undefined) return false;
+      const mine = fieldRun(this.text, field.id);
+      const theirs = fieldRun(other.text, field.id);
+      if (!sameRun(this.text, mine.start, mine.end, other.text, theirs.start, theirs.end)) return false;
+    }
+    return true;
+  }
+
+  withoutManagedFields(): CachedRecord {
+    const id = infoOf(this.type).metaType?.fields['managedFields']?.id;
+    if (this.metaStart < 0 || id === undefined) return this;
+    // The entries' extents in the ObjectMeta, and what is left of it.
+    const cuts: number[] = [];
+    const meta = new TextReader(this.text, this.metaStart, this.metaEnd);
+    while (meta.next()) if (meta.current.field === id) cuts.push(meta.current.tagStart, meta.current.end);
+    if (cuts.length === 0) return this;
+    let kept = this.metaEnd - this.metaStart;
+    for (let i = 0; i < cuts.length; i += 2) kept -= cuts[i + 1]! - cuts[i]!;
+    // The ObjectMeta's tag and length are written again: the length shrank (and may take fewer bytes).
+    const metaId = infoOf(this.type).metaId;
+    let tagStart = -1;
+    const top = new TextReader(this.text, 0, this.text.length);
+    while (top.next()) if (top.current.field === metaId && top.current.start === this.metaStart) tagStart = top.current.tagStart;
+    if (tagStart < 0) return this;
+    let text = this.text.slice(0, tagStart) + varintText(metaId * 8 + 2) + varintText(kept);
+    let at = this.metaStart;
+    for (let i = 0; i < cuts.length; i += 2) {
+      text += this.text.slice(at, cuts[i]!);
+      at = cuts[i + 1]!;
+    }
+    const bytes = Buffer.from(text + this.text.slice(at), 'latin1');
+    return protoRecord(bytes, 0, bytes.length, this.type, this.apiVersion, this.kind);
+  }
+
   view<T>(): T {
     const live = this.#view?.deref();
     if (live) return live as T;
@@ -160,6 +199,35 @@ export class ProtoRecord implements CachedRecord {
   #newView(): object {
     return new Proxy<Record<string, unknown>>({}, new MessageView(this.text, 0, this.text.length, this.type, this));
   }
+}
+
+/** The extent of a top-level field's occurrences in a message: -1 when it has none, -2 when they are not adjacent. */
+function fieldRun(text: string, id: number): { start: number; end: number } {
+  let start = -1;
+  let end = -1;
+  let previous = -1;
+  const reader = new TextReader(text, 0, text.length);
+  while (reader.next()) {
+    const f = reader.current;
+    if (f.field === id) {
+      if (start === -1) start = f.tagStart;
+      else if (previous !== id) return { start: -2, end: -2 };
+      end = f.end;
+    }
+    previous = f.field;
+  }
+  return { start, end };
+}
+
+/** A varint as latin1 characters (one per byte). */
+function varintText(value: number): string {
+  let text = '';
+  let n = value;
+  while (n >= 0x80) {
+    text += String.fromCharCode((n % 0x80) | 0x80);
+    n = Math.floor(n / 0x80);
+  }
+  return text + String.fromCharCode(n);
 }
 
 /** Whether two runs of fields (-1: none, -2: scattered) are surely equal: both absent, or the same bytes. */

@@ -16,7 +16,8 @@ interface Index<T> {
  * where the labels and owners are — instead of a decoded object. Readers get the records' views,
  * decoded field by field when read. The built-in `namespace`, `labels` and `owner` indexes are
  * computed from the record without a view (an update whose labels or owners are the same bytes
- * decodes nothing); other indexers are given a view. An object that is not a view (a
+ * decodes nothing); other indexers are given a view, and one that declares the members it reads
+ * (IndexFunc.reads) is not asked about an update that leaves those members the same bytes. An object that is not a view (a
  * transform's result, an eagerly decoded object) is stored as the text of its JSON.stringify.
  */
 export class ViewCacheWriter<T extends KubeObject> implements CacheWrites<T> {
@@ -88,6 +89,8 @@ export class ViewCacheWriter<T extends KubeObject> implements CacheWrites<T> {
       if (old && record && index.fn === (labelsIndex as IndexFunc<unknown>) && old.sameLabels(record)) continue;
       if (old && record && index.fn === (ownerIndex as IndexFunc<unknown>) && old.sameOwners(record)) continue;
       if (old && record && index.fn === (namespaceIndex as IndexFunc<unknown>)) continue;
+      // An index that reads members the update left as they were keeps its values.
+      if (old && record && index.fn.reads !== undefined && old.sameMembers(record, index.fn.reads)) continue;
       const before = old ? this.#values(index, old) : [];
       const after = record ? this.#values(index, record) : [];
       if (before.length === after.length && before.every((v, i) => v === after[i])) continue;

@@ -42,6 +42,39 @@ describe('podServiceTriggers', () => {
     expect(keys.at(-1)).toBe('ns/api');
   });
 
+  it('reads nothing of a pod change but its namespace where no Service is', () => {
+    const f = fakes([web, api]);
+    const keys: string[] = [];
+    podServiceTriggers(f.pods, f.services, { batchPeriodMs: 0 }).events$.subscribe((key) => keys.push(key));
+    // Every other read of the pods is counted (a cache's view would decode it).
+    const read: string[] = [];
+    const watched = (p: Pod): Pod => {
+      const metadata = new Proxy(p.metadata, {
+        get(target, key) {
+          if (key !== 'namespace' && typeof key === 'string') read.push(`metadata.${key}`);
+          return Reflect.get(target, key) as unknown;
+        },
+      });
+      return new Proxy(p, {
+        get(target, key) {
+          if (key === 'metadata') return metadata;
+          if (typeof key === 'string') read.push(key);
+          return Reflect.get(target, key) as unknown;
+        },
+      });
+    };
+    const before = withRv(pod('a', 'elsewhere', { labels: { app: 'web' } }), '1');
+    const after = withRv(before, '2', { status: { phase: 'Running', podIP: '10.0.0.1' } } as Partial<Pod>);
+    f.events.next({ type: 'added', object: watched(before) });
+    f.events.next({ type: 'updated', old: watched(before), object: watched(after) });
+    expect(keys).toEqual([]);
+    expect(read).toEqual([]);
+    // Where Services are, the change is looked at as before.
+    f.events.next({ type: 'updated', old: watched(withRv(pod('b', 'ns'), '1')), object: watched(withRv(pod('b', 'ns'), '2', { status: { phase: 'Running' } } as Partial<Pod>)) });
+    expect(keys).toEqual(['ns/web']);
+    expect(read.length).toBeGreaterThan(0);
+  });
+
   it('holds keys for the batching period and names each Service once per batch', async () => {
     const time = new VirtualTime();
     const f = fakes([web, api]);
