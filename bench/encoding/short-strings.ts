@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { measure } from 'mitata';
 import { decodeMessage, encodeRaw, fromMessage, messageOf, type JsonObject } from '../../src/encoding/index.js';
+import { densityPodSpec } from '../support/density-pod-spec.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
@@ -45,47 +46,7 @@ function pod(i: number): JsonObject {
         { manager: 'svc-node', operation: 'Update', apiVersion: 'v1', time, fieldsType: 'FieldsV1', subresource: 'status', fieldsV1: { 'f:status': { 'f:conditions': {}, 'f:containerStatuses': {}, 'f:hostIP': {}, 'f:phase': {}, 'f:podIP': {}, 'f:startTime': {} } } },
       ],
     },
-    spec: {
-      volumes: [
-        {
-          name: `kube-api-access-${pad(i % 100_000, 5)}`,
-          projected: {
-            defaultMode: 420,
-            sources: [
-              { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
-              { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-              { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
-            ],
-          },
-        },
-      ],
-      containers: [
-        {
-          name: 'app',
-          image: 'registry.example/pause:1',
-          resources: { requests: { cpu: '10m', memory: '16Mi' } },
-          volumeMounts: [{ name: `kube-api-access-${pad(i % 100_000, 5)}`, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }],
-          terminationMessagePath: '/dev/termination-log',
-          terminationMessagePolicy: 'File',
-          imagePullPolicy: 'IfNotPresent',
-        },
-      ],
-      restartPolicy: 'Always',
-      terminationGracePeriodSeconds: 30,
-      dnsPolicy: 'ClusterFirst',
-      serviceAccountName: 'default',
-      serviceAccount: 'default',
-      nodeName: node,
-      securityContext: {},
-      schedulerName: 'default-scheduler',
-      tolerations: [
-        { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-        { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-      ],
-      priority: 0,
-      enableServiceLinks: true,
-      preemptionPolicy: 'PreemptLowerPriority',
-    },
+    spec: densityPodSpec(`kube-api-access-${pad(i % 100_000, 5)}`, node),
     status: {
       phase: 'Running',
       conditions: [

@@ -17,6 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { decodeProtobuf, encodeProtobuf, type JsonObject } from '../../src/encoding/index.js';
 import { deepFreeze } from '../../src/client/index.js';
 import type { Pod } from '../../src/api/index.js';
+import { densityPodSpec } from '../support/density-pod-spec.js';
 
 const NODES = Number(process.env['NODES'] ?? 20);
 const PODS = Number(process.env['PODS'] ?? 30);
@@ -72,47 +73,7 @@ function pod(n: number, p: number): Pod {
       labels: { app: `density-${i % 50}`, 'pod-template-hash': '6b7c9d8f5' },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `density-${i % 50}-6b7c9d8f5`, uid: `0d1e2f3a-4b5c-6d7e-8f9a-${String(i % 50).padStart(12, '0')}`, controller: true, blockOwnerDeletion: true }],
     },
-    spec: {
-      volumes: [
-        {
-          name: volume,
-          projected: {
-            defaultMode: 420,
-            sources: [
-              { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
-              { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-              { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
-            ],
-          },
-        },
-      ],
-      containers: [
-        {
-          name: 'app',
-          image: 'registry.example/pause:1',
-          resources: { requests: { cpu: '10m', memory: '16Mi' } },
-          volumeMounts: [{ name: volume, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }],
-          terminationMessagePath: '/dev/termination-log',
-          terminationMessagePolicy: 'File',
-          imagePullPolicy: 'IfNotPresent',
-        },
-      ],
-      restartPolicy: 'Always',
-      terminationGracePeriodSeconds: 30,
-      dnsPolicy: 'ClusterFirst',
-      serviceAccountName: 'default',
-      serviceAccount: 'default',
-      nodeName: `hollow-${String(n).padStart(5, '0')}`,
-      securityContext: {},
-      schedulerName: 'default-scheduler',
-      tolerations: [
-        { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-        { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-      ],
-      priority: 0,
-      enableServiceLinks: true,
-      preemptionPolicy: 'PreemptLowerPriority',
-    },
+    spec: densityPodSpec(volume, `hollow-${String(n).padStart(5, '0')}`),
     status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: time }], qosClass: 'Burstable' },
   };
   return deepFreeze(decodeProtobuf(encodeProtobuf(object))) as unknown as Pod;
