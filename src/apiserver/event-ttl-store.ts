@@ -1,6 +1,5 @@
-import type { Observable } from 'rxjs';
 import type { ResourceRegistry } from '../api/index.js';
-import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent, WriteOptions } from '../storage/index.js';
+import { ForwardingStore, type KeyValue, type Store, type WriteOptions } from '../storage/index.js';
 import { isEventType } from './event-types.js';
 import { collectionPrefix } from './object-keys.js';
 
@@ -18,27 +17,14 @@ export const DEFAULT_EVENT_TTL_SECONDS = 3600;
  * The decision is by key, in this one place, so that every path that writes an Event (POST, PUT,
  * PATCH, apply, a create through PUT) gives it its time without each knowing of it.
  */
-export class EventTtlStore implements Store {
-  readonly #store: Store;
+export class EventTtlStore extends ForwardingStore {
   readonly #prefixes: readonly string[];
   readonly #options: WriteOptions;
 
   constructor(store: Store, prefixes: readonly string[], ttlSeconds: number) {
-    this.#store = store;
+    super(store);
     this.#prefixes = prefixes;
     this.#options = { ttlSeconds };
-  }
-
-  get backend(): string {
-    return this.#store.backend;
-  }
-
-  get inProcess(): boolean {
-    return this.#store.inProcess;
-  }
-
-  get prefix(): string {
-    return this.#store.prefix;
   }
 
   #optionsFor(key: string, options: WriteOptions | undefined): WriteOptions | undefined {
@@ -47,52 +33,12 @@ export class EventTtlStore implements Store {
     return undefined;
   }
 
-  get(key: string, options?: GetOptions): Promise<KeyValue | undefined> {
-    return this.#store.get(key, options);
+  override create(key: string, value: Uint8Array, options?: WriteOptions): Promise<KeyValue> {
+    return this.inner.create(key, value, this.#optionsFor(key, options));
   }
 
-  list(prefix: string, options?: ListOptions): Promise<ListResult> {
-    return this.#store.list(prefix, options);
-  }
-
-  create(key: string, value: Uint8Array, options?: WriteOptions): Promise<KeyValue> {
-    return this.#store.create(key, value, this.#optionsFor(key, options));
-  }
-
-  update(key: string, value: Uint8Array, expectedModRevision: number, options?: WriteOptions): Promise<KeyValue> {
-    return this.#store.update(key, value, expectedModRevision, this.#optionsFor(key, options));
-  }
-
-  delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
-    return this.#store.delete(key, expectedModRevision);
-  }
-
-  forceDelete(key: string): Promise<number> {
-    return this.#store.forceDelete(key);
-  }
-
-  expire(limit?: number): Promise<number> {
-    return this.#store.expire(limit);
-  }
-
-  watch(prefix: string, fromRevision: number): Observable<StoreEvent> {
-    return this.#store.watch(prefix, fromRevision);
-  }
-
-  compact(revision: number): Promise<void> {
-    return this.#store.compact(revision);
-  }
-
-  compactedRevision(): Promise<number> {
-    return this.#store.compactedRevision();
-  }
-
-  revision(): Promise<number> {
-    return this.#store.revision();
-  }
-
-  close(): Promise<void> {
-    return this.#store.close();
+  override update(key: string, value: Uint8Array, expectedModRevision: number, options?: WriteOptions): Promise<KeyValue> {
+    return this.inner.update(key, value, expectedModRevision, this.#optionsFor(key, options));
   }
 }
 

@@ -8,6 +8,7 @@ export { MemoryData, MemoryStore } from './memory.js';
 export type { MemoryStoreOptions } from './memory.js';
 export { SqliteStore } from './sqlite.js';
 export type { SqliteStoreOptions } from './sqlite.js';
+export { ForwardingStore } from './forwarding-store.js';
 export { Retention } from './retention.js';
 export { ExpirySweep } from './expiry-sweep.js';
 export type { ExpirySweepOptions } from './expiry-sweep.js';

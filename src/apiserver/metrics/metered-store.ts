@@ -1,5 +1,4 @@
-import type { Observable } from 'rxjs';
-import type { GetOptions, KeyValue, ListOptions, ListResult, Store, StoreEvent, WriteOptions } from '../../storage/index.js';
+import { ForwardingStore, type GetOptions, type KeyValue, type ListOptions, type ListResult, type Store, type WriteOptions } from '../../storage/index.js';
 
 /** What a metered store reports each operation to: its name, the key it touched, and how long it took. */
 export type StorageObserver = (operation: string, key: string, seconds: number) => void;
@@ -7,27 +6,15 @@ export type StorageObserver = (operation: string, key: string, seconds: number) 
 /**
  * A Store that times every operation for `etcd_request_duration_seconds` and otherwise passes it
  * through unchanged. The watch is not timed: it lasts as long as the cache that holds it; nor is an
- * in-process store's `revision()` (see there).
+ * in-process store's `revision()` (see there), nor an expiry sweep, whose deletes the store
+ * times as deletes when it makes them; those pass through (ForwardingStore).
  */
-export class MeteredStore implements Store {
-  readonly #store: Store;
+export class MeteredStore extends ForwardingStore {
   readonly #observe: StorageObserver;
 
   constructor(store: Store, observe: StorageObserver) {
-    this.#store = store;
+    super(store);
     this.#observe = observe;
-  }
-
-  get backend(): string {
-    return this.#store.backend;
-  }
-
-  get inProcess(): boolean {
-    return this.#store.inProcess;
-  }
-
-  get prefix(): string {
-    return this.#store.prefix;
   }
 
   async #timed<T>(operation: string, key: string, run: Promise<T>): Promise<T> {
@@ -39,55 +26,38 @@ export class MeteredStore implements Store {
     }
   }
 
-  get(key: string, options?: GetOptions): Promise<KeyValue | undefined> {
-    return this.#timed('get', key, this.#store.get(key, options));
+  override get(key: string, options?: GetOptions): Promise<KeyValue | undefined> {
+    return this.#timed('get', key, this.inner.get(key, options));
   }
 
-  list(prefix: string, options?: ListOptions): Promise<ListResult> {
-    return this.#timed('list', prefix, this.#store.list(prefix, options));
+  override list(prefix: string, options?: ListOptions): Promise<ListResult> {
+    return this.#timed('list', prefix, this.inner.list(prefix, options));
   }
 
-  create(key: string, value: Uint8Array, options?: WriteOptions): Promise<KeyValue> {
-    return this.#timed('create', key, this.#store.create(key, value, options));
+  override create(key: string, value: Uint8Array, options?: WriteOptions): Promise<KeyValue> {
+    return this.#timed('create', key, this.inner.create(key, value, options));
   }
 
-  update(key: string, value: Uint8Array, expectedModRevision: number, options?: WriteOptions): Promise<KeyValue> {
-    return this.#timed('update', key, this.#store.update(key, value, expectedModRevision, options));
+  override update(key: string, value: Uint8Array, expectedModRevision: number, options?: WriteOptions): Promise<KeyValue> {
+    return this.#timed('update', key, this.inner.update(key, value, expectedModRevision, options));
   }
 
-  delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
-    return this.#timed('delete', key, this.#store.delete(key, expectedModRevision));
+  override delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    return this.#timed('delete', key, this.inner.delete(key, expectedModRevision));
   }
 
-  forceDelete(key: string): Promise<number> {
-    return this.#timed('delete', key, this.#store.forceDelete(key));
+  override forceDelete(key: string): Promise<number> {
+    return this.#timed('delete', key, this.inner.forceDelete(key));
   }
 
-  /** Not timed: a sweep, whose deletes are what the store times (as deletes) when it makes them. */
-  expire(limit?: number): Promise<number> {
-    return this.#store.expire(limit);
+  override compact(revision: number): Promise<void> {
+    return this.#timed('compact', this.inner.prefix, this.inner.compact(revision));
   }
 
-  watch(prefix: string, fromRevision: number): Observable<StoreEvent> {
-    return this.#store.watch(prefix, fromRevision);
-  }
-
-  compact(revision: number): Promise<void> {
-    return this.#timed('compact', this.#store.prefix, this.#store.compact(revision));
-  }
-
-  compactedRevision(): Promise<number> {
-    return this.#store.compactedRevision();
-  }
-
-  revision(): Promise<number> {
+  override revision(): Promise<number> {
     // Every consistent read asks for it: in process it is a counter read, not worth a timer on the
     // hot path; etcd answers it over the network, and that is timed.
-    if (this.#store.inProcess) return this.#store.revision();
-    return this.#timed('getRevision', this.#store.prefix, this.#store.revision());
-  }
-
-  close(): Promise<void> {
-    return this.#store.close();
+    if (this.inner.inProcess) return this.inner.revision();
+    return this.#timed('getRevision', this.inner.prefix, this.inner.revision());
   }
 }
